@@ -1,0 +1,46 @@
+# grind — build, test, demo.
+#   make demo    run the main pipeline on the data grind ships (and on ../shared/data when present)
+#   make test    vet, format check and all tests
+#   make bench   benchmarks with allocation counts
+#   make fuzz    run every fuzz target for FUZZTIME each
+
+GO       ?= go
+BIN      := $(CURDIR)/bin
+FUZZTIME ?= 10s
+SHARED   ?= $(CURDIR)/../shared/data
+export PATH := $(BIN):$(PATH)
+
+.PHONY: all build install test bench fuzz demo clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+install:
+	$(GO) install ./cmd/...
+
+test:
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every FuzzXxx function in the module, FUZZTIME each (go test takes one fuzz target at a time).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
+	    echo "fuzz $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+demo: build
+	@sh examples/demo.sh "$(SHARED)"
+
+clean:
+	rm -rf $(BIN)

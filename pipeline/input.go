@@ -1,0 +1,115 @@
+// Package pipeline is the plumbing every program shares: opening inputs
+// (stdin or files, gzip and zstd recognised by their magic bytes), reading
+// records with file and line numbers, writing output atomically, worker
+// pools, progress and the convergence tests of the training loops. It knows
+// the record types of package format but no model.
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Input is one named input stream. Name is the file name, or "<stdin>".
+type Input struct {
+	Name string
+	io.Reader
+	close func() error
+}
+
+// Close releases the file and any decompressor.
+func (in *Input) Close() error {
+	if in.close == nil {
+		return nil
+	}
+	return in.close()
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// StdinName is how errors name standard input.
+const StdinName = "<stdin>"
+
+// Open opens a file by name ("-" or "" is stdin), decompressing gzip or
+// zstd when its first bytes say so.
+func Open(name string, stdin io.Reader) (*Input, error) {
+	if name == "" || name == "-" {
+		return decompress(StdinName, stdin, nil)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	in, err := decompress(name, f, f.Close)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+func decompress(name string, r io.Reader, closeFile func() error) (*Input, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(4)
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return &Input{Name: name, Reader: zr, close: closeAll(zr.Close, closeFile)}, nil
+	case bytes.HasPrefix(head, zstdMagic):
+		zr, err := zstd.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return &Input{Name: name, Reader: zr, close: closeAll(func() error { zr.Close(); return nil }, closeFile)}, nil
+	}
+	return &Input{Name: name, Reader: br, close: closeFile}, nil
+}
+
+func closeAll(fns ...func() error) func() error {
+	return func() error {
+		var first error
+		for _, fn := range fns {
+			if fn == nil {
+				continue
+			}
+			if err := fn(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+}
+
+// EachInput opens the named files in turn (stdin when names is empty) and
+// calls fn on each; it stops at the first error.
+func EachInput(names []string, stdin io.Reader, fn func(*Input) error) error {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	for _, name := range names {
+		in, err := Open(name, stdin)
+		if err != nil {
+			return err
+		}
+		err = fn(in)
+		if cerr := in.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: %w", in.Name, cerr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

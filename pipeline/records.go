@@ -1,0 +1,222 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+// LineError places an error in an input: "file:line: problem".
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	if e.Line <= 0 {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Lines reads an input line by line, with no limit on line length, and
+// counts lines so that errors can name them.
+type Lines struct {
+	r    *bufio.Reader
+	name string
+	line int
+	text []byte
+	err  error
+}
+
+// NewLines reads lines from in.
+func NewLines(in *Input) *Lines {
+	return &Lines{r: bufio.NewReaderSize(in, 1<<16), name: in.Name}
+}
+
+// Scan advances to the next line; it returns false at the end or on a read
+// error (see Err).
+func (l *Lines) Scan() bool {
+	if l.err != nil {
+		return false
+	}
+	l.text = l.text[:0]
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		l.text = append(l.text, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			if len(l.text) == 0 {
+				return false
+			}
+			l.line++
+			return true
+		}
+		if err != nil {
+			l.line++
+			l.err = l.Errorf("read error: %w", err)
+			return false
+		}
+		l.line++
+		l.text = bytes.TrimRight(l.text, "\r\n")
+		return true
+	}
+}
+
+// Bytes is the current line without its line ending; it is overwritten by
+// the next Scan.
+func (l *Lines) Bytes() []byte { return l.text }
+
+// Line is the 1-based number of the current line.
+func (l *Lines) Line() int { return l.line }
+
+// Name is the input's name.
+func (l *Lines) Name() string { return l.name }
+
+// Err is the read error that stopped Scan, if any.
+func (l *Lines) Err() error { return l.err }
+
+// Errorf makes an error located at the current line.
+func (l *Lines) Errorf(format string, args ...any) error {
+	return &LineError{File: l.name, Line: l.line, Err: fmt.Errorf(format, args...)}
+}
+
+// BadRecords decides what happens to a bad record: with Skip false it is
+// the error of the run; with Skip true it is counted and the run goes on.
+type BadRecords struct {
+	Skip  bool
+	Count int
+	First error
+}
+
+// Handle returns err unless bad records are being skipped.
+func (b *BadRecords) Handle(err error) error {
+	if err == nil || !b.Skip {
+		return err
+	}
+	var le *LineError
+	if !errors.As(err, &le) {
+		return err // not a record's fault (e.g. an unreadable file)
+	}
+	if b.Count == 0 {
+		b.First = err
+	}
+	b.Count++
+	return nil
+}
+
+// Report tells people on w how many records were skipped.
+func (b *BadRecords) Report(w io.Writer, program string) {
+	if b.Count > 0 {
+		fmt.Fprintf(w, "%s: skipped %d bad records (first: %v)\n", program, b.Count, b.First)
+	}
+}
+
+// Source is where a program's records come from: the named files in
+// order, or Stdin when there are none ("-" names stdin too). Bad says what
+// to do with bad records; nil means stop at the first.
+type Source struct {
+	Names []string
+	Stdin io.Reader
+	Bad   *BadRecords
+}
+
+// WriteRecord writes v as one JSON line.
+func WriteRecord(w io.Writer, v any) error {
+	b, err := format.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// recordError marks an error as the fault of the record being processed.
+type recordError struct{ error }
+
+// BadRecord marks err as the fault of the current record: EachRecord
+// locates it at the record's line and --skip-bad may skip it. Other errors
+// from a record callback (a failed write, say) end the run unchanged.
+func BadRecord(err error) error { return recordError{err} }
+
+// EachRecord decodes every non-blank line of the named inputs as a T and
+// calls fn with it. Decoding errors, and errors fn marks with BadRecord,
+// are located at the line. Each line gets a fresh value, so fn may keep it.
+func EachRecord[T any](src Source, fn func(rec *T, at *Lines) error) error {
+	bad := src.Bad
+	if bad == nil {
+		bad = &BadRecords{}
+	}
+	return EachInput(src.Names, src.Stdin, func(in *Input) error {
+		lines := NewLines(in)
+		for lines.Scan() {
+			text := bytes.TrimSpace(lines.Bytes())
+			if len(text) == 0 {
+				continue
+			}
+			rec := new(T)
+			if err := format.Unmarshal(text, rec); err != nil {
+				if err := bad.Handle(lines.Errorf("invalid JSON: %v", shortJSONError(err))); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := fn(rec, lines); err != nil {
+				var re recordError
+				if errors.As(err, &re) {
+					err = &LineError{File: lines.Name(), Line: lines.Line(), Err: re.error}
+				}
+				if err := bad.Handle(err); err != nil {
+					return err
+				}
+			}
+		}
+		return lines.Err()
+	})
+}
+
+// EachSentence reads sentence records, validating each.
+func EachSentence(src Source, fn func(s *format.Sentence) error) error {
+	return EachRecord(src, func(s *format.Sentence, at *Lines) error {
+		if err := s.Validate(); err != nil {
+			return BadRecord(err)
+		}
+		return fn(s)
+	})
+}
+
+// shortJSONError keeps the decoder's message and the byte offset, without
+// its long dump of context.
+func shortJSONError(err error) string {
+	msg := err.Error()
+	if m := jsonErrorAt.FindStringSubmatchIndex(msg); m != nil {
+		msg = msg[:m[0]] + " at byte " + msg[m[2]:m[3]]
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
+}
+
+var jsonErrorAt = regexp.MustCompile(`(?s), error found in #(\d+) byte.*`)
+
+// Locate turns a format.SyntaxError from a reader of the named input into
+// a LineError ("file:line: problem"); other errors are returned as they are.
+func Locate(name string, err error) error {
+	var se *format.SyntaxError
+	if errors.As(err, &se) {
+		return &LineError{File: name, Line: se.Line, Err: se.Err}
+	}
+	return err
+}
