@@ -64,7 +64,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	app.EnableBashCompletion = false
 	app.ExitErrHandler = func(*cli.Context, error) {} // Run decides the exit code
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
-	app.CustomAppHelpTemplate = strings.Replace(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS", 1)
+	app.CustomAppHelpTemplate = strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS")
 	if len(args) == 0 {
 		args = []string{name}
 	}

@@ -1,0 +1,84 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/conll2deps"
+)
+
+func init() { register("conll2deps", conll2depsApp) }
+
+func conll2depsApp() *cli.App {
+	return &cli.App{
+		Usage:     "turn CoNLL-U, CoNLL-X or NLTK .dp treebanks into sentence records",
+		UsageText: "conll2deps [options] [FILE...]",
+		Description: `Reads dependency treebanks and writes one sentence record (id, words, tags,
+heads) per sentence. Multiword-token ranges (n-m) and empty nodes (n.m) are
+skipped; comments too, except "# sent_id = X", which becomes the id (else
+the id is <file basename>#<index in file>).
+
+Punctuation is removed unless --keep-punct: every word whose tag is in the
+punctuation set goes, each word whose head went is attached to its nearest
+kept ancestor (or the root), and the words are renumbered. The set is
+matched against UPOS in CoNLL files and against the tag in .dp files; by
+default it is PUNCT for CoNLL (add SYM with --punct PUNCT,SYM) and the nine
+PTB punctuation tags ` + "`` '' , . : -LRB- -RRB- # $" + ` for .dp. Sentences left
+empty are dropped and counted on stderr.
+
+Examples:
+   conll2deps --tag xpos ud-nopunct/en-ud-train-nopunct-len15.conllu | filterlen 10
+   conll2deps --punct PUNCT,SYM ud/en_ewt-ud-dev.conllu -o en-dev.jsonl.gz
+   conll2deps ptb-sample-deps-ym/*.dp | filterlen 10 > wsj10-sample.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: string(conll2deps.Auto),
+				Usage: "input format: auto (per file, from the column count of its first word line), conllu, conllx or dp"},
+			&cli.StringFlag{Name: "tag", Value: string(conll2deps.UPOS),
+				Usage: "CoNLL tag column: upos (column 4) or xpos (column 5); .dp files have one"},
+			&cli.StringFlag{Name: "punct", Usage: "comma-separated punctuation `TAGS` to remove (default PUNCT for CoNLL, the PTB punctuation tags for .dp)"},
+			&cli.BoolFlag{Name: "keep-punct", Usage: "remove nothing"},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			opts := conll2deps.Options{
+				Format:    conll2deps.Format(c.String("format")),
+				Tag:       conll2deps.Tag(c.String("tag")),
+				KeepPunct: c.Bool("keep-punct"),
+			}
+			if !slices.Contains(conll2deps.Formats, opts.Format) {
+				return usagef("--format must be auto, conllu, conllx or dp, not %q", opts.Format)
+			}
+			if opts.Tag != conll2deps.UPOS && opts.Tag != conll2deps.XPOS {
+				return usagef("--tag must be upos or xpos, not %q", opts.Tag)
+			}
+			if c.IsSet("punct") {
+				if opts.KeepPunct {
+					return usagef("--punct and --keep-punct contradict each other")
+				}
+				for _, t := range strings.Split(c.String("punct"), ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						opts.Punct = append(opts.Punct, t)
+					}
+				}
+				if len(opts.Punct) == 0 {
+					return usagef("--punct needs at least one tag (use --keep-punct to remove nothing)")
+				}
+			}
+			src := source(c)
+			var sum conll2deps.Summary
+			err := writeOutput(c, src, func(w io.Writer) error {
+				var err error
+				sum, err = conll2deps.Convert(src, w, opts)
+				return err
+			})
+			if err == nil && sum.Empty > 0 && !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "%s: dropped %d sentences left empty by punctuation removal\n", c.App.Name, sum.Empty)
+			}
+			return err
+		},
+	}
+}

@@ -1,0 +1,291 @@
+// Package conll2deps turns dependency treebanks in CoNLL-U, CoNLL-X or
+// NLTK .dp format into sentence records, choosing the tag column and
+// removing punctuation the way grammar-induction experiments do (deleted
+// words' dependents re-attached to the nearest kept ancestor). It does not
+// convert constituency trees; ptb2deps does.
+package conll2deps
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Format is the input format: Auto decides per file.
+type Format string
+
+const (
+	Auto   Format = "auto"
+	CoNLLU Format = "conllu"
+	CoNLLX Format = "conllx"
+	DP     Format = "dp"
+)
+
+// Formats lists the accepted values of Format, for flag checking.
+var Formats = []Format{Auto, CoNLLU, CoNLLX, DP}
+
+// Tag says which CoNLL column becomes the tags: UPOS (CPOSTAG in CoNLL-X)
+// or XPOS (POSTAG). .dp files have one tag column and ignore it.
+type Tag string
+
+const (
+	UPOS Tag = "upos"
+	XPOS Tag = "xpos"
+)
+
+// Default punctuation sets: UD's PUNCT (SYM is not punctuation in UD) and
+// the nine PTB punctuation tags whose removal leaves Klein & Manning's 36
+// word tags.
+var (
+	DefaultCoNLLPunct = []string{"PUNCT"}
+	DefaultDPPunct    = []string{"``", "''", ",", ".", ":", "-LRB-", "-RRB-", "#", "$"}
+)
+
+// Options of a conversion.
+type Options struct {
+	Format Format
+	Tag    Tag
+	// Punct is the set of punctuation tags, matched against UPOS in CoNLL
+	// files and the tag in .dp files; nil means the default of each format.
+	Punct []string
+	// KeepPunct removes nothing.
+	KeepPunct bool
+}
+
+// Summary counts what a conversion wrote and what it dropped.
+type Summary struct {
+	Sentences, Tokens int
+	Empty             int // sentences that were all punctuation
+}
+
+// sentenceReader is what CoNLLReader and DPReader have in common.
+type sentenceReader interface {
+	Next() (*format.CoNLLSentence, error)
+}
+
+// Convert reads every input of src and writes one sentence record per
+// sentence to w. Ids are the CoNLL-U sent_id when there is one, else
+// "<file basename>#<1-based index of the sentence in its file>" (bad
+// sentences count too, so ids do not depend on --skip-bad). A file without
+// any sentence is an error.
+func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
+	var sum Summary
+	bad := src.Bad
+	if bad == nil {
+		bad = &pipeline.BadRecords{}
+	}
+	if opts.Format == "" {
+		opts.Format = Auto
+	}
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		f, r, err := detect(in, opts.Format)
+		if err != nil {
+			return err
+		}
+		var reader sentenceReader
+		punct := opts.Punct
+		if f == DP {
+			reader = format.NewDPReader(r)
+			if punct == nil {
+				punct = DefaultDPPunct
+			}
+		} else {
+			reader = format.NewCoNLLReader(r)
+			if punct == nil {
+				punct = DefaultCoNLLPunct
+			}
+		}
+		isPunct := map[string]bool{}
+		if !opts.KeepPunct {
+			for _, t := range punct {
+				isPunct[t] = true
+			}
+		}
+		base := filepath.Base(in.Name)
+		if in.Name == pipeline.StdinName {
+			base = "stdin"
+		}
+		index := 0
+		for {
+			cs, err := reader.Next()
+			if err == io.EOF {
+				break
+			}
+			var se *format.SyntaxError
+			if errors.As(err, &se) {
+				index++
+				if err := bad.Handle(pipeline.Locate(in.Name, err)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.Name, err)
+			}
+			index++
+			id := cs.ID
+			if id == "" {
+				id = fmt.Sprintf("%s#%d", base, index)
+			}
+			s, err := sentence(cs, id, opts.Tag, f == DP, isPunct)
+			if err != nil {
+				if err := bad.Handle(pipeline.Locate(in.Name, err)); err != nil {
+					return err
+				}
+				continue
+			}
+			if s == nil {
+				sum.Empty++
+				continue
+			}
+			if err := pipeline.WriteRecord(w, s); err != nil {
+				return err
+			}
+			sum.Sentences++
+			sum.Tokens += s.Len()
+		}
+		if index == 0 {
+			return fmt.Errorf("%s: no sentences", in.Name)
+		}
+		return nil
+	})
+	return sum, err
+}
+
+// sentence makes the record of one treebank sentence, validated, with the
+// punctuation removed; nil when nothing is left. Errors are SyntaxErrors at
+// the line of the word at fault, or of the first word.
+func sentence(cs *format.CoNLLSentence, id string, tag Tag, dp bool, isPunct map[string]bool) (*format.Sentence, error) {
+	n := len(cs.Tokens)
+	s := &format.Sentence{ID: id, Words: make([]string, n), Tags: make([]string, n)}
+	if cs.HasHeads() {
+		s.Heads = make([]int, n)
+	}
+	drop := make([]bool, n)
+	dropped := 0
+	for i, t := range cs.Tokens {
+		s.Words[i] = t.Form
+		s.Tags[i] = t.UPOS
+		if tag == XPOS {
+			s.Tags[i] = t.XPOS
+		}
+		if s.Tags[i] == "_" && !dp {
+			return nil, &format.SyntaxError{Line: t.Line, Err: fmt.Errorf("word %d has no %s tag (_)", i+1, columnName(tag))}
+		}
+		if s.Heads != nil {
+			s.Heads[i] = t.Head
+		}
+		if isPunct[t.UPOS] {
+			drop[i] = true
+			dropped++
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, &format.SyntaxError{Line: cs.Tokens[0].Line, Err: fmt.Errorf("sentence starting here: %w", err)}
+	}
+	if dropped == n {
+		return nil, nil
+	}
+	if dropped > 0 {
+		DropTokens(s, drop)
+	}
+	return s, nil
+}
+
+func columnName(t Tag) string {
+	if t == XPOS {
+		return "XPOS"
+	}
+	return "UPOS"
+}
+
+// DropTokens deletes the tokens marked in drop and renumbers the rest. A
+// kept token whose head is deleted is attached to its nearest kept
+// ancestor, or to the root when there is none, so a sentence may get
+// several roots (PTB sentences whose root is $, say). The heads of s must
+// be a valid tree (format.ValidateHeads): a cycle of deleted tokens would
+// have no kept ancestor.
+func DropTokens(s *format.Sentence, drop []bool) {
+	n := len(s.Tags)
+	// renumber[i] is the new 1-based position of old token i (1-based);
+	// renumber[0] = 0 keeps the root the root.
+	renumber := make([]int, n+1)
+	kept := 0
+	for i := 1; i <= n; i++ {
+		if !drop[i-1] {
+			kept++
+			renumber[i] = kept
+		}
+	}
+	var heads []int
+	if s.Heads != nil {
+		heads = make([]int, 0, kept)
+	}
+	words := s.Words[:0]
+	tags := s.Tags[:0]
+	for i := 1; i <= n; i++ {
+		if drop[i-1] {
+			continue
+		}
+		if s.Words != nil {
+			words = append(words, s.Words[i-1])
+		}
+		tags = append(tags, s.Tags[i-1])
+		if heads != nil {
+			h := s.Heads[i-1]
+			for h != 0 && drop[h-1] {
+				h = s.Heads[h-1]
+			}
+			heads = append(heads, renumber[h])
+		}
+	}
+	if s.Words != nil {
+		s.Words = words
+	}
+	s.Tags, s.Heads = tags, heads
+}
+
+// detect decides the format of one input: forced, or from the column count
+// of its first token line (10: CoNLL, 3 or 4: .dp). It returns a reader
+// that still yields the input from its start, so line numbers stay right.
+func detect(in *pipeline.Input, forced Format) (Format, io.Reader, error) {
+	if forced != Auto {
+		return forced, in, nil
+	}
+	br := bufio.NewReaderSize(in, 1<<16)
+	var seen []byte
+	for line := 1; ; line++ {
+		text, err := br.ReadBytes('\n')
+		seen = append(seen, text...)
+		if err != nil && err != io.EOF {
+			return "", nil, fmt.Errorf("%s: %w", in.Name, err)
+		}
+		text = bytes.TrimRight(text, "\r\n")
+		columns := bytes.Count(text, []byte{'\t'}) + 1
+		isToken := len(bytes.TrimSpace(text)) > 0 &&
+			(text[0] != '#' || columns == 3 || columns == 4) // PTB has the tag #
+		if isToken {
+			var f Format
+			switch columns {
+			case 10:
+				f = CoNLLU
+			case 3, 4:
+				f = DP
+			default:
+				// Not a LineError: --skip-bad must not skip a whole file.
+				return "", nil, fmt.Errorf("%s:%d: cannot tell the format: the first word line has %d tab-separated columns "+
+					"(CoNLL-U and CoNLL-X have 10, .dp 3 or 4); name it with --format", in.Name, line, columns)
+			}
+			return f, io.MultiReader(bytes.NewReader(seen), br), nil
+		}
+		if err == io.EOF {
+			return CoNLLU, bytes.NewReader(seen), nil // nothing but comments and blank lines
+		}
+	}
+}
