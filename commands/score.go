@@ -1,0 +1,59 @@
+package commands
+
+import (
+	"io"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/score"
+)
+
+func init() { register("score", scoreApp) }
+
+func scoreApp() *cli.App {
+	return &cli.App{
+		Usage:     "attachment accuracy of predicted trees against gold ones",
+		UsageText: "score [options] [FILE...]",
+		Description: `Reads sentences carrying gold "heads" and predicted "pred" and writes one
+report: directed and undirected attachment accuracy, micro-averaged over all
+tokens, under both conventions of the literature:
+
+   root counted   (Klein, Spitkovsky) n attachments per sentence, the root's
+                  included; accuracy = correct / tokens.
+   root excluded  (Smith) only arcs between words; precision = correct /
+                  predicted arcs, recall = correct / gold arcs, F1 (equal to
+                  accuracy over n-1 when both trees have one root).
+
+Undirected scores also credit a predicted arc (h,d) when gold has (d,h); a
+predicted root attachment counts only if it is the gold root. --root picks
+the headline convention and the one of the per-length table; both are
+always computed. With --json the report is one JSON line (fractions 0..1);
+otherwise a table for people (percentages).
+
+Examples:
+   conll2deps dev.conllu | filterlen 10 | baseline --attach right | score
+   decode -m model.jsonl test10.jsonl | score --root exclude --json
+   my-parser < test.jsonl | score --gold test.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "headline convention: `count` (root attachment scored) or exclude (Smith's F1 over arcs between words)"},
+			&cli.BoolFlag{Name: "json", Usage: "write the report as one JSON line"},
+			&cli.StringFlag{Name: "gold", Usage: "take gold heads from the sentences of `FILE`, matched to the input by order (their tags must agree), for predictions that dropped \"heads\""},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			root, err := score.ParseConvention(c.String("root"))
+			if err != nil {
+				return usagef("%v", err)
+			}
+			opts := score.Options{Root: root, JSON: c.Bool("json"), Gold: c.String("gold")}
+			if opts.Gold == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-")) {
+				return usagef("--gold - and the predictions cannot both come from stdin")
+			}
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				return score.Score(src, w, opts)
+			})
+		},
+	}
+}

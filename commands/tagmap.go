@@ -1,0 +1,79 @@
+package commands
+
+import (
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/tagmap"
+)
+
+func init() { register("tagmap", tagmapApp) }
+
+func tagmapApp() *cli.App {
+	return &cli.App{
+		Usage:     "map the tags of sentences through a table",
+		UsageText: "tagmap (--table FILE | --builtin NAME) [options] [FILE...]",
+		Description: `Replaces every tag by its image in a table; words, heads and the rest are
+unchanged. A tag missing from the table is an error naming it and its line,
+unless --keep-unknown leaves it as it is.
+
+A table file has two whitespace-separated columns per line, "from to". A
+field starting with # begins a comment that runs to the end of the line, so
+the tag # itself is written \# (a leading backslash is dropped).
+
+Built in: smith17, Smith's (2006, App. B) coarse classes of the Penn tags:
+ADJ={$ # CD JJ JJR JJS PRP$ RB RBR RBS} CONJ={CC} DET={DT PDT} ENDPUNC={.}
+INPUNC={, : LS SYM UH} LPUNC={` + "`` -LRB-" + `} N={EX FW NN NNP NNPS NNS PRP} POS
+PREP={IN} PRT={RP} RPUNC={'' -RRB-} TO V={MD VBD VBP VB VBZ VBG} VBN
+W={WDT WP$ WP WRB}.
+
+Examples:
+   ptb2deps wsj/*/*.mrg | tagmap --builtin smith17 | filterlen 10 > wsj10-coarse.jsonl
+   tagmap --builtin smith17 --print-table > mytags.txt   # edit, then:
+   tagmap --table mytags.txt corpus.jsonl -o coarse.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "table", Usage: "read the map from `FILE` (\"from to\" per line)"},
+			&cli.StringFlag{Name: "builtin", Usage: "use a built-in map: `NAME` is " + strings.Join(tagmap.Builtins(), ", ")},
+			&cli.BoolFlag{Name: "keep-unknown", Usage: "leave tags the table lacks unchanged instead of failing"},
+			&cli.BoolFlag{Name: "print-table", Usage: "print the table in the --table format and exit"},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			var table tagmap.Table
+			switch file, name := c.String("table"), c.String("builtin"); {
+			case file != "" && name != "":
+				return usagef("give --table or --builtin, not both")
+			case file != "":
+				err := pipeline.EachInput([]string{file}, c.App.Reader, func(in *pipeline.Input) error {
+					var err error
+					table, err = tagmap.ReadTable(in)
+					return err
+				})
+				if err != nil {
+					return err
+				}
+			case name != "":
+				var err error
+				if table, err = tagmap.Builtin(name); err != nil {
+					return usagef("%v", err)
+				}
+			default:
+				return usagef("missing the table: give --table FILE or --builtin NAME")
+			}
+			if c.Bool("print-table") {
+				if c.NArg() > 0 {
+					return usagef("--print-table reads no input")
+				}
+				return pipeline.WriteFile(c.String("output"), c.App.Writer, func(o *pipeline.Output) error { return table.Write(o) })
+			}
+			opts := tagmap.Options{Table: table, KeepUnknown: c.Bool("keep-unknown")}
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				return tagmap.Map(src, w, opts)
+			})
+		},
+	}
+}

@@ -1,0 +1,225 @@
+// Package baseline adds trivial predicted trees to sentences, the reference
+// points every grammar inducer must beat: every word attached to the next
+// word, to the previous one, or a tree drawn uniformly at random from the
+// projective trees with one root. It looks at lengths only, never at tags.
+package baseline
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"math/rand/v2"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Attach names a baseline.
+type Attach string
+
+const (
+	Right  Attach = "right"  // head = next word, the last word is the root
+	Left   Attach = "left"   // head = previous word, the first word is the root
+	Random Attach = "random" // a uniform projective single-root tree
+)
+
+// ParseAttach reads the value of --attach.
+func ParseAttach(s string) (Attach, error) {
+	switch a := Attach(s); a {
+	case Right, Left, Random:
+		return a, nil
+	}
+	return "", fmt.Errorf("--attach must be %q, %q or %q, not %q", Left, Right, Random, s)
+}
+
+// Options choose the baseline; Seed drives Random.
+type Options struct {
+	Attach Attach
+	Seed   uint64
+}
+
+// Predict copies the sentences of src to w with "pred" set by the baseline
+// (replacing any earlier prediction; gold heads are kept).
+func Predict(src pipeline.Source, w io.Writer, opts Options) error {
+	var sampler *Sampler
+	if opts.Attach == Random {
+		sampler = NewSampler(opts.Seed)
+	}
+	return pipeline.EachSentence(src, func(s *format.Sentence) error {
+		switch opts.Attach {
+		case Right:
+			s.Pred = AttachRight(s.Len())
+		case Left:
+			s.Pred = AttachLeft(s.Len())
+		case Random:
+			s.Pred = sampler.Tree(s.Len())
+		default:
+			return fmt.Errorf("unknown baseline %q", opts.Attach)
+		}
+		return pipeline.WriteRecord(w, s)
+	})
+}
+
+// AttachRight makes every word's head the next word; the last is the root.
+func AttachRight(n int) []int {
+	heads := make([]int, n)
+	for i := range n - 1 {
+		heads[i] = i + 2
+	}
+	return heads // heads[n-1] = 0
+}
+
+// AttachLeft makes every word's head the previous word; the first is the
+// root.
+func AttachLeft(n int) []int {
+	heads := make([]int, n)
+	for i := 1; i < n; i++ {
+		heads[i] = i
+	}
+	return heads
+}
+
+// Sampler draws projective single-root trees uniformly at random and
+// exactly: choices are made with probabilities that are ratios of tree
+// counts, in integers, so no length is too long and no tree is favoured by
+// rounding. The same seed gives the same sequence of trees.
+//
+// The counts come from the split-head decomposition (Eisner): a word's
+// dependents on one side form a "complete" half-span, and the number of
+// such half-spans depends only on their width m (words beyond the head):
+//
+//	complete[0] = 1
+//	complete[m] = Σ_{d=1..m} incomplete[d] · complete[m−d]    (d: the outermost dependent)
+//	incomplete[d] = Σ_{k=0..d−1} complete[k] · complete[d−1−k] (head's side up to k, dependent's other side)
+//	trees(n) = Σ_{r=1..n} complete[r−1] · complete[n−r]       (r: the root's child)
+type Sampler struct {
+	rng        *rand.Rand
+	complete   []*big.Int
+	incomplete []*big.Int // incomplete[0] is unused
+	// Cumulative sums of the terms above, for choosing among them.
+	completeCum, incompleteCum, rootCum [][]*big.Int
+}
+
+// NewSampler starts a sampler whose draws depend only on seed.
+func NewSampler(seed uint64) *Sampler {
+	return &Sampler{
+		rng:        rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
+		complete:   []*big.Int{big.NewInt(1)},
+		incomplete: []*big.Int{nil},
+		// Width 0 has one way: no dependent.
+		completeCum:   [][]*big.Int{nil},
+		incompleteCum: [][]*big.Int{nil},
+		rootCum:       [][]*big.Int{nil},
+	}
+}
+
+// grow extends the tables to sentences of n words.
+func (s *Sampler) grow(n int) {
+	for m := len(s.complete); m < n; m++ {
+		inc := cumulative(m, func(k int) *big.Int {
+			return new(big.Int).Mul(s.complete[k], s.complete[m-1-k])
+		})
+		s.incompleteCum = append(s.incompleteCum, inc)
+		s.incomplete = append(s.incomplete, inc[m-1])
+		comp := cumulative(m, func(j int) *big.Int {
+			d := j + 1
+			return new(big.Int).Mul(s.incomplete[d], s.complete[m-d])
+		})
+		s.completeCum = append(s.completeCum, comp)
+		s.complete = append(s.complete, comp[m-1])
+	}
+	for l := len(s.rootCum); l <= n; l++ {
+		s.rootCum = append(s.rootCum, cumulative(l, func(j int) *big.Int {
+			r := j + 1
+			return new(big.Int).Mul(s.complete[r-1], s.complete[l-r])
+		}))
+	}
+}
+
+// cumulative returns the running sums of term(0..k−1).
+func cumulative(k int, term func(int) *big.Int) []*big.Int {
+	out := make([]*big.Int, k)
+	sum := new(big.Int)
+	for j := range k {
+		sum = new(big.Int).Add(sum, term(j))
+		out[j] = sum
+	}
+	return out
+}
+
+// Count is the number of projective trees with one root over n words.
+func (s *Sampler) Count(n int) *big.Int {
+	if n == 0 {
+		return big.NewInt(1)
+	}
+	s.grow(n)
+	return s.rootCum[n][n-1]
+}
+
+// choose returns j with probability (cum[j] − cum[j−1]) / cum[last].
+func (s *Sampler) choose(cum []*big.Int) int {
+	x := s.uniform(cum[len(cum)-1])
+	lo, hi := 0, len(cum)-1
+	for lo < hi { // the first j with x < cum[j]
+		mid := (lo + hi) / 2
+		if x.Cmp(cum[mid]) < 0 {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// uniform draws an integer uniformly from [0, n) by rejection: random bits
+// of n's length until the number falls below n.
+func (s *Sampler) uniform(n *big.Int) *big.Int {
+	if n.IsUint64() {
+		return new(big.Int).SetUint64(s.rng.Uint64N(n.Uint64()))
+	}
+	bits := n.BitLen()
+	words := make([]big.Word, (bits+63)/64)
+	x := new(big.Int)
+	for {
+		for i := range words {
+			words[i] = big.Word(s.rng.Uint64())
+		}
+		if extra := len(words)*64 - bits; extra > 0 {
+			words[len(words)-1] >>= extra
+		}
+		x.SetBits(words)
+		if x.Cmp(n) < 0 {
+			return x
+		}
+	}
+}
+
+// Tree draws a head array (1-based, 0 = root) for n words.
+func (s *Sampler) Tree(n int) []int {
+	heads := make([]int, n)
+	if n == 0 {
+		return heads
+	}
+	s.grow(n)
+	r := s.choose(s.rootCum[n]) + 1
+	heads[r-1] = 0
+	s.halfSpan(heads, r, r-1, -1)
+	s.halfSpan(heads, r, n-r, +1)
+	return heads
+}
+
+// halfSpan attaches the width words on side dir of head (1-based),
+// uniformly among the ways they can hang from it.
+func (s *Sampler) halfSpan(heads []int, head, width, dir int) {
+	for width > 0 {
+		d := s.choose(s.completeCum[width]) + 1 // distance of the outermost dependent
+		dep := head + dir*d
+		heads[dep-1] = head
+		// Between head and dep: k words on head's side, d−1−k on dep's.
+		k := s.choose(s.incompleteCum[d])
+		s.halfSpan(heads, head, k, dir)
+		s.halfSpan(heads, dep, d-1-k, -dir)
+		// dep's dependents beyond it, then nothing more for head.
+		head, width = dep, width-d
+	}
+}
