@@ -154,36 +154,42 @@ func BadRecord(err error) error { return recordError{err} }
 // calls fn with it. Decoding errors, and errors fn marks with BadRecord,
 // are located at the line. Each line gets a fresh value, so fn may keep it.
 func EachRecord[T any](src Source, fn func(rec *T, at *Lines) error) error {
-	bad := src.Bad
+	return EachInput(src.Names, src.Stdin, func(in *Input) error {
+		return EachRecordIn(in, src.Bad, fn)
+	})
+}
+
+// EachRecordIn is EachRecord over one input that is already open, for
+// programs that look at an input's first bytes before deciding how to read
+// it. bad may be nil (stop at the first bad record).
+func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) error) error {
 	if bad == nil {
 		bad = &BadRecords{}
 	}
-	return EachInput(src.Names, src.Stdin, func(in *Input) error {
-		lines := NewLines(in)
-		for lines.Scan() {
-			text := bytes.TrimSpace(lines.Bytes())
-			if len(text) == 0 {
-				continue
+	lines := NewLines(in)
+	for lines.Scan() {
+		text := bytes.TrimSpace(lines.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		rec := new(T)
+		if err := format.Unmarshal(text, rec); err != nil {
+			if err := bad.Handle(lines.Errorf("invalid JSON: %v", shortJSONError(err))); err != nil {
+				return err
 			}
-			rec := new(T)
-			if err := format.Unmarshal(text, rec); err != nil {
-				if err := bad.Handle(lines.Errorf("invalid JSON: %v", shortJSONError(err))); err != nil {
-					return err
-				}
-				continue
+			continue
+		}
+		if err := fn(rec, lines); err != nil {
+			var re recordError
+			if errors.As(err, &re) {
+				err = &LineError{File: lines.Name(), Line: lines.Line(), Err: re.error}
 			}
-			if err := fn(rec, lines); err != nil {
-				var re recordError
-				if errors.As(err, &re) {
-					err = &LineError{File: lines.Name(), Line: lines.Line(), Err: re.error}
-				}
-				if err := bad.Handle(err); err != nil {
-					return err
-				}
+			if err := bad.Handle(err); err != nil {
+				return err
 			}
 		}
-		return lines.Err()
-	})
+	}
+	return lines.Err()
 }
 
 // EachSentence reads sentence records, validating each.

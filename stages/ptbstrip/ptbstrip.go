@@ -1,0 +1,218 @@
+// Package ptbstrip cleans Penn Treebank trees the way grammar-induction
+// work uses them: empty elements (-NONE-) go, constituents left empty go,
+// labels lose function tags and indices, and punctuation preterminals go
+// unless kept. It also reads the trees of a program's inputs, as bracketed
+// text or as records carrying "tree", for ptbstrip and ptb2deps alike. It
+// does not find heads; package headrules does.
+package ptbstrip
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Options choose what Strip removes.
+type Options struct {
+	KeepPunct bool // keep the punctuation preterminals (IsPunct)
+}
+
+// Summary counts what a run read.
+type Summary struct {
+	Trees int // good trees read
+	Empty int // of which left with no token after stripping, and dropped
+}
+
+// Strip writes one sentence record per tree of src, with "id", "words",
+// "tags" and "tree" (the stripped bracketing on one line). Trees left
+// empty are dropped and counted.
+func Strip(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
+	return EachTree(src, opts.KeepPunct, func(id string, t *format.Tree) error {
+		words, tags := Leaves(t)
+		return pipeline.WriteRecord(w, &format.Sentence{ID: id, Words: words, Tags: tags, Tree: t.String()})
+	})
+}
+
+// IsPunct tells the nine PTB punctuation tags, whose removal leaves Klein
+// & Manning's word tags:
+//
+//	`` '' , . : -LRB- -RRB- # $
+func IsPunct(tag string) bool {
+	switch tag {
+	case "``", "''", ",", ".", ":", "-LRB-", "-RRB-", "#", "$":
+		return true
+	}
+	return false
+}
+
+// StripLabel removes function tags and indices from a label: NP-SBJ-1 →
+// NP, NP=2 → NP, PP-LOC-CLR → PP, ADVP|PRT → ADVP. Labels that begin with
+// "-" (-NONE-, -LRB-, -RRB-) or "=" are left as they are.
+func StripLabel(label string) string {
+	if i := strings.IndexAny(label, "-=|"); i > 0 {
+		return label[:i]
+	}
+	return label
+}
+
+// StripTree returns t without -NONE- preterminals, without punctuation
+// preterminals unless keepPunct, and without the constituents that leaves
+// empty; phrase labels go through StripLabel, tags stay as they are. It
+// returns nil when nothing is left. t is not changed; the result shares
+// its preterminal nodes.
+func StripTree(t *format.Tree, keepPunct bool) *format.Tree {
+	if t.IsPreterminal() {
+		if t.Label == "-NONE-" || !keepPunct && IsPunct(t.Label) {
+			return nil
+		}
+		return t
+	}
+	kids := make([]*format.Tree, 0, len(t.Children))
+	for _, c := range t.Children {
+		if s := StripTree(c, keepPunct); s != nil {
+			kids = append(kids, s)
+		}
+	}
+	if len(kids) == 0 {
+		return nil
+	}
+	return &format.Tree{Label: StripLabel(t.Label), Children: kids}
+}
+
+// Leaves are the words and tags of a tree's preterminals, in order.
+func Leaves(t *format.Tree) (words, tags []string) {
+	var walk func(*format.Tree)
+	walk = func(n *format.Tree) {
+		if n.IsPreterminal() {
+			words, tags = append(words, n.Word), append(tags, n.Label)
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(t)
+	return words, tags
+}
+
+// EachTree reads every tree of src, strips it (StripTree) and calls fn
+// with its id and the stripped tree; trees left empty are counted and
+// skipped. An input whose first non-blank byte is "{" holds sentence
+// records carrying "tree" (as ptbstrip writes them); any other input is
+// bracketed PTB text. Ids are "<file name>#<k>", k the tree's 1-based
+// position in its file ("<stdin>#k" for stdin); a record keeps its own id
+// when it has one. Bad trees stop the run, or are skipped and counted
+// with src.Bad.Skip. An input with no tree at all is an error.
+func EachTree(src pipeline.Source, keepPunct bool, fn func(id string, t *format.Tree) error) (Summary, error) {
+	bad := src.Bad
+	if bad == nil {
+		bad = &pipeline.BadRecords{}
+	}
+	var sum Summary
+	emit := func(id string, t *format.Tree) error {
+		sum.Trees++
+		s := StripTree(t, keepPunct)
+		if s == nil {
+			sum.Empty++
+			return nil
+		}
+		return fn(id, s)
+	}
+	trees := format.NewPTBReader(nil)
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		br, ok := in.Reader.(*bufio.Reader) // plain files come buffered
+		if !ok {
+			br = bufio.NewReaderSize(in, 64<<10)
+		}
+		peeked := &pipeline.Input{Name: in.Name, Reader: br}
+		prefix := in.Name
+		if prefix != pipeline.StdinName {
+			prefix = filepath.Base(prefix)
+		}
+		var seen int
+		var err error
+		if firstNonBlank(br) == '{' {
+			seen, err = eachRecordTree(peeked, prefix, bad, emit)
+		} else {
+			trees.Reset(peeked)
+			seen, err = eachBracketTree(trees, peeked.Name, prefix, bad, emit)
+		}
+		if err == nil && seen == 0 {
+			err = fmt.Errorf("%s: no trees", in.Name)
+		}
+		return err
+	})
+	return sum, err
+}
+
+// eachBracketTree reads bracketed trees; seen counts good and bad ones.
+func eachBracketTree(r *format.PTBReader, name, prefix string, bad *pipeline.BadRecords, emit func(string, *format.Tree) error) (seen int, err error) {
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			return r.Count(), nil
+		}
+		var se *format.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			if err := bad.Handle(pipeline.Locate(name, err)); err != nil {
+				return r.Count(), err
+			}
+		case err != nil:
+			return r.Count(), &pipeline.LineError{File: name, Line: r.Line(), Err: fmt.Errorf("read error: %w", err)}
+		default:
+			if err := emit(fmt.Sprintf("%s#%d", prefix, r.Count()), t); err != nil {
+				return r.Count(), err
+			}
+		}
+	}
+}
+
+// eachRecordTree reads sentence records that carry "tree".
+func eachRecordTree(in *pipeline.Input, prefix string, bad *pipeline.BadRecords, emit func(string, *format.Tree) error) (seen int, err error) {
+	badBefore := bad.Count
+	err = pipeline.EachRecordIn(in, bad, func(s *format.Sentence, at *pipeline.Lines) error {
+		seen++
+		if s.Tree == "" {
+			return pipeline.BadRecord(errors.New(`record has no "tree"`))
+		}
+		t, err := format.ParseTree(s.Tree)
+		if err != nil {
+			var se *format.SyntaxError
+			if errors.As(err, &se) && !strings.Contains(s.Tree, "\n") {
+				err = se.Err // the line inside a one-line field says nothing
+			}
+			return pipeline.BadRecord(fmt.Errorf("tree: %w", err))
+		}
+		id := s.ID
+		if id == "" {
+			id = fmt.Sprintf("%s#%d", prefix, seen)
+		}
+		return emit(id, t)
+	})
+	return seen + bad.Count - badBefore, err
+}
+
+// firstNonBlank peeks at the first byte that is not white space (0 when
+// there is none within the buffer).
+func firstNonBlank(br *bufio.Reader) byte {
+	for n := 64; ; n *= 2 {
+		head, err := br.Peek(n)
+		for _, c := range head {
+			switch c {
+			case ' ', '\t', '\n', '\r', '\v', '\f':
+			default:
+				return c
+			}
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}
