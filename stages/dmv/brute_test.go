@@ -1,0 +1,293 @@
+package dmv
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+var treeCache = map[int][][]int{}
+
+// projectiveTrees enumerates every projective single-root tree over n
+// tokens as head arrays (1-based, 0 = root).
+func projectiveTrees(n int) [][]int {
+	if trees, ok := treeCache[n]; ok {
+		return trees
+	}
+	var trees [][]int
+	for _, t := range treesOver(0, n-1) {
+		heads := make([]int, n)
+		for d, h := range t.heads {
+			heads[d] = h
+		}
+		heads[t.root] = 0
+		trees = append(trees, heads)
+	}
+	treeCache[n] = trees
+	return trees
+}
+
+type partial struct {
+	root  int
+	heads map[int]int
+}
+
+// treesOver lists the trees over tokens i..j (a root and heads inside).
+func treesOver(i, j int) []partial {
+	var out []partial
+	for h := i; h <= j; h++ {
+		for _, l := range forests(i, h-1) {
+			for _, r := range forests(h+1, j) {
+				heads := map[int]int{}
+				for _, f := range [][]partial{l, r} {
+					for _, t := range f {
+						for d, hd := range t.heads {
+							heads[d] = hd
+						}
+						heads[t.root] = h + 1
+					}
+				}
+				out = append(out, partial{root: h, heads: heads})
+			}
+		}
+	}
+	return out
+}
+
+// forests lists the sequences of trees covering i..j.
+func forests(i, j int) [][]partial {
+	if i > j {
+		return [][]partial{nil}
+	}
+	var out [][]partial
+	for k := i; k <= j; k++ {
+		for _, t := range treesOver(i, k) {
+			for _, rest := range forests(k+1, j) {
+				out = append(out, append([]partial{t}, rest...))
+			}
+		}
+	}
+	return out
+}
+
+func TestProjectiveTreeCounts(t *testing.T) {
+	want := []int{1, 2, 7, 30, 143, 728, 3876}
+	for n := 1; n <= 7; n++ {
+		if got := len(projectiveTrees(n)); got != want[n-1] {
+			t.Errorf("n=%d: %d trees, want %d", n, got, want[n-1])
+		}
+	}
+}
+
+// randomWeights draws a table of positive weights; with probs it is a
+// proper DMV (multinomials normalised, cont = 1 − stop).
+func randomWeights(rng *rand.Rand, tags int, probs bool) *Params {
+	p := NewParams(tags)
+	for _, tab := range p.Tables() {
+		for i := range tab {
+			tab[i] = 0.05 + rng.Float64()
+		}
+	}
+	if probs {
+		return MStep(p, 0)
+	}
+	return p
+}
+
+// bruteForce computes, by enumerating trees, what the chart computes.
+type bruteResult struct {
+	logZ     float64
+	counts   *Params
+	viterbi  []int
+	bestLog  float64
+	tied     bool // another tree has (nearly) the best weight
+	mbr      []int
+	mbrGain  float64
+	mbrTied  bool
+	edgePost map[[2]int]float64 // [head (1-based, 0 root), dependent]
+}
+
+func treeLogScore(tags, heads []int, w *Params, dist []float64) float64 {
+	s := TreeLogWeight(tags, heads, w)
+	if dist != nil {
+		for d, h := range heads {
+			if h != 0 {
+				s += math.Log(dist[abs(h-1-d)])
+			}
+		}
+	}
+	return s
+}
+
+func bruteForce(tags []int, w *Params, dist []float64) bruteResult {
+	n := len(tags)
+	trees := projectiveTrees(n)
+	scores := make([]float64, len(trees))
+	maxLog := math.Inf(-1)
+	res := bruteResult{counts: NewParams(w.T), bestLog: math.Inf(-1), edgePost: map[[2]int]float64{}}
+	for i, heads := range trees {
+		scores[i] = treeLogScore(tags, heads, w, dist)
+		maxLog = math.Max(maxLog, scores[i])
+		if scores[i] > res.bestLog {
+			res.bestLog, res.viterbi = scores[i], heads
+		}
+	}
+	for i, s := range scores {
+		if !equalInts(trees[i], res.viterbi) && relErr(s, res.bestLog) < 1e-9 {
+			res.tied = true
+		}
+	}
+	z := 0.0
+	for _, s := range scores {
+		z += math.Exp(s - maxLog)
+	}
+	res.logZ = maxLog + math.Log(z)
+	for i, heads := range trees {
+		post := math.Exp(scores[i] - res.logZ)
+		AddTreeCounts(tags, heads, res.counts, post)
+		for d, h := range heads {
+			res.edgePost[[2]int{h, d}] += post
+		}
+	}
+	gains := make([]float64, len(trees))
+	res.mbrGain = -1
+	for i, heads := range trees {
+		for d, h := range heads {
+			gains[i] += res.edgePost[[2]int{h, d}]
+		}
+		if gains[i] > res.mbrGain {
+			res.mbrGain, res.mbr = gains[i], heads
+		}
+	}
+	for i, g := range gains {
+		if !equalInts(trees[i], res.mbr) && math.Abs(g-res.mbrGain) < 1e-9 {
+			res.mbrTied = true
+		}
+	}
+	return res
+}
+
+func relErr(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
+}
+
+func checkAgainstBruteForce(t *testing.T, tags []int, w *Params, dist []float64) {
+	t.Helper()
+	const tol = 1e-9
+	want := bruteForce(tags, w, dist)
+	c := NewChart(2)
+	c.Load(tags, w, dist)
+	logZ := c.Inside()
+	if e := relErr(logZ, want.logZ); e > tol {
+		t.Fatalf("tags %v: log Z = %v, brute force %v (rel. error %g)", tags, logZ, want.logZ, e)
+	}
+	if !c.Outside() {
+		t.Fatalf("tags %v: Outside found Z = 0", tags)
+	}
+	got := NewParams(w.T)
+	c.AddCounts(tags, got, 1)
+	gt, wt := got.Tables(), want.counts.Tables()
+	for k := range gt {
+		for i := range gt[k] {
+			if math.Abs(gt[k][i]-wt[k][i]) > tol*math.Max(1, math.Abs(wt[k][i])) {
+				t.Fatalf("tags %v: table %d entry %d: count %v, brute force %v", tags, k, i, gt[k][i], wt[k][i])
+			}
+		}
+	}
+	// MBR: maximise the summed posteriors with the same chart.
+	n := len(tags)
+	edge, root := make([]float64, n*n), make([]float64, n)
+	for h := 0; h < n; h++ {
+		root[h] = c.RootPosterior(h)
+		for d := 0; d < n; d++ {
+			if d != h {
+				edge[h*n+d] = c.EdgePosterior(h, d)
+				if e := math.Abs(edge[h*n+d] - want.edgePost[[2]int{h + 1, d}]); e > tol {
+					t.Fatalf("tags %v: posterior of %d→%d off by %g", tags, h, d, e)
+				}
+			}
+		}
+	}
+	heads := make([]int, n)
+	best := c.Viterbi(heads)
+	if e := relErr(best, want.bestLog); e > tol {
+		t.Fatalf("tags %v: Viterbi log weight %v, brute force %v", tags, best, want.bestLog)
+	}
+	if !want.tied && !equalInts(heads, want.viterbi) {
+		t.Fatalf("tags %v: Viterbi tree %v, brute force %v", tags, heads, want.viterbi)
+	}
+	if got := treeLogScore(tags, heads, w, dist); relErr(got, best) > tol {
+		t.Fatalf("tags %v: Viterbi says %v but its tree scores %v", tags, best, got)
+	}
+	c.LoadScores(n, edge, root)
+	c.Viterbi(heads)
+	gain := 0.0
+	for d, h := range heads {
+		gain += want.edgePost[[2]int{h, d}]
+	}
+	if math.Abs(gain-want.mbrGain) > 1e-9 || !want.mbrTied && !equalInts(heads, want.mbr) {
+		t.Fatalf("tags %v: MBR tree %v (gain %v), brute force %v (gain %v)", tags, heads, gain, want.mbr, want.mbrGain)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// allStrings lists every string of length n over k symbols.
+func allStrings(n, k int) [][]int {
+	if n == 0 {
+		return [][]int{nil}
+	}
+	var out [][]int
+	for _, s := range allStrings(n-1, k) {
+		for a := 0; a < k; a++ {
+			out = append(out, append(append([]int(nil), s...), a))
+		}
+	}
+	return out
+}
+
+func TestChartMatchesBruteForceAllShortStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	models := []*Params{randomWeights(rng, 3, true), randomWeights(rng, 3, false)}
+	for n := 1; n <= 6; n++ {
+		for _, tags := range allStrings(n, 3) {
+			for _, w := range models {
+				checkAgainstBruteForce(t, tags, w, nil)
+			}
+		}
+	}
+}
+
+func TestChartMatchesBruteForceRandomStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 40; trial++ {
+		tagCount := 2 + rng.IntN(4)
+		w := randomWeights(rng, tagCount, trial%2 == 0)
+		n := 7 + rng.IntN(2)
+		tags := make([]int, n)
+		for i := range tags {
+			tags[i] = rng.IntN(tagCount)
+		}
+		var dist []float64
+		if trial%3 == 0 { // a distance factor per edge, as Model L and km use
+			dist = make([]float64, n)
+			for d := 1; d < n; d++ {
+				dist[d] = math.Exp(-0.4 * float64(d))
+			}
+		}
+		checkAgainstBruteForce(t, tags, w, dist)
+	}
+}

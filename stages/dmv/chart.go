@@ -1,0 +1,328 @@
+package dmv
+
+import "math"
+
+// Chart is the split-head dynamic program of Eisner & Satta (1999) for the
+// DMV over one sentence at a time: O(n³) inside, outside (as reverse-mode
+// differentiation of inside), posteriors of every event, and Viterbi. A
+// Chart is one worker's workspace, reused across sentences so the E-step
+// allocates nothing per sentence.
+//
+// The chart sees only per-position potentials (root, edge, stop, cont),
+// set by Load from a weight table. Re-weighted E-steps (annealing's β, a
+// skew model, a distance factor per edge, log-linear weights) change the
+// potentials, never the program.
+//
+// Items, for a head h (right halves; left halves mirror them):
+//
+//	Rs[h][j]  h's right half over h..j, finished (its stop decision taken)
+//	Rc[h][j]  the same half, ready for one more child (a cont decision)
+//	IR[h][c]  h's right half up to and including its new child c
+//
+// The valence of a decision is known from the span: width 0 means no
+// child yet. Values are stored scaled (see Load), so long sentences
+// neither underflow nor overflow.
+type Chart struct {
+	n int // sentence length, also the row stride of every table
+
+	// Potentials of the loaded sentence, after scaling.
+	root       []float64 // [c]
+	edge       []float64 // [h·n + c], c ≠ h
+	stop, cont []float64 // [h·4 + dir·2 + valence]
+	logScale   float64   // log of the factor scaling removed from Z
+
+	// Inside items, [h·n + j]; the T tables are transposes ([j·n + h]) so
+	// that every inner loop runs over contiguous memory.
+	rs, rsT, rc, ls, lsT, lc, ir, il []float64
+	z                                float64 // scaled partition function
+
+	// Adjoints of the inside items (∂Z/∂item, scaled by 1/Z).
+	brs, brsT, brc, bls, blsT, blc, bir, bil []float64
+
+	// Viterbi back-pointers: the split point of an attachment, the last
+	// child of a half, and the root.
+	bpIR, bpIL, bpR, bpL []int32
+	bestRoot             int
+
+	// Posteriors, filled by Outside.
+	edgePost             []float64 // [h·n + c]
+	rootPost             []float64 // [c]
+	stopPost, contPost   []float64 // [h·4 + dir·2 + valence]
+	capacity             int
+}
+
+// NewChart makes a chart for sentences of up to n tokens; it grows as
+// needed.
+func NewChart(n int) *Chart {
+	c := &Chart{}
+	c.grow(n)
+	return c
+}
+
+func (c *Chart) grow(n int) {
+	if n <= c.capacity {
+		return
+	}
+	sq := n * n
+	f := func() []float64 { return make([]float64, sq) }
+	c.root, c.rootPost = make([]float64, n), make([]float64, n)
+	c.edge, c.edgePost = f(), f()
+	c.stop, c.cont = make([]float64, 4*n), make([]float64, 4*n)
+	c.stopPost, c.contPost = make([]float64, 4*n), make([]float64, 4*n)
+	c.rs, c.rsT, c.rc, c.ls, c.lsT, c.lc, c.ir, c.il = f(), f(), f(), f(), f(), f(), f(), f()
+	c.brs, c.brsT, c.brc, c.bls, c.blsT, c.blc, c.bir, c.bil = f(), f(), f(), f(), f(), f(), f(), f()
+	g := func() []int32 { return make([]int32, sq) }
+	c.bpIR, c.bpIL, c.bpR, c.bpL = g(), g(), g(), g()
+	c.capacity = n
+}
+
+// Len is the length of the loaded sentence.
+func (c *Chart) Len() int { return c.n }
+
+// Load sets the potentials for the tag sequence tags under weight table
+// w: root(t), child(h, dir, c), stop and cont, each edge also multiplied
+// by dist[|h−c|] when dist is not nil (the km and local initializers,
+// Model L's e^{δ·|h−c|}).
+//
+// Scaling: every word is attached exactly once, every half-head takes
+// exactly one stop decision, and every attachment comes with exactly one
+// cont decision of its head. So dividing a word's incoming attachments by
+// their largest value, a half-head's stops by theirs, and moving the
+// largest cont of a half-head into its edges changes every tree's score
+// by the same factor, which logScale keeps. Every potential is then at
+// most 1 and Z stays in range for hundreds of tokens.
+func (c *Chart) Load(tags []int, w *Params, dist []float64) {
+	n := len(tags)
+	c.grow(n)
+	c.n = n
+	c.logScale = 0
+	for h, th := range tags {
+		for dir := Left; dir <= Right; dir++ {
+			for v := Adj; v <= NonAdj; v++ {
+				c.stop[h*4+dir*2+v] = w.Stop[DecisionIndex(th, dir, v)]
+				c.cont[h*4+dir*2+v] = w.Cont[DecisionIndex(th, dir, v)]
+			}
+		}
+		row := c.edge[h*n : h*n+n]
+		left := w.Child[w.ChildIndex(th, Left, 0):]
+		right := w.Child[w.ChildIndex(th, Right, 0):]
+		for d, td := range tags {
+			switch {
+			case d < h:
+				row[d] = left[td]
+			case d > h:
+				row[d] = right[td]
+			default:
+				row[d] = 0
+			}
+			if dist != nil && d != h {
+				row[d] *= dist[abs(h-d)]
+			}
+		}
+		c.root[h] = w.Root[th]
+	}
+	c.scale()
+}
+
+// LoadScores sets potentials for maximising a sum of additive scores:
+// edge[h·n+c] for attaching c to h and root[c] for attaching c to the
+// wall, with no stop or cont cost. Viterbi over these finds the projective
+// tree of highest total score (minimum-Bayes-risk decoding).
+func (c *Chart) LoadScores(n int, edge, root []float64) {
+	c.grow(n)
+	c.n = n
+	c.logScale = 0
+	for i := 0; i < n*n; i++ {
+		c.edge[i] = math.Exp(edge[i])
+	}
+	for h := 0; h < n; h++ {
+		c.edge[h*n+h] = 0
+		c.root[h] = math.Exp(root[h])
+	}
+	for i := 0; i < 4*n; i++ {
+		c.stop[i], c.cont[i] = 1, 1
+	}
+	c.scale()
+}
+
+// scale divides the potentials as Load's comment explains.
+func (c *Chart) scale() {
+	n := c.n
+	for h := 0; h < n; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			d := h*4 + dir*2
+			if s := math.Max(c.stop[d+Adj], c.stop[d+NonAdj]); s > 0 {
+				c.stop[d+Adj] /= s
+				c.stop[d+NonAdj] /= s
+				c.logScale += math.Log(s)
+			}
+			if q := math.Max(c.cont[d+Adj], c.cont[d+NonAdj]); q > 0 {
+				c.cont[d+Adj] /= q
+				c.cont[d+NonAdj] /= q
+				lo, hi := h*n, h*n+h // left dependents of h
+				if dir == Right {
+					lo, hi = h*n+h+1, h*n+n
+				}
+				for i := lo; i < hi; i++ {
+					c.edge[i] *= q
+				}
+			}
+		}
+	}
+	for d := 0; d < n; d++ {
+		m := c.root[d]
+		for h := 0; h < n; h++ {
+			m = math.Max(m, c.edge[h*n+d])
+		}
+		if m > 0 && !math.IsInf(m, 1) {
+			c.root[d] /= m
+			for h := 0; h < n; h++ {
+				c.edge[h*n+d] /= m
+			}
+			c.logScale += math.Log(m)
+		}
+	}
+}
+
+// rescaleAttachments multiplies every attachment by f, for when a
+// sentence's scaled Z still leaves the floating-point range.
+func (c *Chart) rescaleAttachments(f float64) {
+	n := c.n
+	for i := 0; i < n*n; i++ {
+		c.edge[i] *= f
+	}
+	for d := 0; d < n; d++ {
+		c.root[d] *= f
+	}
+	c.logScale -= float64(n) * math.Log(f)
+}
+
+// Inside runs the inside pass and returns log Z, the log of the total
+// weight of all projective single-root trees (−Inf when it is 0).
+func (c *Chart) Inside() float64 {
+	c.inside(false)
+	// Scaling bounds every tree by 1 but not their number, nor how small
+	// the best one is; nudge the attachments until Z is a normal number.
+	for try := 0; try < 6 && (c.z == 0 || math.IsInf(c.z, 1)) && c.n > 0; try++ {
+		step := math.Exp(math.Min(600, 600/float64(c.n)))
+		if c.z != 0 {
+			step = 1 / step
+		}
+		c.rescaleAttachments(step)
+		c.inside(false)
+	}
+	return c.LogZ()
+}
+
+// LogZ is log Z of the last inside pass.
+func (c *Chart) LogZ() float64 {
+	if c.z <= 0 || math.IsNaN(c.z) {
+		return math.Inf(-1)
+	}
+	return math.Log(c.z) + c.logScale
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// inside fills the chart bottom-up by width. With viterbi it takes the
+// maximum instead of the sum and keeps back-pointers: the same program in
+// the max-product semiring.
+func (c *Chart) inside(viterbi bool) {
+	n := c.n
+	for h := 0; h < n; h++ {
+		hh := h*n + h
+		c.rs[hh] = c.stop[h*4+Right*2+Adj]
+		c.rc[hh] = c.cont[h*4+Right*2+Adj]
+		c.ls[hh] = c.stop[h*4+Left*2+Adj]
+		c.lc[hh] = c.cont[h*4+Left*2+Adj]
+		c.rsT[hh], c.lsT[hh] = c.rs[hh], c.ls[hh]
+	}
+	for w := 1; w < n; w++ {
+		// Attachments of width w: h takes its next child c = h+w on the
+		// right, or c = h−w on the left, next to c's finished inner half.
+		for h := 0; h+w < n; h++ {
+			d := h + w
+			// IR[h][d] = edge · Σ_{k=h}^{d−1} Rc[h][k]·Ls[d][k+1]
+			a, b := c.rc[h*n+h:h*n+d], c.ls[d*n+h+1:d*n+d+1]
+			// IL[d][h] = edge · Σ_{k=h}^{d−1} Rs[h][k]·Lc[d][k+1]
+			a2, b2 := c.rs[h*n+h:h*n+d], c.lc[d*n+h+1:d*n+d+1]
+			if viterbi {
+				s, k := maxDot(a, b)
+				c.ir[h*n+d], c.bpIR[h*n+d] = c.edge[h*n+d]*s, int32(h+k)
+				s, k = maxDot(a2, b2)
+				c.il[d*n+h], c.bpIL[d*n+h] = c.edge[d*n+h]*s, int32(h+k)
+			} else {
+				c.ir[h*n+d] = c.edge[h*n+d] * dot(a, b)
+				c.il[d*n+h] = c.edge[d*n+h] * dot(a2, b2)
+			}
+		}
+		// Halves of width w: the farthest child so far, closed off.
+		for h := 0; h+w < n; h++ {
+			j := h + w
+			// R[h][j] = Σ_{c=h+1}^{j} IR[h][c]·Rs[c][j]
+			a, b := c.ir[h*n+h+1:h*n+j+1], c.rsT[j*n+h+1:j*n+j+1]
+			// L[j][h] = Σ_{c=h}^{j−1} IL[j][c]·Ls[c][h]
+			a2, b2 := c.il[j*n+h:j*n+j], c.lsT[h*n+h:h*n+j]
+			var r, l float64
+			if viterbi {
+				var k int
+				r, k = maxDot(a, b)
+				c.bpR[h*n+j] = int32(h + 1 + k)
+				l, k = maxDot(a2, b2)
+				c.bpL[j*n+h] = int32(h + k)
+			} else {
+				r, l = dot(a, b), dot(a2, b2)
+			}
+			c.rs[h*n+j] = r * c.stop[h*4+Right*2+NonAdj]
+			c.rc[h*n+j] = r * c.cont[h*4+Right*2+NonAdj]
+			c.rsT[j*n+h] = c.rs[h*n+j]
+			c.ls[j*n+h] = l * c.stop[j*4+Left*2+NonAdj]
+			c.lc[j*n+h] = l * c.cont[j*4+Left*2+NonAdj]
+			c.lsT[h*n+j] = c.ls[j*n+h]
+		}
+	}
+	c.z, c.bestRoot = 0, -1
+	for r := 0; r < n; r++ {
+		s := c.root[r] * c.ls[r*n] * c.rs[r*n+n-1]
+		if !viterbi {
+			c.z += s
+		} else if s > c.z || c.bestRoot < 0 {
+			c.z, c.bestRoot = s, r
+		}
+	}
+}
+
+// dot is Σ a[i]·b[i]; len(b) ≥ len(a).
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+// maxDot is max a[i]·b[i] and the first i that attains it.
+func maxDot(a, b []float64) (float64, int) {
+	b = b[:len(a)]
+	best, arg := -1.0, 0
+	for i, x := range a {
+		if v := x * b[i]; v > best {
+			best, arg = v, i
+		}
+	}
+	return best, arg
+}
+
+// axpy adds f·x to y; len(x) ≥ len(y).
+func axpy(f float64, x, y []float64) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += f * x[i]
+	}
+}

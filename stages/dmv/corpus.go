@@ -1,0 +1,180 @@
+package dmv
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Corpus is a training or test set held in memory, its tags interned:
+// training loops read their data once and run every iteration over it.
+type Corpus struct {
+	Tags   *TagSet
+	Sents  [][]int           // tag numbers
+	Gold   [][]int           // gold heads per sentence, nil where absent
+	Source []*format.Sentence // the records as read, for decoding output
+	Tokens int
+	MaxLen int
+}
+
+// NewCorpus interns the sentences' tags in ts; when ts is nil, a sorted
+// tag set of the sentences' own tags is made. A tag missing from a given
+// ts is an error naming the sentence.
+func NewCorpus(sents []*format.Sentence, ts *TagSet) (*Corpus, error) {
+	if ts == nil {
+		seen := map[string]bool{}
+		var names []string
+		for _, s := range sents {
+			for _, t := range s.Tags {
+				if !seen[t] {
+					seen[t] = true
+					names = append(names, t)
+				}
+			}
+		}
+		ts = SortedTagSet(names)
+	}
+	c := &Corpus{Tags: ts, Source: sents}
+	for i, s := range sents {
+		tags, err := ts.Encode(s.Tags, nil)
+		if err != nil {
+			return nil, fmt.Errorf("sentence %d (%s): %w", i+1, s.ID, err)
+		}
+		c.Sents = append(c.Sents, tags)
+		c.Gold = append(c.Gold, s.Heads)
+		c.Tokens += len(tags)
+		c.MaxLen = max(c.MaxLen, len(tags))
+	}
+	return c, nil
+}
+
+// HasGold says whether every sentence carries gold heads.
+func (c *Corpus) HasGold() bool {
+	for _, g := range c.Gold {
+		if g == nil {
+			return false
+		}
+	}
+	return len(c.Gold) > 0
+}
+
+// EStepOptions choose the E-step's variant.
+type EStepOptions struct {
+	// Hard takes counts from each sentence's Viterbi tree instead of the
+	// posterior over all trees (Viterbi EM); LogLik is then the sum of the
+	// best trees' log weights.
+	Hard bool
+	// Gold takes counts from the gold trees (supervised estimation).
+	Gold bool
+	// Dist, when not nil, multiplies every edge of length d by Dist(d)
+	// (the km and local initializers, Model L).
+	Dist func(d int) float64
+	// Workers is the number of goroutines (≤ 0: every core).
+	Workers int
+}
+
+// EStepResult is what one pass over the corpus gives.
+type EStepResult struct {
+	Counts *Params
+	// LogLik is Σ log Z(x) under the weights given (natural log), −Inf
+	// when some sentence has weight 0.
+	LogLik float64
+	// ZeroWeight counts the sentences whose every tree has weight 0.
+	ZeroWeight int
+}
+
+// chunks is how many pieces the corpus is cut into for the E-step. It is
+// fixed so that sums, taken piece by piece in order, do not depend on the
+// number of workers: any --workers gives the same bytes.
+const chunks = 64
+
+// EStepper runs E-steps over one corpus, keeping its workspaces between
+// iterations.
+type EStepper struct {
+	corpus      *Corpus
+	charts      []*Chart
+	heads       [][]int
+	chunkCounts []*Params
+	chunkLL     []float64
+	chunkZero   []int
+	dist        []float64
+}
+
+// NewEStepper prepares E-steps over c.
+func NewEStepper(c *Corpus) *EStepper {
+	return &EStepper{corpus: c}
+}
+
+func (e *EStepper) chunkBounds(k int) (lo, hi int) {
+	n := len(e.corpus.Sents)
+	return k * n / chunks, (k + 1) * n / chunks
+}
+
+// Run computes expected counts (or Viterbi or gold counts) of the corpus
+// under weight table w.
+func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
+	c := e.corpus
+	workers := min(pipeline.Workers(opts.Workers), chunks)
+	for len(e.charts) < workers {
+		e.charts = append(e.charts, NewChart(c.MaxLen))
+		e.heads = append(e.heads, make([]int, c.MaxLen))
+	}
+	if len(e.chunkCounts) != chunks || e.chunkCounts[0].T != w.T {
+		e.chunkCounts = make([]*Params, chunks)
+		for k := range e.chunkCounts {
+			e.chunkCounts[k] = NewParams(w.T)
+		}
+		e.chunkLL, e.chunkZero = make([]float64, chunks), make([]int, chunks)
+	}
+	e.dist = e.dist[:0]
+	if opts.Dist != nil {
+		for d := 0; d <= c.MaxLen; d++ {
+			e.dist = append(e.dist, opts.Dist(d))
+		}
+	}
+	var dist []float64
+	if opts.Dist != nil {
+		dist = e.dist
+	}
+	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
+		counts, ll, zero := e.chunkCounts[k], 0.0, 0
+		counts.Zero()
+		chart, heads := e.charts[worker], e.heads[worker]
+		lo, hi := e.chunkBounds(k)
+		for i := lo; i < hi; i++ {
+			tags := c.Sents[i]
+			var logZ float64
+			switch {
+			case opts.Gold:
+				AddTreeCounts(tags, c.Gold[i], counts, 1)
+				logZ = TreeLogWeight(tags, c.Gold[i], w)
+			case opts.Hard:
+				chart.Load(tags, w, dist)
+				logZ = chart.Viterbi(heads)
+				if !math.IsInf(logZ, -1) {
+					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
+				}
+			default:
+				chart.Load(tags, w, dist)
+				logZ = chart.Inside()
+				if chart.Outside() {
+					chart.AddCounts(tags, counts, 1)
+				}
+			}
+			if math.IsInf(logZ, -1) {
+				zero++
+			}
+			ll += logZ
+		}
+		e.chunkLL[k], e.chunkZero[k] = ll, zero
+	})
+	res := EStepResult{Counts: NewParams(w.T)}
+	for k := 0; k < chunks; k++ {
+		res.Counts.Add(e.chunkCounts[k])
+		res.LogLik += e.chunkLL[k]
+		res.ZeroWeight += e.chunkZero[k]
+	}
+	return res
+}

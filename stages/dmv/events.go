@@ -1,0 +1,154 @@
+package dmv
+
+import (
+	"fmt"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+var dirNames = [2]string{format.Left, format.Right}
+
+func dirIndex(name string) int {
+	if name == format.Left {
+		return Left
+	}
+	return Right
+}
+
+// Events lists every entry of p as an event record carrying unit, in a
+// fixed order: root events, then for each head its stop and cont
+// decisions (left adj, left non-adj, right adj, right non-adj) and its
+// left and right children. Zero entries are written too, so a model file
+// says every parameter explicitly.
+func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
+	t := ts.Len()
+	evs := make([]format.Event, 0, t+8*t+2*t*t)
+	for a := 0; a < t; a++ {
+		evs = append(evs, format.Event{Ev: format.EvRoot, Arg: ts.Name(a), Unit: unit, Value: p.Root[a]})
+	}
+	for h := 0; h < t; h++ {
+		head := ts.Name(h)
+		for dir := Left; dir <= Right; dir++ {
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				evs = append(evs,
+					format.Event{Ev: format.EvStop, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Stop[i]},
+					format.Event{Ev: format.EvCont, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Cont[i]})
+			}
+		}
+		for dir := Left; dir <= Right; dir++ {
+			for a := 0; a < t; a++ {
+				evs = append(evs, format.Event{Ev: format.EvChild, Head: head, Dir: dirNames[dir], Arg: ts.Name(a), Unit: unit, Value: p.Child[p.ChildIndex(h, dir, a)]})
+			}
+		}
+	}
+	return evs
+}
+
+// Table is a set of events read back into dense form.
+type Table struct {
+	Tags   *TagSet
+	Params *Params
+	Unit   format.Unit
+	Stats  *format.Stats // the stats record, when the stream had one
+}
+
+// TableBuilder collects event records (a model, or count shards) into a
+// Table. Tags are those the events mention, in sorted order.
+type TableBuilder struct {
+	events []format.Event
+	stats  *format.Stats
+	unit   format.Unit
+	// Sum adds repeated events and stats records (count shards); without
+	// it a repeated event or stats record is an error (a model).
+	Sum bool
+}
+
+// Add takes one event.
+func (b *TableBuilder) Add(e format.Event) error {
+	if e.Ev == format.EvStats {
+		if b.stats != nil && !b.Sum {
+			return fmt.Errorf("a second stats record")
+		}
+		if b.stats == nil {
+			s := *e.Stats
+			b.stats = &s
+			return nil
+		}
+		b.stats.Sentences += e.Stats.Sentences
+		b.stats.Tokens += e.Stats.Tokens
+		b.stats.Loglik += e.Stats.Loglik
+		return nil
+	}
+	if b.unit == 0 {
+		b.unit = e.Unit
+	} else if e.Unit != b.unit {
+		return fmt.Errorf("event carries %q but earlier events carry %q", e.Unit, b.unit)
+	}
+	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
+		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)
+	}
+	b.events = append(b.events, e)
+	return nil
+}
+
+// Build makes the table. It fails when there were no events.
+func (b *TableBuilder) Build() (*Table, error) {
+	if len(b.events) == 0 {
+		return nil, fmt.Errorf("no events")
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range b.events {
+		for _, n := range [2]string{e.Head, e.Arg} {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	ts := SortedTagSet(names)
+	p := NewParams(ts.Len())
+	set := map[int]bool{} // which entries are set, by a key over all four tables
+	for _, e := range b.events {
+		var tab []float64
+		var i, key int
+		switch e.Ev {
+		case format.EvRoot:
+			a, _ := ts.Index(e.Arg)
+			tab, i, key = p.Root, a, a
+		case format.EvChild:
+			h, _ := ts.Index(e.Head)
+			a, _ := ts.Index(e.Arg)
+			i = p.ChildIndex(h, dirIndex(e.Dir), a)
+			tab, key = p.Child, len(p.Root)+i
+		case format.EvStop, format.EvCont:
+			h, _ := ts.Index(e.Head)
+			v := NonAdj
+			if e.Adj {
+				v = Adj
+			}
+			i = DecisionIndex(h, dirIndex(e.Dir), v)
+			tab, key = p.Stop, len(p.Root)+len(p.Child)+i
+			if e.Ev == format.EvCont {
+				tab, key = p.Cont, key+len(p.Stop)
+			}
+		}
+		if set[key] && !b.Sum {
+			return nil, fmt.Errorf("event given twice: %s", describe(e))
+		}
+		set[key] = true
+		tab[i] += e.Value
+	}
+	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats}, nil
+}
+
+func describe(e format.Event) string {
+	switch e.Ev {
+	case format.EvRoot:
+		return fmt.Sprintf("root %s", e.Arg)
+	case format.EvChild:
+		return fmt.Sprintf("child %s %s %s", e.Head, e.Dir, e.Arg)
+	}
+	return fmt.Sprintf("%s %s %s adj=%v", e.Ev, e.Head, e.Dir, e.Adj)
+}

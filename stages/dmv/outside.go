@@ -1,0 +1,107 @@
+package dmv
+
+// Outside runs after Inside: it differentiates log Z with respect to every
+// inside item (reverse mode: seed 1/Z at the top, visit the widths in
+// decreasing order, scatter each product into its factors' adjoints) and
+// so obtains the posterior of every attachment, root and stop/cont
+// decision of the sentence. It returns false when Z is 0 (no tree has
+// positive weight), leaving every posterior at 0.
+func (c *Chart) Outside() bool {
+	n := c.n
+	for _, t := range [...][]float64{c.brs, c.brsT, c.brc, c.bls, c.blsT, c.blc, c.bir, c.bil, c.edgePost} {
+		clear(t[:n*n])
+	}
+	clear(c.rootPost[:n])
+	clear(c.stopPost[:4*n])
+	clear(c.contPost[:4*n])
+	if !(c.z > 0) {
+		return false
+	}
+	g := 1 / c.z
+	for r := 0; r < n; r++ {
+		lr, rr := c.ls[r*n], c.rs[r*n+n-1]
+		c.rootPost[r] = c.root[r] * lr * rr * g
+		c.bls[r*n] += c.root[r] * rr * g
+		c.brs[r*n+n-1] += c.root[r] * lr * g
+	}
+	for w := n - 1; w >= 1; w-- {
+		// Reverse the halves of width w.
+		for h := 0; h+w < n; h++ {
+			j := h + w
+			// Right half of h over h..j.
+			d := h*4 + Right*2 + NonAdj
+			brs := c.brs[h*n+j] + c.brsT[j*n+h]
+			brc := c.brc[h*n+j]
+			c.stopPost[d] += c.rs[h*n+j] * brs
+			c.contPost[d] += c.rc[h*n+j] * brc
+			if br := brs*c.stop[d] + brc*c.cont[d]; br != 0 {
+				axpy(br, c.rsT[j*n+h+1:], c.bir[h*n+h+1:h*n+j+1])
+				axpy(br, c.ir[h*n+h+1:], c.brsT[j*n+h+1:j*n+j+1])
+			}
+			// Left half of j over h..j.
+			d = j*4 + Left*2 + NonAdj
+			bls := c.bls[j*n+h] + c.blsT[h*n+j]
+			blc := c.blc[j*n+h]
+			c.stopPost[d] += c.ls[j*n+h] * bls
+			c.contPost[d] += c.lc[j*n+h] * blc
+			if bl := bls*c.stop[d] + blc*c.cont[d]; bl != 0 {
+				axpy(bl, c.lsT[h*n+h:], c.bil[j*n+h:j*n+j])
+				axpy(bl, c.il[j*n+h:], c.blsT[h*n+h:h*n+j])
+			}
+		}
+		// Reverse the attachments of width w.
+		for h := 0; h+w < n; h++ {
+			d := h + w
+			if g := c.bir[h*n+d]; g != 0 {
+				c.edgePost[h*n+d] = c.ir[h*n+d] * g
+				ge := g * c.edge[h*n+d]
+				axpy(ge, c.ls[d*n+h+1:], c.brc[h*n+h:h*n+d])
+				axpy(ge, c.rc[h*n+h:], c.bls[d*n+h+1:d*n+d+1])
+			}
+			if g := c.bil[d*n+h]; g != 0 {
+				c.edgePost[d*n+h] = c.il[d*n+h] * g
+				ge := g * c.edge[d*n+h]
+				axpy(ge, c.lc[d*n+h+1:], c.brs[h*n+h:h*n+d])
+				axpy(ge, c.rs[h*n+h:], c.blc[d*n+h+1:d*n+d+1])
+			}
+		}
+	}
+	for h := 0; h < n; h++ {
+		hh := h*n + h
+		c.stopPost[h*4+Right*2+Adj] = c.rs[hh] * (c.brs[hh] + c.brsT[hh])
+		c.contPost[h*4+Right*2+Adj] = c.rc[hh] * c.brc[hh]
+		c.stopPost[h*4+Left*2+Adj] = c.ls[hh] * (c.bls[hh] + c.blsT[hh])
+		c.contPost[h*4+Left*2+Adj] = c.lc[hh] * c.blc[hh]
+	}
+	return true
+}
+
+// AddCounts adds the posteriors of the last Outside, times weight, to the
+// tag-level table counts (tags as given to Load).
+func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
+	n := c.n
+	t := counts.T
+	for h, th := range tags {
+		counts.Root[th] += weight * c.rootPost[h]
+		row := c.edgePost[h*n : h*n+n]
+		left := counts.Child[(th*2+Left)*t : (th*2+Left)*t+t]
+		for d := 0; d < h; d++ {
+			left[tags[d]] += weight * row[d]
+		}
+		right := counts.Child[(th*2+Right)*t : (th*2+Right)*t+t]
+		for d := h + 1; d < n; d++ {
+			right[tags[d]] += weight * row[d]
+		}
+		for k := 0; k < 4; k++ {
+			counts.Stop[th*4+k] += weight * c.stopPost[h*4+k]
+			counts.Cont[th*4+k] += weight * c.contPost[h*4+k]
+		}
+	}
+}
+
+// EdgePosterior is the posterior probability that d attaches to h (both
+// 0-based) after Outside; RootPosterior that d attaches to the wall.
+func (c *Chart) EdgePosterior(h, d int) float64 { return c.edgePost[h*c.n+d] }
+
+// RootPosterior is the posterior probability that d is the root.
+func (c *Chart) RootPosterior(d int) float64 { return c.rootPost[d] }

@@ -1,0 +1,166 @@
+// Package dmv is the Dependency Model with Valence (Klein & Manning 2004):
+// its parameters as dense tables indexed by interned tags, the conversion
+// to and from event records, the split-head O(n³) chart (Eisner & Satta
+// 1999) that gives inside and outside scores, expected counts, Viterbi and
+// minimum-Bayes-risk parses, and the corpus-level E-step every estimator
+// shares. Estimators change the weights fed to the chart, never the chart.
+//
+// It does not read or write files; the stages that do are estep, mstep,
+// train, decode and their friends.
+package dmv
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Directions and valences, as array indices.
+const (
+	Left, Right = 0, 1
+	Adj, NonAdj = 0, 1 // Adj: no child yet on that side
+)
+
+// TagSet interns tags: the models index every table by tag number.
+type TagSet struct {
+	names []string
+	index map[string]int
+}
+
+// NewTagSet interns names in order (duplicates are ignored).
+func NewTagSet(names ...string) *TagSet {
+	ts := &TagSet{index: make(map[string]int, len(names))}
+	for _, n := range names {
+		ts.Add(n)
+	}
+	return ts
+}
+
+// SortedTagSet interns names in sorted order, so that tables and model
+// files do not depend on the order data arrived in.
+func SortedTagSet(names []string) *TagSet {
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	return NewTagSet(s...)
+}
+
+// Add interns name and returns its number.
+func (ts *TagSet) Add(name string) int {
+	if i, ok := ts.index[name]; ok {
+		return i
+	}
+	ts.index[name] = len(ts.names)
+	ts.names = append(ts.names, name)
+	return len(ts.names) - 1
+}
+
+// Index is the number of name, and whether it is in the set.
+func (ts *TagSet) Index(name string) (int, bool) {
+	i, ok := ts.index[name]
+	return i, ok
+}
+
+// Name is the tag numbered i.
+func (ts *TagSet) Name(i int) string { return ts.names[i] }
+
+// Names lists the tags in index order.
+func (ts *TagSet) Names() []string { return ts.names }
+
+// Len is the number of tags.
+func (ts *TagSet) Len() int { return len(ts.names) }
+
+// Encode maps tags to their numbers; an unknown tag is an error.
+func (ts *TagSet) Encode(tags []string, dst []int) ([]int, error) {
+	dst = dst[:0]
+	for _, t := range tags {
+		i, ok := ts.index[t]
+		if !ok {
+			return nil, fmt.Errorf("tag %q is not in the model", t)
+		}
+		dst = append(dst, i)
+	}
+	return dst, nil
+}
+
+// Params is one non-negative number per DMV event, in dense tables: a
+// model's probabilities, a count table, or the weights fed to the chart
+// (probabilities raised to β, exponentiated log-linear weights, ...).
+// Cont is stored beside Stop because only probabilities have
+// cont = 1 − stop.
+type Params struct {
+	T     int       // number of tags
+	Root  []float64 // [arg]
+	Child []float64 // [(head·2 + dir)·T + arg]
+	Stop  []float64 // [(head·2 + dir)·2 + valence]
+	Cont  []float64 // [(head·2 + dir)·2 + valence]
+}
+
+// NewParams makes an all-zero table for t tags.
+func NewParams(t int) *Params {
+	return &Params{
+		T:     t,
+		Root:  make([]float64, t),
+		Child: make([]float64, t*2*t),
+		Stop:  make([]float64, t*4),
+		Cont:  make([]float64, t*4),
+	}
+}
+
+// ChildIndex is the position of child(head, dir, arg) in Child.
+func (p *Params) ChildIndex(head, dir, arg int) int { return (head*2+dir)*p.T + arg }
+
+// DecisionIndex is the position of stop/cont(head, dir, valence).
+func DecisionIndex(head, dir, valence int) int { return (head*2+dir)*2 + valence }
+
+// Clone copies p.
+func (p *Params) Clone() *Params {
+	q := NewParams(p.T)
+	q.CopyFrom(p)
+	return q
+}
+
+// CopyFrom overwrites p with q (same T).
+func (p *Params) CopyFrom(q *Params) {
+	copy(p.Root, q.Root)
+	copy(p.Child, q.Child)
+	copy(p.Stop, q.Stop)
+	copy(p.Cont, q.Cont)
+}
+
+// Zero sets every entry to 0.
+func (p *Params) Zero() {
+	clear(p.Root)
+	clear(p.Child)
+	clear(p.Stop)
+	clear(p.Cont)
+}
+
+// Add adds q to p entry by entry.
+func (p *Params) Add(q *Params) {
+	addTo(p.Root, q.Root)
+	addTo(p.Child, q.Child)
+	addTo(p.Stop, q.Stop)
+	addTo(p.Cont, q.Cont)
+}
+
+// Fill sets every entry to v.
+func (p *Params) Fill(v float64) {
+	p.apply(func(float64) float64 { return v })
+}
+
+// Tables are the four tables, for code that treats every entry alike.
+func (p *Params) Tables() [4][]float64 { return [4][]float64{p.Root, p.Child, p.Stop, p.Cont} }
+
+func (p *Params) apply(f func(float64) float64) {
+	for _, tab := range p.Tables() {
+		for i, v := range tab {
+			tab[i] = f(v)
+		}
+	}
+}
+
+func addTo(dst, src []float64) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
