@@ -45,10 +45,10 @@ type Chart struct {
 	bestRoot             int
 
 	// Posteriors, filled by Outside.
-	edgePost             []float64 // [h·n + c]
-	rootPost             []float64 // [c]
-	stopPost, contPost   []float64 // [h·4 + dir·2 + valence]
-	capacity             int
+	edgePost           []float64 // [h·n + c]
+	rootPost           []float64 // [c]
+	stopPost, contPost []float64 // [h·4 + dir·2 + valence]
+	capacity           int
 }
 
 // NewChart makes a chart for sentences of up to n tokens; it grows as

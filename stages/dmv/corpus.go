@@ -12,8 +12,8 @@ import (
 // training loops read their data once and run every iteration over it.
 type Corpus struct {
 	Tags   *TagSet
-	Sents  [][]int           // tag numbers
-	Gold   [][]int           // gold heads per sentence, nil where absent
+	Sents  [][]int            // tag numbers
+	Gold   [][]int            // gold heads per sentence, nil where absent
 	Source []*format.Sentence // the records as read, for decoding output
 	Tokens int
 	MaxLen int
