@@ -226,3 +226,32 @@ func Locate(name string, err error) error {
 	}
 	return err
 }
+
+// ReadSentences reads every sentence of src into memory, for the stages
+// that need a whole corpus (training loops, the E-step). An input without
+// a single sentence is an error.
+func ReadSentences(src Source) ([]*format.Sentence, error) {
+	var sents []*format.Sentence
+	err := EachSentence(src, func(s *format.Sentence) error {
+		sents = append(sents, s)
+		return nil
+	})
+	if err == nil && len(sents) == 0 {
+		err = fmt.Errorf("%s: no sentences", DescribeInputs(src.Names))
+	}
+	return sents, err
+}
+
+// DescribeInputs names a list of inputs in an error message.
+func DescribeInputs(names []string) string {
+	switch len(names) {
+	case 0:
+		return StdinName
+	case 1:
+		if names[0] == "-" {
+			return StdinName
+		}
+		return names[0]
+	}
+	return fmt.Sprintf("%s and %d more inputs", names[0], len(names)-1)
+}

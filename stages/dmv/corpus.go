@@ -178,3 +178,24 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	}
 	return res
 }
+
+// Decode parses every sentence of the corpus with its Viterbi tree under
+// w (heads 1-based, 0 = root), in parallel. Sentences of weight 0 get
+// the fallback of Decoder.
+func (e *EStepper) Decode(tags *TagSet, w *Params, workers int) [][]int {
+	c := e.corpus
+	dec := NewDecoder(tags, w)
+	workers = min(pipeline.Workers(workers), chunks)
+	for len(e.charts) < workers {
+		e.charts = append(e.charts, NewChart(c.MaxLen))
+	}
+	out := make([][]int, len(c.Sents))
+	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
+		lo, hi := e.chunkBounds(k)
+		for i := lo; i < hi; i++ {
+			out[i] = make([]int, len(c.Sents[i]))
+			dec.Decode(e.charts[worker], c.Sents[i], out[i], false)
+		}
+	})
+	return out
+}

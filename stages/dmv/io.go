@@ -8,13 +8,48 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 )
 
-// ReadTable reads event records (a model, or count shards with sum) from
-// src. An empty stream is an error.
-func ReadTable(src pipeline.Source, sum bool) (*Table, error) {
-	b := &TableBuilder{Sum: sum}
-	err := pipeline.EachRecord(src, func(e *format.Event, at *pipeline.Lines) error {
-		if err := b.Add(*e); err != nil {
-			return pipeline.BadRecord(err)
+// ReadModel reads a model file (probabilities or log-linear weights).
+func ReadModel(path string) (*Table, error) {
+	b := &TableBuilder{}
+	err := pipeline.EachRecord(pipeline.Source{Names: []string{path}}, func(e *format.Event, at *pipeline.Lines) error {
+		return badRecord(b.Add(*e))
+	})
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if t.Unit == format.Count {
+		return nil, fmt.Errorf("%s: holds counts (\"n\"), not a model; run mstep on it", path)
+	}
+	return t, nil
+}
+
+// ReadCounts reads and adds count streams (shards). Each input must end
+// with its stats record: a shard without one was cut short (a crashed or
+// killed E-step), and its counts would silently be missing.
+func ReadCounts(src pipeline.Source) (*Table, error) {
+	b := &TableBuilder{Sum: true}
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		closed, events := true, 0
+		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
+			if e.Unit != 0 && e.Unit != format.Count {
+				return pipeline.BadRecord(fmt.Errorf("a count stream holds %q values; counts carry \"n\"", e.Unit))
+			}
+			closed = e.Ev == format.EvStats
+			events++
+			return badRecord(b.Add(*e))
+		})
+		if err != nil {
+			return err
+		}
+		switch {
+		case events == 0:
+			return fmt.Errorf("%s: no counts", in.Name)
+		case !closed:
+			return fmt.Errorf("%s: counts do not end with a stats record: the shard is truncated or its E-step failed", in.Name)
 		}
 		return nil
 	})
@@ -23,31 +58,16 @@ func ReadTable(src pipeline.Source, sum bool) (*Table, error) {
 	}
 	t, err := b.Build()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", describeSource(src), err)
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	return t, nil
 }
 
-// ReadModel reads a model file (probabilities or weights).
-func ReadModel(path string) (*Table, error) {
-	t, err := ReadTable(pipeline.Source{Names: []string{path}}, false)
+func badRecord(err error) error {
 	if err != nil {
-		return nil, err
+		return pipeline.BadRecord(err)
 	}
-	if t.Unit == format.Count {
-		return nil, fmt.Errorf("%s: holds counts (\"n\"), not a model; run mstep on it", path)
-	}
-	return t, nil
-}
-
-func describeSource(src pipeline.Source) string {
-	switch len(src.Names) {
-	case 0:
-		return pipeline.StdinName
-	case 1:
-		return src.Names[0]
-	}
-	return fmt.Sprintf("%s and %d more", src.Names[0], len(src.Names)-1)
+	return nil
 }
 
 // WriteTable writes every entry of p as an event with unit, then the

@@ -1,0 +1,47 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/decode"
+)
+
+func init() { register("decode", decodeApp) }
+
+func decodeApp() *cli.App {
+	return &cli.App{
+		Usage:     "parse sentences with a DMV model",
+		UsageText: "decode -m MODEL [options] [FILE...]",
+		Description: `Adds "pred", the heads of each sentence's best projective tree, and keeps every
+other field (gold heads too), so that decode | score works in one pipe.
+
+Viterbi (the default) takes the most probable tree; --mbr the tree with the
+most expected correct attachments (the sum of edge posteriors, root included).
+Ties go to the leftmost choice. Tags the model has never seen, and sentences
+the model gives probability 0, are parsed as if every impossible event had a
+tiny probability (1e-300); their number is reported on stderr.
+
+Examples:
+   decode -m model.jsonl test10.jsonl | score
+   decode --mbr -m model.jsonl dev.jsonl -o dev.parsed.jsonl`,
+		Flags: []cli.Flag{
+			modelFlag(true),
+			&cli.BoolFlag{Name: "mbr", Usage: "minimum-Bayes-risk decoding instead of Viterbi"},
+			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				rep, err := decode.Run(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
+				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
+					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens with tags unknown to the model; %d sentences of probability 0 parsed by the fallback\n",
+						rep.Sentences, rep.Unknown, rep.FellBack)
+				}
+				return err
+			})
+		},
+	}
+}

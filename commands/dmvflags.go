@@ -1,0 +1,29 @@
+package commands
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Flags of the programs that work with DMV models.
+func modelFlag(required bool) cli.Flag {
+	return &cli.StringFlag{Name: "model", Aliases: []string{"m"}, Required: required, Usage: "the model `FILE` (event records, as dmv-init, mstep and train-em write)"}
+}
+
+func workersFlag() cli.Flag {
+	return &cli.IntFlag{Name: "workers", Value: 0, Usage: "goroutines for the E-step (0: every core); the result does not depend on it"}
+}
+
+func seedFlag() cli.Flag {
+	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; the same seed gives the same output"}
+}
+
+func lambdaFlag(usage string) cli.Flag {
+	return &cli.Float64Flag{Name: "lambda", Value: 0, Usage: usage}
+}
+
+// progress reports on stderr for the program, unless --quiet.
+func progress(c *cli.Context, total int) *pipeline.Progress {
+	return pipeline.NewProgress(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
+}

@@ -1,0 +1,44 @@
+package commands
+
+import (
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/mstep"
+)
+
+func init() { register("mstep", mstepApp) }
+
+func mstepApp() *cli.App {
+	return &cli.App{
+		Usage:     "a DMV model from expected counts (one M-step)",
+		UsageText: "mstep [options] [COUNTS...]",
+		Description: `Reads count streams (estep or sumcounts output; several files are added) and
+writes the model: within each multinomial — root; child(head, dir); the stop/cont
+decision of (head, dir, adj) — λ is added to every count and the counts are
+normalised. A multinomial without any mass becomes uniform.
+
+Every input must end with its stats record: a shard whose E-step crashed or was
+cut short is refused, never silently dropped. --expect-sentences N also
+catches a shard that is missing altogether.
+
+Examples:
+   estep -m model.jsonl wsj10.jsonl | mstep --lambda 0.2154 > next.jsonl
+   mstep --expect-sentences 5387 shard-*.counts > next.jsonl`,
+		Flags: []cli.Flag{
+			lambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
+			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.Float64("lambda") < 0 {
+				return usagef("--lambda must be ≥ 0")
+			}
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences")})
+			})
+		},
+	}
+}

@@ -1,0 +1,30 @@
+package commands
+
+import (
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/sumcounts"
+)
+
+func init() { register("sumcounts", sumcountsApp) }
+
+func sumcountsApp() *cli.App {
+	return &cli.App{
+		Usage:     "add count shards",
+		UsageText: "sumcounts [options] [COUNTS...]",
+		Description: `Reads count streams (files in order, or stdin) and writes one: every event's
+counts added, the stats records summed. Each input must end with its stats
+record; a truncated shard is an error naming it.
+
+Examples:
+   sumcounts shard-*.counts | mstep > next.jsonl
+   parallel --pipe -N 1000 estep -m model.jsonl < corpus.jsonl | sumcounts > counts.jsonl`,
+		Flags: []cli.Flag{outputFlag(), skipBadFlag(), quietFlag()},
+		Action: func(c *cli.Context) error {
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(src, w) })
+		},
+	}
+}

@@ -1,0 +1,92 @@
+package commands
+
+import (
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+func init() { register("train-em", trainEMApp) }
+
+// trainFlags are the flags every training loop shares.
+func trainFlags(defaultInit string) []cli.Flag {
+	return []cli.Flag{
+		initFlag(defaultInit),
+		modelFlag(false),
+		seedFlag(),
+		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "iterations at most (per stage, for the annealers)"},
+		workersFlag(),
+		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
+		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
+		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "where --save-every writes"},
+		outputFlag(), skipBadFlag(), quietFlag(),
+	}
+}
+
+// trainJob reads the shared training flags.
+func trainJob(c *cli.Context, total int) (train.Job, error) {
+	if c.String("model") == "" {
+		if err := checkInit(c); err != nil {
+			return train.Job{}, err
+		}
+	}
+	if c.Int("save-every") > 0 {
+		if err := os.MkdirAll(c.String("save-dir"), 0o755); err != nil {
+			return train.Job{}, err
+		}
+	}
+	return train.Job{
+		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"),
+		Workers: c.Int("workers"), LogPath: c.String("log"),
+		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
+		Progress: progress(c, total), Evaluate: attachmentAccuracy,
+	}, nil
+}
+
+func trainEMApp() *cli.App {
+	return &cli.App{
+		Usage:     "train a DMV by EM, MAP/EM or Viterbi EM",
+		UsageText: "train-em [options] [FILE...]",
+		Description: `Reads the corpus once and runs E and M steps in-process, in parallel over
+sentences, until the log-likelihood changes by less than --tol (relative) or
+--max-iter iterations; writes the model. The result equals the shell loop
+"estep -m M | mstep > M" run as many times, from dmv-init's model.
+
+--hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
+et al. 2010) when per-token cross-entropy changes by less than --tol bits
+(default 2^-20). --lambda adds λ to every count in each M-step (MAP with a
+symmetric Dirichlet); --final-lambda smooths the last counts once more before
+the model is written.
+
+Examples:
+   train-em --init km wsj10.jsonl > model.jsonl
+   train-em --init km --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
+   train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
+   train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
+		Flags: append(trainFlags("km"),
+			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
+			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-λ before the model is written (-1: none)"},
+			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
+			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold (default 1e-5 relative change; with --hard 2^-20 bits per token)"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.Float64("lambda") < 0 {
+				return usagef("--lambda must be ≥ 0")
+			}
+			job, err := trainJob(c, c.Int("max-iter"))
+			if err != nil {
+				return err
+			}
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				return train.RunEM(src, w, job, train.EMOptions{
+					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
+					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"),
+				})
+			})
+		},
+	}
+}

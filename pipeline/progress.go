@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+// Progress tells people how training goes: a progress bar when stderr is
+// a terminal, one line per iteration otherwise, nothing when quiet.
+type Progress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+// NewProgress reports to w on a run of at most total iterations.
+func NewProgress(w io.Writer, program string, total int, quiet bool) *Progress {
+	if quiet {
+		return &Progress{}
+	}
+	p := &Progress{w: w}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(program),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(30))
+	}
+	return p
+}
+
+// Iteration reports one iteration.
+func (p *Progress) Iteration(it format.Iteration) {
+	switch {
+	case p.w == nil:
+	case p.bar != nil:
+		p.bar.Describe(fmt.Sprintf("iter %d  objective %.6g", it.Iter, float64(it.Objective)))
+		p.bar.Add(1)
+	default:
+		fmt.Fprintln(p.w, IterationLine(it))
+	}
+}
+
+// Note prints a line for people (above the bar on a terminal).
+func (p *Progress) Note(format string, args ...any) {
+	switch {
+	case p.w == nil:
+	case p.bar != nil:
+		progressbar.Bprintf(p.bar, format+"\n", args...)
+	default:
+		fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+// Done ends the report.
+func (p *Progress) Done() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
+
+// IterationLine is the one-line summary of an iteration.
+func IterationLine(it format.Iteration) string {
+	s := fmt.Sprintf("iter %3d", it.Iter)
+	if it.Stage > 0 {
+		s += fmt.Sprintf("  stage %d", it.Stage)
+	}
+	if it.Beta != nil {
+		s += fmt.Sprintf("  beta %.4g", *it.Beta)
+	}
+	if it.Delta != nil {
+		s += fmt.Sprintf("  delta %.3g", *it.Delta)
+	}
+	if it.SegBeta != nil {
+		s += fmt.Sprintf("  seg-beta %.3g", *it.SegBeta)
+	}
+	s += fmt.Sprintf("  objective %.10g  bits/token %.6f", float64(it.Objective), float64(it.CrossEntropy))
+	if it.Change != nil {
+		s += fmt.Sprintf("  change %.3e", float64(*it.Change))
+	}
+	if it.Directed != nil {
+		s += fmt.Sprintf("  dir %.1f%%", 100**it.Directed)
+	}
+	if it.Undirected != nil {
+		s += fmt.Sprintf("  undir %.1f%%", 100**it.Undirected)
+	}
+	return s + fmt.Sprintf("  %.3fs", it.Seconds)
+}

@@ -1,0 +1,89 @@
+// Package decode parses sentences with a DMV model: each sentence gets
+// "pred", the heads of its Viterbi or minimum-Bayes-risk tree, and keeps
+// everything else (gold heads included), so decode | score works.
+package decode
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Options of the decoder.
+type Options struct {
+	Model   string
+	MBR     bool // minimum Bayes risk instead of Viterbi
+	Workers int
+}
+
+// Report says what decoding met, for stderr.
+type Report struct {
+	Sentences int
+	Unknown   int // tokens whose tag the model does not know
+	FellBack  int // sentences of probability 0 under the model
+}
+
+// batch is how many sentences are parsed between writes: decoding streams
+// in bounded memory, in input order.
+const batch = 4096
+
+// Run decodes the sentences of src and writes them, with pred, to w.
+func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
+	var rep Report
+	model, err := dmv.ReadModel(opts.Model)
+	if err != nil {
+		return rep, err
+	}
+	if model.Unit != format.Prob {
+		return rep, fmt.Errorf("%s: decode needs a probability model (\"p\")", opts.Model)
+	}
+	dec := dmv.NewDecoder(model.Tags, model.Params)
+	workers := pipeline.Workers(opts.Workers)
+	charts := make([]*dmv.Chart, workers)
+	for i := range charts {
+		charts[i] = dmv.NewChart(16)
+	}
+	var pending []*format.Sentence
+	flush := func() error {
+		unknown, fell := make([]int, len(pending)), make([]bool, len(pending))
+		const per = 64
+		pipeline.ForEachChunk((len(pending)+per-1)/per, workers, func(worker, k int) {
+			var tags []int
+			for i := k * per; i < min(len(pending), (k+1)*per); i++ {
+				s := pending[i]
+				tags, unknown[i] = dec.Encode(s.Tags, tags)
+				s.Pred = make([]int, len(tags))
+				_, fell[i] = dec.Decode(charts[worker], tags, s.Pred, opts.MBR)
+			}
+		})
+		for i, s := range pending {
+			rep.Sentences++
+			rep.Unknown += unknown[i]
+			if fell[i] {
+				rep.FellBack++
+			}
+			if err := pipeline.WriteRecord(w, s); err != nil {
+				return err
+			}
+		}
+		pending = pending[:0]
+		return nil
+	}
+	err = pipeline.EachSentence(src, func(s *format.Sentence) error {
+		pending = append(pending, s)
+		if len(pending) == batch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err == nil && rep.Sentences == 0 {
+		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return rep, err
+}

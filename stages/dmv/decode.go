@@ -1,0 +1,85 @@
+package dmv
+
+import "math"
+
+// Floor is the weight a decoder gives to events of probability 0 when the
+// model leaves a sentence no tree at all (an unseen tag, an unsmoothed
+// model): the best tree then uses as few impossible events as it can.
+const Floor = 1e-300
+
+// Decoder parses sentences with a model: Viterbi (the most probable tree)
+// or minimum Bayes risk (the tree with the most expected correct
+// attachments). Tags the model does not know share one extra tag whose
+// events all have weight 0, so they are parsed through the fallback.
+type Decoder struct {
+	tags    *TagSet
+	w       *Params
+	floored *Params
+	unknown int
+}
+
+// NewDecoder decodes with weight table w over tags.
+func NewDecoder(tags *TagSet, w *Params) *Decoder {
+	t := tags.Len()
+	ext := NewParams(t + 1)
+	for h := 0; h < t; h++ {
+		ext.Root[h] = w.Root[h]
+		for dir := Left; dir <= Right; dir++ {
+			copy(ext.Child[ext.ChildIndex(h, dir, 0):ext.ChildIndex(h, dir, t)], w.Child[w.ChildIndex(h, dir, 0):w.ChildIndex(h, dir, t)])
+		}
+	}
+	copy(ext.Stop, w.Stop)
+	copy(ext.Cont, w.Cont)
+	floored := ext.Clone()
+	floored.apply(func(v float64) float64 { return math.Max(v, Floor) })
+	return &Decoder{tags: tags, w: ext, floored: floored, unknown: t}
+}
+
+// Encode maps tags to the decoder's numbers; unknown tags get the extra
+// tag. It reports how many tags were unknown.
+func (d *Decoder) Encode(tags []string, dst []int) ([]int, int) {
+	dst, unknown := dst[:0], 0
+	for _, t := range tags {
+		i, ok := d.tags.Index(t)
+		if !ok {
+			i = d.unknown
+			unknown++
+		}
+		dst = append(dst, i)
+	}
+	return dst, unknown
+}
+
+// Decode writes the tree of tags (encoded) to heads and returns the log
+// weight of the sentence under the model (log Z for MBR, the best tree's
+// for Viterbi), and whether the fallback for probability-0 sentences was
+// needed.
+func (d *Decoder) Decode(c *Chart, tags, heads []int, mbr bool) (logWeight float64, fellBack bool) {
+	for _, w := range [2]*Params{d.w, d.floored} {
+		c.Load(tags, w, nil)
+		if !mbr {
+			if lw := c.Viterbi(heads); !math.IsInf(lw, -1) {
+				return lw, fellBack
+			}
+		} else if lz := c.Inside(); c.Outside() {
+			c.DecodeMBR(heads)
+			return lz, fellBack
+		}
+		fellBack = true
+	}
+	// Unreachable: the floored weights give every tree a positive weight.
+	panic("dmv: no tree under floored weights")
+}
+
+// DecodeMBR writes to heads the projective tree that maximises the sum
+// of the posteriors of its attachments (root included), computed by the
+// last Outside: the same chart, run in the max-product semiring over
+// exp(posterior).
+func (c *Chart) DecodeMBR(heads []int) {
+	n := c.n
+	edge, root := make([]float64, n*n), make([]float64, n)
+	copy(edge, c.edgePost[:n*n])
+	copy(root, c.rootPost[:n])
+	c.LoadScores(n, edge, root)
+	c.Viterbi(heads)
+}

@@ -1,0 +1,86 @@
+package dmv
+
+import "math/rand/v2"
+
+// Sample draws one sentence and its tree from the DMV p (a model: root
+// and child distributions, stop against cont), generating children
+// nearest first as the model defines. It gives up and returns ok = false
+// as soon as the sentence grows beyond maxLen tokens (maxLen ≤ 0: no
+// bound), so that a model that rarely stops cannot run away.
+func Sample(rng *rand.Rand, p *Params, maxLen int) (tags, heads []int, ok bool) {
+	type node struct {
+		tag         int
+		left, right []*node // in generation order: nearest first
+	}
+	size := 0
+	var grow func(tag int) *node
+	grow = func(tag int) *node {
+		size++
+		nd := &node{tag: tag}
+		for dir := Left; dir <= Right; dir++ {
+			for v := Adj; ; v = NonAdj {
+				if maxLen > 0 && size > maxLen {
+					return nd
+				}
+				i := DecisionIndex(tag, dir, v)
+				if rng.Float64()*(p.Stop[i]+p.Cont[i]) < p.Stop[i] {
+					break
+				}
+				row := p.Child[p.ChildIndex(tag, dir, 0):p.ChildIndex(tag, dir, p.T)]
+				child := grow(draw(rng, row))
+				if dir == Left {
+					nd.left = append(nd.left, child)
+				} else {
+					nd.right = append(nd.right, child)
+				}
+			}
+		}
+		return nd
+	}
+	top := grow(draw(rng, p.Root))
+	if maxLen > 0 && size > maxLen {
+		return nil, nil, false
+	}
+	// Lay the tree out left to right: a head's left children, farthest
+	// first, then the head, then its right children, nearest first.
+	var layout func(nd *node) int
+	layout = func(nd *node) int {
+		var kids []int
+		for i := len(nd.left) - 1; i >= 0; i-- {
+			kids = append(kids, layout(nd.left[i]))
+		}
+		tags = append(tags, nd.tag)
+		heads = append(heads, 0)
+		pos := len(tags) // 1-based position of this head
+		for _, ch := range nd.right {
+			kids = append(kids, layout(ch))
+		}
+		for _, k := range kids {
+			heads[k-1] = pos
+		}
+		return pos
+	}
+	layout(top)
+	return tags, heads, true
+}
+
+// draw picks an index with probability proportional to weights.
+func draw(rng *rand.Rand, weights []float64) int {
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
+	u := rng.Float64() * total
+	for i, w := range weights {
+		if u < w {
+			return i
+		}
+		u -= w
+	}
+	for i := len(weights) - 1; i >= 0; i-- { // rounding: the last positive weight
+		if weights[i] > 0 {
+			return i
+		}
+	}
+	return len(weights) - 1
+}

@@ -1,0 +1,29 @@
+// Package dmvinit makes a starting model from a corpus with one of the
+// initializers of package dmv.
+package dmvinit
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Run reads the corpus of src and writes the initial model.
+func Run(src pipeline.Source, w io.Writer, init string, opts dmv.InitOptions) error {
+	sents, err := pipeline.ReadSentences(src)
+	if err != nil {
+		return err
+	}
+	corpus, err := dmv.NewCorpus(sents, nil)
+	if err != nil {
+		return err
+	}
+	model, err := dmv.InitialModel(corpus, init, opts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	return dmv.WriteTable(w, corpus.Tags, model, format.Prob, nil)
+}

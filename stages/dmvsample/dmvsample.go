@@ -1,0 +1,60 @@
+// Package dmvsample draws sentences with their trees from a DMV: synthetic
+// corpora with known gold trees, for recovery tests and scale benchmarks.
+package dmvsample
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Options of the sampler.
+type Options struct {
+	Model          string
+	N              int
+	Seed           uint64
+	MinLen, MaxLen int // lengths kept; MaxLen ≤ 0: no bound
+}
+
+// maxTries bounds the draws for one sentence: a length window the model
+// almost never produces is an error, not an endless loop.
+const maxTries = 100000
+
+// Run writes opts.N sampled sentences to w, with tags and gold heads
+// (no words); ids are "sample#k".
+func Run(w io.Writer, opts Options) error {
+	model, err := dmv.ReadModel(opts.Model)
+	if err != nil {
+		return err
+	}
+	if model.Unit != format.Prob {
+		return fmt.Errorf("%s: sampling needs a probability model (\"p\")", opts.Model)
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0xd3f))
+	for k := 1; k <= opts.N; k++ {
+		var tags, heads []int
+		for try := 0; ; try++ {
+			if try == maxTries {
+				return fmt.Errorf("after %d draws no sentence of length %d..%d: the model rarely makes such sentences", try, opts.MinLen, opts.MaxLen)
+			}
+			var ok bool
+			tags, heads, ok = dmv.Sample(rng, model.Params, opts.MaxLen)
+			if ok && len(tags) >= opts.MinLen {
+				break
+			}
+		}
+		names := make([]string, len(tags))
+		for i, t := range tags {
+			names[i] = model.Tags.Name(t)
+		}
+		s := format.Sentence{ID: fmt.Sprintf("sample#%d", k), Tags: names, Heads: heads}
+		if err := pipeline.WriteRecord(w, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

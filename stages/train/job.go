@@ -1,0 +1,180 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Job is what the training programs share: where the start comes from,
+// where logs and intermediate models go, and who hears about progress.
+type Job struct {
+	Init       string // initializer name, when StartModel is empty
+	StartModel string // a model file to start from instead
+	Seed       uint64
+	Workers    int
+	LogPath    string // one format.Iteration per line ("" for none)
+	SaveEvery  int    // save the model every SaveEvery iterations (0: never)
+	SaveDir    string
+	Progress   *pipeline.Progress
+	// Evaluate scores Viterbi parses of the training data against its
+	// gold heads, for the log: directed and undirected accuracy. Nil
+	// skips evaluation.
+	Evaluate func(gold, pred [][]int) (directed, undirected float64)
+}
+
+// Session is one training run under way: the corpus, the log, and the
+// observer every loop iteration reports to.
+type Session struct {
+	Job    Job
+	Corpus *dmv.Corpus
+	start  *dmv.Table // the -m model, when given
+	estep  *dmv.EStepper
+	log    *os.File
+	iters  int
+}
+
+// Open reads the corpus of src and opens the log.
+func Open(src pipeline.Source, job Job) (*Session, error) {
+	sents, err := pipeline.ReadSentences(src)
+	if err != nil {
+		return nil, err
+	}
+	var tags *dmv.TagSet
+	var start *dmv.Table
+	if job.StartModel != "" {
+		if start, err = dmv.ReadModel(job.StartModel); err != nil {
+			return nil, err
+		}
+		tags = start.Tags
+	}
+	corpus, err := dmv.NewCorpus(sents, tags)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	s := &Session{Job: job, Corpus: corpus, start: start, estep: dmv.NewEStepper(corpus)}
+	if !corpus.HasGold() {
+		s.Job.Evaluate = nil
+	}
+	if job.LogPath != "" {
+		if s.log, err = os.Create(job.LogPath); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Close closes the log.
+func (s *Session) Close() error {
+	s.Job.Progress.Done()
+	if s.log != nil {
+		return s.log.Close()
+	}
+	return nil
+}
+
+// StartModel is the model training begins from: the given file, or the
+// initializer's model.
+func (s *Session) StartModel(lambda float64) (*dmv.Params, error) {
+	if s.start != nil {
+		if s.start.Unit != format.Prob {
+			return nil, fmt.Errorf("%s: not a probability model", s.Job.StartModel)
+		}
+		return s.start.Params, nil
+	}
+	return dmv.InitialModel(s.Corpus, s.Job.Init, dmv.InitOptions{Lambda: lambda, Seed: s.Job.Seed, Workers: s.Job.Workers})
+}
+
+// Observe is the observer of every iteration: accuracy (when asked),
+// the log line, progress, and the periodic save of the model.
+func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
+	s.iters++
+	if s.Job.Evaluate != nil && s.log != nil {
+		pred := s.estep.Decode(s.Corpus.Tags, model, s.Job.Workers)
+		d, u := s.Job.Evaluate(s.Corpus.Gold, pred)
+		it.Directed, it.Undirected = &d, &u
+	}
+	if s.log != nil {
+		if err := pipeline.WriteRecord(s.log, it); err != nil {
+			return err
+		}
+	}
+	s.Job.Progress.Iteration(it)
+	if s.Job.SaveEvery > 0 && s.iters%s.Job.SaveEvery == 0 {
+		path := filepath.Join(s.Job.SaveDir, fmt.Sprintf("iter-%04d.jsonl", it.Iter))
+		if err := s.Save(path, model); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Save writes a model file atomically.
+func (s *Session) Save(path string, model *dmv.Params) error {
+	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
+		return dmv.WriteTable(o, s.Corpus.Tags, model, format.Prob, nil)
+	})
+}
+
+// Write writes the final model to w.
+func (s *Session) Write(w io.Writer, model *dmv.Params) error {
+	return dmv.WriteTable(w, s.Corpus.Tags, model, format.Prob, nil)
+}
+
+// EMOptions are train-em's own settings.
+type EMOptions struct {
+	Lambda      float64
+	FinalLambda float64 // < 0: no final smoothing
+	Hard        bool
+	MaxIter     int
+	Tol         float64
+}
+
+// RunEM trains by EM, MAP/EM or Viterbi EM and writes the model to w.
+func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
+	s, err := Open(src, job)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start, err := s.StartModel(0)
+	if err != nil {
+		return err
+	}
+	em := &EM{
+		Corpus:  s.Corpus,
+		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers},
+		Lambda:  opts.Lambda,
+		MaxIter: opts.MaxIter,
+		Tol:     opts.Tol,
+		Observe: s.Observe,
+	}
+	res, err := em.Run(start)
+	if err != nil {
+		return err
+	}
+	model := res.Model
+	if opts.FinalLambda >= 0 {
+		model = dmv.MStep(res.Counts, opts.FinalLambda)
+	}
+	s.report(res)
+	return s.Write(w, model)
+}
+
+func (s *Session) report(res *Result) {
+	state := "converged"
+	if !res.Converged {
+		state = "stopped at the iteration limit"
+	}
+	s.Job.Progress.Note("%s after %d iterations; objective %.10g (%.6f bits/token)", state, res.Iterations,
+		res.Objective, -res.Objective/float64(s.Corpus.Tokens)/math.Ln2)
+	if res.ZeroWeight > 0 {
+		s.Job.Progress.Note("%d sentences have probability 0 under the model", res.ZeroWeight)
+	}
+}
