@@ -83,7 +83,7 @@ func (b *TableBuilder) Add(e format.Event) error {
 	if b.unit == 0 {
 		b.unit = e.Unit
 	} else if e.Unit != b.unit {
-		return fmt.Errorf("event carries %q but earlier events carry %q", e.Unit, b.unit)
+		return fmt.Errorf("event carries %q but earlier events carry %q", string(e.Unit), string(b.unit))
 	}
 	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
 		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)

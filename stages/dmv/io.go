@@ -36,7 +36,7 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 		closed, events := true, 0
 		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			if e.Unit != 0 && e.Unit != format.Count {
-				return pipeline.BadRecord(fmt.Errorf("a count stream holds %q values; counts carry \"n\"", e.Unit))
+				return pipeline.BadRecord(fmt.Errorf("a count stream holds %q values; counts carry \"n\"", string(e.Unit)))
 			}
 			closed = e.Ev == format.EvStats
 			events++

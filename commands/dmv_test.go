@@ -1,0 +1,196 @@
+package commands
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// run runs a program in memory and fails the test unless it succeeds.
+func run(t *testing.T, stdin []byte, args ...string) []byte {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if code := Run(args[0], args, bytes.NewReader(stdin), &out, &errs); code != 0 {
+		t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs.String())
+	}
+	return out.Bytes()
+}
+
+// sampledCorpus writes a corpus drawn from a random DMV to dir and
+// returns its path.
+func sampledCorpus(t *testing.T, dir string, sentences int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(42, 1))
+	tags := []string{"DT", "JJ", "NN", "VB", "IN", "RB"}
+	p := dmv.NewParams(len(tags))
+	for _, tab := range p.Tables() {
+		for i := range tab {
+			tab[i] = rng.ExpFloat64()
+		}
+	}
+	p = dmv.MStep(p, 0)
+	var b bytes.Buffer
+	for k := 0; k < sentences; {
+		tg, heads, ok := dmv.Sample(rng, p, 15)
+		if !ok {
+			continue
+		}
+		k++
+		s := format.Sentence{ID: fmt.Sprintf("s%d", k), Heads: heads}
+		for _, x := range tg {
+			s.Tags = append(s.Tags, tags[x])
+		}
+		line, _ := format.Marshal(s)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(dir, "corpus.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The shell loop "estep -m M | mstep > M" and train-em give the same
+// model, byte for byte, after the same number of iterations.
+func TestShellLoopEqualsTrainEM(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 500)
+	model := run(t, nil, "dmv-init", "--init", "km", corpus)
+	for i := 0; i < 10; i++ {
+		counts := run(t, nil, "estep", "-m", writeTemp(t, dir, "model.jsonl", model), corpus)
+		model = run(t, counts, "mstep")
+	}
+	trained := run(t, nil, "train-em", "--init", "km", "--max-iter", "10", "-q", corpus)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("10 iterations of estep | mstep differ from train-em --max-iter 10")
+	}
+	hard := run(t, nil, "dmv-init", "--init", "uniform", corpus)
+	for i := 0; i < 3; i++ {
+		counts := run(t, nil, "estep", "--hard", "-m", writeTemp(t, dir, "model.jsonl", hard), corpus)
+		hard = run(t, counts, "mstep", "--lambda", "1")
+	}
+	trained = run(t, nil, "train-em", "--init", "uniform", "--hard", "--lambda", "1", "--max-iter", "3", "-q", corpus)
+	if !bytes.Equal(hard, trained) {
+		t.Fatal("3 iterations of estep --hard | mstep --lambda 1 differ from train-em --hard")
+	}
+}
+
+func writeTemp(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Counts of shards, merged by sumcounts, equal the counts of the whole
+// (to 1e-9 relative), and so does the stats record.
+func TestShardedEStepEqualsOne(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 600)
+	model := writeTemp(t, dir, "model.jsonl", run(t, nil, "dmv-init", "--init", "km", corpus))
+	whole := run(t, nil, "estep", "-m", model, corpus)
+
+	data, _ := os.ReadFile(corpus)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	var shards []string
+	for k, size := 0, 0; k < len(lines); k += size {
+		size = 137 + 50*len(shards) // uneven shards
+		end := min(len(lines), k+size)
+		in := writeTemp(t, dir, fmt.Sprintf("in%d.jsonl", len(shards)), []byte(strings.Join(lines[k:end], "")))
+		shards = append(shards, writeTemp(t, dir, fmt.Sprintf("c%d.jsonl", len(shards)), run(t, nil, "estep", "-m", model, "--workers", "1", in)))
+	}
+	merged := run(t, nil, append([]string{"sumcounts"}, shards...)...)
+	a, b := readTable(t, whole), readTable(t, merged)
+	if a.Stats.Sentences != 600 || b.Stats.Sentences != 600 || a.Stats.Tokens != b.Stats.Tokens {
+		t.Fatalf("stats: whole %+v, merged %+v", a.Stats, b.Stats)
+	}
+	if rel(a.Stats.Loglik, b.Stats.Loglik) > 1e-9 {
+		t.Fatalf("loglik: whole %v, merged %v", a.Stats.Loglik, b.Stats.Loglik)
+	}
+	at, bt := a.Params.Tables(), b.Params.Tables()
+	for k := range at {
+		for i := range at[k] {
+			if math.Abs(at[k][i]-bt[k][i]) > 1e-9*math.Max(1, math.Abs(at[k][i])) {
+				t.Fatalf("table %d entry %d: whole %v, merged %v", k, i, at[k][i], bt[k][i])
+			}
+		}
+	}
+	// mstep takes the shards directly too, and checks their total.
+	direct := run(t, nil, append([]string{"mstep", "--expect-sentences", "600"}, shards...)...)
+	viaSum := run(t, merged, "mstep")
+	if !bytes.Equal(direct, viaSum) {
+		t.Fatal("mstep over shards differs from mstep over sumcounts")
+	}
+}
+
+func readTable(t *testing.T, data []byte) *dmv.Table {
+	t.Helper()
+	var b dmv.TableBuilder
+	b.Sum = true
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var e format.Event
+		if err := format.Unmarshal(line, &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
+func rel(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
+}
+
+// decode | score on the corpus: a model estimated from the gold trees
+// (estep --gold | mstep) parses its own training data far better than a
+// right-branching baseline.
+func TestSupervisedModelDecodes(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 400)
+	model := writeTemp(t, dir, "sup.jsonl", run(t, run(t, nil, "estep", "--gold", corpus), "mstep"))
+	for _, mbr := range []bool{false, true} {
+		args := []string{"decode", "-m", model, corpus}
+		if mbr {
+			args = append(args, "--mbr")
+		}
+		parsed := run(t, nil, args...)
+		n, correct := 0, 0
+		for _, line := range bytes.Split(bytes.TrimSpace(parsed), []byte("\n")) {
+			var s format.Sentence
+			if err := format.Unmarshal(line, &s); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(); err != nil || s.Pred == nil {
+				t.Fatalf("decoded sentence %s: %v", line, err)
+			}
+			for i := range s.Pred {
+				n++
+				if s.Pred[i] == s.Heads[i] {
+					correct++
+				}
+			}
+		}
+		if acc := float64(correct) / float64(n); acc < 0.6 {
+			t.Errorf("mbr=%v: supervised model parses its training data at %.1f%%", mbr, 100*acc)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package dmv
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+// Every word is attached exactly once and every half-head stops exactly
+// once, so per sentence the expected root counts sum to 1, child counts
+// to n−1 and stop counts to 2n, and the cont counts equal the child
+// counts head by head.
+func TestPosteriorCountsAreConsistent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	w := randomWeights(rng, 6, true)
+	c := NewChart(4)
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(30)
+		tags := make([]int, n)
+		for i := range tags {
+			tags[i] = rng.IntN(6)
+		}
+		counts := NewParams(6)
+		c.Load(tags, w, nil)
+		c.Inside()
+		if !c.Outside() {
+			t.Fatalf("n=%d: Z = 0", n)
+		}
+		c.AddCounts(tags, counts, 1)
+		sum := func(xs []float64) float64 {
+			s := 0.0
+			for _, x := range xs {
+				s += x
+			}
+			return s
+		}
+		for _, check := range []struct {
+			what      string
+			got, want float64
+		}{
+			{"root", sum(counts.Root), 1},
+			{"child", sum(counts.Child), float64(n - 1)},
+			{"stop", sum(counts.Stop), float64(2 * n)},
+			{"cont", sum(counts.Cont), float64(n - 1)},
+		} {
+			if math.Abs(check.got-check.want) > 1e-9*math.Max(1, check.want) {
+				t.Fatalf("n=%d: %s counts sum to %v, want %v", n, check.what, check.got, check.want)
+			}
+		}
+		for h := 0; h < 6; h++ {
+			for dir := Left; dir <= Right; dir++ {
+				children := sum(counts.Child[counts.ChildIndex(h, dir, 0):counts.ChildIndex(h, dir, 6)])
+				conts := counts.Cont[DecisionIndex(h, dir, Adj)] + counts.Cont[DecisionIndex(h, dir, NonAdj)]
+				if math.Abs(children-conts) > 1e-9*math.Max(1, children) {
+					t.Fatalf("tag %d dir %d: %v children but %v conts", h, dir, children, conts)
+				}
+			}
+		}
+	}
+}
+
+// A 150-token sentence must have a finite log-likelihood, and a
+// hundreds-long one under a flat model (where the number of trees, not
+// their probability, is what grows) too.
+func TestLongSentencesStayFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	w := randomWeights(rng, 10, true)
+	flat := NewParams(10)
+	flat.Fill(1)
+	for _, tc := range []struct {
+		n int
+		w *Params
+	}{{150, w}, {300, w}, {400, flat}} {
+		tags := make([]int, tc.n)
+		for i := range tags {
+			tags[i] = rng.IntN(10)
+		}
+		c := NewChart(tc.n)
+		c.Load(tags, tc.w, nil)
+		logZ := c.Inside()
+		if math.IsInf(logZ, 0) || math.IsNaN(logZ) {
+			t.Fatalf("n=%d: log Z = %v", tc.n, logZ)
+		}
+		if !c.Outside() {
+			t.Fatalf("n=%d: Outside failed", tc.n)
+		}
+		counts := NewParams(10)
+		c.AddCounts(tags, counts, 1)
+		root := 0.0
+		for _, x := range counts.Root {
+			root += x
+		}
+		if math.Abs(root-1) > 1e-6 {
+			t.Fatalf("n=%d: root posteriors sum to %v", tc.n, root)
+		}
+		heads := make([]int, tc.n)
+		best := c.Viterbi(heads)
+		if math.IsInf(best, 0) || best > logZ+1e-9 {
+			t.Fatalf("n=%d: Viterbi %v against log Z %v", tc.n, best, logZ)
+		}
+		if got := treeLogScore(tags, heads, tc.w, nil); relErr(got, best) > 1e-9 {
+			t.Fatalf("n=%d: Viterbi tree scores %v, reported %v", tc.n, got, best)
+		}
+	}
+}
+
+// A sentence no tree can generate has log Z = −Inf, no NaN, no counts.
+func TestZeroProbabilitySentence(t *testing.T) {
+	w := NewParams(2)
+	w.Fill(0.5)
+	w.Root[1] = 0 // tag 1 can never be the root, and no tag takes it as child
+	for i := range w.Child {
+		if i%2 == 1 {
+			w.Child[i] = 0
+		}
+	}
+	w.Child[w.ChildIndex(1, Right, 1)] = 0
+	c := NewChart(2)
+	c.Load([]int{1, 1}, w, nil)
+	if logZ := c.Inside(); !math.IsInf(logZ, -1) {
+		t.Fatalf("log Z = %v, want -Inf", logZ)
+	}
+	if c.Outside() {
+		t.Fatal("Outside succeeded on a sentence of probability 0")
+	}
+	heads := []int{7, 7}
+	if v := c.Viterbi(heads); !math.IsInf(v, -1) || heads[0] != 7 {
+		t.Fatalf("Viterbi gave %v %v", v, heads)
+	}
+	// The decoder's fallback still parses it.
+	dec := NewDecoder(NewTagSet("A", "B"), w)
+	tags, _ := dec.Encode([]string{"B", "B"}, nil)
+	if _, fell := dec.Decode(c, tags, heads, false); !fell || format.ValidateHeads(heads, 2) != nil {
+		t.Fatalf("fallback: fell=%v heads=%v", fell, heads)
+	}
+}
+
+func TestDecoderUnknownTags(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 3))
+	ts := NewTagSet("DT", "NN", "VB")
+	w := randomWeights(rng, 3, true)
+	dec := NewDecoder(ts, w)
+	tags, unknown := dec.Encode([]string{"DT", "XX", "VB", "YY"}, nil)
+	if unknown != 2 || tags[1] != 3 || tags[3] != 3 {
+		t.Fatalf("encode: %v, %d unknown", tags, unknown)
+	}
+	heads := make([]int, 4)
+	for _, mbr := range []bool{false, true} {
+		if _, fell := dec.Decode(NewChart(4), tags, heads, mbr); !fell {
+			t.Errorf("mbr=%v: unknown tags decoded without the fallback", mbr)
+		}
+		if err := format.ValidateHeads(heads, 4); err != nil {
+			t.Errorf("mbr=%v: %v", mbr, err)
+		}
+	}
+}
+
+func TestEventsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	ts := NewTagSet("DT", "NN", "VBD")
+	p := randomWeights(rng, 3, true)
+	var b TableBuilder
+	for _, e := range Events(ts, p, format.Prob) {
+		line, err := format.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back format.Event
+		if err := format.Unmarshal(line, &back); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if err := b.Add(back); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := table.Params.Tables(), p.Tables()
+	for k := range got {
+		for i := range got[k] {
+			if got[k][i] != want[k][i] {
+				t.Fatalf("table %d entry %d: %v after the round trip, %v before", k, i, got[k][i], want[k][i])
+			}
+		}
+	}
+	if err := b.Add(Events(ts, p, format.Prob)[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Build(); err == nil {
+		t.Fatal("a model with an event given twice was accepted")
+	}
+}
+
+func TestMStepNormalises(t *testing.T) {
+	counts := NewParams(2)
+	counts.Root[0], counts.Root[1] = 3, 1
+	counts.Child[counts.ChildIndex(0, Right, 1)] = 2
+	counts.Stop[DecisionIndex(0, Right, Adj)] = 1
+	counts.Cont[DecisionIndex(0, Right, Adj)] = 3
+	p := MStep(counts, 0)
+	if p.Root[0] != 0.75 || p.Root[1] != 0.25 {
+		t.Errorf("root %v", p.Root)
+	}
+	if p.Child[p.ChildIndex(0, Right, 1)] != 1 || p.Child[p.ChildIndex(0, Right, 0)] != 0 {
+		t.Errorf("child %v", p.Child)
+	}
+	if p.Stop[DecisionIndex(0, Right, Adj)] != 0.25 || p.Cont[DecisionIndex(0, Right, Adj)] != 0.75 {
+		t.Errorf("stop/cont %v %v", p.Stop, p.Cont)
+	}
+	// A multinomial without counts is uniform, with λ everything is.
+	if p.Child[p.ChildIndex(1, Left, 0)] != 0.5 || p.Stop[DecisionIndex(1, Left, NonAdj)] != 0.5 {
+		t.Errorf("empty multinomials not uniform: %v %v", p.Child, p.Stop)
+	}
+	s := MStep(counts, 1)
+	if math.Abs(s.Root[0]-4.0/6) > 1e-15 || math.Abs(s.Stop[DecisionIndex(0, Right, Adj)]-2.0/6) > 1e-15 {
+		t.Errorf("add-1: root %v stop %v", s.Root, s.Stop)
+	}
+}
+
+// Sampled trees follow the model: over all sentences of up to 3 tokens,
+// the frequency of each (tags, tree) approaches its probability given
+// that the sentence is that short.
+func TestSampleFollowsTheModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	p := randomWeights(rng, 2, true)
+	for i := range p.Stop { // stop often, so short sentences are common
+		p.Stop[i], p.Cont[i] = 0.7, 0.3
+	}
+	const maxLen, draws = 3, 200000
+	freq := map[string]int{}
+	accepted := 0
+	for i := 0; i < draws; i++ {
+		tags, heads, ok := Sample(rng, p, maxLen)
+		if !ok {
+			continue
+		}
+		accepted++
+		freq[fmtTree(tags, heads)]++
+	}
+	// The probability of every short tagged tree, and their total.
+	prob := map[string]float64{}
+	total := 0.0
+	for n := 1; n <= maxLen; n++ {
+		for _, tags := range allStrings(n, 2) {
+			for _, heads := range projectiveTrees(n) {
+				q := math.Exp(TreeLogWeight(tags, heads, p))
+				prob[fmtTree(tags, heads)] = q
+				total += q
+			}
+		}
+	}
+	chi2 := 0.0
+	for key, q := range prob {
+		expect := float64(accepted) * q / total
+		d := float64(freq[key]) - expect
+		chi2 += d * d / expect
+		delete(freq, key)
+	}
+	if len(freq) > 0 {
+		t.Fatalf("sampled trees that are not short projective trees: %v", freq)
+	}
+	// 2 + 2·4 + 7·8 = 66 cells; the 99.9% point of χ²(65) is about 107.
+	if chi2 > 107 {
+		t.Fatalf("χ² = %.1f over %d cells: samples do not follow the model", chi2, len(prob))
+	}
+}
+
+func fmtTree(tags, heads []int) string {
+	b, _ := format.Marshal([2][]int{tags, heads})
+	return string(b)
+}

@@ -1,0 +1,118 @@
+package train
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// syntheticCorpus samples sentences from a random DMV over tags tags.
+func syntheticCorpus(t *testing.T, sentences, tags int, seed uint64) *dmv.Corpus {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	p := dmv.NewParams(tags)
+	for _, tab := range p.Tables() {
+		for i := range tab {
+			tab[i] = rng.ExpFloat64()
+		}
+	}
+	p = dmv.MStep(p, 0)
+	names := make([]string, tags)
+	for i := range names {
+		names[i] = fmt.Sprintf("T%d", i)
+	}
+	var sents []*format.Sentence
+	for len(sents) < sentences {
+		tg, heads, ok := dmv.Sample(rng, p, 12)
+		if !ok {
+			continue
+		}
+		s := &format.Sentence{Heads: heads}
+		for _, x := range tg {
+			s.Tags = append(s.Tags, names[x])
+		}
+		sents = append(sents, s)
+	}
+	c, err := dmv.NewCorpus(sents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// EM's guarantee: the log-likelihood never decreases, from any start.
+func TestEMNeverLowersTheLikelihood(t *testing.T) {
+	c := syntheticCorpus(t, 400, 5, 3)
+	for _, init := range dmv.Initializers {
+		start, err := dmv.InitialModel(c, init, dmv.InitOptions{Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var objectives []float64
+		em := &EM{Corpus: c, MaxIter: 40, Tol: 1e-12, Observe: func(it format.Iteration, _ *dmv.Params) error {
+			objectives = append(objectives, float64(it.Objective))
+			return nil
+		}}
+		if _, err := em.Run(start); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(objectives); i++ {
+			if objectives[i] < objectives[i-1]-1e-9*math.Abs(objectives[i-1]) {
+				t.Fatalf("%s: log-likelihood fell from %v to %v at iteration %d", init, objectives[i-1], objectives[i], i+1)
+			}
+		}
+		if len(objectives) < 5 {
+			t.Fatalf("%s: only %d iterations", init, len(objectives))
+		}
+	}
+}
+
+// Viterbi EM never lowers the probability of the best parses either.
+func TestViterbiEMNeverLowersItsObjective(t *testing.T) {
+	c := syntheticCorpus(t, 300, 4, 5)
+	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	prev := math.Inf(-1)
+	em := &EM{Corpus: c, EStep: dmv.EStepOptions{Hard: true}, MaxIter: 30, Observe: func(it format.Iteration, _ *dmv.Params) error {
+		if float64(it.Objective) < prev-1e-9*math.Abs(prev) {
+			return fmt.Errorf("objective fell from %v to %v", prev, float64(it.Objective))
+		}
+		prev = float64(it.Objective)
+		return nil
+	}}
+	res, err := em.Run(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged {
+		t.Errorf("Viterbi EM did not converge in 30 iterations")
+	}
+}
+
+// The number of workers changes nothing, to the last bit.
+func TestWorkersGiveIdenticalModels(t *testing.T) {
+	c := syntheticCorpus(t, 1000, 6, 7)
+	var outs [][]byte
+	for _, workers := range []int{1, 2, 3} {
+		start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{Workers: workers})
+		em := &EM{Corpus: c, EStep: dmv.EStepOptions{Workers: workers}, MaxIter: 5}
+		res, err := em.Run(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := dmv.WriteTable(&b, c.Tags, res.Model, format.Prob, nil); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, b.Bytes())
+	}
+	for i := 1; i < len(outs); i++ {
+		if !bytes.Equal(outs[0], outs[i]) {
+			t.Fatalf("models differ between 1 and %d workers", i+1)
+		}
+	}
+}
