@@ -3,8 +3,11 @@ package format
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
+
+	jsoniter "github.com/json-iterator/go"
 )
 
 // Event kinds. Models and counts share one record shape, so an M-step is
@@ -112,60 +115,95 @@ func (e Event) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an event and checks that it has the fields its kind
-// needs and exactly one of n, p, w.
+// needs and exactly one of n, p, w. It uses the codec's streaming
+// iterator: models and counts are read on every step of a shell loop.
 func (e *Event) UnmarshalJSON(data []byte) error {
-	var w eventWire
-	if err := Unmarshal(data, &w); err != nil {
-		return err
+	it := codec.BorrowIterator(data)
+	defer codec.ReturnIterator(it)
+	*e = Event{}
+	if it.WhatIsNext() != jsoniter.ObjectValue {
+		return errors.New("an event must be a JSON object")
 	}
-	*e = Event{Ev: w.Ev, Head: w.Head, Dir: w.Dir, Arg: w.Arg}
+	var adj *bool
+	var values []Unit
+	var sentences, tokens *int
+	loglik := math.NaN()
+	readReal := func() float64 {
+		if it.WhatIsNext() == jsoniter.StringValue {
+			var r Real
+			if err := r.UnmarshalJSON([]byte(strconv.Quote(it.ReadString()))); err != nil {
+				it.ReportError("read number", err.Error())
+			}
+			return float64(r)
+		}
+		return it.ReadFloat64()
+	}
+	for field := it.ReadObject(); field != "" && it.Error == nil; field = it.ReadObject() {
+		switch field {
+		case "ev":
+			e.Ev = it.ReadString()
+		case "head":
+			e.Head = it.ReadString()
+		case "dir":
+			e.Dir = it.ReadString()
+		case "arg":
+			e.Arg = it.ReadString()
+		case "adj":
+			b := it.ReadBool()
+			adj = &b
+		case "n", "p", "w":
+			values = append(values, Unit(field[0]))
+			e.Unit, e.Value = Unit(field[0]), readReal()
+		case "sentences":
+			v := it.ReadInt()
+			sentences = &v
+		case "tokens":
+			v := it.ReadInt()
+			tokens = &v
+		case "loglik":
+			loglik = readReal()
+		default:
+			it.Skip()
+		}
+	}
+	if it.Error != nil && it.Error != io.EOF {
+		return it.Error
+	}
 	need := func(ok bool, field string) error {
 		if !ok {
-			return fmt.Errorf("%q event without %q", w.Ev, field)
+			return fmt.Errorf("%q event without %q", e.Ev, field)
 		}
 		return nil
 	}
-	if w.Ev == EvStats {
-		if err := errors.Join(need(w.Sentences != nil, "sentences"), need(w.Tokens != nil, "tokens")); err != nil {
+	if e.Ev == EvStats {
+		if err := errors.Join(need(sentences != nil, "sentences"), need(tokens != nil, "tokens")); err != nil {
 			return err
 		}
-		e.Stats = &Stats{Sentences: *w.Sentences, Tokens: *w.Tokens, Loglik: math.NaN()}
-		if w.Loglik != nil {
-			e.Stats.Loglik = float64(*w.Loglik)
-		}
+		e.Unit, e.Value = 0, 0
+		e.Stats = &Stats{Sentences: *sentences, Tokens: *tokens, Loglik: loglik}
 		return nil
 	}
 	var err error
-	switch w.Ev {
+	switch e.Ev {
 	case EvRoot:
-		err = need(w.Arg != "", "arg")
+		err = need(e.Arg != "", "arg")
 	case EvChild:
-		err = errors.Join(need(w.Head != "", "head"), need(w.Arg != "", "arg"), checkDir(w.Dir))
+		err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
 	case EvStop, EvCont:
-		err = errors.Join(need(w.Head != "", "head"), need(w.Adj != nil, "adj"), checkDir(w.Dir))
-		if w.Adj != nil {
-			e.Adj = *w.Adj
+		err = errors.Join(need(e.Head != "", "head"), need(adj != nil, "adj"), checkDir(e.Dir))
+		if adj != nil {
+			e.Adj = *adj
 		}
 	case "":
 		err = errors.New(`record without "ev"`)
 	default:
-		err = fmt.Errorf("unknown event kind %q", w.Ev)
+		err = fmt.Errorf("unknown event kind %q", e.Ev)
 	}
 	if err != nil {
 		return err
 	}
-	set := 0
-	for _, c := range []struct {
-		v *Real
-		u Unit
-	}{{w.N, Count}, {w.P, Prob}, {w.W, Weight}} {
-		if c.v != nil {
-			set++
-			e.Unit, e.Value = c.u, float64(*c.v)
-		}
-	}
-	if set != 1 {
-		return fmt.Errorf("%q event needs exactly one of \"n\", \"p\", \"w\"", w.Ev)
+	if len(values) != 1 {
+		return fmt.Errorf("%q event needs exactly one of \"n\", \"p\", \"w\"", e.Ev)
 	}
 	return nil
 }

@@ -3,6 +3,9 @@ package format
 import (
 	"errors"
 	"fmt"
+	"io"
+
+	jsoniter "github.com/json-iterator/go"
 )
 
 // Sentence is the record every stage passes on, one JSON line each:
@@ -84,4 +87,62 @@ func ValidateHeads(heads []int, n int) error {
 		}
 	}
 	return nil
+}
+
+// UnmarshalJSON reads a sentence with the codec's streaming iterator
+// rather than by reflection: corpora are read on every run of estep, so
+// this is on the shell loop's path. Unknown fields are skipped.
+func (s *Sentence) UnmarshalJSON(data []byte) error {
+	it := codec.BorrowIterator(data)
+	defer codec.ReturnIterator(it)
+	*s = Sentence{}
+	if it.WhatIsNext() != jsoniter.ObjectValue {
+		return errors.New("a sentence must be a JSON object")
+	}
+	for field := it.ReadObject(); field != "" && it.Error == nil; field = it.ReadObject() {
+		switch field {
+		case "id":
+			s.ID = it.ReadString()
+		case "words":
+			s.Words = readStrings(it)
+		case "tags":
+			s.Tags = readStrings(it)
+		case "heads":
+			s.Heads = readInts(it)
+		case "pred":
+			s.Pred = readInts(it)
+		case "tree":
+			s.Tree = it.ReadString()
+		default:
+			it.Skip()
+		}
+	}
+	if it.Error != nil && it.Error != io.EOF {
+		return it.Error
+	}
+	return nil
+}
+
+// readStrings reads an array of strings; null is nil, [] is empty.
+func readStrings(it *jsoniter.Iterator) []string {
+	if it.ReadNil() {
+		return nil
+	}
+	out := []string{}
+	for it.ReadArray() {
+		out = append(out, it.ReadString())
+	}
+	return out
+}
+
+// readInts reads an array of integers; null is nil, [] is empty.
+func readInts(it *jsoniter.Iterator) []int {
+	if it.ReadNil() {
+		return nil
+	}
+	out := []int{}
+	for it.ReadArray() {
+		out = append(out, it.ReadInt())
+	}
+	return out
 }

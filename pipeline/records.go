@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 )
@@ -205,7 +206,7 @@ func EachSentence(src Source, fn func(s *format.Sentence) error) error {
 // shortJSONError keeps the decoder's message and the byte offset, without
 // its long dump of context.
 func shortJSONError(err error) string {
-	msg := err.Error()
+	msg := strings.TrimPrefix(err.Error(), "unmarshalerDecoder: ")
 	if m := jsonErrorAt.FindStringSubmatchIndex(msg); m != nil {
 		msg = msg[:m[0]] + " at byte " + msg[m[2]:m[3]]
 	}

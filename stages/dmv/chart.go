@@ -145,18 +145,29 @@ func (c *Chart) LoadScores(n int, edge, root []float64) {
 	c.scale()
 }
 
-// scale divides the potentials as Load's comment explains.
+// scale divides the potentials as Load's comment explains. The factors
+// removed are multiplied into a running product, logged only when it
+// nears the ends of the floating-point range: one log per sentence, not
+// one per word.
 func (c *Chart) scale() {
 	n := c.n
+	removed := 1.0
+	keep := func(f float64) {
+		removed *= f
+		if removed < 1e-200 || removed > 1e200 {
+			c.logScale += math.Log(removed)
+			removed = 1
+		}
+	}
 	for h := 0; h < n; h++ {
 		for dir := Left; dir <= Right; dir++ {
 			d := h*4 + dir*2
-			if s := math.Max(c.stop[d+Adj], c.stop[d+NonAdj]); s > 0 {
+			if s := larger(c.stop[d+Adj], c.stop[d+NonAdj]); s > 0 {
 				c.stop[d+Adj] /= s
 				c.stop[d+NonAdj] /= s
-				c.logScale += math.Log(s)
+				keep(s)
 			}
-			if q := math.Max(c.cont[d+Adj], c.cont[d+NonAdj]); q > 0 {
+			if q := larger(c.cont[d+Adj], c.cont[d+NonAdj]); q > 0 && q != 1 {
 				c.cont[d+Adj] /= q
 				c.cont[d+NonAdj] /= q
 				lo, hi := h*n, h*n+h // left dependents of h
@@ -172,16 +183,26 @@ func (c *Chart) scale() {
 	for d := 0; d < n; d++ {
 		m := c.root[d]
 		for h := 0; h < n; h++ {
-			m = math.Max(m, c.edge[h*n+d])
+			m = larger(m, c.edge[h*n+d])
 		}
-		if m > 0 && !math.IsInf(m, 1) {
-			c.root[d] /= m
+		if m > 0 && m <= math.MaxFloat64 && m != 1 {
+			inv := 1 / m
+			c.root[d] *= inv
 			for h := 0; h < n; h++ {
-				c.edge[h*n+d] /= m
+				c.edge[h*n+d] *= inv
 			}
-			c.logScale += math.Log(m)
+			keep(m)
 		}
 	}
+	c.logScale += math.Log(removed)
+}
+
+// larger is max for the non-negative, non-NaN numbers of a chart.
+func larger(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // rescaleAttachments multiplies every attachment by f, for when a

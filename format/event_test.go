@@ -1,0 +1,56 @@
+package format
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestEventRoundTrip(t *testing.T) {
+	for _, line := range []string{
+		`{"ev":"root","arg":"VBD","p":0.4}`,
+		`{"ev":"child","head":"VBD","dir":"right","arg":"NN","n":12.5}`,
+		`{"ev":"stop","head":"VBD","dir":"left","adj":true,"n":3}`,
+		`{"ev":"cont","head":"VBD","dir":"left","adj":false,"w":-1.25e-7}`,
+		`{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}`,
+		`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`,
+	} {
+		var e Event
+		if err := Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		back, err := Marshal(e)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if string(back) != line {
+			t.Errorf("round trip: %s became %s", line, back)
+		}
+	}
+	var e Event
+	Unmarshal([]byte(`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`), &e)
+	if !math.IsInf(e.Stats.Loglik, -1) {
+		t.Errorf("loglik %v, want -Inf", e.Stats.Loglik)
+	}
+}
+
+func TestEventErrors(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"ev":"stop","head":"A","dir":"left","n":1}`:              `"stop" event without "adj"`,
+		`{"ev":"child","head":"A","dir":"up","arg":"B","n":1}`:     `dir must be "left" or "right", not "up"`,
+		`{"ev":"root","arg":"A","n":1,"p":0.5}`:                    `needs exactly one of "n", "p", "w"`,
+		`{"ev":"root","arg":"A"}`:                                  `needs exactly one of "n", "p", "w"`,
+		`{"ev":"split","arg":"A","n":1}`:                           `unknown event kind "split"`,
+		`{"arg":"A","n":1}`:                                        `record without "ev"`,
+		`{"ev":"stats","tokens":3}`:                                `"stats" event without "sentences"`,
+		`{"ev":"root","arg":"A","n":"many"}`:                       `not a number`,
+		`["root"]`:                                                 `must be a JSON object`,
+		`{"ev":"child","head":"A","dir":"left","arg":"B","n":tru}`: `n`,
+	} {
+		var e Event
+		err := Unmarshal([]byte(line), &e)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", line, err, want)
+		}
+	}
+}
