@@ -11,7 +11,7 @@ func TestEventRoundTrip(t *testing.T) {
 		`{"ev":"root","arg":"VBD","p":0.4}`,
 		`{"ev":"child","head":"VBD","dir":"right","arg":"NN","n":12.5}`,
 		`{"ev":"stop","head":"VBD","dir":"left","adj":true,"n":3}`,
-		`{"ev":"cont","head":"VBD","dir":"left","adj":false,"w":-1.25e-7}`,
+		`{"ev":"cont","head":"VBD","dir":"left","adj":false,"w":-1.25e-07}`,
 		`{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}`,
 		`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`,
 	} {
