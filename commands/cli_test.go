@@ -30,6 +30,8 @@ import (
 //	zst/NAME     the same, zstd-compressed
 //	cut-gz/NAME  gzip-compressed, then cut off in the middle
 //	out/NAME     a file that must exist in $DIR after the run, with this content
+//	out-re/NAME  a file that must exist in $DIR after the run, matching this
+//	             regexp (for output that is not text, such as images)
 //
 // After a failing run $DIR must hold only the input files: nothing
 // half-written is left behind.
@@ -119,6 +121,15 @@ func runCLICase(t *testing.T, file string) {
 				t.Errorf("output file: %v", err)
 			} else if string(got) != expand(want) {
 				t.Errorf("%s:\n%s\nwant:\n%s", out, got, expand(want))
+			}
+			inputs[out] = true
+		}
+		if out, ok := strings.CutPrefix(name, "out-re/"); ok {
+			got, err := os.ReadFile(filepath.Join(dir, out))
+			if err != nil {
+				t.Errorf("output file: %v", err)
+			} else {
+				matchRegexp(t, out, expandRe(want), string(got))
 			}
 			inputs[out] = true
 		}
