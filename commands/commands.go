@@ -34,6 +34,24 @@ func register(name string, app func() *cli.App) {
 	programs[name] = app
 }
 
+// Register adds a program defined outside this package: one whose
+// dependencies only its own binary should carry (plotcurve's plotting
+// library). Its package registers it from init.
+func Register(name string, app func() *cli.App) { register(name, app) }
+
+// Usagef, SkipBadFlag, QuietFlag and Source are the helpers of programs
+// defined outside this package.
+func Usagef(format string, args ...any) error { return usagef(format, args...) }
+
+// SkipBadFlag is --skip-bad.
+func SkipBadFlag() cli.Flag { return skipBadFlag() }
+
+// QuietFlag is --quiet.
+func QuietFlag() cli.Flag { return quietFlag() }
+
+// Source is the program's input: its file arguments, or stdin.
+func Source(c *cli.Context) pipeline.Source { return source(c) }
+
 // Names lists the registered programs.
 func Names() []string {
 	names := make([]string, 0, len(programs))

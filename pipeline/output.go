@@ -33,6 +33,11 @@ func Create(path string, stdout io.Writer) (*Output, error) {
 		return nil, err
 	}
 	o := &Output{path: path, tmp: f.Name(), file: f}
+	// CreateTemp makes the file private (0600); the output is an ordinary file.
+	if err := f.Chmod(0o644); err != nil {
+		o.Abort()
+		return nil, err
+	}
 	var w io.Writer = f
 	switch {
 	case strings.HasSuffix(path, ".gz"):
