@@ -5,20 +5,116 @@
 package format
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+
 	jsoniter "github.com/json-iterator/go"
 )
 
-// The one JSON codec of the project. Every record goes through these two
-// functions, so the library behind them can be swapped in one place.
+// The one JSON codec of the project. Every record goes through Marshal and
+// Unmarshal, so the library behind them can be swapped in one place.
 var codec = jsoniter.Config{
 	EscapeHTML:             false,
 	SortMapKeys:            true,
 	ValidateJsonRawMessage: true,
-	DisallowUnknownFields:  false,
 }.Froze()
 
-// Marshal encodes v as one line of JSON (no trailing newline).
-func Marshal(v any) ([]byte, error) { return codec.Marshal(v) }
+// Marshal encodes v as one line of JSON (no trailing newline). Records
+// that encode themselves (Sentence, Event) are called directly, without
+// reflection.
+func Marshal(v any) ([]byte, error) {
+	if m, ok := v.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return codec.Marshal(v)
+}
 
-// Unmarshal decodes one line of JSON into v.
-func Unmarshal(data []byte, v any) error { return codec.Unmarshal(data, v) }
+// Unmarshal decodes one line of JSON into v. Records that decode
+// themselves are called directly: the codec would otherwise scan each
+// line twice.
+func Unmarshal(data []byte, v any) error {
+	if u, ok := v.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(data)
+	}
+	return codec.Unmarshal(data, v)
+}
+
+// decodeObject runs field for every field of the JSON object in data,
+// with the iterator positioned on the field's value; what must refuses,
+// a non-object or trailing data, is an error.
+func decodeObject(data []byte, what string, field func(it *jsoniter.Iterator, name string)) error {
+	it := codec.BorrowIterator(data)
+	defer codec.ReturnIterator(it)
+	if it.WhatIsNext() != jsoniter.ObjectValue {
+		return errors.New(what + " must be a JSON object")
+	}
+	for name := it.ReadObject(); name != "" && it.Error == nil; name = it.ReadObject() {
+		field(it, name)
+	}
+	if it.Error != nil && it.Error != io.EOF {
+		return it.Error
+	}
+	// At the true end the iterator reports io.EOF; anything else left over
+	// (even a byte that starts no JSON value) is trailing data.
+	if it.Error = nil; it.WhatIsNext() != jsoniter.InvalidValue || it.Error != io.EOF {
+		return errors.New("data after the end of the " + what)
+	}
+	return nil
+}
+
+// encodeObject writes the JSON object fill makes.
+func encodeObject(fill func(s *jsoniter.Stream)) ([]byte, error) {
+	s := codec.BorrowStream(nil)
+	defer codec.ReturnStream(s)
+	fill(s)
+	if s.Error != nil {
+		return nil, s.Error
+	}
+	return append([]byte(nil), s.Buffer()...), nil
+}
+
+// writeStrings writes "name":[...]; writeInts the same for integers.
+func writeStrings(s *jsoniter.Stream, name string, xs []string) {
+	s.WriteObjectField(name)
+	s.WriteArrayStart()
+	for i, x := range xs {
+		if i > 0 {
+			s.WriteMore()
+		}
+		s.WriteString(x)
+	}
+	s.WriteArrayEnd()
+}
+
+func writeInts(s *jsoniter.Stream, name string, xs []int) {
+	s.WriteObjectField(name)
+	s.WriteArrayStart()
+	for i, x := range xs {
+		if i > 0 {
+			s.WriteMore()
+		}
+		s.WriteInt(x)
+	}
+	s.WriteArrayEnd()
+}
+
+// writeReal writes a number in its shortest exact form, or one of the
+// strings Real uses for the values JSON lacks.
+func writeReal(s *jsoniter.Stream, f float64) {
+	s.SetBuffer(appendReal(s.Buffer(), f))
+}
+
+func appendReal(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"nan"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"inf"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-inf"`...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}

@@ -3,7 +3,6 @@ package format
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 
@@ -64,71 +63,72 @@ type Stats struct {
 	Loglik    float64
 }
 
-// eventWire is the JSON shape of an Event; pointers tell absent from zero.
-type eventWire struct {
-	Ev        string `json:"ev"`
-	Head      string `json:"head,omitempty"`
-	Dir       string `json:"dir,omitempty"`
-	Adj       *bool  `json:"adj,omitempty"`
-	Arg       string `json:"arg,omitempty"`
-	N         *Real  `json:"n,omitempty"`
-	P         *Real  `json:"p,omitempty"`
-	W         *Real  `json:"w,omitempty"`
-	Sentences *int   `json:"sentences,omitempty"`
-	Tokens    *int   `json:"tokens,omitempty"`
-	Loglik    *Real  `json:"loglik,omitempty"`
-}
-
 // MarshalJSON writes only the fields that the event's kind has.
 func (e Event) MarshalJSON() ([]byte, error) {
-	w := eventWire{Ev: e.Ev}
 	switch e.Ev {
 	case EvStats:
 		if e.Stats == nil {
 			return nil, errors.New("stats event without stats")
 		}
-		s, t, l := e.Stats.Sentences, e.Stats.Tokens, Real(e.Stats.Loglik)
-		w.Sentences, w.Tokens, w.Loglik = &s, &t, &l
-		return Marshal(w)
-	case EvRoot:
-		w.Arg = e.Arg
-	case EvChild:
-		w.Head, w.Dir, w.Arg = e.Head, e.Dir, e.Arg
-	case EvStop, EvCont:
-		adj := e.Adj
-		w.Head, w.Dir, w.Adj = e.Head, e.Dir, &adj
+	case EvRoot, EvChild, EvStop, EvCont:
+		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
+			return nil, fmt.Errorf("event %q has no unit", e.Ev)
+		}
 	default:
 		return nil, fmt.Errorf("unknown event kind %q", e.Ev)
 	}
-	v := Real(e.Value)
-	switch e.Unit {
-	case Count:
-		w.N = &v
-	case Prob:
-		w.P = &v
-	case Weight:
-		w.W = &v
-	default:
-		return nil, fmt.Errorf("event %q has no unit", e.Ev)
-	}
-	return Marshal(w)
+	return encodeObject(func(s *jsoniter.Stream) {
+		s.WriteObjectStart()
+		s.WriteObjectField("ev")
+		s.WriteString(e.Ev)
+		field := func(name, value string) {
+			s.WriteMore()
+			s.WriteObjectField(name)
+			s.WriteString(value)
+		}
+		switch e.Ev {
+		case EvStats:
+			s.WriteMore()
+			s.WriteObjectField("sentences")
+			s.WriteInt(e.Stats.Sentences)
+			s.WriteMore()
+			s.WriteObjectField("tokens")
+			s.WriteInt(e.Stats.Tokens)
+			s.WriteMore()
+			s.WriteObjectField("loglik")
+			writeReal(s, e.Stats.Loglik)
+			s.WriteObjectEnd()
+			return
+		case EvRoot:
+			field("arg", e.Arg)
+		case EvChild:
+			field("head", e.Head)
+			field("dir", e.Dir)
+			field("arg", e.Arg)
+		case EvStop, EvCont:
+			field("head", e.Head)
+			field("dir", e.Dir)
+			s.WriteMore()
+			s.WriteObjectField("adj")
+			s.WriteBool(e.Adj)
+		}
+		s.WriteMore()
+		s.WriteObjectField(string(e.Unit))
+		writeReal(s, e.Value)
+		s.WriteObjectEnd()
+	})
 }
 
 // UnmarshalJSON reads an event and checks that it has the fields its kind
-// needs and exactly one of n, p, w. It uses the codec's streaming
-// iterator: models and counts are read on every step of a shell loop.
+// needs and exactly one of n, p, w. Models and counts are read on every
+// step of a shell loop, so it reads with the codec's streaming iterator.
 func (e *Event) UnmarshalJSON(data []byte) error {
-	it := codec.BorrowIterator(data)
-	defer codec.ReturnIterator(it)
 	*e = Event{}
-	if it.WhatIsNext() != jsoniter.ObjectValue {
-		return errors.New("an event must be a JSON object")
-	}
 	var adj *bool
 	var values []Unit
 	var sentences, tokens *int
 	loglik := math.NaN()
-	readReal := func() float64 {
+	readReal := func(it *jsoniter.Iterator) float64 {
 		if it.WhatIsNext() == jsoniter.StringValue {
 			var r Real
 			if err := r.UnmarshalJSON([]byte(strconv.Quote(it.ReadString()))); err != nil {
@@ -138,7 +138,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		}
 		return it.ReadFloat64()
 	}
-	for field := it.ReadObject(); field != "" && it.Error == nil; field = it.ReadObject() {
+	err := decodeObject(data, "event", func(it *jsoniter.Iterator, field string) {
 		switch field {
 		case "ev":
 			e.Ev = it.ReadString()
@@ -153,7 +153,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			adj = &b
 		case "n", "p", "w":
 			values = append(values, Unit(field[0]))
-			e.Unit, e.Value = Unit(field[0]), readReal()
+			e.Unit, e.Value = Unit(field[0]), readReal(it)
 		case "sentences":
 			v := it.ReadInt()
 			sentences = &v
@@ -161,13 +161,13 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			v := it.ReadInt()
 			tokens = &v
 		case "loglik":
-			loglik = readReal()
+			loglik = readReal(it)
 		default:
 			it.Skip()
 		}
-	}
-	if it.Error != nil && it.Error != io.EOF {
-		return it.Error
+	})
+	if err != nil {
+		return err
 	}
 	need := func(ok bool, field string) error {
 		if !ok {
@@ -183,7 +183,6 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		e.Stats = &Stats{Sentences: *sentences, Tokens: *tokens, Loglik: loglik}
 		return nil
 	}
-	var err error
 	switch e.Ev {
 	case EvRoot:
 		err = need(e.Arg != "", "arg")
@@ -220,18 +219,7 @@ func checkDir(d string) error {
 type Real float64
 
 // MarshalJSON writes finite numbers in their shortest exact form.
-func (r Real) MarshalJSON() ([]byte, error) {
-	f := float64(r)
-	switch {
-	case math.IsNaN(f):
-		return []byte(`"nan"`), nil
-	case math.IsInf(f, 1):
-		return []byte(`"inf"`), nil
-	case math.IsInf(f, -1):
-		return []byte(`"-inf"`), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
+func (r Real) MarshalJSON() ([]byte, error) { return appendReal(nil, float64(r)), nil }
 
 // UnmarshalJSON reads a number or one of the strings MarshalJSON writes.
 func (r *Real) UnmarshalJSON(data []byte) error {

@@ -1,9 +1,10 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"sync"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -93,20 +94,19 @@ func ValidateHeads(heads []int, n int) error {
 // rather than by reflection: corpora are read on every run of estep, so
 // this is on the shell loop's path. Unknown fields are skipped.
 func (s *Sentence) UnmarshalJSON(data []byte) error {
-	it := codec.BorrowIterator(data)
-	defer codec.ReturnIterator(it)
 	*s = Sentence{}
-	if it.WhatIsNext() != jsoniter.ObjectValue {
-		return errors.New("a sentence must be a JSON object")
+	tags := tagNames
+	if bytes.IndexByte(data, '\\') >= 0 {
+		tags = nil // escapes: the iterator's allocation-free read cannot take them
 	}
-	for field := it.ReadObject(); field != "" && it.Error == nil; field = it.ReadObject() {
+	return decodeObject(data, "sentence", func(it *jsoniter.Iterator, field string) {
 		switch field {
 		case "id":
 			s.ID = it.ReadString()
 		case "words":
-			s.Words = readStrings(it)
+			s.Words = readStrings(it, nil)
 		case "tags":
-			s.Tags = readStrings(it)
+			s.Tags = readStrings(it, tags)
 		case "heads":
 			s.Heads = readInts(it)
 		case "pred":
@@ -116,23 +116,58 @@ func (s *Sentence) UnmarshalJSON(data []byte) error {
 		default:
 			it.Skip()
 		}
-	}
-	if it.Error != nil && it.Error != io.EOF {
-		return it.Error
-	}
-	return nil
+	})
 }
 
-// readStrings reads an array of strings; null is nil, [] is empty.
-func readStrings(it *jsoniter.Iterator) []string {
+// MarshalJSON writes the fields in a fixed order, leaving out the empty
+// optional ones.
+func (s Sentence) MarshalJSON() ([]byte, error) {
+	return encodeObject(func(st *jsoniter.Stream) {
+		st.WriteObjectStart()
+		if s.ID != "" {
+			st.WriteObjectField("id")
+			st.WriteString(s.ID)
+			st.WriteMore()
+		}
+		if len(s.Words) > 0 {
+			writeStrings(st, "words", s.Words)
+			st.WriteMore()
+		}
+		writeStrings(st, "tags", s.Tags)
+		if len(s.Heads) > 0 {
+			st.WriteMore()
+			writeInts(st, "heads", s.Heads)
+		}
+		if len(s.Pred) > 0 {
+			st.WriteMore()
+			writeInts(st, "pred", s.Pred)
+		}
+		if s.Tree != "" {
+			st.WriteMore()
+			st.WriteObjectField("tree")
+			st.WriteString(s.Tree)
+		}
+		st.WriteObjectEnd()
+	})
+}
+
+// readStrings reads an array of strings; null is nil, [] is empty. With
+// names, equal strings share one copy (tags repeat endlessly; words would
+// only fill the table).
+func readStrings(it *jsoniter.Iterator, names *interner) []string {
 	if it.ReadNil() {
 		return nil
 	}
-	out := []string{}
+	var buf [64]string
+	xs := buf[:0]
 	for it.ReadArray() {
-		out = append(out, it.ReadString())
+		if names != nil {
+			xs = append(xs, names.read(it))
+		} else {
+			xs = append(xs, it.ReadString())
+		}
 	}
-	return out
+	return append(make([]string, 0, len(xs)), xs...)
 }
 
 // readInts reads an array of integers; null is nil, [] is empty.
@@ -140,9 +175,41 @@ func readInts(it *jsoniter.Iterator) []int {
 	if it.ReadNil() {
 		return nil
 	}
-	out := []int{}
+	var buf [64]int
+	xs := buf[:0]
 	for it.ReadArray() {
-		out = append(out, it.ReadInt())
+		xs = append(xs, it.ReadInt())
 	}
-	return out
+	return append(make([]int, 0, len(xs)), xs...)
+}
+
+// interner hands out one shared copy of each string it reads.
+type interner struct {
+	mu    sync.Mutex
+	names map[string]string
+}
+
+// tagNames interns tags: a corpus has a few dozen of them and millions of
+// tokens, so reading them allocates almost nothing.
+var tagNames = &interner{names: map[string]string{}}
+
+// maxInterned bounds the table, in case "tags" hold something unbounded.
+const maxInterned = 1 << 16
+
+// read reads a string that has no escapes.
+func (in *interner) read(it *jsoniter.Iterator) string {
+	if it.WhatIsNext() != jsoniter.StringValue {
+		return it.ReadString() // let the iterator report the error
+	}
+	raw := it.ReadStringAsSlice() // no allocation; valid until the next read
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if s, ok := in.names[string(raw)]; ok {
+		return s
+	}
+	s := string(raw)
+	if len(in.names) < maxInterned {
+		in.names[s] = s
+	}
+	return s
 }
