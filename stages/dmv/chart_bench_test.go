@@ -45,3 +45,22 @@ func BenchmarkChart(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEStep measures a whole E-step (EStepper.Run) over 2,000
+// sentences of one length, with 1 and 2 workers, in sentences per second.
+func BenchmarkEStep(b *testing.B) {
+	w := randomWeights(rand.New(rand.NewPCG(1, 1)), 35, true)
+	for _, n := range []int{10, 20, 40} {
+		sents := benchSentences(2000, n)
+		c := &Corpus{Tags: NewTagSet(), Sents: sents, Gold: make([][]int, len(sents)), Tokens: n * len(sents), MaxLen: n}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("len%d/workers%d", n, workers), func(b *testing.B) {
+				e := NewEStepper(c)
+				for b.Loop() {
+					e.Run(w, EStepOptions{Workers: workers})
+				}
+				b.ReportMetric(float64(len(sents)*b.N)/b.Elapsed().Seconds(), "sentences/s")
+			})
+		}
+	}
+}

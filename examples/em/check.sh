@@ -1,0 +1,37 @@
+#!/bin/sh
+# Checks what the examples promise, on the corpus grind ships:
+#  1. the shell loop (loop.sh) gives the same model as train-em, byte for byte;
+#  2. the E-step sharded with GNU parallel and merged by sumcounts gives the
+#     counts of one estep to 1e-9 (relative), stats included.
+# Run by CI (GNU parallel and jq are installed there); exits non-zero on a
+# difference.
+set -eu
+cd "$(dirname "$0")"
+PATH=$PWD/../../bin:$PATH
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+ptb2deps ../treebank/*.mrg | filterlen 10 > "$dir/corpus.jsonl"
+
+./loop.sh "$dir/corpus.jsonl" 10 km > "$dir/loop.jsonl"
+train-em --init km --max-iter 10 --quiet "$dir/corpus.jsonl" > "$dir/train-em.jsonl"
+cmp "$dir/loop.jsonl" "$dir/train-em.jsonl"
+echo "shell loop = train-em after 10 iterations (byte-identical)"
+
+estep -m "$dir/loop.jsonl" "$dir/corpus.jsonl" > "$dir/one.jsonl"
+./parallel.sh "$dir/loop.jsonl" "$dir/corpus.jsonl" 17 > "$dir/sharded.jsonl"
+# The largest relative difference over every event and the stats record.
+jq -n -r --slurpfile one "$dir/one.jsonl" --slurpfile sharded "$dir/sharded.jsonl" '
+  def key: [.ev, .head, .dir, .adj, .arg] | tostring;
+  def rel(a; b): if a == b then 0 else ((a - b) | fabs) / ([(a | fabs), (b | fabs)] | max) end;
+  ($one | map({(key): .}) | add) as $one |
+  ($sharded | map({(key): .}) | add) as $sharded |
+  if ($one | keys) != ($sharded | keys) then error("different events") else . end |
+  [ $one | to_entries[] | .key as $k | .value as $a | $sharded[$k] as $b |
+    if $a.ev == "stats" then
+      (if $a.sentences != $b.sentences or $a.tokens != $b.tokens then error("stats differ") else empty end),
+      rel($a.loglik; $b.loglik)
+    else rel($a.n; $b.n) end ] | max
+' > "$dir/maxrel"
+echo "GNU parallel sharded E-step vs one estep: largest relative difference $(cat "$dir/maxrel")"
+awk '{ exit !($1 <= 1e-9) }' "$dir/maxrel"
