@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/cheggaaa/pb/v3"
 	"golang.org/x/term"
 
 	"github.com/grind-nlp/grind/format"
@@ -15,8 +15,12 @@ import (
 // a terminal, one line per iteration otherwise, nothing when quiet.
 type Progress struct {
 	w   io.Writer
-	bar *progressbar.ProgressBar
+	bar *pb.ProgressBar
 }
+
+// barTemplate shows the program, iterations done of at most how many, a
+// bar, the time taken, and the latest objective.
+const barTemplate = `{{string . "prefix"}} {{counters . }} {{bar . }} {{etime . }} {{string . "suffix"}}`
 
 // NewProgress reports to w on a run of at most total iterations.
 func NewProgress(w io.Writer, program string, total int, quiet bool) *Progress {
@@ -25,13 +29,8 @@ func NewProgress(w io.Writer, program string, total int, quiet bool) *Progress {
 	}
 	p := &Progress{w: w}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(program),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetWidth(30))
+		p.bar = pb.New(total).SetWriter(w).SetTemplateString(barTemplate).SetMaxWidth(100).
+			Set("prefix", program).Set(pb.CleanOnFinish, true).Start()
 	}
 	return p
 }
@@ -41,8 +40,8 @@ func (p *Progress) Iteration(it format.Iteration) {
 	switch {
 	case p.w == nil:
 	case p.bar != nil:
-		p.bar.Describe(fmt.Sprintf("iter %d  objective %.6g", it.Iter, float64(it.Objective)))
-		p.bar.Add(1)
+		p.bar.Set("suffix", fmt.Sprintf("objective %.6g", float64(it.Objective)))
+		p.bar.Increment()
 	default:
 		fmt.Fprintln(p.w, IterationLine(it))
 	}
@@ -53,7 +52,8 @@ func (p *Progress) Note(format string, args ...any) {
 	switch {
 	case p.w == nil:
 	case p.bar != nil:
-		progressbar.Bprintf(p.bar, format+"\n", args...)
+		// Clear the bar's line; it redraws itself below the note.
+		fmt.Fprintf(p.w, "\r\033[K"+format+"\n", args...)
 	default:
 		fmt.Fprintf(p.w, format+"\n", args...)
 	}
