@@ -32,17 +32,21 @@ func dmvInitApp() *cli.App {
 
 Initializers:
    zero     all weights 1: one E-step under the uniform posterior over trees, then an M-step
-   km       Klein & Manning's harmonic start in Smith's form (2006, Eq. 3.14): one E-step
-            under tree scores ∏ 1/|i−j| over non-root edges (root, stop, cont weights 1)
+   klein    Klein & Manning's harmonic start as Klein describes it (the default): every
+            token is the root with mass 1/n and spreads the rest over the other tokens as
+            heads in proportion to 1/distance; stop counts follow the expected children
+   km       the harmonic start in Smith's form (2006, Eq. 3.14): one E-step under tree
+            scores ∏ 1/|i−j| over non-root edges (root, stop, cont weights 1)
    local    the same with edge weight 1 + 1/|i−j|
    uniform  every multinomial uniform (the start of Viterbi EM)
    random   every multinomial drawn from a flat Dirichlet (--seed)
 
 Examples:
-   dmv-init --init km wsj10.jsonl > init.jsonl
+   dmv-init wsj10.jsonl > init.jsonl
+   dmv-init --init km wsj10.jsonl > init-smith.jsonl
    dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl`,
 		Flags: []cli.Flag{
-			initFlag(dmv.InitKM), seedFlag(),
+			initFlag(dmv.InitKlein), seedFlag(),
 			lambdaFlag("add-λ smoothing in the initial M-step"),
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -62,11 +63,11 @@ symmetric Dirichlet); --final-lambda smooths the last counts once more before
 the model is written.
 
 Examples:
-   train-em --init km wsj10.jsonl > model.jsonl
+   train-em wsj10.jsonl > model.jsonl                  # from the klein start
    train-em --init km --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
    train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
-		Flags: append(trainFlags("km"),
+		Flags: append(trainFlags(dmv.InitKlein),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-λ before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},

@@ -273,3 +273,43 @@ func fmtTree(tags, heads []int) string {
 	b, _ := format.Marshal([2][]int{tags, heads})
 	return string(b)
 }
+
+// The klein initializer's counts on A B C, computed by hand: each token is
+// the root with mass 1/3 and spreads 2/3 over the others as 1/distance.
+func TestHarmonicCounts(t *testing.T) {
+	ts := NewTagSet("A", "B", "C")
+	c := &Corpus{Tags: ts, Sents: [][]int{{0, 1, 2}}, Gold: [][]int{nil}, Tokens: 3, MaxLen: 3}
+	got := harmonicCounts(c)
+	want := NewParams(3)
+	for a := 0; a < 3; a++ {
+		want.Root[a] = 1.0 / 3
+	}
+	const A, B, C = 0, 1, 2
+	want.Child[want.ChildIndex(B, Left, A)] = 4.0 / 9
+	want.Child[want.ChildIndex(C, Left, A)] = 2.0 / 9
+	want.Child[want.ChildIndex(A, Right, B)] = 1.0 / 3
+	want.Child[want.ChildIndex(C, Left, B)] = 1.0 / 3
+	want.Child[want.ChildIndex(B, Right, C)] = 4.0 / 9
+	want.Child[want.ChildIndex(A, Right, C)] = 2.0 / 9
+	decisions := func(h, dir int, k float64) {
+		first := math.Min(1, k)
+		want.Cont[DecisionIndex(h, dir, Adj)] = first
+		want.Stop[DecisionIndex(h, dir, Adj)] = 1 - first
+		want.Cont[DecisionIndex(h, dir, NonAdj)] = math.Max(0, k-1)
+		want.Stop[DecisionIndex(h, dir, NonAdj)] = first
+	}
+	decisions(A, Left, 0)
+	decisions(A, Right, 5.0/9)
+	decisions(B, Left, 4.0/9)
+	decisions(B, Right, 4.0/9)
+	decisions(C, Left, 5.0/9)
+	decisions(C, Right, 0)
+	gt, wt := got.Tables(), want.Tables()
+	for k := range gt {
+		for i := range gt[k] {
+			if math.Abs(gt[k][i]-wt[k][i]) > 1e-15 {
+				t.Errorf("table %d entry %d: %v, want %v", k, i, gt[k][i], wt[k][i])
+			}
+		}
+	}
+}

@@ -10,13 +10,14 @@ import (
 const (
 	InitZero    = "zero"    // all weights 1: the uniform posterior over trees
 	InitKM      = "km"      // Klein & Manning's harmonic start, in Smith's form
+	InitKlein   = "klein"   // Klein & Manning's harmonic start, as Klein describes it
 	InitLocal   = "local"   // edge weight 1 + 1/|i−j|
 	InitUniform = "uniform" // every multinomial uniform
 	InitRandom  = "random"  // every multinomial from a flat Dirichlet
 )
 
 // Initializers lists the names InitialModel accepts.
-var Initializers = []string{InitZero, InitKM, InitLocal, InitUniform, InitRandom}
+var Initializers = []string{InitZero, InitKM, InitKlein, InitLocal, InitUniform, InitRandom}
 
 // InitOptions configure InitialModel.
 type InitOptions struct {
@@ -26,6 +27,8 @@ type InitOptions struct {
 }
 
 // InitialModel builds a starting model for the corpus.
+//
+// klein follows Klein's own description instead (harmonicCounts).
 //
 // km is Smith's (2006, Eq. 3.14) reading of Klein & Manning's harmonic
 // initializer: the posterior over trees whose score is the product of
@@ -44,6 +47,8 @@ func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
 		dist = func(d int) float64 { return 1 / float64(max(d, 1)) }
 	case InitLocal:
 		dist = func(d int) float64 { return 1 + 1/float64(max(d, 1)) }
+	case InitKlein:
+		return MStep(harmonicCounts(c), opts.Lambda), nil
 	case InitUniform:
 		return MStep(NewParams(t), 1), nil
 	case InitRandom:
@@ -60,4 +65,56 @@ func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
 	}
 	res := NewEStepper(c).Run(ones, EStepOptions{Dist: dist, Workers: opts.Workers})
 	return MStep(res.Counts, opts.Lambda), nil
+}
+
+// harmonicCounts are the counts of Klein's description of the harmonic
+// start: a first E-step that is not a posterior over trees. In a sentence
+// of n tokens every token is the root with mass 1/n, and spreads its
+// remaining mass 1 − 1/n over the other tokens as heads in proportion to
+// 1/distance. Klein leaves the stop counts open; here they follow the
+// mass: a head whose side receives k expected children continues at the
+// first decision with mass min(1, k), stops there with the rest, and
+// after a first child continues max(0, k − 1) times and stops min(1, k)
+// times — the counts of a chain of k children.
+func harmonicCounts(c *Corpus) *Params {
+	counts := NewParams(c.Tags.Len())
+	var mass [2][]float64 // [dir][head]: expected children on that side
+	for _, tags := range c.Sents {
+		n := len(tags)
+		for d := range mass {
+			mass[d] = append(mass[d][:0], make([]float64, n)...)
+		}
+		for dep, td := range tags {
+			counts.Root[td] += 1 / float64(n)
+			z := 0.0
+			for h := range tags {
+				if h != dep {
+					z += 1 / float64(abs(h-dep))
+				}
+			}
+			for h, th := range tags {
+				if h == dep {
+					continue
+				}
+				dir := Right
+				if dep < h {
+					dir = Left
+				}
+				m := (1 - 1/float64(n)) / float64(abs(h-dep)) / z
+				counts.Child[counts.ChildIndex(th, dir, td)] += m
+				mass[dir][h] += m
+			}
+		}
+		for h, th := range tags {
+			for dir := Left; dir <= Right; dir++ {
+				k := mass[dir][h]
+				first := min(1, k)
+				counts.Cont[DecisionIndex(th, dir, Adj)] += first
+				counts.Stop[DecisionIndex(th, dir, Adj)] += 1 - first
+				counts.Cont[DecisionIndex(th, dir, NonAdj)] += max(0, k-1)
+				counts.Stop[DecisionIndex(th, dir, NonAdj)] += first
+			}
+		}
+	}
+	return counts
 }
