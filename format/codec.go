@@ -76,27 +76,15 @@ func encodeObject(fill func(s *jsoniter.Stream)) ([]byte, error) {
 	return append([]byte(nil), s.Buffer()...), nil
 }
 
-// writeStrings writes "name":[...]; writeInts the same for integers.
-func writeStrings(s *jsoniter.Stream, name string, xs []string) {
+// writeArray writes "name":[...], each element by write.
+func writeArray[T any](s *jsoniter.Stream, name string, xs []T, write func(T)) {
 	s.WriteObjectField(name)
 	s.WriteArrayStart()
 	for i, x := range xs {
 		if i > 0 {
 			s.WriteMore()
 		}
-		s.WriteString(x)
-	}
-	s.WriteArrayEnd()
-}
-
-func writeInts(s *jsoniter.Stream, name string, xs []int) {
-	s.WriteObjectField(name)
-	s.WriteArrayStart()
-	for i, x := range xs {
-		if i > 0 {
-			s.WriteMore()
-		}
-		s.WriteInt(x)
+		write(x)
 	}
 	s.WriteArrayEnd()
 }

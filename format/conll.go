@@ -1,13 +1,14 @@
 package format
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 // CoNLLToken is one word of a CoNLL-X or CoNLL-U sentence, every column kept
@@ -69,19 +70,19 @@ var conllColumns = [10]string{"ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "H
 // Malformed sentences give a *SyntaxError; the next call to Next goes on
 // with the sentence after the bad one, so a caller can skip bad sentences.
 type CoNLLReader struct {
-	lines    numberedLines
+	lines    *lines.Reader
 	skipping bool // the last sentence was bad: drop the rest of its lines
 }
 
 // NewCoNLLReader reads from r.
 func NewCoNLLReader(r io.Reader) *CoNLLReader {
-	return &CoNLLReader{lines: newNumberedLines(r)}
+	return &CoNLLReader{lines: lines.New(r)}
 }
 
 // Next returns the next sentence, or io.EOF after the last.
 func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 	if r.skipping {
-		r.lines.skipBlock()
+		skipBlock(r.lines)
 		r.skipping = false
 	}
 	var (
@@ -89,8 +90,8 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 		sentID  string
 		started int // line of the first ID line of the block, 0 before
 	)
-	for r.lines.scan() {
-		line := r.lines.text
+	for r.lines.Scan() {
+		line := r.lines.Bytes()
 		if isBlankLine(line) {
 			if started > 0 {
 				return finishCoNLLSentence(s, started)
@@ -105,7 +106,7 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 			continue
 		}
 		if started == 0 {
-			started = r.lines.n
+			started = r.lines.Line()
 			s = &CoNLLSentence{ID: sentID}
 		}
 		if err := r.parseLine(s, line); err != nil {
@@ -113,7 +114,7 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 			return nil, err
 		}
 	}
-	if err := r.lines.err; err != nil {
+	if err := readError(r.lines); err != nil {
 		return nil, err
 	}
 	if started > 0 {
@@ -125,7 +126,7 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 // parseLine adds the word on line to s, or skips a multiword-token range or
 // an empty node.
 func (r *CoNLLReader) parseLine(s *CoNLLSentence, line []byte) error {
-	n := r.lines.n
+	n := r.lines.Line()
 	var cols [10]string
 	count := 0
 	for f := range bytes.SplitSeq(line, []byte{'\t'}) {
@@ -324,51 +325,19 @@ func checkTSVColumn(v string, last bool) error {
 	return nil
 }
 
-// numberedLines reads lines of any length, counting them so that errors
-// can name them, without their line endings (\n, \r\n).
-type numberedLines struct {
-	r    *bufio.Reader
-	n    int
-	text []byte
-	err  error // a read error, sticky; io.EOF is not one
-}
-
-func newNumberedLines(r io.Reader) numberedLines {
-	return numberedLines{r: bufio.NewReaderSize(r, 1<<16)}
-}
-
-// scan advances to the next line and says whether there is one.
-func (l *numberedLines) scan() bool {
-	if l.err != nil {
-		return false
-	}
-	l.text = l.text[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		l.text = append(l.text, chunk...)
-		switch err {
-		case bufio.ErrBufferFull:
-			continue
-		case nil:
-		case io.EOF:
-			if len(l.text) == 0 {
-				return false
-			}
-		default:
-			l.err = fmt.Errorf("after line %d: %w", l.n, err)
-			return false
-		}
-		l.n++
-		l.text = bytes.TrimRight(l.text, "\r\n")
-		return true
-	}
-}
-
 // skipBlock drops lines up to and including the next blank one.
-func (l *numberedLines) skipBlock() {
-	for l.scan() {
-		if isBlankLine(l.text) {
+func skipBlock(l *lines.Reader) {
+	for l.Scan() {
+		if isBlankLine(l.Bytes()) {
 			return
 		}
 	}
+}
+
+// readError is the read error that stopped l, placed after its last line.
+func readError(l *lines.Reader) error {
+	if err := l.Err(); err != nil {
+		return fmt.Errorf("after line %d: %w", l.Line(), err)
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 // DPReader reads NLTK .dp files (the Penn Treebank sample converted to
@@ -18,24 +20,24 @@ import (
 // "_". Malformed sentences give a *SyntaxError and reading goes on with the
 // next sentence, as with CoNLLReader.
 type DPReader struct {
-	lines    numberedLines
+	lines    *lines.Reader
 	skipping bool
 }
 
 // NewDPReader reads from r.
 func NewDPReader(r io.Reader) *DPReader {
-	return &DPReader{lines: newNumberedLines(r)}
+	return &DPReader{lines: lines.New(r)}
 }
 
 // Next returns the next sentence, or io.EOF after the last.
 func (r *DPReader) Next() (*CoNLLSentence, error) {
 	if r.skipping {
-		r.lines.skipBlock()
+		skipBlock(r.lines)
 		r.skipping = false
 	}
 	var s *CoNLLSentence
-	for r.lines.scan() {
-		line := r.lines.text
+	for r.lines.Scan() {
+		line := r.lines.Bytes()
 		if isBlankLine(line) {
 			if s != nil {
 				break
@@ -45,7 +47,7 @@ func (r *DPReader) Next() (*CoNLLSentence, error) {
 		if s == nil {
 			s = &CoNLLSentence{}
 		}
-		tok, err := parseDPLine(r.lines.n, line)
+		tok, err := parseDPLine(r.lines.Line(), line)
 		if err != nil {
 			r.skipping = true
 			return nil, err
@@ -53,12 +55,12 @@ func (r *DPReader) Next() (*CoNLLSentence, error) {
 		s.Tokens = append(s.Tokens, tok)
 	}
 	if s == nil {
-		if err := r.lines.err; err != nil {
+		if err := readError(r.lines); err != nil {
 			return nil, err
 		}
 		return nil, io.EOF
 	}
-	if err := r.lines.err; err != nil {
+	if err := readError(r.lines); err != nil {
 		return nil, err
 	}
 	if err := checkTreebankHeads(s); err != nil {

@@ -130,17 +130,17 @@ func (s Sentence) MarshalJSON() ([]byte, error) {
 			st.WriteMore()
 		}
 		if len(s.Words) > 0 {
-			writeStrings(st, "words", s.Words)
+			writeArray(st, "words", s.Words, st.WriteString)
 			st.WriteMore()
 		}
-		writeStrings(st, "tags", s.Tags)
+		writeArray(st, "tags", s.Tags, st.WriteString)
 		if len(s.Heads) > 0 {
 			st.WriteMore()
-			writeInts(st, "heads", s.Heads)
+			writeArray(st, "heads", s.Heads, st.WriteInt)
 		}
 		if len(s.Pred) > 0 {
 			st.WriteMore()
-			writeInts(st, "pred", s.Pred)
+			writeArray(st, "pred", s.Pred, st.WriteInt)
 		}
 		if s.Tree != "" {
 			st.WriteMore()

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 // LineError places an error in an input: "file:line: problem".
@@ -31,65 +31,29 @@ func (e *LineError) Unwrap() error { return e.Err }
 // Lines reads an input line by line, with no limit on line length, and
 // counts lines so that errors can name them.
 type Lines struct {
-	r    *bufio.Reader
+	*lines.Reader
 	name string
-	line int
-	text []byte
-	err  error
 }
 
 // NewLines reads lines from in.
 func NewLines(in *Input) *Lines {
-	return &Lines{r: bufio.NewReaderSize(in, 1<<16), name: in.Name}
+	return &Lines{Reader: lines.New(in), name: in.Name}
 }
-
-// Scan advances to the next line; it returns false at the end or on a read
-// error (see Err).
-func (l *Lines) Scan() bool {
-	if l.err != nil {
-		return false
-	}
-	l.text = l.text[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		l.text = append(l.text, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF {
-			if len(l.text) == 0 {
-				return false
-			}
-			l.line++
-			return true
-		}
-		if err != nil {
-			l.line++
-			l.err = l.Errorf("read error: %w", err)
-			return false
-		}
-		l.line++
-		l.text = bytes.TrimRight(l.text, "\r\n")
-		return true
-	}
-}
-
-// Bytes is the current line without its line ending; it is overwritten by
-// the next Scan.
-func (l *Lines) Bytes() []byte { return l.text }
-
-// Line is the 1-based number of the current line.
-func (l *Lines) Line() int { return l.line }
 
 // Name is the input's name.
 func (l *Lines) Name() string { return l.name }
 
-// Err is the read error that stopped Scan, if any.
-func (l *Lines) Err() error { return l.err }
+// Err is the read error that stopped Scan, located after the last line.
+func (l *Lines) Err() error {
+	if err := l.Reader.Err(); err != nil {
+		return &LineError{File: l.name, Line: l.Line() + 1, Err: fmt.Errorf("read error: %w", err)}
+	}
+	return nil
+}
 
 // Errorf makes an error located at the current line.
 func (l *Lines) Errorf(format string, args ...any) error {
-	return &LineError{File: l.name, Line: l.line, Err: fmt.Errorf(format, args...)}
+	return &LineError{File: l.name, Line: l.Line(), Err: fmt.Errorf(format, args...)}
 }
 
 // BadRecords decides what happens to a bad record: with Skip false it is

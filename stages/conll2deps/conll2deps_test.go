@@ -2,19 +2,17 @@ package conll2deps
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/golden"
+
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // convert runs Convert on files and decodes what it wrote.
 func convert(t testing.TB, opts Options, files ...string) ([]*format.Sentence, Summary) {
@@ -66,19 +64,7 @@ func TestGolden(t *testing.T) {
 			if sum.Empty != c.empty {
 				t.Errorf("%d sentences left empty, want %d", sum.Empty, c.empty)
 			}
-			golden := filepath.Join("testdata", c.golden)
-			if *update {
-				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.String() != string(want) {
-				t.Errorf("got\n%s\nwant\n%s", out.String(), want)
-			}
+			golden.Check(t, filepath.Join("testdata", c.golden), out.Bytes())
 		})
 	}
 }

@@ -2,21 +2,19 @@ package deps2conll
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/golden"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/conll2deps"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestGolden(t *testing.T) {
 	for _, c := range []struct {
@@ -33,19 +31,7 @@ func TestGolden(t *testing.T) {
 			if err := Write(src, &out, c.opts); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", c.golden)
-			if *update {
-				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.String() != string(want) {
-				t.Errorf("got\n%s\nwant\n%s", out.String(), want)
-			}
+			golden.Check(t, filepath.Join("testdata", c.golden), out.Bytes())
 		})
 	}
 }

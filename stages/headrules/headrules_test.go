@@ -2,21 +2,18 @@ package headrules
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/golden"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ptbstrip"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // heads converts one bracketed tree.
 func heads(t *testing.T, tree string, opts Options) []int {
@@ -161,42 +158,11 @@ func TestGoldenExamples(t *testing.T) {
 	checkGolden(t, inputs, filepath.Join("testdata", "examples-treebank.collins.jsonl"), Options{Rules: Collins})
 }
 
-func checkGolden(t *testing.T, inputs []string, golden string, opts Options) {
+func checkGolden(t *testing.T, inputs []string, path string, opts Options) {
 	t.Helper()
 	var out bytes.Buffer
 	if _, err := Convert(pipeline.Source{Names: inputs}, &out, opts); err != nil {
 		t.Fatalf("%v: %v", inputs, err)
 	}
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("%v with %+v differs from %s:\n%s", inputs, opts, golden, lineDiff(out.String(), string(want)))
-	}
-}
-
-// lineDiff shows the first lines that differ.
-func lineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(g), len(w)) && b.Len() < 2000; i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			fmt.Fprintf(&b, "line %d\n  got:  %s\n  want: %s\n", i+1, gl, wl)
-		}
-	}
-	return b.String()
+	golden.Check(t, path, out.Bytes())
 }

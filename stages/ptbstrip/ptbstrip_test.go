@@ -2,18 +2,17 @@ package ptbstrip
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/golden"
+
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestStripLabel(t *testing.T) {
 	for in, want := range map[string]string{
@@ -101,19 +100,7 @@ func TestGolden(t *testing.T) {
 		if sum.Trees != 4 || sum.Empty != map[bool]int{false: 1, true: 0}[v.opts.KeepPunct] {
 			t.Errorf("%+v: summary %+v", v.opts, sum)
 		}
-		if *update {
-			if err := os.WriteFile(v.golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(v.golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", v.golden, got, want)
-		}
+		golden.Check(t, v.golden, []byte(got))
 	}
 }
 

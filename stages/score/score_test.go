@@ -3,7 +3,6 @@ package score
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/golden"
+
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // Hand-computed tallies, one per scoring rule.
 func TestTallyRules(t *testing.T) {
@@ -262,24 +261,7 @@ func TestScoreTableGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("testdata", "table-"+string(root)+".golden"), out)
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n%s\nwant:\n%s", path, got, want)
+		golden.Check(t, filepath.Join("testdata", "table-"+string(root)+".golden"), []byte(out))
 	}
 }
 

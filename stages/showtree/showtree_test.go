@@ -2,18 +2,16 @@ package showtree
 
 import (
 	"bytes"
-	"flag"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/golden"
+
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // Each testdata/*.jsonl drawn in both styles matches its golden file.
 func TestGolden(t *testing.T) {
@@ -31,20 +29,7 @@ func TestGolden(t *testing.T) {
 			if err := Show(src, &out, style.opts); err != nil {
 				t.Fatal(err)
 			}
-			golden := strings.TrimSuffix(in, ".jsonl") + "." + style.name + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if out.String() != string(want) {
-				t.Errorf("%s differs; got:\n%s", golden, out.String())
-			}
+			golden.Check(t, strings.TrimSuffix(in, ".jsonl")+"."+style.name+".golden", out.Bytes())
 		}
 	}
 }
