@@ -106,3 +106,11 @@ func appendReal(dst []byte, f float64) []byte {
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, 64)
 }
+
+// writeStrings writes "name":[...] of strings.
+func writeStrings(s *jsoniter.Stream, name string, xs []string) {
+	writeArray(s, name, xs, s.WriteString)
+}
+
+// writeInts writes "name":[...] of integers.
+func writeInts(s *jsoniter.Stream, name string, xs []int) { writeArray(s, name, xs, s.WriteInt) }

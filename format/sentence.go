@@ -130,17 +130,17 @@ func (s Sentence) MarshalJSON() ([]byte, error) {
 			st.WriteMore()
 		}
 		if len(s.Words) > 0 {
-			writeArray(st, "words", s.Words, st.WriteString)
+			writeStrings(st, "words", s.Words)
 			st.WriteMore()
 		}
-		writeArray(st, "tags", s.Tags, st.WriteString)
+		writeStrings(st, "tags", s.Tags)
 		if len(s.Heads) > 0 {
 			st.WriteMore()
-			writeArray(st, "heads", s.Heads, st.WriteInt)
+			writeInts(st, "heads", s.Heads)
 		}
 		if len(s.Pred) > 0 {
 			st.WriteMore()
-			writeArray(st, "pred", s.Pred, st.WriteInt)
+			writeInts(st, "pred", s.Pred)
 		}
 		if s.Tree != "" {
 			st.WriteMore()
