@@ -58,17 +58,19 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 }
 
 func decompress(name string, r io.Reader, closeFile func() error) (*Input, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	// A small buffer to look at the first bytes: the readers downstream
+	// have their own, and bufio passes their large reads straight through.
+	br := bufio.NewReaderSize(r, 64)
 	head, _ := br.Peek(4)
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(br)
+		zr, err := gzip.NewReader(bufio.NewReaderSize(br, 1<<16))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return &Input{Name: name, Reader: zr, close: closeAll(zr.Close, closeFile)}, nil
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(br)
+		zr, err := zstd.NewReader(bufio.NewReaderSize(br, 1<<16))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
