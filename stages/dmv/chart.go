@@ -49,6 +49,8 @@ type Chart struct {
 	rootPost           []float64 // [c]
 	stopPost, contPost []float64 // [h·4 + dir·2 + valence]
 	capacity           int
+
+	seg segmentation // Model S's top step, when on (segment.go)
 }
 
 // NewChart makes a chart for sentences of up to n tokens; it grows as
@@ -96,6 +98,7 @@ func (c *Chart) Load(tags []int, w *Params, dist []float64) {
 	c.grow(n)
 	c.n = n
 	c.logScale = 0
+	c.seg.on = false
 	for h, th := range tags {
 		for dir := Left; dir <= Right; dir++ {
 			for v := Adj; v <= NonAdj; v++ {
@@ -132,6 +135,7 @@ func (c *Chart) LoadScores(n int, edge, root []float64) {
 	c.grow(n)
 	c.n = n
 	c.logScale = 0
+	c.seg.on = false
 	for i := 0; i < n*n; i++ {
 		c.edge[i] = math.Exp(edge[i])
 	}
@@ -306,6 +310,10 @@ func (c *Chart) inside(viterbi bool) {
 			c.lc[j*n+h] = l * c.cont[j*4+Left*2+NonAdj]
 			c.lsT[h*n+j] = c.ls[j*n+h]
 		}
+	}
+	if c.seg.on {
+		c.segmentTop(viterbi)
+		return
 	}
 	c.z, c.bestRoot = 0, -1
 	for r := 0; r < n; r++ {

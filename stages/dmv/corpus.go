@@ -71,6 +71,13 @@ type EStepOptions struct {
 	// Dist, when not nil, multiplies every edge of length d by Dist(d)
 	// (the km and local initializers, Model L).
 	Dist func(d int) float64
+	// Segment makes every sentence a sequence of trees with weight
+	// e^SegBeta per tree beyond the first (Model S, segment.go).
+	Segment bool
+	SegBeta float64
+	// LogLikOnly computes Σ log Z alone, without outside pass or counts
+	// (the plain likelihood of a model trained under a bias).
+	LogLikOnly bool
 	// Workers is the number of goroutines (≤ 0: every core).
 	Workers int
 }
@@ -152,14 +159,20 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 				logZ = TreeLogWeight(tags, c.Gold[i], w)
 			case opts.Hard:
 				chart.Load(tags, w, dist)
+				if opts.Segment {
+					chart.Segment(opts.SegBeta)
+				}
 				logZ = chart.Viterbi(heads)
 				if !math.IsInf(logZ, -1) {
 					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
 				}
 			default:
 				chart.Load(tags, w, dist)
+				if opts.Segment {
+					chart.Segment(opts.SegBeta)
+				}
 				logZ = chart.Inside()
-				if chart.Outside() {
+				if !opts.LogLikOnly && chart.Outside() {
 					chart.AddCounts(tags, counts, 1)
 				}
 			}

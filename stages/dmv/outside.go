@@ -18,11 +18,15 @@ func (c *Chart) Outside() bool {
 		return false
 	}
 	g := 1 / c.z
-	for r := 0; r < n; r++ {
-		lr, rr := c.ls[r*n], c.rs[r*n+n-1]
-		c.rootPost[r] = c.root[r] * lr * rr * g
-		c.bls[r*n] += c.root[r] * rr * g
-		c.brs[r*n+n-1] += c.root[r] * lr * g
+	if c.seg.on {
+		c.segmentOutside(g)
+	} else {
+		for r := 0; r < n; r++ {
+			lr, rr := c.ls[r*n], c.rs[r*n+n-1]
+			c.rootPost[r] = c.root[r] * lr * rr * g
+			c.bls[r*n] += c.root[r] * rr * g
+			c.brs[r*n+n-1] += c.root[r] * lr * g
+		}
 	}
 	for w := n - 1; w >= 1; w-- {
 		// Reverse the halves of width w.

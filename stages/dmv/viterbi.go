@@ -23,10 +23,14 @@ func (c *Chart) Viterbi(heads []int) float64 {
 	if !(c.z > 0) || math.IsInf(c.z, 1) {
 		return math.Inf(-1)
 	}
-	r := c.bestRoot
-	heads[r] = 0
-	c.backLeft(heads, r, 0)
-	c.backRight(heads, r, c.n-1)
+	if c.seg.on {
+		c.segmentHeads(heads)
+	} else {
+		r := c.bestRoot
+		heads[r] = 0
+		c.backLeft(heads, r, 0)
+		c.backRight(heads, r, c.n-1)
+	}
 	return math.Log(c.z) + c.logScale
 }
 

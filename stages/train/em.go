@@ -38,6 +38,10 @@ type EM struct {
 	// Weights, when not nil, turns the model into the E-step's weight
 	// table (annealing raises it to β); nil uses the model itself.
 	Weights func(model *dmv.Params) *dmv.Params
+	// Objective, when not nil, maps the E-step's Σ log Z to the objective
+	// logged and tested for convergence (DA's tempered objective is
+	// Σ log Z / β); nil takes Σ log Z itself.
+	Objective func(logZ float64) float64
 	// Observe, when not nil, sees every iteration and the model the
 	// iteration's E-step ran with; an error stops the run.
 	Observe func(it format.Iteration, model *dmv.Params) error
@@ -89,6 +93,9 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 		}
 		out := estep.Run(w, em.EStep)
 		obj := out.LogLik
+		if em.Objective != nil {
+			obj = em.Objective(obj)
+		}
 		it := format.Iteration{
 			Iter:         em.FirstIter + iter,
 			Objective:    format.Real(obj),

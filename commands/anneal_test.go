@@ -1,0 +1,74 @@
+package commands
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// shellLoop runs "estep FLAGS -m M | mstep MSTEP" iters times from model.
+func shellLoop(t *testing.T, dir, corpus string, model []byte, iters int, estepFlags, mstepFlags []string) []byte {
+	t.Helper()
+	for i := 0; i < iters; i++ {
+		args := append([]string{"estep", "-m", writeTemp(t, dir, "model.jsonl", model)}, estepFlags...)
+		counts := run(t, nil, append(args, corpus)...)
+		model = run(t, counts, append([]string{"mstep"}, mstepFlags...)...)
+	}
+	return model
+}
+
+// train-da equals its stages written as shell loops of estep --beta
+// [--skew] | mstep, byte for byte.
+func TestShellLoopEqualsTrainDA(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	init := run(t, nil, "dmv-init", "--init", "km", corpus)
+	skew := writeTemp(t, dir, "init.jsonl", init)
+	model := init
+	for _, beta := range []string{"0.25", "0.5", "1"} {
+		model = shellLoop(t, dir, corpus, model, 3, []string{"--beta", beta, "--skew", skew}, []string{"--lambda", "0.1"})
+	}
+	trained := run(t, nil, "train-da", "--init", "km", "--skew", "--beta0", "0.25", "--gamma", "2",
+		"--lambda", "0.1", "--max-iter", "3", "--tol", "1e-300", "-q", corpus)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("stages of estep --beta --skew | mstep differ from train-da")
+	}
+}
+
+// train-sa equals its epochs written as shell loops of estep --delta (or
+// --seg-beta) | mstep, and saves each epoch's model under a name that
+// says its value.
+func TestShellLoopEqualsTrainSA(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	init := run(t, nil, "dmv-init", "--init", "zero", corpus)
+	model := init
+	saves := filepath.Join(dir, "epochs")
+	for _, delta := range []string{"-0.4", "-0.2", "0"} {
+		model = shellLoop(t, dir, corpus, model, 2, []string{"--delta", delta}, []string{"--lambda", "10"})
+		name := "epoch-0" + map[string]string{"-0.4": "1-delta-0.400", "-0.2": "2-delta-0.200", "0": "3-delta+0.000"}[delta] + ".jsonl"
+		want := model
+		defer func() {
+			saved, err := os.ReadFile(filepath.Join(saves, name))
+			if err != nil || !bytes.Equal(saved, want) {
+				t.Errorf("%s: saved model differs from the shell loop's (%v)", name, err)
+			}
+		}()
+	}
+	trained := run(t, nil, "train-sa", "--init", "zero", "--lambda", "10", "--delta0", "-0.4", "--delta-step", "0.2",
+		"--delta-final", "0", "--max-iter", "2", "--tol", "1e-300", "--save-dir", saves, "-q", corpus)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("epochs of estep --delta | mstep differ from train-sa")
+	}
+
+	model = init
+	for _, beta := range []string{"0.5", "0", "-0.5"} {
+		model = shellLoop(t, dir, corpus, model, 2, []string{"--seg-beta", beta}, nil)
+	}
+	trained = run(t, nil, "train-sa", "--init", "zero", "--seg-beta0", "0.5", "--seg-beta-step", "-0.5",
+		"--seg-beta-final", "-0.5", "--max-iter", "2", "--tol", "1e-300", "-q", corpus)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("epochs of estep --seg-beta | mstep differ from train-sa")
+	}
+}

@@ -1,0 +1,81 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/selectmodel"
+)
+
+func init() { register("select", selectApp) }
+
+func selectApp() *cli.App {
+	return &cli.App{
+		Usage:     "rank saved models on dev data and pick the best",
+		UsageText: "select --dev FILE [--by accuracy|likelihood] [options] MODEL...",
+		Description: `Evaluates every model on the dev sentences and prints them ranked, best first
+(ties keep the order given):
+
+   --by accuracy     supervised selection: dev directed attachment accuracy of
+                     the Viterbi parses (as decode gives), --root count or
+                     exclude; the dev sentences need gold heads
+   --by likelihood   unsupervised selection: the dev objective, Σ log p(x) of
+                     the dev sentences under the plain DMV (no gold needed)
+
+Every row shows both the accuracy (when dev has gold heads) and the
+log-likelihood, so one run tells how far unsupervised selection lands from
+supervised. Sentences with a tag some model does not know are left out of
+every model's log-likelihood (and counted); they are still parsed and scored.
+Models that give some dev sentences probability 0 (unsmoothed; column p=0)
+rank below the others by likelihood: fewer such sentences first, then the
+log-likelihood of the rest.
+--best FILE writes the winning model there; --json writes one JSON line per
+model instead of the table (rank, model, directed, undirected, counted_* and
+excluded_* accuracies, loglik, cross_entropy, ...). The winner is also named
+on stderr.
+
+Examples:
+   train-sa --delta0 -0.6 --save-dir sa train.jsonl > /dev/null
+   select --dev dev.jsonl --root exclude sa/*.jsonl --best best.jsonl
+   select --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
+			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "ranking: accuracy (supervised) or likelihood (unsupervised)"},
+			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy convention: count (Klein) or exclude (Smith)"},
+			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
+			&cli.BoolFlag{Name: "json", Usage: "one JSON line per model instead of the table"},
+			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			by, err := selectmodel.ParseCriterion(c.String("by"))
+			if err != nil {
+				return usagef("%v", err)
+			}
+			root, err := score.ParseConvention(c.String("root"))
+			if err != nil {
+				return usagef("%v", err)
+			}
+			if c.NArg() == 0 {
+				return usagef("no models to select from")
+			}
+			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}
+			return writeOutput(c, dev, func(w io.Writer) error {
+				rep, err := selectmodel.Run(w, selectmodel.Options{
+					Dev: dev, Models: c.Args().Slice(), By: by, Root: root,
+					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),
+				})
+				if err == nil && !c.Bool("quiet") {
+					fmt.Fprintf(c.App.ErrWriter, "select: best by %s: %s\n", by, rep.Best.Model)
+					if rep.Unscorable > 0 {
+						fmt.Fprintf(c.App.ErrWriter, "select: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", rep.Unscorable)
+					}
+				}
+				return err
+			})
+		},
+	}
+}

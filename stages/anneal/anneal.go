@@ -1,0 +1,207 @@
+// Package anneal holds the annealing estimators of Smith & Eisner for the
+// DMV (DESIGN.md §5.4–5.5): deterministic annealing and skewed DA
+// (train-da), and structural annealing of a locality bias (Model L) or a
+// segmentation bias (Model S, train-sa). Each is a schedule of stages
+// around the one EM loop of package train: a stage runs EM to
+// convergence with the E-step re-weighted (dmv.Reweighting), starting
+// from the model the previous stage ended with. Nothing here touches the
+// chart.
+//
+// It is not for choosing among the models a schedule saves: that is
+// package selectmodel (select).
+package anneal
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// Parameter names the quantity a schedule anneals.
+type Parameter int
+
+const (
+	Beta    Parameter = iota // DA's β, the exponent of every probability
+	Delta                    // Model L's locality bias δ
+	SegBeta                  // Model S's weight per extra tree, as log
+)
+
+// Name is the parameter's name in file names and messages.
+func (p Parameter) Name() string {
+	return [...]string{"beta", "delta", "seg-beta"}[p]
+}
+
+// Annealer runs EM to convergence once per stage.
+type Annealer struct {
+	// EM holds what every stage shares: corpus, λ, iteration limit and
+	// tolerance per stage, workers, the observer, the clock's origin and
+	// the first iteration's number. Its Weights and Objective are set
+	// per stage.
+	EM     train.EM
+	Stages []dmv.Reweighting
+	// Anneals says which parameter the stages vary, for the log (every
+	// iteration record carries its stage's value).
+	Anneals Parameter
+	// AfterStage, when not nil, sees each stage's outcome (1-based k).
+	AfterStage func(k int, r dmv.Reweighting, res *train.Result) error
+}
+
+// Run trains from start through every stage and returns the last stage's
+// result, with Iterations counted over the whole schedule.
+func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
+	if len(a.Stages) == 0 {
+		return nil, errors.New("an annealing schedule needs at least one stage")
+	}
+	origin := a.EM.Start
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	model, iters := start, 0
+	var res *train.Result
+	for k, r := range a.Stages {
+		if err := r.Check(); err != nil {
+			return nil, fmt.Errorf("stage %d: %w", k+1, err)
+		}
+		em := a.EM
+		em.Start, em.FirstIter = origin, a.EM.FirstIter+iters
+		em.Weights, em.EStep = r.Weights, r.EStep(a.EM.EStep)
+		em.Objective = tempered(r.Beta)
+		stage, observe := k+1, a.EM.Observe
+		em.Observe = func(it format.Iteration, m *dmv.Params) error {
+			it.Stage = stage
+			a.label(&it, r)
+			if observe == nil {
+				return nil
+			}
+			return observe(it, m)
+		}
+		var err error
+		if res, err = em.Run(model); err != nil {
+			return nil, fmt.Errorf("stage %d (%s %s): %w", stage, a.Anneals.Name(), a.Anneals.Format(a.Value(r)), err)
+		}
+		iters += res.Iterations
+		model = res.Model
+		if a.AfterStage != nil {
+			if err := a.AfterStage(stage, r, res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := *res
+	out.Iterations = iters
+	return &out, nil
+}
+
+// tempered is DA's objective at β, (1/β)·Σ log Σ_y p(x, y)^β (with a skew
+// the sum is over p^β·λ₀^(1−β)): the quantity EM with the tempered
+// posterior climbs, which tends to the log-likelihood as β → 1.
+func tempered(beta float64) func(float64) float64 {
+	if beta == 1 {
+		return nil
+	}
+	return func(logZ float64) float64 { return logZ / beta }
+}
+
+// Value is the annealed parameter's value in stage r.
+func (a *Annealer) Value(r dmv.Reweighting) float64 {
+	switch a.Anneals {
+	case Delta:
+		return r.Delta
+	case SegBeta:
+		return r.SegBeta
+	}
+	return r.Beta
+}
+
+func (a *Annealer) label(it *format.Iteration, r dmv.Reweighting) {
+	v := a.Value(r)
+	switch a.Anneals {
+	case Delta:
+		it.Delta = &v
+	case SegBeta:
+		it.SegBeta = &v
+	default:
+		it.Beta = &v
+	}
+}
+
+// Format writes a value of p as file names and messages show it: β
+// plainly (0.001), δ and the segmentation weight with their sign (-0.600,
+// +0.100), so that "delta-0.600" reads as δ = −0.6.
+func (p Parameter) Format(v float64) string {
+	if p == Beta {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%+.3f", v)
+}
+
+// DASchedule is the β of every DA stage: β₀, then β ← min(1, γβ) until
+// the last stage, which runs at β = 1 exactly.
+func DASchedule(beta0, gamma float64) ([]float64, error) {
+	switch {
+	case !(beta0 > 0 && beta0 <= 1):
+		return nil, fmt.Errorf("β₀ must be in (0, 1], not %v", beta0)
+	case !(gamma > 1) || math.IsInf(gamma, 1):
+		return nil, fmt.Errorf("γ must be a number > 1, not %v", gamma)
+	}
+	var betas []float64
+	for beta := beta0; ; beta = math.Min(1, gamma*beta) {
+		betas = append(betas, beta)
+		if beta == 1 {
+			return betas, nil
+		}
+		if len(betas) > maxStages {
+			return nil, fmt.Errorf("β₀ = %v and γ = %v make more than %d stages", beta0, gamma, maxStages)
+		}
+	}
+}
+
+// maxStages bounds a schedule, against typing mistakes such as a step of
+// 1e-9.
+const maxStages = 10000
+
+// LinearSchedule is the value of every structural-annealing epoch: start,
+// start + step, ... up to final, which is always the last epoch (even
+// when final − start is not a multiple of step). Values are rounded to
+// 1e-9 so that −0.6 + 6·0.1 is 0, not 1.1e-16.
+func LinearSchedule(start, step, final float64) ([]float64, error) {
+	for _, v := range []float64{start, step, final} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("schedule values must be finite numbers, not %v", v)
+		}
+	}
+	if start == final {
+		return []float64{start}, nil
+	}
+	if step == 0 || (final-start)/step < 0 {
+		return nil, fmt.Errorf("a step of %v never goes from %v to %v", step, start, final)
+	}
+	steps := math.Floor((final-start)/step + 1e-9)
+	if steps > maxStages {
+		return nil, fmt.Errorf("a step of %v from %v to %v makes more than %d epochs", step, start, final, maxStages)
+	}
+	var values []float64
+	for k := 0; k <= int(steps); k++ {
+		values = append(values, round9(start+float64(k)*step))
+	}
+	if last := len(values) - 1; math.Abs(values[last]-final) > 1e-9 {
+		values = append(values, final)
+	} else {
+		values[last] = final
+	}
+	return values, nil
+}
+
+func round9(v float64) float64 {
+	v = math.Round(v*1e9) / 1e9
+	if v == 0 {
+		return 0 // not −0, which would print as "-0.000"
+	}
+	return v
+}

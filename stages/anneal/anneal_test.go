@@ -1,0 +1,285 @@
+package anneal
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// sampledCorpus draws sentences of 3 to 10 tokens from a random DMV over
+// tags tags whose heads tend to take children.
+func sampledCorpus(t *testing.T, sentences, tags int, seed uint64) *dmv.Corpus {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	p := dmv.NewParams(tags)
+	for _, tab := range p.Tables() {
+		for i := range tab {
+			tab[i] = rng.ExpFloat64()
+		}
+	}
+	for i := range p.Stop {
+		p.Stop[i] *= 0.4
+	}
+	p = dmv.MStep(p, 0)
+	var sents []*format.Sentence
+	for len(sents) < sentences {
+		tg, heads, ok := dmv.Sample(rng, p, 10)
+		if !ok || len(tg) < 3 {
+			continue
+		}
+		s := &format.Sentence{Heads: heads}
+		for _, x := range tg {
+			s.Tags = append(s.Tags, fmt.Sprintf("T%d", x))
+		}
+		sents = append(sents, s)
+	}
+	c, err := dmv.NewCorpus(sents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestDASchedule(t *testing.T) {
+	got, err := DASchedule(0.1, 2)
+	if err != nil || !slices.Equal(got, []float64{0.1, 0.2, 0.4, 0.8, 1}) {
+		t.Fatalf("β₀ 0.1, γ 2: %v, %v", got, err)
+	}
+	for _, c := range []struct{ beta0, gamma float64 }{{0.001, 1.25}, {0.01, 1.5}, {0.3, 3}, {1, 2}} {
+		betas, err := DASchedule(c.beta0, c.gamma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if betas[0] != c.beta0 || betas[len(betas)-1] != 1 {
+			t.Fatalf("%+v: %v does not run from β₀ to exactly 1", c, betas)
+		}
+		for i := 1; i < len(betas)-1; i++ {
+			if math.Abs(betas[i]-c.gamma*betas[i-1]) > 1e-12 {
+				t.Fatalf("%+v: %v is not geometric", c, betas)
+			}
+		}
+	}
+	for _, c := range []struct{ beta0, gamma float64 }{{0, 2}, {1.5, 2}, {0.1, 1}, {0.1, 0.5}, {math.NaN(), 2}, {0.1, math.Inf(1)}} {
+		if _, err := DASchedule(c.beta0, c.gamma); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}
+
+func TestLinearSchedule(t *testing.T) {
+	cases := []struct {
+		start, step, final float64
+		want               []float64
+	}{
+		{-0.6, 0.1, 0.1, []float64{-0.6, -0.5, -0.4, -0.3, -0.2, -0.1, 0, 0.1, 0.1}[:8]},
+		{0.5, -0.1, 0, []float64{0.5, 0.4, 0.3, 0.2, 0.1, 0}},
+		{0, 0.1, 0.25, []float64{0, 0.1, 0.2, 0.25}},
+		{-0.6, 0.5, -0.6, []float64{-0.6}},
+		{-1, 0.05, -0.9, []float64{-1, -0.95, -0.9}},
+	}
+	for _, c := range cases {
+		got, err := LinearSchedule(c.start, c.step, c.final)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%v by %v to %v: %v, %v; want %v", c.start, c.step, c.final, got, err, c.want)
+		}
+		for _, v := range got {
+			if v == 0 && math.Signbit(v) {
+				t.Errorf("%v by %v: a negative zero", c.start, c.step)
+			}
+		}
+	}
+	for _, c := range [][3]float64{{0, 0, 1}, {0, -0.1, 1}, {0.5, 0.1, 0}, {0, 1e-9, 1}, {math.NaN(), 0.1, 1}} {
+		if _, err := LinearSchedule(c[0], c[1], c[2]); err == nil {
+			t.Errorf("%v: no error", c)
+		}
+	}
+	if Delta.Format(0.1) != "+0.100" || Delta.Format(-0.6) != "-0.600" || Beta.Format(0.001) != "0.001" {
+		t.Errorf("formats: %s %s %s", Delta.Format(0.1), Delta.Format(-0.6), Beta.Format(0.001))
+	}
+}
+
+// record is what the tests keep of an iteration.
+type record struct {
+	stage int
+	value float64
+	obj   float64
+	model *dmv.Params
+}
+
+func recordInto(out *[]record) func(format.Iteration, *dmv.Params) error {
+	return func(it format.Iteration, m *dmv.Params) error {
+		v := math.NaN()
+		switch {
+		case it.Beta != nil:
+			v = *it.Beta
+		case it.Delta != nil:
+			v = *it.Delta
+		case it.SegBeta != nil:
+			v = *it.SegBeta
+		}
+		*out = append(*out, record{stage: it.Stage, value: v, obj: float64(it.Objective), model: m})
+		return nil
+	}
+}
+
+// Within a stage, EM with a re-weighted E-step climbs the stage's
+// objective: for DA the tempered (1/β)·Σ log Σ_y p^β (λ₀^(1−β) for SDA),
+// for Models L and S the biased Σ log Z. It must never decrease.
+func checkStagesClimb(t *testing.T, name string, recs []record) {
+	t.Helper()
+	for i := 1; i < len(recs); i++ {
+		a, b := recs[i-1], recs[i]
+		if a.stage == b.stage && b.obj < a.obj-1e-10*math.Abs(a.obj) {
+			t.Fatalf("%s: stage %d (%v): objective fell from %.12g to %.12g at its iteration record %d", name, b.stage, b.value, a.obj, b.obj, i+1)
+		}
+	}
+}
+
+func TestDATemperedObjectiveNeverDecreases(t *testing.T) {
+	c := sampledCorpus(t, 300, 5, 3)
+	for _, cfg := range []struct {
+		name, init   string
+		skew         bool
+		beta0, gamma float64
+	}{
+		{"DA zero", dmv.InitZero, false, 0.01, 1.5},
+		{"SDA km", dmv.InitKM, true, 0.1, 2},
+		{"SDA random", dmv.InitRandom, true, 0.05, 3},
+	} {
+		start, err := dmv.InitialModel(c, cfg.init, dmv.InitOptions{Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		betas, _ := DASchedule(cfg.beta0, cfg.gamma)
+		var skew *dmv.Params
+		if cfg.skew {
+			skew = start
+		}
+		var recs []record
+		a := &Annealer{EM: train.EM{Corpus: c, MaxIter: 25, Tol: 1e-12, Observe: recordInto(&recs)}, Anneals: Beta}
+		for _, b := range betas {
+			a.Stages = append(a.Stages, dmv.Reweighting{Beta: b, Skew: skew})
+		}
+		res, err := a.Run(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStagesClimb(t, cfg.name, recs)
+		last := recs[len(recs)-1]
+		if last.stage != len(betas) || last.value != 1 {
+			t.Fatalf("%s: the last iteration ran in stage %d at β = %v, want stage %d at β = 1", cfg.name, last.stage, last.value, len(betas))
+		}
+		if res.Iterations != len(recs) {
+			t.Fatalf("%s: %d iterations reported, %d observed", cfg.name, res.Iterations, len(recs))
+		}
+		// At β = 1 the objective is the plain log-likelihood, skew or not.
+		plain := dmv.NewEStepper(c).Run(last.model, dmv.EStepOptions{LogLikOnly: true}).LogLik
+		if math.Abs(plain-last.obj) > 1e-9*math.Abs(plain) {
+			t.Fatalf("%s: last objective %v, plain log-likelihood %v", cfg.name, last.obj, plain)
+		}
+		// The tempered objective is Σ log Z under p^β·λ₀^(1−β), over β.
+		first := recs[0]
+		r := dmv.Reweighting{Beta: betas[0], Skew: skew}
+		logZ := dmv.NewEStepper(c).Run(r.Weights(first.model), dmv.EStepOptions{LogLikOnly: true}).LogLik
+		if math.Abs(logZ/betas[0]-first.obj) > 1e-9*math.Abs(first.obj) {
+			t.Fatalf("%s: first objective %v, want Σ log Z / β = %v", cfg.name, first.obj, logZ/betas[0])
+		}
+	}
+}
+
+func TestStructuralEpochsNeverDecrease(t *testing.T) {
+	c := sampledCorpus(t, 300, 5, 7)
+	start, _ := dmv.InitialModel(c, dmv.InitZero, dmv.InitOptions{})
+	for _, cfg := range []struct {
+		name   string
+		p      Parameter
+		values []float64
+	}{
+		{"Model L", Delta, []float64{-0.6, -0.3, 0, 0.1}},
+		{"Model S", SegBeta, []float64{0.5, 0, -1, -3}},
+	} {
+		var recs []record
+		a := &Annealer{EM: train.EM{Corpus: c, MaxIter: 25, Tol: 1e-12, Lambda: 0, Observe: recordInto(&recs)}, Anneals: cfg.p}
+		for _, v := range cfg.values {
+			r := dmv.Plain()
+			if cfg.p == Delta {
+				r.Delta = v
+			} else {
+				r.Segmented, r.SegBeta = true, v
+			}
+			a.Stages = append(a.Stages, r)
+		}
+		if _, err := a.Run(start); err != nil {
+			t.Fatal(err)
+		}
+		checkStagesClimb(t, cfg.name, recs)
+		for _, r := range recs {
+			if r.value != cfg.values[r.stage-1] {
+				t.Fatalf("%s: stage %d logged %v, want %v", cfg.name, r.stage, r.value, cfg.values[r.stage-1])
+			}
+		}
+	}
+}
+
+// A schedule of one stage at β = 1 is EM itself.
+func TestDAAtBetaOneIsEM(t *testing.T) {
+	c := sampledCorpus(t, 200, 4, 9)
+	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	em := train.EM{Corpus: c, MaxIter: 15, Lambda: 0.5}
+	want, err := em.Run(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Annealer{EM: em, Stages: []dmv.Reweighting{{Beta: 1, Skew: start}}}
+	got, err := a.Run(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Model.Child, want.Model.Child) || got.Iterations != want.Iterations {
+		t.Fatal("DA at β = 1 differs from EM")
+	}
+}
+
+// The number of workers changes nothing, to the last bit, for every
+// re-weighting.
+func TestAnnealingWorkersGiveIdenticalModels(t *testing.T) {
+	c := sampledCorpus(t, 500, 6, 11)
+	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	stages := []dmv.Reweighting{{Beta: 0.3, Skew: start}, {Beta: 1, Delta: -0.4}, {Beta: 1, Segmented: true, SegBeta: -0.5}}
+	var outs [][]byte
+	for _, workers := range []int{1, 2, 3} {
+		a := &Annealer{EM: train.EM{Corpus: c, EStep: dmv.EStepOptions{Workers: workers}, MaxIter: 4}, Stages: stages}
+		res, err := a.Run(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := dmv.WriteTable(&b, c.Tags, res.Model, format.Prob, nil); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, b.Bytes())
+	}
+	for i := 1; i < len(outs); i++ {
+		if !bytes.Equal(outs[0], outs[i]) {
+			t.Fatalf("models differ between 1 and %d workers", i+1)
+		}
+	}
+}
+
+func TestAnnealerRejectsBadStages(t *testing.T) {
+	c := sampledCorpus(t, 20, 3, 1)
+	start, _ := dmv.InitialModel(c, dmv.InitZero, dmv.InitOptions{})
+	if _, err := (&Annealer{EM: train.EM{Corpus: c}}).Run(start); err == nil {
+		t.Error("an empty schedule must be an error")
+	}
+	if _, err := (&Annealer{EM: train.EM{Corpus: c}, Stages: []dmv.Reweighting{{}}}).Run(start); err == nil {
+		t.Error("β = 0 must be an error")
+	}
+}

@@ -1,0 +1,158 @@
+package anneal
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// DAOptions are train-da's own settings.
+type DAOptions struct {
+	Beta0, Gamma float64 // the schedule: β₀, then β ← min(1, γβ)
+	// Skew makes it skewed DA: event weights p^β·λ₀^(1−β), λ₀ the
+	// starting model (the initializer's, or -m).
+	Skew    bool
+	Lambda  float64 // add-λ in every M-step
+	MaxIter int     // iterations per stage at most (0: the default)
+	Tol     float64 // relative change that ends a stage (0: the default)
+	// SaveDir, when not "", receives each stage's final model as
+	// stage-NN-betaB.jsonl.
+	SaveDir string
+}
+
+// RunDA trains by deterministic annealing (or skewed DA) and writes the
+// model of the last stage, β = 1, to w.
+func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) error {
+	betas, err := DASchedule(opts.Beta0, opts.Gamma)
+	if err != nil {
+		return err
+	}
+	s, err := train.Open(src, job)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start, err := s.StartModel(0)
+	if err != nil {
+		return err
+	}
+	var skew *dmv.Params
+	if opts.Skew {
+		skew = start
+	}
+	stages := make([]dmv.Reweighting, len(betas))
+	for k, b := range betas {
+		stages[k] = dmv.Reweighting{Beta: b, Skew: skew}
+	}
+	a := newAnnealer(s, stages, Beta, opts.Lambda, opts.MaxIter, opts.Tol)
+	a.AfterStage = stageReport(s, a, opts.SaveDir, false)
+	res, err := a.Run(start)
+	if err != nil {
+		return err
+	}
+	s.Job.Progress.Note("annealed through %d stages (β %g → 1) in %d iterations", len(stages), betas[0], res.Iterations)
+	return s.Write(w, res.Model)
+}
+
+// SAOptions are train-sa's own settings.
+type SAOptions struct {
+	Anneals            Parameter // Delta (Model L) or SegBeta (Model S)
+	Start, Step, Final float64   // the schedule of the annealed value
+	Lambda             float64   // add-λ in every M-step
+	MaxIter            int       // iterations per epoch at most (0: the default)
+	Tol                float64   // relative change that ends an epoch (0: the default)
+	// SaveDir, when not "", receives each epoch's final model as
+	// epoch-NN-delta±D.DDD.jsonl (or seg-beta), for select.
+	SaveDir string
+}
+
+// RunSA trains by structural annealing of a locality bias (Model L) or a
+// segmentation bias (Model S) and writes the last epoch's model to w. The
+// bias applies in training only: the models saved and written are plain
+// DMVs, and the log-likelihood reported after each epoch is theirs.
+func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) error {
+	values, err := LinearSchedule(opts.Start, opts.Step, opts.Final)
+	if err != nil {
+		return err
+	}
+	s, err := train.Open(src, job)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	start, err := s.StartModel(0)
+	if err != nil {
+		return err
+	}
+	stages := make([]dmv.Reweighting, len(values))
+	for k, v := range values {
+		stages[k] = dmv.Plain()
+		if opts.Anneals == SegBeta {
+			stages[k].Segmented, stages[k].SegBeta = true, v
+		} else {
+			stages[k].Delta = v
+		}
+	}
+	a := newAnnealer(s, stages, opts.Anneals, opts.Lambda, opts.MaxIter, opts.Tol)
+	a.AfterStage = stageReport(s, a, opts.SaveDir, true)
+	res, err := a.Run(start)
+	if err != nil {
+		return err
+	}
+	s.Job.Progress.Note("annealed through %d epochs (%s %s → %s) in %d iterations", len(stages), opts.Anneals.Name(),
+		opts.Anneals.Format(values[0]), opts.Anneals.Format(values[len(values)-1]), res.Iterations)
+	return s.Write(w, res.Model)
+}
+
+func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda float64, maxIter int, tol float64) *Annealer {
+	return &Annealer{
+		EM: train.EM{
+			Corpus:  s.Corpus,
+			EStep:   dmv.EStepOptions{Workers: s.Job.Workers},
+			Lambda:  lambda,
+			MaxIter: maxIter,
+			Tol:     tol,
+			Observe: s.Observe,
+		},
+		Stages:  stages,
+		Anneals: p,
+	}
+}
+
+// stageReport notes each stage's outcome on stderr and saves its model in
+// dir. With plain it also computes the stage model's log-likelihood under
+// the plain DMV (one inside pass): what a structural bias leaves out of
+// the objective.
+func stageReport(s *train.Session, a *Annealer, dir string, plain bool) func(int, dmv.Reweighting, *train.Result) error {
+	kind := "stage"
+	if plain {
+		kind = "epoch"
+	}
+	digits := max(2, len(strconv.Itoa(len(a.Stages))))
+	estep := dmv.NewEStepper(s.Corpus)
+	return func(k int, r dmv.Reweighting, res *train.Result) error {
+		state := "converged"
+		if !res.Converged {
+			state = "stopped at the iteration limit"
+		}
+		v := a.Value(r)
+		msg := fmt.Sprintf("%s %d (%s %s): %s after %d iterations; objective %.10g", kind, k, a.Anneals.Name(),
+			a.Anneals.Format(v), state, res.Iterations, res.Objective)
+		if plain {
+			ll := estep.Run(res.Model, dmv.EStepOptions{LogLikOnly: true, Workers: s.Job.Workers}).LogLik
+			msg += fmt.Sprintf("; log-likelihood %.10g (plain DMV, %.6f bits/token)", ll, -ll/float64(s.Corpus.Tokens)/math.Ln2)
+		}
+		s.Job.Progress.Note("%s", msg)
+		if dir == "" {
+			return nil
+		}
+		name := fmt.Sprintf("%s-%0*d-%s%s.jsonl", kind, digits, k, a.Anneals.Name(), a.Anneals.Format(v))
+		return s.Save(filepath.Join(dir, name), res.Model)
+	}
+}

@@ -1,0 +1,299 @@
+// Package selectmodel chooses among trained models with dev data: the
+// models an annealing schedule saves after each epoch, or those of a grid
+// of runs. Supervised selection ranks them by dev directed attachment
+// accuracy (Viterbi parses against the gold heads); unsupervised selection
+// by the dev objective, the log-likelihood of the dev sentences under the
+// plain DMV, which needs no gold trees. It does not train or parse for
+// output; decode does that with the model it picks.
+package selectmodel
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/score"
+)
+
+// Criterion is what models are ranked by.
+type Criterion string
+
+const (
+	// Accuracy is supervised selection: dev directed accuracy, higher first.
+	Accuracy Criterion = "accuracy"
+	// Likelihood is unsupervised selection: dev log-likelihood under the
+	// plain DMV, higher first.
+	Likelihood Criterion = "likelihood"
+)
+
+// ParseCriterion reads the value of --by.
+func ParseCriterion(s string) (Criterion, error) {
+	switch c := Criterion(s); c {
+	case Accuracy, Likelihood:
+		return c, nil
+	}
+	return "", fmt.Errorf("--by must be %q or %q, not %q", Accuracy, Likelihood, s)
+}
+
+// Options of a selection.
+type Options struct {
+	Dev    pipeline.Source // the dev sentences
+	Models []string        // the candidates' files
+	By     Criterion
+	// Root is the convention of the accuracy that ranks (and of the
+	// table's headline columns).
+	Root    score.Convention
+	JSON    bool   // one JSON line per model instead of the table
+	Best    string // when not "", the winning model is written there
+	Workers int
+}
+
+// Row is one model's line of the ranking (JSON with --json). Accuracy
+// fields are absent when the dev sentences have no gold heads.
+type Row struct {
+	Rank       int              `json:"rank"`
+	Model      string           `json:"model"`
+	By         Criterion        `json:"by"`
+	Root       score.Convention `json:"root"`
+	Directed   *float64         `json:"directed,omitempty"`   // under Root
+	Undirected *float64         `json:"undirected,omitempty"` // under Root
+	// Both conventions: root counted (accuracy) and excluded (F1).
+	CountedDirected    *float64 `json:"counted_directed,omitempty"`
+	CountedUndirected  *float64 `json:"counted_undirected,omitempty"`
+	ExcludedDirected   *float64 `json:"excluded_directed,omitempty"`
+	ExcludedUndirected *float64 `json:"excluded_undirected,omitempty"`
+	// LogLik is Σ log p(x) over the dev sentences whose tags every model
+	// knows (LogLikSentences of them, LogLikTokens tokens); CrossEntropy is
+	// −LogLik per token in bits. ZeroProbability counts the sentences the
+	// model gives probability 0 (an unsmoothed model's unseen events),
+	// which make LogLik −Inf; LogLikNonzero is the sum over the others.
+	LogLik          format.Real `json:"loglik"`
+	CrossEntropy    format.Real `json:"cross_entropy"`
+	LogLikSentences int         `json:"loglik_sentences"`
+	LogLikTokens    int         `json:"loglik_tokens"`
+	ZeroProbability int         `json:"zero_probability"`
+	LogLikNonzero   format.Real `json:"loglik_nonzero"`
+	Sentences       int         `json:"sentences"` // dev sentences parsed
+	Tokens          int         `json:"tokens"`
+}
+
+// Report says what the selection met, for stderr.
+type Report struct {
+	Best       Row
+	Unscorable int // dev sentences left out of the log-likelihood (unknown tags)
+}
+
+// Run ranks the models on the dev data and writes the table (or JSON
+// lines) to w, best first; ties keep the order the models were given in.
+func Run(w io.Writer, opts Options) (Report, error) {
+	var rep Report
+	if len(opts.Models) == 0 {
+		return rep, errors.New("no models to select from")
+	}
+	if opts.Root == "" {
+		opts.Root = score.RootCounted
+	}
+	dev, err := pipeline.ReadSentences(opts.Dev)
+	if err != nil {
+		return rep, err
+	}
+	devName := pipeline.DescribeInputs(opts.Dev.Names)
+	gold := true
+	for _, s := range dev {
+		gold = gold && s.Heads != nil
+	}
+	if opts.By == Accuracy && !gold {
+		return rep, fmt.Errorf("%s: supervised selection (--by accuracy) needs gold heads on every dev sentence; --by likelihood does not", devName)
+	}
+	models := make([]*dmv.Table, len(opts.Models))
+	for i, path := range opts.Models {
+		if models[i], err = dmv.ReadModel(path); err != nil {
+			return rep, err
+		}
+		if models[i].Unit != format.Prob {
+			return rep, fmt.Errorf("%s: select needs a probability model (\"p\")", path)
+		}
+	}
+	known := commonlyKnown(dev, models)
+	for _, k := range known {
+		if !k {
+			rep.Unscorable++
+		}
+	}
+	rows := make([]Row, len(models))
+	for i, m := range models {
+		rows[i] = evaluate(dev, known, m, gold, opts)
+		rows[i].Model = opts.Models[i]
+	}
+	order := rank(rows, opts.By)
+	ranked := make([]Row, len(rows))
+	for r, i := range order {
+		ranked[r] = rows[i]
+		ranked[r].Rank = r + 1
+	}
+	rep.Best = ranked[0]
+	if opts.Best != "" {
+		best := models[order[0]]
+		err := pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
+			return dmv.WriteTable(o, best.Tags, best.Params, format.Prob, nil)
+		})
+		if err != nil {
+			return rep, err
+		}
+	}
+	if opts.JSON {
+		for _, r := range ranked {
+			if err := pipeline.WriteRecord(w, r); err != nil {
+				return rep, err
+			}
+		}
+		return rep, nil
+	}
+	return rep, writeTable(w, ranked, opts, devName, rep.Unscorable)
+}
+
+// commonlyKnown marks the dev sentences whose every tag every model
+// knows: the log-likelihoods of all models are sums over the same
+// sentences, or they could not be compared.
+func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
+	known := make([]bool, len(dev))
+	for i, s := range dev {
+		known[i] = true
+		for _, m := range models {
+			for _, t := range s.Tags {
+				if _, in := m.Tags.Index(t); !in {
+					known[i] = false
+				}
+			}
+		}
+	}
+	return known
+}
+
+// evaluate parses the dev sentences with m (Viterbi, as decode does) and
+// scores them, and sums the log-likelihood of the known ones.
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, gold bool, opts Options) Row {
+	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev)}
+	pred, logZ := parse(dev, known, m, opts.Workers)
+	if gold {
+		t := score.NewScorer()
+		for i, p := range pred {
+			t.Add(dev[i].Heads, p)
+		}
+		r := t.Report(opts.Root)
+		c, e := r.Counted, r.Excluded
+		row.Directed, row.Undirected = &r.Directed, &r.Undirected
+		row.CountedDirected, row.CountedUndirected = &c.Directed.Accuracy, &c.Undirected.Accuracy
+		row.ExcludedDirected, row.ExcludedUndirected = &e.Directed.F1, &e.Undirected.F1
+	}
+	nonzero := 0.0
+	for i, s := range dev {
+		row.Tokens += len(s.Tags)
+		if !known[i] {
+			continue
+		}
+		row.LogLikSentences++
+		row.LogLikTokens += len(s.Tags)
+		if math.IsInf(logZ[i], -1) {
+			row.ZeroProbability++
+		} else {
+			nonzero += logZ[i]
+		}
+	}
+	ll := nonzero
+	if row.ZeroProbability > 0 {
+		ll = math.Inf(-1)
+	}
+	row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
+	row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
+	return row
+}
+
+// chunks splits the dev set for parallel parsing independently of the
+// number of workers.
+const chunks = 64
+
+// parse gives the Viterbi heads of every sentence under m (unknown tags
+// and sentences of probability 0 go through the decoder's fallback) and
+// log p(x) of the known ones under the plain model.
+func parse(dev []*format.Sentence, known []bool, m *dmv.Table, workers int) (heads [][]int, logZ []float64) {
+	dec := dmv.NewDecoder(m.Tags, m.Params)
+	heads, logZ = make([][]int, len(dev)), make([]float64, len(dev))
+	charts := make([]*dmv.Chart, pipeline.Workers(workers))
+	pipeline.ForEachChunk(chunks, len(charts), func(worker, k int) {
+		if charts[worker] == nil {
+			charts[worker] = dmv.NewChart(16)
+		}
+		c := charts[worker]
+		var tags []int
+		for i := k * len(dev) / chunks; i < (k+1)*len(dev)/chunks; i++ {
+			tags, _ = dec.Encode(dev[i].Tags, tags)
+			if known[i] {
+				c.Load(tags, m.Params, nil)
+				logZ[i] = c.Inside()
+			}
+			heads[i] = make([]int, len(tags))
+			dec.Decode(c, tags, heads[i], false)
+		}
+	})
+	return heads, logZ
+}
+
+// rank orders rows best first by the criterion; ties keep the given
+// order. By likelihood, models that give some dev sentence probability 0
+// (log-likelihood −Inf) rank below the others, fewer such sentences
+// first, then by the log-likelihood of the rest: unsmoothed models can
+// still be told apart.
+func rank(rows []Row, by Criterion) []int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ra, rb := rows[a], rows[b]
+		if by == Accuracy {
+			return cmp.Compare(*rb.Directed, *ra.Directed) // higher first
+		}
+		if c := cmp.Compare(ra.ZeroProbability, rb.ZeroProbability); c != 0 {
+			return c
+		}
+		return cmp.Compare(float64(rb.LogLikNonzero), float64(ra.LogLikNonzero))
+	})
+	return order
+}
+
+func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable int) error {
+	var b strings.Builder
+	conv := "root counted"
+	if opts.Root == score.RootExcluded {
+		conv = "root excluded"
+	}
+	by := "dev directed accuracy (" + conv + ")"
+	if opts.By == Likelihood {
+		by = "dev log-likelihood (plain DMV)"
+	}
+	fmt.Fprintf(&b, "%d models ranked by %s on %s: %d sentences, %d tokens", len(rows), by, dev, rows[0].Sentences, rows[0].Tokens)
+	if unscorable > 0 {
+		fmt.Fprintf(&b, "; log-likelihood over the %d sentences whose tags every model knows", rows[0].LogLikSentences)
+	}
+	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0  model\n")
+	pct := func(f *float64) string {
+		if f == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", 100**f)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%4d  %8s  %10s  %14.6g  %10.4f  %3d  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected),
+			float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability, r.Model)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
