@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 )
 
@@ -22,11 +23,25 @@ Counts of shards add up: sumcounts merges them, mstep makes the next model.
 Examples:
    estep -m model.jsonl wsj10.jsonl | mstep > next.jsonl
    parallel --pipe -N 1000 estep -m model.jsonl < wsj10.jsonl | sumcounts | mstep > next.jsonl
-   estep --gold train.jsonl | mstep > supervised.jsonl     # counts of the gold trees`,
+   estep --gold train.jsonl | mstep > supervised.jsonl     # counts of the gold trees
+
+Annealing (Smith & Eisner; the loops are train-da and train-sa): --beta raises
+every probability to β (DA), --skew M weights events p^β·λ₀^(1−β) with λ₀ the
+model M (skewed DA), --delta multiplies each edge by e^{δ·|i−j|} (Model L),
+--seg-beta lets a sentence be a sequence of trees over contiguous segments,
+each root drawn from root, with weight e^β per tree beyond the first (Model S).
+They combine. loglik is then Σ log Z under the re-weighted model, the
+quantity the annealed EM climbs (DA's tempered objective is loglik / β).
+   estep --beta 0.1 --skew init.jsonl -m model.jsonl wsj10.jsonl | mstep > next.jsonl
+   estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl`,
 		Flags: []cli.Flag{
 			modelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
+			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
+			&cli.StringFlag{Name: "skew", Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
+			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
+			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -36,10 +51,30 @@ Examples:
 			if c.Bool("hard") && c.Bool("gold") {
 				return usagef("--hard and --gold exclude each other")
 			}
+			r, err := reweightFlags(c)
+			if err != nil {
+				return err
+			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				return estep.Run(src, w, estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers")})
+				return estep.Run(src, w, estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
+					Reweight: r, Skew: c.String("skew")})
 			})
 		},
 	}
+}
+
+// reweightFlags reads estep's annealing flags (nil: the plain E-step).
+func reweightFlags(c *cli.Context) (*dmv.Reweighting, error) {
+	r := dmv.Reweighting{Beta: c.Float64("beta"), Delta: c.Float64("delta"), Segmented: c.IsSet("seg-beta"), SegBeta: c.Float64("seg-beta")}
+	if err := r.Check(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if c.Bool("gold") && (!r.IsPlain() || c.String("skew") != "") {
+		return nil, usagef("--gold counts the gold trees: --beta, --skew, --delta and --seg-beta do not apply")
+	}
+	if r.IsPlain() {
+		return nil, nil
+	}
+	return &r, nil
 }

@@ -37,10 +37,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	if model.Unit != format.Prob {
-		return rep, fmt.Errorf("%s: decode needs a probability model (\"p\")", opts.Model)
+	pot, err := model.Potentials() // exp(w) for a log-linear model (CE)
+	if err != nil {
+		return rep, fmt.Errorf("%s: %w", opts.Model, err)
 	}
-	dec := dmv.NewDecoder(model.Tags, model.Params)
+	dec := dmv.NewDecoder(model.Tags, pot)
 	workers := pipeline.Workers(opts.Workers)
 	charts := make([]*dmv.Chart, workers)
 	for i := range charts {

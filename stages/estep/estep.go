@@ -10,6 +10,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
@@ -19,6 +20,11 @@ type Options struct {
 	Hard    bool   // counts of each sentence's Viterbi tree
 	Gold    bool   // counts of the gold trees
 	Workers int
+	// Reweight, when not nil, re-weights the E-step for annealing: β,
+	// Model L's δ, Model S's segments (dmv.Reweighting). Skew is the file
+	// of skewed DA's λ₀, read into Reweight.Skew.
+	Reweight *dmv.Reweighting
+	Skew     string
 }
 
 // Run reads the sentences of src and writes their counts under the model.
@@ -33,13 +39,19 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		if err != nil {
 			return err
 		}
-		tags, weights = model.Tags, model.Params
+		tags = model.Tags
+		if weights, err = model.Potentials(); err != nil { // exp(w) for a log-linear model
+			return err
+		}
 	} else if !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
-	sents, err := pipeline.ReadSentences(src)
+	sents, lattices, err := ce.ReadSentencesOrLattices(src)
 	if err != nil {
 		return err
+	}
+	if lattices != nil {
+		return latticeCounts(src, w, opts, lattices, tags, weights)
 	}
 	if opts.Gold {
 		for i, s := range sents {
@@ -56,7 +68,56 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		weights = dmv.NewParams(corpus.Tags.Len())
 		weights.Fill(1)
 	}
-	res := dmv.NewEStepper(corpus).Run(weights, dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers})
+	r, err := reweighting(opts, corpus.Tags)
+	if err != nil {
+		return err
+	}
+	res := dmv.NewEStepper(corpus).Run(r.Weights(weights), r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers}))
 	stats := &format.Stats{Sentences: len(corpus.Sents), Tokens: corpus.Tokens, Loglik: res.LogLik}
 	return dmv.WriteTable(w, corpus.Tags, res.Counts, format.Count, stats)
+}
+
+// reweighting is the annealing E-step asked for, its skew model read and
+// indexed by the model's tags.
+func reweighting(opts Options, tags *dmv.TagSet) (dmv.Reweighting, error) {
+	r := dmv.Plain()
+	if opts.Reweight != nil {
+		r = *opts.Reweight
+	}
+	if opts.Skew != "" {
+		skew, err := dmv.ReadModel(opts.Skew)
+		if err != nil {
+			return r, err
+		}
+		if skew.Unit != format.Prob {
+			return r, fmt.Errorf("%s: a skew model holds probabilities (\"p\")", opts.Skew)
+		}
+		if r.Skew, err = dmv.AlignTags(tags, skew.Tags, skew.Params); err != nil {
+			return r, fmt.Errorf("%s: %w", opts.Skew, err)
+		}
+	}
+	if r.IsPlain() {
+		return r, nil
+	}
+	if opts.Gold {
+		return r, fmt.Errorf("--gold counts the gold trees: β, --skew, --delta and --seg-beta do not apply")
+	}
+	return r, r.Check()
+}
+
+// latticeCounts is the E-step over lattice records (nbhd's output): the
+// expected counts over each neighbourhood's strings, for CE. Of the
+// re-weightings only Model L's δ applies.
+func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*format.Lattice, tags *dmv.TagSet, pot *dmv.Params) error {
+	r := dmv.Plain()
+	if opts.Reweight != nil {
+		r = *opts.Reweight
+	}
+	switch {
+	case opts.Hard || opts.Gold:
+		return fmt.Errorf("lattices have no gold or Viterbi trees: --hard and --gold take sentences")
+	case r.Beta != 1 || r.Segmented || opts.Skew != "":
+		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
+	}
+	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers)
 }

@@ -27,6 +27,10 @@ type Job struct {
 	// gold heads, for the log: directed and undirected accuracy. Nil
 	// skips evaluation.
 	Evaluate func(gold, pred [][]int) (directed, undirected float64)
+	// Unit is what the run's models hold: probabilities (format.Prob, the
+	// default) or log-linear weights (format.Weight, CE), which are saved
+	// as "w" and decoded with potentials exp(w).
+	Unit format.Unit
 }
 
 // Session is one training run under way: the corpus, the log, and the
@@ -96,7 +100,11 @@ func (s *Session) StartModel(lambda float64) (*dmv.Params, error) {
 func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 	s.iters++
 	if s.Job.Evaluate != nil && s.log != nil {
-		pred := s.estep.Decode(s.Corpus.Tags, model, s.Job.Workers)
+		pot := model
+		if s.unit() == format.Weight {
+			pot = dmv.ExpWeights(model)
+		}
+		pred := s.estep.Decode(s.Corpus.Tags, pot, s.Job.Workers)
 		d, u := s.Job.Evaluate(s.Corpus.Gold, pred)
 		it.Directed, it.Undirected = &d, &u
 	}
@@ -118,14 +126,25 @@ func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 // Save writes a model file atomically.
 func (s *Session) Save(path string, model *dmv.Params) error {
 	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
-		return dmv.WriteTable(o, s.Corpus.Tags, model, format.Prob, nil)
+		return dmv.WriteTable(o, s.Corpus.Tags, model, s.unit(), nil)
 	})
 }
 
 // Write writes the final model to w.
 func (s *Session) Write(w io.Writer, model *dmv.Params) error {
-	return dmv.WriteTable(w, s.Corpus.Tags, model, format.Prob, nil)
+	return dmv.WriteTable(w, s.Corpus.Tags, model, s.unit(), nil)
 }
+
+func (s *Session) unit() format.Unit {
+	if s.Job.Unit == 0 {
+		return format.Prob
+	}
+	return s.Job.Unit
+}
+
+// StartTable is the model given with -m (nil without one), for loops
+// whose start is not a probability model.
+func (s *Session) StartTable() *dmv.Table { return s.start }
 
 // EMOptions are train-em's own settings.
 type EMOptions struct {

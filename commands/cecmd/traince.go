@@ -1,0 +1,117 @@
+// Package cecmd is the command line of train-ce. It lives apart from
+// package commands so that only the train-ce binary carries gonum's
+// optimiser.
+package cecmd
+
+import (
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/stages/ce/lbfgs"
+	"github.com/grind-nlp/grind/stages/nbhd"
+)
+
+func init() { commands.Register("train-ce", trainCEApp) }
+
+func trainCEApp() *cli.App {
+	return &cli.App{
+		Usage:     "train a log-linear DMV by contrastive estimation",
+		UsageText: "train-ce [options] [FILE...]",
+		Description: `Contrastive estimation (Smith & Eisner 2005; Smith 2006): a log-linear DMV,
+one real weight per DMV event, trained so that each sentence x is likely
+against its neighbourhood N(x) (see nbhd) rather than against every string:
+   maximise  Σ log Z(x) − log Z(N(x)) − Σ w²/(2σ²)
+by L-BFGS, until the objective changes by less than --tol (relative) or after
+--max-iter iterations. The gradient is the expected counts of the events on
+the sentences minus those on their neighbourhoods, minus w/σ². Reads the
+corpus once, builds every lattice once, and evaluates in parallel over
+sentences; length's partition function is shared by all sentences of one
+length and computed once per length. The result does not depend on --workers.
+
+The model written carries "w" (a real weight per event); decode parses with
+it and score scores the parses. Training starts from the log-probabilities of
+the initializer's model (or of -m MODEL; a "w" model starts as it is); an
+event of probability 0 gets weight -50 (e^-50 ≈ 2e-22), since log 0 cannot be
+optimised.
+
+Model L (--delta δ): every edge in the sentence and in its neighbours is
+multiplied by e^{δ·d}, d the distance of head and child in the string that
+holds them (a neighbour made by a deletion is one word shorter, and its
+distances are its own). With --delta-final δ_f the bias is annealed: L-BFGS
+runs to convergence at δ, then at δ+Δδ (--delta-step), …, and last at δ_f,
+each stage from the previous weights. The bias applies in training only.
+
+The log (--log) has one line per L-BFGS iteration, the first being the start;
+objective is the one maximised (with the prior); with --delta, delta and
+(annealed) stage are on every line.
+
+Examples:
+   train-ce --nbhd del1ortrans1 --init local wsj10.jsonl > ce.jsonl
+   train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
+   train-ce --delta -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
+   decode -m ce.jsonl test10.jsonl | score`,
+		Flags: append(commands.TrainFlags("local"),
+			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
+			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
+			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than this, relatively"},
+			&cli.Float64Flag{Name: "delta", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
+			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta to this `δ_f` (the last stage)"},
+			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
+		),
+		Action: func(c *cli.Context) error {
+			opts, err := ceOptions(c)
+			if err != nil {
+				return err
+			}
+			stages := 1
+			if opts.DeltaStep != 0 {
+				stages = int(math.Round((opts.DeltaFinal-opts.Delta)/opts.DeltaStep)) + 1
+			}
+			job, err := commands.TrainJob(c, stages*(c.Int("max-iter")+1))
+			if err != nil {
+				return err
+			}
+			src := commands.Source(c)
+			return commands.WriteOutput(c, src, func(w io.Writer) error {
+				return lbfgs.Run(src, w, job, opts)
+			})
+		},
+	}
+}
+
+func ceOptions(c *cli.Context) (lbfgs.Options, error) {
+	opts := lbfgs.Options{Kind: c.String("nbhd"), Delta: c.Float64("delta"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
+	if !nbhd.Known(opts.Kind) {
+		return opts, commands.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
+	}
+	s := strings.ToLower(c.String("sigma2"))
+	if s == "inf" || s == "+inf" {
+		opts.Sigma2 = math.Inf(1)
+	} else {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0) {
+			return opts, commands.Usagef("--sigma2 must be a positive number or inf, not %q", c.String("sigma2"))
+		}
+		opts.Sigma2 = v
+	}
+	if c.Int("max-iter") < 1 {
+		return opts, commands.Usagef("--max-iter must be at least 1")
+	}
+	if !(c.Float64("tol") > 0) {
+		return opts, commands.Usagef("--tol must be positive")
+	}
+	if c.IsSet("delta-final") {
+		opts.DeltaFinal, opts.DeltaStep = c.Float64("delta-final"), c.Float64("delta-step")
+		if opts.DeltaFinal == opts.Delta {
+			opts.DeltaStep = 0 // one stage
+		} else if opts.DeltaStep == 0 || (opts.DeltaFinal-opts.Delta)*opts.DeltaStep < 0 {
+			return opts, commands.Usagef("--delta-step %g does not lead from δ = %g to %g", opts.DeltaStep, opts.Delta, opts.DeltaFinal)
+		}
+	}
+	return opts, nil
+}

@@ -1,0 +1,70 @@
+package commands
+
+import (
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/nbhd"
+)
+
+func init() { register("nbhd", nbhdApp) }
+
+func nbhdApp() *cli.App {
+	return &cli.App{
+		Usage:     "write the neighbourhood lattice of every sentence (contrastive estimation)",
+		UsageText: "nbhd --kind KIND [options] [FILE...]",
+		Description: `Reads sentences and writes, for each, the set of tag strings contrastive
+estimation compares it with — its neighbourhood, which holds the sentence
+itself — as a lattice record: an acyclic automaton over tags whose states are
+numbered in topological order, determinised and minimised, so that each
+string is spelled by exactly one path from start to a final state.
+   {"id":"s1","tags":["DT","NN"],"nbhd":"trans1","states":4,"start":0,"final":[3],"arcs":[[0,1,"DT"],[0,2,"NN"],[1,3,"NN"],[2,3,"DT"]]}
+
+Kinds (Smith 2006):
+   trans1         the sentence and each swap of two adjacent tags
+   del1           the sentence and each deletion of one tag
+   del1ortrans1   their union (Smith's best for English)
+   dynasearch     any set of non-overlapping adjacent swaps
+   trans2         at most two adjacent swaps, which may overlap
+   del1ortrans2   del1 ∪ trans2
+   del1subseq     the sentence, and the sentence with one contiguous part
+                  deleted (not all of it)
+   length         every tag string of the sentence's length over a tag set:
+                  -m MODEL's tags, --tags, or else every tag of the input
+                  (which is then read whole before anything is written)
+del1 of a one-word sentence holds the empty string too (a final start state);
+it has no tree, so it adds nothing.
+
+estep reads these records and writes the expected counts over the
+neighbourhoods (the denominator of CE's gradient); train-ce builds the same
+lattices in-process.
+
+Examples:
+   nbhd --kind del1ortrans1 wsj10.jsonl > wsj10.del1ortrans1.jsonl
+   nbhd --kind length -m model.jsonl wsj10.jsonl | estep -m model.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kind", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
+			modelFlag(false),
+			&cli.StringFlag{Name: "tags", Usage: "length's tag set, as a comma-separated `LIST` (instead of -m)"},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			kind := c.String("kind")
+			if !nbhd.Known(kind) {
+				return usagef("unknown --kind %q (want one of %s)", kind, strings.Join(nbhd.Kinds, ", "))
+			}
+			if kind != nbhd.Length && (c.String("model") != "" || c.String("tags") != "") {
+				return usagef("-m and --tags give the tag set of --kind length only")
+			}
+			if c.String("model") != "" && c.String("tags") != "" {
+				return usagef("give length's tag set once: -m MODEL or --tags LIST")
+			}
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags")})
+			})
+		},
+	}
+}

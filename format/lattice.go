@@ -1,0 +1,247 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	jsoniter "github.com/json-iterator/go"
+)
+
+// Lattice is a neighbourhood of a sentence for contrastive estimation: a
+// set of tag strings as an acyclic, deterministic automaton, one JSON line:
+//
+//	{"id":"s1","tags":["DT","NN","VBD"],"nbhd":"trans1","states":6,"start":0,"final":[5],
+//	 "arcs":[[0,1,"DT"],[0,2,"NN"],[1,3,"NN"],[2,4,"DT"],[3,5,"VBD"],[4,5,"VBD"]]}
+//
+// Tags is the sentence the neighbourhood was made from. States are
+// numbered 0…States−1 in topological order: every arc goes from a lower
+// to a higher number, so the automaton is acyclic. It is deterministic
+// (no state has two arcs with one tag), so each string of the
+// neighbourhood is spelled by exactly one path from Start to a final
+// state and is counted once.
+type Lattice struct {
+	ID     string
+	Tags   []string
+	Nbhd   string // the neighbourhood's name (nbhd --kind), informative
+	States int
+	Start  int
+	Final  []int
+	Arcs   []Arc
+}
+
+// Arc is one transition of a lattice, written [from, to, "tag"].
+type Arc struct {
+	From, To int
+	Tag      string
+}
+
+// MarshalJSON writes the record's fields in the documented order.
+func (l Lattice) MarshalJSON() ([]byte, error) {
+	return encodeObject(func(st *jsoniter.Stream) {
+		st.WriteObjectStart()
+		if l.ID != "" {
+			st.WriteObjectField("id")
+			st.WriteString(l.ID)
+			st.WriteMore()
+		}
+		writeStrings(st, "tags", l.Tags)
+		if l.Nbhd != "" {
+			st.WriteMore()
+			st.WriteObjectField("nbhd")
+			st.WriteString(l.Nbhd)
+		}
+		st.WriteMore()
+		st.WriteObjectField("states")
+		st.WriteInt(l.States)
+		st.WriteMore()
+		st.WriteObjectField("start")
+		st.WriteInt(l.Start)
+		st.WriteMore()
+		writeInts(st, "final", l.Final)
+		st.WriteMore()
+		st.WriteObjectField("arcs")
+		st.WriteArrayStart()
+		for i, a := range l.Arcs {
+			if i > 0 {
+				st.WriteMore()
+			}
+			st.WriteArrayStart()
+			st.WriteInt(a.From)
+			st.WriteMore()
+			st.WriteInt(a.To)
+			st.WriteMore()
+			st.WriteString(a.Tag)
+			st.WriteArrayEnd()
+		}
+		st.WriteArrayEnd()
+		st.WriteObjectEnd()
+	})
+}
+
+// UnmarshalJSON reads a lattice with the codec's streaming iterator;
+// unknown fields are skipped. It checks the shape of the fields, not
+// their meaning (see Validate).
+func (l *Lattice) UnmarshalJSON(data []byte) error {
+	*l = Lattice{}
+	tags := tagNames
+	if bytes.IndexByte(data, '\\') >= 0 {
+		tags = nil // escapes: the interner's allocation-free read cannot take them
+	}
+	var seen [4]bool
+	err := decodeObject(data, "lattice", func(it *jsoniter.Iterator, field string) {
+		switch field {
+		case "id":
+			l.ID = it.ReadString()
+		case "tags":
+			l.Tags = readStrings(it, tags)
+		case "nbhd":
+			l.Nbhd = it.ReadString()
+		case "states":
+			l.States, seen[0] = it.ReadInt(), true
+		case "start":
+			l.Start, seen[1] = it.ReadInt(), true
+		case "final":
+			l.Final, seen[2] = readInts(it), true
+		case "arcs":
+			l.Arcs, seen[3] = readArcs(it, tags), true
+		default:
+			it.Skip()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for i, f := range [...]string{"states", "start", "final", "arcs"} {
+		if !seen[i] {
+			return fmt.Errorf("lattice without %q", f)
+		}
+	}
+	return nil
+}
+
+// readArcs reads [[from,to,"tag"],...]; tags go through names when it
+// is not nil.
+func readArcs(it *jsoniter.Iterator, names *interner) []Arc {
+	if it.ReadNil() {
+		return nil
+	}
+	arcs := []Arc{}
+	for it.ReadArray() {
+		var a Arc
+		var parts int
+		for it.ReadArray() {
+			switch parts {
+			case 0:
+				a.From = it.ReadInt()
+			case 1:
+				a.To = it.ReadInt()
+			case 2:
+				if names != nil {
+					a.Tag = names.read(it)
+				} else {
+					a.Tag = it.ReadString()
+				}
+			default:
+				it.Skip()
+			}
+			parts++
+		}
+		if parts != 3 && it.Error == nil {
+			it.ReportError("read arc", fmt.Sprintf("arc %d has %d fields, want [from,to,\"tag\"]", len(arcs)+1, parts))
+		}
+		arcs = append(arcs, a)
+	}
+	return arcs
+}
+
+// Validate checks what the DMV over a lattice relies on: states numbered
+// in topological order (every arc from a lower to a higher number: the
+// automaton is acyclic), arcs, start and final states in range, no empty
+// tag, and determinism (no state with two arcs of one tag), so that no
+// string is spelled by two paths.
+func (l *Lattice) Validate() error {
+	if len(l.Tags) == 0 {
+		return errors.New("lattice has no sentence tags")
+	}
+	if l.States < 1 {
+		return fmt.Errorf("lattice has %d states; it needs at least 1", l.States)
+	}
+	inRange := func(s int) bool { return s >= 0 && s < l.States }
+	if !inRange(l.Start) {
+		return fmt.Errorf("start state %d is outside 0..%d", l.Start, l.States-1)
+	}
+	if len(l.Final) == 0 {
+		return errors.New("lattice has no final state")
+	}
+	final := map[int]bool{}
+	for _, f := range l.Final {
+		if !inRange(f) {
+			return fmt.Errorf("final state %d is outside 0..%d", f, l.States-1)
+		}
+		if final[f] {
+			return fmt.Errorf("final state %d listed twice", f)
+		}
+		final[f] = true
+	}
+	type out struct {
+		from int
+		tag  string
+	}
+	seen := make(map[out]int, len(l.Arcs))
+	for i, a := range l.Arcs {
+		switch {
+		case !inRange(a.From) || !inRange(a.To):
+			return fmt.Errorf("arc %d [%d,%d,%q]: state outside 0..%d", i+1, a.From, a.To, a.Tag, l.States-1)
+		case a.From >= a.To:
+			return fmt.Errorf("arc %d [%d,%d,%q] does not go to a higher state: states must be numbered in topological order", i+1, a.From, a.To, a.Tag)
+		case a.Tag == "":
+			return fmt.Errorf("arc %d [%d,%d,\"\"] has an empty tag", i+1, a.From, a.To)
+		}
+		if j, dup := seen[out{a.From, a.Tag}]; dup {
+			return fmt.Errorf("arcs %d and %d both leave state %d with tag %q: the lattice is not deterministic", j+1, i+1, a.From, a.Tag)
+		}
+		seen[out{a.From, a.Tag}] = i
+	}
+	return nil
+}
+
+// SentenceOrLattice is a record that is either a sentence or a lattice,
+// for programs that take both (estep): a record with "arcs" is a lattice.
+type SentenceOrLattice struct {
+	Sentence *Sentence
+	Lattice  *Lattice
+}
+
+// UnmarshalJSON decides the kind from the record's fields and reads it.
+func (r *SentenceOrLattice) UnmarshalJSON(data []byte) error {
+	*r = SentenceOrLattice{}
+	isLattice, err := hasField(data, "arcs")
+	if err != nil {
+		return err
+	}
+	if isLattice {
+		r.Lattice = new(Lattice)
+		return r.Lattice.UnmarshalJSON(data)
+	}
+	r.Sentence = new(Sentence)
+	return r.Sentence.UnmarshalJSON(data)
+}
+
+// Validate validates whichever record r holds.
+func (r *SentenceOrLattice) Validate() error {
+	if r.Lattice != nil {
+		return r.Lattice.Validate()
+	}
+	return r.Sentence.Validate()
+}
+
+// hasField says whether the JSON object data has a top-level field name.
+func hasField(data []byte, name string) (bool, error) {
+	found := false
+	err := decodeObject(data, "record", func(it *jsoniter.Iterator, field string) {
+		found = found || field == name
+		it.Skip()
+	})
+	return found, err
+}

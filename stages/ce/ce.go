@@ -1,0 +1,275 @@
+// Package ce is contrastive estimation for the DMV (Smith & Eisner 2005;
+// Smith 2006; DESIGN.md §5.6): a log-linear DMV, one real weight per DMV
+// event and a tree scored exp(Σ weights of its events), trained to make
+// each sentence x likely against its neighbourhood N(x) — strings made by
+// swapping or deleting its tags — rather than against every string:
+//
+//	objective = Σᵢ [log Z(xᵢ) − log Z(N(xᵢ))] − Σ w²/(2σ²)
+//	gradient  = expected counts on the sentences − expected counts on
+//	            their neighbourhoods − w/σ²
+//
+// Z(x) and Z(N(x)) come from the lattice chart of package dmv (the
+// sentence as a chain lattice: on it the lattice chart is the sentence
+// chart, and its scaling holds the extreme weights a line search may
+// try), loaded with potentials exp(w); the neighbourhoods are package
+// nbhd's. The optimiser, gonum's L-BFGS, is in package lbfgs.
+package ce
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/nbhd"
+)
+
+// MinWeight is the weight of an event whose probability is 0 in the
+// model training starts from: log 0 = −∞ cannot be optimised, so it is
+// clamped here (e^−50 ≈ 2·10⁻²², as good as impossible).
+const MinWeight = -50
+
+// LogWeights is the log-linear model equal to the probability model p:
+// w = log p, clamped below at MinWeight.
+func LogWeights(p *dmv.Params) *dmv.Params {
+	w := p.Clone()
+	for _, tab := range w.Tables() {
+		for i, v := range tab {
+			tab[i] = math.Max(math.Log(v), MinWeight)
+		}
+	}
+	return w
+}
+
+// chunks is how many pieces the corpus is cut into, fixed so that sums
+// taken piece by piece do not depend on the number of workers.
+const chunks = 64
+
+// Problem is the CE objective over one corpus and neighbourhood: the
+// lattices are built once, and the workspaces kept between evaluations.
+type Problem struct {
+	Corpus *dmv.Corpus
+	Kind   string
+	// Lattices holds each sentence's neighbourhood; nil for length,
+	// whose lattice depends on the sentence's length alone.
+	Lattices []*dmv.Lattice
+	// lengths lists the sentence lengths present and counts how many
+	// sentences have each (length only).
+	lengths, perLength []int
+
+	// chains holds each sentence as a lattice: the numerator runs on the
+	// lattice chart too, whose scaling holds the extreme weights a line
+	// search may try (there the sentence chart can overflow).
+	chains         []*dmv.Lattice
+	sent, lat      []*dmv.LatticeChart
+	chunkGrad      []*dmv.Params
+	chunkLogZ      []float64 // Σ log Z(x) of the chunk's sentences
+	chunkLogZN     []float64 // Σ log Z(N(x))
+	lengthLogZ     []float64
+	lengthCount    []*dmv.Params
+	lengthLattices []*dmv.Lattice
+}
+
+// NewProblem builds the neighbourhood of every sentence of c, in parallel.
+func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
+	if !nbhd.Known(kind) {
+		return nil, fmt.Errorf("unknown neighbourhood %q (want one of %v)", kind, nbhd.Kinds)
+	}
+	p := &Problem{Corpus: c, Kind: kind}
+	if kind == nbhd.Length {
+		count := make([]int, c.MaxLen+1)
+		for _, s := range c.Sents {
+			count[len(s)]++
+		}
+		for n, k := range count {
+			if k > 0 {
+				p.lengths, p.perLength = append(p.lengths, n), append(p.perLength, k)
+			}
+		}
+		return p, nil
+	}
+	p.Lattices = make([]*dmv.Lattice, len(c.Sents))
+	errs := make([]error, len(c.Sents))
+	pipeline.ForEachChunk(chunks, workers, func(_, k int) {
+		lo, hi := p.bounds(k)
+		for i := lo; i < hi; i++ {
+			p.Lattices[i], errs[i] = nbhd.Build(kind, c.Sents[i], c.Tags.Len())
+		}
+	})
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("sentence %d: %w", i+1, err)
+		}
+	}
+	return p, nil
+}
+
+func (p *Problem) bounds(k int) (lo, hi int) {
+	n := len(p.Corpus.Sents)
+	return k * n / chunks, (k + 1) * n / chunks
+}
+
+// Settings are the parts of the objective that are not the model.
+type Settings struct {
+	// Sigma2 is the variance of the Gaussian prior on every weight; 0 or
+	// +Inf is no prior.
+	Sigma2 float64
+	// Delta is Model L's locality bias: every edge of length d is
+	// multiplied by e^{δ·d}, in the sentence and in its neighbourhood
+	// alike (d is the distance in the string that holds both words).
+	Delta   float64
+	Workers int
+}
+
+// Value is one evaluation of the objective.
+type Value struct {
+	// Objective is Σ [log Z(x) − log Z(N(x))] − prior; −Inf (and the
+	// gradient meaningless) when the weights are too extreme for the
+	// charts to hold some Z.
+	Objective float64
+	LogZ      float64 // Σ log Z(x)
+	LogZN     float64 // Σ log Z(N(x))
+	Prior     float64 // Σ w²/(2σ²)
+	Gradient  *dmv.Params
+}
+
+// Evaluate computes the objective and its gradient at weights w.
+func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
+	c := p.Corpus
+	pot := dmv.ExpWeights(w)
+	var dist []float64
+	if s.Delta != 0 {
+		dist = make([]float64, c.MaxLen+1)
+		for d := range dist {
+			dist[d] = math.Exp(s.Delta * float64(d))
+		}
+	}
+	if len(p.chains) != len(c.Sents) {
+		p.chains = make([]*dmv.Lattice, len(c.Sents))
+		for i, x := range c.Sents {
+			p.chains[i] = dmv.ChainLattice(x)
+		}
+	}
+	workers := min(pipeline.Workers(s.Workers), chunks)
+	for len(p.sent) < workers {
+		p.sent = append(p.sent, dmv.NewLatticeChart())
+		p.lat = append(p.lat, dmv.NewLatticeChart())
+	}
+	if len(p.chunkGrad) != chunks {
+		p.chunkGrad = make([]*dmv.Params, chunks)
+		for k := range p.chunkGrad {
+			p.chunkGrad[k] = dmv.NewParams(w.T)
+		}
+		p.chunkLogZ, p.chunkLogZN = make([]float64, chunks), make([]float64, chunks)
+	}
+	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
+		grad, sc, lc := p.chunkGrad[k], p.sent[worker], p.lat[worker]
+		grad.Zero()
+		logZ, logZN := 0.0, 0.0
+		lo, hi := p.bounds(k)
+		for i := lo; i < hi; i++ {
+			sc.Load(p.chains[i], pot, dist)
+			logZ += sc.Inside()
+			if sc.Outside() {
+				sc.AddCounts(grad, 1)
+			}
+			if p.Lattices != nil {
+				lc.Load(p.Lattices[i], pot, dist)
+				logZN += lc.Inside()
+				if lc.Outside() {
+					lc.AddCounts(grad, -1)
+				}
+			}
+		}
+		p.chunkLogZ[k], p.chunkLogZN[k] = logZ, logZN
+	})
+	v := Value{Gradient: dmv.NewParams(w.T)}
+	for k := 0; k < chunks; k++ {
+		v.Gradient.Add(p.chunkGrad[k])
+		v.LogZ += p.chunkLogZ[k]
+		v.LogZN += p.chunkLogZN[k]
+	}
+	if p.Lattices == nil {
+		p.lengthTerms(pot, dist, workers, &v)
+	}
+	v.Objective = v.LogZ - v.LogZN
+	if math.IsNaN(v.Objective) || math.IsInf(v.Objective, 0) || !finite(v.Gradient) {
+		// A chart could not hold Z at these weights (extreme ones, as a
+		// line search may try): no usable value here.
+		v.Objective = math.Inf(-1)
+	}
+	if s.Sigma2 > 0 && !math.IsInf(s.Sigma2, 1) {
+		g, ws := v.Gradient.Tables(), w.Tables()
+		for k := range g {
+			for i, x := range ws[k] {
+				v.Prior += x * x / (2 * s.Sigma2)
+				g[k][i] -= x / s.Sigma2
+			}
+		}
+		v.Objective -= v.Prior
+	}
+	return v
+}
+
+// lengthTerms adds length's denominators: Z(N(x)) is the same for every
+// sentence of one length, so each length's lattice is run once and its
+// log Z and counts weighted by the number of sentences of that length.
+func (p *Problem) lengthTerms(pot *dmv.Params, dist []float64, workers int, v *Value) {
+	n := len(p.lengths)
+	if len(p.lengthCount) != n || p.lengthCount[0].T != pot.T {
+		p.lengthLogZ, p.lengthCount = make([]float64, n), make([]*dmv.Params, n)
+		p.lengthLattices = make([]*dmv.Lattice, n)
+		for k := range p.lengthCount {
+			p.lengthCount[k] = dmv.NewParams(pot.T)
+			p.lengthLattices[k] = nbhd.LengthLattice(p.lengths[k], pot.T)
+		}
+	}
+	pipeline.ForEachChunk(n, workers, func(worker, k int) {
+		lc, counts := p.lat[worker], p.lengthCount[k]
+		counts.Zero()
+		lc.Load(p.lengthLattices[k], pot, dist)
+		p.lengthLogZ[k] = lc.Inside()
+		if lc.Outside() {
+			lc.AddCounts(counts, -float64(p.perLength[k]))
+		}
+	})
+	for k := 0; k < n; k++ {
+		v.LogZN += float64(p.perLength[k]) * p.lengthLogZ[k]
+		v.Gradient.Add(p.lengthCount[k])
+	}
+}
+
+// Vector lays the four tables of p end to end in dst, or in a new slice
+// when dst is nil: the weights as an optimiser sees them.
+func Vector(p *dmv.Params, dst []float64) []float64 {
+	if dst == nil {
+		for _, tab := range p.Tables() {
+			dst = append(dst, tab...)
+		}
+		return dst
+	}
+	n := 0
+	for _, tab := range p.Tables() {
+		n += copy(dst[n:], tab)
+	}
+	return dst
+}
+
+// FromVector is the inverse of Vector.
+func FromVector(x []float64, p *dmv.Params) {
+	for _, tab := range p.Tables() {
+		x = x[copy(tab, x):]
+	}
+}
+
+// finite says whether every entry of p is a finite number.
+func finite(p *dmv.Params) bool {
+	for _, tab := range p.Tables() {
+		for _, v := range tab {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}

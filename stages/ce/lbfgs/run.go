@@ -1,0 +1,73 @@
+package lbfgs
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// Options are train-ce's own settings.
+type Options struct {
+	Kind                         string  // the neighbourhood
+	Sigma2                       float64 // prior variance; 0 or +Inf: none
+	Delta, DeltaFinal, DeltaStep float64 // Model L: fixed δ, or a schedule
+	MaxIter                      int
+	Tol                          float64
+}
+
+// Run trains a log-linear DMV by CE on the sentences of src and writes it
+// (unit "w") to w. The start is the -m model (log-probabilities of a "p"
+// model, or a "w" model as it is) or the log-probabilities of the
+// initializer's model.
+func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
+	job.Unit = format.Weight
+	s, err := train.Open(src, job)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var start *dmv.Params
+	if t := s.StartTable(); t != nil {
+		switch t.Unit {
+		case format.Prob:
+			start = ce.LogWeights(t.Params)
+		case format.Weight:
+			start = t.Params
+		default:
+			return fmt.Errorf("%s: holds counts, not a model", job.StartModel)
+		}
+	} else {
+		p, err := dmv.InitialModel(s.Corpus, job.Init, dmv.InitOptions{Seed: job.Seed, Workers: job.Workers})
+		if err != nil {
+			return err
+		}
+		start = ce.LogWeights(p)
+	}
+	problem, err := ce.NewProblem(s.Corpus, opts.Kind, job.Workers)
+	if err != nil {
+		return err
+	}
+	t := &Trainer{
+		Problem: problem, Sigma2: opts.Sigma2,
+		Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep,
+		MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers,
+		Observe: s.Observe,
+	}
+	res, err := t.Run(start)
+	if err != nil {
+		return err
+	}
+	state := "converged"
+	if !res.Converged {
+		state = "stopped (" + res.Status + ")"
+	}
+	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g (%.6f bits/token)",
+		state, res.Iterations, res.Evals, res.Objective, -res.Objective/float64(s.Corpus.Tokens)/math.Ln2)
+	return s.Write(w, res.Weights)
+}

@@ -1,0 +1,279 @@
+// Package lbfgs is train-ce's loop: gonum's L-BFGS on the contrastive
+// objective of package ce, at a fixed Model L δ or along a schedule of δ.
+// It lives apart from ce so that only train-ce links the optimiser.
+package lbfgs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Defaults of the stopping rules (Smith 2006).
+const (
+	DefaultMaxIter = 100
+	DefaultTol     = 1e-5 // relative change of the objective
+)
+
+// Trainer configures one run of L-BFGS on a Problem, at one δ or along a
+// schedule of δ (CE with Model L, annealed).
+type Trainer struct {
+	Problem *ce.Problem
+	Sigma2  float64 // prior variance; 0 or +Inf: none
+	// Delta is Model L's δ; with DeltaStep ≠ 0 it is the first of a
+	// schedule δ, δ+Δ, … up to DeltaFinal, each stage optimised to
+	// convergence from the last one's weights.
+	Delta, DeltaFinal, DeltaStep float64
+	MaxIter                      int     // L-BFGS iterations per stage (0: 100)
+	Tol                          float64 // relative change of the objective (0: 1e-5)
+	Workers                      int
+	// Observe sees the starting point and every iteration of L-BFGS, with
+	// its weights; an error stops the run.
+	Observe func(it format.Iteration, w *dmv.Params) error
+	Start   time.Time // origin of Seconds in the log (zero: now)
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Weights    *dmv.Params
+	Iterations int // L-BFGS iterations, over all stages
+	Evals      int // objective evaluations
+	Objective  float64
+	Converged  bool   // the last stage met the tolerance
+	Status     string // how the last stage ended
+}
+
+// Deltas is the schedule of δ the trainer runs: one value, or δ to
+// DeltaFinal by DeltaStep (the last stage at DeltaFinal exactly).
+func (t *Trainer) Deltas() ([]float64, error) {
+	if t.DeltaStep == 0 {
+		return []float64{t.Delta}, nil
+	}
+	if (t.DeltaFinal-t.Delta)*t.DeltaStep <= 0 {
+		return nil, fmt.Errorf("δ cannot go from %g to %g by steps of %g", t.Delta, t.DeltaFinal, t.DeltaStep)
+	}
+	var ds []float64
+	steps := int(math.Round((t.DeltaFinal - t.Delta) / t.DeltaStep))
+	for k := 0; k < steps; k++ {
+		ds = append(ds, t.Delta+float64(k)*t.DeltaStep)
+	}
+	return append(ds, t.DeltaFinal), nil
+}
+
+// Run optimises from weights start.
+func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
+	deltas, err := t.Deltas()
+	if err != nil {
+		return nil, err
+	}
+	origin := t.Start
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	res := &Result{Weights: start}
+	iter := 0
+	for stage, delta := range deltas {
+		st := &stageRun{t: t, delta: delta, origin: origin, firstIter: iter}
+		if len(deltas) > 1 {
+			st.stage = stage + 1
+		}
+		if err := st.run(res.Weights); err != nil {
+			return nil, err
+		}
+		iter = st.iter
+		res.Weights, res.Objective, res.Converged, res.Status = st.best, st.bestObj, st.converged, st.status
+		res.Iterations += st.iter - st.firstIter - 1
+		res.Evals += st.evals
+	}
+	return res, nil
+}
+
+// stageRun is L-BFGS at one δ.
+type stageRun struct {
+	t                *Trainer
+	delta            float64
+	stage            int
+	origin           time.Time
+	firstIter, iter  int
+	evals            int
+	dims             int
+	w                *dmv.Params // scratch: the point being evaluated
+	cachedX          []float64   // the point of the cached evaluation
+	cached           ce.Value
+	prev, tol        float64 // objective of the last iteration; stopping threshold
+	best             *dmv.Params
+	bestObj          float64
+	converged        bool
+	status           string
+	observeErr       error
+	haveCache, first bool
+}
+
+func (s *stageRun) settings() ce.Settings {
+	return ce.Settings{Sigma2: s.t.Sigma2, Delta: s.delta, Workers: s.t.Workers}
+}
+
+// eval evaluates at x, once per point: gonum asks for the value and the
+// gradient separately.
+func (s *stageRun) eval(x []float64) ce.Value {
+	if s.haveCache && equal(x, s.cachedX) {
+		return s.cached
+	}
+	ce.FromVector(x, s.w)
+	s.cached = s.t.Problem.Evaluate(s.w, s.settings())
+	s.cachedX = append(s.cachedX[:0], x...)
+	s.haveCache = true
+	s.evals++
+	return s.cached
+}
+
+func (s *stageRun) run(start *dmv.Params) error {
+	s.w = start.Clone()
+	x := ce.Vector(start, nil)
+	s.dims = len(x)
+	s.best, s.bestObj, s.first = start.Clone(), math.Inf(-1), true
+	s.iter = s.firstIter
+	problem := optimize.Problem{
+		// gonum minimises: f = −objective.
+		Func: func(x []float64) float64 {
+			v := s.eval(x)
+			if math.IsNaN(v.Objective) {
+				return math.Inf(1)
+			}
+			return -v.Objective
+		},
+		Grad: func(grad, x []float64) {
+			v := s.eval(x)
+			ce.Vector(v.Gradient, grad)
+			for i := range grad {
+				grad[i] = -grad[i]
+			}
+		},
+	}
+	maxIter, tol := s.t.MaxIter, s.t.Tol
+	if maxIter <= 0 {
+		maxIter = DefaultMaxIter
+	}
+	if tol <= 0 {
+		tol = DefaultTol
+	}
+	// The start is gonum's first major iteration.
+	settings := &optimize.Settings{MajorIterations: maxIter + 1, Converger: s}
+	s.tol = tol
+	method := &optimize.LBFGS{Linesearcher: &guarded{inner: &optimize.MoreThuente{}}}
+	result, err := optimize.Minimize(problem, x, settings, method)
+	if s.observeErr != nil {
+		return s.observeErr
+	}
+	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
+		return fmt.Errorf("L-BFGS: %w", err)
+	}
+	s.status = result.Status.String()
+	s.converged = result.Status == optimize.FunctionConvergence
+	if err != nil {
+		// The line search found no better point: the last accepted one
+		// (already kept) is as far as L-BFGS gets.
+		s.status = err.Error()
+	}
+	return nil
+}
+
+// Init starts gonum's convergence checks.
+func (s *stageRun) Init(int) {}
+
+// Converged sees the start and every accepted iteration of L-BFGS: it
+// logs it, keeps the best weights, and stops when the objective changed
+// by less than tol (relative) since the previous iteration.
+func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
+	obj := -loc.F
+	s.iter++
+	it := format.Iteration{
+		Iter:         s.iter,
+		Stage:        s.stage,
+		Objective:    format.Real(obj),
+		CrossEntropy: format.Real(-obj / float64(s.t.Problem.Corpus.Tokens) / math.Ln2),
+		Seconds:      time.Since(s.origin).Seconds(),
+	}
+	if s.delta != 0 || s.stage > 0 {
+		d := s.delta
+		it.Delta = &d
+	}
+	done := false
+	if !s.first {
+		change := relChange(s.prev, obj)
+		c := format.Real(change)
+		it.Change, done = &c, change < s.tol
+	}
+	s.first, s.prev = false, obj
+	w := dmv.NewParams(s.w.T)
+	ce.FromVector(loc.X, w)
+	if obj >= s.bestObj {
+		s.best, s.bestObj = w, obj
+	}
+	if s.t.Observe != nil {
+		if err := s.t.Observe(it, w); err != nil {
+			s.observeErr = err
+			return optimize.Failure
+		}
+	}
+	if done {
+		return optimize.FunctionConvergence
+	}
+	return optimize.NotTerminated
+}
+
+// relChange is |b − a| / |a|; 0 when both are equal.
+func relChange(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(b-a) / math.Abs(a)
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// guarded is a line search that steps back from points where the
+// objective has no value (−Inf: the weights are too extreme for the
+// charts), which a line search of its own would turn into NaN steps: it
+// restarts the inner search from the same start with a step ten times
+// shorter.
+type guarded struct {
+	inner  optimize.Linesearcher
+	f0, g0 float64
+	step   float64 // the step being evaluated
+}
+
+func (l *guarded) Init(f, g, step float64) optimize.Operation {
+	l.f0, l.g0, l.step = f, g, step
+	return l.inner.Init(f, g, step)
+}
+
+func (l *guarded) Iterate(f, g float64) (optimize.Operation, float64, error) {
+	if math.IsInf(f, 1) || math.IsNaN(f) {
+		l.step /= 10
+		if l.step < 1e-20 {
+			return optimize.NoOperation, l.step, optimize.ErrLinesearcherFailure
+		}
+		return l.inner.Init(l.f0, l.g0, l.step), l.step, nil
+	}
+	op, step, err := l.inner.Iterate(f, g)
+	l.step = step
+	return op, step, err
+}

@@ -1,0 +1,145 @@
+package lbfgs
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/nbhd"
+)
+
+// randomCorpus draws sentences of 1..maxLen tags over tags tags.
+func randomCorpus(t testing.TB, rng *rand.Rand, sentences, maxLen, tags int) *dmv.Corpus {
+	t.Helper()
+	var sents []*format.Sentence
+	for i := 0; i < sentences; i++ {
+		s := &format.Sentence{Tags: make([]string, 1+rng.IntN(maxLen))}
+		for j := range s.Tags {
+			s.Tags[j] = string(rune('A' + rng.IntN(tags)))
+		}
+		sents = append(sents, s)
+	}
+	c, err := dmv.NewCorpus(sents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// L-BFGS never accepts a worse point: the logged objective does not
+// decrease, at one δ and along a schedule.
+func TestTrainingRaisesTheObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := randomCorpus(t, rng, 80, 7, 4)
+	p, err := ce.NewProblem(c, nbhd.Del1OrTrans1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []Trainer{
+		{Problem: p, MaxIter: 30},
+		{Problem: p, MaxIter: 10, Sigma2: 1, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.1},
+	} {
+		var log []format.Iteration
+		tr.Observe = func(it format.Iteration, w *dmv.Params) error {
+			log = append(log, it)
+			return nil
+		}
+		res, err := tr.Run(ce.LogWeights(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stage, prev := 0, math.Inf(-1)
+		for _, it := range log {
+			if it.Stage != stage {
+				stage, prev = it.Stage, math.Inf(-1) // a new δ, a new objective
+			}
+			if float64(it.Objective) < prev-1e-9*math.Abs(prev) {
+				t.Fatalf("iteration %d: objective fell from %v to %v", it.Iter, prev, it.Objective)
+			}
+			prev = float64(it.Objective)
+		}
+		if len(log) < 3 || float64(log[len(log)-1].Objective) <= float64(log[0].Objective) && tr.DeltaStep == 0 {
+			t.Fatalf("no progress: %d iterations, %v → %v", len(log), log[0].Objective, log[len(log)-1].Objective)
+		}
+		if tr.DeltaStep != 0 && (log[len(log)-1].Delta == nil || *log[len(log)-1].Delta != 0 || log[0].Stage != 1) {
+			t.Fatalf("schedule: first stage %d, last δ %v", log[0].Stage, log[len(log)-1].Delta)
+		}
+		if res.Objective != float64(log[len(log)-1].Objective) && res.Objective < float64(log[len(log)-1].Objective) {
+			t.Fatalf("result objective %v, last logged %v", res.Objective, log[len(log)-1].Objective)
+		}
+	}
+}
+
+func TestDeltaSchedule(t *testing.T) {
+	tr := Trainer{Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.05}
+	ds, err := tr.Deltas()
+	if err != nil || len(ds) != 5 || ds[0] != -0.2 || ds[4] != 0 {
+		t.Fatalf("%v %v", ds, err)
+	}
+	tr.DeltaStep = -0.1
+	if _, err := tr.Deltas(); err == nil {
+		t.Fatal("a step away from the final δ is accepted")
+	}
+	tr = Trainer{Delta: -0.4}
+	if ds, _ := tr.Deltas(); len(ds) != 1 || ds[0] != -0.4 {
+		t.Fatalf("fixed δ: %v", ds)
+	}
+}
+
+// The guard steps back from points without a value instead of handing
+// them to the inner line search.
+func TestGuardedLineSearch(t *testing.T) {
+	l := &guarded{inner: &optimize.MoreThuente{}}
+	if op := l.Init(10, -1, 1); op&optimize.FuncEvaluation == 0 {
+		t.Fatalf("Init asks for %v", op)
+	}
+	for _, want := range []float64{0.1, 0.01} {
+		op, step, err := l.Iterate(math.Inf(1), math.NaN())
+		if err != nil || step != want || op&optimize.FuncEvaluation == 0 {
+			t.Fatalf("after an infinite value: %v %v %v, want step %v", op, step, err, want)
+		}
+	}
+	// A finite value goes to the inner search, which accepts this point.
+	op, step, err := l.Iterate(9.99, -0.001)
+	if err != nil || math.IsNaN(step) || op != optimize.MajorIteration {
+		t.Fatalf("finite value: %v %v %v", op, step, err)
+	}
+}
+
+// The weights train-ce writes do not depend on the number of workers,
+// bit for bit, along a δ schedule too.
+func TestWorkersGiveIdenticalWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	c := randomCorpus(t, rng, 120, 8, 4)
+	start, err := dmv.InitialModel(c, dmv.InitLocal, dmv.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [2][]float64
+	for k, workers := range []int{1, 3} {
+		p, err := ce.NewProblem(c, nbhd.Del1OrTrans1, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := Trainer{Problem: p, MaxIter: 15, Sigma2: 2, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.2, Workers: workers}
+		res, err := tr.Run(ce.LogWeights(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[k] = ce.Vector(res.Weights, nil)
+	}
+	for i := range got[0] {
+		if got[0][i] != got[1][i] {
+			t.Fatalf("weight %d: %v with 1 worker, %v with 3", i, got[0][i], got[1][i])
+		}
+	}
+}
