@@ -57,8 +57,12 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				return estep.Run(src, w, estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew")})
+				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
+					Reweight: r, Skew: c.String("skew")}
+				if !c.Bool("quiet") {
+					opts.Warn = c.App.ErrWriter
+				}
+				return estep.Run(src, w, opts)
 			})
 		},
 	}

@@ -291,3 +291,24 @@ func TestChartMatchesBruteForceRandomStrings(t *testing.T) {
 		checkAgainstBruteForce(t, tags, w, dist)
 	}
 }
+
+// Log-linear weights are unbounded. With factors spread over up to e^±150
+// the chart is still exact (beyond about e^±200 items of one sentence
+// no longer fit one per-word scale and precision goes).
+func TestChartExtremeWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 150; trial++ {
+		spread := []float64{30, 120, 150}[trial%3]
+		w := NewParams(4)
+		for _, tab := range w.Tables() {
+			for i := range tab {
+				tab[i] = math.Exp((2*rng.Float64() - 1) * spread)
+			}
+		}
+		tags := make([]int, 3+rng.IntN(5))
+		for i := range tags {
+			tags[i] = rng.IntN(4)
+		}
+		checkAgainstBruteForce(t, tags, w, nil)
+	}
+}

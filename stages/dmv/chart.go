@@ -157,21 +157,32 @@ func (c *Chart) scale() {
 	n := c.n
 	removed := 1.0
 	keep := func(f float64) {
-		removed *= f
-		if removed < 1e-200 || removed > 1e200 {
-			c.logScale += math.Log(removed)
+		if p := removed * f; p > 1e-150 && p < 1e150 {
+			removed = p
+		} else { // f alone may be huge or tiny: never let the product leave the range
+			c.logScale += math.Log(removed) + math.Log(f)
 			removed = 1
 		}
 	}
 	for h := 0; h < n; h++ {
 		for dir := Left; dir <= Right; dir++ {
 			d := h*4 + dir*2
-			if s := larger(c.stop[d+Adj], c.stop[d+NonAdj]); s > 0 {
+			// The first word has no left dependents and the last no right
+			// ones: their only decision on that side is the first stop.
+			edge := dir == Left && h == 0 || dir == Right && h == n-1
+			s := larger(c.stop[d+Adj], c.stop[d+NonAdj])
+			if edge {
+				s = c.stop[d+Adj]
+			}
+			if s > 0 && s <= math.MaxFloat64 {
 				c.stop[d+Adj] /= s
 				c.stop[d+NonAdj] /= s
 				keep(s)
 			}
-			if q := larger(c.cont[d+Adj], c.cont[d+NonAdj]); q > 0 && q != 1 {
+			if edge {
+				continue
+			}
+			if q := larger(c.cont[d+Adj], c.cont[d+NonAdj]); q > 0 && q <= math.MaxFloat64 && q != 1 {
 				c.cont[d+Adj] /= q
 				c.cont[d+NonAdj] /= q
 				lo, hi := h*n, h*n+h // left dependents of h
@@ -223,28 +234,92 @@ func (c *Chart) rescaleAttachments(f float64) {
 }
 
 // Inside runs the inside pass and returns log Z, the log of the total
-// weight of all projective single-root trees (−Inf when it is 0).
+// weight of all projective single-root trees: −Inf when it is 0, NaN when
+// the potentials span more than floating point can hold at any scale.
 func (c *Chart) Inside() float64 {
-	c.inside(false)
-	// Scaling bounds every tree by 1 but not their number, nor how small
-	// the best one is; nudge the attachments until Z is a normal number.
-	for try := 0; try < 6 && (c.z == 0 || math.IsInf(c.z, 1)) && c.n > 0; try++ {
-		step := math.Exp(math.Min(600, 600/float64(c.n)))
-		if c.z != 0 {
-			step = 1 / step
-		}
-		c.rescaleAttachments(step)
-		c.inside(false)
-	}
+	c.settle(false)
 	return c.LogZ()
 }
 
 // LogZ is log Z of the last inside pass.
 func (c *Chart) LogZ() float64 {
-	if c.z <= 0 || math.IsNaN(c.z) {
+	switch {
+	case math.IsNaN(c.z):
+		return math.NaN()
+	case c.z <= 0:
 		return math.Inf(-1)
 	}
 	return math.Log(c.z) + c.logScale
+}
+
+// settle runs inside until Z is a normal number. Scaling bounds every
+// tree's weight by 1 but not how small the best one is, nor (in the
+// max-sum semiring or with log-linear weights) how many there are; a
+// common factor x on every attachment multiplies Z by xⁿ, so settle looks
+// for one: straight to log Z = 0 when Z is a usable number, by doubling
+// steps while Z is 0 or infinite, by bisection once it has seen both. A
+// sentence whose Z stays 0 at every factor has weight 0; one that never
+// settles although some factor shows weight (some items overflow while
+// others underflow) gets Z = NaN.
+func (c *Chart) settle(viterbi bool) {
+	c.inside(viterbi)
+	n := float64(c.n)
+	var x, low, high float64 // log-factors applied, known too low, known too high
+	haveLow, haveHigh, weight := false, false, false
+	step := math.Min(600, 600/n)
+	for try := 0; try < 40 && !normal(c.z); try++ {
+		next := x
+		switch {
+		case c.z > 0 && !math.IsInf(c.z, 1): // finite: aim at Z = 1
+			weight = true
+			next = x - math.Log(c.z)/n
+			if c.z < 1 {
+				low, haveLow = x, true
+			} else {
+				high, haveHigh = x, true
+			}
+		case c.z == 0:
+			low, haveLow = x, true
+			next, step = x+step, 2*step
+		default: // +Inf, or NaN from an infinite item times a zero one
+			weight = weight || c.z > 0
+			high, haveHigh = x, true
+			next, step = x-step, 2*step
+		}
+		if haveLow && haveHigh && !(next > low && next < high) {
+			next = (low + high) / 2
+		}
+		if haveLow && haveHigh && high-low < 1e-9 {
+			break
+		}
+		c.rescaleAttachments(math.Exp(next - x))
+		x = next
+		c.inside(viterbi)
+	}
+	if !normal(c.z) {
+		c.z = math.NaN()
+		if !weight && c.noTree() {
+			c.z = 0
+		}
+	}
+}
+
+// noTree says whether no tree has positive weight at all: inside over the
+// potentials' support (1 where a potential is positive) is 0. It is run
+// only when scaling fails, and overwrites the potentials.
+func (c *Chart) noTree() bool {
+	n := c.n
+	for _, p := range [...][]float64{c.root[:n], c.edge[:n*n], c.stop[:4*n], c.cont[:4*n]} {
+		for i, v := range p {
+			if v > 0 {
+				p[i] = 1
+			} else {
+				p[i] = 0
+			}
+		}
+	}
+	c.inside(false)
+	return c.z == 0
 }
 
 func abs(x int) int {

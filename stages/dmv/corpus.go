@@ -90,6 +90,10 @@ type EStepResult struct {
 	LogLik float64
 	// ZeroWeight counts the sentences whose every tree has weight 0.
 	ZeroWeight int
+	// Unusable counts the sentences left out of LogLik and Counts because
+	// their weights span more than floating point holds at any scale
+	// (extreme log-linear weights, a large positive δ on long sentences).
+	Unusable int
 }
 
 // chunks is how many pieces the corpus is cut into for the E-step. It is
@@ -106,6 +110,7 @@ type EStepper struct {
 	chunkCounts []*Params
 	chunkLL     []float64
 	chunkZero   []int
+	chunkBad    []int
 	dist        []float64
 }
 
@@ -133,7 +138,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		for k := range e.chunkCounts {
 			e.chunkCounts[k] = NewParams(w.T)
 		}
-		e.chunkLL, e.chunkZero = make([]float64, chunks), make([]int, chunks)
+		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, chunks), make([]int, chunks), make([]int, chunks)
 	}
 	e.dist = e.dist[:0]
 	if opts.Dist != nil {
@@ -146,7 +151,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		dist = e.dist
 	}
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		counts, ll, zero := e.chunkCounts[k], 0.0, 0
+		counts, ll, zero, bad := e.chunkCounts[k], 0.0, 0, 0
 		counts.Zero()
 		chart, heads := e.charts[worker], e.heads[worker]
 		lo, hi := e.chunkBounds(k)
@@ -163,7 +168,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 					chart.Segment(opts.SegBeta)
 				}
 				logZ = chart.Viterbi(heads)
-				if !math.IsInf(logZ, -1) {
+				if !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
 					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
 				}
 			default:
@@ -172,22 +177,31 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 					chart.Segment(opts.SegBeta)
 				}
 				logZ = chart.Inside()
-				if !opts.LogLikOnly && chart.Outside() {
-					chart.AddCounts(tags, counts, 1)
+				if !opts.LogLikOnly && !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
+					if chart.Outside() {
+						chart.AddCounts(tags, counts, 1)
+					} else {
+						logZ = math.NaN() // no usable posteriors
+					}
 				}
 			}
-			if math.IsInf(logZ, -1) {
+			switch {
+			case math.IsNaN(logZ):
+				bad++
+				continue
+			case math.IsInf(logZ, -1):
 				zero++
 			}
 			ll += logZ
 		}
-		e.chunkLL[k], e.chunkZero[k] = ll, zero
+		e.chunkLL[k], e.chunkZero[k], e.chunkBad[k] = ll, zero, bad
 	})
 	res := EStepResult{Counts: NewParams(w.T)}
 	for k := 0; k < chunks; k++ {
 		res.Counts.Add(e.chunkCounts[k])
 		res.LogLik += e.chunkLL[k]
 		res.ZeroWeight += e.chunkZero[k]
+		res.Unusable += e.chunkBad[k]
 	}
 	return res
 }

@@ -10,7 +10,10 @@ const Floor = 1e-300
 // Decoder parses sentences with a model: Viterbi (the most probable tree)
 // or minimum Bayes risk (the tree with the most expected correct
 // attachments). Tags the model does not know share one extra tag whose
-// events all have weight 0, so they are parsed through the fallback.
+// events all have weight 0, so they are parsed through the fallback. A
+// sentence whose weights no floating-point scale can hold (only extreme
+// log-linear weights do that) gets the right-branching tree, counted as a
+// fallback too.
 type Decoder struct {
 	tags    *TagSet
 	w       *Params
@@ -58,7 +61,7 @@ func (d *Decoder) Decode(c *Chart, tags, heads []int, mbr bool) (logWeight float
 	for _, w := range [2]*Params{d.w, d.floored} {
 		c.Load(tags, w, nil)
 		if !mbr {
-			if lw := c.Viterbi(heads); !math.IsInf(lw, -1) {
+			if lw := c.Viterbi(heads); !math.IsInf(lw, -1) && !math.IsNaN(lw) {
 				return lw, fellBack
 			}
 		} else if lz := c.Inside(); c.Outside() {
@@ -67,8 +70,13 @@ func (d *Decoder) Decode(c *Chart, tags, heads []int, mbr bool) (logWeight float
 		}
 		fellBack = true
 	}
-	// Unreachable: the floored weights give every tree a positive weight.
-	panic("dmv: no tree under floored weights")
+	// The floored weights give every tree a positive weight, so only
+	// weights no scale can hold end here: the right-branching tree.
+	for i := range tags {
+		heads[i] = i + 2
+	}
+	heads[len(tags)-1] = 0
+	return math.NaN(), true
 }
 
 // DecodeMBR writes to heads the projective tree that maximises the sum

@@ -1,5 +1,7 @@
 package dmv
 
+import "math"
+
 // Outside runs after Inside: it differentiates log Z with respect to every
 // inside item (reverse mode: seed 1/Z at the top, visit the widths in
 // decreasing order, scatter each product into its factors' adjoints) and
@@ -14,7 +16,7 @@ func (c *Chart) Outside() bool {
 	clear(c.rootPost[:n])
 	clear(c.stopPost[:4*n])
 	clear(c.contPost[:4*n])
-	if !(c.z > 0) {
+	if !(c.z > 0) { // 0, or NaN when inside could not settle
 		return false
 	}
 	g := 1 / c.z
@@ -77,7 +79,17 @@ func (c *Chart) Outside() bool {
 		c.stopPost[h*4+Left*2+Adj] = c.ls[hh] * (c.bls[hh] + c.blsT[hh])
 		c.contPost[h*4+Left*2+Adj] = c.lc[hh] * c.blc[hh]
 	}
-	return true
+	// An item that underflowed to 0 under an outside weight that overflowed
+	// leaves NaN or Inf, which flows down to the first decisions; such a
+	// sentence has no usable posteriors.
+	sum := 0.0
+	for _, p := range c.stopPost[:4*n] {
+		sum += p
+	}
+	for _, p := range c.rootPost[:n] {
+		sum += p
+	}
+	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
 }
 
 // AddCounts adds the posteriors of the last Outside, times weight, to the

@@ -246,19 +246,27 @@ func TestReweightedChartMatchesBruteForce(t *testing.T) {
 
 // Long sentences stay finite under every re-weighting (scaling covers
 // segments and distance factors), and a chart reused after Model S is
-// plain again.
+// plain again. A positive δ makes the weight of a tree grow with the
+// square of the sentence's length — e^{0.4·Σ|i−j|} reaches e^{2000} at 150
+// tokens, beyond what per-word scaling can hold — so there the chart must
+// say it cannot (Outside false), never hand out NaN posteriors; at 40
+// tokens (Smith's schedules stop at δ = +0.1 on ≤ 10) it must work.
 func TestReweightedLongSentences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	model, skew := randomWeights(rng, 5, true), randomWeights(rng, 5, true)
-	tags := make([]int, 150)
-	for i := range tags {
-		tags[i] = rng.IntN(5)
+	long := make([]int, 150)
+	for i := range long {
+		long[i] = rng.IntN(5)
 	}
 	c := NewChart(4)
 	for name, r := range reweightings(skew) {
+		tags := long
+		if r.Delta > 0 {
+			tags = long[:40]
+		}
 		loadReweighted(c, tags, model, r)
 		if lz := c.Inside(); math.IsInf(lz, 0) || math.IsNaN(lz) || !c.Outside() {
-			t.Fatalf("%s: log Z = %v on 150 tokens", name, lz)
+			t.Fatalf("%s: log Z = %v on %d tokens", name, lz, len(tags))
 		}
 		counts := NewParams(5)
 		c.AddCounts(tags, counts, 1)
@@ -272,10 +280,21 @@ func TestReweightedLongSentences(t *testing.T) {
 		if r.Segmented && !(roots >= 1-1e-9) {
 			t.Fatalf("%s: expected roots %v, want ≥ 1", name, roots)
 		}
+		if r.Delta > 0 {
+			loadReweighted(c, long, model, r)
+			if lz := c.Inside(); !math.IsNaN(lz) && c.Outside() {
+				c.AddCounts(long, counts, 1)
+				for _, v := range counts.Stop {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("%s: on 150 tokens Outside succeeded with NaN posteriors", name)
+					}
+				}
+			}
+		}
 	}
-	c.Load(tags[:6], model, nil)
+	c.Load(long[:6], model, nil)
 	plain := c.Inside()
-	if want := bruteForceReweighted(enumerate(tags[:6], model, skew, false), 5, Plain()).logZ; relErr(plain, want) > 1e-9 {
+	if want := bruteForceReweighted(enumerate(long[:6], model, skew, false), 5, Plain()).logZ; relErr(plain, want) > 1e-9 {
 		t.Fatalf("chart reused after Model S: log Z %v, want %v", plain, want)
 	}
 }

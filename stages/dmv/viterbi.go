@@ -5,23 +5,16 @@ import "math"
 // Viterbi finds the highest-weight projective single-root tree under the
 // loaded potentials and writes it to heads (1-based, 0 = root; len(heads)
 // ≥ Len()). It returns the log of the tree's weight, −Inf when every
-// tree has weight 0 (heads are then left unchanged).
+// tree has weight 0 and NaN when the potentials span more than floating
+// point holds (heads are then left unchanged).
 //
 // Ties are broken deterministically toward the leftmost choice: the
 // leftmost root, the leftmost split point of an attachment and, for a
 // half, the last child nearest to its head.
 func (c *Chart) Viterbi(heads []int) float64 {
-	c.inside(true)
-	for try := 0; try < 6 && (c.z == 0 || math.IsInf(c.z, 1)) && c.n > 0; try++ {
-		step := math.Exp(math.Min(600, 600/float64(c.n)))
-		if c.z != 0 {
-			step = 1 / step
-		}
-		c.rescaleAttachments(step)
-		c.inside(true)
-	}
-	if !(c.z > 0) || math.IsInf(c.z, 1) {
-		return math.Inf(-1)
+	c.settle(true)
+	if !(c.z > 0) {
+		return c.LogZ() // −Inf, or NaN when no scale could hold the sentence
 	}
 	if c.seg.on {
 		c.segmentHeads(heads)

@@ -25,6 +25,9 @@ type Options struct {
 	// of skewed DA's λ₀, read into Reweight.Skew.
 	Reweight *dmv.Reweighting
 	Skew     string
+	// Warn, when not nil, hears about sentences the E-step had to leave
+	// out (weights no floating-point scale holds).
+	Warn io.Writer
 }
 
 // Run reads the sentences of src and writes their counts under the model.
@@ -73,6 +76,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return err
 	}
 	res := dmv.NewEStepper(corpus).Run(r.Weights(weights), r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers}))
+	if res.Unusable > 0 && opts.Warn != nil {
+		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
+	}
 	stats := &format.Stats{Sentences: len(corpus.Sents), Tokens: corpus.Tokens, Loglik: res.LogLik}
 	return dmv.WriteTable(w, corpus.Tags, res.Counts, format.Count, stats)
 }

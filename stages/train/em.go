@@ -59,6 +59,7 @@ type Result struct {
 	Objective  float64 // the last E-step's objective
 	Converged  bool
 	ZeroWeight int // sentences of weight 0 in the last E-step
+	Unusable   int // sentences the last E-step could not evaluate (EStepResult.Unusable)
 }
 
 // Run trains from model start. Each iteration takes an E-step with the
@@ -119,7 +120,7 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 			}
 		}
 		model = dmv.MStep(out.Counts, em.Lambda)
-		*res = Result{Model: model, Counts: out.Counts, Iterations: iter, Objective: obj, Converged: converged, ZeroWeight: out.ZeroWeight}
+		*res = Result{Model: model, Counts: out.Counts, Iterations: iter, Objective: obj, Converged: converged, ZeroWeight: out.ZeroWeight, Unusable: out.Unusable}
 		if converged {
 			break
 		}

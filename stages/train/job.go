@@ -193,6 +193,9 @@ func (s *Session) report(res *Result) {
 	}
 	s.Job.Progress.Note("%s after %d iterations; objective %.10g (%.6f bits/token)", state, res.Iterations,
 		res.Objective, -res.Objective/float64(s.Corpus.Tokens)/math.Ln2)
+	if res.Unusable > 0 {
+		s.Job.Progress.Note("%d sentences left out: their weights span more than floating point can hold", res.Unusable)
+	}
 	if res.ZeroWeight > 0 {
 		s.Job.Progress.Note("%d sentences have probability 0 under the model", res.ZeroWeight)
 	}
