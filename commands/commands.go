@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
 // Exit codes.
@@ -40,8 +41,8 @@ func register(name string, app func() *cli.App) {
 // library). Its package registers it from init.
 func Register(name string, app func() *cli.App) { register(name, app) }
 
-// Usagef, SkipBadFlag, QuietFlag and Source are the helpers of programs
-// defined outside this package.
+// Usagef, SkipBadFlag, QuietFlag, Source, TrainFlags, TrainJob and
+// WriteOutput are the helpers of programs defined outside this package.
 func Usagef(format string, args ...any) error { return usagef(format, args...) }
 
 // SkipBadFlag is --skip-bad.
@@ -52,6 +53,18 @@ func QuietFlag() cli.Flag { return quietFlag() }
 
 // Source is the program's input: its file arguments, or stdin.
 func Source(c *cli.Context) pipeline.Source { return source(c) }
+
+// TrainFlags are the flags every training program shares.
+func TrainFlags(defaultInit string) []cli.Flag { return trainFlags(defaultInit) }
+
+// TrainJob reads the shared training flags.
+func TrainJob(c *cli.Context, total int) (train.Job, error) { return trainJob(c, total) }
+
+// WriteOutput runs fn against the -o file (or stdout) and reports the
+// records src skipped on stderr.
+func WriteOutput(c *cli.Context, src pipeline.Source, fn func(w io.Writer) error) error {
+	return writeOutput(c, src, fn)
+}
 
 // Names lists the registered programs.
 func Names() []string {

@@ -11,12 +11,12 @@ import (
 	"github.com/grind-nlp/grind/stages/selectmodel"
 )
 
-func init() { register("select", selectApp) }
+func init() { register("select-model", selectApp) }
 
 func selectApp() *cli.App {
 	return &cli.App{
 		Usage:     "rank saved models on dev data and pick the best",
-		UsageText: "select --dev FILE [--by accuracy|likelihood] [options] MODEL...",
+		UsageText: "select-model --dev FILE [--by accuracy|likelihood] [options] MODEL...",
 		Description: `Evaluates every model on the dev sentences and prints them ranked, best first
 (ties keep the order given):
 
@@ -40,8 +40,8 @@ on stderr.
 
 Examples:
    train-sa --delta0 -0.6 --save-dir sa train.jsonl > /dev/null
-   select --dev dev.jsonl --root exclude sa/*.jsonl --best best.jsonl
-   select --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1`,
+   select-model --dev dev.jsonl --root exclude sa/*.jsonl --best best.jsonl
+   select-model --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
 			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "ranking: accuracy (supervised) or likelihood (unsupervised)"},
@@ -69,9 +69,9 @@ Examples:
 					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),
 				})
 				if err == nil && !c.Bool("quiet") {
-					fmt.Fprintf(c.App.ErrWriter, "select: best by %s: %s\n", by, rep.Best.Model)
+					fmt.Fprintf(c.App.ErrWriter, "%s: best by %s: %s\n", c.App.Name, by, rep.Best.Model)
 					if rep.Unscorable > 0 {
-						fmt.Fprintf(c.App.ErrWriter, "select: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", rep.Unscorable)
+						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", c.App.Name, rep.Unscorable)
 					}
 				}
 				return err

@@ -37,7 +37,7 @@ and delta or seg_beta on every line; its objective is Σ log Z under the bias,
 the quantity each epoch's EM climbs. With --save-dir DIR each epoch's model
 is saved as DIR/epoch-NN-delta±D.DDD.jsonl (or seg-beta), so that the final
 value can be chosen afterwards:
-   select --dev dev.jsonl DIR/*.jsonl
+   select-model --dev dev.jsonl DIR/*.jsonl
 
 Examples:
    train-sa --init zero --lambda 10 --delta0 -0.6 --save-dir sa wsj10.jsonl > sa.jsonl

@@ -18,7 +18,7 @@ BIN     ?= $(abspath ../../bin)
 OUT     ?= out/multilingual
 WORKERS ?= 1
 export PATH := $(BIN):$(PATH)
-SELECT  := $(BIN)/select
+SELECT  := $(BIN)/select-model
 
 UD := $(SHARED)/ud-nopunct
 TRAIN_LANGS   := $(foreach l,en zh tr pt ja,$(if $(wildcard $(UD)/$(l)-ud-train-nopunct-len15.conllu $(UD)/$(l)-ud-dev-nopunct.conllu),$(l)))

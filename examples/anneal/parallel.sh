@@ -13,7 +13,6 @@ mkdir -p "$out"
 parallel -j "$jobs" --halt now,fail=1 \
 	train-da --init {1} --skew --beta0 {2} --gamma {3} --workers 1 -q "$train" -o "$out/{1}-b{2}-g{3}.model" \
 	::: zero km local ::: 0.1 0.01 0.001 ::: 2.5 2.25 2.0 1.75 1.5 1.25
-# "command" because select is a reserved word of bash.
-command select --dev "$dev" --root exclude --json -q "$out"/*.model > "$out/accuracy.jsonl"
-command select --dev "$dev" --by likelihood --root exclude --json -q "$out"/*.model > "$out/likelihood.jsonl"
+select-model --dev "$dev" --root exclude --json -q "$out"/*.model > "$out/accuracy.jsonl"
+select-model --dev "$dev" --by likelihood --root exclude --json -q "$out"/*.model > "$out/likelihood.jsonl"
 sh summary.sh "SDA (GNU parallel)" "$out/accuracy.jsonl" "$out/likelihood.jsonl"
