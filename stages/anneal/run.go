@@ -33,15 +33,11 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	if err != nil {
 		return err
 	}
-	s, err := train.Open(src, job)
+	s, start, err := train.Begin(src, job)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	start, err := s.StartModel(0)
-	if err != nil {
-		return err
-	}
 	var skew *dmv.Params
 	if opts.Skew {
 		skew = start
@@ -81,15 +77,11 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 	if err != nil {
 		return err
 	}
-	s, err := train.Open(src, job)
+	s, start, err := train.Begin(src, job)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	start, err := s.StartModel(0)
-	if err != nil {
-		return err
-	}
 	stages := make([]dmv.Reweighting, len(values))
 	for k, v := range values {
 		stages[k] = dmv.Plain()

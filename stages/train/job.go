@@ -146,6 +146,21 @@ func (s *Session) unit() format.Unit {
 // whose start is not a probability model.
 func (s *Session) StartTable() *dmv.Table { return s.start }
 
+// Begin opens a session and makes the model its training starts from
+// (the -m model, or the initializer's with no smoothing).
+func Begin(src pipeline.Source, job Job) (*Session, *dmv.Params, error) {
+	s, err := Open(src, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, err := s.StartModel(0)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, start, nil
+}
+
 // EMOptions are train-em's own settings.
 type EMOptions struct {
 	Lambda      float64
@@ -157,15 +172,11 @@ type EMOptions struct {
 
 // RunEM trains by EM, MAP/EM or Viterbi EM and writes the model to w.
 func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
-	s, err := Open(src, job)
+	s, start, err := Begin(src, job)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	start, err := s.StartModel(0)
-	if err != nil {
-		return err
-	}
 	em := &EM{
 		Corpus:  s.Corpus,
 		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers},
