@@ -77,7 +77,7 @@ func BenchmarkCE(b *testing.B) {
 				for _, lc := range p.lat {
 					largest = max(largest, lc.Bytes())
 				}
-				for _, l := range append(append(p.Lattices, p.lengthLattices...), p.chains...) {
+				for _, l := range append(p.Lattices, p.lengthLattices...) {
 					shapes += l.ShapeBytes()
 				}
 				b.ReportMetric(float64(largest)/(1<<20), "chart-MiB")

@@ -57,11 +57,10 @@ type Problem struct {
 	// sentences have each (length only).
 	lengths, perLength []int
 
-	// chains holds each sentence as a lattice: the numerator runs on the
-	// lattice chart too, whose scaling holds the extreme weights a line
-	// search may try (there the sentence chart can overflow).
-	chains         []*dmv.Lattice
-	sent, lat      []*dmv.LatticeChart
+	// Workspaces per worker: the sentence chart for each sentence's own
+	// Z and a lattice chart for its neighbourhood's.
+	sent           []*dmv.Chart
+	lat            []*dmv.LatticeChart
 	chunkGrad      []*dmv.Params
 	chunkLogZ      []float64 // Σ log Z(x) of the chunk's sentences
 	chunkLogZN     []float64 // Σ log Z(N(x))
@@ -144,15 +143,9 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 			dist[d] = math.Exp(s.Delta * float64(d))
 		}
 	}
-	if len(p.chains) != len(c.Sents) {
-		p.chains = make([]*dmv.Lattice, len(c.Sents))
-		for i, x := range c.Sents {
-			p.chains[i] = dmv.ChainLattice(x)
-		}
-	}
 	workers := min(pipeline.Workers(s.Workers), chunks)
 	for len(p.sent) < workers {
-		p.sent = append(p.sent, dmv.NewLatticeChart())
+		p.sent = append(p.sent, dmv.NewChart(c.MaxLen))
 		p.lat = append(p.lat, dmv.NewLatticeChart())
 	}
 	if len(p.chunkGrad) != chunks {
@@ -168,10 +161,10 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 		logZ, logZN := 0.0, 0.0
 		lo, hi := p.bounds(k)
 		for i := lo; i < hi; i++ {
-			sc.Load(p.chains[i], pot, dist)
+			sc.Load(c.Sents[i], pot, dist)
 			logZ += sc.Inside()
 			if sc.Outside() {
-				sc.AddCounts(grad, 1)
+				sc.AddCounts(c.Sents[i], grad, 1)
 			}
 			if p.Lattices != nil {
 				lc.Load(p.Lattices[i], pot, dist)
