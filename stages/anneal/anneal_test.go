@@ -2,50 +2,16 @@ package anneal
 
 import (
 	"bytes"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/corpora"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
-
-// sampledCorpus draws sentences of 3 to 10 tokens from a random DMV over
-// tags tags whose heads tend to take children.
-func sampledCorpus(t *testing.T, sentences, tags int, seed uint64) *dmv.Corpus {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	p := dmv.NewParams(tags)
-	for _, tab := range p.Tables() {
-		for i := range tab {
-			tab[i] = rng.ExpFloat64()
-		}
-	}
-	for i := range p.Stop {
-		p.Stop[i] *= 0.4
-	}
-	p = dmv.MStep(p, 0)
-	var sents []*format.Sentence
-	for len(sents) < sentences {
-		tg, heads, ok := dmv.Sample(rng, p, 10)
-		if !ok || len(tg) < 3 {
-			continue
-		}
-		s := &format.Sentence{Heads: heads}
-		for _, x := range tg {
-			s.Tags = append(s.Tags, fmt.Sprintf("T%d", x))
-		}
-		sents = append(sents, s)
-	}
-	c, err := dmv.NewCorpus(sents, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func TestDASchedule(t *testing.T) {
 	got, err := DASchedule(0.1, 2)
@@ -143,7 +109,7 @@ func checkStagesClimb(t *testing.T, name string, recs []record) {
 }
 
 func TestDATemperedObjectiveNeverDecreases(t *testing.T) {
-	c := sampledCorpus(t, 300, 5, 3)
+	c := corpora.Sampled(t, 300, 5, 3, 10, 0.4, 3)
 	for _, cfg := range []struct {
 		name, init   string
 		skew         bool
@@ -195,7 +161,7 @@ func TestDATemperedObjectiveNeverDecreases(t *testing.T) {
 }
 
 func TestStructuralEpochsNeverDecrease(t *testing.T) {
-	c := sampledCorpus(t, 300, 5, 7)
+	c := corpora.Sampled(t, 300, 5, 3, 10, 0.4, 7)
 	start, _ := dmv.InitialModel(c, dmv.InitZero, dmv.InitOptions{})
 	for _, cfg := range []struct {
 		name   string
@@ -230,7 +196,7 @@ func TestStructuralEpochsNeverDecrease(t *testing.T) {
 
 // A schedule of one stage at β = 1 is EM itself.
 func TestDAAtBetaOneIsEM(t *testing.T) {
-	c := sampledCorpus(t, 200, 4, 9)
+	c := corpora.Sampled(t, 200, 4, 3, 10, 0.4, 9)
 	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
 	em := train.EM{Corpus: c, MaxIter: 15, Lambda: 0.5}
 	want, err := em.Run(start)
@@ -250,7 +216,7 @@ func TestDAAtBetaOneIsEM(t *testing.T) {
 // The number of workers changes nothing, to the last bit, for every
 // re-weighting.
 func TestAnnealingWorkersGiveIdenticalModels(t *testing.T) {
-	c := sampledCorpus(t, 500, 6, 11)
+	c := corpora.Sampled(t, 500, 6, 3, 10, 0.4, 11)
 	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
 	stages := []dmv.Reweighting{{Beta: 0.3, Skew: start}, {Beta: 1, Delta: -0.4}, {Beta: 1, Segmented: true, SegBeta: -0.5}}
 	var outs [][]byte
@@ -274,7 +240,7 @@ func TestAnnealingWorkersGiveIdenticalModels(t *testing.T) {
 }
 
 func TestAnnealerRejectsBadStages(t *testing.T) {
-	c := sampledCorpus(t, 20, 3, 1)
+	c := corpora.Sampled(t, 20, 3, 3, 10, 0.4, 1)
 	start, _ := dmv.InitialModel(c, dmv.InitZero, dmv.InitOptions{})
 	if _, err := (&Annealer{EM: train.EM{Corpus: c}}).Run(start); err == nil {
 		t.Error("an empty schedule must be an error")

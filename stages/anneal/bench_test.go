@@ -1,43 +1,16 @@
 package anneal
 
 import (
-	"bytes"
 	"testing"
 
-	"github.com/grind-nlp/grind/format"
-	"github.com/grind-nlp/grind/internal/testenv"
-	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/stages/conll2deps"
+	"github.com/grind-nlp/grind/internal/corpora"
+
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-// udEnglish10 is the training set of the accuracy tables: conll2deps
-// --tag xpos of en-ud-train-nopunct-len15.conllu | filterlen 10 (5,387
-// sentences), or the benchmark is skipped when ../shared/data is absent.
-func udEnglish10(b *testing.B) *dmv.Corpus {
-	b.Helper()
-	path := testenv.SharedData(b, "ud-nopunct", "en-ud-train-nopunct-len15.conllu")
-	var out bytes.Buffer
-	if _, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, &out, conll2deps.Options{Tag: conll2deps.XPOS}); err != nil {
-		b.Fatal(err)
-	}
-	all, err := pipeline.ReadSentences(pipeline.Source{Stdin: &out})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var sents []*format.Sentence
-	for _, s := range all {
-		if len(s.Tags) <= 10 {
-			sents = append(sents, s)
-		}
-	}
-	c, err := dmv.NewCorpus(sents, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
+// udEnglish10 is the accuracy tables' training set, UD English ≤10.
+func udEnglish10(b *testing.B) *dmv.Corpus { return corpora.UDEnglish(b, 10) }
 
 // BenchmarkEStepReweighted measures one E-step over UD English ≤10 as a
 // training loop takes it: the weight table for the iteration (β, skew)

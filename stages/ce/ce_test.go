@@ -6,28 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/corpora"
+
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
-
-// randomCorpus draws sentences of 1..maxLen tags over tags tags.
-func randomCorpus(t testing.TB, rng *rand.Rand, sentences, maxLen, tags int) *dmv.Corpus {
-	t.Helper()
-	var sents []*format.Sentence
-	for i := 0; i < sentences; i++ {
-		s := &format.Sentence{Tags: make([]string, 1+rng.IntN(maxLen))}
-		for j := range s.Tags {
-			s.Tags[j] = string(rune('A' + rng.IntN(tags)))
-		}
-		sents = append(sents, s)
-	}
-	c, err := dmv.NewCorpus(sents, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func randomWeights(rng *rand.Rand, tags int, scale float64) *dmv.Params {
 	w := dmv.NewParams(tags)
@@ -45,7 +28,7 @@ func randomWeights(rng *rand.Rand, tags int, scale float64) *dmv.Params {
 // the prior and Model L.
 func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	c := randomCorpus(t, rng, 6, 5, 3)
+	c := corpora.Random(t, rng, 6, 5, 3)
 	for _, kind := range nbhd.Kinds {
 		p, err := NewProblem(c, kind, 2)
 		if err != nil {
@@ -83,7 +66,7 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 // at most 0; and the number of workers changes no bit of the result.
 func TestObjectiveBoundAndWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	c := randomCorpus(t, rng, 150, 8, 4)
+	c := corpora.Random(t, rng, 150, 8, 4)
 	for _, kind := range nbhd.Kinds {
 		p, err := NewProblem(c, kind, 1)
 		if err != nil {
@@ -105,7 +88,7 @@ func TestObjectiveBoundAndWorkers(t *testing.T) {
 // sentence's own length lattice.
 func TestLengthPartitionIsShared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	c := randomCorpus(t, rng, 40, 6, 3)
+	c := corpora.Random(t, rng, 40, 6, 3)
 	p, err := NewProblem(c, nbhd.Length, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +128,7 @@ func TestLogWeightsClamp(t *testing.T) {
 // finite gradient or −Inf (no value), never NaN.
 func TestExtremeWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	c := randomCorpus(t, rng, 30, 9, 4)
+	c := corpora.Random(t, rng, 30, 9, 4)
 	for _, kind := range []string{nbhd.Del1OrTrans1, nbhd.Length} {
 		p, err := NewProblem(c, kind, 2)
 		if err != nil {

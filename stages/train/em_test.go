@@ -4,50 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/corpora"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
-// syntheticCorpus samples sentences from a random DMV over tags tags.
-func syntheticCorpus(t *testing.T, sentences, tags int, seed uint64) *dmv.Corpus {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	p := dmv.NewParams(tags)
-	for _, tab := range p.Tables() {
-		for i := range tab {
-			tab[i] = rng.ExpFloat64()
-		}
-	}
-	p = dmv.MStep(p, 0)
-	names := make([]string, tags)
-	for i := range names {
-		names[i] = fmt.Sprintf("T%d", i)
-	}
-	var sents []*format.Sentence
-	for len(sents) < sentences {
-		tg, heads, ok := dmv.Sample(rng, p, 12)
-		if !ok {
-			continue
-		}
-		s := &format.Sentence{Heads: heads}
-		for _, x := range tg {
-			s.Tags = append(s.Tags, names[x])
-		}
-		sents = append(sents, s)
-	}
-	c, err := dmv.NewCorpus(sents, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // EM's guarantee: the log-likelihood never decreases, from any start.
 func TestEMNeverLowersTheLikelihood(t *testing.T) {
-	c := syntheticCorpus(t, 400, 5, 3)
+	c := corpora.Sampled(t, 400, 5, 1, 12, 1, 3)
 	for _, init := range dmv.Initializers {
 		start, err := dmv.InitialModel(c, init, dmv.InitOptions{Seed: 4})
 		if err != nil {
@@ -74,7 +41,7 @@ func TestEMNeverLowersTheLikelihood(t *testing.T) {
 
 // Viterbi EM never lowers the probability of the best parses either.
 func TestViterbiEMNeverLowersItsObjective(t *testing.T) {
-	c := syntheticCorpus(t, 300, 4, 5)
+	c := corpora.Sampled(t, 300, 4, 1, 12, 1, 5)
 	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
 	prev := math.Inf(-1)
 	em := &EM{Corpus: c, EStep: dmv.EStepOptions{Hard: true}, MaxIter: 30, Observe: func(it format.Iteration, _ *dmv.Params) error {
@@ -95,7 +62,7 @@ func TestViterbiEMNeverLowersItsObjective(t *testing.T) {
 
 // The number of workers changes nothing, to the last bit.
 func TestWorkersGiveIdenticalModels(t *testing.T) {
-	c := syntheticCorpus(t, 1000, 6, 7)
+	c := corpora.Sampled(t, 1000, 6, 1, 12, 1, 7)
 	var outs [][]byte
 	for _, workers := range []int{1, 2, 3} {
 		start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{Workers: workers})

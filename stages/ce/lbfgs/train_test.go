@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/corpora"
+
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/grind-nlp/grind/format"
@@ -13,29 +15,11 @@ import (
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-// randomCorpus draws sentences of 1..maxLen tags over tags tags.
-func randomCorpus(t testing.TB, rng *rand.Rand, sentences, maxLen, tags int) *dmv.Corpus {
-	t.Helper()
-	var sents []*format.Sentence
-	for i := 0; i < sentences; i++ {
-		s := &format.Sentence{Tags: make([]string, 1+rng.IntN(maxLen))}
-		for j := range s.Tags {
-			s.Tags[j] = string(rune('A' + rng.IntN(tags)))
-		}
-		sents = append(sents, s)
-	}
-	c, err := dmv.NewCorpus(sents, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // L-BFGS never accepts a worse point: the logged objective does not
 // decrease, at one δ and along a schedule.
 func TestTrainingRaisesTheObjective(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	c := randomCorpus(t, rng, 80, 7, 4)
+	c := corpora.Random(t, rng, 80, 7, 4)
 	p, err := ce.NewProblem(c, nbhd.Del1OrTrans1, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +103,7 @@ func TestGuardedLineSearch(t *testing.T) {
 // bit for bit, along a δ schedule too.
 func TestWorkersGiveIdenticalWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	c := randomCorpus(t, rng, 120, 8, 4)
+	c := corpora.Random(t, rng, 120, 8, 4)
 	start, err := dmv.InitialModel(c, dmv.InitLocal, dmv.InitOptions{})
 	if err != nil {
 		t.Fatal(err)
