@@ -53,17 +53,17 @@ func Build(kind string, x []int, tags int) (*dmv.Lattice, error) {
 	var m *automaton
 	switch kind {
 	case Trans1:
-		m = trans1(chain(x))
+		m = swaps(chain(x), false)
 	case Del1:
 		m = del1(chain(x))
 	case Del1OrTrans1:
-		m = union(del1(chain(x)), trans1(chain(x)))
+		m = union(del1(chain(x)), swaps(chain(x), false))
 	case Dynasearch:
-		m = dynasearch(chain(x))
+		m = swaps(chain(x), true)
 	case Trans2:
-		m = trans1(trans1(chain(x)).determinize())
+		m = swaps(swaps(chain(x), false).determinize(), false)
 	case Del1OrTrans2:
-		m = union(del1(chain(x)), trans1(trans1(chain(x)).determinize()))
+		m = union(del1(chain(x)), swaps(swaps(chain(x), false).determinize(), false))
 	case Del1Subseq:
 		m = del1subseq(x)
 	case Length:
@@ -90,18 +90,27 @@ func LengthLattice(n, tags int) *dmv.Lattice {
 	return l
 }
 
-// trans1 applies "swap at most one pair of adjacent tags" to the strings
-// of m (ε-free): a clean copy of m reads on unchanged; from a clean state
-// q with arcs q -t1→ q1 -t2→ q2 it may read t2, then t1 (a middle state
-// that remembers t1 and q2), and go on in a done copy, where no more
-// swaps happen.
-func trans1(m *automaton) *automaton {
+// swaps applies swaps of adjacent tags to the strings of m (ε-free): a
+// clean copy of m reads on unchanged; from a clean state q with arcs
+// q -t1→ q1 -t2→ q2 it may read t2, then t1 (a middle state that
+// remembers t1 and q2). After a swap the string goes on in a done copy
+// where no more swaps happen (trans1: at most one), or with again in the
+// clean copy itself (dynasearch: more swaps, never of a tag already
+// swapped).
+func swaps(m *automaton, again bool) *automaton {
 	t := &automaton{}
 	n := m.states()
 	clean, done := make([]int, n), make([]int, n)
 	for q := 0; q < n; q++ {
-		clean[q], done[q] = t.add(), t.add()
-		t.final[clean[q]], t.final[done[q]] = m.final[q], m.final[q]
+		clean[q] = t.add()
+		t.final[clean[q]] = m.final[q]
+		if !again {
+			done[q] = t.add()
+			t.final[done[q]] = m.final[q]
+		}
+	}
+	if again {
+		done = clean
 	}
 	t.start = clean[m.start]
 	type pending struct{ label, to int }
@@ -109,7 +118,9 @@ func trans1(m *automaton) *automaton {
 	for q := 0; q < n; q++ {
 		for _, a1 := range m.out[q] {
 			t.link(clean[q], clean[a1.to], a1.label)
-			t.link(done[q], done[a1.to], a1.label)
+			if !again {
+				t.link(done[q], done[a1.to], a1.label)
+			}
 			for _, a2 := range m.out[a1.to] {
 				p := pending{a1.label, a2.to}
 				mid, ok := middle[p]
@@ -119,36 +130,6 @@ func trans1(m *automaton) *automaton {
 					t.link(mid, done[a2.to], a1.label)
 				}
 				t.link(clean[q], mid, a2.label)
-			}
-		}
-	}
-	return t
-}
-
-// dynasearch is trans1 whose done copy is the clean one: after a swap,
-// more swaps may follow, but never of a tag already swapped.
-func dynasearch(m *automaton) *automaton {
-	t := &automaton{}
-	n := m.states()
-	for q := 0; q < n; q++ {
-		t.add()
-		t.final[q] = m.final[q]
-	}
-	t.start = m.start
-	type pending struct{ label, to int }
-	middle := map[pending]int{}
-	for q := 0; q < n; q++ {
-		for _, a1 := range m.out[q] {
-			t.link(q, a1.to, a1.label)
-			for _, a2 := range m.out[a1.to] {
-				p := pending{a1.label, a2.to}
-				mid, ok := middle[p]
-				if !ok {
-					mid = t.add()
-					middle[p] = mid
-					t.link(mid, a2.to, a1.label)
-				}
-				t.link(q, mid, a2.label)
 			}
 		}
 	}
