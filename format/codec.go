@@ -65,20 +65,54 @@ func decodeObject(data []byte, what string, field func(it *jsoniter.Iterator, na
 	return nil
 }
 
-// encodeObject writes the JSON object fill makes.
-func encodeObject(fill func(s *jsoniter.Stream)) ([]byte, error) {
+// encodeObject writes the JSON object whose fields fill writes.
+func encodeObject(fill func(o *object)) ([]byte, error) {
 	s := codec.BorrowStream(nil)
 	defer codec.ReturnStream(s)
-	fill(s)
+	s.WriteObjectStart()
+	fill(&object{s: s})
+	s.WriteObjectEnd()
 	if s.Error != nil {
 		return nil, s.Error
 	}
 	return append([]byte(nil), s.Buffer()...), nil
 }
 
-// writeArray writes "name":[...], each element by write.
-func writeArray[T any](s *jsoniter.Stream, name string, xs []T, write func(T)) {
-	s.WriteObjectField(name)
+// object writes the fields of one JSON object, commas included.
+type object struct {
+	s      *jsoniter.Stream
+	fields int
+}
+
+// field writes a field's name; its value follows on the returned stream.
+func (o *object) field(name string) *jsoniter.Stream {
+	if o.fields > 0 {
+		o.s.WriteMore()
+	}
+	o.fields++
+	o.s.WriteObjectField(name)
+	return o.s
+}
+
+func (o *object) str(name, v string) { o.field(name).WriteString(v) }
+
+func (o *object) int(name string, v int) { o.field(name).WriteInt(v) }
+
+func (o *object) strings(name string, xs []string) {
+	writeArray(o.field(name), xs, o.s.WriteString)
+}
+
+func (o *object) ints(name string, xs []int) { writeArray(o.field(name), xs, o.s.WriteInt) }
+
+// real writes a number in its shortest exact form, or one of the strings
+// Real uses for the values JSON lacks.
+func (o *object) real(name string, f float64) {
+	o.field(name)
+	o.s.SetBuffer(appendReal(o.s.Buffer(), f))
+}
+
+// writeArray writes [...], each element by write.
+func writeArray[T any](s *jsoniter.Stream, xs []T, write func(T)) {
 	s.WriteArrayStart()
 	for i, x := range xs {
 		if i > 0 {
@@ -87,12 +121,6 @@ func writeArray[T any](s *jsoniter.Stream, name string, xs []T, write func(T)) {
 		write(x)
 	}
 	s.WriteArrayEnd()
-}
-
-// writeReal writes a number in its shortest exact form, or one of the
-// strings Real uses for the values JSON lacks.
-func writeReal(s *jsoniter.Stream, f float64) {
-	s.SetBuffer(appendReal(s.Buffer(), f))
 }
 
 func appendReal(dst []byte, f float64) []byte {
@@ -106,11 +134,3 @@ func appendReal(dst []byte, f float64) []byte {
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, 64)
 }
-
-// writeStrings writes "name":[...] of strings.
-func writeStrings(s *jsoniter.Stream, name string, xs []string) {
-	writeArray(s, name, xs, s.WriteString)
-}
-
-// writeInts writes "name":[...] of integers.
-func writeInts(s *jsoniter.Stream, name string, xs []int) { writeArray(s, name, xs, s.WriteInt) }

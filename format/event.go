@@ -77,45 +77,26 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unknown event kind %q", e.Ev)
 	}
-	return encodeObject(func(s *jsoniter.Stream) {
-		s.WriteObjectStart()
-		s.WriteObjectField("ev")
-		s.WriteString(e.Ev)
-		field := func(name, value string) {
-			s.WriteMore()
-			s.WriteObjectField(name)
-			s.WriteString(value)
-		}
+	return encodeObject(func(o *object) {
+		o.str("ev", e.Ev)
 		switch e.Ev {
 		case EvStats:
-			s.WriteMore()
-			s.WriteObjectField("sentences")
-			s.WriteInt(e.Stats.Sentences)
-			s.WriteMore()
-			s.WriteObjectField("tokens")
-			s.WriteInt(e.Stats.Tokens)
-			s.WriteMore()
-			s.WriteObjectField("loglik")
-			writeReal(s, e.Stats.Loglik)
-			s.WriteObjectEnd()
+			o.int("sentences", e.Stats.Sentences)
+			o.int("tokens", e.Stats.Tokens)
+			o.real("loglik", e.Stats.Loglik)
 			return
 		case EvRoot:
-			field("arg", e.Arg)
+			o.str("arg", e.Arg)
 		case EvChild:
-			field("head", e.Head)
-			field("dir", e.Dir)
-			field("arg", e.Arg)
+			o.str("head", e.Head)
+			o.str("dir", e.Dir)
+			o.str("arg", e.Arg)
 		case EvStop, EvCont:
-			field("head", e.Head)
-			field("dir", e.Dir)
-			s.WriteMore()
-			s.WriteObjectField("adj")
-			s.WriteBool(e.Adj)
+			o.str("head", e.Head)
+			o.str("dir", e.Dir)
+			o.field("adj").WriteBool(e.Adj)
 		}
-		s.WriteMore()
-		s.WriteObjectField(string(e.Unit))
-		writeReal(s, e.Value)
-		s.WriteObjectEnd()
+		o.real(string(e.Unit), e.Value)
 	})
 }
 

@@ -38,34 +38,19 @@ type Arc struct {
 
 // MarshalJSON writes the record's fields in the documented order.
 func (l Lattice) MarshalJSON() ([]byte, error) {
-	return encodeObject(func(st *jsoniter.Stream) {
-		st.WriteObjectStart()
+	return encodeObject(func(o *object) {
 		if l.ID != "" {
-			st.WriteObjectField("id")
-			st.WriteString(l.ID)
-			st.WriteMore()
+			o.str("id", l.ID)
 		}
-		writeStrings(st, "tags", l.Tags)
+		o.strings("tags", l.Tags)
 		if l.Nbhd != "" {
-			st.WriteMore()
-			st.WriteObjectField("nbhd")
-			st.WriteString(l.Nbhd)
+			o.str("nbhd", l.Nbhd)
 		}
-		st.WriteMore()
-		st.WriteObjectField("states")
-		st.WriteInt(l.States)
-		st.WriteMore()
-		st.WriteObjectField("start")
-		st.WriteInt(l.Start)
-		st.WriteMore()
-		writeInts(st, "final", l.Final)
-		st.WriteMore()
-		st.WriteObjectField("arcs")
-		st.WriteArrayStart()
-		for i, a := range l.Arcs {
-			if i > 0 {
-				st.WriteMore()
-			}
+		o.int("states", l.States)
+		o.int("start", l.Start)
+		o.ints("final", l.Final)
+		writeArray(o.field("arcs"), l.Arcs, func(a Arc) {
+			st := o.s
 			st.WriteArrayStart()
 			st.WriteInt(a.From)
 			st.WriteMore()
@@ -73,9 +58,7 @@ func (l Lattice) MarshalJSON() ([]byte, error) {
 			st.WriteMore()
 			st.WriteString(a.Tag)
 			st.WriteArrayEnd()
-		}
-		st.WriteArrayEnd()
-		st.WriteObjectEnd()
+		})
 	})
 }
 

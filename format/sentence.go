@@ -122,32 +122,23 @@ func (s *Sentence) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the fields in a fixed order, leaving out the empty
 // optional ones.
 func (s Sentence) MarshalJSON() ([]byte, error) {
-	return encodeObject(func(st *jsoniter.Stream) {
-		st.WriteObjectStart()
+	return encodeObject(func(o *object) {
 		if s.ID != "" {
-			st.WriteObjectField("id")
-			st.WriteString(s.ID)
-			st.WriteMore()
+			o.str("id", s.ID)
 		}
 		if len(s.Words) > 0 {
-			writeStrings(st, "words", s.Words)
-			st.WriteMore()
+			o.strings("words", s.Words)
 		}
-		writeStrings(st, "tags", s.Tags)
+		o.strings("tags", s.Tags)
 		if len(s.Heads) > 0 {
-			st.WriteMore()
-			writeInts(st, "heads", s.Heads)
+			o.ints("heads", s.Heads)
 		}
 		if len(s.Pred) > 0 {
-			st.WriteMore()
-			writeInts(st, "pred", s.Pred)
+			o.ints("pred", s.Pred)
 		}
 		if s.Tree != "" {
-			st.WriteMore()
-			st.WriteObjectField("tree")
-			st.WriteString(s.Tree)
+			o.str("tree", s.Tree)
 		}
-		st.WriteObjectEnd()
 	})
 }
 
