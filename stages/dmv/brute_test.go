@@ -3,6 +3,7 @@ package dmv
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -133,7 +134,7 @@ func bruteForce(tags []int, w *Params, dist []float64) bruteResult {
 		}
 	}
 	for i, s := range scores {
-		if !equalInts(trees[i], res.viterbi) && relErr(s, res.bestLog) < 1e-9 {
+		if !slices.Equal(trees[i], res.viterbi) && relErr(s, res.bestLog) < 1e-9 {
 			res.tied = true
 		}
 	}
@@ -160,7 +161,7 @@ func bruteForce(tags []int, w *Params, dist []float64) bruteResult {
 		}
 	}
 	for i, g := range gains {
-		if !equalInts(trees[i], res.mbr) && math.Abs(g-res.mbrGain) < 1e-9 {
+		if !slices.Equal(trees[i], res.mbr) && math.Abs(g-res.mbrGain) < 1e-9 {
 			res.mbrTied = true
 		}
 	}
@@ -216,7 +217,7 @@ func checkAgainstBruteForce(t *testing.T, tags []int, w *Params, dist []float64)
 	if e := relErr(best, want.bestLog); e > tol {
 		t.Fatalf("tags %v: Viterbi log weight %v, brute force %v", tags, best, want.bestLog)
 	}
-	if !want.tied && !equalInts(heads, want.viterbi) {
+	if !want.tied && !slices.Equal(heads, want.viterbi) {
 		t.Fatalf("tags %v: Viterbi tree %v, brute force %v", tags, heads, want.viterbi)
 	}
 	if got := treeLogScore(tags, heads, w, dist); relErr(got, best) > tol {
@@ -228,21 +229,9 @@ func checkAgainstBruteForce(t *testing.T, tags []int, w *Params, dist []float64)
 	for d, h := range heads {
 		gain += want.edgePost[[2]int{h, d}]
 	}
-	if math.Abs(gain-want.mbrGain) > 1e-9 || !want.mbrTied && !equalInts(heads, want.mbr) {
+	if math.Abs(gain-want.mbrGain) > 1e-9 || !want.mbrTied && !slices.Equal(heads, want.mbr) {
 		t.Fatalf("tags %v: MBR tree %v (gain %v), brute force %v (gain %v)", tags, heads, gain, want.mbr, want.mbrGain)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // allStrings lists every string of length n over k symbols.

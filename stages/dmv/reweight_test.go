@@ -3,6 +3,7 @@ package dmv
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -136,7 +137,7 @@ func bruteForceReweighted(structures []enumerated, t int, r Reweighting) bruteRe
 	z := 0.0
 	for i, s := range scores {
 		z += math.Exp(s - res.bestLog)
-		if !equalInts(structures[i].heads, res.best) && relErr(s, res.bestLog) < 1e-9 {
+		if !slices.Equal(structures[i].heads, res.best) && relErr(s, res.bestLog) < 1e-9 {
 			res.tied = true
 		}
 	}
@@ -192,11 +193,11 @@ func checkReweighted(t *testing.T, c *Chart, tags []int, structures []enumerated
 	if best := c.Viterbi(heads); relErr(best, want.bestLog) > tol {
 		t.Fatalf("%s, tags %v: Viterbi log weight %v, brute force %v", name, tags, best, want.bestLog)
 	}
-	if !want.tied && !equalInts(heads, want.best) {
+	if !want.tied && !slices.Equal(heads, want.best) {
 		t.Fatalf("%s, tags %v: Viterbi structure %v, brute force %v", name, tags, heads, want.best)
 	}
 	for _, e := range structures {
-		if equalInts(e.heads, heads) {
+		if slices.Equal(e.heads, heads) {
 			if s := reweightedLogScore(e, r); relErr(s, want.bestLog) > tol {
 				t.Fatalf("%s, tags %v: Viterbi structure %v scores %v, not the best %v", name, tags, heads, s, want.bestLog)
 			}

@@ -105,7 +105,7 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 		}
 		converged := false
 		if iter > 1 {
-			change := relativeChange(prev, obj)
+			change := RelativeChange(prev, obj)
 			if em.EStep.Hard {
 				converged = math.Abs(obj-prev)/tokens/math.Ln2 < tol
 			} else {
@@ -132,8 +132,9 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 	return res, nil
 }
 
-// relativeChange is |b − a| / |a|; 0 when both are equal (even infinite).
-func relativeChange(a, b float64) float64 {
+// RelativeChange is |b − a| / |a|, the stopping test of the training
+// loops; 0 when both are equal (even infinite).
+func RelativeChange(a, b float64) float64 {
 	if a == b {
 		return 0
 	}

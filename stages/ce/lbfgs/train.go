@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
@@ -14,6 +15,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
 // Defaults of the stopping rules (Smith 2006).
@@ -123,7 +125,7 @@ func (s *stageRun) settings() ce.Settings {
 // eval evaluates at x, once per point: gonum asks for the value and the
 // gradient separately.
 func (s *stageRun) eval(x []float64) ce.Value {
-	if s.haveCache && equal(x, s.cachedX) {
+	if s.haveCache && slices.Equal(x, s.cachedX) {
 		return s.cached
 	}
 	ce.FromVector(x, s.w)
@@ -207,7 +209,7 @@ func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
 	}
 	done := false
 	if !s.first {
-		change := relChange(s.prev, obj)
+		change := train.RelativeChange(s.prev, obj)
 		c := format.Real(change)
 		it.Change, done = &c, change < s.tol
 	}
@@ -227,26 +229,6 @@ func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
 		return optimize.FunctionConvergence
 	}
 	return optimize.NotTerminated
-}
-
-// relChange is |b − a| / |a|; 0 when both are equal.
-func relChange(a, b float64) float64 {
-	if a == b {
-		return 0
-	}
-	return math.Abs(b-a) / math.Abs(a)
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // guarded is a line search that steps back from points where the
