@@ -87,10 +87,7 @@ func (l *Lattice) Check(t int) error {
 
 // latticeShape is what LatticeChart needs to know of a lattice apart from
 // the weights: indexes of its arcs, which states reach which, and the
-// chart's program — every item in the order inside fills them, each with
-// the runs of consecutive numbers its sum goes over (states between two
-// states for an attachment, arcs leaving them for a half). It is worked
-// out once per lattice.
+// chart's program. It is worked out once per lattice.
 type latticeShape struct {
 	S, A, depth   int
 	from, to, tag []int
@@ -104,22 +101,31 @@ type latticeShape struct {
 	words         int      // bitset words per state
 	reach         []uint64 // [s·words + k]: states reachable from s (s included)
 
-	// The program: for span (j − i in state numbers) s, the attachments
-	// attach[attachAt[s]:attachAt[s+1]], then the right halves
-	// right[rightAt[s]:…] and the left halves left[leftAt[s]:…]. Runs are
-	// [lo, hi) pairs in runs.
-	attach, right, left       []step
-	attachAt, rightAt, leftAt []int
-	runs                      []int32
-	rootArcs, rootAt          []int  // arcs that can be the root of a path to each final
-	connected                 []step // attachable pairs a (left) and b, for the counts
+	// The program: every item in the order inside fills them, by
+	// increasing span (j − i in state numbers), each span's attachments,
+	// then its right halves, then its left halves, as one stream of
+	// int32s; prog[at[3·span+part]:at[3·span+part+1]] is one part. An
+	// item is a header and runs of consecutive entries, the table offsets
+	// worked out for this lattice's strides (A·S tables are [arc·S +
+	// state], A·A ones [arc·A + arc], transposes [state·A + arc]):
+	//
+	//	attachment  r, l, runs, then (x, y, len) per run:
+	//	            IR[r] = edge[r]·Σ Rc[x+k]·Ls[y+k],
+	//	            IL[l] = edge[l]·Σ Rs[x+k]·Lc[y+k]   (r = a·A+b, l = b·A+a)
+	//	right half  o, t, d, runs, then (x, y, len) per run:
+	//	            R = Σ IR[x+k]·RsT[y+k]; Rs[o] = R·stop[d], Rc[o] = R·cont[d], RsT[t] = Rs[o]
+	//	left half   the same over IL and LsT.
+	//
+	// Attachments between arcs that share no string have no sum; zero
+	// lists their IR and IL entries, which half sums read as 0. A half
+	// with no run writes 0 for the same reason.
+	prog     []int32
+	at       []int32
+	zero     []int32
+	pairs    []int32 // (a, b): arcs a (left) and b of every attachment with a sum
+	rootArcs []int   // arcs that can be the root of a path to each final
+	rootAt   []int
 }
-
-// step is one item of the chart's program: an attachment between arcs a
-// (left) and b, or the half of arc a ending (right) or starting (left) at
-// state b; its sum runs over runs[lo:hi]. An empty sum writes 0: an entry
-// later sums read though no path fills it.
-type step struct{ a, b, lo, hi int32 }
 
 // ShapeBytes is the memory of what a chart worked out about l's shape and
 // keeps with it (0 before a chart has loaded l).
@@ -129,10 +135,9 @@ func (l *Lattice) ShapeBytes() int {
 		return 0
 	}
 	ints := len(sh.from) + len(sh.to) + len(sh.tag) + len(sh.pos) + len(sh.arcFrom) + len(sh.into) + len(sh.intoAt) +
-		len(sh.byDepth) + len(sh.depthAt) + len(sh.finals) + len(sh.attachAt) + len(sh.rightAt) + len(sh.leftAt) +
-		len(sh.rootArcs) + len(sh.rootAt)
-	steps := len(sh.attach) + len(sh.right) + len(sh.left) + len(sh.connected)
-	return 8*ints + 8*len(sh.reach) + 16*steps + 4*len(sh.runs)
+		len(sh.byDepth) + len(sh.depthAt) + len(sh.finals) + len(sh.rootArcs) + len(sh.rootAt)
+	int32s := len(sh.prog) + len(sh.at) + len(sh.zero) + len(sh.pairs)
+	return 8*ints + 8*len(sh.reach) + 4*int32s
 }
 
 // shapeOf works out l's shape, or returns the one worked out before.
@@ -218,25 +223,29 @@ func newShape(l *Lattice) *latticeShape {
 // j); left halves of the arcs entering j that start at i (over the arcs
 // leaving the states between i and a's start).
 func (sh *latticeShape) program(between func(s, t int) []int32) {
-	S := sh.S
-	runs := func(r []int32) (int32, int32) {
-		lo := int32(len(sh.runs))
-		sh.runs = append(sh.runs, r...)
-		return lo, int32(len(sh.runs))
+	S, A := sh.S, sh.A
+	emit := func(v ...int) {
+		for _, x := range v {
+			sh.prog = append(sh.prog, int32(x))
+		}
 	}
-	arcRuns := func(r []int32, end int) (int32, int32) {
-		lo := int32(len(sh.runs))
+	// half emits a half's header and its runs over the arcs leaving the
+	// states of r (stopping short of state end): x indexes row xRow of an
+	// A·A table, y row yRow of a transpose.
+	half := func(o, t, d int, r []int32, end, xRow, yRow int) {
+		emit(o, t, d, 0)
+		count := len(sh.prog) - 1
 		for ; len(r) > 0; r = r[2:] {
-			a, b := sh.arcFrom[r[0]], sh.arcFrom[min(int(r[1]), end)]
-			if a < b {
-				sh.runs = append(sh.runs, int32(a), int32(b))
+			lo, hi := sh.arcFrom[r[0]], sh.arcFrom[min(int(r[1]), end)]
+			if lo < hi {
+				emit(xRow*A+lo, yRow*A+lo, hi-lo)
+				sh.prog[count]++
 			}
 		}
-		return lo, int32(len(sh.runs))
 	}
-	sh.attachAt, sh.rightAt, sh.leftAt = make([]int, S+1), make([]int, S+1), make([]int, S+1)
+	sh.at = make([]int32, 3*S+1)
 	for span := 1; span < S; span++ {
-		sh.attachAt[span] = len(sh.attach)
+		sh.at[3*span] = int32(len(sh.prog))
 		for i := 0; i+span < S; i++ {
 			j := i + span
 			if !sh.reaches(i, j) {
@@ -245,16 +254,20 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 			for a := sh.arcFrom[i]; a < sh.arcFrom[i+1]; a++ {
 				q := sh.to[a]
 				for _, b := range sh.into[sh.intoAt[j]:sh.intoAt[j+1]] {
-					st := step{a: int32(a), b: int32(b)}
-					if p := sh.from[b]; p >= q && sh.reaches(q, p) {
-						st.lo, st.hi = runs(between(q, p))
-						sh.connected = append(sh.connected, st)
+					if p := sh.from[b]; p < q || !sh.reaches(q, p) {
+						sh.zero = append(sh.zero, int32(a*A+b), int32(b*A+a))
+						continue
 					}
-					sh.attach = append(sh.attach, st)
+					sh.pairs = append(sh.pairs, int32(a), int32(b))
+					r := between(q, sh.from[b])
+					emit(a*A+b, b*A+a, len(r)/2)
+					for ; len(r) > 0; r = r[2:] {
+						emit(a*S+int(r[0]), b*S+int(r[0]), int(r[1]-r[0]))
+					}
 				}
 			}
 		}
-		sh.rightAt[span] = len(sh.right)
+		sh.at[3*span+1] = int32(len(sh.prog))
 		for i := 0; i+span < S; i++ {
 			j := i + span
 			if !sh.reaches(i, j) {
@@ -265,14 +278,14 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 				if q == j {
 					continue // the half of width 1
 				}
-				st := step{a: int32(a), b: int32(j)}
+				var r []int32
 				if q < j && sh.reaches(q, j) {
-					st.lo, st.hi = arcRuns(between(q, j), j)
+					r = between(q, j)
 				}
-				sh.right = append(sh.right, st)
+				half(a*S+j, j*A+a, a*4+Right*2+NonAdj, r, j, a, j)
 			}
 		}
-		sh.leftAt[span] = len(sh.left)
+		sh.at[3*span+2] = int32(len(sh.prog))
 		for i := 0; i+span < S; i++ {
 			j := i + span
 			if !sh.reaches(i, j) {
@@ -283,13 +296,11 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 				if p <= i || !sh.reaches(i, p) {
 					continue // the half of width 1, or never read
 				}
-				st := step{a: int32(a), b: int32(i)}
-				st.lo, st.hi = arcRuns(between(i, p), p)
-				sh.left = append(sh.left, st)
+				half(a*S+i, i*A+a, a*4+Left*2+NonAdj, between(i, p), p, a, i)
 			}
 		}
 	}
-	sh.attachAt[S], sh.rightAt[S], sh.leftAt[S] = len(sh.attach), len(sh.right), len(sh.left)
+	sh.at[3*S] = int32(len(sh.prog))
 	sh.rootAt = make([]int, len(sh.finals)+1)
 	for k, f := range sh.finals {
 		sh.rootAt[k] = len(sh.rootArcs)

@@ -87,26 +87,46 @@ func (c *LatticeChart) Load(l *Lattice, w *Params, dist []float64) {
 	c.sh = sh
 	S, A := sh.S, sh.A
 	c.grow(S, A)
+	// Each arc's potentials, its conts divided by their largest per side
+	// (that factor moves into the side's edges: an attachment comes with
+	// one cont).
+	qL, qR := c.qLeft[:A], c.qRight[:A]
 	for a := 0; a < A; a++ {
 		ta := sh.tag[a]
 		c.root[a] = w.Root[ta]
-		for k := 0; k < 4; k++ {
-			c.stop[a*4+k] = w.Stop[ta*4+k]
-			c.cont[a*4+k] = w.Cont[ta*4+k]
-		}
+		copy(c.stop[a*4:a*4+4], w.Stop[ta*4:ta*4+4])
+		copy(c.cont[a*4:a*4+4], w.Cont[ta*4:ta*4+4])
+		qL[a], qR[a] = c.takeLargestCont(a*4+Left*2), c.takeLargestCont(a*4+Right*2)
 	}
-	// Edges between arcs that share a string (the only ones read).
-	for _, st := range sh.connected {
-		a, b := int(st.a), int(st.b)
+	// Edges between arcs that share a string (the only ones read), and
+	// the largest edge into each arc.
+	colMax := c.colMax[:A]
+	clear(colMax)
+	t := w.T
+	for k := 0; k < len(sh.pairs); k += 2 {
+		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
 		ta, tb := sh.tag[a], sh.tag[b]
-		r, l := w.Child[w.ChildIndex(ta, Right, tb)], w.Child[w.ChildIndex(tb, Left, ta)]
+		r, l := w.Child[(ta*2+Right)*t+tb]*qR[a], w.Child[(tb*2+Left)*t+ta]*qL[b]
 		if dist != nil {
 			d := dist[sh.pos[b]-sh.pos[a]]
 			r, l = r*d, l*d
 		}
 		c.edge[a*A+b], c.edge[b*A+a] = r, l
+		colMax[b], colMax[a] = larger(colMax[b], r), larger(colMax[a], l)
 	}
 	c.scale()
+}
+
+// takeLargestCont divides the cont pair at d by its larger value and
+// returns that value (1 when it is 0 or already 1).
+func (c *LatticeChart) takeLargestCont(d int) float64 {
+	m := larger(c.cont[d+Adj], c.cont[d+NonAdj])
+	if m == 0 || m == 1 {
+		return 1
+	}
+	c.cont[d+Adj] /= m
+	c.cont[d+NonAdj] /= m
+	return m
 }
 
 func resizeFloats(x []float64, n int) []float64 {
@@ -116,43 +136,23 @@ func resizeFloats(x []float64, n int) []float64 {
 	return x[:n]
 }
 
-// scale divides the potentials as the type's comment explains. Only the
-// edges between arcs that share a string are ever read, so only those are
-// scaled.
+// scale finishes what Load began, as the type's comment explains: stops
+// into the incoming attachments of their arc (factor f_b), the edges into
+// the arcs of each depth divided by their largest, the roots following
+// their depth; then the roots share one more factor, as a tree has one
+// root. The factors are taken in logs, so that huge potentials (a line
+// search's wild steps) do not overflow on the way; potentials that are
+// not finite, or overflow anyway, leave the chart unusable (Inside
+// returns NaN). Only the edges between arcs that share a string are ever
+// read, so only those are scaled.
 func (c *LatticeChart) scale() {
 	sh, A := c.sh, c.sh.A
-	colMax, qL, qR := c.colMax[:A], c.qLeft[:A], c.qRight[:A]
-	clear(colMax)
-	// Conts into the edges of their head and side.
-	for a := 0; a < A; a++ {
-		for dir, q := range [2][]float64{qL, qR} {
-			d := a*4 + dir*2
-			q[a] = 1
-			if m := larger(c.cont[d+Adj], c.cont[d+NonAdj]); m > 0 && m != 1 {
-				c.cont[d+Adj] /= m
-				c.cont[d+NonAdj] /= m
-				q[a] = m
-			}
-		}
-	}
-	for _, st := range sh.connected {
-		a, b := int(st.a), int(st.b)
-		c.edge[a*A+b] *= qR[a]
-		c.edge[b*A+a] *= qL[b]
-		colMax[b] = larger(colMax[b], c.edge[a*A+b])
-		colMax[a] = larger(colMax[a], c.edge[b*A+a])
-	}
-	// Stops into the incoming attachments of their arc (factor f_b); the
-	// edges into the arcs of each depth divided by their largest, the
-	// roots following their depth; then the roots share one more factor,
-	// as a tree has one root. The factors are taken in logs, so that huge
-	// potentials (a line search's wild steps) do not overflow on the way;
-	// potentials that are not finite, or overflow anyway, leave the chart
-	// unusable (Inside returns NaN).
+	colMax := c.colMax[:A]
 	c.logScale = resizeFloats(c.logScale, sh.depth+1)
 	c.logScale[0] = 0
 	logRoot, logF := c.logRoot[:A], c.logF[:A]
 	top := math.Inf(-1)
+	ok := true
 	for d := 0; d < sh.depth; d++ {
 		arcs := sh.byDepth[sh.depthAt[d]:sh.depthAt[d+1]]
 		m := math.Inf(-1)
@@ -165,6 +165,8 @@ func (c *LatticeChart) scale() {
 					c.stop[s+NonAdj] /= t
 					f += math.Log(t)
 				}
+				ok = ok && atMost1(c.stop[s+Adj]) && atMost1(c.stop[s+NonAdj]) &&
+					atMost1(c.cont[s+Adj]) && atMost1(c.cont[s+NonAdj])
 			}
 			logF[b] = f
 			logRoot[b] = math.Log(c.root[b]) + f
@@ -184,29 +186,24 @@ func (c *LatticeChart) scale() {
 		}
 		c.logScale[d+1] = c.logScale[d] + m
 	}
-	ok := true
-	for _, st := range sh.connected {
-		a, b := int(st.a), int(st.b)
-		c.edge[a*A+b] *= colMax[b]
-		c.edge[b*A+a] *= colMax[a]
-		ok = ok && atMost1(c.edge[a*A+b]) && atMost1(c.edge[b*A+a])
+	for k := 0; k < len(sh.pairs); k += 2 {
+		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
+		r, l := c.edge[a*A+b]*colMax[b], c.edge[b*A+a]*colMax[a]
+		c.edge[a*A+b], c.edge[b*A+a] = r, l
+		ok = ok && atMost1(r) && atMost1(l)
 	}
 	if math.IsInf(top, -1) {
 		top = 0
 	}
-	for b := range c.root[:A] {
-		c.root[b] = math.Exp(logRoot[b] - top)
+	for b, v := range logRoot {
+		c.root[b] = math.Exp(v - top)
+		ok = ok && atMost1(c.root[b])
 	}
 	for d := range c.logScale {
 		c.logScale[d] += top
 	}
 	// Whatever overflowed on the way shows in the scaled tables, which
 	// are all at most 1 otherwise.
-	for _, t := range [...][]float64{c.root[:A], c.stop[:4*A], c.cont[:4*A]} {
-		for _, v := range t {
-			ok = ok && atMost1(v)
-		}
-	}
 	c.unusable = !ok || math.IsNaN(top) || math.IsInf(top, 1)
 }
 
@@ -218,8 +215,8 @@ func atMost1(v float64) bool { return v >= 0 && v <= 1+1e-9 }
 // f^d, which logScale takes back.
 func (c *LatticeChart) rescaleAttachments(f float64) {
 	A := c.sh.A
-	for _, st := range c.sh.connected {
-		a, b := int(st.a), int(st.b)
+	for k := 0; k < len(c.sh.pairs); k += 2 {
+		a, b := int(c.sh.pairs[k]), int(c.sh.pairs[k+1])
 		c.edge[a*A+b] *= f
 		c.edge[b*A+a] *= f
 	}
@@ -287,47 +284,30 @@ func (c *LatticeChart) inside() {
 		c.ls[a*S+p], c.lc[a*S+p] = c.stop[d+Left*2+Adj], c.cont[d+Left*2+Adj]
 		c.rsT[q*A+a], c.lsT[p*A+a] = c.rs[a*S+q], c.ls[a*S+p]
 	}
+	for k := 0; k < len(sh.zero); k += 2 {
+		c.ir[sh.zero[k]], c.il[sh.zero[k+1]] = 0, 0
+	}
 	for span := 1; span < S; span++ {
 		// IR[a][b] = edge · Σ_k Rc[a][k]·Ls[b][k]: a takes b;
 		// IL[b][a] = edge · Σ_k Rs[a][k]·Lc[b][k]: b takes a;
 		// k the states between a's end and b's start.
-		for _, st := range sh.attach[sh.attachAt[span]:sh.attachAt[span+1]] {
-			a, b := int(st.a), int(st.b)
+		for p := sh.prog[sh.at[3*span]:sh.at[3*span+1]]; len(p) > 0; {
+			r, l, runs := p[0], p[1], p[2]
+			p = p[3:]
 			ir, il := 0.0, 0.0
-			if st.lo < st.hi {
-				rc, rs, ls, lc := c.rc[a*S:a*S+S], c.rs[a*S:a*S+S], c.ls[b*S:b*S+S], c.lc[b*S:b*S+S]
-				for r := sh.runs[st.lo:st.hi]; len(r) > 1; r = r[2:] {
-					x, y := dot2(rc[r[0]:r[1]], ls[r[0]:], rs[r[0]:], lc[r[0]:])
-					ir, il = ir+x, il+y
-				}
-				ir, il = ir*c.edge[a*A+b], il*c.edge[b*A+a]
+			for ; runs > 0; runs-- {
+				x, y, n := p[0], p[1], p[2]
+				p = p[3:]
+				s, t := dot2(c.rc[x:x+n], c.ls[y:], c.rs[x:], c.lc[y:])
+				ir, il = ir+s, il+t
 			}
-			c.ir[a*A+b], c.il[b*A+a] = ir, il
+			c.ir[r], c.il[l] = ir*c.edge[r], il*c.edge[l]
 		}
 		// R[a][j] = Σ_c IR[a][c]·Rs[c][j], c leaving the states between
-		// a's end and j.
-		for _, st := range sh.right[sh.rightAt[span]:sh.rightAt[span+1]] {
-			a, j := int(st.a), int(st.b)
-			r := 0.0
-			for run := sh.runs[st.lo:st.hi]; len(run) > 1; run = run[2:] {
-				r += dot(c.ir[a*A+int(run[0]):a*A+int(run[1])], c.rsT[j*A+int(run[0]):])
-			}
-			d := a*4 + Right*2 + NonAdj
-			c.rs[a*S+j], c.rc[a*S+j] = r*c.stop[d], r*c.cont[d]
-			c.rsT[j*A+a] = c.rs[a*S+j]
-		}
-		// L[a][i] = Σ_c IL[a][c]·Ls[c][i], c leaving the states between i
-		// and a's start.
-		for _, st := range sh.left[sh.leftAt[span]:sh.leftAt[span+1]] {
-			a, i := int(st.a), int(st.b)
-			l := 0.0
-			for run := sh.runs[st.lo:st.hi]; len(run) > 1; run = run[2:] {
-				l += dot(c.il[a*A+int(run[0]):a*A+int(run[1])], c.lsT[i*A+int(run[0]):])
-			}
-			d := a*4 + Left*2 + NonAdj
-			c.ls[a*S+i], c.lc[a*S+i] = l*c.stop[d], l*c.cont[d]
-			c.lsT[i*A+a] = c.ls[a*S+i]
-		}
+		// a's end and j; L[a][i] = Σ_c IL[a][c]·Ls[c][i], c leaving the
+		// states between i and a's start.
+		c.halves(sh.prog[sh.at[3*span+1]:sh.at[3*span+2]], c.ir, c.rsT, c.rs, c.rc)
+		c.halves(sh.prog[sh.at[3*span+2]:sh.at[3*span+3]], c.il, c.lsT, c.ls, c.lc)
 	}
 	// The wall takes one root, whose halves span a whole path.
 	c.finalZ = resizeFloats(c.finalZ, len(sh.finals))
@@ -354,6 +334,24 @@ func (c *LatticeChart) inside() {
 	}
 }
 
+// halves runs the half items of program part p over the attachments
+// att and the finished halves' transpose sT, filling the halves s and c
+// (and sT).
+func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
+	for len(p) > 0 {
+		o, t, d, runs := p[0], p[1], p[2], p[3]
+		p = p[4:]
+		v := 0.0
+		for ; runs > 0; runs-- {
+			x, y, n := p[0], p[1], p[2]
+			p = p[3:]
+			v += dot(att[x:x+n], sT[y:])
+		}
+		s[o], cont[o] = v*c.stop[d], v*c.cont[d]
+		sT[t] = s[o]
+	}
+}
+
 // Outside runs after Inside: reverse-mode differentiation of log Z, as
 // Chart.Outside, giving the posterior of every attachment, root and
 // stop/cont decision over the strings of the lattice. It returns false
@@ -373,16 +371,16 @@ func (c *LatticeChart) Outside() bool {
 		clear(c.brsT[s*A : s*A+sh.arcFrom[s]])
 		clear(c.blsT[s*A+sh.arcFrom[s] : s*A+A])
 	}
-	for _, st := range sh.connected { // the only attachments with adjoints
-		a, b := int(st.a), int(st.b)
+	for k := 0; k < len(sh.pairs); k += 2 { // the only attachments with adjoints
+		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
 		c.bir[a*A+b], c.bil[b*A+a] = 0, 0
 	}
 	clear(c.rootPost[:A])
 	clear(c.stopPost[:4*A])
 	clear(c.contPost[:4*A])
 	if !normal(c.z) {
-		for _, st := range sh.connected {
-			a, b := int(st.a), int(st.b)
+		for k := 0; k < len(sh.pairs); k += 2 {
+			a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
 			c.edgePost[a*A+b], c.edgePost[b*A+a] = 0, 0
 		}
 		return false
@@ -400,53 +398,25 @@ func (c *LatticeChart) Outside() bool {
 		}
 	}
 	for span := S - 1; span >= 1; span-- {
-		// Reverse the halves.
-		for _, st := range sh.right[sh.rightAt[span]:sh.rightAt[span+1]] {
-			a, j := int(st.a), int(st.b)
-			d := a*4 + Right*2 + NonAdj
-			grs, grc := c.brs[a*S+j]+c.brsT[j*A+a], c.brc[a*S+j]
-			c.stopPost[d] += c.rs[a*S+j] * grs
-			c.contPost[d] += c.rc[a*S+j] * grc
-			if g := grs*c.stop[d] + grc*c.cont[d]; g != 0 {
-				for run := sh.runs[st.lo:st.hi]; len(run) > 1; run = run[2:] {
-					lo, hi := int(run[0]), int(run[1])
-					axpy(g, c.rsT[j*A+lo:], c.bir[a*A+lo:a*A+hi])
-					axpy(g, c.ir[a*A+lo:], c.brsT[j*A+lo:j*A+hi])
-				}
-			}
-		}
-		for _, st := range sh.left[sh.leftAt[span]:sh.leftAt[span+1]] {
-			a, i := int(st.a), int(st.b)
-			d := a*4 + Left*2 + NonAdj
-			gls, glc := c.bls[a*S+i]+c.blsT[i*A+a], c.blc[a*S+i]
-			c.stopPost[d] += c.ls[a*S+i] * gls
-			c.contPost[d] += c.lc[a*S+i] * glc
-			if g := gls*c.stop[d] + glc*c.cont[d]; g != 0 {
-				for run := sh.runs[st.lo:st.hi]; len(run) > 1; run = run[2:] {
-					lo, hi := int(run[0]), int(run[1])
-					axpy(g, c.lsT[i*A+lo:], c.bil[a*A+lo:a*A+hi])
-					axpy(g, c.il[a*A+lo:], c.blsT[i*A+lo:i*A+hi])
-				}
-			}
-		}
-		// Reverse the attachments.
-		for _, st := range sh.attach[sh.attachAt[span]:sh.attachAt[span+1]] {
-			if st.lo == st.hi {
-				continue
-			}
-			a, b := int(st.a), int(st.b)
-			gr, gl := c.bir[a*A+b], c.bil[b*A+a]
-			c.edgePost[a*A+b] = c.ir[a*A+b] * gr
-			c.edgePost[b*A+a] = c.il[b*A+a] * gl
-			gr *= c.edge[a*A+b]
-			gl *= c.edge[b*A+a]
+		// Reverse the halves, then the attachments.
+		c.halvesBack(sh.prog[sh.at[3*span+1]:sh.at[3*span+2]], c.ir, c.rsT, c.rs, c.rc, c.bir, c.brsT, c.brs, c.brc)
+		c.halvesBack(sh.prog[sh.at[3*span+2]:sh.at[3*span+3]], c.il, c.lsT, c.ls, c.lc, c.bil, c.blsT, c.bls, c.blc)
+		for p := sh.prog[sh.at[3*span]:sh.at[3*span+1]]; len(p) > 0; {
+			r, l, runs := p[0], p[1], p[2]
+			p = p[3:]
+			gr, gl := c.bir[r], c.bil[l]
+			c.edgePost[r], c.edgePost[l] = c.ir[r]*gr, c.il[l]*gl
+			gr *= c.edge[r]
+			gl *= c.edge[l]
 			if gr == 0 && gl == 0 {
+				p = p[3*runs:]
 				continue
 			}
-			for r := sh.runs[st.lo:st.hi]; len(r) > 1; r = r[2:] {
-				lo, hi := int(r[0]), int(r[1])
-				axpy4(gr, gl, c.ls[b*S+lo:], c.rc[a*S+lo:], c.lc[b*S+lo:], c.rs[a*S+lo:],
-					c.brc[a*S+lo:a*S+hi], c.bls[b*S+lo:], c.brs[a*S+lo:], c.blc[b*S+lo:])
+			for ; runs > 0; runs-- {
+				x, y, n := p[0], p[1], p[2]
+				p = p[3:]
+				axpy4(gr, gl, c.ls[y:], c.rc[x:], c.lc[y:], c.rs[x:],
+					c.brc[x:x+n], c.bls[y:], c.brs[x:], c.blc[y:])
 			}
 		}
 	}
@@ -458,6 +428,31 @@ func (c *LatticeChart) Outside() bool {
 		c.contPost[d+Left*2+Adj] = c.lc[a*S+p] * c.blc[a*S+p]
 	}
 	return true
+}
+
+// halvesBack reverses halves: the adjoints bs, bsT and bc of the halves
+// of program part p (the stop and cont posteriors of their decisions
+// taken here) flow into the adjoints bAtt of the attachments and bsT of
+// the finished halves they were summed from.
+func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc []float64) {
+	for len(p) > 0 {
+		o, t, d, runs := p[0], p[1], p[2], p[3]
+		p = p[4:]
+		gs, gc := bs[o]+bsT[t], bc[o]
+		c.stopPost[d] += s[o] * gs
+		c.contPost[d] += cont[o] * gc
+		g := gs*c.stop[d] + gc*c.cont[d]
+		if g == 0 {
+			p = p[3*runs:]
+			continue
+		}
+		for ; runs > 0; runs-- {
+			x, y, n := p[0], p[1], p[2]
+			p = p[3:]
+			axpy(g, sT[y:], bAtt[x:x+n])
+			axpy(g, att[x:], bsT[y:y+n])
+		}
+	}
 }
 
 // AddCounts adds the posteriors of the last Outside, times weight, to the
@@ -473,8 +468,8 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 			counts.Cont[ta*4+k] += weight * c.contPost[a*4+k]
 		}
 	}
-	for _, st := range sh.connected {
-		a, b := int(st.a), int(st.b)
+	for k := 0; k < len(sh.pairs); k += 2 {
+		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
 		ta, tb := sh.tag[a], sh.tag[b]
 		counts.Child[(ta*2+Right)*t+tb] += weight * c.edgePost[a*A+b]
 		counts.Child[(tb*2+Left)*t+ta] += weight * c.edgePost[b*A+a]
