@@ -3,6 +3,7 @@ package dmv
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 )
 
@@ -28,6 +29,11 @@ type Lattice struct {
 	Depth []int  // of each state
 	Final []bool // of each state
 	Arcs  []LatticeArc
+	// Dead marks arcs that charts give no weight (nil: none), so that a
+	// lattice that is not deterministic still counts every string once:
+	// nbhd's templates spell a string twice where a sentence repeats a
+	// tag, and kill one of the two paths.
+	Dead []bool
 
 	shape atomic.Pointer[latticeShape]
 }
@@ -51,6 +57,19 @@ func ChainLattice(tags []int) *Lattice {
 		l.Arcs[i] = LatticeArc{From: i, To: i + 1, Tag: t}
 	}
 	return l
+}
+
+// WithTags is l with arc a reading tags[a] and the arcs dead marks (nil:
+// none) dead: the same states and arcs, so it shares the shape a chart
+// works out for l and can run beside l's other instances in the lanes of
+// one chart.
+func (l *Lattice) WithTags(tags []int, dead []bool) *Lattice {
+	m := &Lattice{Depth: l.Depth, Final: l.Final, Arcs: slices.Clone(l.Arcs), Dead: dead}
+	for a := range m.Arcs {
+		m.Arcs[a].Tag = tags[a]
+	}
+	m.shape.Store(l.shapeOf())
+	return m
 }
 
 // Check verifies the layered form LatticeChart relies on, for tags
@@ -89,17 +108,17 @@ func (l *Lattice) Check(t int) error {
 // the weights: indexes of its arcs, which states reach which, and the
 // chart's program. It is worked out once per lattice.
 type latticeShape struct {
-	S, A, depth   int
-	from, to, tag []int
-	pos           []int // per arc: its string position (depth of its source)
-	stateDepth    []int
-	arcFrom       []int // [s]: the first arc whose source is s or later
-	into, intoAt  []int // arcs by target: into[intoAt[s]:intoAt[s+1]] end in s
-	byDepth       []int // arcs by position: byDepth[depthAt[d]:depthAt[d+1]]
-	depthAt       []int
-	finals        []int
-	words         int      // bitset words per state
-	reach         []uint64 // [s·words + k]: states reachable from s (s included)
+	S, A, depth  int
+	from, to     []int
+	pos          []int // per arc: its string position (depth of its source)
+	stateDepth   []int
+	arcFrom      []int // [s]: the first arc whose source is s or later
+	into, intoAt []int // arcs by target: into[intoAt[s]:intoAt[s+1]] end in s
+	byDepth      []int // arcs by position: byDepth[depthAt[d]:depthAt[d+1]]
+	depthAt      []int
+	finals       []int
+	words        int      // bitset words per state
+	reach        []uint64 // [s·words + k]: states reachable from s (s included)
 
 	// The program: every item in the order inside fills them, by
 	// increasing span (j − i in state numbers), each span's attachments,
@@ -134,7 +153,7 @@ func (l *Lattice) ShapeBytes() int {
 	if sh == nil {
 		return 0
 	}
-	ints := len(sh.from) + len(sh.to) + len(sh.tag) + len(sh.pos) + len(sh.arcFrom) + len(sh.into) + len(sh.intoAt) +
+	ints := len(sh.from) + len(sh.to) + len(sh.pos) + len(sh.arcFrom) + len(sh.into) + len(sh.intoAt) +
 		len(sh.byDepth) + len(sh.depthAt) + len(sh.finals) + len(sh.rootArcs) + len(sh.rootAt)
 	int32s := len(sh.prog) + len(sh.at) + len(sh.zero) + len(sh.pairs)
 	return 8*ints + 8*len(sh.reach) + 4*int32s
@@ -159,9 +178,9 @@ func newShape(l *Lattice) *latticeShape {
 	for _, d := range l.Depth {
 		sh.depth = max(sh.depth, d)
 	}
-	sh.from, sh.to, sh.tag, sh.pos = make([]int, A), make([]int, A), make([]int, A), make([]int, A)
+	sh.from, sh.to, sh.pos = make([]int, A), make([]int, A), make([]int, A)
 	for i, a := range l.Arcs {
-		sh.from[i], sh.to[i], sh.tag[i], sh.pos[i] = a.From, a.To, a.Tag, l.Depth[a.From]
+		sh.from[i], sh.to[i], sh.pos[i] = a.From, a.To, l.Depth[a.From]
 	}
 	sh.arcFrom = make([]int, S+1)
 	for s, a := 0, 0; s <= S; s++ {

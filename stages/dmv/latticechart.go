@@ -29,279 +29,241 @@ import "math"
 // per depth, and the roots by theirs (a tree has one root). Paths ending
 // in final states of different depths are rescaled separately and summed
 // in log space.
+//
+// Lanes: a chart runs one lattice at a time, or several lattices with
+// the same states and arcs (instances of one template, see
+// Lattice.WithTags) side by side, one per lane: every table keeps the
+// lanes of an item next to each other, so the program is walked once
+// for all of them and its innermost loops run over the lanes. Each lane
+// has its own potentials, scaling and Z.
 type LatticeChart struct {
-	sh *latticeShape
+	sh    *latticeShape
+	lanes int
 
-	root, edge []float64 // [a], [a·A + c]
-	stop, cont []float64 // [a·4 + dir·2 + valence]
-	logScale   []float64 // [d]: log of the factor scaling removed from paths of d arcs
-	finalZ     []float64 // scaled Z of the paths ending in each final state
-	z, top     float64   // Z = z·e^top
-	unusable   bool      // scaling met numbers out of range: no Z here
+	// Potentials, lane by lane ([index·lanes + k] for index as in
+	// latticePotentials), and each lane's scaling.
+	root, edge, stop, cont []float64
+	logScale               []float64 // [k·(depth+1) + d]
+	tags                   []int     // [k·A + a]: the tag arc a reads in lane k
+	unusable               []bool
+	one                    latticePotentials // a lane's, as it is loaded
 
-	// Scratch of scale, per arc.
-	colMax, qLeft, qRight, logRoot, logF []float64
+	finalZ []float64 // [k·finals + f]: lane k's scaled Z of the paths ending in final f
+	z, top []float64 // lane k's Z = z[k]·e^top[k]
 
-	rs, rc, ls, lc []float64 // [a·S + s]
-	rsT, lsT       []float64 // [s·A + a]
-	ir, il         []float64 // [a·A + c]
+	// Items, [index·lanes + k] with index:
+	rs, rc, ls, lc []float64 // a·S + s
+	rsT, lsT       []float64 // s·A + a
+	ir, il         []float64 // a·A + c
 
 	// Adjoints of the items (∂Z/∂item, scaled by 1/Z), laid out as their
 	// items, and the posteriors Outside leaves.
 	brs, brc, bls, blc, brsT, blsT, bir, bil []float64
 	edgePost, rootPost, stopPost, contPost   []float64
 
-	capS, capA int
+	acc, acc2 []float64 // a vector over the lanes, twice
+	single    [1]*Lattice
+
+	capAS, capAA, capA int // table sizes, lanes included
 }
 
 // NewLatticeChart makes an empty chart; it grows to the lattices loaded.
 func NewLatticeChart() *LatticeChart { return &LatticeChart{} }
 
-func (c *LatticeChart) grow(s, a int) {
-	if s <= c.capS && a <= c.capA {
+func (c *LatticeChart) grow(s, a, lanes int) {
+	as, aa, a1 := a*s*lanes, a*a*lanes, a*lanes
+	if as <= c.capAS && aa <= c.capAA && a1 <= c.capA {
 		return
 	}
-	s, a = max(s, c.capS), max(a, c.capA)
+	as, aa, a1 = max(as, c.capAS), max(aa, c.capAA), max(a1, c.capA)
 	f := func(n int) []float64 { return make([]float64, n) }
-	c.rs, c.rc, c.ls, c.lc, c.rsT, c.lsT = f(a*s), f(a*s), f(a*s), f(a*s), f(a*s), f(a*s)
-	c.brs, c.brc, c.bls, c.blc, c.brsT, c.blsT = f(a*s), f(a*s), f(a*s), f(a*s), f(a*s), f(a*s)
-	c.edge, c.ir, c.il, c.bir, c.bil, c.edgePost = f(a*a), f(a*a), f(a*a), f(a*a), f(a*a), f(a*a)
-	c.root, c.rootPost = f(a), f(a)
-	c.colMax, c.qLeft, c.qRight, c.logRoot, c.logF = f(a), f(a), f(a), f(a), f(a)
-	c.stop, c.cont, c.stopPost, c.contPost = f(4*a), f(4*a), f(4*a), f(4*a)
-	c.capS, c.capA = s, a
+	c.rs, c.rc, c.ls, c.lc, c.rsT, c.lsT = f(as), f(as), f(as), f(as), f(as), f(as)
+	c.brs, c.brc, c.bls, c.blc, c.brsT, c.blsT = f(as), f(as), f(as), f(as), f(as), f(as)
+	c.edge, c.ir, c.il, c.bir, c.bil, c.edgePost = f(aa), f(aa), f(aa), f(aa), f(aa), f(aa)
+	c.root, c.rootPost = f(a1), f(a1)
+	c.stop, c.cont, c.stopPost, c.contPost = f(4*a1), f(4*a1), f(4*a1), f(4*a1)
+	c.tags = make([]int, a1)
+	c.capAS, c.capAA, c.capA = as, aa, a1
 }
 
 // Bytes is the memory the chart's tables hold, for reports of its size
 // (the lattice's shape, kept with the lattice, is not counted).
 func (c *LatticeChart) Bytes() int {
-	return 8 * (12*c.capA*c.capS + 6*c.capA*c.capA + 23*c.capA)
+	return 8 * (12*c.capAS + 6*c.capAA + 19*c.capA + len(c.one.edge) + 13*len(c.one.root))
 }
 
-// Load sets the potentials of lattice l (which must pass Check) under
-// weight table w, each edge also multiplied by dist[d] when dist is not
-// nil, d the distance of head and child in their string (Model L);
-// len(dist) must exceed the lattice's longest string.
+// Load sets the potentials of lattice l (which must pass Check, or be an
+// instance of a template that does but for determinism) under weight
+// table w, each edge also multiplied by dist[d] when dist is not nil, d
+// the distance of head and child in their string (Model L); len(dist)
+// must exceed the lattice's longest string. The chart then has one lane.
 func (c *LatticeChart) Load(l *Lattice, w *Params, dist []float64) {
-	sh := l.shapeOf()
-	c.sh = sh
-	S, A := sh.S, sh.A
-	c.grow(S, A)
-	// Each arc's potentials, its conts divided by their largest per side
-	// (that factor moves into the side's edges: an attachment comes with
-	// one cont).
-	qL, qR := c.qLeft[:A], c.qRight[:A]
+	c.single[0] = l
+	c.LoadLanes(c.single[:], w, dist)
+}
+
+// LoadLanes loads one lattice per lane, as Load does; they must all have
+// the same states and arcs, which instances of one template have.
+func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
+	sh := ls[0].shapeOf()
+	c.sh, c.lanes = sh, len(ls)
+	S, A, W, D := sh.S, sh.A, len(ls), sh.depth+1
+	c.grow(S, A, W)
+	c.logScale = resizeFloats(c.logScale, W*D)
+	c.finalZ = resizeFloats(c.finalZ, W*len(sh.finals))
+	c.z, c.top = resizeFloats(c.z, W), resizeFloats(c.top, W)
+	c.acc, c.acc2 = resizeFloats(c.acc, W), resizeFloats(c.acc2, W)
+	if cap(c.unusable) < W {
+		c.unusable = make([]bool, W)
+	}
+	c.unusable = c.unusable[:W]
+	p := &c.one
+	for k, l := range ls {
+		if l.shapeOf() != sh {
+			panic("dmv: lanes of a lattice chart with different lattice shapes")
+		}
+		p.load(l, sh, w, dist)
+		for a, arc := range l.Arcs {
+			c.tags[k*A+a] = arc.Tag
+			c.root[a*W+k] = p.root[a]
+		}
+		for i, v := range p.stop[:4*A] {
+			c.stop[i*W+k] = v
+		}
+		for i, v := range p.cont[:4*A] {
+			c.cont[i*W+k] = v
+		}
+		for i := 0; i < len(sh.pairs); i += 2 {
+			a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+			c.edge[(a*A+b)*W+k], c.edge[(b*A+a)*W+k] = p.edge[a*A+b], p.edge[b*A+a]
+		}
+		copy(c.logScale[k*D:k*D+D], p.logScale)
+		c.unusable[k] = p.unusable
+	}
+}
+
+// rescaleAttachments multiplies every attachment of lane k by f, for when
+// its scaled Z still leaves the floating-point range: a path of d arcs
+// gains f^d, which the lane's logScale takes back.
+func (c *LatticeChart) rescaleAttachments(k int, f float64) {
+	sh, W := c.sh, c.lanes
+	A := sh.A
+	for i := 0; i < len(sh.pairs); i += 2 {
+		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+		c.edge[(a*A+b)*W+k] *= f
+		c.edge[(b*A+a)*W+k] *= f
+	}
 	for a := 0; a < A; a++ {
-		ta := sh.tag[a]
-		c.root[a] = w.Root[ta]
-		copy(c.stop[a*4:a*4+4], w.Stop[ta*4:ta*4+4])
-		copy(c.cont[a*4:a*4+4], w.Cont[ta*4:ta*4+4])
-		qL[a], qR[a] = c.takeLargestCont(a*4+Left*2), c.takeLargestCont(a*4+Right*2)
+		c.root[a*W+k] *= f
 	}
-	// Edges between arcs that share a string (the only ones read), and
-	// the largest edge into each arc.
-	colMax := c.colMax[:A]
-	clear(colMax)
-	t := w.T
-	for k := 0; k < len(sh.pairs); k += 2 {
-		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
-		ta, tb := sh.tag[a], sh.tag[b]
-		r, l := w.Child[(ta*2+Right)*t+tb]*qR[a], w.Child[(tb*2+Left)*t+ta]*qL[b]
-		if dist != nil {
-			d := dist[sh.pos[b]-sh.pos[a]]
-			r, l = r*d, l*d
-		}
-		c.edge[a*A+b], c.edge[b*A+a] = r, l
-		colMax[b], colMax[a] = larger(colMax[b], r), larger(colMax[a], l)
-	}
-	c.scale()
-}
-
-// takeLargestCont divides the cont pair at d by its larger value and
-// returns that value (1 when it is 0 or already 1).
-func (c *LatticeChart) takeLargestCont(d int) float64 {
-	m := larger(c.cont[d+Adj], c.cont[d+NonAdj])
-	if m == 0 || m == 1 {
-		return 1
-	}
-	c.cont[d+Adj] /= m
-	c.cont[d+NonAdj] /= m
-	return m
-}
-
-func resizeFloats(x []float64, n int) []float64 {
-	if cap(x) < n {
-		return make([]float64, n)
-	}
-	return x[:n]
-}
-
-// scale finishes what Load began, as the type's comment explains: stops
-// into the incoming attachments of their arc (factor f_b), the edges into
-// the arcs of each depth divided by their largest, the roots following
-// their depth; then the roots share one more factor, as a tree has one
-// root. The factors are taken in logs, so that huge potentials (a line
-// search's wild steps) do not overflow on the way; potentials that are
-// not finite, or overflow anyway, leave the chart unusable (Inside
-// returns NaN). Only the edges between arcs that share a string are ever
-// read, so only those are scaled.
-func (c *LatticeChart) scale() {
-	sh, A := c.sh, c.sh.A
-	colMax := c.colMax[:A]
-	c.logScale = resizeFloats(c.logScale, sh.depth+1)
-	c.logScale[0] = 0
-	logRoot, logF := c.logRoot[:A], c.logF[:A]
-	top := math.Inf(-1)
-	ok := true
-	for d := 0; d < sh.depth; d++ {
-		arcs := sh.byDepth[sh.depthAt[d]:sh.depthAt[d+1]]
-		m := math.Inf(-1)
-		for _, b := range arcs {
-			f := 0.0
-			for dir := Left; dir <= Right; dir++ {
-				s := b*4 + dir*2
-				if t := larger(c.stop[s+Adj], c.stop[s+NonAdj]); t > 0 && t != 1 {
-					c.stop[s+Adj] /= t
-					c.stop[s+NonAdj] /= t
-					f += math.Log(t)
-				}
-				ok = ok && atMost1(c.stop[s+Adj]) && atMost1(c.stop[s+NonAdj]) &&
-					atMost1(c.cont[s+Adj]) && atMost1(c.cont[s+NonAdj])
-			}
-			logF[b] = f
-			logRoot[b] = math.Log(c.root[b]) + f
-			m = math.Max(m, math.Log(colMax[b])+f) // the largest incoming edge, stops folded in
-		}
-		if math.IsInf(m, -1) {
-			m = 0 // no edge into this depth (one-word strings)
-		}
-		for _, b := range arcs {
-			if colMax[b] > 0 {
-				colMax[b] = math.Exp(logF[b] - m) // the column's factor
-			} else {
-				colMax[b] = 1 // no edge comes in
-			}
-			logRoot[b] -= m
-			top = math.Max(top, logRoot[b])
-		}
-		c.logScale[d+1] = c.logScale[d] + m
-	}
-	for k := 0; k < len(sh.pairs); k += 2 {
-		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
-		r, l := c.edge[a*A+b]*colMax[b], c.edge[b*A+a]*colMax[a]
-		c.edge[a*A+b], c.edge[b*A+a] = r, l
-		ok = ok && atMost1(r) && atMost1(l)
-	}
-	if math.IsInf(top, -1) {
-		top = 0
-	}
-	for b, v := range logRoot {
-		c.root[b] = math.Exp(v - top)
-		ok = ok && atMost1(c.root[b])
-	}
-	for d := range c.logScale {
-		c.logScale[d] += top
-	}
-	// Whatever overflowed on the way shows in the scaled tables, which
-	// are all at most 1 otherwise.
-	c.unusable = !ok || math.IsNaN(top) || math.IsInf(top, 1)
-}
-
-// atMost1 says whether v is a number in [0, 1] (up to rounding).
-func atMost1(v float64) bool { return v >= 0 && v <= 1+1e-9 }
-
-// rescaleAttachments multiplies every attachment by f, for when the
-// scaled Z still leaves the floating-point range: a path of d arcs gains
-// f^d, which logScale takes back.
-func (c *LatticeChart) rescaleAttachments(f float64) {
-	A := c.sh.A
-	for k := 0; k < len(c.sh.pairs); k += 2 {
-		a, b := int(c.sh.pairs[k]), int(c.sh.pairs[k+1])
-		c.edge[a*A+b] *= f
-		c.edge[b*A+a] *= f
-	}
-	for a := range c.root[:A] {
-		c.root[a] *= f
-	}
-	lf := math.Log(f)
-	for d := range c.logScale {
-		c.logScale[d] -= float64(d) * lf
+	lf, D := math.Log(f), sh.depth+1
+	for d := 0; d < D; d++ {
+		c.logScale[k*D+d] -= float64(d) * lf
 	}
 }
 
-// Inside runs the inside pass and returns log Z, the log of the total
-// weight of every tree of every string of the lattice: −Inf when it is 0,
-// NaN when scaling could not bring it into the floating-point range
-// (weights so extreme that trees differ by more than e^±1400 or so).
+// Inside runs the inside pass and returns the sum over the lanes of log
+// Z, the log of the total weight of every tree of every string of the
+// lane's lattice: −Inf when some Z is 0, NaN when scaling could not bring
+// one into the floating-point range (weights so extreme that trees
+// differ by more than e^±1400 or so).
 func (c *LatticeChart) Inside() float64 {
-	if c.unusable {
-		c.z = math.NaN()
-		return math.NaN()
-	}
 	c.inside()
 	depth := float64(max(c.sh.depth, 1))
-	for try := 0; try < 30 && !normal(c.z) && c.sh.depth > 0; try++ {
-		// Every attachment times step moves a path of d arcs by step^d:
-		// aim for z ≈ 1 when its size is known, else take big steps.
-		var logStep float64
-		switch {
-		case c.z == 0:
-			logStep = 600 / depth
-		case math.IsInf(c.z, 1):
-			logStep = -600 / depth
-		default:
-			logStep = -math.Log(c.z) / depth
+	for try := 0; try < 30 && c.sh.depth > 0; try++ {
+		again := false
+		for k, z := range c.z[:c.lanes] {
+			if c.unusable[k] || normal(z) {
+				continue
+			}
+			// Every attachment times step moves a path of d arcs by
+			// step^d: aim for z ≈ 1 when its size is known, else take
+			// big steps.
+			var logStep float64
+			switch {
+			case z == 0:
+				logStep = 600 / depth
+			case math.IsInf(z, 1):
+				logStep = -600 / depth
+			default:
+				logStep = -math.Log(z) / depth
+			}
+			c.rescaleAttachments(k, math.Exp(math.Max(-600, math.Min(600, logStep))))
+			again = true
 		}
-		c.rescaleAttachments(math.Exp(math.Max(-600, math.Min(600, logStep))))
+		if !again {
+			break
+		}
 		c.inside()
 	}
-	if c.z != 0 && !normal(c.z) {
-		return math.NaN()
+	sum := 0.0
+	for k, z := range c.z[:c.lanes] {
+		switch {
+		case c.unusable[k] || z != 0 && !normal(z):
+			c.z[k] = math.NaN()
+			sum += math.NaN()
+		case z == 0:
+			sum += math.Inf(-1)
+		default:
+			sum += math.Log(z) + c.top[k]
+		}
 	}
-	return c.LogZ()
+	return sum
 }
 
 // normal says whether z is far enough from 0 and +Inf for outside's 1/z
 // and the scaled posteriors.
 func normal(z float64) bool { return z > 1e-280 && z < 1e280 }
 
-// LogZ is log Z of the last inside pass.
-func (c *LatticeChart) LogZ() float64 {
-	if !(c.z > 0) {
-		return math.Inf(-1)
-	}
-	return math.Log(c.z) + c.top
-}
-
 // inside fills the chart by increasing span (j − i, in state numbers),
 // as the lattice's program lays the items out.
 func (c *LatticeChart) inside() {
-	sh := c.sh
+	sh, W := c.sh, c.lanes
 	S, A := sh.S, sh.A
 	for a := 0; a < A; a++ {
 		p, q, d := sh.from[a], sh.to[a], a*4
-		c.rs[a*S+q], c.rc[a*S+q] = c.stop[d+Right*2+Adj], c.cont[d+Right*2+Adj]
-		c.ls[a*S+p], c.lc[a*S+p] = c.stop[d+Left*2+Adj], c.cont[d+Left*2+Adj]
-		c.rsT[q*A+a], c.lsT[p*A+a] = c.rs[a*S+q], c.ls[a*S+p]
+		rq, pp, qa, pa := (a*S+q)*W, (a*S+p)*W, (q*A+a)*W, (p*A+a)*W
+		right, left := (d+Right*2+Adj)*W, (d+Left*2+Adj)*W
+		for k := 0; k < W; k++ {
+			c.rs[rq+k], c.rc[rq+k] = c.stop[right+k], c.cont[right+k]
+			c.ls[pp+k], c.lc[pp+k] = c.stop[left+k], c.cont[left+k]
+			c.rsT[qa+k], c.lsT[pa+k] = c.rs[rq+k], c.ls[pp+k]
+		}
 	}
-	for k := 0; k < len(sh.zero); k += 2 {
-		c.ir[sh.zero[k]], c.il[sh.zero[k+1]] = 0, 0
+	for i := 0; i < len(sh.zero); i += 2 {
+		r, l := int(sh.zero[i])*W, int(sh.zero[i+1])*W
+		for k := 0; k < W; k++ {
+			c.ir[r+k], c.il[l+k] = 0, 0
+		}
 	}
 	for span := 1; span < S; span++ {
 		// IR[a][b] = edge · Σ_k Rc[a][k]·Ls[b][k]: a takes b;
 		// IL[b][a] = edge · Σ_k Rs[a][k]·Lc[b][k]: b takes a;
 		// k the states between a's end and b's start.
 		for p := sh.prog[sh.at[3*span]:sh.at[3*span+1]]; len(p) > 0; {
-			r, l, runs := p[0], p[1], p[2]
+			r, l, runs := int(p[0])*W, int(p[1])*W, p[2]
 			p = p[3:]
-			ir, il := 0.0, 0.0
-			for ; runs > 0; runs-- {
-				x, y, n := p[0], p[1], p[2]
-				p = p[3:]
-				s, t := dot2(c.rc[x:x+n], c.ls[y:], c.rs[x:], c.lc[y:])
-				ir, il = ir+s, il+t
+			if W == 1 { // one lane: plain sums, in registers
+				ir, il := 0.0, 0.0
+				for ; runs > 0; runs-- {
+					x, y, n := p[0], p[1], p[2]
+					p = p[3:]
+					s, t := dot2(c.rc[x:x+n], c.ls[y:], c.rs[x:], c.lc[y:])
+					ir, il = ir+s, il+t
+				}
+				c.ir[r], c.il[l] = ir*c.edge[r], il*c.edge[l]
+				continue
 			}
-			c.ir[r], c.il[l] = ir*c.edge[r], il*c.edge[l]
+			ir, il := c.ir[r:r+W], c.il[l:l+W]
+			clear(ir)
+			clear(il)
+			for ; runs > 0; runs-- {
+				x, y, n := int(p[0])*W, int(p[1])*W, int(p[2])*W
+				p = p[3:]
+				dot2Lanes(ir, il, c.rc[x:x+n], c.ls[y:], c.rs[x:], c.lc[y:])
+			}
+			mulLanes(ir, c.edge[r:])
+			mulLanes(il, c.edge[l:])
 		}
 		// R[a][j] = Σ_c IR[a][c]·Rs[c][j], c leaving the states between
 		// a's end and j; L[a][i] = Σ_c IL[a][c]·Ls[c][i], c leaving the
@@ -310,124 +272,161 @@ func (c *LatticeChart) inside() {
 		c.halves(sh.prog[sh.at[3*span+2]:sh.at[3*span+3]], c.il, c.lsT, c.ls, c.lc)
 	}
 	// The wall takes one root, whose halves span a whole path.
-	c.finalZ = resizeFloats(c.finalZ, len(sh.finals))
-	c.top = math.Inf(-1)
-	for k, f := range sh.finals {
-		z := 0.0
-		for _, a := range sh.rootArcs[sh.rootAt[k]:sh.rootAt[k+1]] {
-			z += c.root[a] * c.ls[a*S] * c.rs[a*S+f]
+	F, D := len(sh.finals), sh.depth+1
+	for k := 0; k < W; k++ {
+		top := math.Inf(-1)
+		for f, s := range sh.finals {
+			z := 0.0
+			for _, a := range sh.rootArcs[sh.rootAt[f]:sh.rootAt[f+1]] {
+				z += c.root[a*W+k] * c.ls[a*S*W+k] * c.rs[(a*S+s)*W+k]
+			}
+			c.finalZ[k*F+f] = z
+			if z > 0 {
+				top = math.Max(top, c.logScale[k*D+sh.stateDepth[s]])
+			}
 		}
-		c.finalZ[k] = z
-		if z > 0 {
-			c.top = math.Max(c.top, c.logScale[sh.stateDepth[f]])
+		c.z[k], c.top[k] = 0, top
+		if math.IsInf(top, -1) {
+			c.top[k] = 0
+			continue
 		}
-	}
-	c.z = 0
-	if math.IsInf(c.top, -1) {
-		c.top = 0
-		return
-	}
-	for k, f := range sh.finals {
-		if c.finalZ[k] > 0 {
-			c.z += c.finalZ[k] * math.Exp(c.logScale[sh.stateDepth[f]]-c.top)
+		for f, s := range sh.finals {
+			if z := c.finalZ[k*F+f]; z > 0 {
+				c.z[k] += z * math.Exp(c.logScale[k*D+sh.stateDepth[s]]-top)
+			}
 		}
 	}
 }
 
 // halves runs the half items of program part p over the attachments
-// att and the finished halves' transpose sT, filling the halves s and c
-// (and sT).
+// att and the finished halves' transpose sT, filling the halves s and
+// cont (and sT).
 func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
+	W := c.lanes
+	v := c.acc[:W]
 	for len(p) > 0 {
-		o, t, d, runs := p[0], p[1], p[2], p[3]
+		o, t, d, runs := int(p[0])*W, int(p[1])*W, int(p[2])*W, p[3]
 		p = p[4:]
-		v := 0.0
-		for ; runs > 0; runs-- {
-			x, y, n := p[0], p[1], p[2]
-			p = p[3:]
-			v += dot(att[x:x+n], sT[y:])
+		if W == 1 { // one lane: a plain sum, in a register
+			v := 0.0
+			for ; runs > 0; runs-- {
+				x, y, n := p[0], p[1], p[2]
+				p = p[3:]
+				v += dot(att[x:x+n], sT[y:])
+			}
+			s[o], cont[o] = v*c.stop[d], v*c.cont[d]
+			sT[t] = s[o]
+			continue
 		}
-		s[o], cont[o] = v*c.stop[d], v*c.cont[d]
-		sT[t] = s[o]
+		clear(v)
+		for ; runs > 0; runs-- {
+			x, y, n := int(p[0])*W, int(p[1])*W, int(p[2])*W
+			p = p[3:]
+			dotLanes(v, att[x:x+n], sT[y:])
+		}
+		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
+		for k, x := range v {
+			so[k], co[k] = x*st[k], x*ct[k]
+		}
+		copy(sT[t:t+W], so)
 	}
 }
 
-// Outside runs after Inside: reverse-mode differentiation of log Z, as
-// Chart.Outside, giving the posterior of every attachment, root and
-// stop/cont decision over the strings of the lattice. It returns false
-// when Z is 0 (or Inside returned NaN), leaving every posterior at 0.
+// Outside runs after Inside: reverse-mode differentiation of each lane's
+// log Z, as Chart.Outside, giving the posterior of every attachment, root
+// and stop/cont decision over the strings of the lane's lattice. A lane
+// whose Z is 0 (or NaN) keeps every posterior at 0; Outside returns
+// false when there is such a lane.
 func (c *LatticeChart) Outside() bool {
-	sh := c.sh
+	sh, W := c.sh, c.lanes
 	S, A := sh.S, sh.A
 	// Clear the adjoints the program touches: a right half's states lie
 	// at and after its arc's end, a left half's at and before its start.
 	for a := 0; a < A; a++ {
-		clear(c.brs[a*S+sh.to[a] : a*S+S])
-		clear(c.brc[a*S+sh.to[a] : a*S+S])
-		clear(c.bls[a*S : a*S+sh.from[a]+1])
-		clear(c.blc[a*S : a*S+sh.from[a]+1])
+		clear(c.brs[(a*S+sh.to[a])*W : (a*S+S)*W])
+		clear(c.brc[(a*S+sh.to[a])*W : (a*S+S)*W])
+		clear(c.bls[a*S*W : (a*S+sh.from[a]+1)*W])
+		clear(c.blc[a*S*W : (a*S+sh.from[a]+1)*W])
 	}
 	for s := 0; s < S; s++ {
-		clear(c.brsT[s*A : s*A+sh.arcFrom[s]])
-		clear(c.blsT[s*A+sh.arcFrom[s] : s*A+A])
+		clear(c.brsT[s*A*W : (s*A+sh.arcFrom[s])*W])
+		clear(c.blsT[(s*A+sh.arcFrom[s])*W : (s*A+A)*W])
 	}
-	for k := 0; k < len(sh.pairs); k += 2 { // the only attachments with adjoints
-		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
-		c.bir[a*A+b], c.bil[b*A+a] = 0, 0
-	}
-	clear(c.rootPost[:A])
-	clear(c.stopPost[:4*A])
-	clear(c.contPost[:4*A])
-	if !normal(c.z) {
-		for k := 0; k < len(sh.pairs); k += 2 {
-			a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
-			c.edgePost[a*A+b], c.edgePost[b*A+a] = 0, 0
+	for i := 0; i < len(sh.pairs); i += 2 { // the only attachments with adjoints
+		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+		r, l := (a*A+b)*W, (b*A+a)*W
+		for k := 0; k < W; k++ {
+			c.bir[r+k], c.bil[l+k], c.edgePost[r+k], c.edgePost[l+k] = 0, 0, 0, 0
 		}
-		return false
 	}
-	for k, f := range sh.finals {
-		if c.finalZ[k] == 0 {
+	clear(c.rootPost[:A*W])
+	clear(c.stopPost[:4*A*W])
+	clear(c.contPost[:4*A*W])
+	F, D := len(sh.finals), sh.depth+1
+	ok := true
+	for k := 0; k < W; k++ {
+		if !normal(c.z[k]) {
+			ok = false
 			continue
 		}
-		g := math.Exp(c.logScale[sh.stateDepth[f]]-c.top) / c.z
-		for _, a := range sh.rootArcs[sh.rootAt[k]:sh.rootAt[k+1]] {
-			l0, r := c.ls[a*S], c.rs[a*S+f]
-			c.rootPost[a] += c.root[a] * l0 * r * g
-			c.bls[a*S] += c.root[a] * r * g
-			c.brs[a*S+f] += c.root[a] * l0 * g
+		for f, s := range sh.finals {
+			if c.finalZ[k*F+f] == 0 {
+				continue
+			}
+			g := math.Exp(c.logScale[k*D+sh.stateDepth[s]]-c.top[k]) / c.z[k]
+			for _, a := range sh.rootArcs[sh.rootAt[f]:sh.rootAt[f+1]] {
+				l0, r, root := c.ls[a*S*W+k], c.rs[(a*S+s)*W+k], c.root[a*W+k]
+				c.rootPost[a*W+k] += root * l0 * r * g
+				c.bls[a*S*W+k] += root * r * g
+				c.brs[(a*S+s)*W+k] += root * l0 * g
+			}
 		}
 	}
+	gr, gl := c.acc[:W], c.acc2[:W]
 	for span := S - 1; span >= 1; span-- {
 		// Reverse the halves, then the attachments.
 		c.halvesBack(sh.prog[sh.at[3*span+1]:sh.at[3*span+2]], c.ir, c.rsT, c.rs, c.rc, c.bir, c.brsT, c.brs, c.brc)
 		c.halvesBack(sh.prog[sh.at[3*span+2]:sh.at[3*span+3]], c.il, c.lsT, c.ls, c.lc, c.bil, c.blsT, c.bls, c.blc)
 		for p := sh.prog[sh.at[3*span]:sh.at[3*span+1]]; len(p) > 0; {
-			r, l, runs := p[0], p[1], p[2]
+			r, l, runs := int(p[0])*W, int(p[1])*W, p[2]
 			p = p[3:]
-			gr, gl := c.bir[r], c.bil[l]
-			c.edgePost[r], c.edgePost[l] = c.ir[r]*gr, c.il[l]*gl
-			gr *= c.edge[r]
-			gl *= c.edge[l]
-			if gr == 0 && gl == 0 {
-				p = p[3*runs:]
+			if W == 1 { // one lane: plain scalars
+				gr, gl := c.bir[r], c.bil[l]
+				c.edgePost[r], c.edgePost[l] = c.ir[r]*gr, c.il[l]*gl
+				gr *= c.edge[r]
+				gl *= c.edge[l]
+				for ; runs > 0; runs-- {
+					x, y, n := p[0], p[1], p[2]
+					p = p[3:]
+					axpy4(gr, gl, c.ls[y:], c.rc[x:], c.lc[y:], c.rs[x:], c.brc[x:x+n], c.bls[y:], c.brs[x:], c.blc[y:])
+				}
 				continue
 			}
+			ir, il, er, el := c.ir[r:r+W], c.il[l:l+W], c.edge[r:r+W], c.edge[l:l+W]
+			bir, bil, pr, pl := c.bir[r:r+W], c.bil[l:l+W], c.edgePost[r:r+W], c.edgePost[l:l+W]
+			for k := range gr {
+				pr[k], pl[k] = ir[k]*bir[k], il[k]*bil[k]
+				gr[k], gl[k] = bir[k]*er[k], bil[k]*el[k]
+			}
 			for ; runs > 0; runs-- {
-				x, y, n := p[0], p[1], p[2]
+				x, y, n := int(p[0])*W, int(p[1])*W, int(p[2])*W
 				p = p[3:]
-				axpy4(gr, gl, c.ls[y:], c.rc[x:], c.lc[y:], c.rs[x:],
+				axpy4Lanes(gr, gl, c.ls[y:], c.rc[x:], c.lc[y:], c.rs[x:],
 					c.brc[x:x+n], c.bls[y:], c.brs[x:], c.blc[y:])
 			}
 		}
 	}
 	for a := 0; a < A; a++ {
 		p, q, d := sh.from[a], sh.to[a], a*4
-		c.stopPost[d+Right*2+Adj] = c.rs[a*S+q] * (c.brs[a*S+q] + c.brsT[q*A+a])
-		c.contPost[d+Right*2+Adj] = c.rc[a*S+q] * c.brc[a*S+q]
-		c.stopPost[d+Left*2+Adj] = c.ls[a*S+p] * (c.bls[a*S+p] + c.blsT[p*A+a])
-		c.contPost[d+Left*2+Adj] = c.lc[a*S+p] * c.blc[a*S+p]
+		for k := 0; k < W; k++ {
+			rq, pp := (a*S+q)*W+k, (a*S+p)*W+k
+			c.stopPost[(d+Right*2+Adj)*W+k] = c.rs[rq] * (c.brs[rq] + c.brsT[(q*A+a)*W+k])
+			c.contPost[(d+Right*2+Adj)*W+k] = c.rc[rq] * c.brc[rq]
+			c.stopPost[(d+Left*2+Adj)*W+k] = c.ls[pp] * (c.bls[pp] + c.blsT[(p*A+a)*W+k])
+			c.contPost[(d+Left*2+Adj)*W+k] = c.lc[pp] * c.blc[pp]
+		}
 	}
-	return true
+	return ok
 }
 
 // halvesBack reverses halves: the adjoints bs, bsT and bc of the halves
@@ -435,44 +434,150 @@ func (c *LatticeChart) Outside() bool {
 // taken here) flow into the adjoints bAtt of the attachments and bsT of
 // the finished halves they were summed from.
 func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc []float64) {
+	W := c.lanes
+	g := c.acc[:W]
 	for len(p) > 0 {
-		o, t, d, runs := p[0], p[1], p[2], p[3]
+		o, t, d, runs := int(p[0])*W, int(p[1])*W, int(p[2])*W, p[3]
 		p = p[4:]
-		gs, gc := bs[o]+bsT[t], bc[o]
-		c.stopPost[d] += s[o] * gs
-		c.contPost[d] += cont[o] * gc
-		g := gs*c.stop[d] + gc*c.cont[d]
-		if g == 0 {
-			p = p[3*runs:]
+		if W == 1 { // one lane: plain scalars
+			gs, gc := bs[o]+bsT[t], bc[o]
+			c.stopPost[d] += s[o] * gs
+			c.contPost[d] += cont[o] * gc
+			g := gs*c.stop[d] + gc*c.cont[d]
+			for ; runs > 0; runs-- {
+				x, y, n := p[0], p[1], p[2]
+				p = p[3:]
+				axpy(g, sT[y:], bAtt[x:x+n])
+				axpy(g, att[x:], bsT[y:y+n])
+			}
 			continue
 		}
+		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
+		gso, gco, gst := bs[o:o+W], bc[o:o+W], bsT[t:t+W]
+		sp, cp := c.stopPost[d:d+W], c.contPost[d:d+W]
+		for k := range g {
+			gs, gc := gso[k]+gst[k], gco[k]
+			sp[k] += so[k] * gs
+			cp[k] += co[k] * gc
+			g[k] = gs*st[k] + gc*ct[k]
+		}
 		for ; runs > 0; runs-- {
-			x, y, n := p[0], p[1], p[2]
+			x, y, n := int(p[0])*W, int(p[1])*W, int(p[2])*W
 			p = p[3:]
-			axpy(g, sT[y:], bAtt[x:x+n])
-			axpy(g, att[x:], bsT[y:y+n])
+			axpyLanes(g, sT[y:], bAtt[x:x+n])
+			axpyLanes(g, att[x:], bsT[y:y+n])
 		}
 	}
 }
 
 // AddCounts adds the posteriors of the last Outside, times weight, to the
-// tag-level table counts.
+// tag-level table counts, over every lane.
 func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
-	sh := c.sh
+	sh, W := c.sh, c.lanes
 	A, t := sh.A, counts.T
-	for a := 0; a < A; a++ {
-		ta := sh.tag[a]
-		counts.Root[ta] += weight * c.rootPost[a]
-		for k := 0; k < 4; k++ {
-			counts.Stop[ta*4+k] += weight * c.stopPost[a*4+k]
-			counts.Cont[ta*4+k] += weight * c.contPost[a*4+k]
+	for k := 0; k < W; k++ {
+		tags := c.tags[k*A : k*A+A]
+		for a, ta := range tags {
+			counts.Root[ta] += weight * c.rootPost[a*W+k]
+			for j := 0; j < 4; j++ {
+				counts.Stop[ta*4+j] += weight * c.stopPost[(a*4+j)*W+k]
+				counts.Cont[ta*4+j] += weight * c.contPost[(a*4+j)*W+k]
+			}
+		}
+		for i := 0; i < len(sh.pairs); i += 2 {
+			a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+			ta, tb := tags[a], tags[b]
+			counts.Child[(ta*2+Right)*t+tb] += weight * c.edgePost[(a*A+b)*W+k]
+			counts.Child[(tb*2+Left)*t+ta] += weight * c.edgePost[(b*A+a)*W+k]
 		}
 	}
-	for k := 0; k < len(sh.pairs); k += 2 {
-		a, b := int(sh.pairs[k]), int(sh.pairs[k+1])
-		ta, tb := sh.tag[a], sh.tag[b]
-		counts.Child[(ta*2+Right)*t+tb] += weight * c.edgePost[a*A+b]
-		counts.Child[(tb*2+Left)*t+ta] += weight * c.edgePost[b*A+a]
+}
+
+// The loops over lanes: vectors of len(acc) lanes, blocks of items one
+// after another, each with its lanes (a block's length is a multiple of
+// the lanes and bounds the other operands). One lane is a plain dot
+// product or axpy.
+
+// dotLanes adds Σ_i a[i·W+k]·b[i·W+k] to acc[k] for every lane k.
+func dotLanes(acc, a, b []float64) {
+	if len(acc) == 1 {
+		acc[0] += dot(a, b)
+		return
+	}
+	w := len(acc)
+	b = b[:len(a)]
+	for i := 0; i < len(a); i += w {
+		x, y := a[i:i+w], b[i:i+w]
+		for k := range acc {
+			acc[k] += x[k] * y[k]
+		}
+	}
+}
+
+// dot2Lanes is dotLanes(acc1, a, b) and dotLanes(acc2, c, d) in one loop.
+func dot2Lanes(acc1, acc2, a, b, c, d []float64) {
+	if len(acc1) == 1 {
+		s, t := dot2(a, b, c, d)
+		acc1[0] += s
+		acc2[0] += t
+		return
+	}
+	w := len(acc1)
+	acc2 = acc2[:w]
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	for i := 0; i < len(a); i += w {
+		x, y, u, v := a[i:i+w], b[i:i+w], c[i:i+w], d[i:i+w]
+		for k := range acc1 {
+			acc1[k] += x[k] * y[k]
+			acc2[k] += u[k] * v[k]
+		}
+	}
+}
+
+// mulLanes multiplies acc by the lanes of f.
+func mulLanes(acc, f []float64) {
+	f = f[:len(acc)]
+	for k := range acc {
+		acc[k] *= f[k]
+	}
+}
+
+// axpyLanes adds g[k]·x[i·W+k] to y[i·W+k] for every lane k.
+func axpyLanes(g, x, y []float64) {
+	if len(g) == 1 {
+		axpy(g[0], x, y)
+		return
+	}
+	w := len(g)
+	x = x[:len(y)]
+	for i := 0; i < len(y); i += w {
+		xs, ys := x[i:i+w], y[i:i+w]
+		for k, f := range g {
+			ys[k] += f * xs[k]
+		}
+	}
+}
+
+// axpy4Lanes is the reverse of dot2Lanes twice over: y1 += f·x1,
+// y2 += f·x2, y3 += g·x3, y4 += g·x4, lane by lane.
+func axpy4Lanes(f, g, x1, x2, x3, x4, y1, y2, y3, y4 []float64) {
+	if len(f) == 1 {
+		axpy4(f[0], g[0], x1, x2, x3, x4, y1, y2, y3, y4)
+		return
+	}
+	w, n := len(f), len(y1)
+	g = g[:w]
+	x1, x2, x3, x4, y2, y3, y4 = x1[:n], x2[:n], x3[:n], x4[:n], y2[:n], y3[:n], y4[:n]
+	for i := 0; i < n; i += w {
+		a1, a2, a3, a4 := x1[i:i+w], x2[i:i+w], x3[i:i+w], x4[i:i+w]
+		b1, b2, b3, b4 := y1[i:i+w], y2[i:i+w], y3[i:i+w], y4[i:i+w]
+		for k, fk := range f {
+			gk := g[k]
+			b1[k] += fk * a1[k]
+			b2[k] += fk * a2[k]
+			b3[k] += gk * a3[k]
+			b4[k] += gk * a4[k]
+		}
 	}
 }
 
