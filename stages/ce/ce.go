@@ -18,6 +18,7 @@ package ce
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -51,8 +52,15 @@ type Problem struct {
 	Corpus *dmv.Corpus
 	Kind   string
 	// Lattices holds each sentence's neighbourhood; nil for length,
-	// whose lattice depends on the sentence's length alone.
+	// whose lattice depends on the sentence's length alone. Where the
+	// neighbourhood has templates (nbhd.HasTemplate), the lattices of one
+	// length are instances of one template and run side by side in the
+	// lanes of a chart.
 	Lattices []*dmv.Lattice
+	// order lists the sentences in the order the chunks take them: by
+	// length when lattices share templates, so that a chunk's lattices of
+	// one length fill lanes (nil: the corpus's order).
+	order []int
 	// lengths lists the sentence lengths present and counts how many
 	// sentences have each (length only).
 	lengths, perLength []int
@@ -88,6 +96,22 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 		return p, nil
 	}
 	p.Lattices = make([]*dmv.Lattice, len(c.Sents))
+	if nbhd.HasTemplate(kind) {
+		templates := make([]*nbhd.Template, c.MaxLen+1)
+		for i, x := range c.Sents {
+			n := len(x)
+			if n == 0 {
+				return nil, fmt.Errorf("sentence %d: the neighbourhood of an empty sentence", i+1)
+			}
+			if templates[n] == nil {
+				templates[n] = nbhd.NewTemplate(kind, n)
+			}
+			p.Lattices[i] = templates[n].Instance(x)
+			p.order = append(p.order, i)
+		}
+		slices.SortStableFunc(p.order, func(i, j int) int { return len(c.Sents[i]) - len(c.Sents[j]) })
+		return p, nil
+	}
 	errs := make([]error, len(c.Sents))
 	pipeline.ForEachChunk(chunks, workers, func(_, k int) {
 		lo, hi := p.bounds(k)
@@ -103,9 +127,39 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 	return p, nil
 }
 
+// bounds are the positions in the chunks' order of chunk k's sentences.
 func (p *Problem) bounds(k int) (lo, hi int) {
 	n := len(p.Corpus.Sents)
 	return k * n / chunks, (k + 1) * n / chunks
+}
+
+// sentence is the sentence at position j of the chunks' order.
+func (p *Problem) sentence(j int) int {
+	if p.order == nil {
+		return j
+	}
+	return p.order[j]
+}
+
+// maxLaneBytes bounds the tables of a chart's lanes: a run of lattices
+// that share a shape fills as many lanes as fit (at most 16; one for
+// long sentences).
+const maxLaneBytes = 8 << 20
+
+// lanes appends to dst the lattices of positions j, j+1, … (before hi)
+// that share the first one's shape, as many as one chart runs at once.
+func (p *Problem) lanes(j, hi int, dst []*dmv.Lattice) []*dmv.Lattice {
+	first := p.Lattices[p.sentence(j)]
+	a, s := len(first.Arcs), first.States()
+	n := max(1, min(32, maxLaneBytes/(8*(12*a*s+6*a*a))))
+	for ; j < hi && len(dst) < n; j++ {
+		l := p.Lattices[p.sentence(j)]
+		if !l.SharesShape(first) {
+			break
+		}
+		dst = append(dst, l)
+	}
+	return dst
 }
 
 // Settings are the parts of the objective that are not the model.
@@ -160,18 +214,22 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 		grad.Zero()
 		logZ, logZN := 0.0, 0.0
 		lo, hi := p.bounds(k)
-		for i := lo; i < hi; i++ {
-			sc.Load(c.Sents[i], pot, dist)
+		for j := lo; j < hi; j++ {
+			x := c.Sents[p.sentence(j)]
+			sc.Load(x, pot, dist)
 			logZ += sc.Inside()
 			if sc.Outside() {
-				sc.AddCounts(c.Sents[i], grad, 1)
+				sc.AddCounts(x, grad, 1)
 			}
-			if p.Lattices != nil {
-				lc.Load(p.Lattices[i], pot, dist)
+		}
+		if p.Lattices != nil {
+			var lanes []*dmv.Lattice
+			for j := lo; j < hi; j += len(lanes) {
+				lanes = p.lanes(j, hi, lanes[:0])
+				lc.LoadLanes(lanes, pot, dist)
 				logZN += lc.Inside()
-				if lc.Outside() {
-					lc.AddCounts(grad, -1)
-				}
+				lc.Outside() // a lane with Z = 0 or NaN has no counts, and makes the objective −Inf or NaN
+				lc.AddCounts(grad, -1)
 			}
 		}
 		p.chunkLogZ[k], p.chunkLogZN[k] = logZ, logZN

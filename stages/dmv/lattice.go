@@ -72,6 +72,12 @@ func (l *Lattice) WithTags(tags []int, dead []bool) *Lattice {
 	return m
 }
 
+// SharesShape says whether l and m are instances of one template (or one
+// lattice), which can run in the lanes of one chart.
+func (l *Lattice) SharesShape(m *Lattice) bool {
+	return l == m || l.shape.Load() != nil && l.shape.Load() == m.shape.Load()
+}
+
 // Check verifies the layered form LatticeChart relies on, for tags
 // numbered below t.
 func (l *Lattice) Check(t int) error {
