@@ -141,12 +141,12 @@ type latticeShape struct {
 	//	            R = Σ IR[x+k]·RsT[y+k]; Rs[o] = R·stop[d], Rc[o] = R·cont[d], RsT[t] = Rs[o]
 	//	left half   the same over IL and LsT.
 	//
-	// Attachments between arcs that share no string have no sum; zero
-	// lists their IR and IL entries, which half sums read as 0. A half
-	// with no run writes 0 for the same reason.
+	// Every sum runs over the terms that can be positive only: a half's
+	// over the arcs that share a string with its head and lead to its end
+	// (or come from its start), an attachment's over the states between
+	// its arcs. So only items on paths are made, and only they are read.
 	prog     []int32
 	at       []int32
-	zero     []int32
 	pairs    []int32 // (a, b): arcs a (left) and b of every attachment with a sum
 	rootArcs []int   // arcs that can be the root of a path to each final
 	rootAt   []int
@@ -161,7 +161,7 @@ func (l *Lattice) ShapeBytes() int {
 	}
 	ints := len(sh.from) + len(sh.to) + len(sh.pos) + len(sh.arcFrom) + len(sh.into) + len(sh.intoAt) +
 		len(sh.byDepth) + len(sh.depthAt) + len(sh.finals) + len(sh.rootArcs) + len(sh.rootAt)
-	int32s := len(sh.prog) + len(sh.at) + len(sh.zero) + len(sh.pairs)
+	int32s := len(sh.prog) + len(sh.at) + len(sh.pairs)
 	return 8*ints + 8*len(sh.reach) + 4*int32s
 }
 
@@ -254,18 +254,30 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 			sh.prog = append(sh.prog, int32(x))
 		}
 	}
-	// half emits a half's header and its runs over the arcs leaving the
-	// states of r (stopping short of state end): x indexes row xRow of an
-	// A·A table, y row yRow of a transpose.
-	half := func(o, t, d int, r []int32, end, xRow, yRow int) {
+	// half emits a half's header and its runs over the arcs c leaving the
+	// states of r (stopping short of state end) for which keep(c): x
+	// indexes row xRow of an A·A table, y row yRow of a transpose.
+	half := func(o, t, d int, r []int32, end, xRow, yRow int, keep func(c int) bool) {
 		emit(o, t, d, 0)
 		count := len(sh.prog) - 1
-		for ; len(r) > 0; r = r[2:] {
-			lo, hi := sh.arcFrom[r[0]], sh.arcFrom[min(int(r[1]), end)]
-			if lo < hi {
+		lo := -1
+		flush := func(hi int) {
+			if lo >= 0 {
 				emit(xRow*A+lo, yRow*A+lo, hi-lo)
 				sh.prog[count]++
+				lo = -1
 			}
+		}
+		for ; len(r) > 0; r = r[2:] {
+			for c := sh.arcFrom[r[0]]; c < sh.arcFrom[min(int(r[1]), end)]; c++ {
+				switch {
+				case !keep(c):
+					flush(c)
+				case lo < 0:
+					lo = c
+				}
+			}
+			flush(sh.arcFrom[min(int(r[1]), end)])
 		}
 	}
 	sh.at = make([]int32, 3*S+1)
@@ -280,8 +292,7 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 				q := sh.to[a]
 				for _, b := range sh.into[sh.intoAt[j]:sh.intoAt[j+1]] {
 					if p := sh.from[b]; p < q || !sh.reaches(q, p) {
-						sh.zero = append(sh.zero, int32(a*A+b), int32(b*A+a))
-						continue
+						continue // a and b share no string
 					}
 					sh.pairs = append(sh.pairs, int32(a), int32(b))
 					r := between(q, sh.from[b])
@@ -300,14 +311,11 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 			}
 			for a := sh.arcFrom[i]; a < sh.arcFrom[i+1]; a++ {
 				q := sh.to[a]
-				if q == j {
-					continue // the half of width 1
+				if q >= j || !sh.reaches(q, j) {
+					continue // the half of width 1, or no path
 				}
-				var r []int32
-				if q < j && sh.reaches(q, j) {
-					r = between(q, j)
-				}
-				half(a*S+j, j*A+a, a*4+Right*2+NonAdj, r, j, a, j)
+				half(a*S+j, j*A+a, a*4+Right*2+NonAdj, between(q, j), j, a, j,
+					func(c int) bool { return sh.reaches(sh.to[c], j) })
 			}
 		}
 		sh.at[3*span+2] = int32(len(sh.prog))
@@ -321,7 +329,8 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 				if p <= i || !sh.reaches(i, p) {
 					continue // the half of width 1, or never read
 				}
-				half(a*S+i, i*A+a, a*4+Left*2+NonAdj, between(i, p), p, a, i)
+				half(a*S+i, i*A+a, a*4+Left*2+NonAdj, between(i, p), p, a, i,
+					func(c int) bool { return sh.reaches(sh.to[c], p) })
 			}
 		}
 	}

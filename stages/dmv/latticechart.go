@@ -230,12 +230,6 @@ func (c *LatticeChart) inside() {
 			c.rsT[qa+k], c.lsT[pa+k] = c.rs[rq+k], c.ls[pp+k]
 		}
 	}
-	for i := 0; i < len(sh.zero); i += 2 {
-		r, l := int(sh.zero[i])*W, int(sh.zero[i+1])*W
-		for k := 0; k < W; k++ {
-			c.ir[r+k], c.il[l+k] = 0, 0
-		}
-	}
 	for span := 1; span < S; span++ {
 		// IR[a][b] = edge · Σ_k Rc[a][k]·Ls[b][k]: a takes b;
 		// IL[b][a] = edge · Σ_k Rs[a][k]·Lc[b][k]: b takes a;
