@@ -40,13 +40,17 @@ type LatticeChart struct {
 	sh    *latticeShape
 	lanes int
 
-	// Potentials, lane by lane ([index·lanes + k] for index as in
-	// latticePotentials), and each lane's scaling.
-	root, edge, stop, cont []float64
-	logScale               []float64 // [k·(depth+1) + d]
-	tags                   []int     // [k·A + a]: the tag arc a reads in lane k
-	unusable               []bool
-	one                    latticePotentials // a lane's, as it is loaded
+	// Potentials, lane by lane, and each lane's scaling.
+	root, edge []float64 // [a·lanes + k], [(a·A + c)·lanes + k]
+	stop, cont []float64 // [(a·4 + dir·2 + valence)·lanes + k]
+	logScale   []float64 // [k·(depth+1) + d]: log of the factor scaling removed from lane k's paths of d arcs
+	arcTags    []int     // [k·A + a]: the tag arc a reads in lane k
+	unusable   []bool    // scaling met numbers out of range: no Z in this lane
+
+	// What loadLane works with: the lane's tags, and per arc its root and
+	// the factor on its incoming edges.
+	tags              tagPotentials
+	logRoot, inFactor []float64
 
 	finalZ []float64 // [k·finals + f]: lane k's scaled Z of the paths ending in final f
 	z, top []float64 // lane k's Z = z[k]·e^top[k]
@@ -82,14 +86,14 @@ func (c *LatticeChart) grow(s, a, lanes int) {
 	c.edge, c.ir, c.il, c.bir, c.bil, c.edgePost = f(aa), f(aa), f(aa), f(aa), f(aa), f(aa)
 	c.root, c.rootPost = f(a1), f(a1)
 	c.stop, c.cont, c.stopPost, c.contPost = f(4*a1), f(4*a1), f(4*a1), f(4*a1)
-	c.tags = make([]int, a1)
+	c.arcTags = make([]int, a1)
 	c.capAS, c.capAA, c.capA = as, aa, a1
 }
 
 // Bytes is the memory the chart's tables hold, for reports of its size
 // (the lattice's shape, kept with the lattice, is not counted).
 func (c *LatticeChart) Bytes() int {
-	return 8 * (12*c.capAS + 6*c.capAA + 19*c.capA + len(c.one.edge) + 13*len(c.one.root))
+	return 8 * (12*c.capAS + 6*c.capAA + 20*c.capA + 3*len(c.logRoot) + 13*len(c.tags.qLeft))
 }
 
 // Load sets the potentials of lattice l (which must pass Check, or be an
@@ -113,32 +117,16 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 	c.finalZ = resizeFloats(c.finalZ, W*len(sh.finals))
 	c.z, c.top = resizeFloats(c.z, W), resizeFloats(c.top, W)
 	c.acc, c.acc2 = resizeFloats(c.acc, W), resizeFloats(c.acc2, W)
+	c.logRoot, c.inFactor = resizeFloats(c.logRoot, A), resizeFloats(c.inFactor, A)
 	if cap(c.unusable) < W {
 		c.unusable = make([]bool, W)
 	}
 	c.unusable = c.unusable[:W]
-	p := &c.one
 	for k, l := range ls {
 		if l.shapeOf() != sh {
 			panic("dmv: lanes of a lattice chart with different lattice shapes")
 		}
-		p.load(l, sh, w, dist)
-		for a, arc := range l.Arcs {
-			c.tags[k*A+a] = arc.Tag
-			c.root[a*W+k] = p.root[a]
-		}
-		for i, v := range p.stop[:4*A] {
-			c.stop[i*W+k] = v
-		}
-		for i, v := range p.cont[:4*A] {
-			c.cont[i*W+k] = v
-		}
-		for i := 0; i < len(sh.pairs); i += 2 {
-			a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
-			c.edge[(a*A+b)*W+k], c.edge[(b*A+a)*W+k] = p.edge[a*A+b], p.edge[b*A+a]
-		}
-		copy(c.logScale[k*D:k*D+D], p.logScale)
-		c.unusable[k] = p.unusable
+		c.loadLane(k, l, w, dist)
 	}
 }
 
@@ -470,7 +458,7 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 	sh, W := c.sh, c.lanes
 	A, t := sh.A, counts.T
 	for k := 0; k < W; k++ {
-		tags := c.tags[k*A : k*A+A]
+		tags := c.arcTags[k*A : k*A+A]
 		for a, ta := range tags {
 			counts.Root[ta] += weight * c.rootPost[a*W+k]
 			for j := 0; j < 4; j++ {
