@@ -47,10 +47,10 @@ type LatticeChart struct {
 	arcTags    []int     // [k·A + a]: the tag arc a reads in lane k
 	unusable   []bool    // scaling met numbers out of range: no Z in this lane
 
-	// What loadLane works with: the lane's tags, and per arc its root and
-	// the factor on its incoming edges.
-	tags              tagPotentials
-	logRoot, inFactor []float64
+	// What loadLane works with: the lane's tags, per arc the factor on
+	// its incoming edges, per depth e^−m and e^−m−top.
+	tags               tagPotentials
+	inFactor, expDepth []float64
 
 	finalZ []float64 // [k·finals + f]: lane k's scaled Z of the paths ending in final f
 	z, top []float64 // lane k's Z = z[k]·e^top[k]
@@ -93,7 +93,7 @@ func (c *LatticeChart) grow(s, a, lanes int) {
 // Bytes is the memory the chart's tables hold, for reports of its size
 // (the lattice's shape, kept with the lattice, is not counted).
 func (c *LatticeChart) Bytes() int {
-	return 8 * (12*c.capAS + 6*c.capAA + 20*c.capA + 3*len(c.logRoot) + 13*len(c.tags.qLeft))
+	return 8 * (12*c.capAS + 6*c.capAA + 20*c.capA + len(c.inFactor) + len(c.expDepth) + 15*len(c.tags.qLeft))
 }
 
 // Load sets the potentials of lattice l (which must pass Check, or be an
@@ -117,7 +117,7 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 	c.finalZ = resizeFloats(c.finalZ, W*len(sh.finals))
 	c.z, c.top = resizeFloats(c.z, W), resizeFloats(c.top, W)
 	c.acc, c.acc2 = resizeFloats(c.acc, W), resizeFloats(c.acc2, W)
-	c.logRoot, c.inFactor = resizeFloats(c.logRoot, A), resizeFloats(c.inFactor, A)
+	c.inFactor, c.expDepth = resizeFloats(c.inFactor, A), resizeFloats(c.expDepth, 2*D)
 	if cap(c.unusable) < W {
 		c.unusable = make([]bool, W)
 	}
@@ -338,7 +338,7 @@ func (c *LatticeChart) Outside() bool {
 		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
 		r, l := (a*A+b)*W, (b*A+a)*W
 		for k := 0; k < W; k++ {
-			c.bir[r+k], c.bil[l+k], c.edgePost[r+k], c.edgePost[l+k] = 0, 0, 0, 0
+			c.bir[r+k], c.bil[l+k] = 0, 0
 		}
 	}
 	clear(c.rootPost[:A*W])
@@ -453,11 +453,14 @@ func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc
 }
 
 // AddCounts adds the posteriors of the last Outside, times weight, to the
-// tag-level table counts, over every lane.
+// tag-level table counts, over every lane that has them.
 func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 	sh, W := c.sh, c.lanes
 	A, t := sh.A, counts.T
 	for k := 0; k < W; k++ {
+		if !normal(c.z[k]) {
+			continue // no posteriors
+		}
 		tags := c.arcTags[k*A : k*A+A]
 		for a, ta := range tags {
 			counts.Root[ta] += weight * c.rootPost[a*W+k]

@@ -15,6 +15,7 @@ type tagPotentials struct {
 	qLeft, qRight []float64 // [t]
 	logF          []float64 // [t]: log f
 	logRoot       []float64 // [t]: log root·f
+	eF, eRoot     []float64 // [t]: f, root·f
 	// logIn bounds the log of every edge into an arc of tag t (stops
 	// folded in): the largest over the lattice's tags as heads, on either
 	// side, at the largest distance factor.
@@ -31,7 +32,7 @@ func (p *tagPotentials) grow(t int) {
 	}
 	f := func(n int) []float64 { return make([]float64, n) }
 	p.stop, p.cont = f(4*t), f(4*t)
-	p.qLeft, p.qRight, p.logF, p.logRoot, p.logIn = f(t), f(t), f(t), f(t), f(t)
+	p.qLeft, p.qRight, p.logF, p.logRoot, p.logIn, p.eF, p.eRoot = f(t), f(t), f(t), f(t), f(t), f(t), f(t)
 	p.seen = make([]int, t)
 }
 
@@ -60,6 +61,7 @@ func (p *tagPotentials) load(l *Lattice, w *Params, maxDist float64) {
 				atMost1(p.cont[d+Adj]) && atMost1(p.cont[d+NonAdj])
 		}
 		p.logF[t], p.logRoot[t] = f, math.Log(w.Root[t])+f
+		p.eF[t], p.eRoot[t] = math.Exp(p.logF[t]), math.Exp(p.logRoot[t])
 	}
 	T := w.T
 	for _, t := range p.tags {
@@ -104,7 +106,8 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 		maxDist = math.Max(maxDist, d)
 	}
 	p.load(l, w, maxDist)
-	logScale, logRoot, inFactor := c.logScale[k*D:k*D+D], c.logRoot[:A], c.inFactor[:A]
+	// The factor of each depth: a bound on its largest incoming edge.
+	logScale, inFactor, em, erm := c.logScale[k*D:k*D+D], c.inFactor[:A], c.expDepth[:D], c.expDepth[D:2*D]
 	logScale[0] = 0
 	top := math.Inf(-1)
 	for d := 0; d < sh.depth; d++ {
@@ -117,32 +120,37 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 			m = 0 // no edge into this depth
 		}
 		for _, b := range arcs {
-			t := l.Arcs[b].Tag
-			inFactor[b] = math.Exp(p.logF[t] - m)
-			if math.IsInf(p.logIn[t], -1) {
-				inFactor[b] = 0 // every edge into b is 0 anyway
+			if l.Dead == nil || !l.Dead[b] {
+				top = math.Max(top, p.logRoot[l.Arcs[b].Tag]-m)
 			}
-			logRoot[b] = p.logRoot[t] - m
-			if l.Dead != nil && l.Dead[b] {
-				inFactor[b], logRoot[b] = 0, math.Inf(-1)
-			}
-			top = math.Max(top, logRoot[b])
 		}
 		logScale[d+1] = logScale[d] + m
 	}
 	if math.IsInf(top, -1) {
 		top = 0
 	}
-	for d := range logScale {
-		logScale[d] += top
+	for d := 0; d < sh.depth; d++ {
+		m := logScale[d+1] - logScale[d]
+		em[d], erm[d] = math.Exp(-m), math.Exp(-m-top)
 	}
 	for a, arc := range l.Arcs {
-		t := arc.Tag
+		t, d := arc.Tag, sh.pos[a]
+		m := logScale[d+1] - logScale[d]
 		c.arcTags[k*A+a] = t
-		c.root[a*W+k] = math.Exp(logRoot[a] - top)
+		inFactor[a] = expSum(p.logF[t], p.eF[t], -m, em[d])
+		c.root[a*W+k] = expSum(p.logRoot[t], p.eRoot[t], -m-top, erm[d])
+		if math.IsInf(p.logIn[t], -1) {
+			inFactor[a] = 0 // every edge into a is 0 anyway
+		}
+		if l.Dead != nil && l.Dead[a] {
+			inFactor[a], c.root[a*W+k] = 0, 0
+		}
 		for j := 0; j < 4; j++ {
 			c.stop[(a*4+j)*W+k], c.cont[(a*4+j)*W+k] = p.stop[t*4+j], p.cont[t*4+j]
 		}
+	}
+	for d := range logScale {
+		logScale[d] += top
 	}
 	T := w.T
 	for i := 0; i < len(sh.pairs); i += 2 {
@@ -157,6 +165,15 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 		c.edge[(a*A+b)*W+k], c.edge[(b*A+a)*W+k] = r, lt
 	}
 	c.unusable[k] = !p.ok || math.IsNaN(top) || math.IsInf(top, 1)
+}
+
+// expSum is e^{x+y} from ex = e^x and ey = e^y, multiplied when both are
+// in range.
+func expSum(x, ex, y, ey float64) float64 {
+	if math.Abs(x) < 700 && math.Abs(y) < 700 {
+		return ex * ey
+	}
+	return math.Exp(x + y)
 }
 
 // atMost1 says whether v is a number in [0, 1] (up to rounding).
