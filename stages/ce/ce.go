@@ -61,6 +61,10 @@ type Problem struct {
 	// length when lattices share templates, so that a chunk's lattices of
 	// one length fill lanes (nil: the corpus's order).
 	order []int
+	// own is, per sentence length, the final state of the template where
+	// the sentence's own path ends alone, so that the lattice gives Z(x)
+	// too; −1 (or no entry) where the sentence chart does.
+	own []int
 	// lengths lists the sentence lengths present and counts how many
 	// sentences have each (length only).
 	lengths, perLength []int
@@ -98,6 +102,7 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 	p.Lattices = make([]*dmv.Lattice, len(c.Sents))
 	if nbhd.HasTemplate(kind) {
 		templates := make([]*nbhd.Template, c.MaxLen+1)
+		p.own = make([]int, c.MaxLen+1)
 		for i, x := range c.Sents {
 			n := len(x)
 			if n == 0 {
@@ -105,6 +110,7 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 			}
 			if templates[n] == nil {
 				templates[n] = nbhd.NewTemplate(kind, n)
+				p.own[n] = templates[n].Sentence
 			}
 			p.Lattices[i] = templates[n].Instance(x)
 			p.order = append(p.order, i)
@@ -139,6 +145,15 @@ func (p *Problem) sentence(j int) int {
 		return j
 	}
 	return p.order[j]
+}
+
+// ownFinal is the final state of x's lattice where x's own path ends
+// alone, or −1 when x's Z comes from the sentence chart.
+func (p *Problem) ownFinal(x []int) int {
+	if len(x) >= len(p.own) {
+		return -1
+	}
+	return p.own[len(x)]
 }
 
 // maxLaneBytes bounds the tables of a chart's lanes: a run of lattices
@@ -215,20 +230,27 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 		logZ, logZN := 0.0, 0.0
 		lo, hi := p.bounds(k)
 		for j := lo; j < hi; j++ {
-			x := c.Sents[p.sentence(j)]
-			sc.Load(x, pot, dist)
-			logZ += sc.Inside()
-			if sc.Outside() {
-				sc.AddCounts(x, grad, 1)
+			if x := c.Sents[p.sentence(j)]; p.ownFinal(x) < 0 {
+				sc.Load(x, pot, dist)
+				logZ += sc.Inside()
+				if sc.Outside() {
+					sc.AddCounts(x, grad, 1)
+				}
 			}
 		}
 		if p.Lattices != nil {
+			// A lane with Z = 0 or NaN has no counts, and makes the
+			// objective −Inf or NaN.
 			var lanes []*dmv.Lattice
 			for j := lo; j < hi; j += len(lanes) {
 				lanes = p.lanes(j, hi, lanes[:0])
 				lc.LoadLanes(lanes, pot, dist)
 				logZN += lc.Inside()
-				lc.Outside() // a lane with Z = 0 or NaN has no counts, and makes the objective −Inf or NaN
+				if f := p.ownFinal(c.Sents[p.sentence(j)]); f >= 0 {
+					logZ += lc.OutsideContrast(f) // counts over x less those over N(x)
+				} else {
+					lc.Outside()
+				}
 				lc.AddCounts(grad, -1)
 			}
 		}

@@ -1,6 +1,9 @@
 package dmv
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // LatticeChart is the split-head DMV program of Chart run over a lattice
 // (Smith 2006, App. A.2): a word is an arc, a boundary between words is a
@@ -320,6 +323,44 @@ func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
 // whose Z is 0 (or NaN) keeps every posterior at 0; Outside returns
 // false when there is such a lane.
 func (c *LatticeChart) Outside() bool {
+	ok := true
+	for k := range c.z[:c.lanes] {
+		ok = ok && normal(c.z[k])
+	}
+	c.outside(-1)
+	return ok
+}
+
+// OutsideContrast is Outside for the difference, in each lane, of log Z
+// and log Z_f, where Z_f is the weight of the strings whose paths end in
+// final state f alone (in a neighbourhood's template, the sentence's own
+// path): the posteriors AddCounts then adds are those over all strings
+// less those over f's. It returns the sum over the lanes of log Z_f, NaN
+// when some lane has no usable Z or Z_f (that lane keeps its posteriors
+// at 0).
+func (c *LatticeChart) OutsideContrast(f int) float64 {
+	sh := c.sh
+	fi, F, D := slices.Index(sh.finals, f), len(sh.finals), sh.depth+1
+	if fi < 0 {
+		panic("dmv: OutsideContrast of a state that is not final")
+	}
+	sum := 0.0
+	for k := range c.z[:c.lanes] {
+		zf := c.finalZ[k*F+fi]
+		if !normal(c.z[k]) || !normal(zf) {
+			c.z[k] = math.NaN() // no posteriors in this lane
+			sum += math.NaN()
+			continue
+		}
+		sum += math.Log(zf) + c.logScale[k*D+sh.stateDepth[f]]
+	}
+	c.outside(fi)
+	return sum
+}
+
+// outside differentiates, in each lane with a usable Z, log Z less log
+// Z_f for the fi-th final state f (nothing less when fi < 0).
+func (c *LatticeChart) outside(fi int) {
 	sh, W := c.sh, c.lanes
 	S, A := sh.S, sh.A
 	// Clear the adjoints the program touches: a right half's states lie
@@ -344,11 +385,10 @@ func (c *LatticeChart) Outside() bool {
 	clear(c.rootPost[:A*W])
 	clear(c.stopPost[:4*A*W])
 	clear(c.contPost[:4*A*W])
+	// Seed: ∂/∂finalZ of log Z is e^{logScale−top}/z, of log Z_f 1/finalZ_f.
 	F, D := len(sh.finals), sh.depth+1
-	ok := true
 	for k := 0; k < W; k++ {
 		if !normal(c.z[k]) {
-			ok = false
 			continue
 		}
 		for f, s := range sh.finals {
@@ -356,6 +396,9 @@ func (c *LatticeChart) Outside() bool {
 				continue
 			}
 			g := math.Exp(c.logScale[k*D+sh.stateDepth[s]]-c.top[k]) / c.z[k]
+			if f == fi {
+				g -= 1 / c.finalZ[k*F+f]
+			}
 			for _, a := range sh.rootArcs[sh.rootAt[f]:sh.rootAt[f+1]] {
 				l0, r, root := c.ls[a*S*W+k], c.rs[(a*S+s)*W+k], c.root[a*W+k]
 				c.rootPost[a*W+k] += root * l0 * r * g
@@ -408,7 +451,6 @@ func (c *LatticeChart) Outside() bool {
 			c.contPost[(d+Left*2+Adj)*W+k] = c.lc[pp] * c.blc[pp]
 		}
 	}
-	return ok
 }
 
 // halvesBack reverses halves: the adjoints bs, bsT and bc of the halves

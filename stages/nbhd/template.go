@@ -22,7 +22,12 @@ import (
 // neighbourhood still counts once.
 type Template struct {
 	Lattice *dmv.Lattice
-	twin    []int // per arc: i when x[i] = x[i+1] kills it, else −1
+	// Sentence is the final state that only the unedited sentence
+	// reaches, so that a chart gives Z(x) along with Z(N(x))
+	// (dmv.LatticeChart.OutsideContrast); −1 for dynasearch, whose
+	// edited paths come back to the sentence's states.
+	Sentence int
+	twin     []int // per arc: i when x[i] = x[i+1] kills it, else −1
 }
 
 // HasTemplate says whether kind's neighbourhoods have templates.
@@ -56,7 +61,7 @@ func NewTemplate(kind string, n int) *Template {
 		l.Final = append(l.Final, false)
 		return len(l.Depth) - 1
 	}
-	t := &Template{Lattice: l}
+	t := &Template{Lattice: l, Sentence: -1}
 	link := func(from, to, pos, twin int) {
 		l.Arcs = append(l.Arcs, dmv.LatticeArc{From: from, To: to, Tag: pos})
 		t.twin = append(t.twin, twin)
@@ -76,6 +81,9 @@ func NewTemplate(kind string, n int) *Template {
 		link(c[i], c[i+1], i, -1)
 	}
 	l.Final[c[n]] = true
+	if !again {
+		t.Sentence = c[n]
+	}
 	if again {
 		for i := 0; i+2 <= n; i++ {
 			link(c[i], m[i], i+1, i)

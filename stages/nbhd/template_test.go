@@ -59,11 +59,13 @@ func TestTemplateInstancesSpellTheirDefinition(t *testing.T) {
 // sentences' instances, gives the log Z and expected counts of the
 // determinised, minimised lattice Build makes (≤ 1e-9), under log-linear
 // weights with and without a distance factor; a lane whose weights no
-// scaling can hold is NaN and leaves the others as they were.
+// scaling can hold is NaN and leaves the others as they were. The
+// contrast with the sentence's own path gives the sentence's log Z and
+// the counts over the neighbourhood less those over the sentence.
 func TestTemplateLanesMatchBuiltLattices(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const tags = 3
-	single, lanes := dmv.NewLatticeChart(), dmv.NewLatticeChart()
+	single, lanes, sc := dmv.NewLatticeChart(), dmv.NewLatticeChart(), dmv.NewChart(8)
 	for trial := 0; trial < 120; trial++ {
 		kind := templateKinds[trial%len(templateKinds)]
 		n := 1 + rng.IntN(7)
@@ -83,6 +85,7 @@ func TestTemplateLanesMatchBuiltLattices(t *testing.T) {
 		tmpl := NewTemplate(kind, n)
 		width := 1 + rng.IntN(5)
 		var instances []*dmv.Lattice
+		var sentences [][]int
 		var want []float64
 		var wantCounts []*dmv.Params
 		for k := 0; k < width; k++ {
@@ -91,6 +94,7 @@ func TestTemplateLanesMatchBuiltLattices(t *testing.T) {
 				x[i] = rng.IntN(tags)
 			}
 			instances = append(instances, tmpl.Instance(x))
+			sentences = append(sentences, x)
 			built, err := Build(kind, x, tags)
 			if err != nil {
 				t.Fatal(err)
@@ -122,6 +126,23 @@ func TestTemplateLanesMatchBuiltLattices(t *testing.T) {
 			sumCounts.Add(wantCounts[k])
 		}
 		checkClose(t, fmt.Sprintf("%s n=%d in %d lanes", kind, n, width), got, sumWant, counts, sumCounts)
+		if tmpl.Sentence < 0 {
+			continue
+		}
+		// The contrast with the sentence's own path: Σ log Z(x), and the
+		// counts over N(x) less those over x.
+		lanes.Inside()
+		gotZx := lanes.OutsideContrast(tmpl.Sentence)
+		contrast := dmv.NewParams(tags)
+		lanes.AddCounts(contrast, 1)
+		wantZx, wantContrast := 0.0, sumCounts.Clone()
+		for k := range instances {
+			sc.Load(sentences[k], w, dist)
+			wantZx += sc.Inside()
+			sc.Outside()
+			sc.AddCounts(sentences[k], wantContrast, -1)
+		}
+		checkClose(t, fmt.Sprintf("%s n=%d contrast", kind, n), gotZx, wantZx, contrast, wantContrast)
 	}
 }
 
