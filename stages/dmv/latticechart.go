@@ -125,6 +125,11 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 		c.unusable = make([]bool, W)
 	}
 	c.unusable = c.unusable[:W]
+	maxDist := 1.0
+	for _, d := range dist {
+		maxDist = math.Max(maxDist, d)
+	}
+	c.tags.load(ls, w, maxDist)
 	for k, l := range ls {
 		if l.shapeOf() != sh {
 			panic("dmv: lanes of a lattice chart with different lattice shapes")

@@ -2,14 +2,15 @@ package dmv
 
 import "math"
 
-// tagPotentials are what a lane's potentials are made of, tag by tag, for
-// the tags of one lattice under one weight table: every arc of a tag
-// has the same stops and conts, and takes the same factors out of them.
-// The conts of each side are divided by their largest (q, which moves
-// into the side's edges: an attachment comes with one cont), the stops
-// by theirs (f, which moves into the arc's incoming attachments and its
-// root: a half takes one stop). The factors are taken in logs, so that
-// huge potentials (a line search's wild steps) do not overflow on the way.
+// tagPotentials are what lanes' potentials are made of, tag by tag, for
+// the tags of the lattices of one chart under one weight table: every
+// arc of a tag has the same stops and conts, and takes the same factors
+// out of them. The conts of each side are divided by their largest (q,
+// which moves into the side's edges: an attachment comes with one cont),
+// the stops by theirs (f, which moves into the arc's incoming
+// attachments and its root: a half takes one stop). The factors are
+// taken in logs, so that huge potentials (a line search's wild steps) do
+// not overflow on the way.
 type tagPotentials struct {
 	stop, cont    []float64 // [t·4 + dir·2 + valence], divided as above
 	qLeft, qRight []float64 // [t]
@@ -17,13 +18,13 @@ type tagPotentials struct {
 	logRoot       []float64 // [t]: log root·f
 	eF, eRoot     []float64 // [t]: f, root·f
 	// logIn bounds the log of every edge into an arc of tag t (stops
-	// folded in): the largest over the lattice's tags as heads, on either
+	// folded in): the largest over the lattices' tags as heads, on either
 	// side, at the largest distance factor.
 	logIn []float64
-	tags  []int // the lattice's tags, each once
-	seen  []int // [t]: the load that last listed t
+	ok    []bool // [t]: every potential of t finite and in range after division
+	tags  []int  // the lattices' tags, each once
+	seen  []int  // [t]: the load that last listed t
 	loads int
-	ok    bool // every potential finite and in range after division
 }
 
 func (p *tagPotentials) grow(t int) {
@@ -33,35 +34,38 @@ func (p *tagPotentials) grow(t int) {
 	f := func(n int) []float64 { return make([]float64, n) }
 	p.stop, p.cont = f(4*t), f(4*t)
 	p.qLeft, p.qRight, p.logF, p.logRoot, p.logIn, p.eF, p.eRoot = f(t), f(t), f(t), f(t), f(t), f(t), f(t)
-	p.seen = make([]int, t)
+	p.ok, p.seen = make([]bool, t), make([]int, t)
 }
 
-// load works out the tables of the tags of l under w; maxDist is the
+// load works out the tables of the tags of ls under w; maxDist is the
 // largest factor a distance puts on an edge (1 without one).
-func (p *tagPotentials) load(l *Lattice, w *Params, maxDist float64) {
+func (p *tagPotentials) load(ls []*Lattice, w *Params, maxDist float64) {
 	p.grow(w.T)
 	p.loads++
-	p.tags, p.ok = p.tags[:0], true
-	for _, arc := range l.Arcs {
-		t := arc.Tag
-		if p.seen[t] == p.loads {
-			continue
-		}
-		p.seen[t] = p.loads
-		p.tags = append(p.tags, t)
-		copy(p.stop[t*4:t*4+4], w.Stop[t*4:t*4+4])
-		copy(p.cont[t*4:t*4+4], w.Cont[t*4:t*4+4])
-		p.qLeft[t], p.qRight[t] = takeLargest(p.cont, t*4+Left*2), takeLargest(p.cont, t*4+Right*2)
-		f := 0.0
-		for _, d := range [2]int{t*4 + Left*2, t*4 + Right*2} {
-			if m := takeLargest(p.stop, d); m != 1 {
-				f += math.Log(m)
+	p.tags = p.tags[:0]
+	for _, l := range ls {
+		for _, arc := range l.Arcs {
+			t := arc.Tag
+			if p.seen[t] == p.loads {
+				continue
 			}
-			p.ok = p.ok && atMost1(p.stop[d+Adj]) && atMost1(p.stop[d+NonAdj]) &&
-				atMost1(p.cont[d+Adj]) && atMost1(p.cont[d+NonAdj])
+			p.seen[t] = p.loads
+			p.tags = append(p.tags, t)
+			copy(p.stop[t*4:t*4+4], w.Stop[t*4:t*4+4])
+			copy(p.cont[t*4:t*4+4], w.Cont[t*4:t*4+4])
+			p.qLeft[t], p.qRight[t] = takeLargest(p.cont, t*4+Left*2), takeLargest(p.cont, t*4+Right*2)
+			f, ok := 0.0, true
+			for _, d := range [2]int{t*4 + Left*2, t*4 + Right*2} {
+				if m := takeLargest(p.stop, d); m != 1 {
+					f += math.Log(m)
+				}
+				ok = ok && atMost1(p.stop[d+Adj]) && atMost1(p.stop[d+NonAdj]) &&
+					atMost1(p.cont[d+Adj]) && atMost1(p.cont[d+NonAdj])
+			}
+			p.ok[t] = ok
+			p.logF[t], p.logRoot[t] = f, math.Log(w.Root[t])+f
+			p.eF[t], p.eRoot[t] = math.Exp(p.logF[t]), math.Exp(p.logRoot[t])
 		}
-		p.logF[t], p.logRoot[t] = f, math.Log(w.Root[t])+f
-		p.eF[t], p.eRoot[t] = math.Exp(p.logF[t]), math.Exp(p.logRoot[t])
 	}
 	T := w.T
 	for _, t := range p.tags {
@@ -71,7 +75,7 @@ func (p *tagPotentials) load(l *Lattice, w *Params, maxDist float64) {
 			in = larger(in, w.Child[(h*2+Right)*T+t]*p.qRight[h])
 		}
 		in *= maxDist
-		p.ok = p.ok && !math.IsNaN(in) && !math.IsInf(in, 1)
+		p.ok[t] = p.ok[t] && !math.IsNaN(in) && !math.IsInf(in, 1)
 		p.logIn[t] = math.Log(in) + p.logF[t]
 	}
 }
@@ -88,7 +92,8 @@ func takeLargest(x []float64, d int) float64 {
 	return m
 }
 
-// loadLane sets lane k's potentials: lattice l under weight table w,
+// loadLane sets lane k's potentials, after c.tags has loaded the
+// lanes' tags: lattice l under weight table w,
 // each edge also multiplied by dist[d] (when dist is not nil), d the
 // distance of head and child in their string. Dead arcs get no root and
 // no incoming edge, so no path through them has weight.
@@ -101,11 +106,7 @@ func takeLargest(x []float64, d int) float64 {
 func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 	sh, W, p := c.sh, c.lanes, &c.tags
 	A, D := sh.A, sh.depth+1
-	maxDist := 1.0
-	for _, d := range dist {
-		maxDist = math.Max(maxDist, d)
-	}
-	p.load(l, w, maxDist)
+	ok := true
 	// The factor of each depth: a bound on its largest incoming edge.
 	logScale, inFactor, em, erm := c.logScale[k*D:k*D+D], c.inFactor[:A], c.expDepth[:D], c.expDepth[D:2*D]
 	logScale[0] = 0
@@ -137,6 +138,7 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 		t, d := arc.Tag, sh.pos[a]
 		m := logScale[d+1] - logScale[d]
 		c.arcTags[k*A+a] = t
+		ok = ok && p.ok[t]
 		inFactor[a] = expSum(p.logF[t], p.eF[t], -m, em[d])
 		c.root[a*W+k] = expSum(p.logRoot[t], p.eRoot[t], -m-top, erm[d])
 		if math.IsInf(p.logIn[t], -1) {
@@ -164,7 +166,7 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 		}
 		c.edge[(a*A+b)*W+k], c.edge[(b*A+a)*W+k] = r, lt
 	}
-	c.unusable[k] = !p.ok || math.IsNaN(top) || math.IsInf(top, 1)
+	c.unusable[k] = !ok || math.IsNaN(top) || math.IsInf(top, 1)
 }
 
 // expSum is e^{x+y} from ex = e^x and ey = e^y, multiplied when both are
