@@ -229,13 +229,16 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 		grad.Zero()
 		logZ, logZN := 0.0, 0.0
 		lo, hi := p.bounds(k)
+		numerator := func(x []int) {
+			sc.Load(x, pot, dist)
+			logZ += sc.Inside()
+			if sc.Outside() {
+				sc.AddCounts(x, grad, 1)
+			}
+		}
 		for j := lo; j < hi; j++ {
 			if x := c.Sents[p.sentence(j)]; p.ownFinal(x) < 0 {
-				sc.Load(x, pot, dist)
-				logZ += sc.Inside()
-				if sc.Outside() {
-					sc.AddCounts(x, grad, 1)
-				}
+				numerator(x)
 			}
 		}
 		if p.Lattices != nil {
@@ -246,10 +249,15 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 				lanes = p.lanes(j, hi, lanes[:0])
 				lc.LoadLanes(lanes, pot, dist)
 				logZN += lc.Inside()
-				if f := p.ownFinal(c.Sents[p.sentence(j)]); f >= 0 {
-					logZ += lc.OutsideContrast(f) // counts over x less those over N(x)
-				} else {
+				if f := p.ownFinal(c.Sents[p.sentence(j)]); f < 0 {
 					lc.Outside()
+				} else if zx, ok := lc.OutsideContrast(f); ok {
+					logZ += zx // and the counts are those over x less those over N(x)
+				} else { // Z(x) out of the lattice's range beside Z(N(x)): the sentence chart has it
+					lc.Outside()
+					for m := range lanes {
+						numerator(c.Sents[p.sentence(j+m)])
+					}
 				}
 				lc.AddCounts(grad, -1)
 			}

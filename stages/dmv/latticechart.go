@@ -28,10 +28,11 @@ import (
 // pulled out of the potentials must be the same for every string of one
 // length. The chart folds each arc's conts into its edges and its stops
 // into its incoming attachments (exact, as in Chart), divides the edges
-// into the arcs of each depth by their largest value, keeping the log
-// per depth, and the roots by theirs (a tree has one root). Paths ending
-// in final states of different depths are rescaled separately and summed
-// in log space.
+// into the arcs of each depth by a bound on the largest of them (the
+// largest that any head among the lattice's tags could give), keeping
+// the log per depth, and the roots by their largest (a tree has one
+// root). Paths ending in final states of different depths are rescaled
+// separately and summed in log space.
 //
 // Lanes: a chart runs one lattice at a time, or several lattices with
 // the same states and arcs (instances of one template, see
@@ -99,9 +100,9 @@ func (c *LatticeChart) Bytes() int {
 	return 8 * (12*c.capAS + 6*c.capAA + 20*c.capA + len(c.inFactor) + len(c.expDepth) + 15*len(c.tags.qLeft))
 }
 
-// Load sets the potentials of lattice l (which must pass Check, or be an
-// instance of a template that does but for determinism) under weight
-// table w, each edge also multiplied by dist[d] when dist is not nil, d
+// Load sets the potentials of lattice l (in the form Check verifies, but
+// for determinism where dead arcs keep each string to one path) under
+// weight table w, each edge also multiplied by dist[d] when dist is not nil, d
 // the distance of head and child in their string (Model L); len(dist)
 // must exceed the lattice's longest string. The chart then has one lane.
 func (c *LatticeChart) Load(l *Lattice, w *Params, dist []float64) {
@@ -169,12 +170,14 @@ func (c *LatticeChart) Inside() float64 {
 	for try := 0; try < 30 && c.sh.depth > 0; try++ {
 		again := false
 		for k, z := range c.z[:c.lanes] {
-			if c.unusable[k] || normal(z) {
+			if c.unusable[k] || z > 1e-100 && z < 1e100 {
 				continue
 			}
 			// Every attachment times step moves a path of d arcs by
 			// step^d: aim for z ≈ 1 when its size is known, else take
-			// big steps.
+			// big steps. Paths of other lengths move by other powers, and
+			// those z is far from may have left the range: z is aimed at
+			// 1, not merely brought into range.
 			var logStep float64
 			switch {
 			case z == 0:
@@ -340,10 +343,10 @@ func (c *LatticeChart) Outside() bool {
 // and log Z_f, where Z_f is the weight of the strings whose paths end in
 // final state f alone (in a neighbourhood's template, the sentence's own
 // path): the posteriors AddCounts then adds are those over all strings
-// less those over f's. It returns the sum over the lanes of log Z_f, NaN
-// when some lane has no usable Z or Z_f (that lane keeps its posteriors
-// at 0).
-func (c *LatticeChart) OutsideContrast(f int) float64 {
+// less those over f's. It returns the sum over the lanes of log Z_f, and
+// false, doing nothing, when some lane has no usable Z or Z_f (weights
+// so extreme that Z_f is out of range beside Z).
+func (c *LatticeChart) OutsideContrast(f int) (float64, bool) {
 	sh := c.sh
 	fi, F, D := slices.Index(sh.finals, f), len(sh.finals), sh.depth+1
 	if fi < 0 {
@@ -353,14 +356,12 @@ func (c *LatticeChart) OutsideContrast(f int) float64 {
 	for k := range c.z[:c.lanes] {
 		zf := c.finalZ[k*F+fi]
 		if !normal(c.z[k]) || !normal(zf) {
-			c.z[k] = math.NaN() // no posteriors in this lane
-			sum += math.NaN()
-			continue
+			return math.NaN(), false
 		}
 		sum += math.Log(zf) + c.logScale[k*D+sh.stateDepth[f]]
 	}
 	c.outside(fi)
-	return sum
+	return sum, true
 }
 
 // outside differentiates, in each lane with a usable Z, log Z less log

@@ -132,7 +132,7 @@ func TestTemplateLanesMatchBuiltLattices(t *testing.T) {
 		// The contrast with the sentence's own path: Σ log Z(x), and the
 		// counts over N(x) less those over x.
 		lanes.Inside()
-		gotZx := lanes.OutsideContrast(tmpl.Sentence)
+		gotZx, _ := lanes.OutsideContrast(tmpl.Sentence)
 		contrast := dmv.NewParams(tags)
 		lanes.AddCounts(contrast, 1)
 		wantZx, wantContrast := 0.0, sumCounts.Clone()
@@ -193,4 +193,41 @@ func TestTemplateLaneOutOfRange(t *testing.T) {
 	counts := dmv.NewParams(tags)
 	lanes.AddCounts(counts, 1)
 	checkClose(t, "lane 0 beside an unusable lane", want, want, counts, wantCounts)
+}
+
+// Under weights far outside what training ends at (those a line search
+// may try: potentials e^±90 and beyond), the lattice either gives the
+// log Z that charting every neighbour gives or no number: never a
+// number that has lost strings of one length to underflow.
+func TestTemplateExtremeWeightsMatchEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const tags = 8
+	lc, sc := dmv.NewLatticeChart(), dmv.NewChart(12)
+	for trial := 0; trial < 300; trial++ {
+		kind := templateKinds[trial%len(templateKinds)]
+		spread := []float64{10, 30, 60}[trial%3]
+		w := dmv.NewParams(tags)
+		for _, tab := range w.Tables() {
+			for i := range tab {
+				tab[i] = math.Exp(spread * rng.NormFloat64())
+			}
+		}
+		x := make([]int, 2+rng.IntN(9))
+		for i := range x {
+			x[i] = rng.IntN(tags)
+		}
+		lc.Load(NewTemplate(kind, len(x)).Instance(x), w, nil)
+		got := lc.Inside()
+		want := math.Inf(-1)
+		for _, y := range naive(kind, x) {
+			if len(y) > 0 {
+				sc.Load(y, w, nil)
+				z := sc.Inside()
+				want = math.Max(want, z) + math.Log1p(math.Exp(-math.Abs(want-z)))
+			}
+		}
+		if !math.IsNaN(got) && math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Fatalf("%s of %v, weights e^(%v·N(0,1)): lattice log Z %v, over the neighbours %v", kind, x, spread, got, want)
+		}
+	}
 }
