@@ -60,6 +60,44 @@ func BenchmarkLatticeChart(b *testing.B) {
 	}
 }
 
+// BenchmarkLatticeLanes is BenchmarkLatticeChart's del1ortrans1 case
+// as training runs it: 32 sentences of one length as instances of the
+// length's template, side by side in the lanes of one chart; ns/sentence
+// is the cost per sentence.
+func BenchmarkLatticeLanes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const tags, lanes = 35, 32
+	w := dmv.NewParams(tags)
+	for _, tab := range w.Tables() {
+		for i := range tab {
+			tab[i] = math.Exp(rng.NormFloat64())
+		}
+	}
+	for _, n := range []int{5, 10, 20} {
+		tmpl := NewTemplate(Del1OrTrans1, n)
+		var ls []*dmv.Lattice
+		for range lanes {
+			x := make([]int, n)
+			for i := range x {
+				x[i] = rng.IntN(tags)
+			}
+			ls = append(ls, tmpl.Instance(x))
+		}
+		counts := dmv.NewParams(tags)
+		c := dmv.NewLatticeChart()
+		b.Run(fmt.Sprintf("del1ortrans1/len%d", n), func(b *testing.B) {
+			for b.Loop() {
+				c.LoadLanes(ls, w, nil)
+				c.Inside()
+				c.Outside()
+				c.AddCounts(counts, 1)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lanes), "ns/sentence")
+			b.ReportMetric(float64(c.Bytes())/(1<<20), "chart-MiB")
+		})
+	}
+}
+
 // BenchmarkBuild is the making of one lattice (automaton, subset
 // construction, layering, minimisation) for a sentence of 10 tags.
 func BenchmarkBuild(b *testing.B) {

@@ -5,7 +5,9 @@
 // sentence's chain, or to another neighbourhood), then determinised and
 // minimised, so that no string is spelled by two paths and is counted
 // once. The result is a dmv.Lattice, the form the DMV's lattice chart
-// runs over.
+// runs over. For training, the neighbourhoods made of local edits also
+// come as templates (template.go): one lattice for every sentence of a
+// length, which a chart runs for many sentences at once.
 //
 // It does not train or read files; stages ce, estep and the nbhd program
 // do.
