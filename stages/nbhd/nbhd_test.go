@@ -115,7 +115,8 @@ func naive(kind string, x []int) stringSet {
 	panic(kind)
 }
 
-// paths lists the string of every path from the start to a final state.
+// paths lists the string of every path from the start to a final state
+// that uses no dead arc.
 func paths(l *dmv.Lattice) [][]int {
 	var out [][]int
 	var walk func(s int, prefix []int)
@@ -123,8 +124,8 @@ func paths(l *dmv.Lattice) [][]int {
 		if l.Final[s] {
 			out = append(out, slices.Clone(prefix))
 		}
-		for _, a := range l.Arcs {
-			if a.From == s {
+		for i, a := range l.Arcs {
+			if a.From == s && (l.Dead == nil || !l.Dead[i]) {
 				walk(a.To, append(prefix, a.Tag))
 			}
 		}

@@ -4,32 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 var templateKinds = []string{Trans1, Del1, Del1OrTrans1, Dynasearch}
-
-// livePaths lists the string of every path from the start to a final
-// state that uses no dead arc.
-func livePaths(l *dmv.Lattice) [][]int {
-	var out [][]int
-	var walk func(s int, prefix []int)
-	walk = func(s int, prefix []int) {
-		if l.Final[s] {
-			out = append(out, slices.Clone(prefix))
-		}
-		for a, arc := range l.Arcs {
-			if arc.From == s && (l.Dead == nil || !l.Dead[a]) {
-				walk(arc.To, append(prefix, arc.Tag))
-			}
-		}
-	}
-	walk(0, nil)
-	return out
-}
 
 // A template's instance spells exactly the strings of its neighbourhood's
 // definition, each by one live path, for every tag string up to length 7
@@ -41,7 +21,7 @@ func TestTemplateInstancesSpellTheirDefinition(t *testing.T) {
 			for _, x := range allStrings(n, 3) {
 				l := tmpl.Instance(x)
 				want, got := naive(kind, x), stringSet{}
-				for _, p := range livePaths(l) {
+				for _, p := range paths(l) {
 					if _, twice := got[fmt.Sprint(p)]; twice {
 						t.Fatalf("%s %v: string %v is spelled by two live paths", kind, x, p)
 					}
