@@ -156,17 +156,21 @@ func (p *Problem) ownFinal(x []int) int {
 	return p.own[len(x)]
 }
 
-// maxLaneBytes bounds the tables of a chart's lanes: a run of lattices
-// that share a shape fills as many lanes as fit (at most 16; one for
-// long sentences).
-const maxLaneBytes = 8 << 20
+// A run of lattices that share a shape fills as many of a chart's lanes
+// as maxLaneBytes of tables hold, at most maxLanes (one for long
+// sentences). More lanes spread the program's cost over more sentences;
+// fewer keep the tables in cache.
+const (
+	maxLanes     = 32
+	maxLaneBytes = 8 << 20
+)
 
 // lanes appends to dst the lattices of positions j, j+1, … (before hi)
 // that share the first one's shape, as many as one chart runs at once.
 func (p *Problem) lanes(j, hi int, dst []*dmv.Lattice) []*dmv.Lattice {
 	first := p.Lattices[p.sentence(j)]
 	a, s := len(first.Arcs), first.States()
-	n := max(1, min(32, maxLaneBytes/(8*(12*a*s+6*a*a))))
+	n := max(1, min(maxLanes, maxLaneBytes/(8*(12*a*s+6*a*a))))
 	for ; j < hi && len(dst) < n; j++ {
 		l := p.Lattices[p.sentence(j)]
 		if !l.SharesShape(first) {
