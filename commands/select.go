@@ -32,7 +32,8 @@ supervised. Sentences with a tag some model does not know are left out of
 every model's log-likelihood (and counted); they are still parsed and scored.
 Models that give some dev sentences probability 0 (unsmoothed; column p=0)
 rank below the others by likelihood: fewer such sentences first, then the
-log-likelihood of the rest.
+log-likelihood of the rest. Log-linear models (train-ce's "w") have no
+likelihood: they are ranked by accuracy only ("-" in the likelihood columns).
 --best FILE writes the winning model there; --json writes one JSON line per
 model instead of the table (rank, model, directed, undirected, counted_* and
 excluded_* accuracies, loglik, cross_entropy, ...). The winner is also named
@@ -41,7 +42,9 @@ on stderr.
 Examples:
    train-sa --delta0 -0.6 --save-dir sa train.jsonl > /dev/null
    select-model --dev dev.jsonl --root exclude sa/*.jsonl --best best.jsonl
-   select-model --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1`,
+   select-model --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1
+   train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null
+   select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
 			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "ranking: accuracy (supervised) or likelihood (unsupervised)"},

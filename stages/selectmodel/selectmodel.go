@@ -82,6 +82,9 @@ type Row struct {
 	LogLikNonzero   format.Real `json:"loglik_nonzero"`
 	Sentences       int         `json:"sentences"` // dev sentences parsed
 	Tokens          int         `json:"tokens"`
+	// LogLinear marks a log-linear model (train-ce's "w"): its trees'
+	// scores are no probabilities, and the log-likelihood fields are 0.
+	LogLinear bool `json:"log_linear,omitempty"`
 }
 
 // Report says what the selection met, for stderr.
@@ -113,12 +116,16 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		return rep, fmt.Errorf("%s: supervised selection (--by accuracy) needs gold heads on every dev sentence; --by likelihood does not", devName)
 	}
 	models := make([]*dmv.Table, len(opts.Models))
+	potentials := make([]*dmv.Params, len(opts.Models))
 	for i, path := range opts.Models {
 		if models[i], err = dmv.ReadModel(path); err != nil {
 			return rep, err
 		}
-		if models[i].Unit != format.Prob {
-			return rep, fmt.Errorf("%s: select needs a probability model (\"p\")", path)
+		if models[i].Unit != format.Prob && opts.By == Likelihood {
+			return rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by accuracy", path)
+		}
+		if potentials[i], err = models[i].Potentials(); err != nil {
+			return rep, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	known := commonlyKnown(dev, models)
@@ -129,7 +136,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	}
 	rows := make([]Row, len(models))
 	for i, m := range models {
-		rows[i] = evaluate(dev, known, m, gold, opts)
+		rows[i] = evaluate(dev, known, m, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
 	}
 	order := rank(rows, opts.By)
@@ -142,7 +149,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	if opts.Best != "" {
 		best := models[order[0]]
 		err := pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
-			return dmv.WriteTable(o, best.Tags, best.Params, format.Prob, nil)
+			return dmv.WriteTable(o, best.Tags, best.Params, best.Unit, nil)
 		})
 		if err != nil {
 			return rep, err
@@ -177,11 +184,12 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 	return known
 }
 
-// evaluate parses the dev sentences with m (Viterbi, as decode does) and
-// scores them, and sums the log-likelihood of the known ones.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, gold bool, opts Options) Row {
-	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev)}
-	pred, logZ := parse(dev, known, m, opts.Workers)
+// evaluate parses the dev sentences with model m, of potentials w
+// (Viterbi, as decode does), and scores them, and sums the log-likelihood
+// of the known ones when m is a probability model.
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, w *dmv.Params, gold bool, opts Options) Row {
+	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
+	pred, logZ := parse(dev, known, m.Tags, w, opts.Workers)
 	if gold {
 		t := score.NewScorer()
 		for i, p := range pred {
@@ -193,9 +201,14 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, gold bool, opt
 		row.CountedDirected, row.CountedUndirected = &c.Directed.Accuracy, &c.Undirected.Accuracy
 		row.ExcludedDirected, row.ExcludedUndirected = &e.Directed.F1, &e.Undirected.F1
 	}
+	for _, s := range dev {
+		row.Tokens += len(s.Tags)
+	}
+	if row.LogLinear {
+		return row
+	}
 	nonzero := 0.0
 	for i, s := range dev {
-		row.Tokens += len(s.Tags)
 		if !known[i] {
 			continue
 		}
@@ -220,11 +233,12 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, gold bool, opt
 // number of workers.
 const chunks = 64
 
-// parse gives the Viterbi heads of every sentence under m (unknown tags
-// and sentences of probability 0 go through the decoder's fallback) and
-// log p(x) of the known ones under the plain model.
-func parse(dev []*format.Sentence, known []bool, m *dmv.Table, workers int) (heads [][]int, logZ []float64) {
-	dec := dmv.NewDecoder(m.Tags, m.Params)
+// parse gives the Viterbi heads of every sentence under potentials w
+// over tags (unknown tags and sentences of probability 0 go through the
+// decoder's fallback) and log Z(x) of the known ones under the plain
+// model.
+func parse(dev []*format.Sentence, known []bool, tags *dmv.TagSet, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
+	dec := dmv.NewDecoder(tags, w)
 	heads, logZ = make([][]int, len(dev)), make([]float64, len(dev))
 	charts := make([]*dmv.Chart, pipeline.Workers(workers))
 	pipeline.ForEachChunk(chunks, len(charts), func(worker, k int) {
@@ -232,15 +246,15 @@ func parse(dev []*format.Sentence, known []bool, m *dmv.Table, workers int) (hea
 			charts[worker] = dmv.NewChart(16)
 		}
 		c := charts[worker]
-		var tags []int
+		var x []int
 		for i := k * len(dev) / chunks; i < (k+1)*len(dev)/chunks; i++ {
-			tags, _ = dec.Encode(dev[i].Tags, tags)
+			x, _ = dec.Encode(dev[i].Tags, x)
 			if known[i] {
-				c.Load(tags, m.Params, nil)
+				c.Load(x, w, nil)
 				logZ[i] = c.Inside()
 			}
-			heads[i] = make([]int, len(tags))
-			dec.Decode(c, tags, heads[i], false)
+			heads[i] = make([]int, len(x))
+			dec.Decode(c, x, heads[i], false)
 		}
 	})
 	return heads, logZ
@@ -291,8 +305,11 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		return fmt.Sprintf("%.1f", 100**f)
 	}
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%4d  %8s  %10s  %14.6g  %10.4f  %3d  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected),
-			float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability, r.Model)
+		ll := fmt.Sprintf("%14.6g  %10.4f  %3d", float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability)
+		if r.LogLinear {
+			ll = fmt.Sprintf("%14s  %10s  %3s", "-", "-", "-") // no probabilities
+		}
+		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected), ll, r.Model)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -245,3 +245,41 @@ func TestSelectRanksZeroProbabilityModelsLast(t *testing.T) {
 		t.Fatalf("rows %+v", rows)
 	}
 }
+
+// A log-linear model (train-ce's "w") is ranked by dev accuracy as the
+// probability model it equals (weights = log-probabilities) is, --best
+// keeps its weights, and --by likelihood refuses it: its trees' scores
+// are no probabilities.
+func TestSelectLogLinearModels(t *testing.T) {
+	dir, _, truth := fixture(t)
+	ts := dmv.NewTagSet(tagNames...)
+	w := truth.Clone()
+	for _, tab := range w.Tables() {
+		for i, v := range tab {
+			tab[i] = math.Log(v)
+		}
+	}
+	var m bytes.Buffer
+	if err := dmv.WriteTable(&m, ts, w, format.Weight, nil); err != nil {
+		t.Fatal(err)
+	}
+	weights := write(t, dir, "weights.jsonl", m.Bytes())
+	src := pipeline.Source{Names: []string{filepath.Join(dir, "dev.jsonl")}}
+	best := filepath.Join(dir, "best.jsonl")
+	var out bytes.Buffer
+	if _, err := Run(&out, Options{Dev: src, Models: append([]string{weights}, models(dir, "uniform")...), By: Accuracy, Best: best, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	rows := runJSON(t, Options{Dev: src, Models: []string{weights, filepath.Join(dir, "true.jsonl")}, By: Accuracy})
+	if filepath.Base(rows[0].Model) != "weights.jsonl" || *rows[0].CountedDirected != *rows[1].CountedDirected ||
+		!rows[0].LogLinear || rows[1].LogLinear || rows[0].LogLik != 0 {
+		t.Fatalf("the weights of the true model and the true model rank %+v, %+v", rows[0], rows[1])
+	}
+	if got := mustRead(t, best); !bytes.Equal(got, m.Bytes()) {
+		t.Fatalf("--best wrote\n%s\nnot the weights model", got)
+	}
+	_, err := Run(&bytes.Buffer{}, Options{Dev: src, Models: []string{weights}, By: Likelihood})
+	if err == nil || !strings.Contains(err.Error(), "--by accuracy") {
+		t.Fatalf("--by likelihood of a log-linear model: %v", err)
+	}
+}
