@@ -48,11 +48,12 @@ type LatticeChart struct {
 	root, edge []float64 // [a·lanes + k], [(a·A + c)·lanes + k]
 	stop, cont []float64 // [(a·4 + dir·2 + valence)·lanes + k]
 	logScale   []float64 // [k·(depth+1) + d]: log of the factor scaling removed from lane k's paths of d arcs
-	arcTags    []int     // [k·A + a]: the tag arc a reads in lane k
+	arcTags    []int     // [a·lanes + k]: the tag arc a reads in lane k
 	unusable   []bool    // scaling met numbers out of range: no Z in this lane
 
-	// What loadLane works with: the lane's tags, per arc the factor on
-	// its incoming edges, per depth e^−m and e^−m−top.
+	// What loading works with: the lanes' tags, per arc and lane the
+	// factor on its incoming edges ([a·lanes + k]), per depth e^−m and
+	// e^−m−top.
 	tags               tagPotentials
 	inFactor, expDepth []float64
 
@@ -121,7 +122,7 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 	c.finalZ = resizeFloats(c.finalZ, W*len(sh.finals))
 	c.z, c.top = resizeFloats(c.z, W), resizeFloats(c.top, W)
 	c.acc, c.acc2 = resizeFloats(c.acc, W), resizeFloats(c.acc2, W)
-	c.inFactor, c.expDepth = resizeFloats(c.inFactor, A), resizeFloats(c.expDepth, 2*D)
+	c.inFactor, c.expDepth = resizeFloats(c.inFactor, A*W), resizeFloats(c.expDepth, 2*D)
 	if cap(c.unusable) < W {
 		c.unusable = make([]bool, W)
 	}
@@ -135,8 +136,9 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 		if l.shapeOf() != sh {
 			panic("dmv: lanes of a lattice chart with different lattice shapes")
 		}
-		c.loadLane(k, l, w, dist)
+		c.loadLane(k, l)
 	}
+	c.loadEdges(w, dist)
 }
 
 // rescaleAttachments multiplies every attachment of lane k by f, for when
@@ -505,23 +507,39 @@ func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc
 func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 	sh, W := c.sh, c.lanes
 	A, t := sh.A, counts.T
-	for k := 0; k < W; k++ {
-		if !normal(c.z[k]) {
-			continue // no posteriors
+	use := c.acc[:W] // weight, or 0 for a lane without posteriors (which may hold NaN)
+	for k, z := range c.z[:W] {
+		use[k] = 0
+		if normal(z) {
+			use[k] = weight
 		}
-		tags := c.arcTags[k*A : k*A+A]
-		for a, ta := range tags {
-			counts.Root[ta] += weight * c.rootPost[a*W+k]
-			for j := 0; j < 4; j++ {
-				counts.Stop[ta*4+j] += weight * c.stopPost[(a*4+j)*W+k]
-				counts.Cont[ta*4+j] += weight * c.contPost[(a*4+j)*W+k]
+	}
+	for a := 0; a < A; a++ {
+		tags := c.arcTags[a*W : a*W+W]
+		for k, ta := range tags {
+			if u := use[k]; u != 0 {
+				counts.Root[ta] += u * c.rootPost[a*W+k]
 			}
 		}
-		for i := 0; i < len(sh.pairs); i += 2 {
-			a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
-			ta, tb := tags[a], tags[b]
-			counts.Child[(ta*2+Right)*t+tb] += weight * c.edgePost[(a*A+b)*W+k]
-			counts.Child[(tb*2+Left)*t+ta] += weight * c.edgePost[(b*A+a)*W+k]
+		for j := 0; j < 4; j++ {
+			sp, cp := c.stopPost[(a*4+j)*W:(a*4+j)*W+W], c.contPost[(a*4+j)*W:(a*4+j)*W+W]
+			for k, ta := range tags {
+				if u := use[k]; u != 0 {
+					counts.Stop[ta*4+j] += u * sp[k]
+					counts.Cont[ta*4+j] += u * cp[k]
+				}
+			}
+		}
+	}
+	for i := 0; i < len(sh.pairs); i += 2 {
+		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+		ta, tb := c.arcTags[a*W:a*W+W], c.arcTags[b*W:b*W+W]
+		r, l := c.edgePost[(a*A+b)*W:(a*A+b)*W+W], c.edgePost[(b*A+a)*W:(b*A+a)*W+W]
+		for k, u := range use {
+			if u != 0 {
+				counts.Child[(ta[k]*2+Right)*t+tb[k]] += u * r[k]
+				counts.Child[(tb[k]*2+Left)*t+ta[k]] += u * l[k]
+			}
 		}
 	}
 }

@@ -92,23 +92,22 @@ func takeLargest(x []float64, d int) float64 {
 	return m
 }
 
-// loadLane sets lane k's potentials, after c.tags has loaded the
-// lanes' tags: lattice l under weight table w,
-// each edge also multiplied by dist[d] (when dist is not nil), d the
-// distance of head and child in their string. Dead arcs get no root and
-// no incoming edge, so no path through them has weight.
+// loadLane sets lane k's potentials but its edges (loadEdges), after
+// c.tags has loaded the lanes' tags: lattice l under c.tags' weight
+// table. Dead arcs get no root and no incoming edge, so no path through
+// them has weight.
 //
 // Scaling, as the type's comment explains: the edges into the arcs of
 // each depth, stops folded in, divided by a bound on the largest of them
 // (tagPotentials.logIn), the roots following their depth; then the roots
 // share one more factor, as a tree has one root. A lane whose potentials
 // are not finite, or overflow anyway, is unusable.
-func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
+func (c *LatticeChart) loadLane(k int, l *Lattice) {
 	sh, W, p := c.sh, c.lanes, &c.tags
-	A, D := sh.A, sh.depth+1
+	D := sh.depth + 1
 	ok := true
 	// The factor of each depth: a bound on its largest incoming edge.
-	logScale, inFactor, em, erm := c.logScale[k*D:k*D+D], c.inFactor[:A], c.expDepth[:D], c.expDepth[D:2*D]
+	logScale, em, erm := c.logScale[k*D:k*D+D], c.expDepth[:D], c.expDepth[D:2*D]
 	logScale[0] = 0
 	top := math.Inf(-1)
 	for d := 0; d < sh.depth; d++ {
@@ -137,15 +136,15 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 	for a, arc := range l.Arcs {
 		t, d := arc.Tag, sh.pos[a]
 		m := logScale[d+1] - logScale[d]
-		c.arcTags[k*A+a] = t
+		c.arcTags[a*W+k] = t
 		ok = ok && p.ok[t]
-		inFactor[a] = expSum(p.logF[t], p.eF[t], -m, em[d])
+		c.inFactor[a*W+k] = expSum(p.logF[t], p.eF[t], -m, em[d])
 		c.root[a*W+k] = expSum(p.logRoot[t], p.eRoot[t], -m-top, erm[d])
 		if math.IsInf(p.logIn[t], -1) {
-			inFactor[a] = 0 // every edge into a is 0 anyway
+			c.inFactor[a*W+k] = 0 // every edge into a is 0 anyway
 		}
 		if l.Dead != nil && l.Dead[a] {
-			inFactor[a], c.root[a*W+k] = 0, 0
+			c.inFactor[a*W+k], c.root[a*W+k] = 0, 0
 		}
 		for j := 0; j < 4; j++ {
 			c.stop[(a*4+j)*W+k], c.cont[(a*4+j)*W+k] = p.stop[t*4+j], p.cont[t*4+j]
@@ -154,19 +153,30 @@ func (c *LatticeChart) loadLane(k int, l *Lattice, w *Params, dist []float64) {
 	for d := range logScale {
 		logScale[d] += top
 	}
-	T := w.T
+	c.unusable[k] = !ok || math.IsNaN(top) || math.IsInf(top, 1)
+}
+
+// loadEdges sets every lane's edges, after loadLane has set the lanes'
+// tags and factors: those between arcs that share a string (the only
+// ones read), each also multiplied by dist[d] (when dist is not nil), d
+// the distance of head and child in their string.
+func (c *LatticeChart) loadEdges(w *Params, dist []float64) {
+	sh, W, p, T := c.sh, c.lanes, &c.tags, w.T
+	A := sh.A
 	for i := 0; i < len(sh.pairs); i += 2 {
 		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
-		ta, tb := l.Arcs[a].Tag, l.Arcs[b].Tag
-		r := w.Child[(ta*2+Right)*T+tb] * p.qRight[ta] * inFactor[b]
-		lt := w.Child[(tb*2+Left)*T+ta] * p.qLeft[tb] * inFactor[a]
+		d := 1.0
 		if dist != nil {
-			d := dist[sh.pos[b]-sh.pos[a]]
-			r, lt = r*d, lt*d
+			d = dist[sh.pos[b]-sh.pos[a]]
 		}
-		c.edge[(a*A+b)*W+k], c.edge[(b*A+a)*W+k] = r, lt
+		ta, tb := c.arcTags[a*W:a*W+W], c.arcTags[b*W:b*W+W]
+		fa, fb := c.inFactor[a*W:a*W+W], c.inFactor[b*W:b*W+W]
+		r, l := c.edge[(a*A+b)*W:(a*A+b)*W+W], c.edge[(b*A+a)*W:(b*A+a)*W+W]
+		for k := range r {
+			r[k] = w.Child[(ta[k]*2+Right)*T+tb[k]] * p.qRight[ta[k]] * fb[k] * d
+			l[k] = w.Child[(tb[k]*2+Left)*T+ta[k]] * p.qLeft[tb[k]] * fa[k] * d
+		}
 	}
-	c.unusable[k] = !ok || math.IsNaN(top) || math.IsInf(top, 1)
 }
 
 // expSum is e^{x+y} from ex = e^x and ey = e^y, multiplied when both are
