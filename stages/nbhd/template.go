@@ -81,14 +81,13 @@ func NewTemplate(kind string, n int) *Template {
 		link(c[i], c[i+1], i, -1)
 	}
 	l.Final[c[n]] = true
-	if !again {
-		t.Sentence = c[n]
-	}
 	if again {
 		for i := 0; i+2 <= n; i++ {
 			link(c[i], m[i], i+1, i)
 			link(m[i], c[i+2], i, -1)
 		}
+	} else {
+		t.Sentence = c[n] // edits never come back to the c chain
 	}
 	if swap && n >= 2 {
 		s := make([]int, n+1)
