@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -67,10 +66,7 @@ func (l Lattice) MarshalJSON() ([]byte, error) {
 // their meaning (see Validate).
 func (l *Lattice) UnmarshalJSON(data []byte) error {
 	*l = Lattice{}
-	tags := tagNames
-	if bytes.IndexByte(data, '\\') >= 0 {
-		tags = nil // escapes: the interner's allocation-free read cannot take them
-	}
+	tags := tagInterner(data)
 	var seen [4]bool
 	err := decodeObject(data, "lattice", func(it *jsoniter.Iterator, field string) {
 		switch field {

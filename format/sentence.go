@@ -95,10 +95,7 @@ func ValidateHeads(heads []int, n int) error {
 // this is on the shell loop's path. Unknown fields are skipped.
 func (s *Sentence) UnmarshalJSON(data []byte) error {
 	*s = Sentence{}
-	tags := tagNames
-	if bytes.IndexByte(data, '\\') >= 0 {
-		tags = nil // escapes: the iterator's allocation-free read cannot take them
-	}
+	tags := tagInterner(data)
 	return decodeObject(data, "sentence", func(it *jsoniter.Iterator, field string) {
 		switch field {
 		case "id":
@@ -183,6 +180,15 @@ type interner struct {
 // tagNames interns tags: a corpus has a few dozen of them and millions of
 // tokens, so reading them allocates almost nothing.
 var tagNames = &interner{names: map[string]string{}}
+
+// tagInterner is tagNames for a record without escapes, nil for one with
+// them, which the interner's allocation-free read cannot take.
+func tagInterner(data []byte) *interner {
+	if bytes.IndexByte(data, '\\') >= 0 {
+		return nil
+	}
+	return tagNames
+}
 
 // maxInterned bounds the table, in case "tags" hold something unbounded.
 const maxInterned = 1 << 16

@@ -255,9 +255,10 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 		}
 	}
 	// half emits a half's header and its runs over the arcs c leaving the
-	// states of r (stopping short of state end) for which keep(c): x
-	// indexes row xRow of an A·A table, y row yRow of a transpose.
-	half := func(o, t, d int, r []int32, end, xRow, yRow int, keep func(c int) bool) {
+	// states of r (stopping short of state end) that lead to end, the
+	// terms that can be positive: x indexes row xRow of an A·A table, y
+	// row yRow of a transpose.
+	half := func(o, t, d int, r []int32, end, xRow, yRow int) {
 		emit(o, t, d, 0)
 		count := len(sh.prog) - 1
 		lo := -1
@@ -269,25 +270,31 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 			}
 		}
 		for ; len(r) > 0; r = r[2:] {
-			for c := sh.arcFrom[r[0]]; c < sh.arcFrom[min(int(r[1]), end)]; c++ {
+			hi := sh.arcFrom[min(int(r[1]), end)]
+			for c := sh.arcFrom[r[0]]; c < hi; c++ {
 				switch {
-				case !keep(c):
+				case !sh.reaches(sh.to[c], end):
 					flush(c)
 				case lo < 0:
 					lo = c
 				}
 			}
-			flush(sh.arcFrom[min(int(r[1]), end)])
+			flush(hi)
+		}
+	}
+	// paths calls f for every pair of states i < j = i + span with a path
+	// from i to j.
+	paths := func(span int, f func(i, j int)) {
+		for i := 0; i+span < S; i++ {
+			if sh.reaches(i, i+span) {
+				f(i, i+span)
+			}
 		}
 	}
 	sh.at = make([]int32, 3*S+1)
 	for span := 1; span < S; span++ {
 		sh.at[3*span] = int32(len(sh.prog))
-		for i := 0; i+span < S; i++ {
-			j := i + span
-			if !sh.reaches(i, j) {
-				continue
-			}
+		paths(span, func(i, j int) {
 			for a := sh.arcFrom[i]; a < sh.arcFrom[i+1]; a++ {
 				q := sh.to[a]
 				for _, b := range sh.into[sh.intoAt[j]:sh.intoAt[j+1]] {
@@ -302,37 +309,23 @@ func (sh *latticeShape) program(between func(s, t int) []int32) {
 					}
 				}
 			}
-		}
+		})
 		sh.at[3*span+1] = int32(len(sh.prog))
-		for i := 0; i+span < S; i++ {
-			j := i + span
-			if !sh.reaches(i, j) {
-				continue
-			}
+		paths(span, func(i, j int) {
 			for a := sh.arcFrom[i]; a < sh.arcFrom[i+1]; a++ {
-				q := sh.to[a]
-				if q >= j || !sh.reaches(q, j) {
-					continue // the half of width 1, or no path
+				if q := sh.to[a]; q < j && sh.reaches(q, j) { // not the half of width 1
+					half(a*S+j, j*A+a, a*4+Right*2+NonAdj, between(q, j), j, a, j)
 				}
-				half(a*S+j, j*A+a, a*4+Right*2+NonAdj, between(q, j), j, a, j,
-					func(c int) bool { return sh.reaches(sh.to[c], j) })
 			}
-		}
+		})
 		sh.at[3*span+2] = int32(len(sh.prog))
-		for i := 0; i+span < S; i++ {
-			j := i + span
-			if !sh.reaches(i, j) {
-				continue
-			}
+		paths(span, func(i, j int) {
 			for _, a := range sh.into[sh.intoAt[j]:sh.intoAt[j+1]] {
-				p := sh.from[a]
-				if p <= i || !sh.reaches(i, p) {
-					continue // the half of width 1, or never read
+				if p := sh.from[a]; p > i && sh.reaches(i, p) { // not the half of width 1
+					half(a*S+i, i*A+a, a*4+Left*2+NonAdj, between(i, p), p, a, i)
 				}
-				half(a*S+i, i*A+a, a*4+Left*2+NonAdj, between(i, p), p, a, i,
-					func(c int) bool { return sh.reaches(sh.to[c], p) })
 			}
-		}
+		})
 	}
 	sh.at[3*S] = int32(len(sh.prog))
 	sh.rootAt = make([]int, len(sh.finals)+1)
