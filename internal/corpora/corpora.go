@@ -1,5 +1,6 @@
-// Package corpora loads the real corpora that benchmarks and accuracy
-// tests share, from ../shared/data, skipping when it is absent.
+// Package corpora loads the corpora that benchmarks and accuracy tests
+// share — the real ones from ../shared/data, skipping when it is absent,
+// and sampled or random ones — and the checks the trainers' tests share.
 package corpora
 
 import (
@@ -93,4 +94,26 @@ func corpus(t testing.TB, sents []*format.Sentence) *dmv.Corpus {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// SameForWorkers trains with 1, 2 and 3 workers and fails unless the
+// three models, as written, are identical to the last bit.
+func SameForWorkers(t testing.TB, tags *dmv.TagSet, train func(workers int) (*dmv.Params, error)) {
+	t.Helper()
+	var first []byte
+	for _, workers := range []int{1, 2, 3} {
+		model, err := train(workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := dmv.WriteTable(&b, tags, model, format.Prob, nil); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = b.Bytes()
+		} else if !bytes.Equal(first, b.Bytes()) {
+			t.Fatalf("models differ between 1 and %d workers", workers)
+		}
+	}
 }

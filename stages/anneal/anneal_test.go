@@ -1,7 +1,6 @@
 package anneal
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"testing"
@@ -219,24 +218,14 @@ func TestAnnealingWorkersGiveIdenticalModels(t *testing.T) {
 	c := corpora.Sampled(t, 500, 6, 3, 10, 0.4, 11)
 	start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
 	stages := []dmv.Reweighting{{Beta: 0.3, Skew: start}, {Beta: 1, Delta: -0.4}, {Beta: 1, Segmented: true, SegBeta: -0.5}}
-	var outs [][]byte
-	for _, workers := range []int{1, 2, 3} {
+	corpora.SameForWorkers(t, c.Tags, func(workers int) (*dmv.Params, error) {
 		a := &Annealer{EM: train.EM{Corpus: c, EStep: dmv.EStepOptions{Workers: workers}, MaxIter: 4}, Stages: stages}
 		res, err := a.Run(start)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		var b bytes.Buffer
-		if err := dmv.WriteTable(&b, c.Tags, res.Model, format.Prob, nil); err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b.Bytes())
-	}
-	for i := 1; i < len(outs); i++ {
-		if !bytes.Equal(outs[0], outs[i]) {
-			t.Fatalf("models differ between 1 and %d workers", i+1)
-		}
-	}
+		return res.Model, nil
+	})
 }
 
 func TestAnnealerRejectsBadStages(t *testing.T) {

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"testing"
@@ -63,23 +62,13 @@ func TestViterbiEMNeverLowersItsObjective(t *testing.T) {
 // The number of workers changes nothing, to the last bit.
 func TestWorkersGiveIdenticalModels(t *testing.T) {
 	c := corpora.Sampled(t, 1000, 6, 1, 12, 1, 7)
-	var outs [][]byte
-	for _, workers := range []int{1, 2, 3} {
+	corpora.SameForWorkers(t, c.Tags, func(workers int) (*dmv.Params, error) {
 		start, _ := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{Workers: workers})
 		em := &EM{Corpus: c, EStep: dmv.EStepOptions{Workers: workers}, MaxIter: 5}
 		res, err := em.Run(start)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		var b bytes.Buffer
-		if err := dmv.WriteTable(&b, c.Tags, res.Model, format.Prob, nil); err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b.Bytes())
-	}
-	for i := 1; i < len(outs); i++ {
-		if !bytes.Equal(outs[0], outs[i]) {
-			t.Fatalf("models differ between 1 and %d workers", i+1)
-		}
-	}
+		return res.Model, nil
+	})
 }
