@@ -133,16 +133,24 @@ func TestCoNLLReaderErrors(t *testing.T) {
 			// report it at its line and go on.
 			in := good + "\n" + c.in + "\n" + good
 			sents, errs := readAllCoNLL(t, in)
-			if len(errs) != 1 {
-				t.Fatalf("errors %v, want one", errs)
-			}
-			if wantLine := c.line + 2; errs[0].Line != wantLine || !strings.Contains(errs[0].Error(), c.msg) {
-				t.Errorf("error %q, want line %d and %q", errs[0], wantLine, c.msg)
-			}
-			if len(sents) != 2 {
-				t.Errorf("%d good sentences read around the bad one, want 2", len(sents))
-			}
+			checkBadBetweenGood(t, sents, errs, c.line, c.msg)
 		})
+	}
+}
+
+// checkBadBetweenGood checks what a reader made of a bad sentence, its
+// error at line (counted in the bad sentence) mentioning msg, between two
+// good one-line sentences: one error there, and both good sentences.
+func checkBadBetweenGood(t *testing.T, sents []*CoNLLSentence, errs []*SyntaxError, line int, msg string) {
+	t.Helper()
+	if len(errs) != 1 {
+		t.Fatalf("errors %v, want one", errs)
+	}
+	if wantLine := line + 2; errs[0].Line != wantLine || !strings.Contains(errs[0].Error(), msg) {
+		t.Errorf("error %q, want line %d and %q", errs[0], wantLine, msg)
+	}
+	if len(sents) != 2 {
+		t.Errorf("%d good sentences read around the bad one, want 2", len(sents))
 	}
 }
 

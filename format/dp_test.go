@@ -49,15 +49,7 @@ func TestDPReaderErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sents, errs := readAllDP(t, good+"\n"+c.in+"\n"+good)
-			if len(errs) != 1 {
-				t.Fatalf("errors %v, want one", errs)
-			}
-			if wantLine := c.line + 2; errs[0].Line != wantLine || !strings.Contains(errs[0].Error(), c.msg) {
-				t.Errorf("error %q, want line %d and %q", errs[0], wantLine, c.msg)
-			}
-			if len(sents) != 2 {
-				t.Errorf("%d good sentences read around the bad one, want 2", len(sents))
-			}
+			checkBadBetweenGood(t, sents, errs, c.line, c.msg)
 		})
 	}
 }
