@@ -5,9 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/grind-nlp/grind/internal/corpora"
-
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )

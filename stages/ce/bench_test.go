@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/grind-nlp/grind/internal/corpora"
-
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )

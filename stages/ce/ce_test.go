@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/internal/corpora"
-
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )

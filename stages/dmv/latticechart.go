@@ -39,7 +39,9 @@ import (
 // Lattice.WithTags) side by side, one per lane: every table keeps the
 // lanes of an item next to each other, so the program is walked once
 // for all of them and its innermost loops run over the lanes. Each lane
-// has its own potentials, scaling and Z.
+// has its own potentials, scaling and Z. With one lane the hot loops are
+// plain dot products and axpys instead (lane loops of width one cost a
+// single lattice 25–40% more).
 type LatticeChart struct {
 	sh    *latticeShape
 	lanes int

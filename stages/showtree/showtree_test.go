@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grind-nlp/grind/internal/golden"
-
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/golden"
 	"github.com/grind-nlp/grind/pipeline"
 )
 

@@ -6,9 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/grind-nlp/grind/internal/corpora"
-
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
