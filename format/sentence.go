@@ -15,14 +15,19 @@ import (
 //
 // Heads and Pred are 1-based with 0 for the root; they are absent when the
 // sentence has no gold tree or no prediction. Tree keeps the PTB bracketing
-// when the sentence came from a constituency treebank.
+// when the sentence came from a constituency treebank. PredSpans are
+// predicted brackets, 0-based and half-open ([i, j) covers tokens i..j−1),
+// each of two or more tokens, the whole sentence included. GoldTags keeps
+// the gold tags aside when a tagger writes induced tags into Tags.
 type Sentence struct {
-	ID    string   `json:"id,omitempty"`
-	Words []string `json:"words,omitempty"`
-	Tags  []string `json:"tags"`
-	Heads []int    `json:"heads,omitempty"`
-	Pred  []int    `json:"pred,omitempty"`
-	Tree  string   `json:"tree,omitempty"`
+	ID        string   `json:"id,omitempty"`
+	Words     []string `json:"words,omitempty"`
+	Tags      []string `json:"tags"`
+	Heads     []int    `json:"heads,omitempty"`
+	Pred      []int    `json:"pred,omitempty"`
+	Tree      string   `json:"tree,omitempty"`
+	PredSpans [][2]int `json:"pred_spans,omitempty"`
+	GoldTags  []string `json:"gold_tags,omitempty"`
 }
 
 // Len is the number of tokens.
@@ -51,6 +56,14 @@ func (s *Sentence) Validate() error {
 	if s.Pred != nil {
 		if err := ValidateHeads(s.Pred, n); err != nil {
 			return fmt.Errorf("pred: %w", err)
+		}
+	}
+	if s.GoldTags != nil && len(s.GoldTags) != n {
+		return fmt.Errorf("%d gold_tags but %d tags", len(s.GoldTags), n)
+	}
+	for _, sp := range s.PredSpans {
+		if sp[0] < 0 || sp[1] > n || sp[1]-sp[0] < 2 {
+			return fmt.Errorf("pred_spans: [%d, %d] is not a span of two or more of the %d tokens (0-based, half-open)", sp[0], sp[1], n)
 		}
 	}
 	return nil
@@ -110,6 +123,10 @@ func (s *Sentence) UnmarshalJSON(data []byte) error {
 			s.Pred = readInts(it)
 		case "tree":
 			s.Tree = it.ReadString()
+		case "pred_spans":
+			s.PredSpans = readSpans(it)
+		case "gold_tags":
+			s.GoldTags = readStrings(it, tags)
 		default:
 			it.Skip()
 		}
@@ -135,6 +152,14 @@ func (s Sentence) MarshalJSON() ([]byte, error) {
 		}
 		if s.Tree != "" {
 			o.str("tree", s.Tree)
+		}
+		if len(s.PredSpans) > 0 {
+			writeArray(o.field("pred_spans"), s.PredSpans, func(sp [2]int) {
+				writeArray(o.s, sp[:], o.s.WriteInt)
+			})
+		}
+		if len(s.GoldTags) > 0 {
+			o.strings("gold_tags", s.GoldTags)
 		}
 	})
 }
@@ -169,6 +194,31 @@ func readInts(it *jsoniter.Iterator) []int {
 		xs = append(xs, it.ReadInt())
 	}
 	return append(make([]int, 0, len(xs)), xs...)
+}
+
+// readSpans reads an array of [i, j] pairs; null is nil.
+func readSpans(it *jsoniter.Iterator) [][2]int {
+	if it.ReadNil() {
+		return nil
+	}
+	spans := [][2]int{}
+	for it.ReadArray() {
+		var sp [2]int
+		k := 0
+		for it.ReadArray() {
+			if k < 2 {
+				sp[k] = it.ReadInt()
+			} else {
+				it.Skip()
+			}
+			k++
+		}
+		if k != 2 {
+			it.ReportError("read span", "a span is a pair [i, j]")
+		}
+		spans = append(spans, sp)
+	}
+	return spans
 }
 
 // interner hands out one shared copy of each string it reads.
