@@ -32,15 +32,20 @@ func ParseAttach(s string) (Attach, error) {
 	return "", fmt.Errorf("--attach must be %q, %q or %q, not %q", Left, Right, Random, s)
 }
 
-// Options choose the baseline; Seed drives Random.
+// Options choose the baseline: Attach writes "pred", Brackets writes
+// "pred_spans" (one of the two is set); Seed drives the random ones.
 type Options struct {
-	Attach Attach
-	Seed   uint64
+	Attach   Attach
+	Brackets Bracketing
+	Seed     uint64
 }
 
 // Predict copies the sentences of src to w with "pred" set by the baseline
 // (replacing any earlier prediction; gold heads are kept).
 func Predict(src pipeline.Source, w io.Writer, opts Options) error {
+	if opts.Brackets != "" {
+		return predictBrackets(src, w, opts)
+	}
 	var sampler *Sampler
 	if opts.Attach == Random {
 		sampler = NewSampler(opts.Seed)
@@ -222,4 +227,35 @@ func (s *Sampler) halfSpan(heads []int, head, width, dir int) {
 		// dep's dependents beyond it, then nothing more for head.
 		head, width = dep, width-d
 	}
+}
+
+// predictBrackets is Predict for Options.Brackets.
+func predictBrackets(src pipeline.Source, w io.Writer, opts Options) error {
+	trees := NewTreeSampler(opts.Seed)
+	return pipeline.EachSentence(src, func(s *format.Sentence) error {
+		n := s.Len()
+		switch opts.Brackets {
+		case LeftBranching:
+			s.PredSpans = LeftSpans(n)
+		case RightBranching:
+			s.PredSpans = RightSpans(n)
+		case RandomTree:
+			s.PredSpans = trees.Spans(n)
+		case UpperBound:
+			if s.Tree == "" {
+				return pipeline.BadRecord(fmt.Errorf(`--brackets %s needs the gold "tree"`, UpperBound))
+			}
+			spans, m, err := UpperBoundSpans(s.Tree)
+			if err != nil {
+				return pipeline.BadRecord(fmt.Errorf("tree: %w", err))
+			}
+			if m != n {
+				return pipeline.BadRecord(fmt.Errorf("tree has %d tokens but the sentence %d", m, n))
+			}
+			s.PredSpans = spans
+		default:
+			return fmt.Errorf("unknown bracket baseline %q", opts.Brackets)
+		}
+		return pipeline.WriteRecord(w, s)
+	})
 }

@@ -149,6 +149,9 @@ type Report struct {
 	Counted    Counted     `json:"counted"`
 	Excluded   Excluded    `json:"excluded"`
 	ByLength   []LengthRow `json:"by_length"`
+	// Brackets is present when sentences carried "tree" and a prediction
+	// (brackets.go).
+	Brackets *BracketReport `json:"brackets,omitempty"`
 }
 
 // ratio is a/b, or 0 when there is nothing to score (no NaN in reports).
@@ -258,6 +261,7 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 	}
 	sc := NewScorer()
+	var brackets bracketScorer
 	next := 0 // the gold sentence of the next input record
 	err := pipeline.EachRecord(src, func(s *format.Sentence, _ *pipeline.Lines) error {
 		heads := s.Heads
@@ -277,7 +281,13 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
+		bracketed, err := brackets.add(s)
+		if err != nil {
+			return pipeline.BadRecord(err)
+		}
 		switch {
+		case bracketed && (heads == nil || s.Pred == nil):
+			return nil
 		case heads == nil && s.Pred == nil:
 			return pipeline.BadRecord(errors.New(`sentence has neither gold "heads" nor "pred" to score`))
 		case heads == nil:
@@ -291,13 +301,14 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if sc.all.Sentences == 0 {
+	if sc.all.Sentences == 0 && brackets.report() == nil {
 		return ErrNoSentences
 	}
 	if gold != nil && next < len(gold.sentences) {
 		return fmt.Errorf("input ended after %d sentences, but gold file %s has %d", next, gold.name, len(gold.sentences))
 	}
 	r := sc.Report(opts.Root)
+	r.Brackets = brackets.report()
 	if opts.JSON {
 		return pipeline.WriteRecord(w, r)
 	}
@@ -356,6 +367,14 @@ func sameTags(gold, pred []string) error {
 // sizes and the per-length table, percentages to one decimal.
 func WriteTable(w io.Writer, r Report) error {
 	var b []byte
+	if r.Brackets != nil {
+		b = writeBracketTable(b, r.Brackets)
+		if r.Sentences == 0 {
+			_, err := w.Write(b)
+			return err
+		}
+		b = append(b, '\n')
+	}
 	add := func(format string, args ...any) { b = fmt.Appendf(b, format, args...) }
 	pct := func(f float64) float64 { return 100 * f }
 	c, e := r.Counted, r.Excluded
