@@ -1,0 +1,263 @@
+package ccm
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// binaryBracketings lists every binary bracketing of [i, j) as its spans
+// of two or more tokens.
+func binaryBracketings(i, j int) [][][2]int {
+	if j-i == 1 {
+		return [][][2]int{nil}
+	}
+	var out [][][2]int
+	for k := i + 1; k < j; k++ {
+		for _, l := range binaryBracketings(i, k) {
+			for _, r := range binaryBracketings(k, j) {
+				out = append(out, append(append([][2]int{{i, j}}, l...), r...))
+			}
+		}
+	}
+	return out
+}
+
+// jointLogProb is log P(s, B) straight from the definition: P_bin(B) times
+// every span's yield and context probability given its bracket value.
+func jointLogProb(m *Model, c *Corpus, s Sentence, brackets [][2]int, trees int) float64 {
+	isT := map[[2]int]bool{}
+	for _, b := range brackets {
+		isT[b] = true
+	}
+	logP := -math.Log(float64(trees))
+	for i := 0; i <= s.N; i++ {
+		for j := i; j <= s.N; j++ {
+			b := Distituent
+			if j-i == 1 || isT[[2]int{i, j}] {
+				b = Constituent
+			}
+			k := s.Span(i, j)
+			logP += math.Log(m.Span[b][c.Yield[k]]) + math.Log(m.Context[b][c.Context[k]])
+		}
+	}
+	return logP
+}
+
+func randomCorpus(rng *rand.Rand, sentences, maxLen, tags int) *Corpus {
+	names := []string{"A", "B", "C", "D", "E"}[:tags]
+	var sents [][]string
+	for range sentences {
+		n := 1 + rng.IntN(maxLen)
+		s := make([]string, n)
+		for i := range s {
+			s[i] = names[rng.IntN(tags)]
+		}
+		sents = append(sents, s)
+	}
+	c, err := NewCorpus(sents, nil)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// randomModel draws a model by an M-step on random counts, so that it is
+// normalised like a trained one and far from uniform.
+func randomModel(rng *rand.Rand, c *Corpus, v Variant) *Model {
+	cnt := &Counts{}
+	for range c.Sym.NumYields() {
+		n := 1 + 5*rng.Float64()
+		cnt.SpanN = append(cnt.SpanN, n)
+		cnt.SpanT = append(cnt.SpanT, n*rng.Float64())
+	}
+	for range c.Sym.NumContexts() {
+		n := 1 + 5*rng.Float64()
+		cnt.ContextN = append(cnt.ContextN, n)
+		cnt.ContextT = append(cnt.ContextT, n*rng.Float64())
+	}
+	m, err := MStep(cnt, c.Sym, v, Smoothing{0.1, 0.1})
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func relErr(got, want float64) float64 {
+	if got == want {
+		return 0
+	}
+	return math.Abs(got-want) / math.Max(math.Abs(want), 1e-300)
+}
+
+// TestChartAgainstEnumeration checks the likelihood, every bracket
+// posterior and the Viterbi bracketing against the sum and the maximum
+// over every binary bracketing, for both variants and n ≤ 8.
+func TestChartAgainstEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, v := range []Variant{Model1, Model2} {
+		c := randomCorpus(rng, 40, 8, 3)
+		m := randomModel(rng, c, v)
+		for k, s := range c.Sentences {
+			trees := binaryBracketings(0, s.N)
+			post := map[[2]int]float64{}
+			total := math.Inf(-1)
+			bestScore, best := math.Inf(-1), [][2]int(nil)
+			for _, b := range trees {
+				lp := jointLogProb(m, c, s, b, len(trees))
+				total = logAdd(total, lp)
+				if lp > bestScore {
+					bestScore, best = lp, b
+				}
+			}
+			for _, b := range trees {
+				lp := jointLogProb(m, c, s, b, len(trees))
+				for _, sp := range b {
+					post[sp] += math.Exp(lp - total)
+				}
+			}
+			got, logP := m.Posteriors(c, k)
+			if e := relErr(logP, total); e > 1e-9 {
+				t.Errorf("model %d sentence %d: log P %v, enumeration %v", v, k, logP, total)
+			}
+			for i := 0; i < s.N; i++ {
+				for j := i + 2; j <= s.N; j++ {
+					if e := relErr(got[i][j], post[[2]int{i, j}]); e > 1e-9 && math.Abs(got[i][j]-post[[2]int{i, j}]) > 1e-15 {
+						t.Errorf("model %d sentence %d span (%d,%d): posterior %v, enumeration %v", v, k, i, j, got[i][j], post[[2]int{i, j}])
+					}
+				}
+				if got[i][i+1] != 1 {
+					t.Errorf("single token posterior %v", got[i][i+1])
+				}
+			}
+			if got[0][s.N] != 1 {
+				t.Errorf("P(0,n) = %v", got[0][s.N])
+			}
+			spans, score := m.Parse(c, k, Viterbi)
+			slices.SortFunc(best, cmpSpan)
+			slices.SortFunc(spans, cmpSpan)
+			if !slices.Equal(spans, best) {
+				t.Errorf("model %d sentence %d: Viterbi %v, enumeration %v", v, k, spans, best)
+			}
+			// Viterbi's score is log P(s, B) − log K(s) + log Cat(n−1).
+			var ch chart
+			logK, _ := m.potentials(c, s, &ch)
+			if e := relErr(score+logK-math.Log(float64(len(trees))), bestScore); e > 1e-9 {
+				t.Errorf("model %d sentence %d: Viterbi score %v, enumeration %v", v, k, score+logK-math.Log(float64(len(trees))), bestScore)
+			}
+			// MBR: the tree whose brackets' posteriors sum highest.
+			mbr, mbrScore := m.Parse(c, k, MBR)
+			bestSum := math.Inf(-1)
+			for _, b := range trees {
+				sum := 0.0
+				for _, sp := range b {
+					sum += post[sp]
+				}
+				bestSum = math.Max(bestSum, sum)
+			}
+			sum := 0.0
+			for _, sp := range mbr {
+				sum += post[sp]
+			}
+			if math.Abs(sum-bestSum) > 1e-9 || math.Abs(mbrScore-bestSum) > 1e-9 {
+				t.Errorf("model %d sentence %d: MBR tree sums %v (reported %v), best %v", v, k, sum, mbrScore, bestSum)
+			}
+		}
+	}
+}
+
+func cmpSpan(a, b [2]int) int {
+	if a[0] != b[0] {
+		return a[0] - b[0]
+	}
+	return a[1] - b[1]
+}
+
+func logAdd(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// TestStartPosteriors checks the split-uniform start against Klein's
+// closed form (appendix B.2) and the tree-uniform one against enumeration.
+func TestStartPosteriors(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		w := n + 1
+		split, _ := StartPosteriors(SplitUniform, n)
+		tree, _ := StartPosteriors(TreeUniform, n)
+		trees := binaryBracketings(0, n)
+		for i := 0; i < n; i++ {
+			for j := i + 2; j <= n; j++ {
+				l := float64(j - i)
+				var want float64
+				switch {
+				case i == 0 && j == n:
+					want = 1
+				case i == 0 || j == n:
+					want = 1 / l
+				default:
+					want = 2 / (l * (l + 1))
+				}
+				if relErr(split[i*w+j], want) > 1e-12 {
+					t.Errorf("split n=%d (%d,%d): %v, want %v", n, i, j, split[i*w+j], want)
+				}
+				hits := 0
+				for _, b := range trees {
+					if slices.Contains(b, [2]int{i, j}) {
+						hits++
+					}
+				}
+				if want := float64(hits) / float64(len(trees)); relErr(tree[i*w+j], want) > 1e-12 {
+					t.Errorf("tree n=%d (%d,%d): %v, want %v", n, i, j, tree[i*w+j], want)
+				}
+			}
+		}
+	}
+}
+
+// TestEMNeverLowersObjective runs EM without smoothing (the likelihood
+// must not fall) and with Klein's (the MAP objective must not fall), for
+// both variants and every start.
+func TestEMNeverLowersObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	c := randomCorpus(rng, 60, 9, 4)
+	for _, v := range []Variant{Model1, Model2} {
+		for _, st := range []Start{SplitUniform, TreeUniform, BracketUniform} {
+			for _, sm := range []Smoothing{{1e-9, 1e-9}, KleinSmoothing} {
+				prev := math.Inf(-1)
+				_, _, err := Train(c, Options{Variant: v, Start: st, Smoothing: sm, MaxIter: 25, Tol: 1e-12,
+					Iteration: func(iter int, logLik, obj float64) {
+						if obj < prev-1e-9*math.Abs(prev) {
+							t.Errorf("model %d start %s smoothing %v: objective fell from %v to %v at iteration %d", v, st, sm, prev, obj, iter)
+						}
+						prev = obj
+					}})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// TestEStepSameForWorkers checks that counts do not depend on the number
+// of workers, to the bit.
+func TestEStepSameForWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	c := randomCorpus(rng, 700, 10, 5)
+	m := randomModel(rng, c, Model1)
+	one := m.EStep(c, 1)
+	for _, w := range []int{2, 3, 8} {
+		got := m.EStep(c, w)
+		if got.LogLik != one.LogLik || !slices.Equal(got.SpanT, one.SpanT) || !slices.Equal(got.ContextT, one.ContextT) ||
+			!slices.Equal(got.SpanN, one.SpanN) || !slices.Equal(got.ContextN, one.ContextN) {
+			t.Errorf("%d workers give different counts from one", w)
+		}
+	}
+}

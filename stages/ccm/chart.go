@@ -1,0 +1,194 @@
+package ccm
+
+import (
+	"math"
+)
+
+// Variant chooses the span multinomial.
+type Variant int
+
+const (
+	// Model1 is Klein's CCM: P(α | B).
+	Model1 Variant = 1
+	// Model2 is Smith & Eisner's (2004) CCM2: P(α | B, |α|), one span
+	// multinomial per bracket value and yield length.
+	Model2 Variant = 2
+)
+
+// Distituent and Constituent index the first dimension of the tables.
+const (
+	Distituent = 0
+	Constituent = 1
+)
+
+// Model holds the four multinomials as dense tables indexed by the ids of
+// Sym: Span[b][y] = P(yield y | b) (given also its length under Model2),
+// Context[b][x] = P(context x | b).
+type Model struct {
+	Variant Variant
+	Sym     *Symbols
+	Span    [2][]float64
+	Context [2][]float64
+}
+
+// chart is one sentence's scratch space, reused by a worker.
+type chart struct {
+	phi, in, out []float64
+}
+
+func (ch *chart) size(n int) {
+	m := (n + 1) * (n + 1)
+	if cap(ch.phi) < m {
+		ch.phi, ch.in, ch.out = make([]float64, m), make([]float64, m), make([]float64, m)
+	}
+	ch.phi, ch.in, ch.out = ch.phi[:m], ch.in[:m], ch.out[:m]
+}
+
+// logCatalan is log Cat(k), the number of binary trees over k+1 leaves.
+func logCatalan(k int) float64 {
+	a, _ := math.Lgamma(float64(2*k + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(k + 2))
+	return a - b - c
+}
+
+// potentials fills ch.phi with φ(i,j) = P(α|T)P(x|T) / (P(α|F)P(x|F)) for
+// the spans of one or more tokens, rescaled by a power of two chosen so
+// that the inside products stay in range, and returns log K(s), the
+// all-distituent product over every span (empty ones too), and the log of
+// the scale. Every binary tree has 2n − 1 constituents (n words and n − 1
+// larger spans), so the scale multiplies every tree alike.
+func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale float64) {
+	n := s.N
+	ch.size(n)
+	spanF, spanT := m.Span[Distituent], m.Span[Constituent]
+	ctxF, ctxT := m.Context[Distituent], m.Context[Constituent]
+	// K as a mantissa and a binary exponent: n² factors underflow float64.
+	mant, exp := 1.0, 0
+	expSum := 0
+	for i := 0; i <= n; i++ {
+		for j := i; j <= n; j++ {
+			k := s.Span(i, j)
+			y, x := c.Yield[k], c.Context[k]
+			f := spanF[y] * ctxF[x]
+			mant *= f
+			if j > i {
+				phi := spanT[y] * ctxT[x] / f
+				ch.phi[k-s.Off] = phi
+				_, e := math.Frexp(phi)
+				expSum += e
+			}
+			var e int
+			mant, e = math.Frexp(mant)
+			exp += e
+		}
+	}
+	logK = math.Log(mant) + float64(exp)*math.Ln2
+	// Divide every φ by 2^(mean exponent).
+	spans := n * (n + 1) / 2
+	shift := -expSum / spans
+	if shift != 0 {
+		scale := math.Ldexp(1, shift)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j <= n; j++ {
+				ch.phi[i*(n+1)+j] *= scale
+			}
+		}
+	}
+	return logK, float64(shift) * math.Ln2
+}
+
+// inside fills ch.in: I(i,i+1) = φ(i,i+1), I(i,j) = φ(i,j)·Σ_k I(i,k)I(k,j),
+// the sum over binary bracketings of [i,j) of the product of φ over their
+// constituents.
+func inside(n int, ch *chart) {
+	w := n + 1
+	phi, in := ch.phi, ch.in
+	for i := 0; i < n; i++ {
+		in[i*w+i+1] = phi[i*w+i+1]
+	}
+	for l := 2; l <= n; l++ {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			sum := 0.0
+			for k := i + 1; k < j; k++ {
+				sum += in[i*w+k] * in[k*w+j]
+			}
+			in[i*w+j] = phi[i*w+j] * sum
+		}
+	}
+}
+
+// outside fills ch.out with ∂I(0,n)/∂I(i,j).
+func outside(n int, ch *chart) {
+	w := n + 1
+	phi, in, out := ch.phi, ch.in, ch.out
+	for i := range out {
+		out[i] = 0
+	}
+	out[n] = 1 // (0, n)
+	for l := n; l >= 2; l-- {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			g := out[i*w+j] * phi[i*w+j]
+			if g == 0 {
+				continue
+			}
+			for k := i + 1; k < j; k++ {
+				out[i*w+k] += g * in[k*w+j]
+				out[k*w+j] += g * in[i*w+k]
+			}
+		}
+	}
+}
+
+// LogProb is log P(s) = log K(s) + log Σ_B P_bin(B) Π_{T spans} φ, with
+// P_bin(B) = 1/Cat(n−1) over the binary bracketings: the likelihood that
+// model selection compares.
+func (m *Model) LogProb(c *Corpus, k int) float64 {
+	var ch chart
+	return m.sentence(c, c.Sentences[k], &ch, nil)
+}
+
+// sentence runs the chart of s and returns log P(s); when post is not nil
+// (s's slice of the corpus-wide span array) it receives the bracket
+// posteriors of the spans of one or more tokens (exactly 1 for single
+// tokens and the whole sentence; empty spans are left alone).
+func (m *Model) sentence(c *Corpus, s Sentence, ch *chart, post []float64) float64 {
+	n := s.N
+	logK, logScale := m.potentials(c, s, ch)
+	inside(n, ch)
+	z := ch.in[n]
+	logP := logK + math.Log(z) - float64(2*n-1)*logScale - logCatalan(n-1)
+	if post == nil {
+		return logP
+	}
+	outside(n, ch)
+	w := n + 1
+	for i := 0; i < n; i++ {
+		post[i*w+i+1] = 1
+		for j := i + 2; j <= n; j++ {
+			post[i*w+j] = ch.in[i*w+j] * ch.out[i*w+j] / z
+		}
+	}
+	post[n] = 1
+	return logP
+}
+
+// Posteriors returns the bracket posteriors of sentence k as a matrix
+// p[i][j] for 0 ≤ i < j ≤ n, and log P(s).
+func (m *Model) Posteriors(c *Corpus, k int) ([][]float64, float64) {
+	s := c.Sentences[k]
+	var ch chart
+	flat := make([]float64, (s.N+1)*(s.N+1))
+	logP := m.sentence(c, s, &ch, flat)
+	return unflatten(flat, s.N), logP
+}
+
+func unflatten(flat []float64, n int) [][]float64 {
+	p := make([][]float64, n+1)
+	for i := range p {
+		p[i] = flat[i*(n+1) : (i+1)*(n+1)]
+	}
+	return p
+}

@@ -1,0 +1,173 @@
+// Package ccm is the Constituent-Context Model (Klein 2005, ch. 5; Klein &
+// Manning 2002): every span of a tag sequence, empty spans included, has a
+// yield (its tags) and a context (the tags on either side, with a boundary
+// symbol beyond the sentence), and a bracketing marks each span a
+// constituent or a distituent:
+//
+//	P(s, B) = P_bin(B) · Π_{0≤i≤j≤n} P(α_ij | B_ij) · P(x_ij | B_ij)
+//
+// with P_bin uniform over binary bracketings. The package holds the
+// corpus with its interned yields and contexts, the model's four
+// multinomials as dense tables, the O(n³) inside–outside program over
+// binary bracketings, the E-step over a corpus (deterministic for any
+// number of workers), the smoothed M-step, the starts, EM, and the
+// Viterbi and MBR decoders. Smith & Eisner's (2004) model 2, whose yield
+// is conditioned on its length, is a variant.
+package ccm
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Boundary is the tag of the positions beyond both sentence edges.
+const Boundary = "<>"
+
+// Symbols interns tags, yields (tag sequences, the empty one included) and
+// contexts (pairs of tags); the model's tables are indexed by these ids.
+// A test corpus is built with its training corpus's Symbols, which grow.
+type Symbols struct {
+	tagID    map[string]int32
+	tags     []string
+	yieldID  map[string]int32
+	yields   []string // the key: two bytes per tag id
+	yieldLen []int32
+	ctxID    map[[2]int32]int32
+	contexts [][2]int32
+}
+
+// NewSymbols starts a table with the boundary tag as tag 0.
+func NewSymbols() *Symbols {
+	s := &Symbols{tagID: map[string]int32{}, yieldID: map[string]int32{}, ctxID: map[[2]int32]int32{}}
+	s.tag(Boundary)
+	return s
+}
+
+func (s *Symbols) tag(name string) int32 {
+	if id, ok := s.tagID[name]; ok {
+		return id
+	}
+	id := int32(len(s.tags))
+	s.tagID[name] = id
+	s.tags = append(s.tags, name)
+	return id
+}
+
+func (s *Symbols) yield(key []byte) int32 {
+	if id, ok := s.yieldID[string(key)]; ok {
+		return id
+	}
+	id := int32(len(s.yields))
+	s.yieldID[string(key)] = id
+	s.yields = append(s.yields, string(key))
+	s.yieldLen = append(s.yieldLen, int32(len(key)/2))
+	return id
+}
+
+func (s *Symbols) context(left, right int32) int32 {
+	k := [2]int32{left, right}
+	if id, ok := s.ctxID[k]; ok {
+		return id
+	}
+	id := int32(len(s.contexts))
+	s.ctxID[k] = id
+	s.contexts = append(s.contexts, k)
+	return id
+}
+
+// NumYields and NumContexts are the sizes of the model's tables.
+func (s *Symbols) NumYields() int   { return len(s.yields) }
+func (s *Symbols) NumContexts() int { return len(s.contexts) }
+
+// YieldLen is the number of tags of yield y.
+func (s *Symbols) YieldLen(y int) int { return int(s.yieldLen[y]) }
+
+// Yield is the tags of yield y (none for the empty yield).
+func (s *Symbols) Yield(y int) []string {
+	key := s.yields[y]
+	out := make([]string, len(key)/2)
+	for i := range out {
+		out[i] = s.tags[binary.LittleEndian.Uint16([]byte(key[2*i:]))]
+	}
+	return out
+}
+
+// Context is the tags before and after context x (Boundary at an edge).
+func (s *Symbols) Context(x int) (before, after string) {
+	c := s.contexts[x]
+	return s.tags[c[0]], s.tags[c[1]]
+}
+
+// Sentence is one sentence of a Corpus: its spans are numbered
+// Off + i·(N+1) + j for 0 ≤ i ≤ j ≤ N (entries with i > j unused).
+type Sentence struct {
+	N   int
+	Off int
+}
+
+// Span is the corpus-wide number of span [i, j) of s.
+func (s Sentence) Span(i, j int) int { return s.Off + i*(s.N+1) + j }
+
+// Corpus is a set of tag sequences with every span's yield and context
+// interned, ready for any number of E-steps.
+type Corpus struct {
+	Sym       *Symbols
+	Sentences []Sentence
+	Yield     []int32 // per span; unused entries are −1
+	Context   []int32
+	Tokens    int
+	MaxLen    int
+}
+
+// maxTags keeps tag ids in the two bytes of a yield key.
+const maxTags = 1 << 16
+
+// NewCorpus interns the spans of the tag sequences in sym (a new table when
+// nil). Empty sentences are an error.
+func NewCorpus(tags [][]string, sym *Symbols) (*Corpus, error) {
+	if sym == nil {
+		sym = NewSymbols()
+	}
+	c := &Corpus{Sym: sym}
+	var ids []int32
+	var key []byte
+	for k, sent := range tags {
+		n := len(sent)
+		if n == 0 {
+			return nil, fmt.Errorf("sentence %d has no tokens", k+1)
+		}
+		ids = ids[:0]
+		for _, t := range sent {
+			ids = append(ids, sym.tag(t))
+		}
+		if len(sym.tags) > maxTags {
+			return nil, fmt.Errorf("more than %d distinct tags", maxTags-1)
+		}
+		s := Sentence{N: n, Off: len(c.Yield)}
+		size := (n + 1) * (n + 1)
+		for range size {
+			c.Yield = append(c.Yield, -1)
+			c.Context = append(c.Context, -1)
+		}
+		at := func(i int) int32 { // the tag at position i, Boundary outside
+			if i < 0 || i >= n {
+				return 0
+			}
+			return ids[i]
+		}
+		for i := 0; i <= n; i++ {
+			key = key[:0]
+			for j := i; j <= n; j++ {
+				if j > i {
+					key = binary.LittleEndian.AppendUint16(key, uint16(ids[j-1]))
+				}
+				c.Yield[s.Span(i, j)] = sym.yield(key)
+				c.Context[s.Span(i, j)] = sym.context(at(i-1), at(j))
+			}
+		}
+		c.Sentences = append(c.Sentences, s)
+		c.Tokens += n
+		c.MaxLen = max(c.MaxLen, n)
+	}
+	return c, nil
+}

@@ -1,0 +1,70 @@
+package ccm_test
+
+import (
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/corpora"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/score"
+)
+
+// bracketScore decodes every sentence of c with m and scores the brackets
+// against the gold trees of sents.
+func bracketScore(t *testing.T, m *ccm.Model, c *ccm.Corpus, sents []*format.Sentence, dec ccm.Decoder) score.BracketReport {
+	t.Helper()
+	var tally score.BracketTally
+	for k, s := range sents {
+		gold, n, err := score.GoldBrackets(s.Tree)
+		if err != nil || n != s.Len() {
+			t.Fatalf("%s: %v", s.ID, err)
+		}
+		pred, _ := m.Parse(c, k, dec)
+		tally.Add(gold, pred, n)
+	}
+	return tally.Report("pred_spans")
+}
+
+func tagsOf(sents []*format.Sentence) [][]string {
+	out := make([][]string, len(sents))
+	for i, s := range sents {
+		out[i] = s.Tags
+	}
+	return out
+}
+
+// TestCCMOnPTB10 trains the CCM by EM on the PTB sample ≤ 10 (all 555
+// sentences, Klein's protocol: train and evaluate on the same sentences)
+// and reports bracket scores; Klein has F1 71.9 on full WSJ10. Run with
+// -v for the numbers.
+func TestCCMOnPTB10(t *testing.T) {
+	if testing.Short() {
+		t.Skip("EM run")
+	}
+	sents := corpora.PTBTrees(t, 10)
+	c, err := ccm.NewCorpus(tagsOf(sents), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []ccm.Variant{ccm.Model1, ccm.Model2} {
+		var last float64
+		m, iters, err := ccm.Train(c, ccm.Options{Variant: v, Iteration: func(_ int, ll, _ float64) { last = ll }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vit := bracketScore(t, m, c, sents, ccm.Viterbi)
+		mbr := bracketScore(t, m, c, sents, ccm.MBR)
+		t.Logf("CCM model %d, split start, %d EM iterations, log-likelihood %.1f", v, iters, last)
+		for _, r := range []struct {
+			name string
+			r    score.BracketReport
+		}{{"viterbi", vit}, {"mbr", mbr}} {
+			t.Logf("  %-7s standard UP/UR/F1 %.1f/%.1f/%.1f  Klein' F1 %.1f  Smith-Eisner F1 %.1f  crossing %.2f",
+				r.name, 100*r.r.Standard.Precision, 100*r.r.Standard.Recall, 100*r.r.Standard.F1,
+				100*r.r.Prime.F1, 100*r.r.SmithEisner.F1, r.r.Crossing)
+		}
+		if vit.Standard.F1 < 0.689 {
+			t.Errorf("model %d: F1 %.1f, more than 3 points below Klein's 71.9", v, 100*vit.Standard.F1)
+		}
+	}
+}
