@@ -17,7 +17,7 @@ const (
 
 // Distituent and Constituent index the first dimension of the tables.
 const (
-	Distituent = 0
+	Distituent  = 0
 	Constituent = 1
 )
 
@@ -46,6 +46,21 @@ func (ch *chart) size(n int) {
 
 // logCatalan is log Cat(k), the number of binary trees over k+1 leaves.
 func logCatalan(k int) float64 {
+	if k < len(logCatalans) {
+		return logCatalans[k]
+	}
+	return computeLogCatalan(k)
+}
+
+var logCatalans = func() []float64 {
+	t := make([]float64, 128)
+	for k := range t {
+		t[k] = computeLogCatalan(k)
+	}
+	return t
+}()
+
+func computeLogCatalan(k int) float64 {
 	a, _ := math.Lgamma(float64(2*k + 1))
 	b, _ := math.Lgamma(float64(k + 1))
 	c, _ := math.Lgamma(float64(k + 2))
@@ -63,26 +78,35 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 	ch.size(n)
 	spanF, spanT := m.Span[Distituent], m.Span[Constituent]
 	ctxF, ctxT := m.Context[Distituent], m.Context[Constituent]
-	// K as a mantissa and a binary exponent: n² factors underflow float64.
+	// K, and the product of the φ, as mantissas and binary exponents: n²
+	// factors underflow float64. Renormalised only when far from 1.
 	mant, exp := 1.0, 0
-	expSum := 0
+	phiMant, phiExp := 1.0, 0
 	for i := 0; i <= n; i++ {
 		for j := i; j <= n; j++ {
 			k := s.Span(i, j)
 			y, x := c.Yield[k], c.Context[k]
 			f := spanF[y] * ctxF[x]
 			mant *= f
+			if mant < 0x1p-500 {
+				var e int
+				mant, e = math.Frexp(mant)
+				exp += e
+			}
 			if j > i {
 				phi := spanT[y] * ctxT[x] / f
 				ch.phi[k-s.Off] = phi
-				_, e := math.Frexp(phi)
-				expSum += e
+				phiMant *= phi
+				if phiMant < 0x1p-500 || phiMant > 0x1p500 {
+					var e int
+					phiMant, e = math.Frexp(phiMant)
+					phiExp += e
+				}
 			}
-			var e int
-			mant, e = math.Frexp(mant)
-			exp += e
 		}
 	}
+	_, e := math.Frexp(phiMant)
+	expSum := phiExp + e
 	logK = math.Log(mant) + float64(exp)*math.Ln2
 	// Divide every φ by 2^(mean exponent).
 	spans := n * (n + 1) / 2

@@ -36,10 +36,15 @@ type Symbols struct {
 	contexts [][2]int32
 }
 
-// NewSymbols starts a table with the boundary tag as tag 0.
+// EmptyYield is the id of the empty yield.
+const EmptyYield = 0
+
+// NewSymbols starts a table with the boundary tag as tag 0 and the empty
+// yield as yield EmptyYield.
 func NewSymbols() *Symbols {
 	s := &Symbols{tagID: map[string]int32{}, yieldID: map[string]int32{}, ctxID: map[[2]int32]int32{}}
 	s.tag(Boundary)
+	s.yield(nil)
 	return s
 }
 
@@ -117,6 +122,12 @@ type Corpus struct {
 	Context   []int32
 	Tokens    int
 	MaxLen    int
+
+	// The spans of each yield and context, made by index on first use.
+	yieldN, contextN           []float64
+	yieldStart, yieldSpans     []int32
+	contextStart, contextSpans []int32
+	post                       []float64 // EStep's posteriors
 }
 
 // maxTags keeps tag ids in the two bytes of a yield key.
@@ -169,5 +180,6 @@ func NewCorpus(tags [][]string, sym *Symbols) (*Corpus, error) {
 		c.Tokens += n
 		c.MaxLen = max(c.MaxLen, n)
 	}
+	c.index()
 	return c, nil
 }

@@ -3,6 +3,9 @@ package ccm
 import (
 	"fmt"
 	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/grind-nlp/grind/pipeline"
 )
@@ -41,9 +44,12 @@ const chunkSize = 128
 // sums them into expected counts, with workers goroutines (0: one per
 // CPU). The sums run in corpus order, so the result is the same for any
 // number of workers.
+// A Corpus serves one E-step at a time: the posteriors go to its buffer.
 func (m *Model) EStep(c *Corpus, workers int) *Counts {
-	post := make([]float64, len(c.Yield))
-	return m.estep(c, workers, post)
+	if len(c.post) != len(c.Yield) {
+		c.post = make([]float64, len(c.Yield))
+	}
+	return m.estep(c, workers, c.post)
 }
 
 func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
@@ -68,32 +74,68 @@ func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 	return cnt
 }
 
-// sum adds the posteriors into cnt. Each worker owns a stripe of the yield
-// and context ids and adds its ids' spans in corpus order, so every sum
-// is taken in the same order whatever the number of workers.
+// sum adds the posteriors into cnt: each yield's and each context's
+// occurrences are listed once, in corpus order, and summed in that order
+// by whichever worker owns the id, so the result does not depend on the
+// number of workers.
 func (c *Corpus) sum(workers int, post []float64, cnt *Counts) {
-	pipeline.ForEachChunk(workers, workers, func(_, stripe int) {
+	copy(cnt.SpanN, c.yieldN)
+	copy(cnt.ContextN, c.contextN)
+	gather := func(starts []int32, spans []int32, out []float64, from, to int) {
+		for id := from; id < to; id++ {
+			sum := 0.0
+			for _, k := range spans[starts[id]:starts[id+1]] {
+				sum += post[k]
+			}
+			out[id] = sum
+		}
+	}
+	// Ids interned after c (by a later corpus) do not occur in it.
+	ny, nx := len(c.yieldN), len(c.contextN)
+	pipeline.ForEachChunk(workers, workers, func(_, w int) {
+		gather(c.yieldStart, c.yieldSpans, cnt.SpanT, ny*w/workers, ny*(w+1)/workers)
+		gather(c.contextStart, c.contextSpans, cnt.ContextT, nx*w/workers, nx*(w+1)/workers)
+	})
+}
+
+// index lists the non-empty spans of every yield and context in corpus
+// order (empty spans are never constituents), and counts every yield's and
+// context's occurrences, empty spans included.
+func (c *Corpus) index() {
+	c.yieldN, c.contextN = make([]float64, c.Sym.NumYields()), make([]float64, c.Sym.NumContexts())
+	c.yieldStart, c.yieldSpans = c.listSpans(c.Yield, c.Sym.NumYields(), c.yieldN)
+	c.contextStart, c.contextSpans = c.listSpans(c.Context, c.Sym.NumContexts(), c.contextN)
+}
+
+func (c *Corpus) listSpans(ids []int32, size int, occ []float64) (starts, spans []int32) {
+	starts = make([]int32, size+1)
+	each := func(fn func(k int)) {
 		for _, s := range c.Sentences {
-			n := s.N
-			for i := 0; i <= n; i++ {
-				for j := i; j <= n; j++ {
-					k := s.Span(i, j)
-					p := 0.0
-					if j > i {
-						p = post[k]
-					}
-					if y := c.Yield[k]; int(y)%workers == stripe {
-						cnt.SpanT[y] += p
-						cnt.SpanN[y]++
-					}
-					if x := c.Context[k]; int(x)%workers == stripe {
-						cnt.ContextT[x] += p
-						cnt.ContextN[x]++
-					}
+			for i := 0; i <= s.N; i++ {
+				for j := i; j <= s.N; j++ {
+					fn(s.Span(i, j))
 				}
 			}
 		}
+	}
+	each(func(k int) {
+		occ[ids[k]]++
+		if c.Yield[k] != EmptyYield {
+			starts[ids[k]+1]++
+		}
 	})
+	for i := range size {
+		starts[i+1] += starts[i]
+	}
+	spans = make([]int32, starts[size])
+	next := append([]int32(nil), starts[:size]...)
+	each(func(k int) {
+		if c.Yield[k] != EmptyYield {
+			spans[next[ids[k]]] = int32(k)
+			next[ids[k]]++
+		}
+	})
+	return starts, spans
 }
 
 // Smoothing is Klein's: every yield and every context gets Constituent +
@@ -124,29 +166,48 @@ func MStep(cnt *Counts, sym *Symbols, v Variant, sm Smoothing) (*Model, error) {
 			len(cnt.SpanT), len(cnt.ContextT), sym.NumYields(), sym.NumContexts())
 	}
 	m := &Model{Variant: v, Sym: sym}
-	group := func(y int) int { return 0 }
+	ny, nx := sym.NumYields(), sym.NumContexts()
 	groups := 1
 	if v == Model2 {
-		group = sym.YieldLen
-		for y := range sym.NumYields() {
-			groups = max(groups, sym.YieldLen(y)+1)
+		groups = int(slices.Max(sym.yieldLen)) + 1
+	}
+	group := func(y int) int {
+		if v == Model2 {
+			return int(sym.yieldLen[y])
 		}
+		return 0
 	}
 	for b := range 2 {
-		m.Span[b] = normalize(sym.NumYields(), groups, group, func(y int) float64 { return cnt.SpanCount(b, y) + sm.of(b) })
-		m.Context[b] = normalize(sym.NumContexts(), 1, func(int) int { return 0 }, func(x int) float64 { return cnt.ContextCount(b, x) + sm.of(b) })
+		pseudo := sm.of(b)
+		span := make([]float64, ny)
+		for y := range span {
+			span[y] = cnt.SpanCount(b, y) + pseudo
+		}
+		ctx := make([]float64, nx)
+		for x := range ctx {
+			ctx[x] = cnt.ContextCount(b, x) + pseudo
+		}
+		normalize(span, groups, group)
+		normalize(ctx, 1, func(int) int { return 0 })
+		m.Span[b], m.Context[b] = span, ctx
 	}
 	return m, nil
 }
 
-// normalize returns weight(i)/Σ_{i' in i's group} weight(i').
-func normalize(size, groups int, group func(int) int, weight func(int) float64) []float64 {
-	p := make([]float64, size)
+// normalize divides every weight by the total of its group; a group with
+// no mass becomes uniform.
+func normalize(p []float64, groups int, group func(int) int) {
 	totals := make([]float64, groups)
 	members := make([]int, groups)
-	for i := range p {
-		p[i] = weight(i)
-		totals[group(i)] += p[i]
+	if groups == 1 {
+		totals[0], members[0] = floats.Sum(p), len(p)
+		if totals[0] > 0 {
+			floats.Scale(1/totals[0], p)
+			return
+		}
+	}
+	for i, w := range p {
+		totals[group(i)] += w
 		members[group(i)]++
 	}
 	for i := range p {
@@ -157,7 +218,6 @@ func normalize(size, groups int, group func(int) int, weight func(int) float64) 
 			p[i] = 1 / float64(members[g])
 		}
 	}
-	return p
 }
 
 // LogPrior is Σ pseudo-count · log p over the model's four tables: the

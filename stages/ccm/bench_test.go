@@ -1,0 +1,35 @@
+package ccm_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/grind-nlp/grind/internal/corpora"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/treebanks"
+)
+
+// BenchmarkEMIterationSinica10 is one CCM EM iteration (E-step and
+// M-step) over the Chinese sample ≤ 10 (5,500 sentences); the target is
+// 5 ms with 2 workers.
+func BenchmarkEMIterationSinica10(b *testing.B) {
+	sents := corpora.TreebankTrees(b, treebanks.Sinica, 10)
+	c, err := ccm.NewCorpus(tagsOf(sents), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, _, err := ccm.Train(c, ccm.Options{MaxIter: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				cnt := m.EStep(c, workers)
+				if _, err := ccm.MStep(cnt, c.Sym, ccm.Model1, ccm.KleinSmoothing); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
