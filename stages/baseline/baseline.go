@@ -96,13 +96,18 @@ func AttachLeft(n int) []int {
 //	complete[0] = 1
 //	complete[m] = Σ_{d=1..m} incomplete[d] · complete[m−d]    (d: the outermost dependent)
 //	incomplete[d] = Σ_{k=0..d−1} complete[k] · complete[d−1−k] (head's side up to k, dependent's other side)
-//	trees(n) = Σ_{r=1..n} complete[r−1] · complete[n−r]       (r: the root's child)
+//	trees(n) = Σ_{r=1..n} complete[r−1] · complete[n−r]       (r: the root's child) = incomplete[n]
+//
+// These have closed forms, the ternary numbers complete[m] = C(3m, m)/(2m+1)
+// and incomplete[d] = C(3d−2, d−1)/d, which the sampler computes in O(n)
+// big-integer steps (the recurrences would take O(n²) products and their
+// running sums O(n²) memory: a 2,000-word sentence took half a minute and
+// gigabytes). A choice walks its terms from the first, multiplying two
+// counts per term, until a uniform draw falls below the running sum.
 type Sampler struct {
 	rng        *rand.Rand
 	complete   []*big.Int
 	incomplete []*big.Int // incomplete[0] is unused
-	// Cumulative sums of the terms above, for choosing among them.
-	completeCum, incompleteCum, rootCum [][]*big.Int
 }
 
 // NewSampler starts a sampler whose draws depend only on seed.
@@ -110,46 +115,26 @@ func NewSampler(seed uint64) *Sampler {
 	return &Sampler{
 		rng:        rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
 		complete:   []*big.Int{big.NewInt(1)},
-		incomplete: []*big.Int{nil},
-		// Width 0 has one way: no dependent.
-		completeCum:   [][]*big.Int{nil},
-		incompleteCum: [][]*big.Int{nil},
-		rootCum:       [][]*big.Int{nil},
+		incomplete: []*big.Int{nil, big.NewInt(1)},
 	}
 }
 
-// grow extends the tables to sentences of n words.
+// grow extends the tables to sentences of n words, by the exact ratios of
+// consecutive closed forms:
+//
+//	complete[m]   = complete[m−1]   · 3(3m−1)(3m−2) / (2m(2m+1))
+//	incomplete[d] = incomplete[d−1] · 3(3d−2)(3d−4) / (2(2d−1)d)
 func (s *Sampler) grow(n int) {
-	for m := len(s.complete); m < n; m++ {
-		inc := cumulative(m, func(k int) *big.Int {
-			return new(big.Int).Mul(s.complete[k], s.complete[m-1-k])
-		})
-		s.incompleteCum = append(s.incompleteCum, inc)
-		s.incomplete = append(s.incomplete, inc[m-1])
-		comp := cumulative(m, func(j int) *big.Int {
-			d := j + 1
-			return new(big.Int).Mul(s.incomplete[d], s.complete[m-d])
-		})
-		s.completeCum = append(s.completeCum, comp)
-		s.complete = append(s.complete, comp[m-1])
+	for m := len(s.complete); m <= n; m++ {
+		num := big.NewInt(int64(3 * (3*m - 1) * (3*m - 2)))
+		c := new(big.Int).Mul(s.complete[m-1], num)
+		s.complete = append(s.complete, c.Quo(c, big.NewInt(int64(2*m*(2*m+1)))))
 	}
-	for l := len(s.rootCum); l <= n; l++ {
-		s.rootCum = append(s.rootCum, cumulative(l, func(j int) *big.Int {
-			r := j + 1
-			return new(big.Int).Mul(s.complete[r-1], s.complete[l-r])
-		}))
+	for d := len(s.incomplete); d <= n; d++ {
+		num := big.NewInt(int64(3 * (3*d - 2) * (3*d - 4)))
+		c := new(big.Int).Mul(s.incomplete[d-1], num)
+		s.incomplete = append(s.incomplete, c.Quo(c, big.NewInt(int64(2*(2*d-1)*d))))
 	}
-}
-
-// cumulative returns the running sums of term(0..k−1).
-func cumulative(k int, term func(int) *big.Int) []*big.Int {
-	out := make([]*big.Int, k)
-	sum := new(big.Int)
-	for j := range k {
-		sum = new(big.Int).Add(sum, term(j))
-		out[j] = sum
-	}
-	return out
 }
 
 // Count is the number of projective trees with one root over n words.
@@ -158,22 +143,21 @@ func (s *Sampler) Count(n int) *big.Int {
 		return big.NewInt(1)
 	}
 	s.grow(n)
-	return s.rootCum[n][n-1]
+	return s.incomplete[n]
 }
 
-// choose returns j with probability (cum[j] − cum[j−1]) / cum[last].
-func (s *Sampler) choose(cum []*big.Int) int {
-	x := s.uniform(cum[len(cum)-1])
-	lo, hi := 0, len(cum)-1
-	for lo < hi { // the first j with x < cum[j]
-		mid := (lo + hi) / 2
-		if x.Cmp(cum[mid]) < 0 {
-			hi = mid
-		} else {
-			lo = mid + 1
+// choose returns j in 0..k−1 with probability term(j)/total, where total
+// is the sum of the k terms.
+func (s *Sampler) choose(total *big.Int, k int, term func(j int, into *big.Int)) int {
+	x := s.uniform(total)
+	sum, t := new(big.Int), new(big.Int)
+	for j := range k - 1 {
+		term(j, t)
+		if sum.Add(sum, t); x.Cmp(sum) < 0 {
+			return j
 		}
 	}
-	return lo
+	return k - 1
 }
 
 // uniform draws an integer uniformly from [0, n) by rejection: random bits
@@ -206,7 +190,9 @@ func (s *Sampler) Tree(n int) []int {
 		return heads
 	}
 	s.grow(n)
-	r := s.choose(s.rootCum[n]) + 1
+	r := s.choose(s.incomplete[n], n, func(j int, t *big.Int) {
+		t.Mul(s.complete[j], s.complete[n-1-j]) // root r = j+1
+	}) + 1
 	heads[r-1] = 0
 	s.halfSpan(heads, r, r-1, -1)
 	s.halfSpan(heads, r, n-r, +1)
@@ -217,11 +203,16 @@ func (s *Sampler) Tree(n int) []int {
 // uniformly among the ways they can hang from it.
 func (s *Sampler) halfSpan(heads []int, head, width, dir int) {
 	for width > 0 {
-		d := s.choose(s.completeCum[width]) + 1 // distance of the outermost dependent
+		// d: the distance of the outermost dependent.
+		d := s.choose(s.complete[width], width, func(j int, t *big.Int) {
+			t.Mul(s.incomplete[j+1], s.complete[width-j-1])
+		}) + 1
 		dep := head + dir*d
 		heads[dep-1] = head
 		// Between head and dep: k words on head's side, d−1−k on dep's.
-		k := s.choose(s.incompleteCum[d])
+		k := s.choose(s.incomplete[d], d, func(j int, t *big.Int) {
+			t.Mul(s.complete[j], s.complete[d-1-j])
+		})
 		s.halfSpan(heads, head, k, dir)
 		s.halfSpan(heads, dep, d-1-k, -dir)
 		// dep's dependents beyond it, then nothing more for head.

@@ -3,6 +3,7 @@ package baseline
 import (
 	"bytes"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -200,5 +201,59 @@ func BenchmarkRandomTree_len40(b *testing.B) {
 	s := NewSampler(1)
 	for b.Loop() {
 		s.Tree(40)
+	}
+}
+
+// TestClosedFormsMatchRecurrences checks the sampler's closed-form counts
+// against the split-head recurrences they replace.
+func TestClosedFormsMatchRecurrences(t *testing.T) {
+	s := NewSampler(1)
+	const n = 80
+	s.grow(n)
+	complete := []*big.Int{big.NewInt(1)}
+	incomplete := []*big.Int{nil}
+	for m := 1; m <= n; m++ {
+		inc := new(big.Int)
+		for k := 0; k < m; k++ {
+			inc.Add(inc, new(big.Int).Mul(complete[k], complete[m-1-k]))
+		}
+		incomplete = append(incomplete, inc)
+		comp := new(big.Int)
+		for d := 1; d <= m; d++ {
+			comp.Add(comp, new(big.Int).Mul(incomplete[d], complete[m-d]))
+		}
+		complete = append(complete, comp)
+		if s.complete[m].Cmp(comp) != 0 || s.incomplete[m].Cmp(inc) != 0 {
+			t.Fatalf("m=%d: closed forms %v, %v; recurrences %v, %v", m, s.complete[m], s.incomplete[m], comp, inc)
+		}
+	}
+}
+
+// TestRandomTreeLongSentence draws a tree over 3,000 words: the old
+// tables took O(n²) big integers (gigabytes and half a minute at 2,000).
+func TestRandomTreeLongSentence(t *testing.T) {
+	heads := NewSampler(5).Tree(3000)
+	if err := format.ValidateHeads(heads, 3000); err != nil {
+		t.Fatal(err)
+	}
+	roots := 0
+	for i, h := range heads {
+		if h == 0 {
+			roots++
+			continue
+		}
+		lo, hi := min(i+1, h), max(i+1, h)
+		for k := lo + 1; k < hi; k++ { // projective: every word between is h's descendant
+			a := k
+			for a != 0 && a != h {
+				a = heads[a-1]
+			}
+			if a != h {
+				t.Fatalf("arc %d→%d is not projective over word %d", h, i+1, k)
+			}
+		}
+	}
+	if roots != 1 {
+		t.Errorf("%d roots", roots)
 	}
 }
