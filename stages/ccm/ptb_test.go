@@ -7,6 +7,7 @@ import (
 	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/treebanks"
 )
 
 // bracketScore decodes every sentence of c with m and scores the brackets
@@ -65,6 +66,33 @@ func TestCCMOnPTB10(t *testing.T) {
 		}
 		if vit.Standard.F1 < 0.689 {
 			t.Errorf("model %d: F1 %.1f, more than 3 points below Klein's 71.9", v, 100*vit.Standard.F1)
+		}
+	}
+}
+
+// TestCCMOnSpanishAndChinese10 trains the CCM on the Spanish and Chinese
+// samples ≤ 10 (train = test, as Klein) and logs the bracket scores next
+// to the baselines'; the CCM must beat RANDOM's expectation. Run with -v.
+func TestCCMOnSpanishAndChinese10(t *testing.T) {
+	if testing.Short() {
+		t.Skip("EM runs")
+	}
+	for _, f := range []treebanks.Format{treebanks.CESS, treebanks.Sinica} {
+		sents := corpora.TreebankTrees(t, f, 10)
+		c, err := ccm.NewCorpus(tagsOf(sents), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, iters, err := ccm.Train(c, ccm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bracketScore(t, m, c, sents, ccm.Viterbi)
+		t.Logf("%s ≤10 (%d sentences): CCM %d iterations, standard UP/UR/F1 %.1f/%.1f/%.1f (RANDOM %.1f, UBOUND %.1f), Smith-Eisner F1 %.1f",
+			f, len(sents), iters, 100*r.Standard.Precision, 100*r.Standard.Recall, 100*r.Standard.F1,
+			100*r.Random.F1, 100*r.UBound.F1, 100*r.SmithEisner.F1)
+		if r.Standard.F1 <= r.Random.F1 {
+			t.Errorf("%s: CCM F1 %.3f not above RANDOM %.3f", f, r.Standard.F1, r.Random.F1)
 		}
 	}
 }
