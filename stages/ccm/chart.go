@@ -216,3 +216,24 @@ func unflatten(flat []float64, n int) [][]float64 {
 	}
 	return p
 }
+
+// Factors are the CCM's share of a sentence's score for a product model
+// (DMV+CCM): Phi[i·(n+1)+j] = φ(i,j)·2^Shift for the spans of one or more
+// tokens, and LogK = log K(s). Every binary bracketing has 2n − 1
+// constituents, so log P_CCM(s, B) = LogK − log Cat(n−1) + Σ_{T} log
+// Phi − (2n−1)·Shift·ln 2.
+type Factors struct {
+	Phi   []float64
+	LogK  float64
+	Shift float64 // in nats: the log of the scale
+}
+
+// SpanFactors returns the factors of sentence k.
+func (m *Model) SpanFactors(c *Corpus, k int) Factors {
+	var ch chart
+	logK, logScale := m.potentials(c, c.Sentences[k], &ch)
+	return Factors{Phi: ch.phi, LogK: logK, Shift: logScale}
+}
+
+// LogCatalan is log Cat(k), the number of binary trees over k+1 leaves.
+func LogCatalan(k int) float64 { return logCatalan(k) }

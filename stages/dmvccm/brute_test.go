@@ -1,0 +1,345 @@
+package dmvccm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/grind-nlp/grind/stages/ccm"
+)
+
+// derivation is one enumerated derivation: its weight and its brackets
+// and DMV events.
+type derivation struct {
+	logW     float64
+	brackets [][2]int
+	heads    []int // 0-based head per word, −1 for the root
+	stops    [][3]int
+	conts    [][3]int // dir, adj, h
+}
+
+// projectiveTrees lists every single-root projective head array over n
+// words (0-based heads, −1 = root).
+func projectiveTrees(n int) [][]int {
+	var out [][]int
+	heads := make([]int, n)
+	var fill func(i int)
+	fill = func(i int) {
+		if i == n {
+			if ok := validProjective(heads); ok {
+				out = append(out, append([]int(nil), heads...))
+			}
+			return
+		}
+		for h := -1; h < n; h++ {
+			if h != i {
+				heads[i] = h
+				fill(i + 1)
+			}
+		}
+	}
+	fill(0)
+	return out
+}
+
+func validProjective(heads []int) bool {
+	n, roots := len(heads), 0
+	for i, h := range heads {
+		if h == -1 {
+			roots++
+		}
+		for a, steps := h, 0; a != -1; a, steps = heads[a], steps+1 { // acyclic
+			if a == i || steps > n {
+				return false
+			}
+		}
+	}
+	for i, h := range heads {
+		if h == -1 {
+			continue
+		}
+		// Every word strictly between is a descendant of h.
+		for k := min(i, h) + 1; k < max(i, h); k++ {
+			a := k
+			for a != -1 && a != h {
+				a = heads[a]
+			}
+			if a != h {
+				return false
+			}
+		}
+	}
+	return roots == 1
+}
+
+// derivations lists every derivation of a tree: for each head, every
+// interleaving of its left and right dependents (each side inside-out).
+func derivations(heads []int) []derivation {
+	n := len(heads)
+	lo, hi := make([]int, n), make([]int, n)
+	for i := range n {
+		lo[i], hi[i] = i, i+1
+	}
+	for i := range n {
+		for h := heads[i]; h != -1; h = heads[h] {
+			lo[h], hi[h] = min(lo[h], i), max(hi[h], i+1)
+		}
+	}
+	out := []derivation{{heads: heads}}
+	for h := range n {
+		var left, right []int
+		for a := h - 1; a >= 0; a-- {
+			if heads[a] == h {
+				left = append(left, a)
+			}
+		}
+		for a := h + 1; a < n; a++ {
+			if heads[a] == h {
+				right = append(right, a)
+			}
+		}
+		var seqs [][]int // 0 = left, 1 = right
+		var gen func(seq []int, l, r int)
+		gen = func(seq []int, l, r int) {
+			if l == 0 && r == 0 {
+				seqs = append(seqs, append([]int(nil), seq...))
+				return
+			}
+			if l > 0 {
+				gen(append(seq, Left), l-1, r)
+			}
+			if r > 0 {
+				gen(append(seq, Right), l, r-1)
+			}
+		}
+		gen(nil, len(left), len(right))
+		var next []derivation
+		for _, d := range out {
+			for _, seq := range seqs {
+				e := d
+				e.brackets = append([][2]int(nil), d.brackets...)
+				e.conts = append([][3]int(nil), d.conts...)
+				e.stops = append([][3]int(nil), d.stops...)
+				i, j, li, ri := h, h+1, 0, 0
+				for _, dir := range seq {
+					if dir == Left {
+						a := left[li]
+						e.conts = append(e.conts, [3]int{Left, adjOf(li == 0), h})
+						li++
+						i = lo[a]
+					} else {
+						a := right[ri]
+						e.conts = append(e.conts, [3]int{Right, adjOf(ri == 0), h})
+						ri++
+						j = hi[a]
+					}
+					e.brackets = append(e.brackets, [2]int{i, j})
+				}
+				e.stops = append(e.stops, [3]int{Left, adjOf(li == 0), h}, [3]int{Right, adjOf(ri == 0), h})
+				next = append(next, e)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func adjOf(b bool) int {
+	if b {
+		return Adj
+	}
+	return NonAdj
+}
+
+func randomWeights(rng *rand.Rand, n int) Weights {
+	vec := func() []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = 0.05 + rng.Float64()
+		}
+		return v
+	}
+	var w Weights
+	w.Root = vec()
+	for d := range 2 {
+		w.Choose[d] = make([][]float64, n)
+		for h := range n {
+			w.Choose[d][h] = vec()
+		}
+		for a := range 2 {
+			w.Stop[d][a], w.Cont[d][a] = vec(), vec()
+		}
+	}
+	return w
+}
+
+// ccmLogProb is log P_CCM(s, B) from the model's tables.
+func ccmLogProb(m *ccm.Model, c *ccm.Corpus, k int, brackets [][2]int) float64 {
+	s := c.Sentences[k]
+	isT := map[[2]int]bool{}
+	for _, b := range brackets {
+		isT[b] = true
+	}
+	logP := -ccm.LogCatalan(s.N - 1)
+	for i := 0; i <= s.N; i++ {
+		for j := i; j <= s.N; j++ {
+			b := ccm.Distituent
+			if j-i == 1 || isT[[2]int{i, j}] {
+				b = ccm.Constituent
+			}
+			x := s.Span(i, j)
+			logP += math.Log(m.Span[b][c.Yield[x]]) + math.Log(m.Context[b][c.Context[x]])
+		}
+	}
+	return logP
+}
+
+func relErr(got, want float64) float64 {
+	if got == want {
+		return 0
+	}
+	return math.Abs(got-want) / math.Max(math.Abs(want), 1e-300)
+}
+
+// TestChartAgainstEnumeration sums every derivation of every projective
+// tree (each head's dependents in every interleaving) for n ≤ 7, with a
+// random DMV and a random CCM, and checks the likelihood, the bracket
+// posteriors and every DMV expected count.
+func TestChartAgainstEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	names := []string{"A", "B", "C"}
+	var sents [][]string
+	for n := 1; n <= 7; n++ {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = names[rng.IntN(len(names))]
+		}
+		sents = append(sents, s)
+	}
+	c, err := ccm.NewCorpus(sents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnt := &ccm.Counts{}
+	for range c.Sym.NumYields() {
+		cnt.SpanN = append(cnt.SpanN, 3)
+		cnt.SpanT = append(cnt.SpanT, 3*rng.Float64())
+	}
+	for range c.Sym.NumContexts() {
+		cnt.ContextN = append(cnt.ContextN, 3)
+		cnt.ContextT = append(cnt.ContextT, 3*rng.Float64())
+	}
+	m, err := ccm.MStep(cnt, c.Sym, ccm.Model1, ccm.Smoothing{Constituent: 0.5, Distituent: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range c.Sentences {
+		n := s.N
+		w := randomWeights(rng, n)
+		total := math.Inf(-1)
+		var all []derivation
+		for _, heads := range projectiveTrees(n) {
+			for _, d := range derivations(heads) {
+				lw := ccmLogProb(m, c, k, d.brackets)
+				for i, h := range heads {
+					if h == -1 {
+						lw += math.Log(w.Root[i])
+					} else {
+						dir := Right
+						if i < h {
+							dir = Left
+						}
+						lw += math.Log(w.Choose[dir][h][i])
+					}
+				}
+				for _, e := range d.conts {
+					lw += math.Log(w.Cont[e[0]][e[1]][e[2]])
+				}
+				for _, e := range d.stops {
+					lw += math.Log(w.Stop[e[0]][e[1]][e[2]])
+				}
+				d.logW = lw
+				total = logAdd(total, lw)
+				all = append(all, d)
+			}
+		}
+		ch := Inside(n, w, m.SpanFactors(c, k))
+		if e := relErr(ch.LogProb(), total); e > 1e-9 {
+			t.Fatalf("n=%d: log P %v, enumeration %v (%d derivations)", n, ch.LogProb(), total, len(all))
+		}
+		ch.Outside()
+		post := ch.Brackets()
+		counts := ch.DMVCounts()
+		wantPost := make([][]float64, n+1)
+		for i := range wantPost {
+			wantPost[i] = make([]float64, n+1)
+		}
+		var want Counts
+		for d := range 2 {
+			want.Attach[d] = make([][]float64, n)
+			for h := range n {
+				want.Attach[d][h] = make([]float64, n)
+			}
+			for a := range 2 {
+				want.Stop[d][a], want.Cont[d][a] = make([]float64, n), make([]float64, n)
+			}
+		}
+		want.Root = make([]float64, n)
+		for _, d := range all {
+			p := math.Exp(d.logW - total)
+			for _, b := range d.brackets {
+				wantPost[b[0]][b[1]] += p
+			}
+			for i, h := range d.heads {
+				if h == -1 {
+					want.Root[i] += p
+				} else if i < h {
+					want.Attach[Left][h][i] += p
+				} else {
+					want.Attach[Right][h][i] += p
+				}
+			}
+			for _, e := range d.conts {
+				want.Cont[e[0]][e[1]][e[2]] += p
+			}
+			for _, e := range d.stops {
+				want.Stop[e[0]][e[1]][e[2]] += p
+			}
+		}
+		check := func(what string, got, want float64) {
+			if relErr(got, want) > 1e-9 && math.Abs(got-want) > 1e-14 {
+				t.Errorf("n=%d %s: %v, enumeration %v", n, what, got, want)
+			}
+		}
+		for i := 0; i < n; i++ {
+			for j := i + 2; j <= n; j++ {
+				check("bracket posterior", post[i][j], wantPost[i][j])
+			}
+		}
+		if n > 1 {
+			check("P(0,n)", post[0][n], 1)
+		}
+		for h := range n {
+			check("root", counts.Root[h], want.Root[h])
+			for d := range 2 {
+				for a := range n {
+					check("attach", counts.Attach[d][h][a], want.Attach[d][h][a])
+				}
+				for adj := range 2 {
+					check("stop", counts.Stop[d][adj][h], want.Stop[d][adj][h])
+					check("cont", counts.Cont[d][adj][h], want.Cont[d][adj][h])
+				}
+			}
+		}
+	}
+}
+
+func logAdd(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}

@@ -1,0 +1,284 @@
+// Package dmvccm is the chart of Klein's DMV+CCM product model (Klein 2005,
+// §6.3): the score of a lexicalised binary derivation is the DMV's
+// probability of its dependency tree times the CCM's probability of its
+// bracketing, summed over every derivation by inside–outside.
+//
+// A derivation builds each head's span outward, one dependent's whole
+// (sealed) span at a time, on either side in any interleaving (Klein
+// releases the DMV's right-first order for the product); every attachment
+// builds a span of two or more words, which is a CCM constituent and
+// multiplies φ into the score, and sealing (both STOP decisions, at the
+// end) adds no φ. Distinct interleavings give distinct bracketings, so
+// every (projective tree, compatible binary bracketing) pair is one
+// derivation.
+//
+// The naive program over items (i, j, head) with a split point and a
+// dependent is O(n⁵). Here the dependent is summed out first: R(k,j,h) =
+// Σ_a S(k,j,a)·P(a | h, right) and L(i,k,h) likewise, O(n⁴), and each
+// attachment then needs only the split point: O(n⁴) time, O(n³) space in
+// all. The package takes per-sentence weights, so the models' own tables
+// and records stay with stages/dmv and stages/ccm.
+package dmvccm
+
+import (
+	"math"
+
+	"github.com/grind-nlp/grind/stages/ccm"
+)
+
+// Directions and adjacency, as array indices (as in stages/dmv).
+const (
+	Left, Right = 0, 1
+	Adj, NonAdj = 0, 1 // Adj: no dependent yet on that side
+)
+
+// Weights are the DMV's weights for one sentence's positions (0-based):
+// Root[h], Choose[dir][h][a] (h takes a on side dir), Stop[dir][adj][h]
+// and Cont[dir][adj][h] (the decision to stop, or to take another
+// dependent, on side dir).
+type Weights struct {
+	Root   []float64
+	Choose [2][][]float64
+	Stop   [2][2][]float64
+	Cont   [2][2][]float64
+}
+
+// Chart holds one sentence's inside and outside values.
+type Chart struct {
+	n       int
+	w       Weights
+	phi     []float64 // (n+1)² φ(i,j), rescaled
+	open    []float64 // O(i,j,h): h's span [i,j), still taking dependents
+	sealed  []float64 // S(i,j,h) = O(i,j,h)·stops
+	right   []float64 // R(k,j,h) = Σ_a S(k,j,a)·Choose[right][h][a], h < k
+	left    []float64 // L(i,k,h) = Σ_a S(i,k,a)·Choose[left][h][a], h ≥ k
+	gOpen   []float64 // ∂Z/∂ of the above
+	gSealed []float64
+	gRight  []float64
+	gLeft   []float64
+	z       float64
+	logC    float64 // log P(s) − log Z: the CCM's constant part and scale
+}
+
+func (c *Chart) at(i, j, h int) int { return (i*(c.n+1)+j)*c.n + h }
+
+// Inside fills the chart of a sentence of n words from the DMV weights and
+// the CCM factors and returns log P(s) = log Σ_derivations P_DMV · P_CCM.
+func Inside(n int, w Weights, f ccm.Factors) *Chart {
+	size := (n + 1) * (n + 1) * n
+	c := &Chart{n: n, w: w, phi: f.Phi,
+		open: make([]float64, size), sealed: make([]float64, size),
+		right: make([]float64, size), left: make([]float64, size)}
+	c.logC = f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
+	W := n + 1
+	adj := func(b bool) int {
+		if b {
+			return Adj
+		}
+		return NonAdj
+	}
+	for l := 1; l <= n; l++ {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			phi := c.phi[i*W+j]
+			for h := i; h < j; h++ {
+				o := 0.0
+				if l == 1 {
+					o = phi
+				} else {
+					sum := 0.0
+					for k := h + 1; k < j; k++ { // right: [i,k) headed by h, [k,j) sealed
+						sum += c.open[c.at(i, k, h)] * w.Cont[Right][adj(k == h+1)][h] * c.right[c.at(k, j, h)]
+					}
+					for k := i + 1; k <= h; k++ { // left: [i,k) sealed, [k,j) headed by h
+						sum += c.left[c.at(i, k, h)] * w.Cont[Left][adj(k == h)][h] * c.open[c.at(k, j, h)]
+					}
+					o = phi * sum
+				}
+				c.open[c.at(i, j, h)] = o
+				c.sealed[c.at(i, j, h)] = o * w.Stop[Left][adj(i == h)][h] * w.Stop[Right][adj(j == h+1)][h]
+			}
+			// The span as a dependent: of a head on its left (h < i) or on
+			// its right (h ≥ j).
+			for h := 0; h < n; h++ {
+				if h >= i && h < j {
+					continue
+				}
+				dir := Right
+				if h >= j {
+					dir = Left
+				}
+				sum := 0.0
+				for a := i; a < j; a++ {
+					sum += c.sealed[c.at(i, j, a)] * w.Choose[dir][h][a]
+				}
+				if dir == Right {
+					c.right[c.at(i, j, h)] = sum
+				} else {
+					c.left[c.at(i, j, h)] = sum
+				}
+			}
+		}
+	}
+	for h := 0; h < n; h++ {
+		c.z += c.sealed[c.at(0, n, h)] * w.Root[h]
+	}
+	return c
+}
+
+// LogProb is log P(s), the sum over every derivation.
+func (c *Chart) LogProb() float64 { return math.Log(c.z) + c.logC }
+
+// Outside fills the derivatives of Z with respect to every item.
+func (c *Chart) Outside() {
+	n, w, W := c.n, c.w, c.n+1
+	size := len(c.open)
+	c.gOpen, c.gSealed = make([]float64, size), make([]float64, size)
+	c.gRight, c.gLeft = make([]float64, size), make([]float64, size)
+	adj := func(b bool) int {
+		if b {
+			return Adj
+		}
+		return NonAdj
+	}
+	for h := 0; h < n; h++ {
+		c.gSealed[c.at(0, n, h)] = w.Root[h]
+	}
+	for l := n; l >= 1; l-- {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			// S(i,j,a) feeds R(i,j,h) and L(i,j,h) of outer heads.
+			for h := 0; h < n; h++ {
+				if h >= i && h < j {
+					continue
+				}
+				dir, g := Right, c.gRight[c.at(i, j, h)]
+				if h >= j {
+					dir, g = Left, c.gLeft[c.at(i, j, h)]
+				}
+				if g == 0 {
+					continue
+				}
+				for a := i; a < j; a++ {
+					c.gSealed[c.at(i, j, a)] += g * w.Choose[dir][h][a]
+				}
+			}
+			phi := c.phi[i*W+j]
+			for h := i; h < j; h++ {
+				x := c.at(i, j, h)
+				c.gOpen[x] += c.gSealed[x] * w.Stop[Left][adj(i == h)][h] * w.Stop[Right][adj(j == h+1)][h]
+				if l == 1 {
+					continue
+				}
+				g := c.gOpen[x] * phi
+				if g == 0 {
+					continue
+				}
+				for k := h + 1; k < j; k++ {
+					cont := w.Cont[Right][adj(k == h+1)][h]
+					c.gOpen[c.at(i, k, h)] += g * cont * c.right[c.at(k, j, h)]
+					c.gRight[c.at(k, j, h)] += g * cont * c.open[c.at(i, k, h)]
+				}
+				for k := i + 1; k <= h; k++ {
+					cont := w.Cont[Left][adj(k == h)][h]
+					c.gLeft[c.at(i, k, h)] += g * cont * c.open[c.at(k, j, h)]
+					c.gOpen[c.at(k, j, h)] += g * cont * c.left[c.at(i, k, h)]
+				}
+			}
+		}
+	}
+}
+
+// Brackets returns the posterior of every span [i,j) of two or more
+// words being a constituent, as p[i][j] (single words and the whole
+// sentence are 1). Outside must have run.
+func (c *Chart) Brackets() [][]float64 {
+	n := c.n
+	p := make([][]float64, n+1)
+	for i := range p {
+		p[i] = make([]float64, n+1)
+	}
+	for i := 0; i < n; i++ {
+		p[i][i+1] = 1
+		for j := i + 2; j <= n; j++ {
+			sum := 0.0
+			for h := i; h < j; h++ {
+				sum += c.open[c.at(i, j, h)] * c.gOpen[c.at(i, j, h)]
+			}
+			p[i][j] = sum / c.z
+		}
+	}
+	return p
+}
+
+// Counts are the DMV's expected counts in one sentence, by position:
+// Attach[dir][h][a], Stop and Cont [dir][adj][h], Root[h].
+type Counts struct {
+	Attach     [2][][]float64
+	Stop, Cont [2][2][]float64
+	Root       []float64
+}
+
+// DMVCounts returns the expected DMV events of the sentence. Outside must
+// have run.
+func (c *Chart) DMVCounts() Counts {
+	n, w := c.n, c.w
+	var out Counts
+	for d := range 2 {
+		out.Attach[d] = make([][]float64, n)
+		for h := range n {
+			out.Attach[d][h] = make([]float64, n)
+		}
+		for a := range 2 {
+			out.Stop[d][a], out.Cont[d][a] = make([]float64, n), make([]float64, n)
+		}
+	}
+	out.Root = make([]float64, n)
+	adj := func(b bool) int {
+		if b {
+			return Adj
+		}
+		return NonAdj
+	}
+	z := c.z
+	for h := range n {
+		out.Root[h] = w.Root[h] * c.sealed[c.at(0, n, h)] / z
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j <= n; j++ {
+			// Dependents: each sealed [i,j) headed by a, taken by h.
+			for h := 0; h < n; h++ {
+				if h >= i && h < j {
+					continue
+				}
+				dir, g := Right, c.gRight[c.at(i, j, h)]
+				if h >= j {
+					dir, g = Left, c.gLeft[c.at(i, j, h)]
+				}
+				for a := i; a < j; a++ {
+					out.Attach[dir][h][a] += g * c.sealed[c.at(i, j, a)] * w.Choose[dir][h][a] / z
+				}
+			}
+			for h := i; h < j; h++ {
+				x := c.at(i, j, h)
+				// Sealing: one stop on each side.
+				s := c.gSealed[x] * c.sealed[x] / z
+				out.Stop[Left][adj(i == h)][h] += s
+				out.Stop[Right][adj(j == h+1)][h] += s
+				if j-i < 2 {
+					continue
+				}
+				g := c.gOpen[x] * c.phi[i*(n+1)+j]
+				for k := h + 1; k < j; k++ {
+					a := adj(k == h+1)
+					out.Cont[Right][a][h] += g * c.open[c.at(i, k, h)] * w.Cont[Right][a][h] * c.right[c.at(k, j, h)] / z
+				}
+				for k := i + 1; k <= h; k++ {
+					a := adj(k == h)
+					out.Cont[Left][a][h] += g * c.left[c.at(i, k, h)] * w.Cont[Left][a][h] * c.open[c.at(k, j, h)] / z
+				}
+			}
+		}
+	}
+	return out
+}
