@@ -261,3 +261,31 @@ func TestEStepSameForWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldOutCorpus decodes sentences with yields and contexts the model
+// never saw: the shared Symbols grow and the model gives the new ids a
+// smoothed zero count.
+func TestHeldOutCorpus(t *testing.T) {
+	train, err := NewCorpus([][]string{{"A", "B"}, {"A", "B", "A"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := Train(train, Options{MaxIter: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := NewCorpus([][]string{{"C", "A", "B", "D"}}, train.Sym)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, logP := m.Posteriors(test, 0)
+	if math.IsNaN(logP) || math.IsInf(logP, 0) || post[0][4] != 1 {
+		t.Fatalf("log P %v, P(0,n) %v", logP, post[0][4])
+	}
+	if spans, _ := m.Parse(test, 0, Viterbi); len(spans) != 3 {
+		t.Errorf("Viterbi gave %v, want 3 brackets", spans)
+	}
+	if len(m.Span[0]) != test.Sym.NumYields() || m.Span[0][test.Sym.NumYields()-1] <= 0 {
+		t.Errorf("tables not grown to the new yields")
+	}
+}

@@ -29,6 +29,30 @@ type Model struct {
 	Sym     *Symbols
 	Span    [2][]float64
 	Context [2][]float64
+	// unseen is the probability of a yield (by length under Model2) or
+	// context interned after the M-step, by a test corpus sharing Sym: its
+	// pseudo-counts alone over the group's mass. Grow uses it.
+	unseenSpan    [2][]float64
+	unseenContext [2]float64
+}
+
+// Grow extends the tables to ids that Sym interned after the M-step (a
+// test corpus built with the training corpus's Symbols), giving each the
+// probability of a smoothed zero count. The model is then deficient by
+// that mass, like the CCM itself. Decoding and scoring call it.
+func (m *Model) Grow() {
+	for b := range 2 {
+		for y := len(m.Span[b]); y < m.Sym.NumYields(); y++ {
+			g := 0
+			if m.Variant == Model2 {
+				g = min(m.Sym.YieldLen(y), len(m.unseenSpan[b])-1)
+			}
+			m.Span[b] = append(m.Span[b], m.unseenSpan[b][g])
+		}
+		for x := len(m.Context[b]); x < m.Sym.NumContexts(); x++ {
+			m.Context[b] = append(m.Context[b], m.unseenContext[b])
+		}
+	}
 }
 
 // chart is one sentence's scratch space, reused by a worker.
@@ -170,6 +194,7 @@ func outside(n int, ch *chart) {
 // P_bin(B) = 1/Cat(n−1) over the binary bracketings: the likelihood that
 // model selection compares.
 func (m *Model) LogProb(c *Corpus, k int) float64 {
+	m.Grow()
 	var ch chart
 	return m.sentence(c, c.Sentences[k], &ch, nil)
 }
@@ -202,6 +227,7 @@ func (m *Model) sentence(c *Corpus, s Sentence, ch *chart, post []float64) float
 // Posteriors returns the bracket posteriors of sentence k as a matrix
 // p[i][j] for 0 ≤ i < j ≤ n, and log P(s).
 func (m *Model) Posteriors(c *Corpus, k int) ([][]float64, float64) {
+	m.Grow()
 	s := c.Sentences[k]
 	var ch chart
 	flat := make([]float64, (s.N+1)*(s.N+1))
@@ -230,6 +256,7 @@ type Factors struct {
 
 // SpanFactors returns the factors of sentence k.
 func (m *Model) SpanFactors(c *Corpus, k int) Factors {
+	m.Grow()
 	var ch chart
 	logK, logScale := m.potentials(c, c.Sentences[k], &ch)
 	return Factors{Phi: ch.phi, LogK: logK, Shift: logScale}

@@ -23,6 +23,7 @@ const (
 // Tie rule: among equal scores the split point k of a span [i, j) is the
 // smallest (the leftmost split), at every span.
 func (m *Model) Parse(c *Corpus, k int, dec Decoder) ([][2]int, float64) {
+	m.Grow()
 	s := c.Sentences[k]
 	n := s.N
 	var ch chart

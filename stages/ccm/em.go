@@ -46,6 +46,7 @@ const chunkSize = 128
 // number of workers.
 // A Corpus serves one E-step at a time: the posteriors go to its buffer.
 func (m *Model) EStep(c *Corpus, workers int) *Counts {
+	m.Grow()
 	if len(c.post) != len(c.Yield) {
 		c.post = make([]float64, len(c.Yield))
 	}
@@ -187,23 +188,28 @@ func MStep(cnt *Counts, sym *Symbols, v Variant, sm Smoothing) (*Model, error) {
 		for x := range ctx {
 			ctx[x] = cnt.ContextCount(b, x) + pseudo
 		}
-		normalize(span, groups, group)
-		normalize(ctx, 1, func(int) int { return 0 })
+		totals := normalize(span, groups, group)
+		ctxTotal := normalize(ctx, 1, func(int) int { return 0 })[0]
 		m.Span[b], m.Context[b] = span, ctx
+		m.unseenSpan[b] = make([]float64, groups)
+		for g, t := range totals {
+			m.unseenSpan[b][g] = pseudo / (t + pseudo)
+		}
+		m.unseenContext[b] = pseudo / (ctxTotal + pseudo)
 	}
 	return m, nil
 }
 
-// normalize divides every weight by the total of its group; a group with
-// no mass becomes uniform.
-func normalize(p []float64, groups int, group func(int) int) {
+// normalize divides every weight by the total of its group, which it
+// returns; a group with no mass becomes uniform.
+func normalize(p []float64, groups int, group func(int) int) []float64 {
 	totals := make([]float64, groups)
 	members := make([]int, groups)
 	if groups == 1 {
 		totals[0], members[0] = floats.Sum(p), len(p)
 		if totals[0] > 0 {
 			floats.Scale(1/totals[0], p)
-			return
+			return totals
 		}
 	}
 	for i, w := range p {
@@ -218,6 +224,7 @@ func normalize(p []float64, groups int, group func(int) int) {
 			p[i] = 1 / float64(members[g])
 		}
 	}
+	return totals
 }
 
 // LogPrior is Σ pseudo-count · log p over the model's four tables: the
