@@ -3,6 +3,7 @@ package dmvccm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/grind-nlp/grind/stages/ccm"
@@ -263,6 +264,25 @@ func TestChartAgainstEnumeration(t *testing.T) {
 				all = append(all, d)
 			}
 		}
+		best := all[0]
+		for _, d := range all[1:] {
+			if d.logW > best.logW {
+				best = d
+			}
+		}
+		vit := Viterbi(n, w, m.SpanFactors(c, k))
+		if e := relErr(vit.LogMax, best.logW); e > 1e-9 {
+			t.Errorf("n=%d: Viterbi %v, enumeration's best %v", n, vit.LogMax, best.logW)
+		}
+		for i, h := range best.heads {
+			if vit.Heads[i] != h+1 {
+				t.Errorf("n=%d: Viterbi heads %v, enumeration's best %v (0-based)", n, vit.Heads, best.heads)
+				break
+			}
+		}
+		if got, want := sortedSpans(vit.Spans), sortedSpans(best.brackets); !slices.Equal(got, want) {
+			t.Errorf("n=%d: Viterbi brackets %v, enumeration's best %v", n, got, want)
+		}
 		ch := Inside(n, w, m.SpanFactors(c, k))
 		if e := relErr(ch.LogProb(), total); e > 1e-9 {
 			t.Fatalf("n=%d: log P %v, enumeration %v (%d derivations)", n, ch.LogProb(), total, len(all))
@@ -342,4 +362,15 @@ func logAdd(a, b float64) float64 {
 		a, b = b, a
 	}
 	return a + math.Log1p(math.Exp(b-a))
+}
+
+func sortedSpans(s [][2]int) [][2]int {
+	out := slices.Clone(s)
+	slices.SortFunc(out, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	return out
 }

@@ -1,0 +1,116 @@
+package dmvccm
+
+import (
+	"math"
+
+	"github.com/grind-nlp/grind/stages/ccm"
+)
+
+// Parse is the best derivation: its dependency tree, its brackets and its
+// log score, log P_DMV · P_CCM.
+type Parse struct {
+	Heads  []int    // 1-based, 0 = root (the records' convention)
+	Spans  [][2]int // brackets of two or more words, in preorder
+	LogMax float64
+}
+
+// Viterbi finds the best derivation of a sentence of n words by the
+// max-product version of Inside. Tie rule: the first maximum in a fixed
+// order — the root by position, an item's right attachments (split points
+// ascending) before its left ones (ascending), a dependent by position.
+func Viterbi(n int, w Weights, f ccm.Factors) Parse {
+	size := (n + 1) * (n + 1) * n
+	W := n + 1
+	c := &Chart{n: n}
+	at := c.at
+	neg := math.Inf(-1)
+	open, sealed := make([]float64, size), make([]float64, size)
+	right, left := make([]float64, size), make([]float64, size)
+	openSplit := make([]int, size) // k > h: right attachment; k ≤ h: left; 0 unused for words
+	depArg := make([]int, size)    // the best dependent of R(k,j,h) or L(i,k,h)
+	lg := math.Log
+	adj := func(b bool) int {
+		if b {
+			return Adj
+		}
+		return NonAdj
+	}
+	for l := 1; l <= n; l++ {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			lphi := lg(f.Phi[i*W+j])
+			for h := i; h < j; h++ {
+				x := at(i, j, h)
+				best := neg
+				if l == 1 {
+					best = lphi
+				} else {
+					for k := h + 1; k < j; k++ {
+						if v := open[at(i, k, h)] + lg(w.Cont[Right][adj(k == h+1)][h]) + right[at(k, j, h)]; v > best {
+							best, openSplit[x] = v, k
+						}
+					}
+					for k := i + 1; k <= h; k++ {
+						if v := left[at(i, k, h)] + lg(w.Cont[Left][adj(k == h)][h]) + open[at(k, j, h)]; v > best {
+							best, openSplit[x] = v, k
+						}
+					}
+					best += lphi
+				}
+				open[x] = best
+				sealed[x] = best + lg(w.Stop[Left][adj(i == h)][h]) + lg(w.Stop[Right][adj(j == h+1)][h])
+			}
+			for h := 0; h < n; h++ {
+				if h >= i && h < j {
+					continue
+				}
+				dir := Right
+				if h >= j {
+					dir = Left
+				}
+				best, arg := neg, i
+				for a := i; a < j; a++ {
+					if v := sealed[at(i, j, a)] + lg(w.Choose[dir][h][a]); v > best {
+						best, arg = v, a
+					}
+				}
+				if dir == Right {
+					right[at(i, j, h)] = best
+				} else {
+					left[at(i, j, h)] = best
+				}
+				depArg[at(i, j, h)] = arg
+			}
+		}
+	}
+	p := Parse{Heads: make([]int, n), LogMax: neg}
+	root := 0
+	for h := 0; h < n; h++ {
+		if v := sealed[at(0, n, h)] + lg(w.Root[h]); v > p.LogMax {
+			p.LogMax, root = v, h
+		}
+	}
+	p.LogMax += f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
+	var build func(i, j, h int)
+	build = func(i, j, h int) { // the open item's derivation
+		if j-i < 2 {
+			return
+		}
+		p.Spans = append(p.Spans, [2]int{i, j})
+		k := openSplit[at(i, j, h)]
+		if k > h { // [i,k) headed by h takes [k,j)
+			a := depArg[at(k, j, h)]
+			p.Heads[a] = h + 1
+			build(i, k, h)
+			build(k, j, a)
+		} else { // [i,k) is a dependent of h over [k,j)
+			a := depArg[at(i, k, h)]
+			p.Heads[a] = h + 1
+			build(i, k, a)
+			build(k, j, h)
+		}
+	}
+	p.Heads[root] = 0
+	build(0, n, root)
+	return p
+}
