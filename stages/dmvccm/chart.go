@@ -62,13 +62,31 @@ type Chart struct {
 
 func (c *Chart) at(i, j, h int) int { return (i*(c.n+1)+j)*c.n + h }
 
-// Inside fills the chart of a sentence of n words from the DMV weights and
-// the CCM factors and returns log P(s) = log Σ_derivations P_DMV · P_CCM.
+// Inside fills a new chart of a sentence of n words from the DMV weights
+// and the CCM factors; LogProb then gives log P(s) = log Σ_derivations
+// P_DMV · P_CCM.
 func Inside(n int, w Weights, f ccm.Factors) *Chart {
+	c := &Chart{}
+	c.Inside(n, w, f)
+	return c
+}
+
+// grow sizes a buffer, reusing its memory, and zeroes it.
+func grow(b []float64, size int) []float64 {
+	if cap(b) < size {
+		return make([]float64, size)
+	}
+	b = b[:size]
+	clear(b)
+	return b
+}
+
+// Inside refills c for another sentence, reusing its memory.
+func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 	size := (n + 1) * (n + 1) * n
-	c := &Chart{n: n, w: w, phi: f.Phi,
-		open: make([]float64, size), sealed: make([]float64, size),
-		right: make([]float64, size), left: make([]float64, size)}
+	c.n, c.w, c.phi, c.z = n, w, f.Phi, 0
+	c.open, c.sealed = grow(c.open, size), grow(c.sealed, size)
+	c.right, c.left = grow(c.right, size), grow(c.left, size)
 	c.logC = f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
 	W := n + 1
 	adj := func(b bool) int {
@@ -77,6 +95,8 @@ func Inside(n int, w Weights, f ccm.Factors) *Chart {
 		}
 		return NonAdj
 	}
+	// Item (i,j,h) is open[(i·W + j)·n + h]; a split point moves i or j.
+	open, right, left := c.open, c.right, c.left
 	for l := 1; l <= n; l++ {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
@@ -86,13 +106,24 @@ func Inside(n int, w Weights, f ccm.Factors) *Chart {
 				if l == 1 {
 					o = phi
 				} else {
-					sum := 0.0
-					for k := h + 1; k < j; k++ { // right: [i,k) headed by h, [k,j) sealed
-						sum += c.open[c.at(i, k, h)] * w.Cont[Right][adj(k == h+1)][h] * c.right[c.at(k, j, h)]
+					// right: [i,k) headed by h takes the sealed [k,j).
+					sum, inner := 0.0, 0.0
+					if h+1 < j {
+						sum = open[(i*W+h+1)*n+h] * right[((h+1)*W+j)*n+h] * w.Cont[Right][Adj][h]
 					}
-					for k := i + 1; k <= h; k++ { // left: [i,k) sealed, [k,j) headed by h
-						sum += c.left[c.at(i, k, h)] * w.Cont[Left][adj(k == h)][h] * c.open[c.at(k, j, h)]
+					for k := h + 2; k < j; k++ {
+						inner += open[(i*W+k)*n+h] * right[(k*W+j)*n+h]
 					}
+					sum += inner * w.Cont[Right][NonAdj][h]
+					// left: the sealed [i,k) goes to h heading [k,j).
+					inner = 0
+					if h > i {
+						sum += left[(i*W+h)*n+h] * open[(h*W+j)*n+h] * w.Cont[Left][Adj][h]
+					}
+					for k := i + 1; k < h; k++ {
+						inner += left[(i*W+k)*n+h] * open[(k*W+j)*n+h]
+					}
+					sum += inner * w.Cont[Left][NonAdj][h]
 					o = phi * sum
 				}
 				c.open[c.at(i, j, h)] = o
@@ -123,7 +154,6 @@ func Inside(n int, w Weights, f ccm.Factors) *Chart {
 	for h := 0; h < n; h++ {
 		c.z += c.sealed[c.at(0, n, h)] * w.Root[h]
 	}
-	return c
 }
 
 // LogProb is log P(s), the sum over every derivation.
@@ -133,8 +163,8 @@ func (c *Chart) LogProb() float64 { return math.Log(c.z) + c.logC }
 func (c *Chart) Outside() {
 	n, w, W := c.n, c.w, c.n+1
 	size := len(c.open)
-	c.gOpen, c.gSealed = make([]float64, size), make([]float64, size)
-	c.gRight, c.gLeft = make([]float64, size), make([]float64, size)
+	c.gOpen, c.gSealed = grow(c.gOpen, size), grow(c.gSealed, size)
+	c.gRight, c.gLeft = grow(c.gRight, size), grow(c.gLeft, size)
 	adj := func(b bool) int {
 		if b {
 			return Adj
@@ -174,15 +204,24 @@ func (c *Chart) Outside() {
 				if g == 0 {
 					continue
 				}
+				gr, gl := g*w.Cont[Right][NonAdj][h], g*w.Cont[Left][NonAdj][h]
 				for k := h + 1; k < j; k++ {
-					cont := w.Cont[Right][adj(k == h+1)][h]
-					c.gOpen[c.at(i, k, h)] += g * cont * c.right[c.at(k, j, h)]
-					c.gRight[c.at(k, j, h)] += g * cont * c.open[c.at(i, k, h)]
+					if k == h+1 {
+						gr = g * w.Cont[Right][Adj][h]
+					} else if k == h+2 {
+						gr = g * w.Cont[Right][NonAdj][h]
+					}
+					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
+					c.gOpen[head] += gr * c.right[dep]
+					c.gRight[dep] += gr * c.open[head]
 				}
 				for k := i + 1; k <= h; k++ {
-					cont := w.Cont[Left][adj(k == h)][h]
-					c.gLeft[c.at(i, k, h)] += g * cont * c.open[c.at(k, j, h)]
-					c.gOpen[c.at(k, j, h)] += g * cont * c.left[c.at(i, k, h)]
+					if k == h {
+						gl = g * w.Cont[Left][Adj][h]
+					}
+					dep, head := (i*W+k)*n+h, (k*W+j)*n+h
+					c.gLeft[dep] += gl * c.open[head]
+					c.gOpen[head] += gl * c.left[dep]
 				}
 			}
 		}
