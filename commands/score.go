@@ -31,10 +31,20 @@ the headline convention and the one of the per-length table; both are
 always computed. With --json the report is one JSON line (fractions 0..1);
 otherwise a table for people (percentages).
 
+Sentences with a gold "tree" and a prediction are also scored on brackets
+(one-word sentences skipped): "pred_spans", or else the brackets of "pred"
+(each word's maximal span). Reported: UP/UR/F1 micro-averaged with the
+whole-sentence bracket (Klein's standard), Klein's macro UP'/UR' without
+the top bracket, Smith & Eisner's (no whole-sentence credit), sentence-level
+F1, crossing brackets per sentence, and the expected RANDOM and the UBOUND
+of the gold trees. A sentence needs gold heads and "pred", or a tree and a
+prediction.
+
 Examples:
    conll2deps dev.conllu | filterlen 10 | baseline --attach right | score
    decode -m model.jsonl test10.jsonl | score --root exclude --json
-   my-parser < test.jsonl | score --gold test.jsonl`,
+   my-parser < test.jsonl | score --gold test.jsonl
+   ptb2deps --tree wsj/*/*.mrg | filterlen 10 | baseline --brackets right | score`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "headline convention: `count` (root attachment scored) or exclude (Smith's F1 over arcs between words)"},
 			&cli.BoolFlag{Name: "json", Usage: "write the report as one JSON line"},
