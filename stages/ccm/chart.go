@@ -39,7 +39,9 @@ type Model struct {
 // Grow extends the tables to ids that Sym interned after the M-step (a
 // test corpus built with the training corpus's Symbols), giving each the
 // probability of a smoothed zero count. The model is then deficient by
-// that mass, like the CCM itself. Decoding and scoring call it.
+// that mass, like the CCM itself. EStep, Parse, Posteriors, LogProb and
+// SpanFactors call it; call it once yourself before using a model from
+// several goroutines on a corpus that grew its Symbols.
 func (m *Model) Grow() {
 	for b := range 2 {
 		for y := len(m.Span[b]); y < m.Sym.NumYields(); y++ {

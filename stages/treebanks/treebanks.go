@@ -83,7 +83,7 @@ func Strip(src pipeline.Source, w io.Writer, f Format, keepPunct bool) (Summary,
 
 // IsPunct tells punctuation: CESS tags beginning with F; for Sinica, the
 // marks after "#", which the reader tags with their category (PERIOD,
-// COMMA, …, as isSinicaPunct lists).
+// COMMA, …; PUNCT when it has no category).
 func IsPunct(f Format, tag string) bool {
 	if f == CESS {
 		return strings.HasPrefix(tag, "F")
@@ -168,7 +168,7 @@ func readCESS(in *pipeline.Input, prefix string, bad *pipeline.BadRecords, repai
 	return seen, nil
 }
 
-// cessToken splits a tree's text into "(", ")" and atoms.
+// cessTokens splits a tree's text into "(", ")" and atoms.
 func cessTokens(b []byte) []string {
 	var toks []string
 	i := 0
