@@ -242,3 +242,19 @@ func (m *Model) LogPrior(sm Smoothing) float64 {
 	}
 	return sum
 }
+
+// NewPosteriors is a corpus-wide bracket-posterior buffer for
+// CountsFrom: the posterior of span [i, j) of sentence k (j − i ≥ 1) goes
+// at c.Sentences[k].Span(i, j). A product model (DMV+CCM) fills it from
+// its own chart.
+func (c *Corpus) NewPosteriors() []float64 { return make([]float64, len(c.Yield)) }
+
+// CountsFrom sums a posterior buffer into expected counts, as EStep does
+// (logLik is the caller's).
+func (c *Corpus) CountsFrom(post []float64, logLik float64, workers int) *Counts {
+	cnt := &Counts{Sentences: len(c.Sentences), Tokens: c.Tokens, LogLik: logLik}
+	cnt.SpanT, cnt.SpanN = make([]float64, c.Sym.NumYields()), make([]float64, c.Sym.NumYields())
+	cnt.ContextT, cnt.ContextN = make([]float64, c.Sym.NumContexts()), make([]float64, c.Sym.NumContexts())
+	c.sum(max(pipeline.Workers(workers), 1), post, cnt)
+	return cnt
+}
