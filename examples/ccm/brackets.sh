@@ -5,7 +5,8 @@
 # Standard F1: micro-averaged, whole-sentence bracket counted (Klein).
 # The CCM rows come from the library's tests until the CCM has its
 # programs: EM from the split-uniform start, Klein's smoothing, Viterbi
-# bracketing, trained and scored on the same sentences, as Klein did.
+# bracketing, trained and scored on the same sentences, as Klein did; then
+# DMV+CCM (stages/dmvccm) on the PTB sample.
 # Usage: examples/ccm/brackets.sh [SHARED_DATA]   (after make build)
 set -eu
 cd "$(dirname "$0")"
@@ -32,3 +33,4 @@ done
 echo
 cd ../..
 go test -count=1 -v -run 'TestCCMOn' ./stages/ccm/ | grep -E 'CCM|standard'
+go test -count=1 -v -run 'TestDMVCCMOn' ./stages/dmvccm/ | grep -E 'CCM'
