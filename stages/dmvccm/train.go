@@ -10,10 +10,10 @@ import (
 
 // Model is a DMV+CCM pair: the product's two factors.
 type Model struct {
-	DMV      *dmv.Params
-	CCM      *ccm.Model
-	dmvData  *dmv.Corpus
-	ccmData  *ccm.Corpus
+	DMV     *dmv.Params
+	CCM     *ccm.Model
+	dmvData *dmv.Corpus
+	ccmData *ccm.Corpus
 }
 
 // Options control Train.
