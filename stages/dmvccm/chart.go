@@ -58,6 +58,9 @@ type Chart struct {
 	gLeft   []float64
 	z       float64
 	logC    float64 // log P(s) − log Z: the CCM's constant part and scale
+	// cont[dir][adj][h] sums, during Outside, the weight of the
+	// derivations through each attachment (divided by Z in DMVCounts).
+	cont [2][2][]float64
 }
 
 func (c *Chart) at(i, j, h int) int { return (i*(c.n+1)+j)*c.n + h }
@@ -165,6 +168,11 @@ func (c *Chart) Outside() {
 	size := len(c.open)
 	c.gOpen, c.gSealed = grow(c.gOpen, size), grow(c.gSealed, size)
 	c.gRight, c.gLeft = grow(c.gRight, size), grow(c.gLeft, size)
+	for d := range 2 {
+		for a := range 2 {
+			c.cont[d][a] = grow(c.cont[d][a], n)
+		}
+	}
 	adj := func(b bool) int {
 		if b {
 			return Adj
@@ -206,22 +214,28 @@ func (c *Chart) Outside() {
 				}
 				gr, gl := g*w.Cont[Right][NonAdj][h], g*w.Cont[Left][NonAdj][h]
 				for k := h + 1; k < j; k++ {
+					v := NonAdj
 					if k == h+1 {
-						gr = g * w.Cont[Right][Adj][h]
+						gr, v = g*w.Cont[Right][Adj][h], Adj
 					} else if k == h+2 {
 						gr = g * w.Cont[Right][NonAdj][h]
 					}
 					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
 					c.gOpen[head] += gr * c.right[dep]
-					c.gRight[dep] += gr * c.open[head]
+					x := gr * c.open[head]
+					c.gRight[dep] += x
+					c.cont[Right][v][h] += x * c.right[dep]
 				}
 				for k := i + 1; k <= h; k++ {
+					v := NonAdj
 					if k == h {
-						gl = g * w.Cont[Left][Adj][h]
+						gl, v = g*w.Cont[Left][Adj][h], Adj
 					}
 					dep, head := (i*W+k)*n+h, (k*W+j)*n+h
-					c.gLeft[dep] += gl * c.open[head]
+					x := gl * c.open[head]
+					c.gLeft[dep] += x
 					c.gOpen[head] += gl * c.left[dep]
+					c.cont[Left][v][h] += x * c.left[dep]
 				}
 			}
 		}
@@ -280,42 +294,41 @@ func (c *Chart) DMVCounts() Counts {
 		return NonAdj
 	}
 	z := c.z
+	W := n + 1
 	for h := range n {
 		out.Root[h] = w.Root[h] * c.sealed[c.at(0, n, h)] / z
+		for d := range 2 {
+			for v := range 2 {
+				out.Cont[d][v][h] = c.cont[d][v][h] / z
+			}
+		}
 	}
 	for i := 0; i < n; i++ {
 		for j := i + 1; j <= n; j++ {
+			base := (i*W + j) * n
 			// Dependents: each sealed [i,j) headed by a, taken by h.
 			for h := 0; h < n; h++ {
 				if h >= i && h < j {
 					continue
 				}
-				dir, g := Right, c.gRight[c.at(i, j, h)]
+				dir, g := Right, c.gRight[base+h]
 				if h >= j {
-					dir, g = Left, c.gLeft[c.at(i, j, h)]
+					dir, g = Left, c.gLeft[base+h]
 				}
+				if g == 0 {
+					continue
+				}
+				g /= z
+				choose, row := w.Choose[dir][h], out.Attach[dir][h]
 				for a := i; a < j; a++ {
-					out.Attach[dir][h][a] += g * c.sealed[c.at(i, j, a)] * w.Choose[dir][h][a] / z
+					row[a] += g * c.sealed[base+a] * choose[a]
 				}
 			}
 			for h := i; h < j; h++ {
-				x := c.at(i, j, h)
 				// Sealing: one stop on each side.
-				s := c.gSealed[x] * c.sealed[x] / z
+				s := c.gSealed[base+h] * c.sealed[base+h] / z
 				out.Stop[Left][adj(i == h)][h] += s
 				out.Stop[Right][adj(j == h+1)][h] += s
-				if j-i < 2 {
-					continue
-				}
-				g := c.gOpen[x] * c.phi[i*(n+1)+j]
-				for k := h + 1; k < j; k++ {
-					a := adj(k == h+1)
-					out.Cont[Right][a][h] += g * c.open[c.at(i, k, h)] * w.Cont[Right][a][h] * c.right[c.at(k, j, h)] / z
-				}
-				for k := i + 1; k <= h; k++ {
-					a := adj(k == h)
-					out.Cont[Left][a][h] += g * c.left[c.at(i, k, h)] * w.Cont[Left][a][h] * c.open[c.at(k, j, h)] / z
-				}
 			}
 		}
 	}
