@@ -68,11 +68,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			stages := 1
-			if opts.DeltaStep != 0 {
-				stages = int(math.Round((opts.DeltaFinal-opts.Delta)/opts.DeltaStep)) + 1
+			deltas, err := (&lbfgs.Trainer{Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep}).Deltas()
+			if err != nil {
+				return commands.Usagef("%v", err)
 			}
-			job, err := commands.TrainJob(c, stages*(c.Int("max-iter")+1))
+			job, err := commands.TrainJob(c, len(deltas)*(c.Int("max-iter")+1))
 			if err != nil {
 				return err
 			}
