@@ -147,6 +147,7 @@ func TestLineSearchBoundedByMaxIter(t *testing.T) {
 		t.Fatalf("%d evaluations (limit %d), error %v", evals, limit, err)
 	}
 }
+
 // δ schedules are capped as train-sa's: a step of 1e-9 is refused, not
 // run for a billion stages.
 func TestDeltaScheduleCapped(t *testing.T) {
