@@ -32,7 +32,9 @@ func TestCheckSampleable(t *testing.T) {
 		breakIt func(p *Params)
 		want    string
 	}{
-		{func(p *Params) { p.Stop[DecisionIndex(1, Right, NonAdj)], p.Cont[DecisionIndex(1, Right, NonAdj)] = 0, 1 },
+		{func(p *Params) {
+			p.Stop[DecisionIndex(1, Right, NonAdj)], p.Cont[DecisionIndex(1, Right, NonAdj)] = 0, 1
+		},
 			"stop(B, right, adj=false) is 0 and cont is 1: sentences never end"},
 		{func(p *Params) { p.Stop[DecisionIndex(0, Left, Adj)], p.Cont[DecisionIndex(0, Left, Adj)] = 0, 0 },
 			"stop(A, left, adj=true) and cont(A, left, adj=true) are both 0"},

@@ -48,7 +48,7 @@ func Run(w io.Writer, opts Options) error {
 	}
 	maxLen := opts.MaxLen
 	if maxLen <= 0 {
-		maxLen = DefaultMaxLen
+		maxLen = max(DefaultMaxLen, opts.MinLen)
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xd3f))
 	for k := 1; k <= opts.N; k++ {
