@@ -169,6 +169,9 @@ func (s *stageRun) run(start *dmv.Params) error {
 		tol = DefaultTol
 	}
 	s.tol = tol
+	if v := s.eval(x); math.IsInf(v.Objective, -1) || math.IsNaN(v.Objective) {
+		return s.noValue(start)
+	}
 	result, err := optimize.Minimize(problem, x, stageSettings(maxIter, s), newMethod())
 	if s.observeErr != nil {
 		return s.observeErr
@@ -184,6 +187,26 @@ func (s *stageRun) run(start *dmv.Params) error {
 		s.status = err.Error()
 	}
 	return nil
+}
+
+// noValue says why the objective has no value at the stage's start:
+// the sentences the charts cannot hold, counted, and the first named.
+func (s *stageRun) noValue(start *dmv.Params) error {
+	p := s.t.Problem
+	at := ""
+	if s.delta != 0 {
+		at = fmt.Sprintf(" at δ = %g", s.delta)
+	}
+	n, first := p.Lost(start, s.settings())
+	if n == 0 {
+		return fmt.Errorf("the objective has no value%s at the start (weights too extreme for the charts)", at)
+	}
+	id := ""
+	if src := p.Corpus.Source; first < len(src) && src[first] != nil && src[first].ID != "" {
+		id = " (" + src[first].ID + ")"
+	}
+	return fmt.Errorf("the objective has no value%s at the start: the charts cannot hold Z for %d of %d sentences, the first sentence %d%s of %d words (a positive δ multiplies long edges by e^{δ·d}, beyond floating point); use a smaller δ or leave long sentences out (filterlen)",
+		at, n, len(p.Corpus.Sents), first+1, id, len(p.Corpus.Sents[first]))
 }
 
 // stageSettings are gonum's settings for a stage of at most maxIter
