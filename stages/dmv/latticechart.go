@@ -137,8 +137,8 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 		c.unusable = make([]bool, W)
 	}
 	c.unusable = c.unusable[:W]
-	maxDist := 1.0
-	for _, d := range dist {
+	maxDist := 1.0 // over the distances within the lattice's strings only
+	for _, d := range dist[:min(len(dist), sh.depth)] {
 		maxDist = math.Max(maxDist, d)
 	}
 	c.tags.load(ls, w, maxDist)
