@@ -23,7 +23,7 @@ func TestDistanceOverflowIsUnusable(t *testing.T) {
 	w := NewParams(2)
 	w.Fill(0.5)
 	w.Child[w.ChildIndex(0, Right, 0)] = 0 // an impossible edge: 0·∞ is not 0 in floating point
-	const delta = 75 // e^{75·d} overflows from d = 10 on
+	const delta = 75                       // e^{75·d} overflows from d = 10 on
 	res := NewEStepper(c).Run(w, EStepOptions{Dist: func(d int) float64 { return math.Exp(delta * float64(d)) }, Workers: 1})
 	if res.Unusable != 1 || res.ZeroWeight != 0 || math.IsInf(res.LogLik, 0) || math.IsNaN(res.LogLik) {
 		t.Fatalf("unusable %d, zero weight %d, log-likelihood %v", res.Unusable, res.ZeroWeight, res.LogLik)
