@@ -284,31 +284,43 @@ func (b bitRows) rank(i, k int) int {
 
 // eachRun calls f(x, y, n) for the runs of the elements set in both a and
 // b that are consecutive in both, leaving out the elements in neither:
-// x and y are the run's first element's ranks in a and in b.
+// x and y are the run's first element's ranks in a and in b. It works a
+// word at a time, a step per run: elements in one set only break a run.
 func eachRun(a, b []uint64, f func(x, y, n int)) {
+	last := len(a) - 1
+	for last >= 0 && a[last]&b[last] == 0 {
+		last-- // nothing after the last common element matters
+	}
 	ra, rb, n := 0, 0, 0 // ranks of the current place; length of the open run
-	for k := range a {
-		wa, wb := a[k], b[k]
-		both, xor := wa&wb, wa^wb
-		for xor != 0 {
-			i := uint(bits.TrailingZeros64(xor))
-			below := uint64(1)<<i - 1
-			c := bits.OnesCount64(both & below)
-			n, ra, rb = n+c, ra+c, rb+c
-			both &^= below
-			if n > 0 {
-				f(ra-n, rb-n, n)
-				n = 0
-			}
-			if wa>>i&1 == 1 {
-				ra++
-			} else {
-				rb++
-			}
-			xor &^= 1 << i
+	// gap passes the elements of a and b under mask, none in both: one in
+	// either breaks the open run.
+	gap := func(wa, wb, mask uint64) {
+		if (wa^wb)&mask != 0 && n > 0 {
+			f(ra-n, rb-n, n)
+			n = 0
 		}
-		c := bits.OnesCount64(both)
-		n, ra, rb = n+c, ra+c, rb+c
+		ra += bits.OnesCount64(wa & mask)
+		rb += bits.OnesCount64(wb & mask)
+	}
+	for k := 0; k <= last; k++ {
+		wa, wb := a[k], b[k]
+		both := wa & wb
+		pos := uint(0) // bits below pos are done
+		for both != 0 {
+			i := uint(bits.TrailingZeros64(both))
+			gap(wa, wb, (uint64(1)<<i-1)&^(uint64(1)<<pos-1))
+			m := uint(bits.TrailingZeros64(^(both >> i))) // common elements from i on
+			n, ra, rb = n+int(m), ra+int(m), rb+int(m)
+			pos = i + m
+			if pos == 64 {
+				both = 0
+			} else {
+				both &^= uint64(1)<<pos - 1
+			}
+		}
+		if k < last && pos < 64 {
+			gap(wa, wb, ^(uint64(1)<<pos - 1))
+		}
 	}
 	if n > 0 {
 		f(ra-n, rb-n, n)
