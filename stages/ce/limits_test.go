@@ -66,3 +66,21 @@ func TestLostSentences(t *testing.T) {
 		}
 	}
 }
+
+// The acceptance figure: one 150-word sentence's del1ortrans1 template,
+// chart and shape, within 64 MiB (it was 0.7 GB), so that a CE
+// iteration on it stays under 150 MB.
+func TestLongSentenceChartSmall(t *testing.T) {
+	c := corpusOf(t, 150)
+	p, err := NewProblemWithin(c, nbhd.Del1OrTrans1, 1, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := p.Lattices[0]
+	if b := l.LaneBytes() + int64(l.ShapeBytes()); b > 64<<20 {
+		t.Fatalf("%d MiB", b>>20)
+	}
+	if v := p.Evaluate(dmv.NewParams(c.Tags.Len()), Settings{Workers: 1}); math.IsInf(v.Objective, 0) || math.IsNaN(v.Objective) {
+		t.Fatalf("objective %v", v.Objective)
+	}
+}
