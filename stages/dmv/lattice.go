@@ -2,6 +2,7 @@ package dmv
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -235,7 +236,10 @@ func (l *Lattice) shapeOf() *latticeShape {
 	if sh := l.shape.Load(); sh != nil {
 		return sh
 	}
-	sh, _ := newShape(l, 0)
+	sh, err := newShape(l, 0)
+	if err != nil { // only beyond int32 offsets: Prepare reports it first
+		panic("dmv: " + err.Error())
+	}
 	if !l.shape.CompareAndSwap(nil, sh) {
 		return l.shape.Load()
 	}
@@ -453,6 +457,9 @@ func newShape(l *Lattice, limit int64) (*latticeShape, error) {
 	if err := tooBig(masks + sh.laneBytes() + sh.keptBytes(0)); err != nil {
 		return nil, err
 	}
+	if max(sh.nR, sh.nL, sh.nAtt) > math.MaxInt32 { // the program's offsets are int32s
+		return nil, fmt.Errorf("a lattice of %d states and %d arcs is too big for a chart: more than 2³¹ items in a table", S, A)
+	}
 	sh.rsAt, sh.lsAt, sh.rsTAt, sh.lsTAt = make([]int32, A), make([]int32, A), make([]int32, A), make([]int32, A)
 	sh.lRow = make([]int32, A)
 	for a := 0; a < A; a++ {
@@ -544,6 +551,9 @@ func newShape(l *Lattice, limit int64) (*latticeShape, error) {
 	gen()
 	if err := tooBig(masks + sh.laneBytes() + sh.keptBytes(size)); err != nil {
 		return nil, err
+	}
+	if size > math.MaxInt32 {
+		return nil, fmt.Errorf("a lattice of %d states and %d arcs is too big for a chart: a program of more than 2³¹ entries", S, A)
 	}
 	prog, size = make([]int32, 0, size), 0
 	pairList = make([]int32, 0, 4*pairs)
