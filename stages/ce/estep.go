@@ -57,18 +57,18 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // and counted on warn (nil: not reported); when every lattice is, it is
 // an error.
 func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, warn io.Writer) error {
-	lats := make([]*dmv.Lattice, len(recs))
+	// Tags are checked first; each lattice is brought to the chart's form
+	// only when its turn comes, and let go after, so that memory is that
+	// of a few lattices, not of all.
 	tokens, depth := 0, 0
 	for i, rec := range recs {
-		l, err := nbhd.FromRecord(rec, ts)
-		if err != nil {
-			return fmt.Errorf("%s: lattice %d (%s): %w", where, i+1, rec.ID, err)
+		for _, a := range rec.Arcs {
+			if _, ok := ts.Index(a.Tag); !ok {
+				return fmt.Errorf("%s: lattice %d (%s): tag %q is not in the model", where, i+1, rec.ID, a.Tag)
+			}
 		}
-		lats[i] = l
 		tokens += len(rec.Tags)
-		for _, d := range l.Depth {
-			depth = max(depth, d)
-		}
+		depth = max(depth, rec.States) // bounds every string's length
 	}
 	var dist []float64
 	if delta != 0 {
@@ -83,16 +83,19 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 		charts[i] = dmv.NewLatticeChart()
 	}
 	counts, logZ, lost := make([]*dmv.Params, chunks), make([]float64, chunks), make([]int, chunks)
-	errs := make([]error, len(lats))
+	errs := make([]error, len(recs))
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		counts[k] = dmv.NewParams(pot.T)
 		lc := charts[worker]
-		for i := k * len(lats) / chunks; i < (k+1)*len(lats)/chunks; i++ {
-			if errs[i] = lats[i].Prepare(DefaultMaxMemory); errs[i] != nil {
+		for i := k * len(recs) / chunks; i < (k+1)*len(recs)/chunks; i++ {
+			l, err := nbhd.FromRecord(recs[i], ts)
+			if err == nil {
+				err = l.Prepare(DefaultMaxMemory)
+			}
+			if errs[i] = err; err != nil {
 				return
 			}
-			lc.Load(lats[i], pot, dist)
-			lats[i] = nil // and its shape with it
+			lc.Load(l, pot, dist)
 			z := lc.Inside()
 			if math.IsNaN(z) || delta > 0 && math.IsInf(z, -1) { // with δ > 0, a zero is underflow
 				lost[k]++
@@ -109,7 +112,7 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 			return fmt.Errorf("%s: lattice %d (%s), of %d words, is too big: %w; leave long sentences out (filterlen)", where, i+1, recs[i].ID, len(recs[i].Tags), err)
 		}
 	}
-	total, stats := dmv.NewParams(pot.T), &format.Stats{Sentences: len(lats), Tokens: tokens}
+	total, stats := dmv.NewParams(pot.T), &format.Stats{Sentences: len(recs), Tokens: tokens}
 	left := 0
 	for k := 0; k < chunks; k++ {
 		total.Add(counts[k])
@@ -117,7 +120,7 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 		left += lost[k]
 	}
 	switch {
-	case left == len(lats):
+	case left == len(recs):
 		return fmt.Errorf("%s: every lattice left out: their weights span more than floating point can hold (a large positive --delta?)", where)
 	case left > 0 && warn != nil:
 		fmt.Fprintf(warn, "estep: %d lattices left out: their weights span more than floating point can hold\n", left)
