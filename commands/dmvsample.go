@@ -26,7 +26,7 @@ Examples:
 			&cli.IntFlag{Name: "n", Aliases: []string{"count"}, Required: true, Usage: "number of sentences"},
 			seedFlag(),
 			&cli.IntFlag{Name: "min-len", Value: 1, Usage: "shortest sentence kept"},
-			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept (0: no bound)"},
+			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept (0: 1000); longer draws are abandoned as they grow"},
 			outputFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {

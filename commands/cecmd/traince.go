@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
@@ -62,17 +63,18 @@ Examples:
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
+			&cli.Int64Flag{Name: "max-memory", Value: ce.DefaultMaxMemory >> 20, Usage: "refuse a sentence whose neighbourhood's chart needs more than `MIB` mebibytes (0: no limit)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := ceOptions(c)
 			if err != nil {
 				return err
 			}
-			stages := 1
-			if opts.DeltaStep != 0 {
-				stages = int(math.Round((opts.DeltaFinal-opts.Delta)/opts.DeltaStep)) + 1
+			deltas, err := (&lbfgs.Trainer{Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep}).Deltas()
+			if err != nil {
+				return commands.Usagef("%v", err)
 			}
-			job, err := commands.TrainJob(c, stages*(c.Int("max-iter")+1))
+			job, err := commands.TrainJob(c, len(deltas)*(c.Int("max-iter")+1))
 			if err != nil {
 				return err
 			}
@@ -99,6 +101,10 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 		}
 		opts.Sigma2 = v
 	}
+	if c.Int64("max-memory") < 0 || c.Int64("max-memory") > 1<<40 {
+		return opts, commands.Usagef("--max-memory must be between 0 and 2^40 MiB, not %d", c.Int64("max-memory"))
+	}
+	opts.MaxMemory = c.Int64("max-memory") << 20
 	if c.Int("max-iter") < 1 {
 		return opts, commands.Usagef("--max-iter must be at least 1")
 	}

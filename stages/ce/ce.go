@@ -16,6 +16,7 @@
 package ce
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -81,8 +82,35 @@ type Problem struct {
 	lengthLattices []*dmv.Lattice
 }
 
-// NewProblem builds the neighbourhood of every sentence of c, in parallel.
+// DefaultMaxMemory bounds the memory of the chart of one neighbourhood
+// (one lane, and what the chart keeps with the lattice): a lattice that
+// would need more is refused before its chart is made. Neighbourhoods
+// linear in the sentence's length need memory quadratic in it (a
+// 150-word sentence's del1ortrans1 about 30 MiB); length, trans2,
+// del1ortrans2 and del1subseq much more.
+const DefaultMaxMemory = 1 << 30
+
+// NewProblem builds the neighbourhood of every sentence of c, in
+// parallel, each within DefaultMaxMemory.
 func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
+	return NewProblemWithin(c, kind, workers, DefaultMaxMemory)
+}
+
+// tooBig says which sentence's neighbourhood needs more memory than
+// allowed.
+func tooBig(c *dmv.Corpus, i int, kind string, err error) error {
+	id := ""
+	if i < len(c.Source) && c.Source[i] != nil && c.Source[i].ID != "" {
+		id = " (" + c.Source[i].ID + ")"
+	}
+	return fmt.Errorf("sentence %d%s, %d words: its %s neighbourhood is too big: %w; raise --max-memory or leave long sentences out (filterlen)", i+1, id, len(c.Sents[i]), kind, err)
+}
+
+// NewProblemWithin is NewProblem with the memory of each neighbourhood's
+// chart bounded by maxMemory bytes (≤ 0: no bound): a sentence whose
+// neighbourhood would need more is an error naming it, before its chart
+// is allocated.
+func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) (*Problem, error) {
 	if !nbhd.Known(kind) {
 		return nil, fmt.Errorf("unknown neighbourhood %q (want one of %v)", kind, nbhd.Kinds)
 	}
@@ -95,6 +123,11 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 		for n, k := range count {
 			if k > 0 {
 				p.lengths, p.perLength = append(p.lengths, n), append(p.perLength, k)
+				l := nbhd.LengthLattice(n, c.Tags.Len())
+				if err := l.Prepare(maxMemory); err != nil {
+					return nil, tooBig(c, slices.IndexFunc(c.Sents, func(x []int) bool { return len(x) == n }), kind, err)
+				}
+				p.lengthLattices = append(p.lengthLattices, l)
 			}
 		}
 		return p, nil
@@ -111,6 +144,9 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 			if templates[n] == nil {
 				templates[n] = nbhd.NewTemplate(kind, n)
 				p.own[n] = templates[n].Sentence
+				if err := templates[n].Lattice.Prepare(maxMemory); err != nil {
+					return nil, tooBig(c, i, kind, err)
+				}
 			}
 			p.Lattices[i] = templates[n].Instance(x)
 			p.order = append(p.order, i)
@@ -123,10 +159,19 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 		lo, hi := p.bounds(k)
 		for i := lo; i < hi; i++ {
 			p.Lattices[i], errs[i] = nbhd.Build(kind, c.Sents[i], c.Tags.Len())
+			if errs[i] == nil {
+				if err := p.Lattices[i].Prepare(maxMemory); err != nil {
+					errs[i] = tooBig(c, i, kind, err)
+				}
+			}
 		}
 	})
 	for i, err := range errs {
-		if err != nil {
+		var big *dmv.MemoryError
+		switch {
+		case errors.As(err, &big):
+			return nil, err
+		case err != nil:
 			return nil, fmt.Errorf("sentence %d: %w", i+1, err)
 		}
 	}
@@ -169,8 +214,7 @@ const (
 // that share the first one's shape, as many as one chart runs at once.
 func (p *Problem) lanes(j, hi int, dst []*dmv.Lattice) []*dmv.Lattice {
 	first := p.Lattices[p.sentence(j)]
-	a, s := len(first.Arcs), first.States()
-	n := max(1, min(maxLanes, maxLaneBytes/(8*(12*a*s+6*a*a))))
+	n := max(1, min(maxLanes, maxLaneBytes/int(max(1, first.LaneBytes()))))
 	for ; j < hi && len(dst) < n; j++ {
 		l := p.Lattices[p.sentence(j)]
 		if !l.SharesShape(first) {
@@ -303,10 +347,11 @@ func (p *Problem) lengthTerms(pot *dmv.Params, dist []float64, workers int, v *V
 	n := len(p.lengths)
 	if len(p.lengthCount) != n || p.lengthCount[0].T != pot.T {
 		p.lengthLogZ, p.lengthCount = make([]float64, n), make([]*dmv.Params, n)
-		p.lengthLattices = make([]*dmv.Lattice, n)
 		for k := range p.lengthCount {
 			p.lengthCount[k] = dmv.NewParams(pot.T)
-			p.lengthLattices[k] = nbhd.LengthLattice(p.lengths[k], pot.T)
+			if len(p.lengthLattices[k].Arcs) != p.lengths[k]*pot.T { // weights over other tags than the corpus's
+				p.lengthLattices[k] = nbhd.LengthLattice(p.lengths[k], pot.T)
+			}
 		}
 	}
 	pipeline.ForEachChunk(n, workers, func(worker, k int) {
@@ -357,4 +402,44 @@ func finite(p *dmv.Params) bool {
 		}
 	}
 	return true
+}
+
+// Lost counts the sentences whose own Z or whose neighbourhood's Z the
+// charts cannot hold at weights w (a weight of 0, or weights beyond
+// floating point: a large positive δ on a long sentence), and returns
+// the position of the first (−1: none). It runs each sentence alone, to
+// say why an evaluation had no value.
+func (p *Problem) Lost(w *dmv.Params, s Settings) (n, first int) {
+	c := p.Corpus
+	pot := dmv.ExpWeights(w)
+	var dist []float64
+	if s.Delta != 0 {
+		dist = make([]float64, c.MaxLen+1)
+		for d := range dist {
+			dist[d] = math.Exp(s.Delta * float64(d))
+		}
+	}
+	sc, lc := dmv.NewChart(c.MaxLen), dmv.NewLatticeChart()
+	first = -1
+	for i, x := range c.Sents {
+		sc.Load(x, pot, dist)
+		z := sc.Inside()
+		if ok := !math.IsNaN(z) && !math.IsInf(z, 0); ok {
+			var l *dmv.Lattice
+			if p.Lattices != nil {
+				l = p.Lattices[i]
+			} else {
+				l = p.lengthLattices[slices.Index(p.lengths, len(x))]
+			}
+			lc.Load(l, pot, dist)
+			z = lc.Inside()
+		}
+		if math.IsNaN(z) || math.IsInf(z, 0) {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return n, first
 }

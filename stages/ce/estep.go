@@ -47,20 +47,28 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // and tokens of the sentences the lattices came from, and loglik =
 // Σ log Z(N(x)). These are the denominator counts of CE's gradient, for
 // an E-step spread over processes: the gradient is the sentences' counts
-// minus these (minus w/σ²).
-func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int) error {
-	lats := make([]*dmv.Lattice, len(recs))
+// minus these (minus w/σ²). A lattice whose chart would need more than
+// DefaultMaxMemory is an error naming it; each lattice's shape is let go
+// once its counts are in, so memory is that of the largest, not the sum.
+//
+// A lattice whose weights span more than floating point holds (a large
+// positive δ on a long sentence: Z out of range, or 0 by underflow) is
+// left out of the counts and loglik,
+// and counted on warn (nil: not reported); when every lattice is, it is
+// an error.
+func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, warn io.Writer) error {
+	// Tags are checked first; each lattice is brought to the chart's form
+	// only when its turn comes, and let go after, so that memory is that
+	// of a few lattices, not of all.
 	tokens, depth := 0, 0
 	for i, rec := range recs {
-		l, err := nbhd.FromRecord(rec, ts)
-		if err != nil {
-			return fmt.Errorf("%s: lattice %d (%s): %w", where, i+1, rec.ID, err)
+		for _, a := range rec.Arcs {
+			if _, ok := ts.Index(a.Tag); !ok {
+				return fmt.Errorf("%s: lattice %d (%s): tag %q is not in the model", where, i+1, rec.ID, a.Tag)
+			}
 		}
-		lats[i] = l
 		tokens += len(rec.Tags)
-		for _, d := range l.Depth {
-			depth = max(depth, d)
-		}
+		depth = max(depth, rec.States) // bounds every string's length
 	}
 	var dist []float64
 	if delta != 0 {
@@ -74,22 +82,48 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 	for i := range charts {
 		charts[i] = dmv.NewLatticeChart()
 	}
-	counts, logZ := make([]*dmv.Params, chunks), make([]float64, chunks)
+	counts, logZ, lost := make([]*dmv.Params, chunks), make([]float64, chunks), make([]int, chunks)
+	errs := make([]error, len(recs))
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		counts[k] = dmv.NewParams(pot.T)
 		lc := charts[worker]
-		for i := k * len(lats) / chunks; i < (k+1)*len(lats)/chunks; i++ {
-			lc.Load(lats[i], pot, dist)
-			logZ[k] += lc.Inside()
+		for i := k * len(recs) / chunks; i < (k+1)*len(recs)/chunks; i++ {
+			l, err := nbhd.FromRecord(recs[i], ts)
+			if err == nil {
+				err = l.Prepare(DefaultMaxMemory)
+			}
+			if errs[i] = err; err != nil {
+				return
+			}
+			lc.Load(l, pot, dist)
+			z := lc.Inside()
+			if math.IsNaN(z) || delta > 0 && math.IsInf(z, -1) { // with δ > 0, a zero is underflow
+				lost[k]++
+				continue
+			}
+			logZ[k] += z
 			if lc.Outside() {
 				lc.AddCounts(counts[k], 1)
 			}
 		}
 	})
-	total, stats := dmv.NewParams(pot.T), &format.Stats{Sentences: len(lats), Tokens: tokens}
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: lattice %d (%s), of %d words, is too big: %w; leave long sentences out (filterlen)", where, i+1, recs[i].ID, len(recs[i].Tags), err)
+		}
+	}
+	total, stats := dmv.NewParams(pot.T), &format.Stats{Sentences: len(recs), Tokens: tokens}
+	left := 0
 	for k := 0; k < chunks; k++ {
 		total.Add(counts[k])
 		stats.Loglik += logZ[k]
+		left += lost[k]
+	}
+	switch {
+	case left == len(recs):
+		return fmt.Errorf("%s: every lattice left out: their weights span more than floating point can hold (a large positive --delta?)", where)
+	case left > 0 && warn != nil:
+		fmt.Fprintf(warn, "estep: %d lattices left out: their weights span more than floating point can hold\n", left)
 	}
 	return dmv.WriteTable(w, ts, total, format.Count, stats)
 }

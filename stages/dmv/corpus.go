@@ -92,7 +92,8 @@ type EStepResult struct {
 	ZeroWeight int
 	// Unusable counts the sentences left out of LogLik and Counts because
 	// their weights span more than floating point holds at any scale
-	// (extreme log-linear weights, a large positive δ on long sentences).
+	// (extreme log-linear weights, a large positive δ on long sentences:
+	// a sentence with a distance whose factor Dist(d) overflows).
 	Unusable int
 }
 
@@ -147,8 +148,15 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		}
 	}
 	var dist []float64
+	longest := c.MaxLen // sentences longer than this are unusable
 	if opts.Dist != nil {
 		dist = e.dist
+		for d, v := range dist {
+			if math.IsNaN(v) || math.IsInf(v, 0) { // e^{δ·d} beyond floating point
+				longest = min(longest, d)
+				break
+			}
+		}
 	}
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		counts, ll, zero, bad := e.chunkCounts[k], 0.0, 0, 0
@@ -159,6 +167,8 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			tags := c.Sents[i]
 			var logZ float64
 			switch {
+			case len(tags) > longest && !opts.Gold: // some edge's distance factor is not a number
+				logZ = math.NaN()
 			case opts.Gold:
 				AddTreeCounts(tags, c.Gold[i], counts, 1)
 				logZ = TreeLogWeight(tags, c.Gold[i], w)

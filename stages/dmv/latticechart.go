@@ -47,7 +47,7 @@ type LatticeChart struct {
 	lanes int
 
 	// Potentials, lane by lane, and each lane's scaling.
-	root, edge []float64 // [a·lanes + k], [(a·A + c)·lanes + k]
+	root, edge []float64 // [a·lanes + k], [attachment·lanes + k]
 	stop, cont []float64 // [(a·4 + dir·2 + valence)·lanes + k]
 	logScale   []float64 // [k·(depth+1) + d]: log of the factor scaling removed from lane k's paths of d arcs
 	arcTags    []int     // [a·lanes + k]: the tag arc a reads in lane k
@@ -62,10 +62,13 @@ type LatticeChart struct {
 	finalZ []float64 // [k·finals + f]: lane k's scaled Z of the paths ending in final f
 	z, top []float64 // lane k's Z = z[k]·e^top[k]
 
-	// Items, [index·lanes + k] with index:
-	rs, rc, ls, lc []float64 // a·S + s
-	rsT, lsT       []float64 // s·A + a
-	ir, il         []float64 // a·A + c
+	// Items, [index·lanes + k], the index in the compact tables the
+	// lattice's shape lays out (latticeShape): right halves and their
+	// transposes, left halves and theirs, and attachments, IR and IL in
+	// one table (ir and il are the same slice, as are bir and bil).
+	rs, rc, rsT []float64
+	ls, lc, lsT []float64
+	ir, il      []float64
 
 	// Adjoints of the items (∂Z/∂item, scaled by 1/Z), laid out as their
 	// items, and the posteriors Outside leaves.
@@ -75,32 +78,37 @@ type LatticeChart struct {
 	acc, acc2 []float64 // a vector over the lanes, twice
 	single    [1]*Lattice
 
-	capAS, capAA, capA int // table sizes, lanes included
+	capR, capL, capAtt, capA int // table sizes, lanes included
 }
 
 // NewLatticeChart makes an empty chart; it grows to the lattices loaded.
 func NewLatticeChart() *LatticeChart { return &LatticeChart{} }
 
-func (c *LatticeChart) grow(s, a, lanes int) {
-	as, aa, a1 := a*s*lanes, a*a*lanes, a*lanes
-	if as <= c.capAS && aa <= c.capAA && a1 <= c.capA {
+func (c *LatticeChart) grow(sh *latticeShape, lanes int) {
+	nr, nl, na, a1 := sh.nR*lanes, sh.nL*lanes, sh.nAtt*lanes, sh.A*lanes
+	if nr <= c.capR && nl <= c.capL && na <= c.capAtt && a1 <= c.capA {
 		return
 	}
-	as, aa, a1 = max(as, c.capAS), max(aa, c.capAA), max(a1, c.capA)
+	nr, nl, na, a1 = max(nr, c.capR), max(nl, c.capL), max(na, c.capAtt), max(a1, c.capA)
+	// Drop the old tables first, so that growing does not hold both.
+	c.rs, c.rc, c.rsT, c.brs, c.brc, c.brsT = nil, nil, nil, nil, nil, nil
+	c.ls, c.lc, c.lsT, c.bls, c.blc, c.blsT = nil, nil, nil, nil, nil, nil
+	c.edge, c.ir, c.il, c.bir, c.bil, c.edgePost = nil, nil, nil, nil, nil, nil
 	f := func(n int) []float64 { return make([]float64, n) }
-	c.rs, c.rc, c.ls, c.lc, c.rsT, c.lsT = f(as), f(as), f(as), f(as), f(as), f(as)
-	c.brs, c.brc, c.bls, c.blc, c.brsT, c.blsT = f(as), f(as), f(as), f(as), f(as), f(as)
-	c.edge, c.ir, c.il, c.bir, c.bil, c.edgePost = f(aa), f(aa), f(aa), f(aa), f(aa), f(aa)
+	c.rs, c.rc, c.rsT, c.brs, c.brc, c.brsT = f(nr), f(nr), f(nr), f(nr), f(nr), f(nr)
+	c.ls, c.lc, c.lsT, c.bls, c.blc, c.blsT = f(nl), f(nl), f(nl), f(nl), f(nl), f(nl)
+	c.edge, c.ir, c.bir, c.edgePost = f(na), f(na), f(na), f(na)
+	c.il, c.bil = c.ir, c.bir
 	c.root, c.rootPost = f(a1), f(a1)
 	c.stop, c.cont, c.stopPost, c.contPost = f(4*a1), f(4*a1), f(4*a1), f(4*a1)
 	c.arcTags = make([]int, a1)
-	c.capAS, c.capAA, c.capA = as, aa, a1
+	c.capR, c.capL, c.capAtt, c.capA = nr, nl, na, a1
 }
 
 // Bytes is the memory the chart's tables hold, for reports of its size
 // (the lattice's shape, kept with the lattice, is not counted).
 func (c *LatticeChart) Bytes() int {
-	return 8 * (12*c.capAS + 6*c.capAA + 20*c.capA + len(c.inFactor) + len(c.expDepth) + 15*len(c.tags.qLeft))
+	return 8 * (6*c.capR + 6*c.capL + 4*c.capAtt + 20*c.capA + len(c.inFactor) + len(c.expDepth) + 15*len(c.tags.qLeft))
 }
 
 // Load sets the potentials of lattice l (in the form Check verifies, but
@@ -118,8 +126,8 @@ func (c *LatticeChart) Load(l *Lattice, w *Params, dist []float64) {
 func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 	sh := ls[0].shapeOf()
 	c.sh, c.lanes = sh, len(ls)
-	S, A, W, D := sh.S, sh.A, len(ls), sh.depth+1
-	c.grow(S, A, W)
+	A, W, D := sh.A, len(ls), sh.depth+1
+	c.grow(sh, W)
 	c.logScale = resizeFloats(c.logScale, W*D)
 	c.finalZ = resizeFloats(c.finalZ, W*len(sh.finals))
 	c.z, c.top = resizeFloats(c.z, W), resizeFloats(c.top, W)
@@ -129,8 +137,8 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 		c.unusable = make([]bool, W)
 	}
 	c.unusable = c.unusable[:W]
-	maxDist := 1.0
-	for _, d := range dist {
+	maxDist := 1.0 // over the distances within the lattice's strings only
+	for _, d := range dist[:min(len(dist), sh.depth)] {
 		maxDist = math.Max(maxDist, d)
 	}
 	c.tags.load(ls, w, maxDist)
@@ -148,13 +156,12 @@ func (c *LatticeChart) LoadLanes(ls []*Lattice, w *Params, dist []float64) {
 // gains f^d, which the lane's logScale takes back.
 func (c *LatticeChart) rescaleAttachments(k int, f float64) {
 	sh, W := c.sh, c.lanes
-	A := sh.A
-	for i := 0; i < len(sh.pairs); i += 2 {
-		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
-		c.edge[(a*A+b)*W+k] *= f
-		c.edge[(b*A+a)*W+k] *= f
+	for i := 0; i < len(sh.pairs); i += 4 {
+		r, l := int(sh.pairs[i+2]), int(sh.pairs[i+3])
+		c.edge[r*W+k] *= f
+		c.edge[l*W+k] *= f
 	}
-	for a := 0; a < A; a++ {
+	for a := 0; a < sh.A; a++ {
 		c.root[a*W+k] *= f
 	}
 	lf, D := math.Log(f), sh.depth+1
@@ -224,8 +231,8 @@ func (c *LatticeChart) inside() {
 	sh, W := c.sh, c.lanes
 	S, A := sh.S, sh.A
 	for a := 0; a < A; a++ {
-		p, q, d := sh.from[a], sh.to[a], a*4
-		rq, pp, qa, pa := (a*S+q)*W, (a*S+p)*W, (q*A+a)*W, (p*A+a)*W
+		d := a * 4
+		rq, pp, qa, pa := int(sh.rsAt[a])*W, int(sh.lsAt[a])*W, int(sh.rsTAt[a])*W, int(sh.lsTAt[a])*W
 		right, left := (d+Right*2+Adj)*W, (d+Left*2+Adj)*W
 		for k := 0; k < W; k++ {
 			c.rs[rq+k], c.rc[rq+k] = c.stop[right+k], c.cont[right+k]
@@ -274,8 +281,9 @@ func (c *LatticeChart) inside() {
 		top := math.Inf(-1)
 		for f, s := range sh.finals {
 			z := 0.0
-			for _, a := range sh.rootArcs[sh.rootAt[f]:sh.rootAt[f+1]] {
-				z += c.root[a*W+k] * c.ls[a*S*W+k] * c.rs[(a*S+s)*W+k]
+			for i := sh.rootAt[f]; i < sh.rootAt[f+1]; i++ {
+				a := sh.rootArcs[i]
+				z += c.root[a*W+k] * c.ls[int(sh.lRow[a])*W+k] * c.rs[int(sh.rootRs[i])*W+k]
 			}
 			c.finalZ[k*F+f] = z
 			if z > 0 {
@@ -373,25 +381,15 @@ func (c *LatticeChart) OutsideContrast(f int) (float64, bool) {
 func (c *LatticeChart) outside(fi int) {
 	sh, W := c.sh, c.lanes
 	S, A := sh.S, sh.A
-	// Clear the adjoints the program touches: a right half's states lie
-	// at and after its arc's end, a left half's at and before its start.
-	for a := 0; a < A; a++ {
-		clear(c.brs[(a*S+sh.to[a])*W : (a*S+S)*W])
-		clear(c.brc[(a*S+sh.to[a])*W : (a*S+S)*W])
-		clear(c.bls[a*S*W : (a*S+sh.from[a]+1)*W])
-		clear(c.blc[a*S*W : (a*S+sh.from[a]+1)*W])
-	}
-	for s := 0; s < S; s++ {
-		clear(c.brsT[s*A*W : (s*A+sh.arcFrom[s])*W])
-		clear(c.blsT[(s*A+sh.arcFrom[s])*W : (s*A+A)*W])
-	}
-	for i := 0; i < len(sh.pairs); i += 2 { // the only attachments with adjoints
-		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
-		r, l := (a*A+b)*W, (b*A+a)*W
-		for k := 0; k < W; k++ {
-			c.bir[r+k], c.bil[l+k] = 0, 0
-		}
-	}
+	// Clear the adjoints: the tables are compact, every entry an item.
+	nr, nl, na := sh.nR*W, sh.nL*W, sh.nAtt*W
+	clear(c.brs[:nr])
+	clear(c.brc[:nr])
+	clear(c.brsT[:nr])
+	clear(c.bls[:nl])
+	clear(c.blc[:nl])
+	clear(c.blsT[:nl])
+	clear(c.bir[:na])
 	clear(c.rootPost[:A*W])
 	clear(c.stopPost[:4*A*W])
 	clear(c.contPost[:4*A*W])
@@ -409,11 +407,13 @@ func (c *LatticeChart) outside(fi int) {
 			if f == fi {
 				g -= 1 / c.finalZ[k*F+f]
 			}
-			for _, a := range sh.rootArcs[sh.rootAt[f]:sh.rootAt[f+1]] {
-				l0, r, root := c.ls[a*S*W+k], c.rs[(a*S+s)*W+k], c.root[a*W+k]
+			for i := sh.rootAt[f]; i < sh.rootAt[f+1]; i++ {
+				a := sh.rootArcs[i]
+				lo, ro := int(sh.lRow[a])*W+k, int(sh.rootRs[i])*W+k
+				l0, r, root := c.ls[lo], c.rs[ro], c.root[a*W+k]
 				c.rootPost[a*W+k] += root * l0 * r * g
-				c.bls[a*S*W+k] += root * r * g
-				c.brs[(a*S+s)*W+k] += root * l0 * g
+				c.bls[lo] += root * r * g
+				c.brs[ro] += root * l0 * g
 			}
 		}
 	}
@@ -452,12 +452,12 @@ func (c *LatticeChart) outside(fi int) {
 		}
 	}
 	for a := 0; a < A; a++ {
-		p, q, d := sh.from[a], sh.to[a], a*4
+		d := a * 4
 		for k := 0; k < W; k++ {
-			rq, pp := (a*S+q)*W+k, (a*S+p)*W+k
-			c.stopPost[(d+Right*2+Adj)*W+k] = c.rs[rq] * (c.brs[rq] + c.brsT[(q*A+a)*W+k])
+			rq, pp := int(sh.rsAt[a])*W+k, int(sh.lsAt[a])*W+k
+			c.stopPost[(d+Right*2+Adj)*W+k] = c.rs[rq] * (c.brs[rq] + c.brsT[int(sh.rsTAt[a])*W+k])
 			c.contPost[(d+Right*2+Adj)*W+k] = c.rc[rq] * c.brc[rq]
-			c.stopPost[(d+Left*2+Adj)*W+k] = c.ls[pp] * (c.bls[pp] + c.blsT[(p*A+a)*W+k])
+			c.stopPost[(d+Left*2+Adj)*W+k] = c.ls[pp] * (c.bls[pp] + c.blsT[int(sh.lsTAt[a])*W+k])
 			c.contPost[(d+Left*2+Adj)*W+k] = c.lc[pp] * c.blc[pp]
 		}
 	}
@@ -533,10 +533,10 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 			}
 		}
 	}
-	for i := 0; i < len(sh.pairs); i += 2 {
-		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+	for i := 0; i < len(sh.pairs); i += 4 {
+		a, b, ro, lo := int(sh.pairs[i]), int(sh.pairs[i+1]), int(sh.pairs[i+2])*W, int(sh.pairs[i+3])*W
 		ta, tb := c.arcTags[a*W:a*W+W], c.arcTags[b*W:b*W+W]
-		r, l := c.edgePost[(a*A+b)*W:(a*A+b)*W+W], c.edgePost[(b*A+a)*W:(b*A+a)*W+W]
+		r, l := c.edgePost[ro:ro+W], c.edgePost[lo:lo+W]
 		for k, u := range use {
 			if u != 0 {
 				counts.Child[(ta[k]*2+Right)*t+tb[k]] += u * r[k]

@@ -162,16 +162,15 @@ func (c *LatticeChart) loadLane(k int, l *Lattice) {
 // the distance of head and child in their string.
 func (c *LatticeChart) loadEdges(w *Params, dist []float64) {
 	sh, W, p, T := c.sh, c.lanes, &c.tags, w.T
-	A := sh.A
-	for i := 0; i < len(sh.pairs); i += 2 {
-		a, b := int(sh.pairs[i]), int(sh.pairs[i+1])
+	for i := 0; i < len(sh.pairs); i += 4 {
+		a, b, ro, lo := int(sh.pairs[i]), int(sh.pairs[i+1]), int(sh.pairs[i+2])*W, int(sh.pairs[i+3])*W
 		d := 1.0
 		if dist != nil {
 			d = dist[sh.pos[b]-sh.pos[a]]
 		}
 		ta, tb := c.arcTags[a*W:a*W+W], c.arcTags[b*W:b*W+W]
 		fa, fb := c.inFactor[a*W:a*W+W], c.inFactor[b*W:b*W+W]
-		r, l := c.edge[(a*A+b)*W:(a*A+b)*W+W], c.edge[(b*A+a)*W:(b*A+a)*W+W]
+		r, l := c.edge[ro:ro+W], c.edge[lo:lo+W]
 		for k := range r {
 			r[k] = w.Child[(ta[k]*2+Right)*T+tb[k]] * p.qRight[ta[k]] * fb[k] * d
 			l[k] = w.Child[(tb[k]*2+Left)*T+ta[k]] * p.qLeft[tb[k]] * fa[k] * d

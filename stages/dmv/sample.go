@@ -1,6 +1,9 @@
 package dmv
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Sample draws one sentence and its tree from the DMV p (a model: root
 // and child distributions, stop against cont), generating children
@@ -62,6 +65,61 @@ func Sample(rng *rand.Rand, p *Params, maxLen int) (tags, heads []int, ok bool) 
 	}
 	layout(top)
 	return tags, heads, true
+}
+
+// CheckSampleable says why sampling from p cannot give finite sentences,
+// naming the multinomial, or returns nil: among the tags that can occur
+// (a root, or a child of a tag that occurs), a decision whose stop and
+// cont are both 0, a cont with no child to draw, or a head that, having
+// taken a child on one side, never stops there (stop 0 after the first
+// child) — every sentence through it would be endless. name gives tag
+// names. A model that merely rarely stops is left to Sample's bound.
+func CheckSampleable(p *Params, name func(int) string) error {
+	dirs := [2]string{"left", "right"}
+	sum := func(x []float64) float64 {
+		t := 0.0
+		for _, v := range x {
+			t += v
+		}
+		return t
+	}
+	if !(sum(p.Root) > 0) {
+		return fmt.Errorf("root(·) is 0 everywhere: no sentence can start")
+	}
+	seen := make([]bool, p.T)
+	var queue []int
+	occur := func(row []float64) {
+		for t, v := range row {
+			if v > 0 && !seen[t] {
+				seen[t] = true
+				queue = append(queue, t)
+			}
+		}
+	}
+	occur(p.Root)
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		for dir := Left; dir <= Right; dir++ {
+			adj, non := DecisionIndex(h, dir, Adj), DecisionIndex(h, dir, NonAdj)
+			at := func(v int) string { return fmt.Sprintf("(%s, %s, adj=%v)", name(h), dirs[dir], v == Adj) }
+			if !(p.Stop[adj]+p.Cont[adj] > 0) {
+				return fmt.Errorf("stop%s and cont%[1]s are both 0: the model cannot go on", at(Adj))
+			}
+			if p.Cont[adj] == 0 {
+				continue // never a child on this side
+			}
+			row := p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, p.T)]
+			if !(sum(row) > 0) {
+				return fmt.Errorf("cont%s is %g but child(%s, %s, ·) is 0 everywhere: no child to draw", at(Adj), p.Cont[adj], name(h), dirs[dir])
+			}
+			if !(p.Stop[non] > 0) {
+				return fmt.Errorf("stop%s is 0 and cont is %g: sentences never end", at(NonAdj), p.Cont[non])
+			}
+			occur(row)
+		}
+	}
+	return nil
 }
 
 // draw picks an index with probability proportional to weights.

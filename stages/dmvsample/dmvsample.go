@@ -17,12 +17,21 @@ type Options struct {
 	Model          string
 	N              int
 	Seed           uint64
-	MinLen, MaxLen int // lengths kept; MaxLen ≤ 0: no bound
+	MinLen, MaxLen int // lengths kept; MaxLen ≤ 0: up to DefaultMaxLen
 }
 
-// maxTries bounds the draws for one sentence: a length window the model
-// almost never produces is an error, not an endless loop.
-const maxTries = 100000
+// DefaultMaxLen is the longest sentence drawn when no --max-len is given:
+// a draw that grows beyond it is abandoned and drawn again, so that a
+// model that rarely stops cannot run away.
+const DefaultMaxLen = 1000
+
+// maxTries and maxTokens bound the draws for one sentence, and the
+// tokens they generate in all: a length window the model almost never
+// produces is an error, not an endless loop.
+const (
+	maxTries  = 100000
+	maxTokens = 10000000
+)
 
 // Run writes opts.N sampled sentences to w, with tags and gold heads
 // (no words); ids are "sample#k".
@@ -34,17 +43,29 @@ func Run(w io.Writer, opts Options) error {
 	if model.Unit != format.Prob {
 		return fmt.Errorf("%s: sampling needs a probability model (\"p\")", opts.Model)
 	}
+	if err := dmv.CheckSampleable(model.Params, model.Tags.Name); err != nil {
+		return fmt.Errorf("%s: cannot sample: %w", opts.Model, err)
+	}
+	maxLen := opts.MaxLen
+	if maxLen <= 0 {
+		maxLen = max(DefaultMaxLen, opts.MinLen)
+	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xd3f))
 	for k := 1; k <= opts.N; k++ {
 		var tags, heads []int
-		for try := 0; ; try++ {
-			if try == maxTries {
-				return fmt.Errorf("after %d draws no sentence of length %d..%d: the model rarely makes such sentences", try, opts.MinLen, opts.MaxLen)
+		for try, tokens := 0, 0; ; try++ {
+			if try == maxTries || tokens >= maxTokens {
+				return fmt.Errorf("after %d draws (%d tokens) no sentence of length %d..%d: the model rarely makes such sentences", try, tokens, opts.MinLen, maxLen)
 			}
 			var ok bool
-			tags, heads, ok = dmv.Sample(rng, model.Params, opts.MaxLen)
+			tags, heads, ok = dmv.Sample(rng, model.Params, maxLen)
 			if ok && len(tags) >= opts.MinLen {
 				break
+			}
+			if ok {
+				tokens += len(tags)
+			} else {
+				tokens += maxLen + 1 // abandoned as it grew past maxLen
 			}
 		}
 		names := make([]string, len(tags))

@@ -76,6 +76,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return err
 	}
 	res := dmv.NewEStepper(corpus).Run(r.Weights(weights), r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers}))
+	if res.Unusable > 0 && res.Unusable == len(corpus.Sents) {
+		return fmt.Errorf("%s: every sentence left out: their weights span more than floating point can hold (a large positive --delta?)", pipeline.DescribeInputs(src.Names))
+	}
 	if res.Unusable > 0 && opts.Warn != nil {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
@@ -125,5 +128,5 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 	case r.Beta != 1 || r.Segmented || opts.Skew != "":
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}
-	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers)
+	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, opts.Warn)
 }

@@ -48,8 +48,10 @@ func HasTemplate(kind string) bool {
 // swap may follow); for deletions, a chain e_2..e_n after deleting one
 // word (e_j has read x[:j] but one, so it lies at depth j−1), entered by
 // reading x[i+1] at position i, and c_{n−1} final (the last word
-// deleted). Blocks of states are numbered one after another so that the
-// states between two states, over which the chart sums, form few runs.
+// deleted). Blocks of states (c, m, s, e) are numbered one after another,
+// each by depth, so that the states between two states, over which the
+// chart sums, form few runs, and so do the arcs of each pair of blocks
+// (the chart's families, dmv.Lattice).
 func NewTemplate(kind string, n int) *Template {
 	swap, del, again := kind == Trans1 || kind == Del1OrTrans1, kind == Del1 || kind == Del1OrTrans1, kind == Dynasearch
 	if !swap && !del && !again {
@@ -91,11 +93,12 @@ func NewTemplate(kind string, n int) *Template {
 	}
 	if swap && n >= 2 {
 		s := make([]int, n+1)
-		m[0] = state(1)
-		for i := 1; i+2 <= n; i++ {
-			m[i], s[i+1] = state(i+1), state(i+1)
+		for i := 0; i+2 <= n; i++ {
+			m[i] = state(i + 1)
 		}
-		s[n] = state(n)
+		for j := 2; j <= n; j++ {
+			s[j] = state(j)
+		}
 		for i := 0; i+2 <= n; i++ {
 			link(c[i], m[i], i+1, i)
 			link(m[i], s[i+2], i, -1)

@@ -93,6 +93,9 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 			w = em.Weights(model)
 		}
 		out := estep.Run(w, em.EStep)
+		if n := len(em.Corpus.Sents); n > 0 && out.Unusable == n {
+			return nil, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", iter)
+		}
 		obj := out.LogLik
 		if em.Objective != nil {
 			obj = em.Objective(obj)

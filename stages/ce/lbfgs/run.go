@@ -19,6 +19,7 @@ type Options struct {
 	Delta, DeltaFinal, DeltaStep float64 // Model L: fixed δ, or a schedule
 	MaxIter                      int
 	Tol                          float64
+	MaxMemory                    int64 // bytes for one neighbourhood's chart (ce.NewProblemWithin)
 }
 
 // Run trains a log-linear DMV by CE on the sentences of src and writes it
@@ -49,7 +50,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		}
 		start = ce.LogWeights(p)
 	}
-	problem, err := ce.NewProblem(s.Corpus, opts.Kind, job.Workers)
+	problem, err := ce.NewProblemWithin(s.Corpus, opts.Kind, job.Workers, opts.MaxMemory)
 	if err != nil {
 		return err
 	}

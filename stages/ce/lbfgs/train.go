@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
@@ -22,6 +23,10 @@ import (
 const (
 	DefaultMaxIter = 100
 	DefaultTol     = 1e-5 // relative change of the objective
+	// MaxEvalsPerIter bounds the objective evaluations of a stage at this
+	// many per allowed iteration: Moré–Thuente takes a few per iteration,
+	// the guard one per tenfold shortening of the step.
+	MaxEvalsPerIter = 40
 )
 
 // Trainer configures one run of L-BFGS on a Problem, at one δ or along a
@@ -53,20 +58,17 @@ type Result struct {
 }
 
 // Deltas is the schedule of δ the trainer runs: one value, or δ to
-// DeltaFinal by DeltaStep (the last stage at DeltaFinal exactly).
+// DeltaFinal by DeltaStep (the last stage at DeltaFinal exactly), as
+// train-sa's schedules and capped as they are (anneal.LinearSchedule).
 func (t *Trainer) Deltas() ([]float64, error) {
 	if t.DeltaStep == 0 {
 		return []float64{t.Delta}, nil
 	}
-	if (t.DeltaFinal-t.Delta)*t.DeltaStep <= 0 {
-		return nil, fmt.Errorf("δ cannot go from %g to %g by steps of %g", t.Delta, t.DeltaFinal, t.DeltaStep)
+	ds, err := anneal.LinearSchedule(t.Delta, t.DeltaStep, t.DeltaFinal)
+	if err != nil {
+		return nil, fmt.Errorf("δ: %w", err)
 	}
-	var ds []float64
-	steps := int(math.Round((t.DeltaFinal - t.Delta) / t.DeltaStep))
-	for k := 0; k < steps; k++ {
-		ds = append(ds, t.Delta+float64(k)*t.DeltaStep)
-	}
-	return append(ds, t.DeltaFinal), nil
+	return ds, nil
 }
 
 // Run optimises from weights start.
@@ -166,11 +168,11 @@ func (s *stageRun) run(start *dmv.Params) error {
 	if tol <= 0 {
 		tol = DefaultTol
 	}
-	// The start is gonum's first major iteration.
-	settings := &optimize.Settings{MajorIterations: maxIter + 1, Converger: s}
 	s.tol = tol
-	method := &optimize.LBFGS{Linesearcher: &guarded{inner: &optimize.MoreThuente{}}}
-	result, err := optimize.Minimize(problem, x, settings, method)
+	if v := s.eval(x); math.IsInf(v.Objective, -1) || math.IsNaN(v.Objective) {
+		return s.noValue(start)
+	}
+	result, err := optimize.Minimize(problem, x, stageSettings(maxIter, s), newMethod())
 	if s.observeErr != nil {
 		return s.observeErr
 	}
@@ -185,6 +187,40 @@ func (s *stageRun) run(start *dmv.Params) error {
 		s.status = err.Error()
 	}
 	return nil
+}
+
+// noValue says why the objective has no value at the stage's start:
+// the sentences the charts cannot hold, counted, and the first named.
+func (s *stageRun) noValue(start *dmv.Params) error {
+	p := s.t.Problem
+	at := ""
+	if s.delta != 0 {
+		at = fmt.Sprintf(" at δ = %g", s.delta)
+	}
+	n, first := p.Lost(start, s.settings())
+	if n == 0 {
+		return fmt.Errorf("the objective has no value%s at the start (weights too extreme for the charts)", at)
+	}
+	id := ""
+	if src := p.Corpus.Source; first < len(src) && src[first] != nil && src[first].ID != "" {
+		id = " (" + src[first].ID + ")"
+	}
+	return fmt.Errorf("the objective has no value%s at the start: the charts cannot hold Z for %d of %d sentences, the first sentence %d%s of %d words (a positive δ multiplies long edges by e^{δ·d}, beyond floating point); use a smaller δ or leave long sentences out (filterlen)",
+		at, n, len(p.Corpus.Sents), first+1, id, len(p.Corpus.Sents[first]))
+}
+
+// stageSettings are gonum's settings for a stage of at most maxIter
+// iterations. The start is gonum's first major iteration. The
+// evaluations are bounded too, so that a line search that never settles
+// (the guard shortening its step, Moré–Thuente bracketing forever) still
+// ends with the iterations.
+func stageSettings(maxIter int, conv optimize.Converger) *optimize.Settings {
+	return &optimize.Settings{MajorIterations: maxIter + 1, FuncEvaluations: MaxEvalsPerIter * (maxIter + 1), Converger: conv}
+}
+
+// newMethod is L-BFGS with the guarded Moré–Thuente line search.
+func newMethod() optimize.Method {
+	return &optimize.LBFGS{Linesearcher: &guarded{inner: &optimize.MoreThuente{}}}
 }
 
 // Init starts gonum's convergence checks.

@@ -127,3 +127,32 @@ func TestWorkersGiveIdenticalWeights(t *testing.T) {
 		}
 	}
 }
+
+// A line search that never settles ends within the evaluations
+// --max-iter allows: here the gradient promises descent that the values
+// never show, and every step is shortened again.
+func TestLineSearchBoundedByMaxIter(t *testing.T) {
+	x0 := []float64{1, -2}
+	evals := 0
+	problem := optimize.Problem{
+		Func: func(x []float64) float64 {
+			evals++
+			return 5 + 1e-3*math.Abs(x[0]-x0[0]) + 1e-3*math.Abs(x[1]-x0[1])
+		},
+		Grad: func(g, x []float64) { g[0], g[1] = 1, 1 },
+	}
+	const maxIter = 1
+	_, err := optimize.Minimize(problem, x0, stageSettings(maxIter, nil), newMethod())
+	if limit := MaxEvalsPerIter * (maxIter + 1); evals > limit+1 {
+		t.Fatalf("%d evaluations (limit %d), error %v", evals, limit, err)
+	}
+}
+
+// δ schedules are capped as train-sa's: a step of 1e-9 is refused, not
+// run for a billion stages.
+func TestDeltaScheduleCapped(t *testing.T) {
+	tr := Trainer{Delta: -1, DeltaFinal: 0, DeltaStep: 1e-9}
+	if ds, err := tr.Deltas(); err == nil {
+		t.Fatalf("a schedule of %d stages is accepted", len(ds))
+	}
+}
