@@ -3,6 +3,8 @@ package dmv
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -142,18 +144,61 @@ func TestDecoderUnknownTags(t *testing.T) {
 	ts := NewTagSet("DT", "NN", "VB")
 	w := randomWeights(rng, 3, true)
 	dec := NewDecoder(ts, w)
-	tags, unknown := dec.Encode([]string{"DT", "XX", "VB", "YY"}, nil)
+	sent := []string{"DT", "XX", "VB", "YY", "NN"}
+	tags, unknown := dec.Encode(sent, nil)
 	if unknown != 2 || tags[1] != 3 || tags[3] != 3 {
 		t.Fatalf("encode: %v, %d unknown", tags, unknown)
 	}
-	heads := make([]int, 4)
+	// The decoder's one shared average tag parses as the model extended
+	// by a tag of its own for every unseen tag (renormalised): the same
+	// factor on every tree.
+	ext, p, unseen, err := (&Table{Tags: ts, Params: w, Unit: format.Prob}).Extend(sent)
+	if err != nil || len(unseen) != 2 {
+		t.Fatalf("extend: %v %v", unseen, err)
+	}
+	full, _ := ext.Encode(sent, nil)
 	for _, mbr := range []bool{false, true} {
-		if _, fell := dec.Decode(NewChart(4), tags, heads, mbr); !fell {
-			t.Errorf("mbr=%v: unknown tags decoded without the fallback", mbr)
+		heads, want := make([]int, 5), make([]int, 5)
+		if _, fell := dec.Decode(NewChart(5), tags, heads, mbr); fell {
+			t.Errorf("mbr=%v: unknown tags needed the fallback", mbr)
 		}
-		if err := format.ValidateHeads(heads, 4); err != nil {
+		if _, fell := NewDecoder(ext, p).Decode(NewChart(5), full, want, mbr); fell {
+			t.Errorf("mbr=%v: extended model needed the fallback", mbr)
+		}
+		if !slices.Equal(heads, want) {
+			t.Errorf("mbr=%v: shared average tag %v, extended model %v", mbr, heads, want)
+		}
+		if err := format.ValidateHeads(heads, 5); err != nil {
 			t.Errorf("mbr=%v: %v", mbr, err)
 		}
+	}
+}
+
+func TestExtendIsADistribution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	ts := NewTagSet("A", "B", "C")
+	w := randomWeights(rng, 3, true)
+	m := &Table{Tags: ts, Params: w, Unit: format.Prob}
+	ext, p, unseen, err := m.Extend([]string{"B", "Z", "AA"})
+	if err != nil || !slices.Equal(unseen, []string{"AA", "Z"}) || !slices.Equal(ext.Names(), []string{"A", "AA", "B", "C", "Z"}) {
+		t.Fatalf("extend: %v %v %v", ext.Names(), unseen, err)
+	}
+	if err := CheckDistribution(ext, p); err != nil {
+		t.Fatal(err)
+	}
+	// Known tags keep their ratios; the unseen head is the mean head.
+	a, _ := ext.Index("A")
+	c, _ := ext.Index("C")
+	z, _ := ext.Index("Z")
+	if r0, r1 := w.Root[0]/w.Root[2], p.Root[a]/p.Root[c]; math.Abs(r0-r1) > 1e-12 {
+		t.Errorf("root ratio %v, was %v", r1, r0)
+	}
+	wantStop := (w.Stop[DecisionIndex(0, Left, Adj)] + w.Stop[DecisionIndex(1, Left, Adj)] + w.Stop[DecisionIndex(2, Left, Adj)]) / 3
+	if got := p.Stop[DecisionIndex(z, Left, Adj)]; math.Abs(got-wantStop) > 1e-12 {
+		t.Errorf("unseen stop %v, want the mean %v", got, wantStop)
+	}
+	if _, _, _, err := m.Extend([]string{"X", "Y"}); err == nil || !strings.Contains(err.Error(), "tagmap") {
+		t.Errorf("no tag known: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package dmv
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/grind-nlp/grind/format"
 )
@@ -151,4 +152,55 @@ func describe(e format.Event) string {
 		return fmt.Sprintf("child %s %s %s", e.Head, e.Dir, e.Arg)
 	}
 	return fmt.Sprintf("%s %s %s adj=%v", e.Ev, e.Head, e.Dir, e.Adj)
+}
+
+// SumTolerance is how far from 1 a multinomial of a probability model may
+// sum when read: models written by grind sum to 1 within a few ulps, so
+// anything farther was edited, truncated to too few digits, or is not a
+// model.
+const SumTolerance = 1e-6
+
+// CheckDistribution checks that p is a DMV over ts: every probability
+// finite and in [0, 1], and each multinomial (root; child(h, dir); the
+// stop/cont decision of (h, dir, valence)) summing to 1 within
+// SumTolerance. The error names the first multinomial that does not.
+func CheckDistribution(ts *TagSet, p *Params) error {
+	for _, tab := range p.Tables() {
+		for _, v := range tab {
+			if !(v >= 0 && v <= 1) {
+				return fmt.Errorf("probability %v out of [0, 1]", v)
+			}
+		}
+	}
+	check := func(what string, sum float64) error {
+		if math.Abs(sum-1) > SumTolerance {
+			return fmt.Errorf("%s sums to %.17g, not 1 (tolerance %g): not a normalised model", what, sum, SumTolerance)
+		}
+		return nil
+	}
+	sum := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s
+	}
+	t := ts.Len()
+	if err := check("root", sum(p.Root)); err != nil {
+		return err
+	}
+	for h := 0; h < t; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			if err := check(fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir]), sum(p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)])); err != nil {
+				return err
+			}
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				if err := check(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), p.Stop[i]+p.Cont[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ package estep
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -35,16 +36,14 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Hard && opts.Gold {
 		return fmt.Errorf("--hard and --gold exclude each other")
 	}
-	var tags *dmv.TagSet
-	var weights *dmv.Params
+	var model *dmv.Table
 	if opts.Model != "" {
-		model, err := dmv.ReadModel(opts.Model)
-		if err != nil {
+		var err error
+		if model, err = dmv.ReadModel(opts.Model); err != nil {
 			return err
 		}
-		tags = model.Tags
-		if weights, err = model.Potentials(); err != nil { // exp(w) for a log-linear model
-			return err
+		if _, err = model.Potentials(); err != nil {
+			return fmt.Errorf("%s: %w", opts.Model, err)
 		}
 	} else if !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
@@ -52,6 +51,29 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	sents, lattices, err := ce.ReadSentencesOrLattices(src)
 	if err != nil {
 		return err
+	}
+	var tags *dmv.TagSet
+	var weights *dmv.Params
+	if model != nil {
+		// Tags the model has not seen back off to its average tag.
+		var seqs [][]string
+		for _, s := range sents {
+			seqs = append(seqs, s.Tags)
+		}
+		for _, l := range lattices {
+			seqs = append(seqs, l.Tags, latticeTags(l))
+		}
+		ts, p, unseen, err := model.Extend(dmv.CorpusTags(seqs))
+		if err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
+		if len(unseen) > 0 && opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "estep: %d tags unknown to the model backed off to its average tag: %s\n", len(unseen), strings.Join(unseen, " "))
+		}
+		tags = ts
+		if weights, err = (&dmv.Table{Tags: ts, Params: p, Unit: model.Unit}).Potentials(); err != nil {
+			return err
+		}
 	}
 	if lattices != nil {
 		return latticeCounts(src, w, opts, lattices, tags, weights)
@@ -126,4 +148,13 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}
 	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers)
+}
+
+// latticeTags are the tags of a lattice's arcs.
+func latticeTags(l *format.Lattice) []string {
+	tags := make([]string, len(l.Arcs))
+	for i, a := range l.Arcs {
+		tags[i] = a.Tag
+	}
+	return tags
 }

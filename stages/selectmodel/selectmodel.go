@@ -128,11 +128,26 @@ func Run(w io.Writer, opts Options) (Report, error) {
 			return rep, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	var names [][]string
+	for _, s := range dev {
+		names = append(names, s.Tags)
+	}
+	devTags := dmv.CorpusTags(names)
+	for i, m := range models {
+		// Unseen tags are parsed as the model's average tag; a model that
+		// knows none of the dev tags is of another tag set.
+		if _, _, _, err := m.Extend(devTags); err != nil {
+			return rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
+		}
+	}
 	known := commonlyKnown(dev, models)
 	for _, k := range known {
 		if !k {
 			rep.Unscorable++
 		}
+	}
+	if opts.By == Likelihood && rep.Unscorable == len(dev) {
+		return rep, fmt.Errorf("%s: no dev sentence has only tags every model knows, so no log-likelihoods to compare (select --by accuracy, or map the tags with tagmap)", devName)
 	}
 	rows := make([]Row, len(models))
 	for i, m := range models {
