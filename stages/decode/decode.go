@@ -26,7 +26,7 @@ type Report struct {
 	Unknown   int // tokens whose tag the model does not know (backed off)
 	// UnknownTags are the distinct tags the model does not know, sorted.
 	UnknownTags []string
-	FellBack  int // sentences of probability 0 under the model
+	FellBack    int // sentences of probability 0 under the model
 }
 
 // batch is how many sentences are parsed between writes: decoding streams
