@@ -36,6 +36,9 @@ Examples:
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := checkWorkers(c); err != nil {
+				return err
+			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
 				rep, err := decode.Run(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})

@@ -32,8 +32,11 @@ Examples:
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.Float64("lambda") < 0 {
-				return usagef("--lambda must be ≥ 0")
+			if err := checkLambda(c); err != nil {
+				return err
+			}
+			if n := c.Int("expect-sentences"); n < -1 {
+				return usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {

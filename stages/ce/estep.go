@@ -47,8 +47,9 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // and tokens of the sentences the lattices came from, and loglik =
 // Σ log Z(N(x)). These are the denominator counts of CE's gradient, for
 // an E-step spread over processes: the gradient is the sentences' counts
-// minus these (minus w/σ²).
-func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int) error {
+// minus these (minus w/σ²). model is the hash of the model, for the count
+// header (dmv.WriteCounts).
+func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, model string) error {
 	lats := make([]*dmv.Lattice, len(recs))
 	tokens, depth := 0, 0
 	for i, rec := range recs {
@@ -91,5 +92,5 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 		total.Add(counts[k])
 		stats.Loglik += logZ[k]
 	}
-	return dmv.WriteTable(w, ts, total, format.Count, stats)
+	return dmv.WriteCounts(w, ts, total, model, dmv.LatticeHash(recs), stats)
 }

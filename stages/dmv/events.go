@@ -52,6 +52,12 @@ type Table struct {
 	Params *Params
 	Unit   format.Unit
 	Stats  *format.Stats // the stats record, when the stream had one
+	// Of counts read by ReadCounts: the model hash their E-steps ran
+	// with, the order-free sum of their shards' corpus hashes, and how
+	// many shards were added.
+	Model, Corpus string
+	Shards        int
+	events        int // event records read
 }
 
 // TableBuilder collects event records (a model, or count shards) into a
@@ -65,8 +71,12 @@ type TableBuilder struct {
 	Sum bool
 }
 
-// Add takes one event.
+// Add takes one event. Headers are the readers' business (io.go) and
+// are passed over.
 func (b *TableBuilder) Add(e format.Event) error {
+	if e.Ev == format.EvHeader {
+		return nil
+	}
 	if e.Ev == format.EvStats {
 		if b.stats != nil && !b.Sum {
 			return fmt.Errorf("a second stats record")
@@ -141,7 +151,7 @@ func (b *TableBuilder) Build() (*Table, error) {
 		set[key] = true
 		tab[i] += e.Value
 	}
-	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats}, nil
+	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats, events: len(b.events)}, nil
 }
 
 func describe(e format.Event) string {
@@ -197,6 +207,43 @@ func CheckDistribution(ts *TagSet, p *Params) error {
 			for v := Adj; v <= NonAdj; v++ {
 				i := DecisionIndex(h, dir, v)
 				if err := check(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), p.Stop[i]+p.Cont[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckTotals checks that every multinomial's total of counts plus λ per
+// entry is finite, so an M-step over counts can normalise them: counts
+// that are each finite can still add up beyond floating point.
+func CheckTotals(ts *TagSet, counts *Params, lambda float64) error {
+	total := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x + lambda
+		}
+		return s
+	}
+	bad := func(what string, s float64) error {
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return fmt.Errorf("M-step overflow: the counts of %s add up to %v, beyond floating point", what, s)
+		}
+		return nil
+	}
+	t := ts.Len()
+	if err := bad("root", total(counts.Root)); err != nil {
+		return err
+	}
+	for h := 0; h < t; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			if err := bad(fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir]), total(counts.Child[counts.ChildIndex(h, dir, 0):counts.ChildIndex(h, dir, t)])); err != nil {
+				return err
+			}
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				if err := bad(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), counts.Stop[i]+counts.Cont[i]+2*lambda); err != nil {
 					return err
 				}
 			}

@@ -54,7 +54,18 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	var tags *dmv.TagSet
 	var weights *dmv.Params
+	modelHash := dmv.ModelNone
 	if model != nil {
+		modelHash = model.Hash()
+		// The E-step's model is the model re-weighted: shards of
+		// different β, δ, segment weights or skew models do not mix.
+		if r := opts.Reweight; r != nil && !r.IsPlain() || opts.Skew != "" {
+			r := dmv.Plain()
+			if opts.Reweight != nil {
+				r = *opts.Reweight
+			}
+			modelHash = dmv.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), opts.Skew)
+		}
 		// Tags the model has not seen back off to its average tag.
 		var seqs [][]string
 		for _, s := range sents {
@@ -76,7 +87,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 	}
 	if lattices != nil {
-		return latticeCounts(src, w, opts, lattices, tags, weights)
+		return latticeCounts(src, w, opts, lattices, tags, weights, modelHash)
 	}
 	if opts.Gold {
 		for i, s := range sents {
@@ -102,7 +113,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
 	stats := &format.Stats{Sentences: len(corpus.Sents), Tokens: corpus.Tokens, Loglik: res.LogLik}
-	return dmv.WriteTable(w, corpus.Tags, res.Counts, format.Count, stats)
+	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, dmv.CorpusHash(sents), stats)
 }
 
 // reweighting is the annealing E-step asked for, its skew model read and
@@ -136,7 +147,7 @@ func reweighting(opts Options, tags *dmv.TagSet) (dmv.Reweighting, error) {
 // latticeCounts is the E-step over lattice records (nbhd's output): the
 // expected counts over each neighbourhood's strings, for CE. Of the
 // re-weightings only Model L's δ applies.
-func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*format.Lattice, tags *dmv.TagSet, pot *dmv.Params) error {
+func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*format.Lattice, tags *dmv.TagSet, pot *dmv.Params, modelHash string) error {
 	r := dmv.Plain()
 	if opts.Reweight != nil {
 		r = *opts.Reweight
@@ -147,7 +158,7 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 	case r.Beta != 1 || r.Segmented || opts.Skew != "":
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}
-	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers)
+	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, modelHash)
 }
 
 // latticeTags are the tags of a lattice's arcs.

@@ -5,6 +5,7 @@ package mstep
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -22,8 +23,8 @@ type Options struct {
 
 // Run normalises the counts of src into a model.
 func Run(src pipeline.Source, w io.Writer, opts Options) error {
-	if opts.Lambda < 0 {
-		return fmt.Errorf("--lambda must be ≥ 0, not %v", opts.Lambda)
+	if !(opts.Lambda >= 0) || math.IsInf(opts.Lambda, 1) {
+		return fmt.Errorf("--lambda must be a finite number ≥ 0, not %v", opts.Lambda)
 	}
 	counts, err := dmv.ReadCounts(src)
 	if err != nil {
@@ -32,6 +33,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.ExpectSentences >= 0 && counts.Stats.Sentences != opts.ExpectSentences {
 		return fmt.Errorf("%s: counts come from %d sentences, expected %d: a shard is missing or repeated",
 			pipeline.DescribeInputs(src.Names), counts.Stats.Sentences, opts.ExpectSentences)
+	}
+	if err := dmv.CheckTotals(counts.Tags, counts.Params, opts.Lambda); err != nil {
+		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	return dmv.WriteTable(w, counts.Tags, dmv.MStep(counts.Params, opts.Lambda), format.Prob, nil)
 }

@@ -1,11 +1,12 @@
 // Package sumcounts merges count shards: events are added, stats records
-// summed, and a shard cut short is refused.
+// summed, and a shard cut short, lost, repeated or of another model is
+// refused (dmv.ReadCounts). The total is one shard with one header: its
+// corpus hash is the sum of the shards', so merging is associative.
 package sumcounts
 
 import (
 	"io"
 
-	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
@@ -16,5 +17,5 @@ func Run(src pipeline.Source, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return dmv.WriteTable(w, counts.Tags, counts.Params, format.Count, counts.Stats)
+	return dmv.WriteCounts(w, counts.Tags, counts.Params, counts.Model, counts.Corpus, counts.Stats)
 }
