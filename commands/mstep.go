@@ -29,7 +29,7 @@ Examples:
 		Flags: []cli.Flag{
 			lambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			outputFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := checkLambda(c); err != nil {

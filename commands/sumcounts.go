@@ -21,7 +21,7 @@ record; a truncated shard is an error naming it.
 Examples:
    sumcounts shard-*.counts | mstep > next.jsonl
    parallel --pipe -N 1000 estep -m model.jsonl < corpus.jsonl | sumcounts > counts.jsonl`,
-		Flags: []cli.Flag{outputFlag(), skipBadFlag(), quietFlag()},
+		Flags: []cli.Flag{outputFlag(), quietFlag()},
 		Action: func(c *cli.Context) error {
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(src, w) })

@@ -57,6 +57,8 @@ type Event struct {
 	Value  float64
 	Stats  *Stats  // only for Ev == EvStats
 	Header *Header // only for Ev == EvHeader
+
+	notEvent bool // read from a sentence or lattice record (Validate says so)
 }
 
 // Header opens a model file, or one shard of a count stream. Events is how
@@ -209,19 +211,12 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	if e.Ev == "" && sentence {
-		return ErrNotEvent
+		e.notEvent = true // a corpus in the wrong place: Validate names it
+		return nil
 	}
 	if e.Ev == EvStats {
 		if err := errors.Join(need(sentences != nil, "sentences"), need(tokens != nil, "tokens")); err != nil {
 			return err
-		}
-		switch {
-		case *sentences < 0 || *tokens < 0:
-			return errors.New("stats record with a negative number of sentences or tokens")
-		case math.IsNaN(loglik) || math.IsInf(loglik, 1):
-			// A sum of log Z: a number, or −inf when a sentence has
-			// weight 0 (positive under log-linear or re-weighted models).
-			return fmt.Errorf("stats record with loglik %v: want a number or \"-inf\"", loglik)
 		}
 		e.Unit, e.Value = 0, 0
 		e.Stats = &Stats{Sentences: *sentences, Tokens: *tokens, Loglik: loglik}
@@ -267,8 +262,32 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	if len(values) != 1 {
 		return fmt.Errorf("%q event needs exactly one of \"n\", \"p\", \"w\"", e.Ev)
 	}
-	// Models and counts are finite: a count or probability is ≥ 0 (and a
-	// probability ≤ 1), a log-linear weight any finite number.
+	return nil
+}
+
+// Validate checks what a well-formed event holds, for the readers of
+// models and counts: the numbers of models and counts are finite (a count
+// or probability ≥ 0, a probability ≤ 1, a log-linear weight any finite
+// number); a stats record counts sentences and tokens ≥ 0 and its loglik
+// is a number or −inf; and a sentence record is no event at all.
+func (e *Event) Validate() error {
+	switch {
+	case e.notEvent:
+		return ErrNotEvent
+	case e.Ev == EvHeader:
+		return nil
+	case e.Ev == EvStats:
+		st := e.Stats
+		switch {
+		case st.Sentences < 0 || st.Tokens < 0:
+			return errors.New("stats record with a negative number of sentences or tokens")
+		case math.IsNaN(st.Loglik) || math.IsInf(st.Loglik, 1):
+			// A sum of log Z: a number, or −inf when a sentence has
+			// weight 0 (positive under log-linear or re-weighted models).
+			return fmt.Errorf("stats record with loglik %v: want a number or \"-inf\"", st.Loglik)
+		}
+		return nil
+	}
 	switch {
 	case math.IsNaN(e.Value) || math.IsInf(e.Value, 0):
 		return fmt.Errorf("%q value %v is not a finite number", string(e.Unit), e.Value)
@@ -282,7 +301,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 
 // ErrNotEvent is the error for a sentence or lattice record read where a
 // model or counts are due: a corpus given in the wrong place.
-var ErrNotEvent = errors.New("a sentence record (it has \"tags\"), not an event of a model or counts")
+var ErrNotEvent = errors.New(`a sentence record (it has "tags"), not an event of a model or counts: a corpus where a model or counts are due (models come from train-em, dmv-init or mstep; counts from estep)`)
 
 func checkDir(d string) error {
 	if d != Left && d != Right {

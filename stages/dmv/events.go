@@ -77,6 +77,9 @@ func (b *TableBuilder) Add(e format.Event) error {
 	if e.Ev == format.EvHeader {
 		return nil
 	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
 	if e.Ev == format.EvStats {
 		if b.stats != nil && !b.Sum {
 			return fmt.Errorf("a second stats record")

@@ -32,6 +32,9 @@ func ReadModel(path string) (*Table, error) {
 	var hdr *format.Header
 	n := 0
 	err := pipeline.EachRecord(pipeline.Source{Names: []string{path}}, func(e *format.Event, at *pipeline.Lines) error {
+		if err := e.Validate(); err != nil {
+			return pipeline.BadRecord(err)
+		}
 		switch {
 		case e.Ev == format.EvHeader && hdr != nil:
 			return pipeline.BadRecord(errors.New("a second header: one model per file"))
@@ -121,6 +124,9 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 		n, begun := 0, ""
 		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			where := fmt.Sprintf("%s:%d", in.Name, at.Line())
+			if err := e.Validate(); err != nil {
+				return pipeline.BadRecord(err)
+			}
 			switch {
 			case e.Ev == format.EvHeader:
 				if hdr != nil {

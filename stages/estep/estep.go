@@ -100,6 +100,18 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
+	if opts.Gold {
+		multi := 0
+		for i, g := range corpus.Gold {
+			var moved int
+			if corpus.Gold[i], moved = dmv.SingleRoot(g); moved > 0 {
+				multi++
+			}
+		}
+		if multi > 0 && opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "estep: %d gold trees of more than one root: each counted with its leftmost root as the root and the other roots as its dependents\n", multi)
+		}
+	}
 	if weights == nil { // gold counts without a model: the log-likelihood is left out
 		weights = dmv.NewParams(corpus.Tags.Len())
 		weights.Fill(1)
