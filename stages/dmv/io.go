@@ -28,10 +28,15 @@ func NumEvents(t int) int { return t + 8*t + 2*t*t }
 // header, exactly the events the header announces, every parameter once;
 // a probability model's multinomials each sum to 1 (SumTolerance).
 func ReadModel(path string) (*Table, error) {
+	return readModel(pipeline.Source{Names: []string{path}}, path)
+}
+
+// readModel reads the model of src (one input), called path in errors.
+func readModel(src pipeline.Source, path string) (*Table, error) {
 	b := &TableBuilder{}
 	var hdr *format.Header
 	n := 0
-	err := pipeline.EachRecord(pipeline.Source{Names: []string{path}}, func(e *format.Event, at *pipeline.Lines) error {
+	err := pipeline.EachRecord(src, func(e *format.Event, at *pipeline.Lines) error {
 		if err := e.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
