@@ -15,10 +15,14 @@ func checkLambda(c *cli.Context) error {
 	return nil
 }
 
-// checkWorkers refuses a negative --workers (0 means every core).
+// maxWorkers bounds --workers: each worker holds its own chart, so a
+// mistyped 10^9 would exhaust memory before any work.
+const maxWorkers = 1024
+
+// checkWorkers refuses a --workers outside 0 (every core) … maxWorkers.
 func checkWorkers(c *cli.Context) error {
-	if w := c.Int("workers"); w < 0 {
-		return usagef("--workers must be ≥ 0 (0: every core), not %d", w)
+	if w := c.Int("workers"); w < 0 || w > maxWorkers {
+		return usagef("--workers must be between 0 (every core) and %d, not %d", maxWorkers, w)
 	}
 	return nil
 }
