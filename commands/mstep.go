@@ -29,6 +29,7 @@ Examples:
 		Flags: []cli.Flag{
 			lambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
+			expectCorpusFlag(),
 			outputFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -40,7 +41,7 @@ Examples:
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences")})
+				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},
 	}

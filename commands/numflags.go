@@ -26,3 +26,9 @@ func checkWorkers(c *cli.Context) error {
 	}
 	return nil
 }
+
+// expectCorpusFlag is mstep's and sumcounts' check that counts come from
+// exactly a corpus's sentences, however it was sharded.
+func expectCorpusFlag() cli.Flag {
+	return &cli.StringFlag{Name: "expect-corpus", Usage: "fail unless the counts come from exactly the sentences (or lattices) of `CORPUS` (a whole shard lost, repeated or of another corpus)"}
+}

@@ -323,11 +323,15 @@ func HashStrings(parts ...string) string {
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
-// CorpusHash identifies a shard's sentences (ids, tags and gold heads, in
-// order) as 16 hex digits (FNV-1a), for the count header.
+// CorpusHash identifies a shard's sentences (each by its id, tags and
+// gold heads) as 16 hex digits, for the count header: the sum, mod 2⁶⁴,
+// of each sentence's FNV-1a hash. A sum does not depend on how a corpus
+// is cut into shards, so the shards' merged hash is the whole corpus's
+// and a lost shard shows (mstep --expect-corpus).
 func CorpusHash(sents []*format.Sentence) string {
-	h := fnv.New64a()
+	var sum uint64
 	for _, s := range sents {
+		h := fnv.New64a()
 		h.Write([]byte(s.ID))
 		h.Write([]byte{0})
 		for _, t := range s.Tags {
@@ -338,15 +342,16 @@ func CorpusHash(sents []*format.Sentence) string {
 			h.Write([]byte(strconv.Itoa(x)))
 			h.Write([]byte{1})
 		}
-		h.Write([]byte{2})
+		sum += h.Sum64()
 	}
-	return fmt.Sprintf("%016x", h.Sum64())
+	return fmt.Sprintf("%016x", sum)
 }
 
 // LatticeHash identifies a shard's lattices as CorpusHash does sentences.
 func LatticeHash(lattices []*format.Lattice) string {
-	h := fnv.New64a()
+	var sum uint64
 	for _, l := range lattices {
+		h := fnv.New64a()
 		h.Write([]byte(l.ID))
 		h.Write([]byte{0})
 		for _, t := range l.Tags {
@@ -356,7 +361,7 @@ func LatticeHash(lattices []*format.Lattice) string {
 		for _, a := range l.Arcs {
 			fmt.Fprintf(h, "%d %d %s\x01", a.From, a.To, a.Tag)
 		}
-		h.Write([]byte{2})
+		sum += h.Sum64()
 	}
-	return fmt.Sprintf("%016x", h.Sum64())
+	return fmt.Sprintf("%016x", sum)
 }

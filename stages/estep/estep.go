@@ -181,3 +181,32 @@ func latticeTags(l *format.Lattice) []string {
 	}
 	return tags
 }
+
+// CorpusHash is the corpus hash the count header of an E-step over src
+// (sentences or lattices) carries, and that the shards of src merged
+// carry however src was cut: mstep and sumcounts --expect-corpus compare
+// it with theirs.
+func CorpusHash(src pipeline.Source) (string, error) {
+	sents, lattices, err := ce.ReadSentencesOrLattices(src)
+	if err != nil {
+		return "", err
+	}
+	if lattices != nil {
+		return dmv.LatticeHash(lattices), nil
+	}
+	return dmv.CorpusHash(sents), nil
+}
+
+// CheckCorpus fails unless counts come from exactly the sentences (or
+// lattices) of the file corpus: a shard lost, given twice or of another
+// corpus shows as another hash.
+func CheckCorpus(counts *dmv.Table, where, corpus string) error {
+	want, err := CorpusHash(pipeline.Source{Names: []string{corpus}})
+	if err != nil {
+		return err
+	}
+	if counts.Corpus != want {
+		return fmt.Errorf("%s: the counts (%d shards, corpus %s) do not come from the sentences of %s (corpus %s): a shard is missing, repeated or of another corpus", where, counts.Shards, counts.Corpus, corpus, want)
+	}
+	return nil
+}

@@ -9,13 +9,21 @@ import (
 
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/estep"
 )
 
 // Run adds the count streams of src (in order) and writes the total.
-func Run(src pipeline.Source, w io.Writer) error {
+// When expectCorpus is not "", the counts must come from exactly that
+// corpus file's sentences (estep.CheckCorpus).
+func Run(src pipeline.Source, w io.Writer, expectCorpus string) error {
 	counts, err := dmv.ReadCounts(src)
 	if err != nil {
 		return err
+	}
+	if expectCorpus != "" {
+		if err := estep.CheckCorpus(counts, pipeline.DescribeInputs(src.Names), expectCorpus); err != nil {
+			return err
+		}
 	}
 	return dmv.WriteCounts(w, counts.Tags, counts.Params, counts.Model, counts.Corpus, counts.Stats)
 }
