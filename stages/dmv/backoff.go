@@ -9,20 +9,22 @@ import (
 )
 
 // Tags a model has not seen are parsed, counted and scored through one
-// back-off rule, the model's average tag:
+// back-off rule: every unseen tag is the model's average tag, one extra
+// class shared by all of them (as an unknown-word class is):
 //
 //   - as a head, its stop and cont probabilities and its child
 //     distributions are the means of those of the model's tags;
 //   - as a dependent (of a head, or of the root), its probability is the
 //     mean of the model's tags' probabilities in that multinomial.
 //
-// For a probability model every multinomial that gains entries is then
-// renormalised, so the extended model is again a distribution over the
-// tags old and new. Every unseen tag gets the same numbers, so a parse
-// depends only on where unseen tags are, not on which they are; and since
-// every token is attached exactly once the renormalisation multiplies all
-// trees of a sentence by the same factor (decoding does without it).
-// Log-linear weights ("w") are averaged as weights and not renormalised.
+// For a probability model of t tags each dependent multinomial, which
+// gains the one class, is renormalised (its entries times t/(t+1)), so
+// the model with the class is again a distribution. Every unseen tag gets
+// the class's numbers — the same whichever and however many unseen tags a
+// corpus has, so the counts and log-likelihoods of shards add up to the
+// whole corpus's. The factor t/(t+1) multiplies every attachment and so
+// every tree of a sentence alike: parses do not depend on it. Log-linear
+// weights ("w") are averaged as weights and not renormalised.
 
 // noTagKnownHint ends the refusal when no tag of the input is known to
 // the model (another tag set): back-off would be guessing.
@@ -37,8 +39,8 @@ func NoTagKnown(sample []string) error {
 }
 
 // extendParams returns p over t+u tags: tags t..t+u−1 are the average
-// tag, as the rule above says. normalise renormalises the dependent
-// multinomials (probability models).
+// tag, as the rule above says. normalise scales the dependent
+// multinomials by t/(t+1) (probability models).
 func extendParams(p *Params, u int, normalise bool) *Params {
 	t := p.T
 	q := NewParams(t + u)
@@ -89,30 +91,24 @@ func extendParams(p *Params, u int, normalise bool) *Params {
 		}
 	}
 	if normalise && u > 0 {
-		renormalise(q.Root)
-		for c := 0; c < 2*(t+u); c++ {
-			renormalise(q.Child[c*(t+u) : (c+1)*(t+u)])
+		// One shared class joins each dependent multinomial: a model of
+		// t+1 tags, whatever u is.
+		f := float64(t) / float64(t+1)
+		for i := range q.Root {
+			q.Root[i] *= f
+		}
+		for i := range q.Child {
+			q.Child[i] *= f
 		}
 	}
 	return q
 }
 
-func renormalise(xs []float64) {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	if s > 0 {
-		for i := range xs {
-			xs[i] /= s
-		}
-	}
-}
-
 // Extend returns the model over its own tags and the tags of names it
 // does not know (sorted together, as a model file of those tags would
-// be), the unseen ones given the average tag's parameters, and the list
-// of unseen tags. It refuses (NoTagKnown) when names is not empty and
+// be), the unseen ones given the average tag's parameters (a distribution
+// when one tag is unseen; with more, each has the shared class's
+// probability), and the list of unseen tags. It refuses (NoTagKnown) when names is not empty and
 // none of them is known.
 func (t *Table) Extend(names []string) (*TagSet, *Params, []string, error) {
 	var unseen []string

@@ -179,12 +179,32 @@ func TestExtendIsADistribution(t *testing.T) {
 	ts := NewTagSet("A", "B", "C")
 	w := randomWeights(rng, 3, true)
 	m := &Table{Tags: ts, Params: w, Unit: format.Prob}
+	one, p1, _, err := m.Extend([]string{"B", "Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDistribution(one, p1); err != nil {
+		t.Fatalf("one unseen tag: %v", err)
+	}
 	ext, p, unseen, err := m.Extend([]string{"B", "Z", "AA"})
 	if err != nil || !slices.Equal(unseen, []string{"AA", "Z"}) || !slices.Equal(ext.Names(), []string{"A", "AA", "B", "C", "Z"}) {
 		t.Fatalf("extend: %v %v %v", ext.Names(), unseen, err)
 	}
-	if err := CheckDistribution(ext, p); err != nil {
-		t.Fatal(err)
+	// Every parameter of a known or unseen tag is the same however many
+	// unseen tags there are (shards add up).
+	for _, name := range []string{"A", "B", "C", "Z"} {
+		i, _ := one.Index(name)
+		j, _ := ext.Index(name)
+		if p1.Root[i] != p.Root[j] || p1.Stop[DecisionIndex(i, Right, NonAdj)] != p.Stop[DecisionIndex(j, Right, NonAdj)] {
+			t.Errorf("%s: parameters depend on the number of unseen tags", name)
+		}
+		for _, arg := range []string{"A", "C", "Z"} {
+			a1, _ := one.Index(arg)
+			a2, _ := ext.Index(arg)
+			if x, y := p1.Child[p1.ChildIndex(i, Left, a1)], p.Child[p.ChildIndex(j, Left, a2)]; x != y {
+				t.Errorf("child %s left %s: %v with one unseen tag, %v with two", name, arg, x, y)
+			}
+		}
 	}
 	// Known tags keep their ratios; the unseen head is the mean head.
 	a, _ := ext.Index("A")

@@ -70,6 +70,9 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		if len(unseen) > 0 && job.Progress != nil {
 			job.Progress.Note("%d tags unknown to %s start as its average tag: %s\n", len(unseen), job.StartModel, strings.Join(unseen, " "))
 		}
+		if start.Unit == format.Prob && len(unseen) > 1 {
+			p = dmv.MStep(p, 0) // one class per unseen tag: a distribution again
+		}
 		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats}
 		tags = start.Tags
 	}
