@@ -378,3 +378,18 @@ func TestHarmonicCounts(t *testing.T) {
 		}
 	}
 }
+
+func TestSingleRoot(t *testing.T) {
+	heads := []int{0, 1, 0, 3, 0}
+	got, moved := SingleRoot(heads)
+	if moved != 2 || !slices.Equal(got, []int{0, 1, 1, 3, 1}) || heads[2] != 0 {
+		t.Errorf("SingleRoot(%v) = %v, %d (input must stay)", heads, got, moved)
+	}
+	if err := format.ValidateHeads(got, 5); err != nil {
+		t.Error(err)
+	}
+	one := []int{2, 0}
+	if got, moved := SingleRoot(one); moved != 0 || &got[0] != &one[0] {
+		t.Errorf("one root: %v %d", got, moved)
+	}
+}
