@@ -127,6 +127,7 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
+		var inShard map[string]int // events of the open shard → their line
 		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			where := fmt.Sprintf("%s:%d", in.Name, at.Line())
 			if err := e.Validate(); err != nil {
@@ -160,6 +161,7 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 				corpus += c
 				shards++
 				hdr, n, begun = h, 0, where
+				inShard = map[string]int{}
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
 				return pipeline.BadRecord(errors.New("a stats record outside a shard: counted twice, or counts without a header"))
@@ -176,6 +178,12 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 				if n++; n > hdr.Events {
 					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
+				// Shards add up; within one, an event is given once.
+				key := describe(*e)
+				if first, dup := inShard[key]; dup {
+					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
+				}
+				inShard[key] = at.Line()
 			}
 			return badRecord(b.Add(*e))
 		})
