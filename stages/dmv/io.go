@@ -128,13 +128,14 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
 		var inShard map[string]int // events of the open shard → their line
+		before := shards
 		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
-			where := fmt.Sprintf("%s:%d", in.Name, at.Line())
 			if err := e.Validate(); err != nil {
 				return pipeline.BadRecord(err)
 			}
 			switch {
 			case e.Ev == format.EvHeader:
+				where := fmt.Sprintf("%s:%d", in.Name, at.Line())
 				if hdr != nil {
 					return pipeline.BadRecord(fmt.Errorf("the shard begun at %s is cut short: %d of its %d events and no stats record before this header", begun, n, hdr.Events))
 				}
@@ -191,7 +192,7 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 			return err
 		}
 		switch {
-		case shards == 0:
+		case shards == before: // an E-step that died before writing
 			return fmt.Errorf("%s: no counts", in.Name)
 		case hdr != nil:
 			return fmt.Errorf("%s: the shard begun at %s is cut short: %d of its %d events and no stats record: truncated, or its E-step failed", in.Name, begun, n, hdr.Events)
