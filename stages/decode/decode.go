@@ -40,11 +40,10 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	pot, err := model.Potentials() // exp(w) for a log-linear model (CE)
+	dec, err := model.Decoder() // potentials exp(w) for a log-linear model (CE)
 	if err != nil {
 		return rep, fmt.Errorf("%s: %w", opts.Model, err)
 	}
-	dec := dmv.NewDecoder(model.Tags, pot)
 	workers := pipeline.Workers(opts.Workers)
 	charts := make([]*dmv.Chart, workers)
 	for i := range charts {

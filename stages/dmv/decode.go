@@ -1,6 +1,10 @@
 package dmv
 
-import "math"
+import (
+	"math"
+
+	"github.com/grind-nlp/grind/format"
+)
 
 // Floor is the weight a decoder gives to events of probability 0 when the
 // model leaves a sentence no tree at all (an unseen tag, an unsmoothed
@@ -22,9 +26,28 @@ type Decoder struct {
 	unknown int
 }
 
-// NewDecoder decodes with weight table w (potentials) over tags.
+// NewDecoder decodes with weight table w (potentials) over tags; the
+// average tag is the mean of the potentials, which for a probability
+// model is the mean of its probabilities. Decoders of model files come
+// from Table.Decoder, which averages a log-linear model as weights.
 func NewDecoder(tags *TagSet, w *Params) *Decoder {
-	ext := extendParams(w, 1, false)
+	return newDecoder(tags, extendParams(w, 1, false))
+}
+
+// Decoder decodes with the model t: its unseen tags as the average tag of
+// its own unit (backoff.go), so that decode, select-model and estep agree.
+func (t *Table) Decoder() (*Decoder, error) {
+	ext := &Table{Tags: t.Tags, Params: extendParams(t.Params, 1, t.Unit == format.Prob), Unit: t.Unit}
+	pot, err := ext.Potentials()
+	if err != nil {
+		return nil, err
+	}
+	return newDecoder(t.Tags, pot), nil
+}
+
+// newDecoder decodes with potentials ext over the tags and one more, the
+// average tag.
+func newDecoder(tags *TagSet, ext *Params) *Decoder {
 	floored := ext.Clone()
 	floored.apply(func(v float64) float64 { return math.Max(v, Floor) })
 	return &Decoder{tags: tags, w: ext, floored: floored, unknown: tags.Len()}

@@ -151,7 +151,11 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	}
 	rows := make([]Row, len(models))
 	for i, m := range models {
-		rows[i] = evaluate(dev, known, m, potentials[i], gold, opts)
+		dec, err := m.Decoder()
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", opts.Models[i], err)
+		}
+		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
 	}
 	order := rank(rows, opts.By)
@@ -202,9 +206,9 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 // evaluate parses the dev sentences with model m, of potentials w
 // (Viterbi, as decode does), and scores them, and sums the log-likelihood
 // of the known ones when m is a probability model.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, w *dmv.Params, gold bool, opts Options) Row {
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) Row {
 	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
-	pred, logZ := parse(dev, known, m.Tags, w, opts.Workers)
+	pred, logZ := parse(dev, known, dec, w, opts.Workers)
 	if gold {
 		t := score.NewScorer()
 		for i, p := range pred {
@@ -248,12 +252,11 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, w *dmv.Params,
 // number of workers.
 const chunks = 64
 
-// parse gives the Viterbi heads of every sentence under potentials w
-// over tags (unknown tags and sentences of probability 0 go through the
-// decoder's fallback) and log Z(x) of the known ones under the plain
-// model.
-func parse(dev []*format.Sentence, known []bool, tags *dmv.TagSet, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
-	dec := dmv.NewDecoder(tags, w)
+// parse gives the Viterbi heads of every sentence by dec (unknown tags
+// as the model's average tag, sentences of probability 0 through the
+// decoder's fallback) and log Z(x) of the known ones under potentials w,
+// the plain model.
+func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
 	heads, logZ = make([][]int, len(dev)), make([]float64, len(dev))
 	charts := make([]*dmv.Chart, pipeline.Workers(workers))
 	pipeline.ForEachChunk(chunks, len(charts), func(worker, k int) {
