@@ -393,3 +393,36 @@ func TestSingleRoot(t *testing.T) {
 		t.Errorf("one root: %v %d", got, moved)
 	}
 }
+
+// A log-linear model's decoder parses unseen tags as the model extended
+// for them (weights averaged as weights), as estep counts them.
+func TestLogLinearDecoderMatchesExtend(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ts := NewTagSet("A", "B", "C")
+	w := randomWeights(rng, 3, false)
+	for _, tab := range w.Tables() {
+		for i := range tab {
+			tab[i] = 4 * (tab[i] - 0.5) // weights of either sign
+		}
+	}
+	m := &Table{Tags: ts, Params: w, Unit: format.Weight}
+	dec, err := m.Decoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := []string{"Q", "A", "C", "Q", "B"}
+	ext, p, _, err := m.Extend(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags, _ := dec.Encode(sent, nil)
+	full, _ := ext.Encode(sent, nil)
+	for _, mbr := range []bool{false, true} {
+		got, want := make([]int, 5), make([]int, 5)
+		dec.Decode(NewChart(5), tags, got, mbr)
+		NewDecoder(ext, ExpWeights(p)).Decode(NewChart(5), full, want, mbr)
+		if !slices.Equal(got, want) {
+			t.Errorf("mbr=%v: %v, extended model %v", mbr, got, want)
+		}
+	}
+}
