@@ -59,12 +59,19 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		modelHash = model.Hash()
 		// The E-step's model is the model re-weighted: shards of
 		// different β, δ, segment weights or skew models do not mix.
-		if r := opts.Reweight; r != nil && !r.IsPlain() || opts.Skew != "" {
-			r := dmv.Plain()
-			if opts.Reweight != nil {
-				r = *opts.Reweight
+		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || opts.Skew != "" {
+			r, skew := dmv.Plain(), ""
+			if rw != nil {
+				r = *rw
 			}
-			modelHash = dmv.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), opts.Skew)
+			if opts.Skew != "" {
+				m, err := dmv.ReadModel(opts.Skew)
+				if err != nil {
+					return err
+				}
+				skew = m.Hash()
+			}
+			modelHash = dmv.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skew)
 		}
 		// Tags the model has not seen back off to its average tag.
 		var seqs [][]string
