@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,9 +21,11 @@ other field (gold heads too), so that decode | score works in one pipe.
 
 Viterbi (the default) takes the most probable tree; --mbr the tree with the
 most expected correct attachments (the sum of edge posteriors, root included).
-Ties go to the leftmost choice. Tags the model has never seen, and sentences
-the model gives probability 0, are parsed as if every impossible event had a
-tiny probability (1e-300); their number is reported on stderr.
+Ties go to the leftmost choice. Tags the model has never seen are parsed as
+the model's average tag (README, "Unseen tags"); when none of the input's tags
+is known (another tag set) decode refuses and points to tagmap. Sentences the
+model gives probability 0 are parsed as if every impossible event had a tiny
+probability (1e-300). Both are counted on stderr.
 
 Examples:
    decode -m model.jsonl test10.jsonl | score
@@ -33,15 +36,29 @@ Examples:
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := checkWorkers(c); err != nil {
+				return err
+			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
 				rep, err := decode.Run(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
 				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
-					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens with tags unknown to the model; %d sentences of probability 0 parsed by the fallback\n",
-						rep.Sentences, rep.Unknown, rep.FellBack)
+					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",
+						rep.Sentences, rep.Unknown, len(rep.UnknownTags), tagList(rep.UnknownTags), rep.FellBack)
 				}
 				return err
 			})
 		},
 	}
+}
+
+// tagList is " (A B C)" for a report, at most ten tags.
+func tagList(tags []string) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	if len(tags) > 10 {
+		tags = append(tags[:10:10], "...")
+	}
+	return " (" + strings.Join(tags, " ") + ")"
 }

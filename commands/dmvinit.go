@@ -54,8 +54,11 @@ Examples:
 			if err := checkInit(c); err != nil {
 				return err
 			}
-			if c.Float64("lambda") < 0 {
-				return usagef("--lambda must be ≥ 0")
+			if err := checkLambda(c); err != nil {
+				return err
+			}
+			if err := checkWorkers(c); err != nil {
+				return err
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {

@@ -51,6 +51,9 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			if c.Bool("hard") && c.Bool("gold") {
 				return usagef("--hard and --gold exclude each other")
 			}
+			if err := checkWorkers(c); err != nil {
+				return err
+			}
 			r, err := reweightFlags(c)
 			if err != nil {
 				return err

@@ -29,15 +29,19 @@ Examples:
 		Flags: []cli.Flag{
 			lambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			expectCorpusFlag(),
+			outputFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.Float64("lambda") < 0 {
-				return usagef("--lambda must be ≥ 0")
+			if err := checkLambda(c); err != nil {
+				return err
+			}
+			if n := c.Int("expect-sentences"); n < -1 {
+				return usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences")})
+				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},
 	}

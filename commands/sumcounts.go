@@ -14,17 +14,18 @@ func sumcountsApp() *cli.App {
 	return &cli.App{
 		Usage:     "add count shards",
 		UsageText: "sumcounts [options] [COUNTS...]",
-		Description: `Reads count streams (files in order, or stdin) and writes one: every event's
-counts added, the stats records summed. Each input must end with its stats
-record; a truncated shard is an error naming it.
+		Description: `Reads count streams (files in order, or stdin) and writes one shard: every
+event's counts added, the stats records summed, one header. Every shard is
+checked: one cut short, lost mid-stream, repeated or of another model is an
+error naming file and line. --expect-corpus also catches a whole shard lost.
 
 Examples:
    sumcounts shard-*.counts | mstep > next.jsonl
    parallel --pipe -N 1000 estep -m model.jsonl < corpus.jsonl | sumcounts > counts.jsonl`,
-		Flags: []cli.Flag{outputFlag(), skipBadFlag(), quietFlag()},
+		Flags: []cli.Flag{expectCorpusFlag(), outputFlag(), quietFlag()},
 		Action: func(c *cli.Context) error {
 			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(src, w) })
+			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(src, w, c.String("expect-corpus")) })
 		},
 	}
 }

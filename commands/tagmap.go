@@ -28,7 +28,11 @@ Built in: smith17, Smith's (2006, App. B) coarse classes of the Penn tags:
 ADJ={$ # CD JJ JJR JJS PRP$ RB RBR RBS} CONJ={CC} DET={DT PDT} ENDPUNC={.}
 INPUNC={, : LS SYM UH} LPUNC={` + "`` -LRB-" + `} N={EX FW NN NNP NNPS NNS PRP} POS
 PREP={IN} PRT={RP} RPUNC={'' -RRB-} TO V={MD VBD VBP VB VBZ VBG} VBN
-W={WDT WP$ WP WRB}.
+W={WDT WP$ WP WRB}. ptb2ud, the Penn tags (and the English Web Treebank's
+extra XPOS tags: ADD AFX GW HYPH NFP XX) to UD v2 universal tags. ud1to2, UD
+v1 universal tags to v2 (CONJ → CCONJ). A model trained on one tag set meets
+another's files through these (decode refuses input none of whose tags the
+model knows).
 
 Examples:
    ptb2deps wsj/*/*.mrg | tagmap --builtin smith17 | filterlen 10 > wsj10-coarse.jsonl

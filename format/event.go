@@ -10,19 +10,23 @@ import (
 )
 
 // Event kinds. Models and counts share one record shape, so an M-step is
-// "group by condition, normalise" and a model can be read with jq:
+// "group by condition, normalise" and a model can be read with jq. A model
+// file and each shard of a count stream open with a header record:
 //
+//	{"ev":"header","family":"dmv","unit":"p","events":2765}
+//	{"ev":"header","family":"dmv","unit":"n","events":2765,"model":"9c1e0f3a6b2d4e58","corpus":"04d2a7c9e1f3b6a8"}
 //	{"ev":"child","head":"VBD","dir":"right","arg":"NN","n":12.5}
 //	{"ev":"stop","head":"VBD","dir":"left","adj":true,"n":3}
 //	{"ev":"cont","head":"VBD","dir":"left","adj":true,"n":9}
 //	{"ev":"root","arg":"VBD","n":40}
 //	{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}
 const (
-	EvRoot  = "root"
-	EvChild = "child"
-	EvStop  = "stop"
-	EvCont  = "cont"
-	EvStats = "stats"
+	EvRoot   = "root"
+	EvChild  = "child"
+	EvStop   = "stop"
+	EvCont   = "cont"
+	EvStats  = "stats"
+	EvHeader = "header"
 )
 
 // Directions of child, stop and cont events.
@@ -44,14 +48,34 @@ const (
 // Event is one parameter or one count of the DMV, or the stats record that
 // closes a count stream.
 type Event struct {
-	Ev    string
-	Head  string // child, stop, cont
-	Dir   string // child, stop, cont: Left or Right
-	Adj   bool   // stop, cont: no child yet on that side
-	Arg   string // child, root
-	Unit  Unit
-	Value float64
-	Stats *Stats // only for Ev == EvStats
+	Ev     string
+	Head   string // child, stop, cont
+	Dir    string // child, stop, cont: Left or Right
+	Adj    bool   // stop, cont: no child yet on that side
+	Arg    string // child, root
+	Unit   Unit
+	Value  float64
+	Stats  *Stats  // only for Ev == EvStats
+	Header *Header // only for Ev == EvHeader
+
+	notEvent bool // read from a sentence or lattice record (Validate says so)
+}
+
+// Header opens a model file, or one shard of a count stream. Events is how
+// many event records follow it (the stats record not included), so a file
+// cut off even at a line boundary is told from a whole one. A shard's
+// header names the model its E-step ran with and the sentences it read,
+// by hash (16 hex digits; Model is "none" for gold counts without one), so
+// that shards of different models, a shard given twice and, with Events
+// and the stats record that closes each shard, a shard lost or cut short
+// anywhere in a concatenated stream are refused. Family is the model
+// family ("dmv"); the next families (CCM, HMM) keep the same header.
+type Header struct {
+	Family string
+	Unit   Unit
+	Events int
+	Model  string // counts only
+	Corpus string // counts only
 }
 
 // Stats closes a count stream: how much data the counts came from and its
@@ -70,6 +94,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if e.Stats == nil {
 			return nil, errors.New("stats event without stats")
 		}
+	case EvHeader:
+		if e.Header == nil {
+			return nil, errors.New("header event without header")
+		}
 	case EvRoot, EvChild, EvStop, EvCont:
 		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
 			return nil, fmt.Errorf("event %q has no unit", e.Ev)
@@ -80,6 +108,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return encodeObject(func(o *object) {
 		o.str("ev", e.Ev)
 		switch e.Ev {
+		case EvHeader:
+			h := e.Header
+			o.str("family", h.Family)
+			o.str("unit", string(h.Unit))
+			o.int("events", h.Events)
+			if h.Unit == Count {
+				o.str("model", h.Model)
+				o.str("corpus", h.Corpus)
+			}
+			return
 		case EvStats:
 			o.int("sentences", e.Stats.Sentences)
 			o.int("tokens", e.Stats.Tokens)
@@ -107,7 +145,9 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	*e = Event{}
 	var adj *bool
 	var values []Unit
-	var sentences, tokens *int
+	var sentences, tokens, events *int
+	var family, unit, model, corpus string
+	sentence := false // a sentence or lattice record where an event is due
 	loglik := math.NaN()
 	readReal := func(it *jsoniter.Iterator) float64 {
 		if it.WhatIsNext() == jsoniter.StringValue {
@@ -143,6 +183,20 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			tokens = &v
 		case "loglik":
 			loglik = readReal(it)
+		case "family":
+			family = it.ReadString()
+		case "unit":
+			unit = it.ReadString()
+		case "events":
+			v := it.ReadInt()
+			events = &v
+		case "model":
+			model = it.ReadString()
+		case "corpus":
+			corpus = it.ReadString()
+		case "tags", "arcs":
+			sentence = true
+			it.Skip()
 		default:
 			it.Skip()
 		}
@@ -156,12 +210,35 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		}
 		return nil
 	}
+	if e.Ev == "" && sentence {
+		e.notEvent = true // a corpus in the wrong place: Validate names it
+		return nil
+	}
 	if e.Ev == EvStats {
 		if err := errors.Join(need(sentences != nil, "sentences"), need(tokens != nil, "tokens")); err != nil {
 			return err
 		}
 		e.Unit, e.Value = 0, 0
 		e.Stats = &Stats{Sentences: *sentences, Tokens: *tokens, Loglik: loglik}
+		return nil
+	}
+	if e.Ev == EvHeader {
+		if err := errors.Join(need(family != "", "family"), need(unit != "", "unit"), need(events != nil, "events")); err != nil {
+			return err
+		}
+		u := Unit(unit[0])
+		if len(unit) != 1 || u != Count && u != Prob && u != Weight {
+			return fmt.Errorf(`header with unit %q: want "n", "p" or "w"`, unit)
+		}
+		if *events < 0 {
+			return fmt.Errorf("header with %d events", *events)
+		}
+		if u == Count {
+			if err := errors.Join(need(model != "", "model"), need(corpus != "", "corpus")); err != nil {
+				return err
+			}
+		}
+		e.Header = &Header{Family: family, Unit: u, Events: *events, Model: model, Corpus: corpus}
 		return nil
 	}
 	switch e.Ev {
@@ -187,6 +264,44 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	return nil
 }
+
+// Validate checks what a well-formed event holds, for the readers of
+// models and counts: the numbers of models and counts are finite (a count
+// or probability ≥ 0, a probability ≤ 1, a log-linear weight any finite
+// number); a stats record counts sentences and tokens ≥ 0 and its loglik
+// is a number or −inf; and a sentence record is no event at all.
+func (e *Event) Validate() error {
+	switch {
+	case e.notEvent:
+		return ErrNotEvent
+	case e.Ev == EvHeader:
+		return nil
+	case e.Ev == EvStats:
+		st := e.Stats
+		switch {
+		case st.Sentences < 0 || st.Tokens < 0:
+			return errors.New("stats record with a negative number of sentences or tokens")
+		case math.IsNaN(st.Loglik) || math.IsInf(st.Loglik, 1):
+			// A sum of log Z: a number, or −inf when a sentence has
+			// weight 0 (positive under log-linear or re-weighted models).
+			return fmt.Errorf("stats record with loglik %v: want a number or \"-inf\"", st.Loglik)
+		}
+		return nil
+	}
+	switch {
+	case math.IsNaN(e.Value) || math.IsInf(e.Value, 0):
+		return fmt.Errorf("%q value %v is not a finite number", string(e.Unit), e.Value)
+	case e.Unit != Weight && e.Value < 0:
+		return fmt.Errorf("%q value %v is negative", string(e.Unit), e.Value)
+	case e.Unit == Prob && e.Value > 1:
+		return fmt.Errorf("probability %v is more than 1", e.Value)
+	}
+	return nil
+}
+
+// ErrNotEvent is the error for a sentence or lattice record read where a
+// model or counts are due: a corpus given in the wrong place.
+var ErrNotEvent = errors.New(`a sentence record (it has "tags"), not an event of a model or counts: a corpus where a model or counts are due (models come from train-em, dmv-init or mstep; counts from estep)`)
 
 func checkDir(d string) error {
 	if d != Left && d != Right {

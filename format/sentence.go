@@ -28,6 +28,8 @@ type Sentence struct {
 	Tree      string   `json:"tree,omitempty"`
 	PredSpans [][2]int `json:"pred_spans,omitempty"`
 	GoldTags  []string `json:"gold_tags,omitempty"`
+
+	event bool // the record had "ev": a model or counts in a corpus's place
 }
 
 // Len is the number of tokens.
@@ -37,6 +39,9 @@ func (s *Sentence) Len() int { return len(s.Tags) }
 // range, and head arrays that form trees (no cycles).
 func (s *Sentence) Validate() error {
 	n := len(s.Tags)
+	if n == 0 && s.event {
+		return errors.New(`an event record ("ev"), not a sentence: a model or counts where a corpus is due (a model goes to decode, estep or a trainer with -m; counts go to mstep)`)
+	}
 	if n == 0 {
 		return errors.New("sentence has no tokens")
 	}
@@ -127,6 +132,9 @@ func (s *Sentence) UnmarshalJSON(data []byte) error {
 			s.PredSpans = readSpans(it)
 		case "gold_tags":
 			s.GoldTags = readStrings(it, tags)
+		case "ev":
+			s.event = true
+			it.Skip()
 		default:
 			it.Skip()
 		}

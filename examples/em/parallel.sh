@@ -12,4 +12,4 @@ corpus=$2
 per=${3:-1000}
 # --keep-order fixes the order shards are added in, so reruns give the same
 # bytes.
-parallel --pipe -N "$per" --keep-order estep -m "$model" --workers 1 < "$corpus" | sumcounts
+parallel --pipe -N "$per" --keep-order estep -m "$model" --workers 1 < "$corpus" | sumcounts --expect-corpus "$corpus"

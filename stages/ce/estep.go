@@ -47,7 +47,8 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // and tokens of the sentences the lattices came from, and loglik =
 // Σ log Z(N(x)). These are the denominator counts of CE's gradient, for
 // an E-step spread over processes: the gradient is the sentences' counts
-// minus these (minus w/σ²). A lattice whose chart would need more than
+// minus these (minus w/σ²). model is the hash of the model, for the count
+// header (dmv.WriteCounts). A lattice whose chart would need more than
 // DefaultMaxMemory is an error naming it; each lattice's shape is let go
 // once its counts are in, so memory is that of the largest, not the sum.
 //
@@ -56,7 +57,7 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // left out of the counts and loglik,
 // and counted on warn (nil: not reported); when every lattice is, it is
 // an error.
-func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, warn io.Writer) error {
+func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, model string, warn io.Writer) error {
 	// Tags are checked first; each lattice is brought to the chart's form
 	// only when its turn comes, and let go after, so that memory is that
 	// of a few lattices, not of all.
@@ -125,5 +126,5 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 	case left > 0 && warn != nil:
 		fmt.Fprintf(warn, "estep: %d lattices left out: their weights span more than floating point can hold\n", left)
 	}
-	return dmv.WriteTable(w, ts, total, format.Count, stats)
+	return dmv.WriteCounts(w, ts, total, model, dmv.LatticeHash(recs), stats)
 }

@@ -6,6 +6,7 @@ package decode
 import (
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -22,8 +23,10 @@ type Options struct {
 // Report says what decoding met, for stderr.
 type Report struct {
 	Sentences int
-	Unknown   int // tokens whose tag the model does not know
-	FellBack  int // sentences of probability 0 under the model
+	Unknown   int // tokens whose tag the model does not know (backed off)
+	// UnknownTags are the distinct tags the model does not know, sorted.
+	UnknownTags []string
+	FellBack    int // sentences of probability 0 under the model
 }
 
 // batch is how many sentences are parsed between writes: decoding streams
@@ -37,18 +40,35 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	pot, err := model.Potentials() // exp(w) for a log-linear model (CE)
+	dec, err := model.Decoder() // potentials exp(w) for a log-linear model (CE)
 	if err != nil {
 		return rep, fmt.Errorf("%s: %w", opts.Model, err)
 	}
-	dec := dmv.NewDecoder(model.Tags, pot)
 	workers := pipeline.Workers(opts.Workers)
 	charts := make([]*dmv.Chart, workers)
 	for i := range charts {
 		charts[i] = dmv.NewChart(16)
 	}
 	var pending []*format.Sentence
+	unknownTags := map[string]bool{}
+	first := true
 	flush := func() error {
+		// The first batch decides whether the input shares the model's tag
+		// set at all: nothing is written before that is known.
+		known := false
+		for _, s := range pending {
+			for _, t := range s.Tags {
+				if dec.Known(t) {
+					known = true
+				} else {
+					unknownTags[t] = true
+				}
+			}
+		}
+		if first && !known && len(pending) > 0 {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), dmv.NoTagKnown(sortedKeys(unknownTags)))
+		}
+		first = false
 		unknown, fell := make([]int, len(pending)), make([]bool, len(pending))
 		const per = 64
 		pipeline.ForEachChunk((len(pending)+per-1)/per, workers, func(worker, k int) {
@@ -83,8 +103,18 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	if err == nil {
 		err = flush()
 	}
+	rep.UnknownTags = sortedKeys(unknownTags)
 	if err == nil && rep.Sentences == 0 {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
 	return rep, err
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -297,8 +297,11 @@ func (c *Chart) settle(viterbi bool) {
 		c.inside(viterbi)
 	}
 	if !normal(c.z) {
-		c.z = math.NaN()
-		if !weight && c.noTree() {
+		// noTree runs inside over the support, overwriting z: decide
+		// first, then set z, so no caller sees the support's Z.
+		none := !weight && c.noTree()
+		c.z, c.bestRoot = math.NaN(), -1
+		if none {
 			c.z = 0
 		}
 	}

@@ -1,6 +1,10 @@
 package dmv
 
-import "math"
+import (
+	"math"
+
+	"github.com/grind-nlp/grind/format"
+)
 
 // Floor is the weight a decoder gives to events of probability 0 when the
 // model leaves a sentence no tree at all (an unseen tag, an unsmoothed
@@ -9,11 +13,12 @@ const Floor = 1e-300
 
 // Decoder parses sentences with a model: Viterbi (the most probable tree)
 // or minimum Bayes risk (the tree with the most expected correct
-// attachments). Tags the model does not know share one extra tag whose
-// events all have weight 0, so they are parsed through the fallback. A
-// sentence whose weights no floating-point scale can hold (only extreme
-// log-linear weights do that) gets the right-branching tree, counted as a
-// fallback too.
+// attachments). Tags the model does not know share one extra tag, the
+// model's average tag (backoff.go). A sentence the model gives no tree at
+// all (an unsmoothed model's unseen events) is parsed with every weight
+// of 0 raised to Floor, counted as a fallback; one whose weights no
+// floating-point scale can hold (only extreme log-linear weights do that)
+// gets the right-branching tree, counted as a fallback too.
 type Decoder struct {
 	tags    *TagSet
 	w       *Params
@@ -21,25 +26,41 @@ type Decoder struct {
 	unknown int
 }
 
-// NewDecoder decodes with weight table w over tags.
+// NewDecoder decodes with weight table w (potentials) over tags; the
+// average tag is the mean of the potentials, which for a probability
+// model is the mean of its probabilities. Decoders of model files come
+// from Table.Decoder, which averages a log-linear model as weights.
 func NewDecoder(tags *TagSet, w *Params) *Decoder {
-	t := tags.Len()
-	ext := NewParams(t + 1)
-	for h := 0; h < t; h++ {
-		ext.Root[h] = w.Root[h]
-		for dir := Left; dir <= Right; dir++ {
-			copy(ext.Child[ext.ChildIndex(h, dir, 0):ext.ChildIndex(h, dir, t)], w.Child[w.ChildIndex(h, dir, 0):w.ChildIndex(h, dir, t)])
-		}
-	}
-	copy(ext.Stop, w.Stop)
-	copy(ext.Cont, w.Cont)
-	floored := ext.Clone()
-	floored.apply(func(v float64) float64 { return math.Max(v, Floor) })
-	return &Decoder{tags: tags, w: ext, floored: floored, unknown: t}
+	return newDecoder(tags, extendParams(w, 1, false))
 }
 
-// Encode maps tags to the decoder's numbers; unknown tags get the extra
-// tag. It reports how many tags were unknown.
+// Decoder decodes with the model t: its unseen tags as the average tag of
+// its own unit (backoff.go), so that decode, select-model and estep agree.
+func (t *Table) Decoder() (*Decoder, error) {
+	ext := &Table{Tags: t.Tags, Params: extendParams(t.Params, 1, t.Unit == format.Prob), Unit: t.Unit}
+	pot, err := ext.Potentials()
+	if err != nil {
+		return nil, err
+	}
+	return newDecoder(t.Tags, pot), nil
+}
+
+// newDecoder decodes with potentials ext over the tags and one more, the
+// average tag.
+func newDecoder(tags *TagSet, ext *Params) *Decoder {
+	floored := ext.Clone()
+	floored.apply(func(v float64) float64 { return math.Max(v, Floor) })
+	return &Decoder{tags: tags, w: ext, floored: floored, unknown: tags.Len()}
+}
+
+// Known says whether the model knows tag.
+func (d *Decoder) Known(tag string) bool {
+	_, ok := d.tags.Index(tag)
+	return ok
+}
+
+// Encode maps tags to the decoder's numbers; unknown tags get the
+// average tag. It reports how many tags were unknown.
 func (d *Decoder) Encode(tags []string, dst []int) ([]int, int) {
 	dst, unknown := dst[:0], 0
 	for _, t := range tags {

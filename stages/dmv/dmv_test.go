@@ -3,6 +3,8 @@ package dmv
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -142,18 +144,81 @@ func TestDecoderUnknownTags(t *testing.T) {
 	ts := NewTagSet("DT", "NN", "VB")
 	w := randomWeights(rng, 3, true)
 	dec := NewDecoder(ts, w)
-	tags, unknown := dec.Encode([]string{"DT", "XX", "VB", "YY"}, nil)
+	sent := []string{"DT", "XX", "VB", "YY", "NN"}
+	tags, unknown := dec.Encode(sent, nil)
 	if unknown != 2 || tags[1] != 3 || tags[3] != 3 {
 		t.Fatalf("encode: %v, %d unknown", tags, unknown)
 	}
-	heads := make([]int, 4)
+	// The decoder's one shared average tag parses as the model extended
+	// by a tag of its own for every unseen tag (renormalised): the same
+	// factor on every tree.
+	ext, p, unseen, err := (&Table{Tags: ts, Params: w, Unit: format.Prob}).Extend(sent)
+	if err != nil || len(unseen) != 2 {
+		t.Fatalf("extend: %v %v", unseen, err)
+	}
+	full, _ := ext.Encode(sent, nil)
 	for _, mbr := range []bool{false, true} {
-		if _, fell := dec.Decode(NewChart(4), tags, heads, mbr); !fell {
-			t.Errorf("mbr=%v: unknown tags decoded without the fallback", mbr)
+		heads, want := make([]int, 5), make([]int, 5)
+		if _, fell := dec.Decode(NewChart(5), tags, heads, mbr); fell {
+			t.Errorf("mbr=%v: unknown tags needed the fallback", mbr)
 		}
-		if err := format.ValidateHeads(heads, 4); err != nil {
+		if _, fell := NewDecoder(ext, p).Decode(NewChart(5), full, want, mbr); fell {
+			t.Errorf("mbr=%v: extended model needed the fallback", mbr)
+		}
+		if !slices.Equal(heads, want) {
+			t.Errorf("mbr=%v: shared average tag %v, extended model %v", mbr, heads, want)
+		}
+		if err := format.ValidateHeads(heads, 5); err != nil {
 			t.Errorf("mbr=%v: %v", mbr, err)
 		}
+	}
+}
+
+func TestExtendIsADistribution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	ts := NewTagSet("A", "B", "C")
+	w := randomWeights(rng, 3, true)
+	m := &Table{Tags: ts, Params: w, Unit: format.Prob}
+	one, p1, _, err := m.Extend([]string{"B", "Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDistribution(one, p1); err != nil {
+		t.Fatalf("one unseen tag: %v", err)
+	}
+	ext, p, unseen, err := m.Extend([]string{"B", "Z", "AA"})
+	if err != nil || !slices.Equal(unseen, []string{"AA", "Z"}) || !slices.Equal(ext.Names(), []string{"A", "AA", "B", "C", "Z"}) {
+		t.Fatalf("extend: %v %v %v", ext.Names(), unseen, err)
+	}
+	// Every parameter of a known or unseen tag is the same however many
+	// unseen tags there are (shards add up).
+	for _, name := range []string{"A", "B", "C", "Z"} {
+		i, _ := one.Index(name)
+		j, _ := ext.Index(name)
+		if p1.Root[i] != p.Root[j] || p1.Stop[DecisionIndex(i, Right, NonAdj)] != p.Stop[DecisionIndex(j, Right, NonAdj)] {
+			t.Errorf("%s: parameters depend on the number of unseen tags", name)
+		}
+		for _, arg := range []string{"A", "C", "Z"} {
+			a1, _ := one.Index(arg)
+			a2, _ := ext.Index(arg)
+			if x, y := p1.Child[p1.ChildIndex(i, Left, a1)], p.Child[p.ChildIndex(j, Left, a2)]; x != y {
+				t.Errorf("child %s left %s: %v with one unseen tag, %v with two", name, arg, x, y)
+			}
+		}
+	}
+	// Known tags keep their ratios; the unseen head is the mean head.
+	a, _ := ext.Index("A")
+	c, _ := ext.Index("C")
+	z, _ := ext.Index("Z")
+	if r0, r1 := w.Root[0]/w.Root[2], p.Root[a]/p.Root[c]; math.Abs(r0-r1) > 1e-12 {
+		t.Errorf("root ratio %v, was %v", r1, r0)
+	}
+	wantStop := (w.Stop[DecisionIndex(0, Left, Adj)] + w.Stop[DecisionIndex(1, Left, Adj)] + w.Stop[DecisionIndex(2, Left, Adj)]) / 3
+	if got := p.Stop[DecisionIndex(z, Left, Adj)]; math.Abs(got-wantStop) > 1e-12 {
+		t.Errorf("unseen stop %v, want the mean %v", got, wantStop)
+	}
+	if _, _, _, err := m.Extend([]string{"X", "Y"}); err == nil || !strings.Contains(err.Error(), "tagmap") {
+		t.Errorf("no tag known: %v", err)
 	}
 }
 
@@ -310,6 +375,54 @@ func TestHarmonicCounts(t *testing.T) {
 			if math.Abs(gt[k][i]-wt[k][i]) > 1e-15 {
 				t.Errorf("table %d entry %d: %v, want %v", k, i, gt[k][i], wt[k][i])
 			}
+		}
+	}
+}
+
+func TestSingleRoot(t *testing.T) {
+	heads := []int{0, 1, 0, 3, 0}
+	got, moved := SingleRoot(heads)
+	if moved != 2 || !slices.Equal(got, []int{0, 1, 1, 3, 1}) || heads[2] != 0 {
+		t.Errorf("SingleRoot(%v) = %v, %d (input must stay)", heads, got, moved)
+	}
+	if err := format.ValidateHeads(got, 5); err != nil {
+		t.Error(err)
+	}
+	one := []int{2, 0}
+	if got, moved := SingleRoot(one); moved != 0 || &got[0] != &one[0] {
+		t.Errorf("one root: %v %d", got, moved)
+	}
+}
+
+// A log-linear model's decoder parses unseen tags as the model extended
+// for them (weights averaged as weights), as estep counts them.
+func TestLogLinearDecoderMatchesExtend(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ts := NewTagSet("A", "B", "C")
+	w := randomWeights(rng, 3, false)
+	for _, tab := range w.Tables() {
+		for i := range tab {
+			tab[i] = 4 * (tab[i] - 0.5) // weights of either sign
+		}
+	}
+	m := &Table{Tags: ts, Params: w, Unit: format.Weight}
+	dec, err := m.Decoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := []string{"Q", "A", "C", "Q", "B"}
+	ext, p, _, err := m.Extend(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags, _ := dec.Encode(sent, nil)
+	full, _ := ext.Encode(sent, nil)
+	for _, mbr := range []bool{false, true} {
+		got, want := make([]int, 5), make([]int, 5)
+		dec.Decode(NewChart(5), tags, got, mbr)
+		NewDecoder(ext, ExpWeights(p)).Decode(NewChart(5), full, want, mbr)
+		if !slices.Equal(got, want) {
+			t.Errorf("mbr=%v: %v, extended model %v", mbr, got, want)
 		}
 	}
 }

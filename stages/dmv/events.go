@@ -2,6 +2,7 @@ package dmv
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/grind-nlp/grind/format"
 )
@@ -51,6 +52,12 @@ type Table struct {
 	Params *Params
 	Unit   format.Unit
 	Stats  *format.Stats // the stats record, when the stream had one
+	// Of counts read by ReadCounts: the model hash their E-steps ran
+	// with, the order-free sum of their shards' corpus hashes, and how
+	// many shards were added.
+	Model, Corpus string
+	Shards        int
+	events        int // event records read
 }
 
 // TableBuilder collects event records (a model, or count shards) into a
@@ -64,8 +71,15 @@ type TableBuilder struct {
 	Sum bool
 }
 
-// Add takes one event.
+// Add takes one event. Headers are the readers' business (io.go) and
+// are passed over.
 func (b *TableBuilder) Add(e format.Event) error {
+	if e.Ev == format.EvHeader {
+		return nil
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
 	if e.Ev == format.EvStats {
 		if b.stats != nil && !b.Sum {
 			return fmt.Errorf("a second stats record")
@@ -140,7 +154,7 @@ func (b *TableBuilder) Build() (*Table, error) {
 		set[key] = true
 		tab[i] += e.Value
 	}
-	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats}, nil
+	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats, events: len(b.events)}, nil
 }
 
 func describe(e format.Event) string {
@@ -151,4 +165,92 @@ func describe(e format.Event) string {
 		return fmt.Sprintf("child %s %s %s", e.Head, e.Dir, e.Arg)
 	}
 	return fmt.Sprintf("%s %s %s adj=%v", e.Ev, e.Head, e.Dir, e.Adj)
+}
+
+// SumTolerance is how far from 1 a multinomial of a probability model may
+// sum when read: models written by grind sum to 1 within a few ulps, so
+// anything farther was edited, truncated to too few digits, or is not a
+// model.
+const SumTolerance = 1e-6
+
+// CheckDistribution checks that p is a DMV over ts: every probability
+// finite and in [0, 1], and each multinomial (root; child(h, dir); the
+// stop/cont decision of (h, dir, valence)) summing to 1 within
+// SumTolerance. The error names the first multinomial that does not.
+func CheckDistribution(ts *TagSet, p *Params) error {
+	for _, tab := range p.Tables() {
+		for _, v := range tab {
+			if !(v >= 0 && v <= 1) {
+				return fmt.Errorf("probability %v out of [0, 1]", v)
+			}
+		}
+	}
+	check := func(what string, sum float64) error {
+		if math.Abs(sum-1) > SumTolerance {
+			return fmt.Errorf("%s sums to %.17g, not 1 (tolerance %g): not a normalised model", what, sum, SumTolerance)
+		}
+		return nil
+	}
+	sum := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s
+	}
+	t := ts.Len()
+	if err := check("root", sum(p.Root)); err != nil {
+		return err
+	}
+	for h := 0; h < t; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			if err := check(fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir]), sum(p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)])); err != nil {
+				return err
+			}
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				if err := check(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), p.Stop[i]+p.Cont[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckTotals checks that every multinomial's total of counts plus λ per
+// entry is finite, so an M-step over counts can normalise them: counts
+// that are each finite can still add up beyond floating point.
+func CheckTotals(ts *TagSet, counts *Params, lambda float64) error {
+	total := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x + lambda
+		}
+		return s
+	}
+	bad := func(what string, s float64) error {
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return fmt.Errorf("M-step overflow: the counts of %s add up to %v, beyond floating point", what, s)
+		}
+		return nil
+	}
+	t := ts.Len()
+	if err := bad("root", total(counts.Root)); err != nil {
+		return err
+	}
+	for h := 0; h < t; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			if err := bad(fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir]), total(counts.Child[counts.ChildIndex(h, dir, 0):counts.ChildIndex(h, dir, t)])); err != nil {
+				return err
+			}
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				if err := bad(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), counts.Stop[i]+counts.Cont[i]+2*lambda); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

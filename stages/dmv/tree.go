@@ -51,3 +51,32 @@ func TreeLogWeight(tags, heads []int, w *Params) float64 {
 	eachTreeEvent(tags, heads, w.T, func(table, i int) { s += math.Log(tabs[table][i]) })
 	return s
 }
+
+// SingleRoot is the rule for gold trees of more than one root (some
+// treebanks have them; the DMV generates exactly one): the leftmost root
+// stays the root and every other root becomes a dependent of it, so
+// supervised counts stay those of a DMV derivation (the tree may become
+// non-projective, which gold counts allow). It returns heads itself when
+// there is one root, else a copy, and how many roots were reattached.
+func SingleRoot(heads []int) ([]int, int) {
+	first, moved := -1, 0
+	var out []int
+	for d, h := range heads {
+		if h != 0 {
+			continue
+		}
+		if first < 0 {
+			first = d
+			continue
+		}
+		if out == nil {
+			out = append([]int(nil), heads...)
+		}
+		out[d] = first + 1
+		moved++
+	}
+	if out == nil {
+		return heads, 0
+	}
+	return out, moved
+}

@@ -7,6 +7,7 @@ package estep
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -35,16 +36,14 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Hard && opts.Gold {
 		return fmt.Errorf("--hard and --gold exclude each other")
 	}
-	var tags *dmv.TagSet
-	var weights *dmv.Params
+	var model *dmv.Table
 	if opts.Model != "" {
-		model, err := dmv.ReadModel(opts.Model)
-		if err != nil {
+		var err error
+		if model, err = dmv.ReadModel(opts.Model); err != nil {
 			return err
 		}
-		tags = model.Tags
-		if weights, err = model.Potentials(); err != nil { // exp(w) for a log-linear model
-			return err
+		if _, err = model.Potentials(); err != nil {
+			return fmt.Errorf("%s: %w", opts.Model, err)
 		}
 	} else if !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
@@ -53,8 +52,49 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
+	var tags *dmv.TagSet
+	var weights *dmv.Params
+	modelHash := dmv.ModelNone
+	if model != nil {
+		modelHash = model.Hash()
+		// The E-step's model is the model re-weighted: shards of
+		// different β, δ, segment weights or skew models do not mix.
+		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || opts.Skew != "" {
+			r, skew := dmv.Plain(), ""
+			if rw != nil {
+				r = *rw
+			}
+			if opts.Skew != "" {
+				m, err := dmv.ReadModel(opts.Skew)
+				if err != nil {
+					return err
+				}
+				skew = m.Hash()
+			}
+			modelHash = dmv.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skew)
+		}
+		// Tags the model has not seen back off to its average tag.
+		var seqs [][]string
+		for _, s := range sents {
+			seqs = append(seqs, s.Tags)
+		}
+		for _, l := range lattices {
+			seqs = append(seqs, l.Tags, latticeTags(l))
+		}
+		ts, p, unseen, err := model.Extend(dmv.CorpusTags(seqs))
+		if err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
+		if len(unseen) > 0 && opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "estep: %d tags unknown to the model backed off to its average tag: %s\n", len(unseen), strings.Join(unseen, " "))
+		}
+		tags = ts
+		if weights, err = (&dmv.Table{Tags: ts, Params: p, Unit: model.Unit}).Potentials(); err != nil {
+			return err
+		}
+	}
 	if lattices != nil {
-		return latticeCounts(src, w, opts, lattices, tags, weights)
+		return latticeCounts(src, w, opts, lattices, tags, weights, modelHash)
 	}
 	if opts.Gold {
 		for i, s := range sents {
@@ -66,6 +106,18 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	corpus, err := dmv.NewCorpus(sents, tags)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	if opts.Gold {
+		multi := 0
+		for i, g := range corpus.Gold {
+			var moved int
+			if corpus.Gold[i], moved = dmv.SingleRoot(g); moved > 0 {
+				multi++
+			}
+		}
+		if multi > 0 && opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "estep: %d gold trees of more than one root: each counted with its leftmost root as the root and the other roots as its dependents\n", multi)
+		}
 	}
 	if weights == nil { // gold counts without a model: the log-likelihood is left out
 		weights = dmv.NewParams(corpus.Tags.Len())
@@ -83,7 +135,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
 	stats := &format.Stats{Sentences: len(corpus.Sents), Tokens: corpus.Tokens, Loglik: res.LogLik}
-	return dmv.WriteTable(w, corpus.Tags, res.Counts, format.Count, stats)
+	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, dmv.CorpusHash(sents), stats)
 }
 
 // reweighting is the annealing E-step asked for, its skew model read and
@@ -117,7 +169,7 @@ func reweighting(opts Options, tags *dmv.TagSet) (dmv.Reweighting, error) {
 // latticeCounts is the E-step over lattice records (nbhd's output): the
 // expected counts over each neighbourhood's strings, for CE. Of the
 // re-weightings only Model L's δ applies.
-func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*format.Lattice, tags *dmv.TagSet, pot *dmv.Params) error {
+func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*format.Lattice, tags *dmv.TagSet, pot *dmv.Params, modelHash string) error {
 	r := dmv.Plain()
 	if opts.Reweight != nil {
 		r = *opts.Reweight
@@ -128,5 +180,43 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 	case r.Beta != 1 || r.Segmented || opts.Skew != "":
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}
-	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, opts.Warn)
+	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, modelHash, opts.Warn)
+}
+
+// latticeTags are the tags of a lattice's arcs.
+func latticeTags(l *format.Lattice) []string {
+	tags := make([]string, len(l.Arcs))
+	for i, a := range l.Arcs {
+		tags[i] = a.Tag
+	}
+	return tags
+}
+
+// CorpusHash is the corpus hash the count header of an E-step over src
+// (sentences or lattices) carries, and that the shards of src merged
+// carry however src was cut: mstep and sumcounts --expect-corpus compare
+// it with theirs.
+func CorpusHash(src pipeline.Source) (string, error) {
+	sents, lattices, err := ce.ReadSentencesOrLattices(src)
+	if err != nil {
+		return "", err
+	}
+	if lattices != nil {
+		return dmv.LatticeHash(lattices), nil
+	}
+	return dmv.CorpusHash(sents), nil
+}
+
+// CheckCorpus fails unless counts come from exactly the sentences (or
+// lattices) of the file corpus: a shard lost, given twice or of another
+// corpus shows as another hash.
+func CheckCorpus(counts *dmv.Table, where, corpus string) error {
+	want, err := CorpusHash(pipeline.Source{Names: []string{corpus}})
+	if err != nil {
+		return err
+	}
+	if counts.Corpus != want {
+		return fmt.Errorf("%s: the counts (%d shards, corpus %s) do not come from the sentences of %s (corpus %s): a shard is missing, repeated or of another corpus", where, counts.Shards, counts.Corpus, corpus, want)
+	}
+	return nil
 }

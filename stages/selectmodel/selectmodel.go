@@ -128,15 +128,34 @@ func Run(w io.Writer, opts Options) (Report, error) {
 			return rep, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	var names [][]string
+	for _, s := range dev {
+		names = append(names, s.Tags)
+	}
+	devTags := dmv.CorpusTags(names)
+	for i, m := range models {
+		// Unseen tags are parsed as the model's average tag; a model that
+		// knows none of the dev tags is of another tag set.
+		if _, _, _, err := m.Extend(devTags); err != nil {
+			return rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
+		}
+	}
 	known := commonlyKnown(dev, models)
 	for _, k := range known {
 		if !k {
 			rep.Unscorable++
 		}
 	}
+	if opts.By == Likelihood && rep.Unscorable == len(dev) {
+		return rep, fmt.Errorf("%s: no dev sentence has only tags every model knows, so no log-likelihoods to compare (select --by accuracy, or map the tags with tagmap)", devName)
+	}
 	rows := make([]Row, len(models))
 	for i, m := range models {
-		rows[i] = evaluate(dev, known, m, potentials[i], gold, opts)
+		dec, err := m.Decoder()
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", opts.Models[i], err)
+		}
+		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
 	}
 	order := rank(rows, opts.By)
@@ -187,9 +206,9 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 // evaluate parses the dev sentences with model m, of potentials w
 // (Viterbi, as decode does), and scores them, and sums the log-likelihood
 // of the known ones when m is a probability model.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, w *dmv.Params, gold bool, opts Options) Row {
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) Row {
 	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
-	pred, logZ := parse(dev, known, m.Tags, w, opts.Workers)
+	pred, logZ := parse(dev, known, dec, w, opts.Workers)
 	if gold {
 		t := score.NewScorer()
 		for i, p := range pred {
@@ -233,12 +252,11 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, w *dmv.Params,
 // number of workers.
 const chunks = 64
 
-// parse gives the Viterbi heads of every sentence under potentials w
-// over tags (unknown tags and sentences of probability 0 go through the
-// decoder's fallback) and log Z(x) of the known ones under the plain
-// model.
-func parse(dev []*format.Sentence, known []bool, tags *dmv.TagSet, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
-	dec := dmv.NewDecoder(tags, w)
+// parse gives the Viterbi heads of every sentence by dec (unknown tags
+// as the model's average tag, sentences of probability 0 through the
+// decoder's fallback) and log Z(x) of the known ones under potentials w,
+// the plain model.
+func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
 	heads, logZ = make([][]int, len(dev)), make([]float64, len(dev))
 	charts := make([]*dmv.Chart, pipeline.Workers(workers))
 	pipeline.ForEachChunk(chunks, len(charts), func(worker, k int) {

@@ -37,15 +37,50 @@ var smith17 = map[string][]string{
 	"W":       {"WDT", "WP$", "WP", "WRB"},
 }
 
+// ud1to2 bridges the universal tags of UD v1 to those of v2: CONJ became
+// CCONJ; the other sixteen (and CCONJ itself, for mixed files) are kept.
+var ud1to2 = map[string][]string{
+	"ADJ": {"ADJ"}, "ADP": {"ADP"}, "ADV": {"ADV"}, "AUX": {"AUX"},
+	"CCONJ": {"CONJ", "CCONJ"}, "DET": {"DET"}, "INTJ": {"INTJ"},
+	"NOUN": {"NOUN"}, "NUM": {"NUM"}, "PART": {"PART"}, "PRON": {"PRON"},
+	"PROPN": {"PROPN"}, "PUNCT": {"PUNCT"}, "SCONJ": {"SCONJ"},
+	"SYM": {"SYM"}, "VERB": {"VERB"}, "X": {"X"},
+}
+
+// ptb2ud maps the Penn Treebank tags (with the extra tags of the English
+// Web Treebank, which UD English carries as XPOS) to UD v2 universal
+// tags, by each tag's usual universal tag: MD is AUX, TO and POS are PART,
+// RP is ADP, and IN goes to ADP (the subordinating IN cannot be told
+// apart by the tag alone).
+var ptb2ud = map[string][]string{
+	"ADJ":   {"JJ", "JJR", "JJS", "AFX"},
+	"ADP":   {"IN", "RP"},
+	"ADV":   {"RB", "RBR", "RBS", "WRB"},
+	"AUX":   {"MD"},
+	"CCONJ": {"CC"},
+	"DET":   {"DT", "PDT", "WDT"},
+	"INTJ":  {"UH"},
+	"NOUN":  {"NN", "NNS"},
+	"NUM":   {"CD"},
+	"PART":  {"POS", "TO"},
+	"PRON":  {"PRP", "PRP$", "WP", "WP$", "EX"},
+	"PROPN": {"NNP", "NNPS"},
+	"PUNCT": {".", ",", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"},
+	"SYM":   {"$", "#", "SYM"},
+	"VERB":  {"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"},
+	"X":     {"FW", "LS", "ADD", "GW", "XX"},
+}
+
+var builtins = map[string]map[string][]string{"smith17": smith17, "ud1to2": ud1to2, "ptb2ud": ptb2ud}
+
 // Builtins names the tables built in, for --builtin.
-func Builtins() []string { return []string{"smith17"} }
+func Builtins() []string { return []string{"ptb2ud", "smith17", "ud1to2"} }
 
 // Builtin returns a built-in table by name.
 func Builtin(name string) (Table, error) {
-	switch name {
-	case "smith17":
+	if classes, ok := builtins[name]; ok {
 		t := Table{}
-		for coarse, tags := range smith17 {
+		for coarse, tags := range classes {
 			for _, tag := range tags {
 				t[tag] = coarse
 			}

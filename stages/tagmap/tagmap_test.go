@@ -121,3 +121,47 @@ func TestMap(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+func TestPTB2UDCoversPennAndEWT(t *testing.T) {
+	tab, err := Builtin("ptb2ud")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ud := map[string]bool{}
+	for _, tag := range strings.Fields("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X") {
+		ud[tag] = true
+	}
+	// The Penn tags and the extra tags of the English Web Treebank (UD
+	// English's XPOS).
+	for _, tag := range append(pennTags, "HYPH", "NFP", "ADD", "AFX", "GW", "XX") {
+		to, ok := tab[tag]
+		if !ok || !ud[to] {
+			t.Errorf("ptb2ud: %q → %q", tag, to)
+		}
+	}
+	for from, to := range map[string]string{"MD": "AUX", "CC": "CCONJ", "NNP": "PROPN", "TO": "PART", "WDT": "DET", "-LRB-": "PUNCT"} {
+		if tab[from] != to {
+			t.Errorf("ptb2ud: %s → %s, want %s", from, tab[from], to)
+		}
+	}
+}
+
+func TestUD1to2(t *testing.T) {
+	tab, err := Builtin("ud1to2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := strings.Fields("ADJ ADP ADV AUX CONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X")
+	for _, tag := range v1 {
+		want := tag
+		if tag == "CONJ" {
+			want = "CCONJ"
+		}
+		if tab[tag] != want {
+			t.Errorf("ud1to2: %s → %q, want %s", tag, tab[tag], want)
+		}
+	}
+	if tab["CCONJ"] != "CCONJ" || len(tab) != 18 {
+		t.Errorf("ud1to2 maps %d tags, CCONJ → %q", len(tab), tab["CCONJ"])
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -56,6 +57,23 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		if start, err = dmv.ReadModel(job.StartModel); err != nil {
 			return nil, err
 		}
+		// The corpus's tags the start model has not seen begin as its
+		// average tag (dmv.Table.Extend) and are trained from there.
+		seqs := make([][]string, len(sents))
+		for i, s := range sents {
+			seqs[i] = s.Tags
+		}
+		ts, p, unseen, err := start.Extend(dmv.CorpusTags(seqs))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
+		if len(unseen) > 0 && job.Progress != nil {
+			job.Progress.Note("%d tags unknown to %s start as its average tag: %s\n", len(unseen), job.StartModel, strings.Join(unseen, " "))
+		}
+		if start.Unit == format.Prob && len(unseen) > 1 {
+			p = dmv.MStep(p, 0) // one class per unseen tag: a distribution again
+		}
+		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats}
 		tags = start.Tags
 	}
 	corpus, err := dmv.NewCorpus(sents, tags)

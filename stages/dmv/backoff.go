@@ -1,0 +1,154 @@
+package dmv
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+// Tags a model has not seen are parsed, counted and scored through one
+// back-off rule: every unseen tag is the model's average tag, one extra
+// class shared by all of them (as an unknown-word class is):
+//
+//   - as a head, its stop and cont probabilities and its child
+//     distributions are the means of those of the model's tags;
+//   - as a dependent (of a head, or of the root), its probability is the
+//     mean of the model's tags' probabilities in that multinomial.
+//
+// For a probability model of t tags each dependent multinomial, which
+// gains the one class, is renormalised (its entries times t/(t+1)), so
+// the model with the class is again a distribution. Every unseen tag gets
+// the class's numbers — the same whichever and however many unseen tags a
+// corpus has, so the counts and log-likelihoods of shards add up to the
+// whole corpus's. The factor t/(t+1) multiplies every attachment and so
+// every tree of a sentence alike: parses do not depend on it. Log-linear
+// weights ("w") are averaged as weights and not renormalised.
+
+// noTagKnownHint ends the refusal when no tag of the input is known to
+// the model (another tag set): back-off would be guessing.
+const noTagKnownHint = "tag sets differ? map the input's tags to the model's with tagmap (tagmap --builtin ptb2ud, ud1to2, ...)"
+
+// NoTagKnown is the error for an input none of whose tags the model knows.
+func NoTagKnown(sample []string) error {
+	if len(sample) > 5 {
+		sample = append(sample[:5:5], "...")
+	}
+	return fmt.Errorf("no tag of the input (%s) is known to the model: %s", strings.Join(sample, " "), noTagKnownHint)
+}
+
+// extendParams returns p over t+u tags: tags t..t+u−1 are the average
+// tag, as the rule above says. normalise scales the dependent
+// multinomials by t/(t+1) (probability models).
+func extendParams(p *Params, u int, normalise bool) *Params {
+	t := p.T
+	q := NewParams(t + u)
+	mean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	copy(q.Root, p.Root)
+	avgRoot := mean(p.Root)
+	for a := t; a < t+u; a++ {
+		q.Root[a] = avgRoot
+	}
+	// Average head: means over heads of each child entry and decision.
+	var avgChild [2][]float64
+	for dir := Left; dir <= Right; dir++ {
+		avgChild[dir] = make([]float64, t)
+		for h := 0; h < t; h++ {
+			for a := 0; a < t; a++ {
+				avgChild[dir][a] += p.Child[p.ChildIndex(h, dir, a)] / float64(t)
+			}
+		}
+	}
+	for h := 0; h < t+u; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			row := avgChild[dir]
+			if h < t {
+				row = p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)]
+			}
+			copy(q.Child[q.ChildIndex(h, dir, 0):], row)
+			m := mean(row)
+			for a := t; a < t+u; a++ {
+				q.Child[q.ChildIndex(h, dir, a)] = m
+			}
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				if h < t {
+					q.Stop[i], q.Cont[i] = p.Stop[i], p.Cont[i]
+					continue
+				}
+				for k := 0; k < t; k++ {
+					q.Stop[i] += p.Stop[DecisionIndex(k, dir, v)] / float64(t)
+					q.Cont[i] += p.Cont[DecisionIndex(k, dir, v)] / float64(t)
+				}
+			}
+		}
+	}
+	if normalise && u > 0 {
+		// One shared class joins each dependent multinomial: a model of
+		// t+1 tags, whatever u is.
+		f := float64(t) / float64(t+1)
+		for i := range q.Root {
+			q.Root[i] *= f
+		}
+		for i := range q.Child {
+			q.Child[i] *= f
+		}
+	}
+	return q
+}
+
+// Extend returns the model over its own tags and the tags of names it
+// does not know (sorted together, as a model file of those tags would
+// be), the unseen ones given the average tag's parameters (a distribution
+// when one tag is unseen; with more, each has the shared class's
+// probability), and the list of unseen tags. It refuses (NoTagKnown) when names is not empty and
+// none of them is known.
+func (t *Table) Extend(names []string) (*TagSet, *Params, []string, error) {
+	var unseen []string
+	known := false
+	seen := map[string]bool{}
+	for _, n := range names {
+		if _, ok := t.Tags.Index(n); ok {
+			known = true
+		} else if !seen[n] {
+			seen[n] = true
+			unseen = append(unseen, n)
+		}
+	}
+	if len(names) > 0 && !known {
+		sort.Strings(unseen)
+		return nil, nil, nil, NoTagKnown(unseen)
+	}
+	if len(unseen) == 0 {
+		return t.Tags, t.Params, nil, nil
+	}
+	sort.Strings(unseen)
+	all := NewTagSet(append(append([]string(nil), t.Tags.Names()...), unseen...)...)
+	ext := extendParams(t.Params, len(unseen), t.Unit == format.Prob)
+	ts := SortedTagSet(all.Names())
+	p, err := AlignTags(ts, all, ext)
+	return ts, p, unseen, err
+}
+
+// CorpusTags lists the distinct tags of tag sequences in the order first
+// met.
+func CorpusTags(seqs [][]string) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, s := range seqs {
+		for _, tag := range s {
+			if !seen[tag] {
+				seen[tag] = true
+				names = append(names, tag)
+			}
+		}
+	}
+	return names
+}
