@@ -1,6 +1,7 @@
 package dmvccm
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -105,4 +106,23 @@ func BenchmarkEStepCorpus(b *testing.B) {
 			es.EStep(p, m, 0)
 		}
 	})
+}
+
+// TestViterbiZeroProbability: a sentence whose every derivation has
+// probability 0 (a held-out one with attachments the DMV never saw)
+// still gets a tree, the first in the tie order.
+func TestViterbiZeroProbability(t *testing.T) {
+	sents := randomSentences(rand.New(rand.NewPCG(2, 2)), 1, 1, 3)
+	sents[0].Tags = []string{"A", "B", "C", "D", "E"}
+	_, cc, p, m := corpusAndModels(t, sents)
+	for i := range p.Child {
+		p.Child[i] = 0
+	}
+	got := Viterbi(5, WeightsFromDMV(p, []int{0, 1, 2, 3, 4}), m.SpanFactors(cc, 0))
+	if !math.IsInf(got.LogMax, -1) {
+		t.Errorf("LogMax %v, want −Inf", got.LogMax)
+	}
+	if want := []int{0, 1, 2, 3, 4}; !slices.Equal(got.Heads, want) {
+		t.Errorf("heads %v, want the right chain %v", got.Heads, want)
+	}
 }
