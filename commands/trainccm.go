@@ -30,8 +30,9 @@ sentences again with "pred_spans" (binary bracketings, 0-based half-open, the
 whole sentence included; none for one-word sentences) and, for --model
 dmvccm, "pred" (heads). With --test FILE the sentences of FILE are decoded
 and written instead (held-out evaluation); their unseen yields and contexts
-get the smoothed probability of a zero count, and a tag the DMV never saw is
-an error.
+get the smoothed probability of a zero count; under dmvccm a sentence with a
+tag the DMV never saw has probability 0 and gets the fallback tree, the first
+of the Viterbi tie order (counted on stderr unless --quiet).
 
 Models:
    ccm      Klein's Constituent-Context Model (Klein 2005, ch. 5)
@@ -295,9 +296,12 @@ func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start,
 	if err != nil {
 		return err
 	}
-	parses, err := m.ParseAll(out)
+	parses, unknown, err := m.ParseAll(out)
 	if err != nil {
 		return fmt.Errorf("%s: %w", outName(c), err)
+	}
+	if unknown > 0 && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d tokens with tags the DMV never saw; their sentences have probability 0 and get the fallback tree\n", c.App.Name, outName(c), unknown)
 	}
 	for k, s := range out {
 		s.Pred, s.PredSpans = parses[k].Heads, parses[k].Spans

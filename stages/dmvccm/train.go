@@ -147,22 +147,33 @@ func (m *Model) Parse(k int) Parse {
 }
 
 // ParseAll is the Viterbi derivation of each of sents (held-out ones,
-// or the training sentences again). A tag the DMV never saw is an error
-// naming the sentence; the CCM gives unseen yields and contexts their
+// or the training sentences again), and how many tokens had a tag the DMV
+// never saw. Such a tag's every DMV probability is 0, so its sentence has
+// probability 0 and gets the first tree of Viterbi's tie order (as decode
+// falls back for the DMV); the CCM gives unseen yields and contexts their
 // smoothed zero-count probability.
-func (m *Model) ParseAll(sents []*format.Sentence) ([]Parse, error) {
-	dc, err := dmv.NewCorpus(sents, m.dmvData.Tags)
-	if err != nil {
-		return nil, err
-	}
+func (m *Model) ParseAll(sents []*format.Sentence) ([]Parse, int, error) {
 	cc, err := ccm.NewCorpus(tagsOf(sents), m.CCM.Sym)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	held := &Model{DMV: m.DMV, CCM: m.CCM, dmvData: dc, ccmData: cc, headChoice: m.headChoice}
 	out := make([]Parse, len(sents))
-	for k := range sents {
-		out[k] = held.Parse(k)
+	unknown := 0
+	for k, s := range sents {
+		tags := make([]int, len(s.Tags))
+		for i, t := range s.Tags {
+			id, ok := m.dmvData.Tags.Index(t)
+			if !ok {
+				id = -1
+				unknown++
+			}
+			tags[i] = id
+		}
+		f := m.CCM.SpanFactors(cc, k)
+		if m.headChoice {
+			f = headChoiceFactors(f, len(tags))
+		}
+		out[k] = Viterbi(len(tags), WeightsFromDMV(m.DMV, tags), f)
 	}
-	return out, nil
+	return out, unknown, nil
 }
