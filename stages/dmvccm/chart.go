@@ -247,21 +247,30 @@ func (c *Chart) Outside() {
 // sentence are 1). Outside must have run.
 func (c *Chart) Brackets() [][]float64 {
 	n := c.n
+	flat := make([]float64, (n+1)*(n+1))
+	c.bracketsTo(flat)
 	p := make([][]float64, n+1)
 	for i := range p {
-		p[i] = make([]float64, n+1)
-	}
-	for i := 0; i < n; i++ {
-		p[i][i+1] = 1
-		for j := i + 2; j <= n; j++ {
-			sum := 0.0
-			for h := i; h < j; h++ {
-				sum += c.open[c.at(i, j, h)] * c.gOpen[c.at(i, j, h)]
-			}
-			p[i][j] = sum / c.z
-		}
+		p[i] = flat[i*(n+1) : (i+1)*(n+1)]
 	}
 	return p
+}
+
+// bracketsTo writes the posterior of [i,j) at p[i·(n+1)+j] (a ccm
+// sentence's slice of a corpus posterior buffer).
+func (c *Chart) bracketsTo(p []float64) {
+	n, W := c.n, c.n+1
+	for i := 0; i < n; i++ {
+		p[i*W+i+1] = 1
+		for j := i + 2; j <= n; j++ {
+			sum := 0.0
+			base := (i*W + j) * n
+			for h := i; h < j; h++ {
+				sum += c.open[base+h] * c.gOpen[base+h]
+			}
+			p[i*W+j] = sum / c.z
+		}
+	}
 }
 
 // Counts are the DMV's expected counts in one sentence, by position:
@@ -275,18 +284,27 @@ type Counts struct {
 // DMVCounts returns the expected DMV events of the sentence. Outside must
 // have run.
 func (c *Chart) DMVCounts() Counts {
-	n, w := c.n, c.w
 	var out Counts
+	c.dmvCountsTo(&out)
+	return out
+}
+
+// dmvCountsTo is DMVCounts into out's memory.
+func (c *Chart) dmvCountsTo(out *Counts) {
+	n, w := c.n, c.w
 	for d := range 2 {
-		out.Attach[d] = make([][]float64, n)
+		if cap(out.Attach[d]) < n {
+			out.Attach[d] = make([][]float64, n)
+		}
+		out.Attach[d] = out.Attach[d][:n]
 		for h := range n {
-			out.Attach[d][h] = make([]float64, n)
+			out.Attach[d][h] = resize(out.Attach[d][h], n)
 		}
 		for a := range 2 {
-			out.Stop[d][a], out.Cont[d][a] = make([]float64, n), make([]float64, n)
+			out.Stop[d][a], out.Cont[d][a] = resize(out.Stop[d][a], n), resize(out.Cont[d][a], n)
 		}
 	}
-	out.Root = make([]float64, n)
+	out.Root = resize(out.Root, n)
 	adj := func(b bool) int {
 		if b {
 			return Adj
@@ -332,5 +350,4 @@ func (c *Chart) DMVCounts() Counts {
 			}
 		}
 	}
-	return out
 }

@@ -16,10 +16,18 @@ type EStepper struct {
 	dmvData     *dmv.Corpus
 	ccmData     *ccm.Corpus
 	post        []float64
-	charts      []Chart
+	work        []worker
 	chunkCounts []*dmv.Params
 	chunkLL     []float64
 	headChoice  bool // Options.HeadChoice
+}
+
+// worker is one goroutine's reusable memory.
+type worker struct {
+	chart   Chart
+	weights Weights
+	factors ccm.FactorBuffer
+	counts  Counts
 }
 
 // NewEStepper prepares E-steps over the sentences of dc and cc (the same
@@ -35,8 +43,8 @@ func (e *EStepper) EStep(p *dmv.Params, m *ccm.Model, workers int) (*dmv.Params,
 	m.Grow()
 	sents := e.ccmData.Sentences
 	workers = min(pipeline.Workers(workers), chunks)
-	for len(e.charts) < workers {
-		e.charts = append(e.charts, Chart{})
+	for len(e.work) < workers {
+		e.work = append(e.work, worker{})
 	}
 	if len(e.chunkCounts) != chunks || e.chunkCounts[0].T != p.T {
 		e.chunkCounts = make([]*dmv.Params, chunks)
@@ -48,23 +56,21 @@ func (e *EStepper) EStep(p *dmv.Params, m *ccm.Model, workers int) (*dmv.Params,
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		counts, ll := e.chunkCounts[k], 0.0
 		counts.Zero()
-		chart := &e.charts[worker]
+		wk := &e.work[worker]
+		chart := &wk.chart
 		for i := k * len(sents) / chunks; i < (k+1)*len(sents)/chunks; i++ {
 			s, tags := sents[i], e.dmvData.Sents[i]
-			f := m.SpanFactors(e.ccmData, i)
+			f := m.SpanFactorsTo(e.ccmData, i, &wk.factors)
 			if e.headChoice {
 				f = headChoiceFactors(f, s.N)
 			}
-			chart.Inside(s.N, WeightsFromDMV(p, tags), f)
+			wk.weights.load(p, tags)
+			chart.Inside(s.N, wk.weights, f)
 			ll += chart.LogProb()
 			chart.Outside()
-			post := chart.Brackets()
-			for a := 0; a < s.N; a++ {
-				for b := a + 1; b <= s.N; b++ {
-					e.post[s.Span(a, b)] = post[a][b]
-				}
-			}
-			addDMVCounts(counts, tags, chart.DMVCounts())
+			chart.bracketsTo(e.post[s.Off : s.Off+(s.N+1)*(s.N+1)])
+			chart.dmvCountsTo(&wk.counts)
+			addDMVCounts(counts, tags, wk.counts)
 		}
 		e.chunkLL[k] = ll
 	})
