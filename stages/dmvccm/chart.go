@@ -61,6 +61,9 @@ type Chart struct {
 	// cont[dir][adj][h] sums, during Outside, the weight of the
 	// derivations through each attachment (divided by Z in DMVCounts).
 	cont [2][2][]float64
+	// attach[dir][h·n+a] sums, during Outside, the weight of the
+	// derivations in which h takes a on side dir.
+	attach [2][]float64
 }
 
 func (c *Chart) at(i, j, h int) int { return (i*(c.n+1)+j)*c.n + h }
@@ -172,6 +175,7 @@ func (c *Chart) Outside() {
 		for a := range 2 {
 			c.cont[d][a] = grow(c.cont[d][a], n)
 		}
+		c.attach[d] = grow(c.attach[d], n*n)
 	}
 	adj := func(b bool) int {
 		if b {
@@ -197,8 +201,12 @@ func (c *Chart) Outside() {
 				if g == 0 {
 					continue
 				}
+				choose, att := w.Choose[dir][h], c.attach[dir][h*n:(h+1)*n]
+				base := (i*W + j) * n
 				for a := i; a < j; a++ {
-					c.gSealed[c.at(i, j, a)] += g * w.Choose[dir][h][a]
+					x := g * choose[a]
+					c.gSealed[base+a] += x
+					att[a] += x * c.sealed[base+a]
 				}
 			}
 			phi := c.phi[i*W+j]
@@ -314,6 +322,12 @@ func (c *Chart) dmvCountsTo(out *Counts) {
 	z := c.z
 	W := n + 1
 	for h := range n {
+		for d := range 2 {
+			row, att := out.Attach[d][h], c.attach[d][h*n:(h+1)*n]
+			for a := range n {
+				row[a] = att[a] / z
+			}
+		}
 		out.Root[h] = w.Root[h] * c.sealed[c.at(0, n, h)] / z
 		for d := range 2 {
 			for v := range 2 {
@@ -324,24 +338,6 @@ func (c *Chart) dmvCountsTo(out *Counts) {
 	for i := 0; i < n; i++ {
 		for j := i + 1; j <= n; j++ {
 			base := (i*W + j) * n
-			// Dependents: each sealed [i,j) headed by a, taken by h.
-			for h := 0; h < n; h++ {
-				if h >= i && h < j {
-					continue
-				}
-				dir, g := Right, c.gRight[base+h]
-				if h >= j {
-					dir, g = Left, c.gLeft[base+h]
-				}
-				if g == 0 {
-					continue
-				}
-				g /= z
-				choose, row := w.Choose[dir][h], out.Attach[dir][h]
-				for a := i; a < j; a++ {
-					row[a] += g * c.sealed[base+a] * choose[a]
-				}
-			}
 			for h := i; h < j; h++ {
 				// Sealing: one stop on each side.
 				s := c.gSealed[base+h] * c.sealed[base+h] / z
