@@ -137,6 +137,8 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 			}
 			// The span as a dependent: of a head on its left (h < i) or on
 			// its right (h ≥ j).
+			base := (i*W + j) * n
+			seal := c.sealed[base+i : base+j]
 			for h := 0; h < n; h++ {
 				if h >= i && h < j {
 					continue
@@ -145,14 +147,15 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 				if h >= j {
 					dir = Left
 				}
+				choose := w.Choose[dir][h][i:j]
 				sum := 0.0
-				for a := i; a < j; a++ {
-					sum += c.sealed[c.at(i, j, a)] * w.Choose[dir][h][a]
+				for a, v := range seal {
+					sum += v * choose[a]
 				}
 				if dir == Right {
-					c.right[c.at(i, j, h)] = sum
+					c.right[base+h] = sum
 				} else {
-					c.left[c.at(i, j, h)] = sum
+					c.left[base+h] = sum
 				}
 			}
 		}
@@ -190,6 +193,8 @@ func (c *Chart) Outside() {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
 			// S(i,j,a) feeds R(i,j,h) and L(i,j,h) of outer heads.
+			base := (i*W + j) * n
+			seal, gSeal := c.sealed[base+i:base+j], c.gSealed[base+i:base+j]
 			for h := 0; h < n; h++ {
 				if h >= i && h < j {
 					continue
@@ -201,12 +206,11 @@ func (c *Chart) Outside() {
 				if g == 0 {
 					continue
 				}
-				choose, att := w.Choose[dir][h], c.attach[dir][h*n:(h+1)*n]
-				base := (i*W + j) * n
-				for a := i; a < j; a++ {
+				choose, att := w.Choose[dir][h][i:j], c.attach[dir][h*n+i:h*n+j]
+				for a, v := range seal {
 					x := g * choose[a]
-					c.gSealed[base+a] += x
-					att[a] += x * c.sealed[base+a]
+					gSeal[a] += x
+					att[a] += x * v
 				}
 			}
 			phi := c.phi[i*W+j]
@@ -220,30 +224,43 @@ func (c *Chart) Outside() {
 				if g == 0 {
 					continue
 				}
-				gr, gl := g*w.Cont[Right][NonAdj][h], g*w.Cont[Left][NonAdj][h]
-				for k := h + 1; k < j; k++ {
-					v := NonAdj
-					if k == h+1 {
-						gr, v = g*w.Cont[Right][Adj][h], Adj
-					} else if k == h+2 {
-						gr = g * w.Cont[Right][NonAdj][h]
-					}
+				// Right: [i,k) headed by h took the sealed [k,j); the
+				// first dependent (k = h+1) continues adjacently.
+				if k := h + 1; k < j {
+					gr := g * w.Cont[Right][Adj][h]
 					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
 					c.gOpen[head] += gr * c.right[dep]
 					x := gr * c.open[head]
 					c.gRight[dep] += x
-					c.cont[Right][v][h] += x * c.right[dep]
+					c.cont[Right][Adj][h] += x * c.right[dep]
 				}
-				for k := i + 1; k <= h; k++ {
-					v := NonAdj
-					if k == h {
-						gl, v = g*w.Cont[Left][Adj][h], Adj
-					}
+				gr, cont := g*w.Cont[Right][NonAdj][h], 0.0
+				for k := h + 2; k < j; k++ {
+					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
+					c.gOpen[head] += gr * c.right[dep]
+					x := gr * c.open[head]
+					c.gRight[dep] += x
+					cont += x * c.right[dep]
+				}
+				c.cont[Right][NonAdj][h] += cont
+				// Left: the sealed [i,k) went to h heading [k,j).
+				gl := g * w.Cont[Left][NonAdj][h]
+				cont = 0
+				for k := i + 1; k < h; k++ {
 					dep, head := (i*W+k)*n+h, (k*W+j)*n+h
 					x := gl * c.open[head]
 					c.gLeft[dep] += x
 					c.gOpen[head] += gl * c.left[dep]
-					c.cont[Left][v][h] += x * c.left[dep]
+					cont += x * c.left[dep]
+				}
+				c.cont[Left][NonAdj][h] += cont
+				if k := h; k > i {
+					gl := g * w.Cont[Left][Adj][h]
+					dep, head := (i*W+k)*n+h, (k*W+j)*n+h
+					x := gl * c.open[head]
+					c.gLeft[dep] += x
+					c.gOpen[head] += gl * c.left[dep]
+					c.cont[Left][Adj][h] += x * c.left[dep]
 				}
 			}
 		}
