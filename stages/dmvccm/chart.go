@@ -77,6 +77,16 @@ func Inside(n int, w Weights, f ccm.Factors) *Chart {
 	return c
 }
 
+// sized sizes a buffer, reusing its memory, without zeroing it: Inside
+// writes every entry of its four tables that anything reads (open and
+// sealed for heads inside the span, right and left for heads outside).
+func sized(b []float64, size int) []float64 {
+	if cap(b) < size {
+		return make([]float64, size)
+	}
+	return b[:size]
+}
+
 // grow sizes a buffer, reusing its memory, and zeroes it.
 func grow(b []float64, size int) []float64 {
 	if cap(b) < size {
@@ -91,8 +101,8 @@ func grow(b []float64, size int) []float64 {
 func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 	size := (n + 1) * (n + 1) * n
 	c.n, c.w, c.phi, c.z = n, w, f.Phi, 0
-	c.open, c.sealed = grow(c.open, size), grow(c.sealed, size)
-	c.right, c.left = grow(c.right, size), grow(c.left, size)
+	c.open, c.sealed = sized(c.open, size), sized(c.sealed, size)
+	c.right, c.left = sized(c.right, size), sized(c.left, size)
 	c.logC = f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
 	W := n + 1
 	adj := func(b bool) int {
