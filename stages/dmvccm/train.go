@@ -32,8 +32,10 @@ type Options struct {
 	// of two or more words is a constituent, so it goes into the CCM's
 	// factors and the chart is unchanged.
 	HeadChoice bool
-	// Iteration, when set, sees each E-step's log-likelihood.
-	Iteration func(iter int, logLik float64)
+	// Iteration, when set, sees each E-step's log-likelihood and the
+	// model of that E-step (valid during the call; its Parse decodes the
+	// training sentences).
+	Iteration func(iter int, logLik float64, m *Model)
 }
 
 // Train initialises each model as alone (the DMV from its initializer,
@@ -86,7 +88,7 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 		counts, ccmCounts := es.EStep(m.DMV, m.CCM, opts.Workers)
 		logLik := ccmCounts.LogLik
 		if opts.Iteration != nil {
-			opts.Iteration(iter, logLik)
+			opts.Iteration(iter, logLik, m)
 		}
 		m.DMV = dmv.MStep(counts, 0)
 		if m.CCM, err = ccm.MStep(ccmCounts, cc.Sym, ccm.Model1, opts.Smoothing); err != nil {
