@@ -232,16 +232,79 @@ func TestEMNeverLowersObjective(t *testing.T) {
 			for _, sm := range []Smoothing{{1e-9, 1e-9}, KleinSmoothing} {
 				prev := math.Inf(-1)
 				_, _, err := Train(c, Options{Variant: v, Start: st, Smoothing: sm, MaxIter: 25, Tol: 1e-12,
-					Iteration: func(iter int, logLik, obj float64) {
-						if obj < prev-1e-9*math.Abs(prev) {
-							t.Errorf("model %d start %s smoothing %v: objective fell from %v to %v at iteration %d", v, st, sm, prev, obj, iter)
+					Iteration: func(s Step) {
+						if s.Objective < prev-1e-9*math.Abs(prev) {
+							t.Errorf("model %d start %s smoothing %v: objective fell from %v to %v at iteration %d", v, st, sm, prev, s.Objective, s.Iter)
 						}
-						prev = obj
+						prev = s.Objective
 					}})
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
+		}
+	}
+}
+
+// TestAnnealingNeverLowersStageObjective: within each DA and SDA stage the
+// tempered objective must not fall, β must follow the schedule, and the
+// tempered log-partition must equal brute force at one β.
+func TestAnnealingNeverLowersStageObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := randomCorpus(rng, 60, 8, 4)
+	for _, est := range []Estimator{DA, SDA} {
+		for _, v := range []Variant{Model1, Model2} {
+			prev, stage, lastBeta := math.Inf(-1), 0, 0.0
+			_, _, err := Train(c, Options{Variant: v, Estimator: est, Beta0: 0.1, Gamma: 2, MaxIter: 15, Tol: 1e-12,
+				Iteration: func(s Step) {
+					if s.Stage != stage {
+						if s.Beta <= lastBeta {
+							t.Errorf("%s: β %v after %v", est, s.Beta, lastBeta)
+						}
+						stage, prev, lastBeta = s.Stage, math.Inf(-1), s.Beta
+					}
+					if s.Objective < prev-1e-9*math.Abs(prev) {
+						t.Errorf("%s model %d stage %d β %v: objective fell from %v to %v", est, v, s.Stage, s.Beta, prev, s.Objective)
+					}
+					prev = s.Objective
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lastBeta != 1 {
+				t.Errorf("%s: last β %v, want 1", est, lastBeta)
+			}
+		}
+	}
+	// Tempered tables give Σ_B Π θ^β: check against enumeration.
+	m := randomModel(rng, c, Model1)
+	skew := randomModel(rng, c, Model1)
+	const beta = 0.3
+	tm := m.Tempered(beta, skew)
+	for k := range 5 {
+		s := c.Sentences[k]
+		got := tm.LogProb(c, k) + logCatalan(s.N-1)
+		sum := 0.0
+		for _, tree := range binaryBracketings(0, s.N) {
+			in := map[[2]int]bool{}
+			for _, sp := range tree {
+				in[sp] = true
+			}
+			lp := 0.0
+			for i := 0; i <= s.N; i++ {
+				for j := i; j <= s.N; j++ {
+					b := Distituent
+					if j-i == 1 || in[[2]int{i, j}] {
+						b = Constituent
+					}
+					y, x := c.Yield[s.Span(i, j)], c.Context[s.Span(i, j)]
+					lp += beta*math.Log(m.Span[b][y]*m.Context[b][x]) + (1-beta)*math.Log(skew.Span[b][y]*skew.Context[b][x])
+				}
+			}
+			sum += math.Exp(lp)
+		}
+		if want := math.Log(sum); relErr(got, want) > 1e-9 {
+			t.Errorf("sentence %d: tempered log Σ %v, enumeration %v", k, got, want)
 		}
 	}
 }

@@ -264,5 +264,16 @@ func (m *Model) SpanFactors(c *Corpus, k int) Factors {
 	return Factors{Phi: ch.phi, LogK: logK, Shift: logScale}
 }
 
+// FactorBuffer is the reusable memory of SpanFactorsTo (one per goroutine).
+type FactorBuffer struct{ ch chart }
+
+// SpanFactorsTo is SpanFactors with Phi in buf's memory, valid until its
+// next use. Call Grow first when sharing the model between goroutines.
+func (m *Model) SpanFactorsTo(c *Corpus, k int, buf *FactorBuffer) Factors {
+	m.Grow()
+	logK, logScale := m.potentials(c, c.Sentences[k], &buf.ch)
+	return Factors{Phi: buf.ch.phi, LogK: logK, Shift: logScale}
+}
+
 // LogCatalan is log Cat(k), the number of binary trees over k+1 leaves.
 func LogCatalan(k int) float64 { return logCatalan(k) }

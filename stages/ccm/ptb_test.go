@@ -49,7 +49,7 @@ func TestCCMOnPTB10(t *testing.T) {
 	}
 	for _, v := range []ccm.Variant{ccm.Model1, ccm.Model2} {
 		var last float64
-		m, iters, err := ccm.Train(c, ccm.Options{Variant: v, Iteration: func(_ int, ll, _ float64) { last = ll }})
+		m, iters, err := ccm.Train(c, ccm.Options{Variant: v, Iteration: func(st ccm.Step) { last = st.LogLik }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,24 +98,112 @@ func StartCounts(c *Corpus, start Start) (*Counts, error) {
 	return cnt, nil
 }
 
+// Estimator names how Train searches.
+type Estimator string
+
+const (
+	// EM is plain EM from the start.
+	EM Estimator = "em"
+	// DA is deterministic annealing (Smith & Eisner 2004): the E-step
+	// reads the tables raised to β, so its posterior is P(B|s)^β
+	// renormalised; β rises from Beta0 by Gamma per stage to 1.
+	DA Estimator = "da"
+	// SDA is skewed DA: the E-step reads θ^β·θ₀^(1−β), with θ₀ the model
+	// of the start's M-step, so early stages lean toward the start.
+	SDA Estimator = "sda"
+)
+
+// ParseEstimator reads an estimator's name.
+func ParseEstimator(s string) (Estimator, error) {
+	switch e := Estimator(s); e {
+	case EM, DA, SDA:
+		return e, nil
+	}
+	return "", fmt.Errorf("estimator must be %q, %q or %q, not %q", EM, DA, SDA, s)
+}
+
+// Schedule is the annealing schedule β0, γ·β0, γ²·β0, …, ending at 1
+// exactly.
+func Schedule(beta0, gamma float64) ([]float64, error) {
+	if !(beta0 > 0 && beta0 <= 1) {
+		return nil, fmt.Errorf("β0 must be in (0, 1], not %g", beta0)
+	}
+	if !(gamma > 1) {
+		return nil, fmt.Errorf("γ must be > 1, not %g", gamma)
+	}
+	var betas []float64
+	for b := beta0; b < 1; b *= gamma {
+		betas = append(betas, b)
+	}
+	return append(betas, 1), nil
+}
+
+// Tempered is the model whose tables are m's raised to β, times skew's
+// raised to 1 − β when skew is not nil (both on the same Symbols): the
+// E-step under it gives DA's (SDA's) posteriors. It is not normalised.
+func (m *Model) Tempered(beta float64, skew *Model) *Model {
+	m.Grow()
+	if skew != nil {
+		skew.Grow()
+	}
+	t := &Model{Variant: m.Variant, Sym: m.Sym}
+	pow := func(p, q []float64) []float64 {
+		out := make([]float64, len(p))
+		for i, v := range p {
+			out[i] = math.Pow(v, beta)
+			if q != nil {
+				out[i] *= math.Pow(q[i], 1-beta)
+			}
+		}
+		return out
+	}
+	for b := range 2 {
+		var qs, qc []float64
+		if skew != nil {
+			qs, qc = skew.Span[b], skew.Context[b]
+		}
+		t.Span[b], t.Context[b] = pow(m.Span[b], qs), pow(m.Context[b], qc)
+		t.unseenSpan[b] = append([]float64(nil), m.unseenSpan[b]...)
+		t.unseenContext[b] = m.unseenContext[b]
+	}
+	return t
+}
+
 // Options control Train.
 type Options struct {
 	Variant   Variant   // Model1 when 0
 	Start     Start     // SplitUniform when ""
 	Smoothing Smoothing // KleinSmoothing when zero
-	MaxIter   int       // iterations of EM at most; 100 when 0
-	// Tol stops EM when the objective's relative change falls below it
-	// (1e-6 when 0).
+	Estimator Estimator // EM when ""
+	// Beta0 and Gamma are DA's and SDA's schedule (0.01 and 1.5 when 0,
+	// Smith & Eisner's).
+	Beta0, Gamma float64
+	// MaxIter bounds the iterations of EM (of each stage under DA); 100
+	// when 0.
+	MaxIter int
+	// Tol stops EM (a stage) when the objective's relative change falls
+	// below it (1e-6 when 0).
 	Tol     float64
 	Workers int
-	// Iteration, when set, is called after each E-step with the
-	// iteration (1-based), the corpus log-likelihood under the model of
-	// that E-step and the MAP objective (log-likelihood + LogPrior).
-	Iteration func(iter int, logLik, objective float64)
+	// Iteration, when set, is called after each E-step.
+	Iteration func(Step)
 }
 
-// Train runs EM from the start's M-step until convergence and returns the
-// last model (the one after the final M-step) and the number of E-steps.
+// Step is what one E-step of Train saw.
+type Step struct {
+	Iter, Stage int     // Iter 1-based across stages; Stage 1-based
+	Beta        float64 // 1 under EM
+	// LogLik is the corpus log-likelihood of the E-step's model (at β = 1;
+	// under DA the tempered log-partition, (1/β)·log Σ_B P(s,B)^β).
+	LogLik float64
+	// Objective is LogLik + the model's LogPrior: what the smoothed EM
+	// (each DA stage) never lowers.
+	Objective float64
+}
+
+// Train runs EM (or DA, SDA) from the start's M-step until convergence
+// and returns the last model (the one after the final M-step) and the
+// number of E-steps.
 func Train(c *Corpus, opts Options) (*Model, int, error) {
 	if opts.Variant == 0 {
 		opts.Variant = Model1
@@ -126,11 +214,27 @@ func Train(c *Corpus, opts Options) (*Model, int, error) {
 	if opts.Smoothing == (Smoothing{}) {
 		opts.Smoothing = KleinSmoothing
 	}
+	if opts.Estimator == "" {
+		opts.Estimator = EM
+	}
+	if opts.Beta0 == 0 {
+		opts.Beta0 = 0.01
+	}
+	if opts.Gamma == 0 {
+		opts.Gamma = 1.5
+	}
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
 	if opts.Tol == 0 {
 		opts.Tol = 1e-6
+	}
+	betas := []float64{1}
+	if opts.Estimator != EM {
+		var err error
+		if betas, err = Schedule(opts.Beta0, opts.Gamma); err != nil {
+			return nil, 0, err
+		}
 	}
 	cnt, err := StartCounts(c, opts.Start)
 	if err != nil {
@@ -140,23 +244,43 @@ func Train(c *Corpus, opts Options) (*Model, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	var skew *Model
+	if opts.Estimator == SDA {
+		skew = m
+	}
+	// Σ log Cat(n−1): P_bin is not tempered with the tables, so the
+	// tempered log-partition takes it back in at β.
+	logCat := 0.0
+	for _, s := range c.Sentences {
+		logCat += logCatalan(s.N - 1)
+	}
 	post := make([]float64, len(c.Yield))
-	prev := math.Inf(-1)
 	iter := 0
-	for iter < opts.MaxIter {
-		iter++
-		cnt = m.estep(c, opts.Workers, post)
-		obj := cnt.LogLik + m.LogPrior(opts.Smoothing)
-		if opts.Iteration != nil {
-			opts.Iteration(iter, cnt.LogLik, obj)
+	for stage, beta := range betas {
+		prev := math.Inf(-1)
+		for it := 0; it < opts.MaxIter; it++ {
+			iter++
+			e := m
+			if beta != 1 {
+				e = m.Tempered(beta, skew)
+			}
+			cnt = e.estep(c, opts.Workers, post)
+			logLik := cnt.LogLik
+			if beta != 1 {
+				logLik = (logLik+logCat)/beta - logCat
+			}
+			obj := logLik + m.LogPrior(opts.Smoothing)
+			if opts.Iteration != nil {
+				opts.Iteration(Step{Iter: iter, Stage: stage + 1, Beta: beta, LogLik: logLik, Objective: obj})
+			}
+			if m, err = MStep(cnt, c.Sym, opts.Variant, opts.Smoothing); err != nil {
+				return nil, iter, err
+			}
+			if !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj) {
+				break
+			}
+			prev = obj
 		}
-		if m, err = MStep(cnt, c.Sym, opts.Variant, opts.Smoothing); err != nil {
-			return nil, iter, err
-		}
-		if !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj) {
-			break
-		}
-		prev = obj
 	}
 	return m, iter, nil
 }

@@ -61,6 +61,9 @@ type Chart struct {
 	// cont[dir][adj][h] sums, during Outside, the weight of the
 	// derivations through each attachment (divided by Z in DMVCounts).
 	cont [2][2][]float64
+	// attach[dir][h·n+a] sums, during Outside, the weight of the
+	// derivations in which h takes a on side dir.
+	attach [2][]float64
 }
 
 func (c *Chart) at(i, j, h int) int { return (i*(c.n+1)+j)*c.n + h }
@@ -72,6 +75,16 @@ func Inside(n int, w Weights, f ccm.Factors) *Chart {
 	c := &Chart{}
 	c.Inside(n, w, f)
 	return c
+}
+
+// sized sizes a buffer, reusing its memory, without zeroing it: Inside
+// writes every entry of its four tables that anything reads (open and
+// sealed for heads inside the span, right and left for heads outside).
+func sized(b []float64, size int) []float64 {
+	if cap(b) < size {
+		return make([]float64, size)
+	}
+	return b[:size]
 }
 
 // grow sizes a buffer, reusing its memory, and zeroes it.
@@ -88,8 +101,8 @@ func grow(b []float64, size int) []float64 {
 func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 	size := (n + 1) * (n + 1) * n
 	c.n, c.w, c.phi, c.z = n, w, f.Phi, 0
-	c.open, c.sealed = grow(c.open, size), grow(c.sealed, size)
-	c.right, c.left = grow(c.right, size), grow(c.left, size)
+	c.open, c.sealed = sized(c.open, size), sized(c.sealed, size)
+	c.right, c.left = sized(c.right, size), sized(c.left, size)
 	c.logC = f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
 	W := n + 1
 	adj := func(b bool) int {
@@ -134,6 +147,8 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 			}
 			// The span as a dependent: of a head on its left (h < i) or on
 			// its right (h ≥ j).
+			base := (i*W + j) * n
+			seal := c.sealed[base+i : base+j]
 			for h := 0; h < n; h++ {
 				if h >= i && h < j {
 					continue
@@ -142,14 +157,15 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 				if h >= j {
 					dir = Left
 				}
+				choose := w.Choose[dir][h][i:j]
 				sum := 0.0
-				for a := i; a < j; a++ {
-					sum += c.sealed[c.at(i, j, a)] * w.Choose[dir][h][a]
+				for a, v := range seal {
+					sum += v * choose[a]
 				}
 				if dir == Right {
-					c.right[c.at(i, j, h)] = sum
+					c.right[base+h] = sum
 				} else {
-					c.left[c.at(i, j, h)] = sum
+					c.left[base+h] = sum
 				}
 			}
 		}
@@ -172,6 +188,7 @@ func (c *Chart) Outside() {
 		for a := range 2 {
 			c.cont[d][a] = grow(c.cont[d][a], n)
 		}
+		c.attach[d] = grow(c.attach[d], n*n)
 	}
 	adj := func(b bool) int {
 		if b {
@@ -186,6 +203,8 @@ func (c *Chart) Outside() {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
 			// S(i,j,a) feeds R(i,j,h) and L(i,j,h) of outer heads.
+			base := (i*W + j) * n
+			seal, gSeal := c.sealed[base+i:base+j], c.gSealed[base+i:base+j]
 			for h := 0; h < n; h++ {
 				if h >= i && h < j {
 					continue
@@ -197,8 +216,11 @@ func (c *Chart) Outside() {
 				if g == 0 {
 					continue
 				}
-				for a := i; a < j; a++ {
-					c.gSealed[c.at(i, j, a)] += g * w.Choose[dir][h][a]
+				choose, att := w.Choose[dir][h][i:j], c.attach[dir][h*n+i:h*n+j]
+				for a, v := range seal {
+					x := g * choose[a]
+					gSeal[a] += x
+					att[a] += x * v
 				}
 			}
 			phi := c.phi[i*W+j]
@@ -212,30 +234,43 @@ func (c *Chart) Outside() {
 				if g == 0 {
 					continue
 				}
-				gr, gl := g*w.Cont[Right][NonAdj][h], g*w.Cont[Left][NonAdj][h]
-				for k := h + 1; k < j; k++ {
-					v := NonAdj
-					if k == h+1 {
-						gr, v = g*w.Cont[Right][Adj][h], Adj
-					} else if k == h+2 {
-						gr = g * w.Cont[Right][NonAdj][h]
-					}
+				// Right: [i,k) headed by h took the sealed [k,j); the
+				// first dependent (k = h+1) continues adjacently.
+				if k := h + 1; k < j {
+					gr := g * w.Cont[Right][Adj][h]
 					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
 					c.gOpen[head] += gr * c.right[dep]
 					x := gr * c.open[head]
 					c.gRight[dep] += x
-					c.cont[Right][v][h] += x * c.right[dep]
+					c.cont[Right][Adj][h] += x * c.right[dep]
 				}
-				for k := i + 1; k <= h; k++ {
-					v := NonAdj
-					if k == h {
-						gl, v = g*w.Cont[Left][Adj][h], Adj
-					}
+				gr, cont := g*w.Cont[Right][NonAdj][h], 0.0
+				for k := h + 2; k < j; k++ {
+					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
+					c.gOpen[head] += gr * c.right[dep]
+					x := gr * c.open[head]
+					c.gRight[dep] += x
+					cont += x * c.right[dep]
+				}
+				c.cont[Right][NonAdj][h] += cont
+				// Left: the sealed [i,k) went to h heading [k,j).
+				gl := g * w.Cont[Left][NonAdj][h]
+				cont = 0
+				for k := i + 1; k < h; k++ {
 					dep, head := (i*W+k)*n+h, (k*W+j)*n+h
 					x := gl * c.open[head]
 					c.gLeft[dep] += x
 					c.gOpen[head] += gl * c.left[dep]
-					c.cont[Left][v][h] += x * c.left[dep]
+					cont += x * c.left[dep]
+				}
+				c.cont[Left][NonAdj][h] += cont
+				if k := h; k > i {
+					gl := g * w.Cont[Left][Adj][h]
+					dep, head := (i*W+k)*n+h, (k*W+j)*n+h
+					x := gl * c.open[head]
+					c.gLeft[dep] += x
+					c.gOpen[head] += gl * c.left[dep]
+					c.cont[Left][Adj][h] += x * c.left[dep]
 				}
 			}
 		}
@@ -247,21 +282,30 @@ func (c *Chart) Outside() {
 // sentence are 1). Outside must have run.
 func (c *Chart) Brackets() [][]float64 {
 	n := c.n
+	flat := make([]float64, (n+1)*(n+1))
+	c.bracketsTo(flat)
 	p := make([][]float64, n+1)
 	for i := range p {
-		p[i] = make([]float64, n+1)
-	}
-	for i := 0; i < n; i++ {
-		p[i][i+1] = 1
-		for j := i + 2; j <= n; j++ {
-			sum := 0.0
-			for h := i; h < j; h++ {
-				sum += c.open[c.at(i, j, h)] * c.gOpen[c.at(i, j, h)]
-			}
-			p[i][j] = sum / c.z
-		}
+		p[i] = flat[i*(n+1) : (i+1)*(n+1)]
 	}
 	return p
+}
+
+// bracketsTo writes the posterior of [i,j) at p[i·(n+1)+j] (a ccm
+// sentence's slice of a corpus posterior buffer).
+func (c *Chart) bracketsTo(p []float64) {
+	n, W := c.n, c.n+1
+	for i := 0; i < n; i++ {
+		p[i*W+i+1] = 1
+		for j := i + 2; j <= n; j++ {
+			sum := 0.0
+			base := (i*W + j) * n
+			for h := i; h < j; h++ {
+				sum += c.open[base+h] * c.gOpen[base+h]
+			}
+			p[i*W+j] = sum / c.z
+		}
+	}
 }
 
 // Counts are the DMV's expected counts in one sentence, by position:
@@ -275,18 +319,27 @@ type Counts struct {
 // DMVCounts returns the expected DMV events of the sentence. Outside must
 // have run.
 func (c *Chart) DMVCounts() Counts {
-	n, w := c.n, c.w
 	var out Counts
+	c.dmvCountsTo(&out)
+	return out
+}
+
+// dmvCountsTo is DMVCounts into out's memory.
+func (c *Chart) dmvCountsTo(out *Counts) {
+	n, w := c.n, c.w
 	for d := range 2 {
-		out.Attach[d] = make([][]float64, n)
+		if cap(out.Attach[d]) < n {
+			out.Attach[d] = make([][]float64, n)
+		}
+		out.Attach[d] = out.Attach[d][:n]
 		for h := range n {
-			out.Attach[d][h] = make([]float64, n)
+			out.Attach[d][h] = resize(out.Attach[d][h], n)
 		}
 		for a := range 2 {
-			out.Stop[d][a], out.Cont[d][a] = make([]float64, n), make([]float64, n)
+			out.Stop[d][a], out.Cont[d][a] = resize(out.Stop[d][a], n), resize(out.Cont[d][a], n)
 		}
 	}
-	out.Root = make([]float64, n)
+	out.Root = resize(out.Root, n)
 	adj := func(b bool) int {
 		if b {
 			return Adj
@@ -296,6 +349,12 @@ func (c *Chart) DMVCounts() Counts {
 	z := c.z
 	W := n + 1
 	for h := range n {
+		for d := range 2 {
+			row, att := out.Attach[d][h], c.attach[d][h*n:(h+1)*n]
+			for a := range n {
+				row[a] = att[a] / z
+			}
+		}
 		out.Root[h] = w.Root[h] * c.sealed[c.at(0, n, h)] / z
 		for d := range 2 {
 			for v := range 2 {
@@ -306,24 +365,6 @@ func (c *Chart) DMVCounts() Counts {
 	for i := 0; i < n; i++ {
 		for j := i + 1; j <= n; j++ {
 			base := (i*W + j) * n
-			// Dependents: each sealed [i,j) headed by a, taken by h.
-			for h := 0; h < n; h++ {
-				if h >= i && h < j {
-					continue
-				}
-				dir, g := Right, c.gRight[base+h]
-				if h >= j {
-					dir, g = Left, c.gLeft[base+h]
-				}
-				if g == 0 {
-					continue
-				}
-				g /= z
-				choose, row := w.Choose[dir][h], out.Attach[dir][h]
-				for a := i; a < j; a++ {
-					row[a] += g * c.sealed[base+a] * choose[a]
-				}
-			}
 			for h := i; h < j; h++ {
 				// Sealing: one stop on each side.
 				s := c.gSealed[base+h] * c.sealed[base+h] / z
@@ -332,5 +373,4 @@ func (c *Chart) DMVCounts() Counts {
 			}
 		}
 	}
-	return out
 }

@@ -14,6 +14,8 @@ type Model struct {
 	CCM     *ccm.Model
 	dmvData *dmv.Corpus
 	ccmData *ccm.Corpus
+	// headChoice: Options.HeadChoice, kept for decoding.
+	headChoice bool
 }
 
 // Options control Train.
@@ -23,8 +25,17 @@ type Options struct {
 	Smoothing ccm.Smoothing // the CCM's; ccm.KleinSmoothing when zero
 	MaxIter   int           // 100 when 0
 	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
-	// Iteration, when set, sees each E-step's log-likelihood.
-	Iteration func(iter int, logLik float64)
+	Workers   int           // E-step goroutines (0: every core); the result does not depend on it
+	// HeadChoice multiplies Klein's head-choice factor 1/(j−i) into every
+	// sealed span [i,j) (his footnote in §6.3, which makes the product a
+	// model of lexicalised trees; he found it harmful). Every sealed span
+	// of two or more words is a constituent, so it goes into the CCM's
+	// factors and the chart is unchanged.
+	HeadChoice bool
+	// Iteration, when set, sees each E-step's log-likelihood and the
+	// model of that E-step (valid during the call; its Parse decodes the
+	// training sentences).
+	Iteration func(iter int, logLik float64, m *Model)
 }
 
 // Train initialises each model as alone (the DMV from its initializer,
@@ -53,15 +64,11 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	tags := make([][]string, len(sents))
-	for i, s := range sents {
-		tags[i] = s.Tags
-	}
-	cc, err := ccm.NewCorpus(tags, nil)
+	cc, err := ccm.NewCorpus(tagsOf(sents), nil)
 	if err != nil {
 		return nil, 0, err
 	}
-	m := &Model{dmvData: dc, ccmData: cc}
+	m := &Model{dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice}
 	if m.DMV, err = dmv.InitialModel(dc, opts.DMVInit, dmv.InitOptions{}); err != nil {
 		return nil, 0, err
 	}
@@ -72,32 +79,19 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 	if m.CCM, err = ccm.MStep(start, cc.Sym, ccm.Model1, opts.Smoothing); err != nil {
 		return nil, 0, err
 	}
-	post := cc.NewPosteriors()
+	es := NewEStepper(dc, cc)
+	es.headChoice = opts.HeadChoice
 	prev := math.Inf(-1)
 	iter := 0
-	var chart Chart
 	for iter < opts.MaxIter {
 		iter++
-		counts := dmv.NewParams(m.DMV.T)
-		logLik := 0.0
-		for k, s := range cc.Sentences {
-			t := dc.Sents[k]
-			chart.Inside(s.N, WeightsFromDMV(m.DMV, t), m.CCM.SpanFactors(cc, k))
-			logLik += chart.LogProb()
-			chart.Outside()
-			p := chart.Brackets()
-			for i := 0; i < s.N; i++ {
-				for j := i + 1; j <= s.N; j++ {
-					post[s.Span(i, j)] = p[i][j]
-				}
-			}
-			addDMVCounts(counts, t, chart.DMVCounts())
-		}
+		counts, ccmCounts := es.EStep(m.DMV, m.CCM, opts.Workers)
+		logLik := ccmCounts.LogLik
 		if opts.Iteration != nil {
-			opts.Iteration(iter, logLik)
+			opts.Iteration(iter, logLik, m)
 		}
 		m.DMV = dmv.MStep(counts, 0)
-		if m.CCM, err = ccm.MStep(cc.CountsFrom(post, logLik, 1), cc.Sym, ccm.Model1, opts.Smoothing); err != nil {
+		if m.CCM, err = ccm.MStep(ccmCounts, cc.Sym, ccm.Model1, opts.Smoothing); err != nil {
 			return nil, iter, err
 		}
 		if !math.IsInf(prev, -1) && math.Abs(logLik-prev) <= opts.Tol*math.Abs(logLik) {
@@ -106,6 +100,26 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 		prev = logLik
 	}
 	return m, iter, nil
+}
+
+func tagsOf(sents []*format.Sentence) [][]string {
+	tags := make([][]string, len(sents))
+	for i, s := range sents {
+		tags[i] = s.Tags
+	}
+	return tags
+}
+
+// headChoiceFactors multiplies 1/(j−i) into the φ of every span of two or
+// more words.
+func headChoiceFactors(f ccm.Factors, n int) ccm.Factors {
+	w := n + 1
+	for i := 0; i < n; i++ {
+		for j := i + 2; j <= n; j++ {
+			f.Phi[i*w+j] /= float64(j - i)
+		}
+	}
+	return f
 }
 
 // addDMVCounts adds one sentence's positional counts to the tag tables.
@@ -127,5 +141,41 @@ func addDMVCounts(p *dmv.Params, tags []int, c Counts) {
 // Parse is the Viterbi derivation of sentence k of the training corpus.
 func (m *Model) Parse(k int) Parse {
 	s := m.ccmData.Sentences[k]
-	return Viterbi(s.N, WeightsFromDMV(m.DMV, m.dmvData.Sents[k]), m.CCM.SpanFactors(m.ccmData, k))
+	f := m.CCM.SpanFactors(m.ccmData, k)
+	if m.headChoice {
+		f = headChoiceFactors(f, s.N)
+	}
+	return Viterbi(s.N, WeightsFromDMV(m.DMV, m.dmvData.Sents[k]), f)
+}
+
+// ParseAll is the Viterbi derivation of each of sents (held-out ones,
+// or the training sentences again), and how many tokens had a tag the DMV
+// never saw. Such a tag's every DMV probability is 0, so its sentence has
+// probability 0 and gets the first tree of Viterbi's tie order (as decode
+// falls back for the DMV); the CCM gives unseen yields and contexts their
+// smoothed zero-count probability.
+func (m *Model) ParseAll(sents []*format.Sentence) ([]Parse, int, error) {
+	cc, err := ccm.NewCorpus(tagsOf(sents), m.CCM.Sym)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Parse, len(sents))
+	unknown := 0
+	for k, s := range sents {
+		tags := make([]int, len(s.Tags))
+		for i, t := range s.Tags {
+			id, ok := m.dmvData.Tags.Index(t)
+			if !ok {
+				id = -1
+				unknown++
+			}
+			tags[i] = id
+		}
+		f := m.CCM.SpanFactors(cc, k)
+		if m.headChoice {
+			f = headChoiceFactors(f, len(tags))
+		}
+		out[k] = Viterbi(len(tags), WeightsFromDMV(m.DMV, tags), f)
+	}
+	return out, unknown, nil
 }

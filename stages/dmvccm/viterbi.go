@@ -17,7 +17,8 @@ type Parse struct {
 // Viterbi finds the best derivation of a sentence of n words by the
 // max-product version of Inside. Tie rule: the first maximum in a fixed
 // order — the root by position, an item's right attachments (split points
-// ascending) before its left ones (ascending), a dependent by position.
+// ascending) before its left ones (ascending), a dependent by position;
+// when every derivation has probability 0, the first in that order.
 func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 	size := (n + 1) * (n + 1) * n
 	W := n + 1
@@ -45,6 +46,11 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 				if l == 1 {
 					best = lphi
 				} else {
+					// The first candidate, should every one score −Inf
+					// (a derivation of probability 0 is still a parse).
+					if openSplit[x] = h + 1; h+1 == j {
+						openSplit[x] = i + 1
+					}
 					for k := h + 1; k < j; k++ {
 						if v := open[at(i, k, h)] + lg(w.Cont[Right][adj(k == h+1)][h]) + right[at(k, j, h)]; v > best {
 							best, openSplit[x] = v, k

@@ -1,0 +1,337 @@
+package commands
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/dmvccm"
+)
+
+func init() { register("train-ccm", trainCCMApp) }
+
+// train-ccm is provisional: it trains in-process and writes predictions,
+// not models; model files come with the model-family interface.
+func trainCCMApp() *cli.App {
+	return &cli.App{
+		Usage:     "train a CCM, CCM2 or DMV+CCM and bracket the sentences (provisional: writes predictions, not models)",
+		UsageText: "train-ccm [options] [FILE...]",
+		Description: `Trains on the "tags" of the input sentences in memory, then writes the
+sentences again with "pred_spans" (binary bracketings, 0-based half-open, the
+whole sentence included; none for one-word sentences) and, for --model
+dmvccm, "pred" (heads). With --test FILE the sentences of FILE are decoded
+and written instead (held-out evaluation); their unseen yields and contexts
+get the smoothed probability of a zero count; under dmvccm a sentence with a
+tag the DMV never saw has probability 0 and gets the fallback tree, the first
+of the Viterbi tie order (counted on stderr unless --quiet).
+
+Models:
+   ccm      Klein's Constituent-Context Model (Klein 2005, ch. 5)
+   ccm2     Smith & Eisner's (2004) model 2: yields conditioned on length
+   dmvccm   Klein's product of the DMV and the CCM (§6.3), EM only
+
+Estimators (ccm, ccm2): em; da, whose E-step reads every probability raised
+to β, β from --beta0 times --gamma per stage up to 1 (each stage EM to
+convergence); sda, which skews DA toward the start: θ^β·θ₀^(1−β), θ₀ the
+model of --init's M-step (Smith & Eisner 2004 §6). The CCM is smoothed as
+Klein's (2 constituent and 8 distituent pseudo-counts per yield and context).
+
+Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
+the binary bracketing with the largest sum of bracket posteriors (CCM only).
+
+--log writes one JSON line per E-step (iter, stage, beta, objective: the
+log-likelihood plus the smoothing's log prior, tempered under DA; seconds),
+which plotcurve draws. Under dmvccm the objective is the product's
+log-likelihood, and with gold "heads" on every training sentence each line
+has the directed and undirected accuracy (root counted) of that E-step's
+Viterbi parses of the training sentences.
+
+Examples:
+   train-ccm wsj10.jsonl | score
+   train-ccm --model ccm2 --estimator sda train.jsonl --test test.jsonl | score
+   train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda (da and sda for ccm and ccm2)"},
+			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "β of the first stage of da and sda, in (0, 1]"},
+			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
+			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
+			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKlein, Usage: "the DMV's initializer under dmvccm (as train-em's --init)"},
+			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
+			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "E-steps at most (per stage under da and sda)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than this, relatively (default 1e-6; 1e-5 for dmvccm)"},
+			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
+			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
+			workersFlag(),
+			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: trainCCM,
+	}
+}
+
+func trainCCM(c *cli.Context) error {
+	model := c.String("model")
+	if model != "ccm" && model != "ccm2" && model != "dmvccm" {
+		return usagef("--model must be ccm, ccm2 or dmvccm, not %q", model)
+	}
+	est, err := ccm.ParseEstimator(c.String("estimator"))
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if _, err := ccm.Schedule(c.Float64("beta0"), c.Float64("gamma")); err != nil {
+		return usagef("%v", err)
+	}
+	start, err := ccm.ParseStart(c.String("init"))
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if c.Int("max-iter") < 1 {
+		return usagef("--max-iter must be at least 1")
+	}
+	if c.Float64("tol") < 0 {
+		return usagef("--tol must be ≥ 0")
+	}
+	if model == "dmvccm" {
+		if est != ccm.EM {
+			return usagef("--estimator %s is for ccm and ccm2; dmvccm trains by em", est)
+		}
+		if c.Bool("mbr") {
+			return usagef("--mbr is for ccm and ccm2")
+		}
+		if !validInit(c.String("dmv-init")) {
+			return usagef("unknown --dmv-init %q", c.String("dmv-init"))
+		}
+	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") {
+		return usagef("--dmv-init and --head-choice are for --model dmvccm")
+	}
+	src := source(c)
+	train, err := readTagged(src)
+	if err != nil {
+		return err
+	}
+	out := train
+	if c.IsSet("test") {
+		tsrc := pipeline.Source{Names: []string{c.String("test")}, Bad: src.Bad}
+		if out, err = readTagged(tsrc); err != nil {
+			return err
+		}
+	}
+	logw, closeLog, err := openLog(c.String("log"))
+	if err != nil {
+		return err
+	}
+	prog := progress(c, c.Int("max-iter"))
+	began := time.Now()
+	tokens := 0
+	for _, s := range train {
+		tokens += len(s.Tags)
+	}
+	var logErr error
+	report := func(it format.Iteration) {
+		it.Seconds = time.Since(began).Seconds()
+		it.CrossEntropy = format.Real(-float64(it.Objective) / float64(tokens) / math.Ln2)
+		prog.Iteration(it)
+		if logw != nil && logErr == nil {
+			logErr = pipeline.WriteRecord(logw, it)
+		}
+	}
+	if model == "dmvccm" {
+		err = trainDMVCCM(c, train, out, start, report)
+	} else {
+		err = trainCCMAlone(c, model, est, start, train, out, report)
+	}
+	prog.Done()
+	if err == nil {
+		err = logErr
+	}
+	if cerr := closeLog(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if c.String("log") != "" {
+			os.Remove(c.String("log")) // no half-written log
+		}
+		return err
+	}
+	return writeOutput(c, src, func(w io.Writer) error {
+		for _, s := range out {
+			if err := pipeline.WriteRecord(w, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// outName names the sentences being decoded, for errors.
+func outName(c *cli.Context) string {
+	if c.IsSet("test") {
+		return c.String("test")
+	}
+	return pipeline.DescribeInputs(c.Args().Slice())
+}
+
+func validInit(name string) bool {
+	for _, n := range dmv.Initializers {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// readTagged reads a corpus whose every sentence has tags.
+func readTagged(src pipeline.Source) ([]*format.Sentence, error) {
+	var sents []*format.Sentence
+	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
+		if len(s.Tags) == 0 {
+			return pipeline.BadRecord(fmt.Errorf("sentence %q has no tags", s.ID))
+		}
+		sents = append(sents, s)
+		return nil
+	})
+	if err == nil && len(sents) == 0 {
+		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return sents, err
+}
+
+// openLog opens the --log file (nothing when name is empty).
+func openLog(name string) (io.Writer, func() error, error) {
+	if name == "" {
+		return nil, func() error { return nil }, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := bufio.NewWriter(f)
+	return b, func() error {
+		if err := b.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}, nil
+}
+
+func tagsOf(sents []*format.Sentence) [][]string {
+	tags := make([][]string, len(sents))
+	for i, s := range sents {
+		tags[i] = s.Tags
+	}
+	return tags
+}
+
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration)) error {
+	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
+	if err != nil {
+		return err
+	}
+	v := ccm.Model1
+	if model == "ccm2" {
+		v = ccm.Model2
+	}
+	var prev float64
+	m, _, err := ccm.Train(corpus, ccm.Options{
+		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		Iteration: func(s ccm.Step) {
+			it := format.Iteration{Iter: s.Iter, Objective: format.Real(s.Objective)}
+			if est != ccm.EM {
+				it.Stage = s.Stage
+				beta := s.Beta
+				it.Beta = &beta
+			}
+			if s.Iter > 1 && prev != 0 {
+				ch := format.Real((s.Objective - prev) / math.Abs(prev))
+				it.Change = &ch
+			}
+			prev = s.Objective
+			report(it)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	dec := ccm.Viterbi
+	if c.Bool("mbr") {
+		dec = ccm.MBR
+	}
+	oc := corpus
+	if c.IsSet("test") {
+		if oc, err = ccm.NewCorpus(tagsOf(out), corpus.Sym); err != nil {
+			return err
+		}
+	}
+	for k, s := range out {
+		spans, _ := m.Parse(oc, k, dec)
+		s.PredSpans = spans
+	}
+	return nil
+}
+
+func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration)) error {
+	var prev float64
+	// With gold heads on every training sentence, the log carries the
+	// attachment accuracy (root counted) of each E-step's Viterbi parses.
+	gold := c.String("log") != ""
+	for _, s := range train {
+		gold = gold && len(s.Heads) == len(s.Tags)
+	}
+	m, _, err := dmvccm.Train(train, dmvccm.Options{
+		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		Iteration: func(iter int, logLik float64, m *dmvccm.Model) {
+			it := format.Iteration{Iter: iter, Objective: format.Real(logLik)}
+			if gold {
+				dir, undir, total := 0, 0, 0
+				for k, s := range train {
+					for i, h := range m.Parse(k).Heads {
+						g := s.Heads[i]
+						switch {
+						case h == g:
+							dir++
+							undir++
+						case h > 0 && s.Heads[h-1] == i+1:
+							undir++
+						}
+						total++
+					}
+				}
+				d, u := float64(dir)/float64(total), float64(undir)/float64(total)
+				it.Directed, it.Undirected = &d, &u
+			}
+			if iter > 1 && prev != 0 {
+				ch := format.Real((logLik - prev) / math.Abs(prev))
+				it.Change = &ch
+			}
+			prev = logLik
+			report(it)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	parses, unknown, err := m.ParseAll(out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", outName(c), err)
+	}
+	if unknown > 0 && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d tokens with tags the DMV never saw; their sentences have probability 0 and get the fallback tree\n", c.App.Name, outName(c), unknown)
+	}
+	for k, s := range out {
+		s.Pred, s.PredSpans = parses[k].Heads, parses[k].Spans
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package dmvccm
+
+import (
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// chunks is how many pieces the corpus is cut into for the E-step. It is
+// fixed (as in stages/dmv) so that sums, taken piece by piece in order, do
+// not depend on the number of workers.
+const chunks = 64
+
+// EStepper runs joint E-steps over one corpus, keeping its workspaces.
+type EStepper struct {
+	dmvData     *dmv.Corpus
+	ccmData     *ccm.Corpus
+	post        []float64
+	work        []worker
+	chunkCounts []*dmv.Params
+	chunkLL     []float64
+	headChoice  bool // Options.HeadChoice
+}
+
+// worker is one goroutine's reusable memory.
+type worker struct {
+	chart   Chart
+	weights Weights
+	factors ccm.FactorBuffer
+	counts  Counts
+}
+
+// NewEStepper prepares E-steps over the sentences of dc and cc (the same
+// sentences, in the same order).
+func NewEStepper(dc *dmv.Corpus, cc *ccm.Corpus) *EStepper {
+	return &EStepper{dmvData: dc, ccmData: cc, post: cc.NewPosteriors()}
+}
+
+// EStep is one joint E-step under the pair (p, m): the DMV's expected
+// counts, the CCM's expected counts and Σ log P(s) under the product. Any
+// number of workers (0: every core) gives the same result to the bit.
+func (e *EStepper) EStep(p *dmv.Params, m *ccm.Model, workers int) (*dmv.Params, *ccm.Counts) {
+	m.Grow()
+	sents := e.ccmData.Sentences
+	workers = min(pipeline.Workers(workers), chunks)
+	for len(e.work) < workers {
+		e.work = append(e.work, worker{})
+	}
+	if len(e.chunkCounts) != chunks || e.chunkCounts[0].T != p.T {
+		e.chunkCounts = make([]*dmv.Params, chunks)
+		for k := range e.chunkCounts {
+			e.chunkCounts[k] = dmv.NewParams(p.T)
+		}
+		e.chunkLL = make([]float64, chunks)
+	}
+	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
+		counts, ll := e.chunkCounts[k], 0.0
+		counts.Zero()
+		wk := &e.work[worker]
+		chart := &wk.chart
+		for i := k * len(sents) / chunks; i < (k+1)*len(sents)/chunks; i++ {
+			s, tags := sents[i], e.dmvData.Sents[i]
+			f := m.SpanFactorsTo(e.ccmData, i, &wk.factors)
+			if e.headChoice {
+				f = headChoiceFactors(f, s.N)
+			}
+			wk.weights.load(p, tags)
+			chart.Inside(s.N, wk.weights, f)
+			ll += chart.LogProb()
+			chart.Outside()
+			chart.bracketsTo(e.post[s.Off : s.Off+(s.N+1)*(s.N+1)])
+			chart.dmvCountsTo(&wk.counts)
+			addDMVCounts(counts, tags, wk.counts)
+		}
+		e.chunkLL[k] = ll
+	})
+	counts, logLik := dmv.NewParams(p.T), 0.0
+	for k := range chunks {
+		counts.Add(e.chunkCounts[k])
+		logLik += e.chunkLL[k]
+	}
+	return counts, e.ccmData.CountsFrom(e.post, logLik, workers)
+}

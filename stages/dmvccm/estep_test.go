@@ -1,0 +1,128 @@
+package dmvccm
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// randomSentences are sentences of 1..maxLen random tags.
+func randomSentences(rng *rand.Rand, count, maxLen, tags int) []*format.Sentence {
+	out := make([]*format.Sentence, count)
+	for i := range out {
+		n := 1 + rng.IntN(maxLen)
+		s := &format.Sentence{ID: strconv.Itoa(i)}
+		for range n {
+			s.Tags = append(s.Tags, "T"+strconv.Itoa(rng.IntN(tags)))
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// corpusAndModels builds both corpora of sents with a random DMV and a
+// CCM after one EM iteration.
+func corpusAndModels(t testing.TB, sents []*format.Sentence) (*dmv.Corpus, *ccm.Corpus, *dmv.Params, *ccm.Model) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	dc, err := dmv.NewCorpus(sents, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := ccm.NewCorpus(tagsOf(sents), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := dmv.NewParams(dc.Tags.Len())
+	for _, tab := range [][]float64{p.Root, p.Child, p.Stop, p.Cont} {
+		for i := range tab {
+			tab[i] = 0.05 + rng.Float64()
+		}
+	}
+	m, _, err := ccm.Train(cc, ccm.Options{MaxIter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dc, cc, p, m
+}
+
+// TestEStepSameForWorkers: the corpus E-step's counts and likelihood do
+// not depend on the number of workers, to the bit, and equal the
+// sentence-by-sentence sums of the chart.
+func TestEStepSameForWorkers(t *testing.T) {
+	sents := randomSentences(rand.New(rand.NewPCG(1, 1)), 300, 8, 5)
+	dc, cc, p, m := corpusAndModels(t, sents)
+	es := NewEStepper(dc, cc)
+	one, oneCCM := es.EStep(p, m, 1)
+	for _, w := range []int{2, 3, 8} {
+		got, gotCCM := es.EStep(p, m, w)
+		if gotCCM.LogLik != oneCCM.LogLik || !slices.Equal(got.Child, one.Child) || !slices.Equal(got.Stop, one.Stop) ||
+			!slices.Equal(got.Cont, one.Cont) || !slices.Equal(got.Root, one.Root) ||
+			!slices.Equal(gotCCM.SpanT, oneCCM.SpanT) || !slices.Equal(gotCCM.ContextT, oneCCM.ContextT) {
+			t.Errorf("%d workers give different counts from one", w)
+		}
+	}
+	// Against the chart, sentence by sentence.
+	want := dmv.NewParams(p.T)
+	ll := 0.0
+	var ch Chart
+	for k, s := range cc.Sentences {
+		ch.Inside(s.N, WeightsFromDMV(p, dc.Sents[k]), m.SpanFactors(cc, k))
+		ll += ch.LogProb()
+		ch.Outside()
+		addDMVCounts(want, dc.Sents[k], ch.DMVCounts())
+	}
+	if relErr(oneCCM.LogLik, ll) > 1e-12 {
+		t.Errorf("log-likelihood %v, sentence by sentence %v", oneCCM.LogLik, ll)
+	}
+	for i := range want.Child {
+		if relErr(one.Child[i], want.Child[i]) > 1e-9 {
+			t.Fatalf("child count %d: %v, want %v", i, one.Child[i], want.Child[i])
+		}
+	}
+}
+
+// BenchmarkEStepCorpus compares one corpus E-step (every sentence's
+// inside, outside and counts, summed) of the DMV (stages/dmv's EStepper)
+// and of DMV+CCM on the same 500 random sentences of 1–10 tags; the
+// acceptance target is DMV+CCM within 3× the DMV. Run with -cpu 1,2.
+func BenchmarkEStepCorpus(b *testing.B) {
+	sents := randomSentences(rand.New(rand.NewPCG(3, 4)), 500, 10, 35)
+	dc, cc, p, m := corpusAndModels(b, sents)
+	b.Run("dmv", func(b *testing.B) {
+		es := dmv.NewEStepper(dc)
+		for b.Loop() {
+			es.Run(p, dmv.EStepOptions{})
+		}
+	})
+	b.Run("dmv+ccm", func(b *testing.B) {
+		es := NewEStepper(dc, cc)
+		for b.Loop() {
+			es.EStep(p, m, 0)
+		}
+	})
+}
+
+// TestViterbiZeroProbability: a sentence whose every derivation has
+// probability 0 (a held-out one with attachments the DMV never saw)
+// still gets a tree, the first in the tie order.
+func TestViterbiZeroProbability(t *testing.T) {
+	sents := randomSentences(rand.New(rand.NewPCG(2, 2)), 1, 1, 3)
+	sents[0].Tags = []string{"A", "B", "C", "D", "E"}
+	_, cc, p, m := corpusAndModels(t, sents)
+	for i := range p.Child {
+		p.Child[i] = 0
+	}
+	got := Viterbi(5, WeightsFromDMV(p, []int{0, 1, 2, 3, 4}), m.SpanFactors(cc, 0))
+	if !math.IsInf(got.LogMax, -1) {
+		t.Errorf("LogMax %v, want −Inf", got.LogMax)
+	}
+	if want := []int{0, 1, 2, 3, 4}; !slices.Equal(got.Heads, want) {
+		t.Errorf("heads %v, want the right chain %v", got.Heads, want)
+	}
+}
