@@ -1,0 +1,351 @@
+package hmm
+
+import "math"
+
+// Accum receives the expected counts of forward–backward: Trans is laid
+// out as Params.Trans; Emit has K entries per row, and token j of the
+// sentence adds to row rows[j] — its word's own row in a dense table, or a
+// chunk-local row (EStepper).
+type Accum struct {
+	Trans []float64
+	Emit  []float64
+}
+
+// FB is forward–backward's workspace for one goroutine. The forward
+// pass keeps each position's scaled vector and scale; the backward pass
+// needs only two vectors.
+type FB struct {
+	alpha, scale, beta, prev, u []float64
+	back                        []int32
+	stop                        float64 // the last forward vector's mass on stop
+}
+
+func (fb *FB) grow(n, width int) {
+	if cap(fb.alpha) < n*width {
+		fb.alpha = make([]float64, n*width)
+		fb.back = make([]int32, n*width)
+	}
+	if cap(fb.scale) < n {
+		fb.scale = make([]float64, n)
+	}
+	if cap(fb.beta) < width {
+		fb.beta, fb.prev, fb.u = make([]float64, width), make([]float64, width), make([]float64, width)
+	}
+	fb.alpha, fb.back, fb.scale = fb.alpha[:n*width], fb.back[:n*width], fb.scale[:n]
+	fb.beta, fb.prev, fb.u = fb.beta[:width], fb.prev[:width], fb.u[:width]
+}
+
+// width is the size of one position's forward vector: K states (bitag)
+// or (K+1)·K pairs (previous state or boundary, state) for a trigram.
+func width(s *Space) int {
+	if s.Order == 1 {
+		return s.K
+	}
+	return (s.K + 1) * s.K
+}
+
+// Sentence runs forward–backward on one sentence under the weights p
+// (probabilities, or annealed or variational weights) and returns
+// log Z = log Σ_y Π weights, natural log, −Inf when every tagging has
+// weight 0. When acc is not nil the posterior expected counts are added
+// to it (emissions at rows[j]); when gamma is not nil (n·K) it receives
+// each token's state posteriors. Each position's forward vector is
+// rescaled to sum to 1, so no sentence underflows.
+func (fb *FB) Sentence(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) float64 {
+	n := len(words)
+	if n == 0 {
+		return math.Inf(-1)
+	}
+	fb.grow(n, width(p.Space))
+	var logZ float64
+	if p.Order == 1 {
+		logZ = fb.forward1(p, words)
+	} else {
+		logZ = fb.forward2(p, words)
+	}
+	if math.IsInf(logZ, -1) || (acc == nil && gamma == nil) {
+		return logZ
+	}
+	if p.Order == 1 {
+		fb.backward1(p, words, acc, rows, gamma)
+	} else {
+		fb.backward2(p, words, acc, rows, gamma)
+	}
+	return logZ
+}
+
+// forward1 is the bitag forward pass; it returns Σ log scale + log(stop
+// mass) and leaves the stop mass in fb.stop for the backward pass.
+func (fb *FB) forward1(p *Params, words []int32) float64 {
+	k, k1 := p.K, p.K+1
+	n := len(words)
+	logZ := 0.0
+	start := p.Trans[p.StartContext()*k1 : p.StartContext()*k1+k]
+	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	a := fb.alpha[:k]
+	s := 0.0
+	for t := range a {
+		a[t] = start[t] * e[t]
+		s += a[t]
+	}
+	if !fb.rescale(a, s, 0) {
+		return math.Inf(-1)
+	}
+	logZ += math.Log(s)
+	for i := 1; i < n; i++ {
+		prev := fb.alpha[(i-1)*k : i*k]
+		cur := fb.alpha[i*k : (i+1)*k]
+		clear(cur)
+		for q, v := range prev {
+			if v == 0 {
+				continue
+			}
+			row := p.Trans[q*k1 : q*k1+k]
+			for t, w := range row {
+				cur[t] += v * w
+			}
+		}
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		s := 0.0
+		for t := range cur {
+			cur[t] *= e[t]
+			s += cur[t]
+		}
+		if !fb.rescale(cur, s, i) {
+			return math.Inf(-1)
+		}
+		logZ += math.Log(s)
+	}
+	last := fb.alpha[(n-1)*k : n*k]
+	stop := 0.0
+	for q, v := range last {
+		stop += v * p.Trans[q*k1+k]
+	}
+	if !(stop > 0) {
+		return math.Inf(-1)
+	}
+	fb.stop = stop
+	return logZ + math.Log(stop)
+}
+
+func (fb *FB) rescale(a []float64, s float64, i int) bool {
+	if !(s > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	inv := 1 / s
+	for t := range a {
+		a[t] *= inv
+	}
+	fb.scale[i] = s
+	return true
+}
+
+// backward1 runs the bitag backward pass fused with the counts: for each
+// previous state q one sweep over the row gives both β(q) and the
+// expected transition counts ξ(q, t) = α̂(q)·A(q,t)·E(t)·β̂(t)/c.
+func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) {
+	k, k1 := p.K, p.K+1
+	n := len(words)
+	beta := fb.beta[:k]
+	inv := 1 / fb.stop
+	last := fb.alpha[(n-1)*k : n*k]
+	for q := range beta {
+		beta[q] = p.Trans[q*k1+k] * inv
+		if acc != nil {
+			acc.Trans[q*k1+k] += last[q] * beta[q]
+		}
+	}
+	u, prevBeta := fb.u[:k], fb.prev[:k]
+	for i := n - 1; i >= 0; i-- {
+		a := fb.alpha[i*k : (i+1)*k]
+		fb.posterior(a, beta, acc, rows, i, gamma, k)
+		if i == 0 {
+			break
+		}
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		c := 1 / fb.scale[i]
+		for t := range u {
+			u[t] = e[t] * beta[t] * c
+		}
+		prev := fb.alpha[(i-1)*k : i*k]
+		for q, v := range prev {
+			row := p.Trans[q*k1 : q*k1+k]
+			s := 0.0
+			if acc == nil || v == 0 {
+				for t, w := range row {
+					s += w * u[t]
+				}
+			} else {
+				crow := acc.Trans[q*k1 : q*k1+k]
+				for t, w := range row {
+					x := w * u[t]
+					s += x
+					crow[t] += v * x
+				}
+			}
+			prevBeta[q] = s
+		}
+		beta, prevBeta = prevBeta, beta
+	}
+	if acc != nil {
+		sc := p.StartContext() * k1
+		a := fb.alpha[:k]
+		for t := range a {
+			acc.Trans[sc+t] += a[t] * beta[t]
+		}
+	}
+}
+
+// posterior adds position i's state posteriors Σ α̂·β̂ (a and beta are
+// vectors over width entries whose state is entry mod k) to the emission
+// counts and to gamma.
+func (fb *FB) posterior(a, beta []float64, acc *Accum, rows []int32, i int, gamma []float64, k int) {
+	var erow, g []float64
+	if acc != nil {
+		r := int(rows[i])
+		erow = acc.Emit[r*k : r*k+k]
+	}
+	if gamma != nil {
+		g = gamma[i*k : i*k+k]
+		clear(g)
+	}
+	for j := 0; j < len(a); j += k {
+		aa, bb := a[j:j+k], beta[j:j+k]
+		for t := range aa {
+			x := aa[t] * bb[t]
+			if erow != nil {
+				erow[t] += x
+			}
+			if g != nil {
+				g[t] += x
+			}
+		}
+	}
+}
+
+// forward2 is the trigram forward pass over pairs (a, b): a the previous
+// state or the boundary K, b the current state; entry a·K + b.
+func (fb *FB) forward2(p *Params, words []int32) float64 {
+	k, k1 := p.K, p.K+1
+	wd := k1 * k
+	n := len(words)
+	sc := p.StartContext() * k1
+	a0 := fb.alpha[:wd]
+	clear(a0)
+	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	s := 0.0
+	for b := 0; b < k; b++ {
+		x := p.Trans[sc+b] * e[b]
+		a0[k*k+b] = x
+		s += x
+	}
+	if !fb.rescale(a0, s, 0) {
+		return math.Inf(-1)
+	}
+	logZ := math.Log(s)
+	for i := 1; i < n; i++ {
+		prev := fb.alpha[(i-1)*wd : i*wd]
+		cur := fb.alpha[i*wd : (i+1)*wd]
+		clear(cur)
+		for c := 0; c <= k; c++ {
+			for a := 0; a < k; a++ {
+				v := prev[c*k+a]
+				if v == 0 {
+					continue
+				}
+				row := p.Trans[(c*k1+a)*k1 : (c*k1+a)*k1+k]
+				dst := cur[a*k : a*k+k]
+				for b, w := range row {
+					dst[b] += v * w
+				}
+			}
+		}
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		s := 0.0
+		for a := 0; a < k; a++ {
+			dst := cur[a*k : a*k+k]
+			for b := range dst {
+				dst[b] *= e[b]
+				s += dst[b]
+			}
+		}
+		if !fb.rescale(cur, s, i) {
+			return math.Inf(-1)
+		}
+		logZ += math.Log(s)
+	}
+	last := fb.alpha[(n-1)*wd : n*wd]
+	stop := 0.0
+	for c := 0; c <= k; c++ {
+		for a := 0; a < k; a++ {
+			stop += last[c*k+a] * p.Trans[(c*k1+a)*k1+k]
+		}
+	}
+	if !(stop > 0) {
+		return math.Inf(-1)
+	}
+	fb.stop = stop
+	return logZ + math.Log(stop)
+}
+
+func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) {
+	k, k1 := p.K, p.K+1
+	wd := k1 * k
+	n := len(words)
+	beta, prevBeta, u := fb.beta[:wd], fb.prev[:wd], fb.u[:wd]
+	inv := 1 / fb.stop
+	last := fb.alpha[(n-1)*wd : n*wd]
+	for c := 0; c <= k; c++ {
+		for a := 0; a < k; a++ {
+			r := (c*k1 + a) * k1
+			beta[c*k+a] = p.Trans[r+k] * inv
+			if acc != nil {
+				acc.Trans[r+k] += last[c*k+a] * beta[c*k+a]
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		fb.posterior(fb.alpha[i*wd:(i+1)*wd], beta, acc, rows, i, gamma, k)
+		if i == 0 {
+			break
+		}
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		cs := 1 / fb.scale[i]
+		for a := 0; a < k; a++ {
+			for b := 0; b < k; b++ {
+				u[a*k+b] = e[b] * beta[a*k+b] * cs
+			}
+		}
+		prev := fb.alpha[(i-1)*wd : i*wd]
+		for c := 0; c <= k; c++ {
+			for a := 0; a < k; a++ {
+				r := (c*k1 + a) * k1
+				row := p.Trans[r : r+k]
+				ua := u[a*k : a*k+k]
+				v := prev[c*k+a]
+				s := 0.0
+				if acc == nil || v == 0 {
+					for b, w := range row {
+						s += w * ua[b]
+					}
+				} else {
+					crow := acc.Trans[r : r+k]
+					for b, w := range row {
+						x := w * ua[b]
+						s += x
+						crow[b] += v * x
+					}
+				}
+				prevBeta[c*k+a] = s
+			}
+		}
+		beta, prevBeta = prevBeta, beta
+	}
+	if acc != nil {
+		sc := p.StartContext() * k1
+		a0 := fb.alpha[:wd]
+		for b := 0; b < k; b++ {
+			acc.Trans[sc+b] += a0[k*k+b] * beta[k*k+b]
+		}
+	}
+}
