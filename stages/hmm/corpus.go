@@ -2,9 +2,11 @@ package hmm
 
 import (
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
 )
 
 // Corpus is a training set held in memory with its words interned.
@@ -116,4 +118,21 @@ func StateNames(k int) []string {
 		names[i] = fmt.Sprintf("s%d", i)
 	}
 	return names
+}
+
+// WriteTagged writes the corpus's sentences with the induced states in
+// tags and the reference tags in gold_tags (kept when already there).
+func WriteTagged(w io.Writer, c *Corpus, states []string, tags [][]int) error {
+	for i, s := range c.Source {
+		out := *s
+		out.GoldTags = GoldTags(s)
+		out.Tags = make([]string, len(tags[i]))
+		for j, t := range tags[i] {
+			out.Tags[j] = states[t]
+		}
+		if err := pipeline.WriteRecord(w, &out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
