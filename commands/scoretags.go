@@ -35,7 +35,7 @@ Every token counts, punctuation included, unless --exclude names gold tags.
 Examples:
    train-hmm --states 45 --estimator em wsj.jsonl | score-tags
    score-tags --json tagged.jsonl | jq .one_to_1
-   score-tags --exclude ", . : `+"`` ''"+` -LRB- -RRB- # $" tagged.jsonl   # PTB punctuation not counted`,
+   score-tags --exclude ", . : ` + "`` ''" + ` -LRB- -RRB- # $" tagged.jsonl   # PTB punctuation not counted`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "exclude", Usage: "space-separated gold `TAGS` whose tokens are not counted (\",\" is a tag)"},
 			&cli.BoolFlag{Name: "json", Usage: "write one JSON line instead of the text for people"},

@@ -23,7 +23,7 @@ type Counter struct {
 }
 
 type wordStats struct {
-	tags             map[string]bool
+	tags            map[string]bool
 	tokens, correct int
 }
 
