@@ -119,6 +119,7 @@ func TestForwardBackwardAgainstEnumeration(t *testing.T) {
 		acc := &Accum{Trans: make([]float64, len(p.Trans)), Emit: make([]float64, len(p.Emit))}
 		gamma := make([]float64, n*k)
 		logZ := fb.Sentence(p, words, acc, words, gamma)
+		acc.FinishTrans(p)
 		if z == 0 {
 			if !math.IsInf(logZ, -1) {
 				t.Fatalf("trial %d: Z = 0 but log Z = %v", trial, logZ)

@@ -91,6 +91,7 @@ func (e *EStepper) Run(p *Params) EStepResult {
 			}
 			ch.logZ += lz
 		}
+		ch.acc.FinishTrans(p)
 	})
 	res := EStepResult{Counts: NewParams(e.space)}
 	for _, ch := range e.chunks {

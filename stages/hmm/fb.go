@@ -1,14 +1,33 @@
 package hmm
 
-import "math"
+import (
+	"math"
 
-// Accum receives the expected counts of forward–backward: Trans is laid
-// out as Params.Trans; Emit has K entries per row, and token j of the
-// sentence adds to row rows[j] — its word's own row in a dense table, or a
-// chunk-local row (EStepper).
+	"gonum.org/v1/gonum/floats"
+)
+
+// Accum receives the expected counts of forward–backward. Emit has K
+// entries per row, and token j of the sentence adds to row rows[j] — its
+// word's own row in a dense table, or a chunk-local row (EStepper).
+//
+// Trans, laid out as Params.Trans, holds the counts divided by their
+// weight until FinishTrans multiplies it in: the expected count of a
+// transition is its weight A times Σ over positions of α̂·E·β̂/c, and A
+// is the same at every position of every sentence of an E-step, so the
+// inner loops only add outer products (two vector kernels, no fused
+// loop) and the multiplication is done once.
 type Accum struct {
 	Trans []float64
 	Emit  []float64
+}
+
+// FinishTrans multiplies the transition weights p (those forward–backward
+// ran on) into the accumulated sums, making them expected counts. Call it
+// once, after the last sentence.
+func (a *Accum) FinishTrans(p *Params) {
+	for i, w := range p.Trans {
+		a.Trans[i] *= w
+	}
 }
 
 // FB is forward–backward's workspace for one goroutine. The forward
@@ -97,12 +116,8 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 		cur := fb.alpha[i*k : (i+1)*k]
 		clear(cur)
 		for q, v := range prev {
-			if v == 0 {
-				continue
-			}
-			row := p.Trans[q*k1 : q*k1+k]
-			for t, w := range row {
-				cur[t] += v * w
+			if v != 0 {
+				floats.AddScaled(cur, v, p.Trans[q*k1:q*k1+k])
 			}
 		}
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
@@ -152,47 +167,31 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	for q := range beta {
 		beta[q] = p.Trans[q*k1+k] * inv
 		if acc != nil {
-			acc.Trans[q*k1+k] += last[q] * beta[q]
+			acc.Trans[q*k1+k] += last[q] * inv
 		}
 	}
 	u, prevBeta := fb.u[:k], fb.prev[:k]
 	for i := n - 1; i >= 0; i-- {
-		a := fb.alpha[i*k : (i+1)*k]
-		fb.posterior(a, beta, acc, rows, i, gamma, k)
-		if i == 0 {
-			break
-		}
+		fb.posterior(fb.alpha[i*k:(i+1)*k], beta, acc, rows, i, gamma, k)
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
 		c := 1 / fb.scale[i]
 		for t := range u {
 			u[t] = e[t] * beta[t] * c
 		}
+		if i == 0 {
+			if acc != nil {
+				floats.Add(acc.Trans[p.StartContext()*k1:p.StartContext()*k1+k], u)
+			}
+			break
+		}
 		prev := fb.alpha[(i-1)*k : i*k]
 		for q, v := range prev {
-			row := p.Trans[q*k1 : q*k1+k]
-			s := 0.0
-			if acc == nil || v == 0 {
-				for t, w := range row {
-					s += w * u[t]
-				}
-			} else {
-				crow := acc.Trans[q*k1 : q*k1+k]
-				for t, w := range row {
-					x := w * u[t]
-					s += x
-					crow[t] += v * x
-				}
+			prevBeta[q] = floats.Dot(p.Trans[q*k1:q*k1+k], u)
+			if acc != nil && v != 0 {
+				floats.AddScaled(acc.Trans[q*k1:q*k1+k], v, u)
 			}
-			prevBeta[q] = s
 		}
 		beta, prevBeta = prevBeta, beta
-	}
-	if acc != nil {
-		sc := p.StartContext() * k1
-		a := fb.alpha[:k]
-		for t := range a {
-			acc.Trans[sc+t] += a[t] * beta[t]
-		}
 	}
 }
 
@@ -249,14 +248,8 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 		clear(cur)
 		for c := 0; c <= k; c++ {
 			for a := 0; a < k; a++ {
-				v := prev[c*k+a]
-				if v == 0 {
-					continue
-				}
-				row := p.Trans[(c*k1+a)*k1 : (c*k1+a)*k1+k]
-				dst := cur[a*k : a*k+k]
-				for b, w := range row {
-					dst[b] += v * w
+				if v := prev[c*k+a]; v != 0 {
+					floats.AddScaled(cur[a*k:a*k+k], v, p.Trans[(c*k1+a)*k1:(c*k1+a)*k1+k])
 				}
 			}
 		}
@@ -300,17 +293,23 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 			r := (c*k1 + a) * k1
 			beta[c*k+a] = p.Trans[r+k] * inv
 			if acc != nil {
-				acc.Trans[r+k] += last[c*k+a] * beta[c*k+a]
+				acc.Trans[r+k] += last[c*k+a] * inv
 			}
 		}
 	}
 	for i := n - 1; i >= 0; i-- {
 		fb.posterior(fb.alpha[i*wd:(i+1)*wd], beta, acc, rows, i, gamma, k)
-		if i == 0 {
-			break
-		}
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
 		cs := 1 / fb.scale[i]
+		if i == 0 {
+			if acc != nil {
+				sc := p.StartContext() * k1
+				for b := 0; b < k; b++ {
+					acc.Trans[sc+b] += e[b] * beta[k*k+b] * cs
+				}
+			}
+			break
+		}
 		for a := 0; a < k; a++ {
 			for b := 0; b < k; b++ {
 				u[a*k+b] = e[b] * beta[a*k+b] * cs
@@ -320,32 +319,13 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 		for c := 0; c <= k; c++ {
 			for a := 0; a < k; a++ {
 				r := (c*k1 + a) * k1
-				row := p.Trans[r : r+k]
 				ua := u[a*k : a*k+k]
-				v := prev[c*k+a]
-				s := 0.0
-				if acc == nil || v == 0 {
-					for b, w := range row {
-						s += w * ua[b]
-					}
-				} else {
-					crow := acc.Trans[r : r+k]
-					for b, w := range row {
-						x := w * ua[b]
-						s += x
-						crow[b] += v * x
-					}
+				prevBeta[c*k+a] = floats.Dot(p.Trans[r:r+k], ua)
+				if v := prev[c*k+a]; acc != nil && v != 0 {
+					floats.AddScaled(acc.Trans[r:r+k], v, ua)
 				}
-				prevBeta[c*k+a] = s
 			}
 		}
 		beta, prevBeta = prevBeta, beta
-	}
-	if acc != nil {
-		sc := p.StartContext() * k1
-		a0 := fb.alpha[:wd]
-		for b := 0; b < k; b++ {
-			acc.Trans[sc+b] += a0[k*k+b] * beta[k*k+b]
-		}
 	}
 }
