@@ -24,6 +24,8 @@ type Sampler struct {
 	trT     []float64 // tr transposed, for the column of the next state
 	emDen   []float64 // K: n(t) + |support of t|·αE
 	trDen   []float64 // K+1: n(prev) + |row support|·αT
+	emInv   []float64 // 1/emDen and 1/trDen, kept up to date so that the
+	trInv   []float64 // inner loop multiplies instead of dividing
 	choices [][]int32 // per word: the states it may take
 	probs   []float64
 }
@@ -45,6 +47,8 @@ func NewSampler(c *Corpus, s *Space, alphaT, alphaE float64, seed uint64) (*Samp
 		trT:   make([]float64, k1*k1),
 		emDen: make([]float64, k),
 		trDen: make([]float64, k1),
+		emInv: make([]float64, k),
+		trInv: make([]float64, k1),
 		probs: make([]float64, k),
 	}
 	g.choices = make([][]int32, s.V)
@@ -85,6 +89,12 @@ func NewSampler(c *Corpus, s *Space, alphaT, alphaE float64, seed uint64) (*Samp
 			}
 		}
 	}
+	for t := range g.emInv {
+		g.emInv[t] = 1 / g.emDen[t]
+	}
+	for p := range g.trInv {
+		g.trInv[p] = 1 / g.trDen[p]
+	}
 	g.Tags = make([][]int32, len(c.Sents))
 	for i, sent := range c.Sents {
 		tags := make([]int32, len(sent))
@@ -103,6 +113,13 @@ func (g *Sampler) addTrans(p, q int, d float64) {
 	g.tr[p*k1+q] += d
 	g.trT[q*k1+p] += d
 	g.trDen[p] += d
+	g.trInv[p] = 1 / g.trDen[p]
+}
+
+func (g *Sampler) addEmit(w, t int, d float64) {
+	g.em[w*g.space.K+t] += d
+	g.emDen[t] += d
+	g.emInv[t] = 1 / g.emDen[t]
 }
 
 func (g *Sampler) addSentence(i int, d float64) {
@@ -110,8 +127,7 @@ func (g *Sampler) addSentence(i int, d float64) {
 	prev := k
 	for j, w := range g.corpus.Sents[i] {
 		t := int(g.Tags[i][j])
-		g.em[int(w)*k+t] += d
-		g.emDen[t] += d
+		g.addEmit(int(w), t, d)
 		g.addTrans(prev, t, d)
 		prev = t
 	}
@@ -137,8 +153,7 @@ func (g *Sampler) Sweep(temp float64) {
 			}
 			old := int(tags[j])
 			wk := int(w) * k
-			g.em[wk+old]--
-			g.emDen[old]--
+			g.addEmit(int(w), old, -1)
 			g.addTrans(p, old, -1)
 			g.addTrans(old, q, -1)
 			choices := g.choices[w]
@@ -150,15 +165,16 @@ func (g *Sampler) Sweep(temp float64) {
 				// p(w|t) · p(t|p) · p(q|t), with p(t|p)'s denominator common to
 				// all t; when p = t the first transition is already counted in
 				// the second's row (and in its numerator when also t = q).
-				num := colQ[t]
-				den := g.trDen[t]
-				if t == p {
-					den++
+				var x float64
+				if t != p {
+					x = g.em[wk+t] * g.emInv[t] * rowP[t] * colQ[t] * g.trInv[t]
+				} else {
+					num := colQ[t]
 					if t == q {
 						num++
 					}
+					x = g.em[wk+t] * g.emInv[t] * rowP[t] * num / (g.trDen[t] + 1)
 				}
-				x := g.em[wk+t] / g.emDen[t] * rowP[t] * num / den
 				if power != 1 {
 					x = math.Pow(x, power)
 				}
@@ -172,8 +188,7 @@ func (g *Sampler) Sweep(temp float64) {
 			}
 			t := int(choices[c])
 			tags[j] = int32(t)
-			g.em[wk+t]++
-			g.emDen[t]++
+			g.addEmit(int(w), t, 1)
 			g.addTrans(p, t, 1)
 			g.addTrans(t, q, 1)
 		}
