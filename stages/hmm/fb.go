@@ -186,8 +186,14 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 		}
 		prev := fb.alpha[(i-1)*k : i*k]
 		for q, v := range prev {
+			if v == 0 {
+				// β only ever meets α in a product: where the forward
+				// mass is 0 it is not needed (and with a dictionary most is).
+				prevBeta[q] = 0
+				continue
+			}
 			prevBeta[q] = floats.Dot(p.Trans[q*k1:q*k1+k], u)
-			if acc != nil && v != 0 {
+			if acc != nil {
 				floats.AddScaled(acc.Trans[q*k1:q*k1+k], v, u)
 			}
 		}
@@ -318,10 +324,15 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 		prev := fb.alpha[(i-1)*wd : i*wd]
 		for c := 0; c <= k; c++ {
 			for a := 0; a < k; a++ {
+				v := prev[c*k+a]
+				if v == 0 {
+					prevBeta[c*k+a] = 0 // not needed, as in backward1
+					continue
+				}
 				r := (c*k1 + a) * k1
 				ua := u[a*k : a*k+k]
 				prevBeta[c*k+a] = floats.Dot(p.Trans[r:r+k], ua)
-				if v := prev[c*k+a]; acc != nil && v != 0 {
+				if acc != nil {
 					floats.AddScaled(acc.Trans[r:r+k], v, ua)
 				}
 			}
