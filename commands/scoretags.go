@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -11,6 +12,14 @@ import (
 )
 
 func init() { register("score-tags", scoreTagsApp) }
+
+// scoreTagsReport is score-tags' JSON line: the measures, the number of
+// sentences and, with --against, the sign test.
+type scoreTagsReport struct {
+	Sentences int `json:"sentences"`
+	tageval.Report
+	SignTest *tageval.SignTest `json:"sign_test,omitempty"`
+}
 
 func scoreTagsApp() *cli.App {
 	return &cli.App{
@@ -31,6 +40,9 @@ reference (train-hmm writes both) and reports, over every token:
                    one gold tag in the scored data
 
 Every token counts, punctuation included, unless --exclude names gold tags.
+--against FILE adds the paired sign test (Smith & Eisner 2004) of accuracy:
+tokens right in the input and wrong in FILE (wins), the other way (losses),
+and the exact two-sided binomial p-value.
 
 Examples:
    train-hmm --states 45 --estimator em wsj.jsonl | score-tags
@@ -39,6 +51,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "exclude", Usage: "space-separated gold `TAGS` whose tokens are not counted (\",\" is a tag)"},
 			&cli.BoolFlag{Name: "json", Usage: "write one JSON line instead of the text for people"},
+			&cli.StringFlag{Name: "against", Usage: "also run the paired sign test on accuracy against the tagging of the same sentences in `FILE`"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -47,15 +60,32 @@ Examples:
 				o.Exclude = strings.Fields(c.String("exclude"))
 			}
 			src := source(c)
-			r, sents, err := tageval.Score(src, o)
+			sents, err := tageval.ReadTagged(src)
 			if err != nil {
 				return err
 			}
+			out := scoreTagsReport{Report: tageval.Score(sents, o), Sentences: len(sents)}
+			if other := c.String("against"); other != "" {
+				them, err := tageval.ReadTagged(pipeline.Source{Names: []string{other}, Stdin: c.App.Reader})
+				if err != nil {
+					return err
+				}
+				st, err := tageval.Compare(sents, them, o)
+				if err != nil {
+					return fmt.Errorf("--against %s: %w", other, err)
+				}
+				out.SignTest = &st
+			}
 			return writeOutput(c, src, func(w io.Writer) error {
 				if c.Bool("json") {
-					return pipeline.WriteRecord(w, r)
+					return pipeline.WriteRecord(w, out)
 				}
-				return tageval.WriteText(w, r, sents)
+				if err := tageval.WriteText(w, out.Report, out.Sentences); err != nil || out.SignTest == nil {
+					return err
+				}
+				st := out.SignTest
+				_, err := fmt.Fprintf(w, "sign test         %d tokens right here and wrong in %s, %d the other way; p = %.3g\n", st.Wins, c.String("against"), st.Losses, st.P)
+				return err
 			})
 		},
 	}

@@ -16,20 +16,28 @@ type Options struct {
 	Exclude []string
 }
 
-// Score reads sentences whose tags are induced and whose gold_tags are
-// the reference, and reports the measures with the number of sentences.
-func Score(src pipeline.Source, o Options) (Report, int, error) {
-	skip := map[string]bool{}
-	for _, t := range o.Exclude {
-		skip[t] = true
-	}
-	c := NewCounter()
-	sents := 0
+// ReadTagged reads sentences whose tags are induced and whose gold_tags
+// are the reference; a sentence without gold_tags is an error at its line.
+func ReadTagged(src pipeline.Source) ([]*format.Sentence, error) {
+	var sents []*format.Sentence
 	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
 		if s.GoldTags == nil {
 			return pipeline.BadRecord(errors.New("sentence has no gold_tags to score its tags against"))
 		}
-		sents++
+		sents = append(sents, s)
+		return nil
+	})
+	if err == nil && len(sents) == 0 {
+		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return sents, err
+}
+
+// Score reports the measures over the sentences' tokens.
+func Score(sents []*format.Sentence, o Options) Report {
+	skip := excluded(o)
+	c := NewCounter()
+	for _, s := range sents {
 		for i, g := range s.GoldTags {
 			if skip[g] {
 				continue
@@ -40,12 +48,16 @@ func Score(src pipeline.Source, o Options) (Report, int, error) {
 			}
 			c.Add(w, g, s.Tags[i])
 		}
-		return nil
-	})
-	if err == nil && sents == 0 {
-		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
-	return c.Report(), sents, err
+	return c.Report()
+}
+
+func excluded(o Options) map[string]bool {
+	skip := map[string]bool{}
+	for _, t := range o.Exclude {
+		skip[t] = true
+	}
+	return skip
 }
 
 // WriteText writes the report for people.
