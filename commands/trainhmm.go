@@ -85,8 +85,10 @@ Examples:
 				return usagef("--states must be at least 1")
 			case o.Iterations < 1:
 				return usagef("--iter must be at least 1")
-			case o.Lambda < 0 || o.Noise < 0 || o.Tol < 0:
-				return usagef("--lambda, --noise and --tol must not be negative")
+			case o.Lambda < 0 || o.Tol < 0:
+				return usagef("--lambda and --tol must not be negative")
+			case !(o.Noise > 0):
+				return usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
 			case c.Int("dict") < 0:

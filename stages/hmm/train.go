@@ -89,6 +89,11 @@ func Train(c *Corpus, o Options) (*Result, error) {
 	if o.Iterations < 1 {
 		return nil, errors.New("need at least one iteration")
 	}
+	if !(o.Noise > 0) && o.Estimator != Gibbs {
+		// At an exactly symmetric point every state gets the same counts
+		// and EM can never tell them apart.
+		return nil, errors.New("the start needs noise > 0")
+	}
 	start := time.Now()
 	iter, lastStage := 0, 0
 	report := func(stage int, beta *float64, obj, prev float64) {
