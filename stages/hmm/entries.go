@@ -29,8 +29,10 @@ func (p *Params) Entries(states, words []string, fn func(Entry) error) error {
 		return states[i]
 	}
 	for ctx := 0; ctx < p.Contexts(); ctx++ {
-		prev2, prev1 := "", name(ctx)
-		if p.Order == 2 {
+		var prev2, prev1 string
+		if p.Order == 1 {
+			prev1 = name(ctx)
+		} else {
 			if ctx%k1 == k && ctx/k1 != k {
 				continue // a state then the boundary: never a context
 			}
