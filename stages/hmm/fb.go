@@ -201,10 +201,17 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	}
 }
 
-// posterior adds position i's state posteriors Σ α̂·β̂ (a and beta are
-// vectors over width entries whose state is entry mod k) to the emission
-// counts and to gamma.
+// posterior adds position i's state posteriors α̂·β̂ (bitag: vectors of
+// k states) to the emission counts and to gamma.
 func (fb *FB) posterior(a, beta []float64, acc *Accum, rows []int32, i int, gamma []float64, k int) {
+	fb.posteriorRows(a, beta, oneBlock, acc, rows, i, gamma, k)
+}
+
+var oneBlock = []int32{0}
+
+// posteriorRows is posterior over the listed rows of pairs (trigram): the
+// state posterior is the sum over the previous state.
+func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows []int32, i int, gamma []float64, k int) {
 	var erow, g []float64
 	if acc != nil {
 		r := int(rows[i])
@@ -214,7 +221,8 @@ func (fb *FB) posterior(a, beta []float64, acc *Accum, rows []int32, i int, gamm
 		g = gamma[i*k : i*k+k]
 		clear(g)
 	}
-	for j := 0; j < len(a); j += k {
+	for _, blk := range blocks {
+		j := int(blk) * k
 		aa, bb := a[j:j+k], beta[j:j+k]
 		for t := range aa {
 			x := aa[t] * bb[t]
@@ -229,55 +237,60 @@ func (fb *FB) posterior(a, beta []float64, acc *Accum, rows []int32, i int, gamm
 }
 
 // forward2 is the trigram forward pass over pairs (a, b): a the previous
-// state or the boundary K, b the current state; entry a·K + b.
+// state or the boundary K, b the current state; entry a·K + b. Only the
+// rows of states the tokens may take (all, or the dictionary's) are
+// computed and ever read, so a dictionary makes it fast.
 func (fb *FB) forward2(p *Params, words []int32) float64 {
 	k, k1 := p.K, p.K+1
 	wd := k1 * k
 	n := len(words)
 	sc := p.StartContext() * k1
-	a0 := fb.alpha[:wd]
-	clear(a0)
+	a0 := fb.alpha[k*k : k*k+k] // the row of the boundary
 	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
 	s := 0.0
 	for b := 0; b < k; b++ {
 		x := p.Trans[sc+b] * e[b]
-		a0[k*k+b] = x
+		a0[b] = x
 		s += x
 	}
-	if !fb.rescale(a0, s, 0) {
+	if !fb.rescaleRows(fb.alpha[:wd], p.boundary, k, s, 0) {
 		return math.Inf(-1)
 	}
 	logZ := math.Log(s)
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*wd : i*wd]
 		cur := fb.alpha[i*wd : (i+1)*wd]
-		clear(cur)
-		for c := 0; c <= k; c++ {
-			for a := 0; a < k; a++ {
-				if v := prev[c*k+a]; v != 0 {
-					floats.AddScaled(cur[a*k:a*k+k], v, p.Trans[(c*k1+a)*k1:(c*k1+a)*k1+k])
+		as, cs := p.statesAt(words, i-1), p.statesAt(words, i-2)
+		for _, a := range as {
+			clear(cur[int(a)*k : int(a)*k+k])
+		}
+		for _, c := range cs {
+			for _, a := range as {
+				if v := prev[int(c)*k+int(a)]; v != 0 {
+					r := (int(c)*k1 + int(a)) * k1
+					floats.AddScaled(cur[int(a)*k:int(a)*k+k], v, p.Trans[r:r+k])
 				}
 			}
 		}
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
 		s := 0.0
-		for a := 0; a < k; a++ {
-			dst := cur[a*k : a*k+k]
+		for _, a := range as {
+			dst := cur[int(a)*k : int(a)*k+k]
 			for b := range dst {
 				dst[b] *= e[b]
 				s += dst[b]
 			}
 		}
-		if !fb.rescale(cur, s, i) {
+		if !fb.rescaleRows(cur, as, k, s, i) {
 			return math.Inf(-1)
 		}
 		logZ += math.Log(s)
 	}
 	last := fb.alpha[(n-1)*wd : n*wd]
 	stop := 0.0
-	for c := 0; c <= k; c++ {
-		for a := 0; a < k; a++ {
-			stop += last[c*k+a] * p.Trans[(c*k1+a)*k1+k]
+	for _, c := range p.statesAt(words, n-2) {
+		for _, a := range p.statesAt(words, n-1) {
+			stop += last[int(c)*k+int(a)] * p.Trans[(int(c)*k1+int(a))*k1+k]
 		}
 	}
 	if !(stop > 0) {
@@ -287,6 +300,19 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 	return logZ + math.Log(stop)
 }
 
+// rescaleRows is rescale over the rows (blocks of k) listed.
+func (fb *FB) rescaleRows(a []float64, rows []int32, k int, s float64, i int) bool {
+	if !(s > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	inv := 1 / s
+	for _, r := range rows {
+		floats.Scale(inv, a[int(r)*k:int(r)*k+k])
+	}
+	fb.scale[i] = s
+	return true
+}
+
 func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) {
 	k, k1 := p.K, p.K+1
 	wd := k1 * k
@@ -294,17 +320,18 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	beta, prevBeta, u := fb.beta[:wd], fb.prev[:wd], fb.u[:wd]
 	inv := 1 / fb.stop
 	last := fb.alpha[(n-1)*wd : n*wd]
-	for c := 0; c <= k; c++ {
-		for a := 0; a < k; a++ {
-			r := (c*k1 + a) * k1
-			beta[c*k+a] = p.Trans[r+k] * inv
+	for _, c := range p.statesAt(words, n-2) {
+		for _, a := range p.statesAt(words, n-1) {
+			j, r := int(c)*k+int(a), (int(c)*k1+int(a))*k1
+			beta[j] = p.Trans[r+k] * inv
 			if acc != nil {
-				acc.Trans[r+k] += last[c*k+a] * inv
+				acc.Trans[r+k] += last[j] * inv
 			}
 		}
 	}
 	for i := n - 1; i >= 0; i-- {
-		fb.posterior(fb.alpha[i*wd:(i+1)*wd], beta, acc, rows, i, gamma, k)
+		as := p.statesAt(words, i-1)
+		fb.posteriorRows(fb.alpha[i*wd:(i+1)*wd], beta, as, acc, rows, i, gamma, k)
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
 		cs := 1 / fb.scale[i]
 		if i == 0 {
@@ -316,22 +343,25 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 			}
 			break
 		}
-		for a := 0; a < k; a++ {
+		// β is finite wherever it was last written, and e is 0 for the
+		// states a token may not take, so u is 0 there.
+		for _, a := range as {
 			for b := 0; b < k; b++ {
-				u[a*k+b] = e[b] * beta[a*k+b] * cs
+				u[int(a)*k+b] = e[b] * beta[int(a)*k+b] * cs
 			}
 		}
 		prev := fb.alpha[(i-1)*wd : i*wd]
-		for c := 0; c <= k; c++ {
-			for a := 0; a < k; a++ {
-				v := prev[c*k+a]
+		for _, c := range p.statesAt(words, i-2) {
+			for _, a := range as {
+				j := int(c)*k + int(a)
+				v := prev[j]
 				if v == 0 {
-					prevBeta[c*k+a] = 0 // not needed, as in backward1
+					prevBeta[j] = 0 // not needed, as in backward1
 					continue
 				}
-				r := (c*k1 + a) * k1
-				ua := u[a*k : a*k+k]
-				prevBeta[c*k+a] = floats.Dot(p.Trans[r:r+k], ua)
+				r := (int(c)*k1 + int(a)) * k1
+				ua := u[int(a)*k : int(a)*k+k]
+				prevBeta[j] = floats.Dot(p.Trans[r:r+k], ua)
 				if acc != nil {
 					floats.AddScaled(acc.Trans[r:r+k], v, ua)
 				}

@@ -31,6 +31,9 @@ type Space struct {
 	V     int // word types
 	// Allowed[w*K+t] says whether state t may emit word w; nil allows all.
 	Allowed []bool
+
+	all, boundary []int32   // 0…K−1, and K alone
+	choices       [][]int32 // per word, the states Allowed lets it take (nil: all)
 }
 
 // NewSpace checks the shape.
@@ -44,7 +47,33 @@ func NewSpace(order, k, v int, allowed []bool) (*Space, error) {
 	if allowed != nil && len(allowed) != k*v {
 		return nil, fmt.Errorf("dictionary has %d entries for %d words × %d states", len(allowed), v, k)
 	}
-	return &Space{Order: order, K: k, V: v, Allowed: allowed}, nil
+	s := &Space{Order: order, K: k, V: v, Allowed: allowed, boundary: []int32{int32(k)}}
+	for t := 0; t < k; t++ {
+		s.all = append(s.all, int32(t))
+	}
+	if allowed != nil {
+		s.choices = make([][]int32, v)
+		for w := 0; w < v; w++ {
+			for t := 0; t < k; t++ {
+				if allowed[w*k+t] {
+					s.choices[w] = append(s.choices[w], int32(t))
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// statesAt lists the states token i of words may take: the boundary alone
+// before the sentence (i < 0), else those the dictionary allows.
+func (s *Space) statesAt(words []int32, i int) []int32 {
+	switch {
+	case i < 0:
+		return s.boundary
+	case s.choices == nil:
+		return s.all
+	}
+	return s.choices[words[i]]
 }
 
 // Contexts is the number of transition rows.
