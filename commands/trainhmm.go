@@ -49,7 +49,7 @@ Examples:
 			&cli.IntFlag{Name: "iter", Value: 100, Usage: "iterations (per stage for da/sda; sweeps for gibbs)"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below this (0: run every iteration)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed of the start (and of the sampler)"},
-			&cli.Float64Flag{Name: "noise", Value: 0.1, Usage: "the start's noise: each weight times 1 + noise·U[0,1) before normalising"},
+			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's noise: each weight times 1 + noise·U[0,1) before normalising"},
 			&cli.Float64Flag{Name: "lambda", Usage: "add-λ smoothing of every M-step (map: 1 unless given)"},
 			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter of transition rows (vb, gibbs)"},
 			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter of emission rows (vb, gibbs)"},
