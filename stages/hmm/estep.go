@@ -26,11 +26,10 @@ type chunk struct {
 // EStepper runs E-steps over one corpus, keeping its workspaces between
 // iterations.
 type EStepper struct {
-	corpus  *Corpus
-	space   *Space
-	chunks  []*chunk
-	fbs     []*FB
-	Workers int
+	corpus *Corpus
+	space  *Space
+	chunks []*chunk
+	fbs    []*FB // one per worker
 }
 
 // EStepResult is one pass over the corpus.
@@ -44,9 +43,10 @@ type EStepResult struct {
 	ZeroWeight int
 }
 
-// NewEStepper prepares E-steps over c for models of shape s.
+// NewEStepper prepares E-steps over c for models of shape s, run by
+// workers goroutines (≤ 0: every core); the results do not depend on it.
 func NewEStepper(c *Corpus, s *Space, workers int) *EStepper {
-	e := &EStepper{corpus: c, space: s, Workers: workers}
+	e := &EStepper{corpus: c, space: s}
 	n := len(c.Sents)
 	for i := 0; i < chunks; i++ {
 		lo, hi := i*n/chunks, (i+1)*n/chunks
