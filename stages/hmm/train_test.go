@@ -201,3 +201,33 @@ func TestEstimatorsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainSameForWorkers: a whole run gives the same objective and
+// tagging whatever the number of workers.
+func TestTrainSameForWorkers(t *testing.T) {
+	c := sampledCorpus(t, 200, 3, 15, 8)
+	for _, est := range []Estimator{EM, VB, SDA} {
+		var want *Result
+		for _, w := range []int{1, 3} {
+			r, err := Train(c, Options{Order: 2, States: 4, Estimator: est, Iterations: 8, Seed: 4, Noise: 1,
+				AlphaT: 0.1, AlphaE: 0.1, Beta0: 0.5, BetaGrowth: 2, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = r
+				continue
+			}
+			if r.Objective != want.Objective {
+				t.Fatalf("%s: objective %v with %d workers, %v with 1", est, r.Objective, w, want.Objective)
+			}
+			for i := range r.Tags {
+				for j := range r.Tags[i] {
+					if r.Tags[i][j] != want.Tags[i][j] {
+						t.Fatalf("%s: sentence %d token %d tagged %d with %d workers, %d with 1", est, i, j, r.Tags[i][j], w, want.Tags[i][j])
+					}
+				}
+			}
+		}
+	}
+}
