@@ -1,0 +1,141 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/hmm"
+)
+
+func init() { register("train-hmm", trainHMMApp) }
+
+func trainHMMApp() *cli.App {
+	return &cli.App{
+		Usage:     "induce part-of-speech tags with an HMM (provisional: writes the tagged corpus, not yet a model)",
+		UsageText: "train-hmm [--states K] [--estimator em|map|da|sda|vb|gibbs] [options] [FILE...]",
+		Description: `Trains a bitag (or --trigram) HMM on the words of the sentences and writes
+the same sentences with the induced states in "tags" ("s0" … "s(K−1)", or the
+gold tags with --dict) and the reference tags in "gold_tags", ready for
+score-tags. Provisional: the loop will move behind the shared model-family
+interface (estep | mstep, select-model) and a model file will be written.
+
+Estimators (all start from a uniform model with --noise, seeded by --seed;
+every E-step is forward–backward, deterministic for any --workers):
+  em     Baum–Welch; M-steps add --lambda (default 0)
+  map    EM with add-λ M-steps (--lambda, default 1 here when not given)
+  da     deterministic annealing: E-steps on θ^β, β from --beta0 multiplied
+         by --beta-growth after each stage converges, up to 1
+  sda    skewed DA: E-steps on θ^β·θ₀^(1−β), θ₀ the start
+  vb     variational Bayes, Dirichlet(--alpha-trans, --alpha-emit)
+  gibbs  collapsed pointwise Gibbs sampling (bitag), --iter sweeps,
+         temperature from --temp0 down to 1, decoded from the last
+         --samples sweeps
+Decoding is each token's most probable state, or --viterbi.
+
+Examples:
+   ptb2deps --keep-punct wsj/*/*.mrg | train-hmm --states 45 --iter 500 | score-tags
+   train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
+   train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states K (ignored with --dict: the gold tags)"},
+			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "em, map, da, sda, vb or gibbs"},
+			&cli.IntFlag{Name: "iter", Value: 100, Usage: "iterations (per stage for da/sda; sweeps for gibbs)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below this (0: run every iteration)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed of the start (and of the sampler)"},
+			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's noise: each weight times 1 + noise·U[0,1) before normalising"},
+			&cli.Float64Flag{Name: "lambda", Usage: "add-λ smoothing of every M-step (map: 1 unless given)"},
+			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter of transition rows (vb, gibbs)"},
+			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter of emission rows (vb, gibbs)"},
+			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: first β"},
+			&cli.Float64Flag{Name: "beta-growth", Value: 1.5, Usage: "da/sda: β multiplier between stages"},
+			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature (1: no annealing)"},
+			&cli.IntFlag{Name: "samples", Value: 1, Usage: "gibbs: decode from the most frequent state of the last N sweeps"},
+			&cli.IntFlag{Name: "dict", Usage: "tag dictionary from the corpus's gold tags: words seen ≥ N times keep only their tags (1: full; 0: none)"},
+			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
+			&cli.IntFlag{Name: "workers", Usage: "E-step goroutines (0: every core); the output does not depend on it"},
+			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
+			outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			o := hmm.Options{
+				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
+				Iterations: c.Int("iter"), Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
+				Lambda: c.Float64("lambda"), AlphaT: c.Float64("alpha-trans"), AlphaE: c.Float64("alpha-emit"),
+				Beta0: c.Float64("beta0"), BetaGrowth: c.Float64("beta-growth"), Temp0: c.Float64("temp0"),
+				Samples: c.Int("samples"), Viterbi: c.Bool("viterbi"), Workers: c.Int("workers"),
+			}
+			if c.Bool("trigram") {
+				o.Order = 2
+			}
+			if !slices.Contains(hmm.Estimators, o.Estimator) {
+				return usagef("--estimator must be em, map, da, sda, vb or gibbs, not %q", o.Estimator)
+			}
+			if o.Estimator == hmm.MAP && !c.IsSet("lambda") {
+				o.Lambda = 1
+			}
+			switch {
+			case o.States < 1:
+				return usagef("--states must be at least 1")
+			case o.Iterations < 1:
+				return usagef("--iter must be at least 1")
+			case o.Lambda < 0 || o.Tol < 0:
+				return usagef("--lambda and --tol must not be negative")
+			case !(o.Noise > 0):
+				return usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
+			case o.Estimator == hmm.Gibbs && o.Order != 1:
+				return usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
+			case c.Int("dict") < 0:
+				return usagef("--dict must be 0 (none) or a minimum count ≥ 1")
+			}
+			src := source(c)
+			sents, err := pipeline.ReadSentences(src)
+			if err != nil {
+				return err
+			}
+			corpus, err := hmm.NewCorpus(sents)
+			if err != nil {
+				return err
+			}
+			if n := c.Int("dict"); n > 0 {
+				if o.Dict, err = hmm.BuildDict(corpus, n); err != nil {
+					return err
+				}
+			}
+			var logw io.Writer
+			if p := c.String("log"); p != "" {
+				f, err := os.Create(p)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				logw = f
+			}
+			prog := pipeline.NewProgress(c.App.ErrWriter, c.App.Name, o.Iterations, c.Bool("quiet"))
+			var logErr error
+			o.Progress = func(it format.Iteration) {
+				prog.Iteration(it)
+				if logw != nil && logErr == nil {
+					logErr = pipeline.WriteRecord(logw, it)
+				}
+			}
+			res, err := hmm.Train(corpus, o)
+			prog.Done()
+			if err != nil {
+				return err
+			}
+			if logErr != nil {
+				return fmt.Errorf("writing the log: %w", logErr)
+			}
+			return writeOutput(c, src, func(w io.Writer) error {
+				return hmm.WriteTagged(w, corpus, res.States, res.Tags)
+			})
+		},
+	}
+}

@@ -1,0 +1,372 @@
+package hmm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// Accum receives the expected counts of forward–backward. Emit has K
+// entries per row, and token j of the sentence adds to row rows[j] — its
+// word's own row in a dense table, or a chunk-local row (EStepper).
+//
+// Trans, laid out as Params.Trans, holds the counts divided by their
+// weight until FinishTrans multiplies it in: the expected count of a
+// transition is its weight A times Σ over positions of α̂·E·β̂/c, and A
+// is the same at every position of every sentence of an E-step, so the
+// inner loops only add outer products (two vector kernels, no fused
+// loop) and the multiplication is done once.
+type Accum struct {
+	Trans []float64
+	Emit  []float64
+}
+
+// FinishTrans multiplies the transition weights p (those forward–backward
+// ran on) into the accumulated sums, making them expected counts. Call it
+// once, after the last sentence.
+func (a *Accum) FinishTrans(p *Params) {
+	for i, w := range p.Trans {
+		a.Trans[i] *= w
+	}
+}
+
+// FB is forward–backward's workspace for one goroutine. The forward
+// pass keeps each position's scaled vector and scale; the backward pass
+// needs only two vectors.
+type FB struct {
+	alpha, scale, beta, prev, u []float64
+	back                        []int32
+	stop                        float64 // the last forward vector's mass on stop
+}
+
+func (fb *FB) grow(n, width int) {
+	if cap(fb.alpha) < n*width {
+		fb.alpha = make([]float64, n*width)
+		fb.back = make([]int32, n*width)
+	}
+	if cap(fb.scale) < n {
+		fb.scale = make([]float64, n)
+	}
+	if cap(fb.beta) < width {
+		fb.beta, fb.prev, fb.u = make([]float64, width), make([]float64, width), make([]float64, width)
+	}
+	fb.alpha, fb.back, fb.scale = fb.alpha[:n*width], fb.back[:n*width], fb.scale[:n]
+	fb.beta, fb.prev, fb.u = fb.beta[:width], fb.prev[:width], fb.u[:width]
+}
+
+// width is the size of one position's forward vector: K states (bitag)
+// or (K+1)·K pairs (previous state or boundary, state) for a trigram.
+func width(s *Space) int {
+	if s.Order == 1 {
+		return s.K
+	}
+	return (s.K + 1) * s.K
+}
+
+// Sentence runs forward–backward on one sentence under the weights p
+// (probabilities, or annealed or variational weights) and returns
+// log Z = log Σ_y Π weights, natural log, −Inf when every tagging has
+// weight 0. When acc is not nil the posterior expected counts are added
+// to it (emissions at rows[j]); when gamma is not nil (n·K) it receives
+// each token's state posteriors. Each position's forward vector is
+// rescaled to sum to 1, so no sentence underflows.
+func (fb *FB) Sentence(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) float64 {
+	n := len(words)
+	if n == 0 {
+		return math.Inf(-1)
+	}
+	fb.grow(n, width(p.Space))
+	var logZ float64
+	if p.Order == 1 {
+		logZ = fb.forward1(p, words)
+	} else {
+		logZ = fb.forward2(p, words)
+	}
+	if math.IsInf(logZ, -1) || (acc == nil && gamma == nil) {
+		return logZ
+	}
+	if p.Order == 1 {
+		fb.backward1(p, words, acc, rows, gamma)
+	} else {
+		fb.backward2(p, words, acc, rows, gamma)
+	}
+	return logZ
+}
+
+// forward1 is the bitag forward pass; it returns Σ log scale + log(stop
+// mass) and leaves the stop mass in fb.stop for the backward pass.
+func (fb *FB) forward1(p *Params, words []int32) float64 {
+	k, k1 := p.K, p.K+1
+	n := len(words)
+	logZ := 0.0
+	start := p.Trans[p.StartContext()*k1 : p.StartContext()*k1+k]
+	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	a := fb.alpha[:k]
+	s := 0.0
+	for t := range a {
+		a[t] = start[t] * e[t]
+		s += a[t]
+	}
+	if !fb.rescale(a, s, 0) {
+		return math.Inf(-1)
+	}
+	logZ += math.Log(s)
+	for i := 1; i < n; i++ {
+		prev := fb.alpha[(i-1)*k : i*k]
+		cur := fb.alpha[i*k : (i+1)*k]
+		clear(cur)
+		for q, v := range prev {
+			if v != 0 {
+				floats.AddScaled(cur, v, p.Trans[q*k1:q*k1+k])
+			}
+		}
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		s := 0.0
+		for t := range cur {
+			cur[t] *= e[t]
+			s += cur[t]
+		}
+		if !fb.rescale(cur, s, i) {
+			return math.Inf(-1)
+		}
+		logZ += math.Log(s)
+	}
+	last := fb.alpha[(n-1)*k : n*k]
+	stop := 0.0
+	for q, v := range last {
+		stop += v * p.Trans[q*k1+k]
+	}
+	if !(stop > 0) {
+		return math.Inf(-1)
+	}
+	fb.stop = stop
+	return logZ + math.Log(stop)
+}
+
+func (fb *FB) rescale(a []float64, s float64, i int) bool {
+	if !(s > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	inv := 1 / s
+	for t := range a {
+		a[t] *= inv
+	}
+	fb.scale[i] = s
+	return true
+}
+
+// backward1 runs the bitag backward pass fused with the counts: for each
+// previous state q one sweep over the row gives both β(q) and the
+// expected transition counts ξ(q, t) = α̂(q)·A(q,t)·E(t)·β̂(t)/c.
+func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) {
+	k, k1 := p.K, p.K+1
+	n := len(words)
+	beta := fb.beta[:k]
+	inv := 1 / fb.stop
+	last := fb.alpha[(n-1)*k : n*k]
+	for q := range beta {
+		beta[q] = p.Trans[q*k1+k] * inv
+		if acc != nil {
+			acc.Trans[q*k1+k] += last[q] * inv
+		}
+	}
+	u, prevBeta := fb.u[:k], fb.prev[:k]
+	for i := n - 1; i >= 0; i-- {
+		fb.posterior(fb.alpha[i*k:(i+1)*k], beta, acc, rows, i, gamma, k)
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		c := 1 / fb.scale[i]
+		for t := range u {
+			u[t] = e[t] * beta[t] * c
+		}
+		if i == 0 {
+			if acc != nil {
+				floats.Add(acc.Trans[p.StartContext()*k1:p.StartContext()*k1+k], u)
+			}
+			break
+		}
+		prev := fb.alpha[(i-1)*k : i*k]
+		for q, v := range prev {
+			if v == 0 {
+				// β only ever meets α in a product: where the forward
+				// mass is 0 it is not needed (and with a dictionary most is).
+				prevBeta[q] = 0
+				continue
+			}
+			prevBeta[q] = floats.Dot(p.Trans[q*k1:q*k1+k], u)
+			if acc != nil {
+				floats.AddScaled(acc.Trans[q*k1:q*k1+k], v, u)
+			}
+		}
+		beta, prevBeta = prevBeta, beta
+	}
+}
+
+// posterior adds position i's state posteriors α̂·β̂ (bitag: vectors of
+// k states) to the emission counts and to gamma.
+func (fb *FB) posterior(a, beta []float64, acc *Accum, rows []int32, i int, gamma []float64, k int) {
+	fb.posteriorRows(a, beta, oneBlock, acc, rows, i, gamma, k)
+}
+
+var oneBlock = []int32{0}
+
+// posteriorRows is posterior over the listed rows of pairs (trigram): the
+// state posterior is the sum over the previous state.
+func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows []int32, i int, gamma []float64, k int) {
+	var erow, g []float64
+	if acc != nil {
+		r := int(rows[i])
+		erow = acc.Emit[r*k : r*k+k]
+	}
+	if gamma != nil {
+		g = gamma[i*k : i*k+k]
+		clear(g)
+	}
+	for _, blk := range blocks {
+		j := int(blk) * k
+		aa, bb := a[j:j+k], beta[j:j+k]
+		for t := range aa {
+			x := aa[t] * bb[t]
+			if erow != nil {
+				erow[t] += x
+			}
+			if g != nil {
+				g[t] += x
+			}
+		}
+	}
+}
+
+// forward2 is the trigram forward pass over pairs (a, b): a the previous
+// state or the boundary K, b the current state; entry a·K + b. Only the
+// rows of states the tokens may take (all, or the dictionary's) are
+// computed and ever read, so a dictionary makes it fast.
+func (fb *FB) forward2(p *Params, words []int32) float64 {
+	k, k1 := p.K, p.K+1
+	wd := k1 * k
+	n := len(words)
+	sc := p.StartContext() * k1
+	a0 := fb.alpha[k*k : k*k+k] // the row of the boundary
+	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	s := 0.0
+	for b := 0; b < k; b++ {
+		x := p.Trans[sc+b] * e[b]
+		a0[b] = x
+		s += x
+	}
+	if !fb.rescaleRows(fb.alpha[:wd], p.boundary, k, s, 0) {
+		return math.Inf(-1)
+	}
+	logZ := math.Log(s)
+	for i := 1; i < n; i++ {
+		prev := fb.alpha[(i-1)*wd : i*wd]
+		cur := fb.alpha[i*wd : (i+1)*wd]
+		as, cs := p.statesAt(words, i-1), p.statesAt(words, i-2)
+		for _, a := range as {
+			clear(cur[int(a)*k : int(a)*k+k])
+		}
+		for _, c := range cs {
+			for _, a := range as {
+				if v := prev[int(c)*k+int(a)]; v != 0 {
+					r := (int(c)*k1 + int(a)) * k1
+					floats.AddScaled(cur[int(a)*k:int(a)*k+k], v, p.Trans[r:r+k])
+				}
+			}
+		}
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		s := 0.0
+		for _, a := range as {
+			dst := cur[int(a)*k : int(a)*k+k]
+			for b := range dst {
+				dst[b] *= e[b]
+				s += dst[b]
+			}
+		}
+		if !fb.rescaleRows(cur, as, k, s, i) {
+			return math.Inf(-1)
+		}
+		logZ += math.Log(s)
+	}
+	last := fb.alpha[(n-1)*wd : n*wd]
+	stop := 0.0
+	for _, c := range p.statesAt(words, n-2) {
+		for _, a := range p.statesAt(words, n-1) {
+			stop += last[int(c)*k+int(a)] * p.Trans[(int(c)*k1+int(a))*k1+k]
+		}
+	}
+	if !(stop > 0) {
+		return math.Inf(-1)
+	}
+	fb.stop = stop
+	return logZ + math.Log(stop)
+}
+
+// rescaleRows is rescale over the rows (blocks of k) listed.
+func (fb *FB) rescaleRows(a []float64, rows []int32, k int, s float64, i int) bool {
+	if !(s > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	inv := 1 / s
+	for _, r := range rows {
+		floats.Scale(inv, a[int(r)*k:int(r)*k+k])
+	}
+	fb.scale[i] = s
+	return true
+}
+
+func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) {
+	k, k1 := p.K, p.K+1
+	wd := k1 * k
+	n := len(words)
+	beta, prevBeta, u := fb.beta[:wd], fb.prev[:wd], fb.u[:wd]
+	inv := 1 / fb.stop
+	last := fb.alpha[(n-1)*wd : n*wd]
+	for _, c := range p.statesAt(words, n-2) {
+		for _, a := range p.statesAt(words, n-1) {
+			j, r := int(c)*k+int(a), (int(c)*k1+int(a))*k1
+			beta[j] = p.Trans[r+k] * inv
+			if acc != nil {
+				acc.Trans[r+k] += last[j] * inv
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		as := p.statesAt(words, i-1)
+		fb.posteriorRows(fb.alpha[i*wd:(i+1)*wd], beta, as, acc, rows, i, gamma, k)
+		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		cs := 1 / fb.scale[i]
+		if i == 0 {
+			if acc != nil {
+				sc := p.StartContext() * k1
+				for b := 0; b < k; b++ {
+					acc.Trans[sc+b] += e[b] * beta[k*k+b] * cs
+				}
+			}
+			break
+		}
+		// β is finite wherever it was last written, and e is 0 for the
+		// states a token may not take, so u is 0 there.
+		for _, a := range as {
+			for b := 0; b < k; b++ {
+				u[int(a)*k+b] = e[b] * beta[int(a)*k+b] * cs
+			}
+		}
+		prev := fb.alpha[(i-1)*wd : i*wd]
+		for _, c := range p.statesAt(words, i-2) {
+			for _, a := range as {
+				j := int(c)*k + int(a)
+				v := prev[j]
+				if v == 0 {
+					prevBeta[j] = 0 // not needed, as in backward1
+					continue
+				}
+				r := (int(c)*k1 + int(a)) * k1
+				ua := u[int(a)*k : int(a)*k+k]
+				prevBeta[j] = floats.Dot(p.Trans[r:r+k], ua)
+				if acc != nil {
+					floats.AddScaled(acc.Trans[r:r+k], v, ua)
+				}
+			}
+		}
+		beta, prevBeta = prevBeta, beta
+	}
+}

@@ -1,0 +1,101 @@
+package hmm
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+func tinyCorpus(t *testing.T, sents ...[]string) *Corpus {
+	t.Helper()
+	var recs []*format.Sentence
+	for _, s := range sents {
+		recs = append(recs, &format.Sentence{Words: s, Tags: s})
+	}
+	c, err := NewCorpus(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestGibbsMatchesExactPosterior runs the sampler on a 5-token corpus
+// with 2 states and compares the frequencies of the joint states (32, or 4 when a dictionary
+// fixes one word's state) with
+// the exact collapsed posterior by a χ² goodness-of-fit test (fixed
+// seed; samples thinned to every 10th sweep).
+func TestGibbsMatchesExactPosterior(t *testing.T) {
+	for _, dict := range []bool{false, true} {
+		c := tinyCorpus(t, []string{"a", "b"}, []string{"b", "a", "b"})
+		var allowed []bool
+		if dict {
+			allowed = []bool{true, true, false, true} // "b" is always state 1
+		}
+		s, _ := NewSpace(1, 2, len(c.Words), allowed)
+		const alphaT, alphaE = 0.5, 0.3
+		// Exact posterior by enumeration of the 2^5 taggings.
+		exact := make([]float64, 32)
+		tags := [][]int32{make([]int32, 2), make([]int32, 3)}
+		set := func(code int) {
+			for j := 0; j < 5; j++ {
+				v := int32(code >> j & 1)
+				if j < 2 {
+					tags[0][j] = v
+				} else {
+					tags[1][j-2] = v
+				}
+			}
+		}
+		z := 0.0
+		for code := range exact {
+			set(code)
+			if !s.allowed(1, int(tags[0][1])) || !s.allowed(1, int(tags[1][0])) || !s.allowed(1, int(tags[1][2])) {
+				continue // the dictionary forbids this tagging of "b"
+			}
+			exact[code] = math.Exp(CollapsedLogJoint(s, CountsOf(c, s, tags), alphaT, alphaE))
+			z += exact[code]
+		}
+		for i := range exact {
+			exact[i] /= z
+		}
+		g, err := NewSampler(c, s, alphaT, alphaE, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			g.Sweep(1)
+		}
+		const samples = 20000
+		freq := make([]float64, 32)
+		for i := 0; i < samples*10; i++ {
+			g.Sweep(1)
+			if i%10 == 0 {
+				code := 0
+				for j, v := range append(append([]int32(nil), g.Tags[0]...), g.Tags[1]...) {
+					code |= int(v) << j
+				}
+				freq[code]++
+			}
+		}
+		chi2, cells := 0.0, 0
+		for i, f := range freq {
+			e := exact[i] * samples
+			if e == 0 {
+				if f != 0 {
+					t.Fatalf("dict %v: the sampler visited tagging %05b, which has probability 0", dict, i)
+				}
+				continue
+			}
+			cells++
+			chi2 += (f - e) * (f - e) / e
+		}
+		pValue := distuv.ChiSquared{K: float64(cells - 1)}.Survival(chi2)
+		if pValue < 0.001 {
+			t.Errorf("dict %v: χ² = %.1f over %d degrees of freedom (p = %.2g): the sampler's frequencies do not match the posterior", dict, chi2, cells-1, pValue)
+		}
+		t.Logf("dict %v: χ² = %.1f over %d degrees of freedom, p = %.2g", dict, chi2, cells-1, pValue)
+	}
+}
