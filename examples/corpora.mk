@@ -14,6 +14,10 @@
 #   ud-en     UD English v1.4 without punctuation, XPOS tags: the train file
 #             to train; the dev file split by sentence, odd-numbered sentences
 #             to select (dev), even-numbered ones to report (test)
+#   ud-upos-L language L of ../shared/data/ud-nopunct (en, zh, tr, pt, ja, de,
+#             bg), UPOS tags: the same halves of its dev file; it trains on
+#             its train file, or (de, bg, which have none here) on the
+#             selection half (transductive for selection, held out for test)
 
 # The including Makefile's "all" stays the default goal.
 .DEFAULT_GOAL := all
@@ -50,8 +54,15 @@ UD_DEV    := conll2deps --tag xpos $(SHARED)/ud-nopunct/en-ud-dev-nopunct.conllu
 TRAIN_CMD := conll2deps --tag xpos $(NEEDS) | filterlen $(MAXLEN)
 DEV_CMD   := $(UD_DEV) | awk 'NR % 2 == 1' | filterlen $(MAXLEN)
 TEST_CMD  := $(UD_DEV) | awk 'NR % 2 == 0' | filterlen $(MAXLEN)
+else ifneq ($(filter ud-upos-%,$(DATA)),)
+UD_FILES  := $(SHARED)/ud-nopunct/$(DATA:ud-upos-%=%)-ud
+NEEDS     := $(UD_FILES)-dev-nopunct.conllu
+UD_DEV    := conll2deps --tag upos -q $(NEEDS)
+DEV_CMD   := $(UD_DEV) | awk 'NR % 2 == 1' | filterlen $(MAXLEN)
+TEST_CMD  := $(UD_DEV) | awk 'NR % 2 == 0' | filterlen $(MAXLEN)
+TRAIN_CMD := $(if $(wildcard $(UD_FILES)-train-nopunct-len15.conllu),conll2deps --tag upos -q $(UD_FILES)-train-nopunct-len15.conllu | filterlen $(MAXLEN),$(DEV_CMD))
 else
-$(error DATA must be treebank, ptb, ptb-ym or ud-en)
+$(error DATA must be treebank, ptb, ptb-ym, ud-en or ud-upos-LANG)
 endif
 
 $(OUT)/train.jsonl:
