@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -23,7 +24,8 @@ func shellLoop(t *testing.T, dir, corpus string, model []byte, iters int, estepF
 func TestShellLoopEqualsTrainDA(t *testing.T) {
 	dir := t.TempDir()
 	corpus := sampledCorpus(t, dir, 300)
-	init := run(t, nil, "dmv-init", "--init", "km", corpus)
+	// The initializer's M-step smooths with the run's λ.
+	init := run(t, nil, "dmv-init", "--init", "km", "--lambda", "0.1", corpus)
 	skew := writeTemp(t, dir, "init.jsonl", init)
 	model := init
 	for _, beta := range []string{"0.25", "0.5", "1"} {
@@ -36,13 +38,21 @@ func TestShellLoopEqualsTrainDA(t *testing.T) {
 	}
 }
 
+// zeroWeights is θ⁽⁰⁾ of zero as a file: the log-linear model whose
+// weights are all 0 (potentials 1), over the events of model.
+func zeroWeights(model []byte) []byte {
+	w := regexp.MustCompile(`"p":[^,}]*`).ReplaceAll(model, []byte(`"w":0`))
+	return bytes.Replace(w, []byte(`"unit":"p"`), []byte(`"unit":"w"`), 1)
+}
+
 // train-sa equals its epochs written as shell loops of estep --delta (or
 // --seg-beta) | mstep, and saves each epoch's model under a name that
-// says its value.
+// says its value. From zero, the first E-step runs on θ⁽⁰⁾ = all weights
+// 1 under the bias.
 func TestShellLoopEqualsTrainSA(t *testing.T) {
 	dir := t.TempDir()
 	corpus := sampledCorpus(t, dir, 300)
-	init := run(t, nil, "dmv-init", "--init", "zero", corpus)
+	init := zeroWeights(run(t, nil, "dmv-init", "--init", "zero", corpus))
 	model := init
 	saves := filepath.Join(dir, "epochs")
 	for _, delta := range []string{"-0.4", "-0.2", "0"} {
@@ -70,5 +80,43 @@ func TestShellLoopEqualsTrainSA(t *testing.T) {
 		"--seg-beta-final", "-0.5", "--max-iter", "2", "--tol", "1e-300", "-q", corpus)
 	if !bytes.Equal(model, trained) {
 		t.Fatal("epochs of estep --seg-beta | mstep differ from train-sa")
+	}
+}
+
+// Zero is θ⁽⁰⁾ = all weights 1 (DESIGN.md §5.2), and the skew of SDA is
+// θ⁽⁰⁾: SDA from zero is DA from zero, byte for byte.
+func TestSDAFromZeroIsDA(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	args := []string{"--init", "zero", "--beta0", "0.1", "--gamma", "2", "--lambda", "0.5", "--max-iter", "4", "-q", corpus}
+	da := run(t, nil, append([]string{"train-da"}, args...)...)
+	sda := run(t, nil, append([]string{"train-da", "--skew"}, args...)...)
+	if !bytes.Equal(da, sda) {
+		t.Fatal("train-da --init zero --skew differs from train-da --init zero")
+	}
+	// Not so from km, whose θ⁽⁰⁾ is a model of its own.
+	args[1] = "km"
+	if bytes.Equal(run(t, nil, append([]string{"train-da"}, args...)...), run(t, nil, append([]string{"train-da", "--skew"}, args...)...)) {
+		t.Fatal("SDA from km equals DA from km: the skew is not used")
+	}
+}
+
+// Model L's first E-step from zero is the biased E-step over all-ones
+// weights — not over the model of an unbiased first E-step (what dmv-init
+// --init zero writes).
+func TestModelLFirstEStepFromZero(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	zero := run(t, nil, "dmv-init", "--init", "zero", corpus)
+	ones := writeTemp(t, dir, "ones.jsonl", zeroWeights(zero))
+	want := run(t, run(t, nil, "estep", "--delta", "-0.4", "-m", ones, corpus), "mstep", "--lambda", "1")
+	got := run(t, nil, "train-sa", "--init", "zero", "--lambda", "1", "--delta0", "-0.4", "--delta-final", "-0.4",
+		"--max-iter", "1", "-q", corpus)
+	if !bytes.Equal(got, want) {
+		t.Fatal("train-sa --init zero, one iteration, differs from the biased E-step over all-ones weights")
+	}
+	unbiased := writeTemp(t, dir, "zero.jsonl", zero)
+	if bytes.Equal(got, run(t, run(t, nil, "estep", "--delta", "-0.4", "-m", unbiased, corpus), "mstep", "--lambda", "1")) {
+		t.Fatal("the biased first E-step equals one from the unbiased zero model")
 	}
 }

@@ -82,6 +82,17 @@ func TestShellLoopEqualsTrainEM(t *testing.T) {
 	if !bytes.Equal(hard, trained) {
 		t.Fatal("3 iterations of estep --hard | mstep --lambda 1 differ from train-em --hard")
 	}
+	// From zero, train-em's first iteration is the plain E-step on the
+	// all-ones weights and its M-step, which is what dmv-init writes.
+	zero := run(t, nil, "dmv-init", "--init", "zero", "--lambda", "0.5", corpus)
+	for i := 0; i < 3; i++ {
+		counts := run(t, nil, "estep", "-m", writeTemp(t, dir, "model.jsonl", zero), corpus)
+		zero = run(t, counts, "mstep", "--lambda", "0.5")
+	}
+	trained = run(t, nil, "train-em", "--init", "zero", "--lambda", "0.5", "--max-iter", "4", "-q", corpus)
+	if !bytes.Equal(zero, trained) {
+		t.Fatal("dmv-init --init zero and 3 iterations of estep | mstep differ from train-em --init zero --max-iter 4")
+	}
 }
 
 func writeTemp(t *testing.T, dir, name string, data []byte) string {

@@ -40,15 +40,23 @@ F1, crossing brackets per sentence, and the expected RANDOM and the UBOUND
 of the gold trees. A sentence needs gold heads and "pred", or a tree and a
 prediction.
 
+--against B.jsonl adds Smith's paired sign test of the input's "pred" against
+B's "pred" (the same sentences in the same order, tags equal): directed
+attachments under --root, wins (input right, B wrong), losses and ties per
+sentence (more right attachments) and per token, each with the exact two-sided
+binomial p-value of wins among wins + losses.
+
 Examples:
    conll2deps dev.conllu | filterlen 10 | baseline --attach right | score
    decode -m model.jsonl test10.jsonl | score --root exclude --json
    my-parser < test.jsonl | score --gold test.jsonl
-   ptb2deps --tree wsj/*/*.mrg | filterlen 10 | baseline --brackets right | score`,
+   ptb2deps --tree wsj/*/*.mrg | filterlen 10 | baseline --brackets right | score
+   decode -m sa.jsonl test10.jsonl | score --root exclude --against em-parses.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "headline convention: `count` (root attachment scored) or exclude (Smith's F1 over arcs between words)"},
 			&cli.BoolFlag{Name: "json", Usage: "write the report as one JSON line"},
 			&cli.StringFlag{Name: "gold", Usage: "take gold heads from the sentences of `FILE`, matched to the input by order (their tags must agree), for predictions that dropped \"heads\""},
+			&cli.StringFlag{Name: "against", Usage: "sign test against the \"pred\" of `FILE` (the same sentences, in order)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -56,7 +64,10 @@ Examples:
 			if err != nil {
 				return usagef("%v", err)
 			}
-			opts := score.Options{Root: root, JSON: c.Bool("json"), Gold: c.String("gold")}
+			opts := score.Options{Root: root, JSON: c.Bool("json"), Gold: c.String("gold"), Against: c.String("against")}
+			if opts.Against == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-") || opts.Gold == "-") {
+				return usagef("--against - and another input cannot both come from stdin")
+			}
 			if opts.Gold == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-")) {
 				return usagef("--gold - and the predictions cannot both come from stdin")
 			}

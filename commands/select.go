@@ -3,10 +3,12 @@ package commands
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/nbhd"
 	"github.com/grind-nlp/grind/stages/score"
 	"github.com/grind-nlp/grind/stages/selectmodel"
 )
@@ -25,6 +27,13 @@ func selectApp() *cli.App {
                      exclude; the dev sentences need gold heads
    --by likelihood   unsupervised selection: the dev objective, Σ log p(x) of
                      the dev sentences under the plain DMV (no gold needed)
+   --by contrast     unsupervised selection for contrastive estimation (Smith
+                     2006): the contrastive objective Σ log Z(x) − log Z(N(x))
+                     of the dev sentences under --nbhd (no prior, no gold);
+                     ranks log-linear ("w") and probability models alike
+
+--dev-sentences N keeps only the first N dev sentences: supervised selection
+with a few annotated sentences (Smith 2006, §8.6: 10 to 100 are enough).
 
 Every row shows both the accuracy (when dev has gold heads) and the
 log-likelihood, so one run tells how far unsupervised selection lands from
@@ -33,7 +42,8 @@ every model's log-likelihood (and counted); they are still parsed and scored.
 Models that give some dev sentences probability 0 (unsmoothed; column p=0)
 rank below the others by likelihood: fewer such sentences first, then the
 log-likelihood of the rest. Log-linear models (train-ce's "w") have no
-likelihood: they are ranked by accuracy only ("-" in the likelihood columns).
+likelihood ("-" in the likelihood columns): rank them --by accuracy or
+--by contrast.
 --best FILE writes the winning model there; --json writes one JSON line per
 model instead of the table (rank, model, directed, undirected, counted_* and
 excluded_* accuracies, loglik, cross_entropy, ...). The winner is also named
@@ -43,11 +53,15 @@ Examples:
    train-sa --delta0 -0.6 --save-dir sa train.jsonl > /dev/null
    select-model --dev dev.jsonl --root exclude sa/*.jsonl --best best.jsonl
    select-model --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1
+   select-model --dev dev.jsonl --dev-sentences 20 runs/*/*.jsonl    # 20 annotated
+   select-model --dev dev.jsonl --by contrast --nbhd del1ortrans1 ce/*.jsonl
    train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null
    select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
-			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "ranking: accuracy (supervised) or likelihood (unsupervised)"},
+			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "ranking: accuracy (supervised), likelihood or contrast (unsupervised)"},
+			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--by contrast: the neighbourhood `KIND` (" + strings.Join(nbhd.Kinds, ", ") + ")"},
+			&cli.IntFlag{Name: "dev-sentences", Usage: "use only the first `N` dev sentences (0: all)"},
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy convention: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON line per model instead of the table"},
@@ -65,10 +79,16 @@ Examples:
 			if c.NArg() == 0 {
 				return usagef("no models to select from")
 			}
+			if !nbhd.Known(c.String("nbhd")) {
+				return usagef("unknown --nbhd %q (want one of %s)", c.String("nbhd"), strings.Join(nbhd.Kinds, ", "))
+			}
+			if c.Int("dev-sentences") < 0 {
+				return usagef("--dev-sentences must be ≥ 0")
+			}
 			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}
 			return writeOutput(c, dev, func(w io.Writer) error {
 				rep, err := selectmodel.Run(w, selectmodel.Options{
-					Dev: dev, Models: c.Args().Slice(), By: by, Root: root,
+					Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), DevSentences: c.Int("dev-sentences"),
 					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),
 				})
 				if err == nil && !c.Bool("quiet") {

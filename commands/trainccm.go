@@ -65,7 +65,7 @@ Examples:
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "β of the first stage of da and sda, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
-			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKlein, Usage: "the DMV's initializer under dmvccm (as train-em's --init)"},
+			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "E-steps at most (per stage under da and sda)"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than this, relatively (default 1e-6; 1e-5 for dmvccm)"},

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/stages/anneal"
+	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 func init() { register("train-da", trainDAApp) }
@@ -19,8 +20,9 @@ func trainDAApp() *cli.App {
 p(y|x)^β, every probability raised to β. The first stage runs at β = --beta0;
 each stage runs EM to convergence (--tol, --max-iter per stage), then
 β ← min(1, γ·β); the last stage runs at β = 1 exactly, which is plain EM.
---skew is skewed DA: event weights p^β·λ₀^(1−β), where λ₀ is the starting
-model (--init's, or -m), so that early stages lean toward the initializer.
+--skew is skewed DA: event weights p^β·λ₀^(1−β), where λ₀ is the
+initializer's θ⁽⁰⁾ (or -m), so that early stages lean toward the initializer.
+For --init zero, θ⁽⁰⁾ is all weights 1, and SDA from zero is DA from zero.
 
 The iteration log (--log) has stage and beta on every line; its objective is
 the tempered one each stage climbs, (1/β)·Σ log Σ_y p(x,y)^β (λ₀^(1−β) inside
@@ -32,10 +34,10 @@ Examples:
    train-da --init zero --beta0 0.01 --gamma 1.5 wsj10.jsonl > da.jsonl
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
-		Flags: append(trainFlags("km"),
+		Flags: append(trainFlags(dmv.DefaultInit),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "β of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
-			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the starting model"},
+			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than this, relatively (default 1e-5)"},
 		),

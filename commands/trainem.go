@@ -15,7 +15,7 @@ func init() { register("train-em", trainEMApp) }
 // trainFlags are the flags every training loop shares.
 func trainFlags(defaultInit string) []cli.Flag {
 	return []cli.Flag{
-		initFlag(defaultInit),
+		initFlag(defaultInit), kleinConstFlag(),
 		modelFlag(false),
 		seedFlag(),
 		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "iterations at most (per stage, for the annealers)"},
@@ -40,7 +40,7 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 		}
 	}
 	return train.Job{
-		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"),
+		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"),
 		Workers: c.Int("workers"), LogPath: c.String("log"),
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: progress(c, total), Evaluate: attachmentAccuracy,
@@ -54,7 +54,10 @@ func trainEMApp() *cli.App {
 		Description: `Reads the corpus once and runs E and M steps in-process, in parallel over
 sentences, until the log-likelihood changes by less than --tol (relative) or
 --max-iter iterations; writes the model. The result equals the shell loop
-"estep -m M | mstep > M" run as many times, from dmv-init's model.
+"estep -m M | mstep > M" run as many times, from dmv-init's model (with
+--init zero, whose θ⁽⁰⁾ is a table of weights 1 and not a model, the first
+iteration is the E-step on those weights and dmv-init writes its M-step: the
+shell loop from it is one iteration behind).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits
@@ -63,11 +66,11 @@ symmetric Dirichlet); --final-lambda smooths the last counts once more before
 the model is written.
 
 Examples:
-   train-em wsj10.jsonl > model.jsonl                  # from the klein start
-   train-em --init km --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
+   train-em wsj10.jsonl > model.jsonl                  # from the km start
+   train-em --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
    train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
-		Flags: append(trainFlags(dmv.InitKlein),
+		Flags: append(trainFlags(dmv.DefaultInit),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-λ before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},

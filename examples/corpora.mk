@@ -1,12 +1,23 @@
 # The corpora of the example Makefiles, by DATA (included by em, ce and
-# anneal): each defines TRAIN_CMD (and DEV_CMD when the data has a dev
-# set), the sentence records of length ≤ MAXLEN, and NEEDS, the file it
-# reads, so a recipe can skip when ../shared/data is absent.
+# anneal): each defines TRAIN_CMD, DEV_CMD and TEST_CMD, the sentence
+# records of length ≤ MAXLEN of its train, dev and test parts, and NEEDS,
+# the file it reads, so a recipe can skip when ../shared/data is absent.
+# Train, dev (selection) and test (report) are different sentences (the
+# held-out protocol, DESIGN.md §6; counts in README.md, "Held-out protocol"):
 #
-#   treebank  the treebank grind ships (examples/treebank)
-#   ptb       the PTB sample, Collins heads (ptb2deps)
-#   ptb-ym    the same sentences, Yamada & Matsumoto heads (the .dp files)
-#   ud-en     UD English v1.4 without punctuation, XPOS tags, train and dev
+#   treebank  the treebank grind ships (examples/treebank): grind_0001–0005
+#             train, grind_0006 dev, grind_0007 test (a toy; grind_0008 has
+#             no sentence of length ≤ 10)
+#   ptb       the PTB sample, Collins heads (ptb2deps), split by file:
+#             wsj_0001–0139 train, wsj_0140–0169 dev, wsj_0170–0199 test
+#   ptb-ym    the same files, Yamada & Matsumoto heads (the .dp files)
+#   ud-en     UD English v1.4 without punctuation, XPOS tags: the train file
+#             to train; the dev file split by sentence, odd-numbered sentences
+#             to select (dev), even-numbered ones to report (test)
+#   ud-upos-L language L of ../shared/data/ud-nopunct (en, zh, tr, pt, ja, de,
+#             bg), UPOS tags: the same halves of its dev file; it trains on
+#             its train file, or (de, bg, which have none here) on the
+#             selection half (transductive for selection, held out for test)
 
 # The including Makefile's "all" stays the default goal.
 .DEFAULT_GOAL := all
@@ -18,21 +29,40 @@ MAXLEN   ?= 10
 OUT      ?= out/$(DATA)
 export PATH := $(BIN):$(PATH)
 
+PTB_TRAIN := 00/wsj_00*.mrg 01/wsj_01[0-3]*.mrg
+PTB_DEV   := 01/wsj_01[4-6]*.mrg
+PTB_TEST  := 01/wsj_01[7-9]*.mrg
 ifeq ($(DATA),treebank)
 NEEDS     := $(EXAMPLES)/treebank
-TRAIN_CMD := ptb2deps $(NEEDS)/*.mrg | filterlen $(MAXLEN)
+TRAIN_CMD := ptb2deps $(addprefix $(NEEDS)/,grind_000[1-5].mrg) | filterlen $(MAXLEN)
+DEV_CMD   := ptb2deps $(NEEDS)/grind_0006.mrg | filterlen $(MAXLEN)
+TEST_CMD  := ptb2deps $(NEEDS)/grind_0007.mrg | filterlen $(MAXLEN)
 else ifeq ($(DATA),ptb)
 NEEDS     := $(SHARED)/ptb-sample/wsj
-TRAIN_CMD := ptb2deps $(NEEDS)/*/*.mrg | filterlen $(MAXLEN)
+TRAIN_CMD := ptb2deps $(addprefix $(NEEDS)/,$(PTB_TRAIN)) | filterlen $(MAXLEN)
+DEV_CMD   := ptb2deps $(addprefix $(NEEDS)/,$(PTB_DEV)) | filterlen $(MAXLEN)
+TEST_CMD  := ptb2deps $(addprefix $(NEEDS)/,$(PTB_TEST)) | filterlen $(MAXLEN)
 else ifeq ($(DATA),ptb-ym)
 NEEDS     := $(SHARED)/ptb-sample-deps-ym
-TRAIN_CMD := conll2deps --quiet $(NEEDS)/*.dp | filterlen $(MAXLEN)
+YM         = $(addprefix $(NEEDS)/,$(notdir $(1:.mrg=.dp)))
+TRAIN_CMD := conll2deps --quiet $(call YM,$(PTB_TRAIN)) | filterlen $(MAXLEN)
+DEV_CMD   := conll2deps --quiet $(call YM,$(PTB_DEV)) | filterlen $(MAXLEN)
+TEST_CMD  := conll2deps --quiet $(call YM,$(PTB_TEST)) | filterlen $(MAXLEN)
 else ifeq ($(DATA),ud-en)
 NEEDS     := $(SHARED)/ud-nopunct/en-ud-train-nopunct-len15.conllu
+UD_DEV    := conll2deps --tag xpos $(SHARED)/ud-nopunct/en-ud-dev-nopunct.conllu
 TRAIN_CMD := conll2deps --tag xpos $(NEEDS) | filterlen $(MAXLEN)
-DEV_CMD   := conll2deps --tag xpos $(SHARED)/ud-nopunct/en-ud-dev-nopunct.conllu | filterlen $(MAXLEN)
+DEV_CMD   := $(UD_DEV) | awk 'NR % 2 == 1' | filterlen $(MAXLEN)
+TEST_CMD  := $(UD_DEV) | awk 'NR % 2 == 0' | filterlen $(MAXLEN)
+else ifneq ($(filter ud-upos-%,$(DATA)),)
+UD_FILES  := $(SHARED)/ud-nopunct/$(DATA:ud-upos-%=%)-ud
+NEEDS     := $(UD_FILES)-dev-nopunct.conllu
+UD_DEV    := conll2deps --tag upos -q $(NEEDS)
+DEV_CMD   := $(UD_DEV) | awk 'NR % 2 == 1' | filterlen $(MAXLEN)
+TEST_CMD  := $(UD_DEV) | awk 'NR % 2 == 0' | filterlen $(MAXLEN)
+TRAIN_CMD := $(if $(wildcard $(UD_FILES)-train-nopunct-len15.conllu),conll2deps --tag upos -q $(UD_FILES)-train-nopunct-len15.conllu | filterlen $(MAXLEN),$(DEV_CMD))
 else
-$(error DATA must be treebank, ptb, ptb-ym or ud-en)
+$(error DATA must be treebank, ptb, ptb-ym, ud-en or ud-upos-LANG)
 endif
 
 $(OUT)/train.jsonl:
@@ -41,3 +71,6 @@ $(OUT)/train.jsonl:
 
 $(OUT)/dev.jsonl: | $(OUT)/train.jsonl
 	$(DEV_CMD) > $@.tmp && mv $@.tmp $@
+
+$(OUT)/test.jsonl: | $(OUT)/train.jsonl
+	$(TEST_CMD) > $@.tmp && mv $@.tmp $@

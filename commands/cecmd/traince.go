@@ -14,6 +14,7 @@ import (
 	"github.com/grind-nlp/grind/commands"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -35,8 +36,9 @@ sentences; length's partition function is shared by all sentences of one
 length and computed once per length. The result does not depend on --workers.
 
 The model written carries "w" (a real weight per event); decode parses with
-it and score scores the parses. Training starts from the log-probabilities of
-the initializer's model (or of -m MODEL; a "w" model starts as it is); an
+it and score scores the parses. Training starts from the log of the
+initializer's θ⁽⁰⁾ — the weight vector 0 for --init zero, the log-probabilities
+of the model for the others — or of -m MODEL (a "w" model starts as it is); an
 event of probability 0 gets weight -50 (e^-50 ≈ 2e-22), since log 0 cannot be
 optimised.
 
@@ -52,11 +54,11 @@ objective is the one maximised (with the prior); with --delta, delta and
 (annealed) stage are on every line.
 
 Examples:
-   train-ce --nbhd del1ortrans1 --init local wsj10.jsonl > ce.jsonl
+   train-ce --nbhd del1ortrans1 wsj10.jsonl > ce.jsonl
    train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
    train-ce --delta -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
    decode -m ce.jsonl test10.jsonl | score`,
-		Flags: append(commands.TrainFlags("local"),
+		Flags: append(commands.TrainFlags(dmv.DefaultInit),
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than this, relatively"},

@@ -39,7 +39,7 @@ for set in en-test en-all es zh; do
 		esac
 		label=$(echo $sys | sed 's/lbranch/LBRANCH/; s/rbranch/RBRANCH/; s/^random/RANDOM (expected)/; s/ubound/UBOUND/;
 			s/ccm2-em/CCM2 EM/; s/ccm2-sda/CCM2 SDA/; s/ccm-em/CCM EM/; s/ccm-sda/CCM SDA/; s/ccm-da/CCM DA/;
-			s/dmvccm/DMV+CCM/; s/^dmv$/DMV (klein start)/')
+			s/dmvccm/DMV+CCM/; s/^dmv$/DMV (km start)/')
 		echo "| $name | $label | $up | $ur | $f1 | $se | $d | $u |"
 	done
 done

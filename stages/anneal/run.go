@@ -16,7 +16,8 @@ import (
 type DAOptions struct {
 	Beta0, Gamma float64 // the schedule: β₀, then β ← min(1, γβ)
 	// Skew makes it skewed DA: event weights p^β·λ₀^(1−β), λ₀ the
-	// starting model (the initializer's, or -m).
+	// initializer's θ⁽⁰⁾ weights (or the -m model); for zero all 1, so
+	// SDA from zero is DA from zero.
 	Skew    bool
 	Lambda  float64 // add-λ in every M-step
 	MaxIter int     // iterations per stage at most (0: the default)
@@ -33,14 +34,14 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	if err != nil {
 		return err
 	}
-	s, start, err := train.Begin(src, job)
+	s, start, err := train.Begin(src, job, opts.Lambda)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	var skew *dmv.Params
 	if opts.Skew {
-		skew = start
+		skew = start.Params
 	}
 	stages := make([]dmv.Reweighting, len(betas))
 	for k, b := range betas {
@@ -48,7 +49,7 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	}
 	a := newAnnealer(s, stages, Beta, opts.Lambda, opts.MaxIter, opts.Tol)
 	a.AfterStage = stageReport(s, a, opts.SaveDir, false)
-	res, err := a.Run(start)
+	res, err := a.Run(start.Params)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 	if err != nil {
 		return err
 	}
-	s, start, err := train.Begin(src, job)
+	s, start, err := train.Begin(src, job, opts.Lambda)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 	}
 	a := newAnnealer(s, stages, opts.Anneals, opts.Lambda, opts.MaxIter, opts.Tol)
 	a.AfterStage = stageReport(s, a, opts.SaveDir, true)
-	res, err := a.Run(start)
+	res, err := a.Run(start.Params)
 	if err != nil {
 		return err
 	}

@@ -339,12 +339,12 @@ func fmtTree(tags, heads []int) string {
 	return string(b)
 }
 
-// The klein initializer's counts on A B C, computed by hand: each token is
+// The km initializer's counts on A B C, computed by hand: each token is
 // the root with mass 1/3 and spreads 2/3 over the others as 1/distance.
-func TestHarmonicCounts(t *testing.T) {
+func TestKMCounts(t *testing.T) {
 	ts := NewTagSet("A", "B", "C")
 	c := &Corpus{Tags: ts, Sents: [][]int{{0, 1, 2}}, Gold: [][]int{nil}, Tokens: 3, MaxLen: 3}
-	got := harmonicCounts(c)
+	got := KMCounts(c)
 	want := NewParams(3)
 	for a := 0; a < 3; a++ {
 		want.Root[a] = 1.0 / 3
@@ -424,5 +424,52 @@ func TestLogLinearDecoderMatchesExtend(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("mbr=%v: %v, extended model %v", mbr, got, want)
 		}
+	}
+}
+
+// The klein initializer's counts on A B C with constant 1, worked by hand:
+// each head takes 2/3 argument, spread as 1/(1 + distance) — A gives
+// 1/2 : 1/3 to B and C, i.e. 2/5 and 4/15; B gives 1/3 to each side — and
+// the root takes each token with 1/3. Every side has k < 1 expected
+// children, so it continues once with k, stops first with 1 − k and
+// stops after a child with k.
+func TestKleinCounts(t *testing.T) {
+	ts := NewTagSet("A", "B", "C")
+	c := &Corpus{Tags: ts, Sents: [][]int{{0, 1, 2}}, Gold: [][]int{nil}, Tokens: 3, MaxLen: 3}
+	got := KleinCounts(c, 1)
+	want := NewParams(3)
+	const A, B, C = 0, 1, 2
+	want.Root[A], want.Root[B], want.Root[C] = 1.0/3, 1.0/3, 1.0/3
+	want.Child[want.ChildIndex(A, Right, B)] = 2.0 / 5
+	want.Child[want.ChildIndex(A, Right, C)] = 4.0 / 15
+	want.Child[want.ChildIndex(B, Left, A)] = 1.0 / 3
+	want.Child[want.ChildIndex(B, Right, C)] = 1.0 / 3
+	want.Child[want.ChildIndex(C, Left, B)] = 2.0 / 5
+	want.Child[want.ChildIndex(C, Left, A)] = 4.0 / 15
+	for _, s := range []struct {
+		h, dir                    int
+		stopAdj, contAdj, stopNon float64
+	}{
+		{A, Left, 1, 0, 0}, {A, Right, 1.0 / 3, 2.0 / 3, 2.0 / 3},
+		{B, Left, 2.0 / 3, 1.0 / 3, 1.0 / 3}, {B, Right, 2.0 / 3, 1.0 / 3, 1.0 / 3},
+		{C, Left, 1.0 / 3, 2.0 / 3, 2.0 / 3}, {C, Right, 1, 0, 0},
+	} {
+		want.Stop[DecisionIndex(s.h, s.dir, Adj)] = s.stopAdj
+		want.Cont[DecisionIndex(s.h, s.dir, Adj)] = s.contAdj
+		want.Stop[DecisionIndex(s.h, s.dir, NonAdj)] = s.stopNon
+	}
+	gt, wt := got.Tables(), want.Tables()
+	for k := range gt {
+		for i := range gt[k] {
+			if math.Abs(gt[k][i]-wt[k][i]) > 1e-15 {
+				t.Errorf("table %d entry %d: %v, want %v", k, i, gt[k][i], wt[k][i])
+			}
+		}
+	}
+	// A larger constant flattens the preference: at c = 1000, A's two
+	// arguments are in the ratio 1002 : 1001.
+	flat := KleinCounts(c, 1000)
+	if r := flat.Child[flat.ChildIndex(A, Right, B)] / flat.Child[flat.ChildIndex(A, Right, C)]; math.Abs(r-1002.0/1001) > 1e-12 {
+		t.Errorf("c = 1000: A's B/C ratio %v, want 1002/1001", r)
 	}
 }

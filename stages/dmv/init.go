@@ -2,55 +2,71 @@ package dmv
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
-// Initializers (DESIGN.md §5.2). Each but uniform and random is one
-// special E-step followed by an M-step.
+// Initializers (DESIGN.md §5.2). Each gives an estimator its θ⁽⁰⁾.
 const (
-	InitZero    = "zero"    // all weights 1: the uniform posterior over trees
-	InitKM      = "km"      // Klein & Manning's harmonic start, in Smith's form
-	InitKlein   = "klein"   // Klein & Manning's harmonic start, as Klein describes it
-	InitLocal   = "local"   // edge weight 1 + 1/|i−j|
+	InitZero    = "zero"    // all weights 1, handed to the estimator's own first E-step
+	InitKM      = "km"      // Smith's K&M: a special E-step with no dynamic program
+	InitKlein   = "klein"   // Klein's harmonic start: head-normalised, 1/(c + distance)
+	InitLocal   = "local"   // inside–outside under edge weight 1 + 1/|i−j|
 	InitUniform = "uniform" // every multinomial uniform
 	InitRandom  = "random"  // every multinomial from a flat Dirichlet
 )
 
-// Initializers lists the names InitialModel accepts.
+// Initializers lists the names Initialize accepts.
 var Initializers = []string{InitZero, InitKM, InitKlein, InitLocal, InitUniform, InitRandom}
 
-// InitOptions configure InitialModel.
+// DefaultInit is the start of every trainer.
+const DefaultInit = InitKM
+
+// DefaultKleinConst is the constant klein adds to every distance.
+const DefaultKleinConst = 1.0
+
+// InitOptions configure Initialize.
 type InitOptions struct {
-	Lambda  float64 // add-λ in the initial M-step
-	Seed    uint64  // for random
-	Workers int
+	Lambda     float64 // add-λ in the initializer's M-step: the run's own λ
+	Seed       uint64  // for random
+	KleinConst float64 // c in klein's 1/(c + |i−j|); must be > −1
+	Workers    int
 }
 
-// InitialModel builds a starting model for the corpus.
-//
-// klein follows Klein's own description instead (harmonicCounts).
-//
-// km is Smith's (2006, Eq. 3.14) reading of Klein & Manning's harmonic
-// initializer: the posterior over trees whose score is the product of
-// 1/|i−j| over non-root edges (root, stop and cont weights all 1),
-// computed by the ordinary inside–outside; the M-step of those expected
-// counts is the model. Klein's own text leaves the stop counts
-// unspecified; this form fixes them by the same posterior.
-func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
+// Start is θ⁽⁰⁾, what an estimator's first E-step runs on. It is either a
+// normalised model (Weights false) or, for zero, a table of unnormalised
+// weights (all 1) that is not a model: every estimator loads it into its
+// chart exactly as it would a model — with β for DA, the skew for SDA,
+// e^{δ|i−j|} for Model L, log weights for CE — so one mechanism serves
+// all of them.
+type Start struct {
+	Params  *Params
+	Weights bool
+}
+
+// Initialize makes θ⁽⁰⁾ for the corpus with the named initializer.
+func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 	t := c.Tags.Len()
-	ones := NewParams(t)
-	ones.Fill(1)
-	var dist func(int) float64
 	switch name {
 	case InitZero:
+		ones := NewParams(t)
+		ones.Fill(1)
+		return Start{Params: ones, Weights: true}, nil
 	case InitKM:
-		dist = func(d int) float64 { return 1 / float64(max(d, 1)) }
-	case InitLocal:
-		dist = func(d int) float64 { return 1 + 1/float64(max(d, 1)) }
+		return Start{Params: MStep(KMCounts(c), opts.Lambda)}, nil
 	case InitKlein:
-		return MStep(harmonicCounts(c), opts.Lambda), nil
+		if !(opts.KleinConst > -1) || math.IsInf(opts.KleinConst, 0) {
+			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
+		}
+		return Start{Params: MStep(KleinCounts(c, opts.KleinConst), opts.Lambda)}, nil
+	case InitLocal:
+		ones := NewParams(t)
+		ones.Fill(1)
+		local := func(d int) float64 { return 1 + 1/float64(max(d, 1)) }
+		res := NewEStepper(c).Run(ones, EStepOptions{Dist: local, Workers: opts.Workers})
+		return Start{Params: MStep(res.Counts, opts.Lambda)}, nil
 	case InitUniform:
-		return MStep(NewParams(t), 1), nil
+		return Start{Params: MStep(NewParams(t), 1)}, nil
 	case InitRandom:
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 		draws := NewParams(t)
@@ -59,24 +75,38 @@ func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
 				tab[i] = rng.ExpFloat64() // Gamma(1): normalised, a flat Dirichlet
 			}
 		}
-		return MStep(draws, 0), nil
-	default:
-		return nil, fmt.Errorf("unknown initializer %q (want one of %v)", name, Initializers)
+		return Start{Params: MStep(draws, 0)}, nil
 	}
-	res := NewEStepper(c).Run(ones, EStepOptions{Dist: dist, Workers: opts.Workers})
-	return MStep(res.Counts, opts.Lambda), nil
+	return Start{}, fmt.Errorf("unknown initializer %q (want one of %v)", name, Initializers)
 }
 
-// harmonicCounts are the counts of Klein's description of the harmonic
-// start: a first E-step that is not a posterior over trees. In a sentence
-// of n tokens every token is the root with mass 1/n, and spreads its
-// remaining mass 1 − 1/n over the other tokens as heads in proportion to
-// 1/distance. Klein leaves the stop counts open; here they follow the
-// mass: a head whose side receives k expected children continues at the
-// first decision with mass min(1, k), stops there with the rest, and
-// after a first child continues max(0, k − 1) times and stops min(1, k)
-// times — the counts of a chain of k children.
-func harmonicCounts(c *Corpus) *Params {
+// InitialModel is the initializer's start as a normalised model: for a
+// weight table (zero), the M-step of one plain E-step over it — what
+// dmv-init writes, and what plain EM's first iteration gives.
+func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
+	s, err := Initialize(c, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.Model(c, opts.Lambda, opts.Workers), nil
+}
+
+// Model is s as a normalised model (see InitialModel).
+func (s Start) Model(c *Corpus, lambda float64, workers int) *Params {
+	if !s.Weights {
+		return s.Params
+	}
+	res := NewEStepper(c).Run(s.Params, EStepOptions{Workers: workers})
+	return MStep(res.Counts, lambda)
+}
+
+// KMCounts are the counts of Smith's K&M initializer (2006, §3.3.1): a
+// special E-step with no dynamic program. In a sentence of n tokens every
+// token is the root with mass 1/n, and token j is a child of token i ≠ j
+// with mass Z(n, j)/|i−j|, Z(n, j) = (1 − 1/n)/Σ_{i≠j} 1/|i−j|: each
+// token's mass as a dependent sums to 1 − 1/n. The stop counts are
+// grind's own rule (chainDecisions); the papers give none.
+func KMCounts(c *Corpus) *Params {
 	counts := NewParams(c.Tags.Len())
 	var mass [2][]float64 // [dir][head]: expected children on that side
 	for _, tags := range c.Sents {
@@ -96,25 +126,81 @@ func harmonicCounts(c *Corpus) *Params {
 				if h == dep {
 					continue
 				}
-				dir := Right
-				if dep < h {
-					dir = Left
-				}
 				m := (1 - 1/float64(n)) / float64(abs(h-dep)) / z
+				dir := side(h, dep)
 				counts.Child[counts.ChildIndex(th, dir, td)] += m
 				mass[dir][h] += m
 			}
 		}
-		for h, th := range tags {
-			for dir := Left; dir <= Right; dir++ {
-				k := mass[dir][h]
-				first := min(1, k)
-				counts.Cont[DecisionIndex(th, dir, Adj)] += first
-				counts.Stop[DecisionIndex(th, dir, Adj)] += 1 - first
-				counts.Cont[DecisionIndex(th, dir, NonAdj)] += max(0, k-1)
-				counts.Stop[DecisionIndex(th, dir, NonAdj)] += first
-			}
-		}
+		chainDecisions(counts, tags, mass)
 	}
 	return counts
+}
+
+// KleinCounts are the counts of Klein's own description of the harmonic
+// start (Klein 2005, §6.2): "all non-ROOT words took the same number of
+// arguments, and each took other words as arguments in inverse proportion
+// to (a constant plus) the distance between them. The ROOT always had a
+// single argument and took each word with equal probability."
+// Head-normalised, unlike KMCounts: in a sentence of n tokens each token
+// takes (n − 1)/n arguments (so that all of them take the n − 1 a tree
+// has), spread over the other tokens in proportion to 1/(cst + |i−j|); the
+// root takes each token with mass 1/n. The stop counts follow grind's
+// rule (chainDecisions); Klein gives none.
+func KleinCounts(c *Corpus, cst float64) *Params {
+	counts := NewParams(c.Tags.Len())
+	var mass [2][]float64
+	for _, tags := range c.Sents {
+		n := len(tags)
+		for d := range mass {
+			mass[d] = append(mass[d][:0], make([]float64, n)...)
+		}
+		for h, th := range tags {
+			counts.Root[th] += 1 / float64(n)
+			z := 0.0
+			for a := range tags {
+				if a != h {
+					z += 1 / (cst + float64(abs(h-a)))
+				}
+			}
+			for a, ta := range tags {
+				if a == h {
+					continue
+				}
+				m := (1 - 1/float64(n)) / (cst + float64(abs(h-a))) / z
+				dir := side(h, a)
+				counts.Child[counts.ChildIndex(th, dir, ta)] += m
+				mass[dir][h] += m
+			}
+		}
+		chainDecisions(counts, tags, mass)
+	}
+	return counts
+}
+
+// side is the direction of a child at position a from its head at h.
+func side(h, a int) int {
+	if a < h {
+		return Left
+	}
+	return Right
+}
+
+// chainDecisions adds grind's stop and continue counts for heads whose
+// sides received mass[dir][h] expected children: the counts of a chain of
+// k children, with k fractional — continue at the first decision with
+// mass min(1, k), stop there with the rest; after a first child continue
+// max(0, k − 1) times and stop min(1, k) times. (The papers leave these
+// counts open; this rule is grind's.)
+func chainDecisions(counts *Params, tags []int, mass [2][]float64) {
+	for h, th := range tags {
+		for dir := Left; dir <= Right; dir++ {
+			k := mass[dir][h]
+			first := min(1, k)
+			counts.Cont[DecisionIndex(th, dir, Adj)] += first
+			counts.Stop[DecisionIndex(th, dir, Adj)] += 1 - first
+			counts.Cont[DecisionIndex(th, dir, NonAdj)] += max(0, k-1)
+			counts.Stop[DecisionIndex(th, dir, NonAdj)] += first
+		}
+	}
 }

@@ -20,7 +20,7 @@ type Model struct {
 
 // Options control Train.
 type Options struct {
-	DMVInit   string        // dmv initializer, dmv.InitKlein when ""
+	DMVInit   string        // dmv initializer, dmv.InitKM when ""
 	CCMStart  ccm.Start     // ccm.SplitUniform when ""
 	Smoothing ccm.Smoothing // the CCM's; ccm.KleinSmoothing when zero
 	MaxIter   int           // 100 when 0
@@ -46,7 +46,7 @@ type Options struct {
 // This is the library loop; the programs' family interface is separate.
 func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 	if opts.DMVInit == "" {
-		opts.DMVInit = dmv.InitKlein
+		opts.DMVInit = dmv.InitKM
 	}
 	if opts.CCMStart == "" {
 		opts.CCMStart = ccm.SplitUniform

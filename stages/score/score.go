@@ -152,6 +152,8 @@ type Report struct {
 	// Brackets is present when sentences carried "tree" and a prediction
 	// (brackets.go).
 	Brackets *BracketReport `json:"brackets,omitempty"`
+	// SignTest is the comparison with --against (signtest.go).
+	SignTest *SignTest `json:"sign_test,omitempty"`
 }
 
 // ratio is a/b, or 0 when there is nothing to score (no NaN in reports).
@@ -242,6 +244,10 @@ type Options struct {
 	// Gold, when set, is a file of sentences whose heads are the gold
 	// trees of the input's predictions, matched by order.
 	Gold string
+	// Against, when set, is a file of another parser's predictions of the
+	// same sentences in the same order: the report adds the sign test of
+	// the input's against them (signtest.go).
+	Against string
 }
 
 // ErrNoSentences is the error of an input with nothing to score.
@@ -260,8 +266,18 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 			return err
 		}
 	}
+	var against *againstFile
+	var signs *signTally
+	if opts.Against != "" {
+		var err error
+		if against, err = readAgainst(opts.Against, src.Stdin); err != nil {
+			return err
+		}
+		signs = &signTally{root: opts.Root}
+	}
 	sc := NewScorer()
 	var brackets bracketScorer
+	seen := 0 // input records read, to match --against by order
 	next := 0 // the gold sentence of the next input record
 	err := pipeline.EachRecord(src, func(s *format.Sentence, _ *pipeline.Lines) error {
 		heads := s.Heads
@@ -276,8 +292,17 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 			heads = g.Heads
 		}
-		// Validated after taking the gold sentence, so that a skipped bad
-		// record keeps the rest matched.
+		if against != nil {
+			seen++
+			if seen > len(against.pred) {
+				return pipeline.BadRecord(fmt.Errorf("more sentences than --against file %s has (%d)", against.name, len(against.pred)))
+			}
+			if err := sameTags(against.tags[seen-1], s.Tags); err != nil {
+				return pipeline.BadRecord(fmt.Errorf("does not match sentence %d of --against file %s: %w", seen, against.name, err))
+			}
+		}
+		// Validated after taking the gold (and --against) sentence, so that
+		// a skipped bad record keeps the rest matched.
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -295,6 +320,9 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		case s.Pred == nil:
 			return pipeline.BadRecord(errors.New(`sentence has no prediction "pred" to score`))
 		}
+		if against != nil {
+			signs.add(heads, s.Pred, against.pred[seen-1])
+		}
 		sc.Add(heads, s.Pred)
 		return nil
 	})
@@ -307,8 +335,14 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	if gold != nil && next < len(gold.sentences) {
 		return fmt.Errorf("input ended after %d sentences, but gold file %s has %d", next, gold.name, len(gold.sentences))
 	}
+	if against != nil && seen < len(against.pred) {
+		return fmt.Errorf("input ended after %d sentences, but --against file %s has %d", seen, against.name, len(against.pred))
+	}
 	r := sc.Report(opts.Root)
 	r.Brackets = brackets.report()
+	if signs != nil {
+		r.SignTest = signs.report(opts.Against)
+	}
 	if opts.JSON {
 		return pipeline.WriteRecord(w, r)
 	}
@@ -421,6 +455,9 @@ func WriteTable(w io.Writer, r Report) error {
 			continue
 		}
 		add("  %6d  %9d  %7d    %6.1f      %6.1f\n", row.Length, row.Sentences, row.Tokens, pct(row.Directed), pct(row.Undirected))
+	}
+	if r.SignTest != nil {
+		writeSignTest(add, r.SignTest)
 	}
 	_, err := w.Write(b)
 	return err

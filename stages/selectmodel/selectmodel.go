@@ -36,10 +36,10 @@ const (
 // ParseCriterion reads the value of --by.
 func ParseCriterion(s string) (Criterion, error) {
 	switch c := Criterion(s); c {
-	case Accuracy, Likelihood:
+	case Accuracy, Likelihood, Contrast:
 		return c, nil
 	}
-	return "", fmt.Errorf("--by must be %q or %q, not %q", Accuracy, Likelihood, s)
+	return "", fmt.Errorf("--by must be %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, s)
 }
 
 // Options of a selection.
@@ -47,6 +47,11 @@ type Options struct {
 	Dev    pipeline.Source // the dev sentences
 	Models []string        // the candidates' files
 	By     Criterion
+	// Nbhd is the neighbourhood of --by contrast (nbhd.Kinds).
+	Nbhd string
+	// DevSentences, when > 0, keeps only the first that many dev
+	// sentences: selection with a few annotated sentences (Smith §8.6).
+	DevSentences int
 	// Root is the convention of the accuracy that ranks (and of the
 	// table's headline columns).
 	Root    score.Convention
@@ -85,6 +90,10 @@ type Row struct {
 	// LogLinear marks a log-linear model (train-ce's "w"): its trees'
 	// scores are no probabilities, and the log-likelihood fields are 0.
 	LogLinear bool `json:"log_linear,omitempty"`
+	// Contrast is the contrastive objective on the dev sentences every
+	// model knows, under neighbourhood Nbhd (--by contrast only).
+	Contrast *format.Real `json:"contrast,omitempty"`
+	Nbhd     string       `json:"nbhd,omitempty"`
 }
 
 // Report says what the selection met, for stderr.
@@ -108,6 +117,10 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		return rep, err
 	}
 	devName := pipeline.DescribeInputs(opts.Dev.Names)
+	if opts.DevSentences > 0 && opts.DevSentences < len(dev) {
+		devName = fmt.Sprintf("the first %d of %d sentences of %s", opts.DevSentences, len(dev), devName)
+		dev = dev[:opts.DevSentences]
+	}
 	gold := true
 	for _, s := range dev {
 		gold = gold && s.Heads != nil
@@ -122,7 +135,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 			return rep, err
 		}
 		if models[i].Unit != format.Prob && opts.By == Likelihood {
-			return rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by accuracy", path)
+			return rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by contrast or --by accuracy", path)
 		}
 		if potentials[i], err = models[i].Potentials(); err != nil {
 			return rep, fmt.Errorf("%s: %w", path, err)
@@ -157,6 +170,14 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		}
 		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
+		if opts.By == Contrast {
+			v, err := contrast(dev, known, m, opts.Nbhd, opts.Workers)
+			if err != nil {
+				return rep, fmt.Errorf("%s: %w", opts.Models[i], err)
+			}
+			c := format.Real(v)
+			rows[i].Contrast, rows[i].Nbhd = &c, opts.Nbhd
+		}
 	}
 	order := rank(rows, opts.By)
 	ranked := make([]Row, len(rows))
@@ -293,6 +314,9 @@ func rank(rows []Row, by Criterion) []int {
 		if by == Accuracy {
 			return cmp.Compare(*rb.Directed, *ra.Directed) // higher first
 		}
+		if by == Contrast {
+			return cmp.Compare(float64(*rb.Contrast), float64(*ra.Contrast))
+		}
 		if c := cmp.Compare(ra.ZeroProbability, rb.ZeroProbability); c != 0 {
 			return c
 		}
@@ -311,11 +335,18 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	if opts.By == Likelihood {
 		by = "dev log-likelihood (plain DMV)"
 	}
+	if opts.By == Contrast {
+		by = "dev contrastive objective (" + opts.Nbhd + ")"
+	}
 	fmt.Fprintf(&b, "%d models ranked by %s on %s: %d sentences, %d tokens", len(rows), by, dev, rows[0].Sentences, rows[0].Tokens)
 	if unscorable > 0 {
 		fmt.Fprintf(&b, "; log-likelihood over the %d sentences whose tags every model knows", rows[0].LogLikSentences)
 	}
-	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0  model\n")
+	contrastHead := ""
+	if opts.By == Contrast {
+		contrastHead = "        contrast"
+	}
+	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0%s  model\n", contrastHead)
 	pct := func(f *float64) string {
 		if f == nil {
 			return "-"
@@ -326,6 +357,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		ll := fmt.Sprintf("%14.6g  %10.4f  %3d", float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability)
 		if r.LogLinear {
 			ll = fmt.Sprintf("%14s  %10s  %3s", "-", "-", "-") // no probabilities
+		}
+		if r.Contrast != nil {
+			ll += fmt.Sprintf("  %14.6g", float64(*r.Contrast))
 		}
 		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected), ll, r.Model)
 	}

@@ -65,6 +65,8 @@ type Result struct {
 // Run trains from model start. Each iteration takes an E-step with the
 // current model (its objective is that model's log-likelihood, or for
 // Viterbi EM the log-probability of its best parses) and an M-step; the
+// start may also be θ⁽⁰⁾ as a table of weights that is not a model
+// (dmv.Start, zero's all ones), which the first E-step takes as it is. The
 // run stops after the iteration whose objective changed by less than Tol,
 // or after MaxIter iterations, and returns the model of the last M-step.
 func (em *EM) Run(start *dmv.Params) (*Result, error) {

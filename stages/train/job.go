@@ -19,6 +19,7 @@ type Job struct {
 	Init       string // initializer name, when StartModel is empty
 	StartModel string // a model file to start from instead
 	Seed       uint64
+	KleinConst float64 // klein's constant (dmv.InitOptions)
 	Workers    int
 	LogPath    string // one format.Iteration per line ("" for none)
 	SaveEvery  int    // save the model every SaveEvery iterations (0: never)
@@ -40,9 +41,12 @@ type Session struct {
 	Job    Job
 	Corpus *dmv.Corpus
 	start  *dmv.Table // the -m model, when given
-	estep  *dmv.EStepper
-	log    *os.File
-	iters  int
+	// weights is θ⁽⁰⁾ when it is a weight table (zero), not a model:
+	// iterations that run on it are logged but not saved as models.
+	weights *dmv.Params
+	estep   *dmv.EStepper
+	log     *os.File
+	iters   int
 }
 
 // Open reads the corpus of src and opens the log.
@@ -101,16 +105,32 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// StartModel is the model training begins from: the given file, or the
-// initializer's model.
-func (s *Session) StartModel(lambda float64) (*dmv.Params, error) {
+// Start is θ⁽⁰⁾ (DESIGN.md §5.2): the -m model, or the initializer's
+// start with the run's λ in its M-step.
+func (s *Session) Start(lambda float64) (dmv.Start, error) {
 	if s.start != nil {
 		if s.start.Unit != format.Prob {
-			return nil, fmt.Errorf("%s: not a probability model", s.Job.StartModel)
+			return dmv.Start{}, fmt.Errorf("%s: not a probability model", s.Job.StartModel)
 		}
-		return s.start.Params, nil
+		return dmv.Start{Params: s.start.Params}, nil
 	}
-	return dmv.InitialModel(s.Corpus, s.Job.Init, dmv.InitOptions{Lambda: lambda, Seed: s.Job.Seed, Workers: s.Job.Workers})
+	st, err := dmv.Initialize(s.Corpus, s.Job.Init, s.InitOptions(lambda))
+	if err != nil {
+		return dmv.Start{}, err
+	}
+	if st.Weights {
+		s.weights = st.Params
+	}
+	return st, nil
+}
+
+// InitOptions are the initializer's settings for this run.
+func (s *Session) InitOptions(lambda float64) dmv.InitOptions {
+	c := s.Job.KleinConst
+	if c == 0 {
+		c = dmv.DefaultKleinConst
+	}
+	return dmv.InitOptions{Lambda: lambda, Seed: s.Job.Seed, KleinConst: c, Workers: s.Job.Workers}
 }
 
 // Observe is the observer of every iteration: accuracy (when asked),
@@ -132,7 +152,7 @@ func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 		}
 	}
 	s.Job.Progress.Iteration(it)
-	if s.Job.SaveEvery > 0 && s.iters%s.Job.SaveEvery == 0 {
+	if s.Job.SaveEvery > 0 && s.iters%s.Job.SaveEvery == 0 && model != s.weights {
 		path := filepath.Join(s.Job.SaveDir, fmt.Sprintf("iter-%04d.jsonl", it.Iter))
 		if err := s.Save(path, model); err != nil {
 			return err
@@ -164,17 +184,17 @@ func (s *Session) unit() format.Unit {
 // whose start is not a probability model.
 func (s *Session) StartTable() *dmv.Table { return s.start }
 
-// Begin opens a session and makes the model its training starts from
-// (the -m model, or the initializer's with no smoothing).
-func Begin(src pipeline.Source, job Job) (*Session, *dmv.Params, error) {
+// Begin opens a session and makes θ⁽⁰⁾, the start its training's first
+// E-step runs on (the -m model, or the initializer's with the run's λ).
+func Begin(src pipeline.Source, job Job, lambda float64) (*Session, dmv.Start, error) {
 	s, err := Open(src, job)
 	if err != nil {
-		return nil, nil, err
+		return nil, dmv.Start{}, err
 	}
-	start, err := s.StartModel(0)
+	start, err := s.Start(lambda)
 	if err != nil {
 		s.Close()
-		return nil, nil, err
+		return nil, dmv.Start{}, err
 	}
 	return s, start, nil
 }
@@ -190,7 +210,7 @@ type EMOptions struct {
 
 // RunEM trains by EM, MAP/EM or Viterbi EM and writes the model to w.
 func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
-	s, start, err := Begin(src, job)
+	s, start, err := Begin(src, job, opts.Lambda)
 	if err != nil {
 		return err
 	}
@@ -203,7 +223,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		Tol:     opts.Tol,
 		Observe: s.Observe,
 	}
-	res, err := em.Run(start)
+	res, err := em.Run(start.Params)
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,8 @@ type Options struct {
 
 // Run trains a log-linear DMV by CE on the sentences of src and writes it
 // (unit "w") to w. The start is the -m model (log-probabilities of a "p"
-// model, or a "w" model as it is) or the log-probabilities of the
-// initializer's model.
+// model, or a "w" model as it is) or the log of the initializer's θ⁽⁰⁾
+// (0 everywhere for zero).
 func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 	job.Unit = format.Weight
 	s, err := train.Open(src, job)
@@ -44,11 +44,13 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 			return fmt.Errorf("%s: holds counts, not a model", job.StartModel)
 		}
 	} else {
-		p, err := dmv.InitialModel(s.Corpus, job.Init, dmv.InitOptions{Seed: job.Seed, Workers: job.Workers})
+		// θ⁽⁰⁾ in log space: the log-probabilities of a model, or for zero
+		// the weight vector 0 (DESIGN.md §5.2). CE has no λ.
+		st, err := s.Start(0)
 		if err != nil {
 			return err
 		}
-		start = ce.LogWeights(p)
+		start = ce.LogWeights(st.Params)
 	}
 	problem, err := ce.NewProblemWithin(s.Corpus, opts.Kind, job.Workers, opts.MaxMemory)
 	if err != nil {

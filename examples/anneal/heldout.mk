@@ -1,0 +1,119 @@
+# The held-out table (DESIGN.md §6): EM, SDA, SA on δ and CE, each trained on
+# the train part, picked from Smith's grid on the dev part and reported on
+# the test part, next to Smith's (2006) WSJ10 numbers, with the sign test of
+# each pick against EM picked the same way.
+#
+#   make -C examples/anneal -f heldout.mk -j2 DATA=ptb      PTB sample, split by file
+#   make -C examples/anneal -f heldout.mk -j2 DATA=ud-en    UD English, dev split in halves
+#
+# Selection, as Smith names it:
+#   supervised    dev directed accuracy (root excluded) on all dev sentences
+#   few           the same on the first FEW dev sentences only (Smith §8.6)
+#   unsupervised  dev log-likelihood (EM, SDA, SA) or, for CE, the dev
+#                 contrastive objective under its neighbourhood
+#   oracle        test accuracy itself (an upper bound, not a result)
+# Every SA run saves each epoch (δ from δ₀ to δ_f = DELTA_FINAL by Δδ); each
+# criterion picks among all epochs of all runs (a run keeps its own best
+# epoch per criterion, which is exact: each ranks by one number per model).
+# Needs the programs in ../../bin and jq; everything lands in out/$(DATA)/heldout.
+
+DATA    ?= ptb
+WORKERS ?= 1
+FEW     ?= 20
+include ../corpora.mk
+H := $(OUT)/heldout
+SELECT := $(BIN)/select-model
+
+# Smith's grids (DESIGN.md §5.3–5.6); narrow them on the command line.
+INITS       ?= km zero local
+LAMBDAS     ?= 0 0.2154 0.4642 1 2.154 4.642 10
+BETA0S      ?= 0.1 0.01 0.001
+GAMMAS      ?= 2.5 2.25 2.0 1.75 1.5 1.25
+DELTA0S     ?= -1 -0.8 -0.6 -0.4 -0.2
+DELTA_STEPS ?= 0.05 0.1
+DELTA_FINAL ?= 0.3
+SA_LAMBDAS  ?= $(LAMBDAS)
+NBHD        ?= del1ortrans1
+SIGMA2S     ?= 0.2154 0.4642 1 2.154 4.642 inf
+SELECTIONS  := supervised few unsupervised oracle
+ESTIMATORS  := em sda sa ce
+
+.PHONY: all clean
+.SECONDARY:
+ifeq ($(wildcard $(NEEDS)),)
+all:
+	@echo "examples/anneal: $(NEEDS) not found; skipping the held-out table on $(DATA)"
+else
+all: $(H)/table.tsv
+	@column -t -s '	' $<
+
+# ---- the grids ------------------------------------------------------------------
+EM_RUNS  := $(foreach i,$(INITS),$(foreach l,$(LAMBDAS),$(H)/em/$(i)-l$(l).model))
+SDA_RUNS := $(foreach i,$(INITS),$(foreach b,$(BETA0S),$(foreach g,$(GAMMAS),$(H)/sda/$(i)-b$(b)-g$(g).model)))
+SA_DIRS  := $(foreach i,$(INITS),$(foreach d,$(DELTA0S),$(foreach s,$(DELTA_STEPS),$(foreach l,$(SA_LAMBDAS),$(H)/sa/$(i)-d$(d)-s$(s)-l$(l)))))
+CE_RUNS  := $(foreach i,$(INITS),$(foreach s,$(SIGMA2S),$(H)/ce/$(i)-s$(s).model))
+
+$(H)/em/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-em --init $$1 --lambda $${2#l} --workers $(WORKERS) -q $< -o $@
+$(H)/sda/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-da --init $$1 --skew --beta0 $${2#b} --gamma $${3#g} --workers $(WORKERS) -q $< -o $@
+$(H)/ce/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-ce --nbhd $(NBHD) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
+
+# ranking ARGS: select-model's ranking of the models, as JSON lines.
+by_supervised   = --dev $(OUT)/dev.jsonl --root exclude
+by_few          = --dev $(OUT)/dev.jsonl --root exclude --dev-sentences $(FEW)
+by_unsupervised = --dev $(OUT)/dev.jsonl --root exclude --by likelihood
+by_oracle       = --dev $(OUT)/test.jsonl --root exclude
+
+# An SA run trains, then keeps its best epoch under each criterion.
+$(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
+	@rm -rf $(@D) && mkdir -p $(@D)
+	@set -- $$(echo $* | sed 's/-d/ /; s/-s/ /; s/-l/ /'); \
+	train-sa --init $$1 --delta0 $$2 --delta-step $$3 --delta-final $(DELTA_FINAL) --lambda $$4 --workers $(WORKERS) \
+	  --save-dir $(@D)/epochs -q $< -o /dev/null
+	@$(foreach c,$(SELECTIONS),$(SELECT) $(by_$(c)) --json -q --best $(@D)/$(c).model $(@D)/epochs/*.jsonl > $(@D)/$(c).jsonl &&) rm -r $(@D)/epochs
+	@touch $@
+
+candidates_em  = $(EM_RUNS)
+candidates_sda = $(SDA_RUNS)
+candidates_ce  = $(CE_RUNS)
+candidates_sa  = $(SA_DIRS:=/$(1).model)
+deps_sa        = $(SA_DIRS:=/done)
+
+# ---- selection: H/EST.SEL.jsonl ranks, H/EST.SEL.model is the pick ---------------
+define select
+$(H)/$(1).$(2).jsonl: $(if $(filter sa,$(1)),$(deps_sa),$(candidates_$(1))) $(OUT)/dev.jsonl $(OUT)/test.jsonl
+	@$(SELECT) $(if $(filter ce-unsupervised,$(1)-$(2)),--dev $(OUT)/dev.jsonl --root exclude --by contrast --nbhd $(NBHD),$(by_$(2))) \
+	  --json -q --best $(H)/$(1).$(2).model $(if $(filter sa,$(1)),$(call candidates_sa,$(2)),$(candidates_$(1))) > $$@.tmp && mv $$@.tmp $$@
+$(H)/$(1).$(2).model: $(H)/$(1).$(2).jsonl
+	@test -f $$@
+endef
+$(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(eval $(call select,$(e),$(c)))))
+
+# ---- the report: test parses, scores, sign tests against EM -----------------------
+$(H)/%.test.jsonl: $(H)/%.model $(OUT)/test.jsonl
+	decode -m $< -q $(OUT)/test.jsonl > $@.tmp && mv $@.tmp $@
+$(H)/attach-%.test.jsonl: $(OUT)/test.jsonl
+	@mkdir -p $(@D)
+	baseline --attach $* $< > $@.tmp && mv $@.tmp $@
+# Each row's score carries the sign test against EM picked the same way
+# (the baselines: against EM picked supervisedly).
+define report
+$(H)/$(1).score: $(H)/$(1).test.jsonl $(H)/em.$(2).test.jsonl
+	score --root exclude --json --against $(H)/em.$(2).test.jsonl $$< -o $$@
+endef
+$(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(eval $(call report,$(e).$(c),$(c)))))
+$(foreach a,left right,$(eval $(call report,attach-$(a),supervised)))
+
+ROWS := attach-left attach-right $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(e).$(c)))
+$(H)/table.tsv: $(ROWS:%=$(H)/%.score)
+	@sh heldout-table.sh $(H) $(ROWS) > $@.tmp && mv $@.tmp $@
+
+endif
+
+clean:
+	rm -rf $(H)

@@ -1,0 +1,89 @@
+package score
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Exact binomial values: the small ones by hand (2·Σ C(n, i)/2ⁿ), the
+// large ones from exact integer sums (Python's big integers).
+func TestSignTestP(t *testing.T) {
+	for _, c := range []struct {
+		wins, losses int
+		want         float64
+	}{
+		{0, 0, 1},
+		{1, 0, 1},        // 2·1/2
+		{0, 5, 0.0625},   // 2·1/32
+		{8, 2, 0.109375}, // 2·(1 + 10 + 45)/1024
+		{3, 3, 1},        // 2·42/64, capped
+		{6, 1, 0.125},    // 2·(1 + 7)/128
+		{25, 5, 0.00032491423189640045},
+		{50500, 49500, 0.0015823598788515956},
+		{49900, 50100, 0.52915729408019319},
+		{52000, 48000, 1.1530938666722977e-36}, // far in the tail, no underflow
+	} {
+		got := SignTestP(c.wins, c.losses)
+		if math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("SignTestP(%d, %d) = %.17g, want %.17g", c.wins, c.losses, got, c.want)
+		}
+	}
+	// Beyond floating point the value is 0, never NaN.
+	if p := SignTestP(60000, 40000); p != 0 {
+		t.Errorf("SignTestP(60000, 40000) = %v, want 0 (below 1e-800)", p)
+	}
+}
+
+// score --against counts wins, losses and ties per sentence and per token.
+func TestScoreAgainst(t *testing.T) {
+	dir := t.TempDir()
+	// Gold: 2 ← 1 → 3 style trees; A and B differ token by token.
+	a := `{"tags":["X","Y","Z"],"heads":[0,1,1],"pred":[0,1,1]}
+{"tags":["X","Y"],"heads":[0,1],"pred":[2,0]}
+{"tags":["X","Y","Z"],"heads":[2,0,2],"pred":[2,0,1]}
+`
+	b := `{"tags":["X","Y","Z"],"pred":[0,1,2]}
+{"tags":["X","Y"],"pred":[0,1]}
+{"tags":["X","Y","Z"],"pred":[2,0,1]}
+`
+	if err := os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		root       Convention
+		sent, toks Signs
+	}{
+		// Counted: sentence 1 A 3 B 2 (win), 2: A 0 B 2 (loss), 3: 2 = 2 (tie).
+		// Tokens: s1 t3 win; s2 t1, t2 losses; the rest ties (5).
+		{RootCounted, Signs{Wins: 1, Losses: 1, Ties: 1, P: 1}, Signs{Wins: 1, Losses: 2, Ties: 5, P: 1}},
+		// Excluded: root attachments do not count: s1 A 2 B 1 (win), s2 A 0
+		// B 1 (loss), s3 1 = 1 (tie); tokens: s1 t3 win, s2 t2 loss.
+		{RootExcluded, Signs{Wins: 1, Losses: 1, Ties: 1, P: 1}, Signs{Wins: 1, Losses: 1, Ties: 6, P: 1}},
+	} {
+		var out bytes.Buffer
+		src := pipeline.Source{Stdin: strings.NewReader(a)}
+		if err := Score(src, &out, Options{Root: c.root, JSON: true, Against: filepath.Join(dir, "b.jsonl")}); err != nil {
+			t.Fatal(err)
+		}
+		var r Report
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.SignTest == nil || r.SignTest.Sentences != c.sent || r.SignTest.Tokens != c.toks {
+			t.Errorf("%s: sign test %+v, want sentences %+v tokens %+v", c.root, r.SignTest, c.sent, c.toks)
+		}
+	}
+	// A different number of sentences is an error.
+	var out bytes.Buffer
+	src := pipeline.Source{Stdin: strings.NewReader(a + a)}
+	if err := Score(src, &out, Options{Against: filepath.Join(dir, "b.jsonl")}); err == nil {
+		t.Error("more input sentences than --against has: no error")
+	}
+}
