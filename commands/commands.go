@@ -24,6 +24,9 @@ const (
 	ExitOK    = 0
 	ExitError = 1 // bad input or a failed run
 	ExitUsage = 2 // bad flags or arguments
+	// ExitInternal is a bug in grind (a Go panic), never the user's fault:
+	// its own code, so scripts can tell it from bad input.
+	ExitInternal = 3
 )
 
 var programs = map[string]func() *cli.App{}
@@ -97,8 +100,20 @@ func tuneGC() {
 }
 
 // Run runs the named program with args (args[0] is the program's name) on
-// the given streams and returns its exit code.
-func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// the given streams and returns its exit code. A panic is a bug in grind:
+// it is reported as an internal error with its own exit code, never shown
+// to the user as a Go stack dump.
+func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "%s: internal error: %v\n", name, r)
+			fmt.Fprintf(stderr, "This is a bug in grind; please report it with the command line and input that caused it (GRIND_TRACEBACK=1 prints where it happened).\n")
+			if os.Getenv("GRIND_TRACEBACK") != "" {
+				stderr.Write(debug.Stack())
+			}
+			code = ExitInternal
+		}
+	}()
 	mk, ok := programs[name]
 	if !ok {
 		fmt.Fprintf(stderr, "grind: no program named %q\n", name)
@@ -109,9 +124,11 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	app.Reader, app.Writer, app.ErrWriter = stdin, stdout, stderr
 	app.HideHelpCommand = true
 	app.EnableBashCompletion = false
+	app.Version = Version()
 	app.ExitErrHandler = func(*cli.Context, error) {} // Run decides the exit code
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
 	app.CustomAppHelpTemplate = strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS")
+	checkRequiredFlags(app)
 	if len(args) == 0 {
 		args = []string{name}
 	}
@@ -127,6 +144,83 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// Version is grind's version: the module version the binary was built
+// from (go install …@v1.2.3), else "devel" and the commit when known.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel " + s.Value[:12]
+		}
+	}
+	return "devel"
+}
+
+// checkRequiredFlags takes the check of required flags from urfave/cli,
+// which prints the whole help on stdout and exits 1, and makes a missing
+// one a usage error (stderr, exit 2) like every other command-line
+// mistake.
+func checkRequiredFlags(app *cli.App) {
+	var required []cli.Flag
+	for _, f := range app.Flags {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			if f.Required {
+				f.Required, required = false, append(required, f)
+			}
+		case *cli.IntFlag:
+			if f.Required {
+				f.Required, required = false, append(required, f)
+			}
+		case *cli.Float64Flag:
+			if f.Required {
+				f.Required, required = false, append(required, f)
+			}
+		case *cli.StringSliceFlag:
+			if f.Required {
+				f.Required, required = false, append(required, f)
+			}
+		}
+	}
+	if len(required) == 0 || app.Action == nil {
+		return
+	}
+	action := app.Action
+	app.Action = func(c *cli.Context) error {
+		for _, f := range required {
+			if !c.IsSet(f.Names()[0]) {
+				if c.App.UsageText != "" {
+					return usagef("missing %s (usage: %s)", flagPlaceholder(f), c.App.UsageText)
+				}
+				return usagef("missing %s", flagPlaceholder(f))
+			}
+		}
+		return action(c)
+	}
+}
+
+// flagPlaceholder names a flag and what it takes, as the help shows it:
+// "--dev FILE".
+func flagPlaceholder(f cli.Flag) string {
+	name := "--" + f.Names()[0]
+	if d, ok := f.(cli.DocGenerationFlag); ok && d.TakesValue() {
+		if u, ok := f.(interface{ GetUsage() string }); ok {
+			if _, rest, ok := strings.Cut(u.GetUsage(), "`"); ok {
+				if ph, _, ok := strings.Cut(rest, "`"); ok && ph != "" {
+					return name + " " + ph
+				}
+			}
+		}
+	}
+	return name
 }
 
 // flagsFirst moves flags before positional arguments, so that

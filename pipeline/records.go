@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/lines"
@@ -139,7 +137,7 @@ func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) 
 		}
 		rec := new(T)
 		if err := format.Unmarshal(text, rec); err != nil {
-			if err := bad.Handle(lines.Errorf("invalid JSON: %v", shortJSONError(err))); err != nil {
+			if err := bad.Handle(lines.Errorf("invalid JSON: %v", err)); err != nil {
 				return err
 			}
 			continue
@@ -166,21 +164,6 @@ func EachSentence(src Source, fn func(s *format.Sentence) error) error {
 		return fn(s)
 	})
 }
-
-// shortJSONError keeps the decoder's message and the byte offset, without
-// its long dump of context.
-func shortJSONError(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "unmarshalerDecoder: ")
-	if m := jsonErrorAt.FindStringSubmatchIndex(msg); m != nil {
-		msg = msg[:m[0]] + " at byte " + msg[m[2]:m[3]]
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
-}
-
-var jsonErrorAt = regexp.MustCompile(`(?s), error found in #(\d+) byte.*`)
 
 // Locate turns a format.SyntaxError from a reader of the named input into
 // a LineError ("file:line: problem"); other errors are returned as they are.
