@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -82,7 +84,24 @@ func Names() []string {
 // Main runs the named program on the process's arguments and streams.
 func Main(name string) int {
 	tuneGC()
+	removeTempsOnSignal()
 	return Run(name, os.Args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// removeTempsOnSignal makes SIGINT and SIGTERM remove the temporary files
+// of outputs being written before the process ends, with the shell's
+// codes for death by those signals (130, 143).
+func removeTempsOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		pipeline.RemoveTemps()
+		if sig == syscall.SIGTERM {
+			os.Exit(128 + int(syscall.SIGTERM))
+		}
+		os.Exit(128 + int(syscall.SIGINT))
+	}()
 }
 
 // tuneGC trades memory for time, unless GOGC or GOMEMLIMIT say otherwise:

@@ -1,0 +1,161 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func writeText(path, text string) error {
+	return WriteFile(path, nil, func(o *Output) error {
+		_, err := o.WriteString(text)
+		return err
+	})
+}
+
+// -o onto a symbolic link replaces the link's target and keeps the link,
+// a dangling one included.
+func TestOutputFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.jsonl")
+	os.WriteFile(target, []byte("old\n"), 0o644)
+	link := filepath.Join(dir, "link.jsonl")
+	os.Symlink("target.jsonl", link)
+	if err := writeText(link, "new\n"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "new\n" {
+		t.Errorf("target holds %q", got)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink("nowhere.jsonl", dangling)
+	if err := writeText(dangling, "x\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "nowhere.jsonl")); string(got) != "x\n" {
+		t.Errorf("a dangling link's target holds %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 4 {
+		t.Errorf("%d files in the folder, want 4 (nothing left behind)", len(entries))
+	}
+}
+
+// An existing file keeps its mode; a new one gets 0666 less the umask.
+func TestOutputModes(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	fresh := filepath.Join(dir, "fresh")
+	if err := writeText(fresh, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(fresh); fi.Mode().Perm() != 0o640 {
+		t.Errorf("new file has mode %v, want 0640 under umask 027", fi.Mode().Perm())
+	}
+	private := filepath.Join(dir, "private")
+	os.WriteFile(private, nil, 0o600)
+	os.Chmod(private, 0o600)
+	if err := writeText(private, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(private); fi.Mode().Perm() != 0o600 {
+		t.Errorf("existing file now has mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+// A FIFO and a device are written through, not replaced by a file.
+func TestOutputWritesThroughFIFOsAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	if err := writeText(fifo, "through\n"); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-got; g != "through\n" {
+		t.Errorf("read %q from the FIFO", g)
+	}
+	if fi, _ := os.Lstat(fifo); fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO became %v", fi.Mode())
+	}
+	// (A program built before this fix, run by anyone on the machine with
+	// -o /dev/null, turns it into a file: then there is no device to test.)
+	if fi, _ := os.Stat(os.DevNull); fi != nil && fi.Mode()&os.ModeCharDevice != 0 {
+		if err := writeText(os.DevNull, "gone\n"); err != nil {
+			t.Errorf("%s: %v", os.DevNull, err)
+		}
+		if fi, _ := os.Stat(os.DevNull); fi.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("%s is now %v", os.DevNull, fi.Mode())
+		}
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		err := writeText("/dev/full", "x\n")
+		if !errors.Is(err, syscall.ENOSPC) || strings.Count(err.Error(), "/dev/full") != 1 {
+			t.Errorf("/dev/full: %v, want one ENOSPC naming it once", err)
+		}
+	}
+}
+
+// Outputs committed together appear together: when one cannot be put in
+// place, none stays.
+func TestCommitAllIsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	var outs []*Output
+	for _, name := range []string{"a", "b", "c"} {
+		o, err := Create(filepath.Join(dir, name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.WriteString(name)
+		outs = append(outs, o)
+	}
+	// c's final name becomes a non-empty folder, so its rename fails.
+	os.MkdirAll(filepath.Join(dir, "c", "x"), 0o755)
+	if err := CommitAll(outs...); err == nil || strings.Contains(err.Error(), ".tmp") {
+		t.Fatalf("CommitAll: %v, want an error naming c", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "c" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left %v, want only the folder c", names)
+	}
+}
+
+// RemoveTemps (the signal handler's) removes outputs under way, which then
+// cannot be committed.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	o, err := Create(filepath.Join(dir, "out"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.WriteString("x")
+	RemoveTemps()
+	defer func() {
+		temps.Lock()
+		temps.closed = false
+		temps.Unlock()
+	}()
+	if err := o.Commit(); err == nil {
+		t.Error("committed after RemoveTemps")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d files left", len(entries))
+	}
+}
