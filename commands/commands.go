@@ -310,11 +310,30 @@ func source(c *cli.Context) pipeline.Source {
 }
 
 // writeOutput runs fn against the -o file (or stdout) and reports skipped
-// records on stderr.
+// records on stderr. The run's side files (a trainer's --log) are put in
+// place with -o when fn succeeds, and removed when it fails.
 func writeOutput(c *cli.Context, src pipeline.Source, fn func(w io.Writer) error) error {
-	err := pipeline.WriteFile(c.String("output"), c.App.Writer, func(o *pipeline.Output) error { return fn(o) })
+	err := writeWithSides(c, fn)
 	if src.Bad != nil && !c.Bool("quiet") {
 		src.Bad.Report(c.App.ErrWriter, c.App.Name)
 	}
 	return err
+}
+
+func writeWithSides(c *cli.Context, fn func(w io.Writer) error) error {
+	sides := sideOutputs(c)
+	defer func() {
+		for _, o := range sides {
+			o.Abort()
+		}
+	}()
+	o, err := pipeline.Create(c.String("output"), c.App.Writer)
+	if err != nil {
+		return err
+	}
+	defer o.Abort()
+	if err := fn(o); err != nil {
+		return err
+	}
+	return pipeline.CommitAll(append([]*pipeline.Output{o}, sides...)...)
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -43,6 +42,10 @@ Examples:
 			if c.Float64("lambda") < 0 {
 				return usagef("--lambda must be ≥ 0")
 			}
+			tol, err := tolerance(c)
+			if err != nil {
+				return err
+			}
 			betas, err := anneal.DASchedule(c.Float64("beta0"), c.Float64("gamma"))
 			if err != nil {
 				return usagef("%v", err)
@@ -59,7 +62,7 @@ Examples:
 			return writeOutput(c, src, func(w io.Writer) error {
 				return anneal.RunDA(src, w, job, anneal.DAOptions{
 					Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"), Skew: c.Bool("skew"),
-					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), SaveDir: dir,
+					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, SaveDir: dir,
 				})
 			})
 		},
@@ -73,5 +76,5 @@ func stageDir(c *cli.Context) (string, error) {
 		return "", nil
 	}
 	dir := c.String("save-dir")
-	return dir, os.MkdirAll(dir, 0o755)
+	return dir, checkSaveDir(c, dir)
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,13 +34,17 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 		}
 	}
 	if c.Int("save-every") > 0 {
-		if err := os.MkdirAll(c.String("save-dir"), 0o755); err != nil {
+		if err := checkSaveDir(c, c.String("save-dir")); err != nil {
 			return train.Job{}, err
 		}
 	}
+	logPath, err := reserveLog(c)
+	if err != nil {
+		return train.Job{}, err
+	}
 	return train.Job{
 		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"),
-		Workers: c.Int("workers"), LogPath: c.String("log"),
+		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: progress(c, total), Evaluate: attachmentAccuracy,
 	}, nil
@@ -77,6 +80,10 @@ Examples:
 			if c.Float64("lambda") < 0 {
 				return usagef("--lambda must be ≥ 0")
 			}
+			tol, err := tolerance(c)
+			if err != nil {
+				return err
+			}
 			job, err := trainJob(c, c.Int("max-iter"))
 			if err != nil {
 				return err
@@ -85,7 +92,7 @@ Examples:
 			return writeOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{
 					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
-					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"),
+					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol,
 				})
 			})
 		},

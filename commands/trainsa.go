@@ -56,6 +56,10 @@ Examples:
 			if c.Float64("lambda") < 0 {
 				return usagef("--lambda must be ≥ 0")
 			}
+			tol, err := tolerance(c)
+			if err != nil {
+				return err
+			}
 			opts, epochs, err := saSchedule(c)
 			if err != nil {
 				return err
@@ -69,7 +73,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts.Lambda, opts.MaxIter, opts.Tol = c.Float64("lambda"), c.Int("max-iter"), c.Float64("tol")
+			opts.Lambda, opts.MaxIter, opts.Tol = c.Float64("lambda"), c.Int("max-iter"), tol
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
 				return anneal.RunSA(src, w, job, opts)

@@ -291,6 +291,26 @@ func CommitAll(outs ...*Output) error {
 	return nil
 }
 
+// Reserve opens a named output that another writer fills by name: its
+// Name is the file to write (a temporary one beside path, or a FIFO or
+// device itself), and Commit puts it in place. Nothing is compressed.
+func Reserve(path string) (*Output, error) {
+	o, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	o.Writer = bufio.NewWriter(io.Discard)
+	return o, nil
+}
+
+// Name is the file an output's bytes go to until Commit.
+func (o *Output) Name() string {
+	if o.tmp != "" {
+		return o.tmp
+	}
+	return o.path
+}
+
 // WriteFile writes a whole output with fn, committing on success and
 // removing the partial file on failure.
 func WriteFile(path string, stdout io.Writer, fn func(w *Output) error) error {
