@@ -12,11 +12,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/train"
 )
@@ -85,7 +87,40 @@ func Names() []string {
 func Main(name string) int {
 	tuneGC()
 	removeTempsOnSignal()
+	if v := os.Getenv("GRIND_MAX_LINE"); v != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: GRIND_MAX_LINE: %v\n", name, err)
+			return ExitUsage
+		}
+		lines.MaxLine = n
+	}
 	return Run(name, os.Args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// parseSize reads a size in bytes: 1000, 64K, 64M, 1G (powers of 1024).
+func parseSize(s string) (int, error) {
+	if s == "" {
+		return 0, errors.New("empty size")
+	}
+	mult := 1
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	}
+	digits := s
+	if mult > 1 {
+		digits = s[:len(s)-1]
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("%q is not a size such as 1000, 64K, 64M or 1G", s)
+	}
+	return n * mult, nil
 }
 
 // removeTempsOnSignal makes SIGINT and SIGTERM remove the temporary files

@@ -336,7 +336,10 @@ func skipBlock(l *lines.Reader) {
 
 // readError is the read error that stopped l, placed after its last line.
 func readError(l *lines.Reader) error {
-	if err := l.Err(); err != nil {
+	var long *lines.TooLongError
+	if err := l.Err(); errors.As(err, &long) {
+		return &SyntaxError{Line: long.Line, Err: err}
+	} else if err != nil {
 		return fmt.Errorf("after line %d: %w", l.Line(), err)
 	}
 	return nil

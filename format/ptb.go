@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 // Tree is one node of a Penn Treebank tree. A preterminal has a Word and no
@@ -87,6 +89,8 @@ type PTBReader struct {
 
 	line      int  // 1-based line of buf[pos]
 	lineStart bool // buf[pos] is the first byte of its line
+	base      int  // bytes of the input dropped before buf[0]
+	lineAt    int  // offset in the input of the current line's first byte
 
 	trees      int   // trees begun
 	pending    token // a "(" already read that starts the next tree
@@ -351,6 +355,7 @@ func (r *PTBReader) next() token {
 			r.pos++
 			r.line++
 			r.lineStart = true
+			r.lineAt = r.base + r.pos
 			continue
 		}
 		if isSpace[c] {
@@ -398,15 +403,23 @@ func (r *PTBReader) atom() []byte {
 }
 
 // fill reads more input after moving buf[keep:end] to the front of the
-// buffer (growing it when full); it reports whether anything was read.
+// buffer (growing it when full); it reports whether anything was read. It
+// is called when everything read is consumed, so the current line is as
+// long as what was read since its start: past lines.MaxLine reading stops
+// with a *lines.TooLongError.
 func (r *PTBReader) fill(keep int) bool {
 	if r.readErr != nil {
+		return false
+	}
+	if r.base+r.end-r.lineAt > lines.MaxLine {
+		r.readErr = &lines.TooLongError{Line: r.line, Limit: lines.MaxLine}
 		return false
 	}
 	if keep > 0 {
 		copy(r.buf, r.buf[keep:r.end])
 		r.pos -= keep
 		r.end -= keep
+		r.base += keep
 	}
 	if r.end == len(r.buf) {
 		grown := make([]byte, 2*len(r.buf))
@@ -439,6 +452,7 @@ func (r *PTBReader) peekSignificant() (c byte, line int, col0, ok bool) {
 		case c == '\n':
 			r.line++
 			r.lineStart = true
+			r.lineAt = r.base + r.pos + 1
 		case isSpace[c]:
 			r.lineStart = false
 		default:

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 func writeText(path, text string) error {
@@ -157,5 +160,16 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("%d files left", len(entries))
+	}
+}
+
+// A record line longer than lines.MaxLine is an error at its line.
+func TestRecordLineTooLong(t *testing.T) {
+	defer func(old int) { lines.MaxLine = old }(lines.MaxLine)
+	lines.MaxLine = 100
+	input := `{"tags":["A"]}` + "\n" + `{"tags":["` + strings.Repeat("B", 1000) + `"]}` + "\n"
+	err := EachSentence(Source{Stdin: strings.NewReader(input)}, func(*format.Sentence) error { return nil })
+	if err == nil || err.Error() != "<stdin>:2: line longer than 100 bytes, the limit (GRIND_MAX_LINE raises it)" {
+		t.Errorf("got %v", err)
 	}
 }

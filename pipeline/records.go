@@ -43,7 +43,10 @@ func (l *Lines) Name() string { return l.name }
 
 // Err is the read error that stopped Scan, located after the last line.
 func (l *Lines) Err() error {
-	if err := l.Reader.Err(); err != nil {
+	var long *lines.TooLongError
+	if err := l.Reader.Err(); errors.As(err, &long) {
+		return &LineError{File: l.name, Line: long.Line, Err: err}
+	} else if err != nil {
 		return &LineError{File: l.name, Line: l.Line() + 1, Err: fmt.Errorf("read error: %w", err)}
 	}
 	return nil

@@ -1,5 +1,6 @@
-// Package lines reads text line by line, with no limit on a line's
-// length, counting lines so that errors can name them. The treebank
+// Package lines reads text line by line, counting lines so that errors
+// can name them. A line may be as long as MaxLine; a longer one is an
+// error (*TooLongError), not a reason to read the whole input into memory. The treebank
 // readers of package format and the record readers of package pipeline
 // share it.
 package lines
@@ -7,8 +8,36 @@ package lines
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 )
+
+// MaxLine is the longest line, in bytes, any reader of grind accepts: 64
+// MiB, far above any sentence or tree (the programs set it from
+// GRIND_MAX_LINE).
+var MaxLine = 64 << 20
+
+// TooLongError is a line longer than MaxLine; its message leaves placing
+// it to the caller, who knows the file.
+type TooLongError struct {
+	Line  int // 1-based
+	Limit int
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("line longer than %s, the limit (GRIND_MAX_LINE raises it)", Size(e.Limit))
+}
+
+// Size writes a number of bytes for people: 64 MiB, 1000 bytes.
+func Size(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Reader reads lines without their endings (\n or \r\n).
 type Reader struct {
@@ -33,6 +62,11 @@ func (l *Reader) Scan() bool {
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		l.text = append(l.text, chunk...)
+		if len(l.text) > MaxLine+2 { // room for the \r\n, which is no part of the line
+			l.err = &TooLongError{Line: l.n + 1, Limit: MaxLine}
+			l.text = nil
+			return false
+		}
 		switch err {
 		case bufio.ErrBufferFull:
 			continue
@@ -58,5 +92,6 @@ func (l *Reader) Bytes() []byte { return l.text }
 // after the end).
 func (l *Reader) Line() int { return l.n }
 
-// Err is the read error that stopped Scan, if any.
+// Err is the read error that stopped Scan, if any: a failed read or a
+// *TooLongError.
 func (l *Reader) Err() error { return l.err }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 )
 
@@ -159,7 +160,10 @@ func eachBracketTree(r *format.PTBReader, name, prefix string, bad *pipeline.Bad
 			return r.Count(), nil
 		}
 		var se *format.SyntaxError
+		var long *lines.TooLongError
 		switch {
+		case errors.As(err, &long):
+			return r.Count(), &pipeline.LineError{File: name, Line: long.Line, Err: err}
 		case errors.As(err, &se):
 			if err := bad.Handle(pipeline.Locate(name, err)); err != nil {
 				return r.Count(), err
