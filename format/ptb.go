@@ -26,19 +26,38 @@ func (t *Tree) IsPreterminal() bool { return len(t.Children) == 0 }
 // NewPTBReader reads it back as the same tree.
 func (t *Tree) String() string { return string(t.AppendBracketing(nil)) }
 
-// AppendBracketing appends the one-line bracketing of t to b.
+// AppendBracketing appends the one-line bracketing of t to b. It walks
+// the tree with a stack of its own, so that no depth overflows Go's.
 func (t *Tree) AppendBracketing(b []byte) []byte {
-	b = append(b, '(')
-	b = append(b, t.Label...)
-	if t.IsPreterminal() {
-		b = append(b, ' ')
-		b = append(b, t.Word...)
+	type step struct {
+		t     *Tree // nil: close the bracket of a phrase
+		child bool  // a space goes before it
 	}
-	for _, c := range t.Children {
-		b = append(b, ' ')
-		b = c.AppendBracketing(b)
+	stack := []step{{t: t}}
+	for len(stack) > 0 {
+		st := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if st.t == nil {
+			b = append(b, ')')
+			continue
+		}
+		if st.child {
+			b = append(b, ' ')
+		}
+		b = append(b, '(')
+		b = append(b, st.t.Label...)
+		if st.t.IsPreterminal() {
+			b = append(b, ' ')
+			b = append(b, st.t.Word...)
+			b = append(b, ')')
+			continue
+		}
+		stack = append(stack, step{})
+		for i := len(st.t.Children) - 1; i >= 0; i-- {
+			stack = append(stack, step{t: st.t.Children[i], child: true})
+		}
 	}
-	return append(b, ')')
+	return b
 }
 
 // ParseTree reads a string that holds exactly one bracketed tree, such as

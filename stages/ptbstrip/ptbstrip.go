@@ -66,39 +66,64 @@ func StripLabel(label string) string {
 // preterminals unless keepPunct, and without the constituents that leaves
 // empty; phrase labels go through StripLabel, tags stay as they are. It
 // returns nil when nothing is left. t is not changed; the result shares
-// its preterminal nodes.
+// its preterminal nodes. It walks the tree with a stack of its own, so
+// that no depth overflows Go's.
 func StripTree(t *format.Tree, keepPunct bool) *format.Tree {
+	keepLeaf := func(n *format.Tree) bool { return n.Label != "-NONE-" && (keepPunct || !IsPunct(n.Label)) }
 	if t.IsPreterminal() {
-		if t.Label == "-NONE-" || !keepPunct && IsPunct(t.Label) {
+		if !keepLeaf(t) {
 			return nil
 		}
 		return t
 	}
-	kids := make([]*format.Tree, 0, len(t.Children))
-	for _, c := range t.Children {
-		if s := StripTree(c, keepPunct); s != nil {
-			kids = append(kids, s)
+	type frame struct {
+		t    *format.Tree
+		next int            // the next child to visit
+		kids []*format.Tree // the stripped children so far
+	}
+	stack := []frame{{t: t}}
+	for {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.t.Children) {
+			c := f.t.Children[f.next]
+			f.next++
+			switch {
+			case !c.IsPreterminal():
+				stack = append(stack, frame{t: c})
+			case keepLeaf(c):
+				f.kids = append(f.kids, c)
+			}
+			continue
+		}
+		var done *format.Tree
+		if len(f.kids) > 0 {
+			done = &format.Tree{Label: StripLabel(f.t.Label), Children: f.kids}
+		}
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			return done
+		}
+		if done != nil {
+			parent := &stack[len(stack)-1]
+			parent.kids = append(parent.kids, done)
 		}
 	}
-	if len(kids) == 0 {
-		return nil
-	}
-	return &format.Tree{Label: StripLabel(t.Label), Children: kids}
 }
 
 // Leaves are the words and tags of a tree's preterminals, in order.
 func Leaves(t *format.Tree) (words, tags []string) {
-	var walk func(*format.Tree)
-	walk = func(n *format.Tree) {
+	stack := []*format.Tree{t}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		if n.IsPreterminal() {
 			words, tags = append(words, n.Word), append(tags, n.Label)
-			return
+			continue
 		}
-		for _, c := range n.Children {
-			walk(c)
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children[i])
 		}
 	}
-	walk(t)
 	return words, tags
 }
 
