@@ -339,6 +339,24 @@ func quietFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "say nothing on stderr unless something fails"}
 }
 
+// encodingFlag is the treebank readers' --encoding.
+func encodingFlag() cli.Flag {
+	return &cli.StringFlag{Name: "encoding", Value: "utf-8", Usage: "the inputs' `ENCODING`: utf-8 (other bytes are an error) or latin1 (ISO-8859-1, converted to UTF-8)"}
+}
+
+// treebankSource is source with the inputs' --encoding.
+func treebankSource(c *cli.Context) (pipeline.Source, error) {
+	src := source(c)
+	switch strings.ToLower(c.String("encoding")) {
+	case "utf-8", "utf8":
+	case "latin1", "latin-1", "iso-8859-1":
+		src.Latin1 = true
+	default:
+		return src, usagef("--encoding must be utf-8 or latin1, not %q", c.String("encoding"))
+	}
+	return src, nil
+}
+
 // source is the program's input: its file arguments, or stdin.
 func source(c *cli.Context) pipeline.Source {
 	return pipeline.Source{Names: c.Args().Slice(), Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}

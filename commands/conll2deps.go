@@ -41,7 +41,7 @@ Examples:
 				Usage: "CoNLL tag column: upos (column 4) or xpos (column 5); .dp files have one"},
 			&cli.StringFlag{Name: "punct", Usage: "comma-separated punctuation `TAGS` to remove (default PUNCT for CoNLL, the PTB punctuation tags for .dp)"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "remove nothing"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := conll2deps.Options{
@@ -68,9 +68,12 @@ Examples:
 					return usagef("--punct needs at least one tag (use --keep-punct to remove nothing)")
 				}
 			}
-			src := source(c)
+			src, err := treebankSource(c)
+			if err != nil {
+				return err
+			}
 			var sum conll2deps.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err = writeOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = conll2deps.Convert(src, w, opts)
 				return err

@@ -36,12 +36,15 @@ Examples:
    ptbstrip --keep-punct wsj/*/*.mrg -o wsj-trees.jsonl.gz`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep-punct", Usage: "keep the punctuation preterminals"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			src := source(c)
+			src, err := treebankSource(c)
+			if err != nil {
+				return err
+			}
 			var sum ptbstrip.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err = writeOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = ptbstrip.Strip(src, w, ptbstrip.Options{KeepPunct: c.Bool("keep-punct")})
 				return err

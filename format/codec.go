@@ -221,6 +221,12 @@ func (o *object) field(name string) *jsoniter.Stream {
 
 func (o *object) str(name, v string) { o.field(name).WriteString(v) }
 
+// raw writes a value that is JSON text already.
+func (o *object) raw(name string, v []byte) {
+	o.field(name)
+	o.s.SetBuffer(append(o.s.Buffer(), v...))
+}
+
 func (o *object) int(name string, v int) { o.field(name).WriteInt(v) }
 
 func (o *object) strings(name string, xs []string) {

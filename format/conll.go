@@ -336,10 +336,10 @@ func skipBlock(l *lines.Reader) {
 
 // readError is the read error that stopped l, placed after its last line.
 func readError(l *lines.Reader) error {
-	var long *lines.TooLongError
-	if err := l.Err(); errors.As(err, &long) {
-		return &SyntaxError{Line: long.Line, Err: err}
-	} else if err != nil {
+	if err := l.Err(); err != nil {
+		if n, ok := lines.ErrorLine(err); ok {
+			return &SyntaxError{Line: n, Err: err}
+		}
 		return fmt.Errorf("after line %d: %w", l.Line(), err)
 	}
 	return nil

@@ -394,6 +394,13 @@ func (r *PTBReader) next() token {
 		default:
 			tok.kind = tokAtom
 			tok.text = r.atom()
+			if err := lines.CheckUTF8(tok.text, tok.line); err != nil {
+				// Not UTF-8: reading ends here, as with a read error.
+				bad := err.(*lines.InvalidUTF8Error)
+				bad.Offset += r.base + r.pos - len(tok.text) - r.lineAt
+				r.readErr, r.pos, r.end = err, 0, 0
+				return token{kind: tokEOF, line: r.line}
+			}
 		}
 		return tok
 	}

@@ -1,12 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/lines"
@@ -171,5 +174,40 @@ func TestRecordLineTooLong(t *testing.T) {
 	err := EachSentence(Source{Stdin: strings.NewReader(input)}, func(*format.Sentence) error { return nil })
 	if err == nil || err.Error() != "<stdin>:2: line longer than 100 bytes, the limit (GRIND_MAX_LINE raises it)" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// Latin-1 input reads as UTF-8, whatever the size of the reads below it;
+// a byte-order mark is skipped at the start only.
+func TestLatin1AndBOM(t *testing.T) {
+	var latin []byte
+	var want strings.Builder
+	for i := 0; i < 70000; i++ {
+		b := byte(i % 256)
+		if b == '\n' {
+			continue
+		}
+		latin = append(latin, b)
+		want.WriteRune(rune(b))
+	}
+	for _, small := range []bool{false, true} {
+		var r io.Reader = bytes.NewReader(latin)
+		if small {
+			r = iotest.OneByteReader(r)
+		}
+		src := Source{Stdin: r, Latin1: true}
+		var got []byte
+		err := src.EachInput(func(in *Input) error {
+			var err error
+			got, err = io.ReadAll(in)
+			return err
+		})
+		if err != nil || string(got) != want.String() {
+			t.Errorf("one byte at a time %v: %d bytes, err %v", small, len(got), err)
+		}
+	}
+	in, _ := Open("-", strings.NewReader("\ufeffa\ufeffb"))
+	if got, _ := io.ReadAll(in); string(got) != "a\ufeffb" {
+		t.Errorf("BOM: read %q", got)
 	}
 }

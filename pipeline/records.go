@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -43,10 +44,10 @@ func (l *Lines) Name() string { return l.name }
 
 // Err is the read error that stopped Scan, located after the last line.
 func (l *Lines) Err() error {
-	var long *lines.TooLongError
-	if err := l.Reader.Err(); errors.As(err, &long) {
-		return &LineError{File: l.name, Line: long.Line, Err: err}
-	} else if err != nil {
+	if err := l.Reader.Err(); err != nil {
+		if n, ok := lines.ErrorLine(err); ok {
+			return &LineError{File: l.name, Line: n, Err: err}
+		}
 		return &LineError{File: l.name, Line: l.Line() + 1, Err: fmt.Errorf("read error: %w", err)}
 	}
 	return nil
@@ -95,6 +96,54 @@ type Source struct {
 	Names []string
 	Stdin io.Reader
 	Bad   *BadRecords
+	// Latin1 says the inputs are ISO-8859-1, converted to UTF-8 as they
+	// are read (the treebank readers' --encoding latin1).
+	Latin1 bool
+}
+
+// EachInput opens the source's inputs in turn, as EachInput does,
+// converting them from Latin-1 when the source says so.
+func (src Source) EachInput(fn func(*Input) error) error {
+	return EachInput(src.Names, src.Stdin, func(in *Input) error {
+		if src.Latin1 {
+			in = &Input{Name: in.Name, Reader: bufio.NewReaderSize(&latin1Reader{r: in.Reader}, 1<<16), close: in.close}
+		}
+		return fn(in)
+	})
+}
+
+// latin1Reader turns ISO-8859-1 into UTF-8: each byte is the code point
+// of its value, two bytes in UTF-8 from 0x80 up.
+type latin1Reader struct {
+	r         io.Reader
+	buf, conv []byte
+	out       []byte // converted bytes not yet returned, in conv
+}
+
+func (l *latin1Reader) Read(p []byte) (int, error) {
+	for len(l.out) == 0 {
+		if l.buf == nil {
+			l.buf, l.conv = make([]byte, 32<<10), make([]byte, 0, 64<<10)
+		}
+		n, err := l.r.Read(l.buf)
+		l.out = l.conv[:0]
+		for _, b := range l.buf[:n] {
+			if b < 0x80 {
+				l.out = append(l.out, b)
+			} else {
+				l.out = append(l.out, 0xc0|b>>6, 0x80|b&0x3f)
+			}
+		}
+		if n == 0 || err != nil {
+			if len(l.out) > 0 {
+				break
+			}
+			return 0, err
+		}
+	}
+	n := copy(p, l.out)
+	l.out = l.out[n:]
+	return n, nil
 }
 
 // WriteRecord writes v as one JSON line.

@@ -1,6 +1,7 @@
 // Package lines reads text line by line, counting lines so that errors
 // can name them. A line may be as long as MaxLine; a longer one is an
-// error (*TooLongError), not a reason to read the whole input into memory. The treebank
+// error (*TooLongError), not a reason to read the whole input into memory.
+// Lines must be UTF-8 (else *InvalidUTF8Error). The treebank
 // readers of package format and the record readers of package pipeline
 // share it.
 package lines
@@ -8,8 +9,10 @@ package lines
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line, in bytes, any reader of grind accepts: 64
@@ -26,6 +29,45 @@ type TooLongError struct {
 
 func (e *TooLongError) Error() string {
 	return fmt.Sprintf("line longer than %s, the limit (GRIND_MAX_LINE raises it)", Size(e.Limit))
+}
+
+// InvalidUTF8Error is a line that is not UTF-8 (a Latin-1 file, say).
+type InvalidUTF8Error struct {
+	Line   int // 1-based
+	Offset int // of the first bad byte in the line, 0-based
+	Byte   byte
+}
+
+func (e *InvalidUTF8Error) Error() string {
+	return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at column %d): grind reads UTF-8 only; convert the file (iconv -f latin1 -t utf-8), or give the treebank readers --encoding latin1", e.Byte, e.Offset+1)
+}
+
+// ErrorLine is the line of a *TooLongError or *InvalidUTF8Error in err.
+func ErrorLine(err error) (int, bool) {
+	var long *TooLongError
+	var bad *InvalidUTF8Error
+	switch {
+	case errors.As(err, &long):
+		return long.Line, true
+	case errors.As(err, &bad):
+		return bad.Line, true
+	}
+	return 0, false
+}
+
+// CheckUTF8 returns an *InvalidUTF8Error for line n unless b is UTF-8.
+func CheckUTF8(b []byte, n int) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return &InvalidUTF8Error{Line: n, Offset: i, Byte: b[i]}
+		}
+		i += size
+	}
+	return nil
 }
 
 // Size writes a number of bytes for people: 64 MiB, 1000 bytes.
@@ -81,6 +123,10 @@ func (l *Reader) Scan() bool {
 		}
 		l.n++
 		l.text = bytes.TrimRight(l.text, "\r\n")
+		if err := CheckUTF8(l.text, l.n); err != nil {
+			l.err, l.text = err, nil
+			return false
+		}
 		return true
 	}
 }
@@ -92,6 +138,6 @@ func (l *Reader) Bytes() []byte { return l.text }
 // after the end).
 func (l *Reader) Line() int { return l.n }
 
-// Err is the read error that stopped Scan, if any: a failed read or a
-// *TooLongError.
+// Err is the read error that stopped Scan, if any: a failed read, a
+// *TooLongError or an *InvalidUTF8Error.
 func (l *Reader) Err() error { return l.err }

@@ -83,7 +83,7 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 	if opts.Format == "" {
 		opts.Format = Auto
 	}
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+	err := src.EachInput(func(in *pipeline.Input) error {
 		f, r, err := detect(in, opts.Format)
 		if err != nil {
 			return err

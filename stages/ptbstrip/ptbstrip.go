@@ -151,7 +151,7 @@ func EachTree(src pipeline.Source, keepPunct bool, fn func(id string, t *format.
 		return fn(id, s)
 	}
 	trees := format.NewPTBReader(nil)
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+	err := src.EachInput(func(in *pipeline.Input) error {
 		br, ok := in.Reader.(*bufio.Reader) // plain files come buffered
 		if !ok {
 			br = bufio.NewReaderSize(in, 64<<10)
@@ -185,10 +185,10 @@ func eachBracketTree(r *format.PTBReader, name, prefix string, bad *pipeline.Bad
 			return r.Count(), nil
 		}
 		var se *format.SyntaxError
-		var long *lines.TooLongError
+		line, lineErr := lines.ErrorLine(err)
 		switch {
-		case errors.As(err, &long):
-			return r.Count(), &pipeline.LineError{File: name, Line: long.Line, Err: err}
+		case lineErr:
+			return r.Count(), &pipeline.LineError{File: name, Line: line, Err: err}
 		case errors.As(err, &se):
 			if err := bad.Handle(pipeline.Locate(name, err)); err != nil {
 				return r.Count(), err
