@@ -114,6 +114,7 @@ var jsonExpects = map[string]string{
 	"ReadUint32": "a non-negative integer", "ReadUint64": "a non-negative integer",
 	"readUint32": "a non-negative integer", "readUint64": "a non-negative integer",
 	"assertInteger": "an integer", "readPositiveFloat64": "a number", "readPositiveFloat32": "a number",
+	"Skip": "a JSON value", "skipObject": "an object {...}", "skipArray": "an array [...]", "skipNumber": "a number", "skipString": "a string",
 }
 
 // jsonError turns one of the parser's errors into grind's words.

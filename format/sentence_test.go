@@ -60,3 +60,24 @@ func TestSentenceDecodeErrors(t *testing.T) {
 		t.Errorf("heads %#v pred %#v", s.Heads, s.Pred)
 	}
 }
+
+// Fields grind does not know survive a round trip, in their order, after
+// the known ones, with their values exactly as written.
+func TestSentenceKeepsUnknownFields(t *testing.T) {
+	line := `{"lang":"en","tags":["A","B"],"meta":{"src":[1, 2.50, "x\u00e9"]},"heads":[0,1],"z":null,"w":true}`
+	var s Sentence
+	if err := Unmarshal([]byte(line), &s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"tags":["A","B"],"heads":[0,1],"lang":"en","meta":{"src":[1, 2.50, "x\u00e9"]},"z":null,"w":true}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if err := Unmarshal([]byte(`{"tags":["A"],"x":[1,}`), &s); err == nil || strings.Contains(err.Error(), "skip") {
+		t.Errorf("a broken unknown field: %v", err)
+	}
+}
