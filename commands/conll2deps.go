@@ -20,7 +20,7 @@ func conll2depsApp() *cli.App {
 		Description: `Reads dependency treebanks and writes one sentence record (id, words, tags,
 heads) per sentence. Multiword-token ranges (n-m) and empty nodes (n.m) are
 skipped; comments too, except "# sent_id = X", which becomes the id (else
-the id is <file basename>#<index in file>).
+the id is <file basename>#<index in file>, or <stdin>#<index>).
 
 Punctuation is removed unless --keep-punct: every word whose tag is in the
 punctuation set goes, each word whose head went is attached to its nearest

@@ -262,6 +262,10 @@ func (r *PTBReader) tree(open token) (*Tree, error) {
 				if err := r.checkEnd(tok.line, startLine, startCol0); err != nil && first == nil {
 					first = err
 				}
+				if phrases := countPhrases(node); first == nil && node.Label == "" && phrases > 1 {
+					// Not one sentence: merging them would be a silent lie.
+					first = syntaxErrorf(startLine, "an unlabelled bracket holds %d trees: ( (S …) (S …) ) is not one sentence; give each tree its own brackets", phrases)
+				}
 				if first != nil {
 					return nil, first
 				}
@@ -326,6 +330,17 @@ func (r *PTBReader) skipToTree() {
 			return
 		}
 	}
+}
+
+// countPhrases counts the children of t that are phrases, not words.
+func countPhrases(t *Tree) int {
+	n := 0
+	for _, c := range t.Children {
+		if !c.IsPreterminal() {
+			n++
+		}
+	}
+	return n
 }
 
 // unwrap removes the unlabelled outer bracket and ROOT/TOP nodes.

@@ -136,7 +136,7 @@ func checkIdentity(t *testing.T, name string, dialect format.CoNLLDialect, first
 	}
 	for i, s := range first {
 		if dialect == format.CoNLLX {
-			s.ID = fmt.Sprintf("stdin#%d", i+1)
+			s.ID = fmt.Sprintf("<stdin>#%d", i+1)
 		}
 		if !reflect.DeepEqual(s, last[i]) {
 			t.Fatalf("%s %v: sentence %d changed:\n%+v\n%+v", name, dialect, i+1, s, last[i])

@@ -8,6 +8,7 @@ package ptbstrip
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -152,9 +153,9 @@ func EachTree(src pipeline.Source, keepPunct bool, fn func(id string, t *format.
 	}
 	trees := format.NewPTBReader(nil)
 	err := src.EachInput(func(in *pipeline.Input) error {
-		br, ok := in.Reader.(*bufio.Reader) // plain files come buffered
-		if !ok {
-			br = bufio.NewReaderSize(in, 64<<10)
+		br := bufio.NewReaderSize(in.Reader, 64<<10) // in.Reader itself when buffered enough
+		if line, ok := tabularLine(br); ok {
+			return fmt.Errorf("%s:%d: this is a CoNLL or .dp file (tab-separated columns), not Penn Treebank brackets: convert it with conll2deps", in.Name, line)
 		}
 		peeked := &pipeline.Input{Name: in.Name, Reader: br}
 		prefix := in.Name
@@ -226,6 +227,25 @@ func eachRecordTree(in *pipeline.Input, prefix string, bad *pipeline.BadRecords,
 		return emit(id, t)
 	})
 	return seen + bad.Count - badBefore, err
+}
+
+// tabularLine says whether the first line with text, within the buffer,
+// is a CoNLL or .dp line (a comment "#…" or tab-separated columns) rather
+// than brackets or a record, and which line it is.
+func tabularLine(br *bufio.Reader) (int, bool) {
+	head, _ := br.Peek(br.Size())
+	i := bytes.IndexFunc(head, func(r rune) bool { return !strings.ContainsRune(" \t\n\r\v\f", r) })
+	if i < 0 || head[i] == '(' || head[i] == '{' {
+		return 0, false
+	}
+	line := head[i:]
+	if end := bytes.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	if head[i] == '#' || bytes.IndexByte(line, '\t') >= 0 {
+		return bytes.Count(head[:i], []byte{'\n'}) + 1, true
+	}
+	return 0, false
 }
 
 // firstNonBlank peeks at the first byte that is not white space (0 when
