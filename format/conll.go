@@ -33,6 +33,7 @@ const NoHead = -1
 // Multiword-token ranges, empty nodes and other comments are not kept.
 type CoNLLSentence struct {
 	ID     string
+	Text   string // the CoNLL-U "# text"; written when not "", not read
 	Tokens []CoNLLToken
 }
 
@@ -260,8 +261,8 @@ func internColumn(b []byte) string {
 
 func isBlankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
-// AppendCoNLL appends s in the given dialect to dst: a "# sent_id" comment
-// (CoNLL-U only, when s has an ID), one line per word, and the blank line
+// AppendCoNLL appends s in the given dialect to dst: "# sent_id" and
+// "# text" comments (CoNLL-U only, when s has them), one line per word, and the blank line
 // that ends every sentence. It fails, appending nothing, when a column
 // cannot be written: empty, or holding a tab or a line break.
 func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
@@ -275,6 +276,14 @@ func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
 		}
 		dst = append(dst, "# sent_id = "...)
 		dst = append(dst, s.ID...)
+		dst = append(dst, '\n')
+	}
+	if d == CoNLLU && s.Text != "" {
+		if strings.ContainsAny(s.Text, "\r\n") {
+			return dst[:start], fmt.Errorf("text %q has a line break", s.Text)
+		}
+		dst = append(dst, "# text = "...)
+		dst = append(dst, s.Text...)
 		dst = append(dst, '\n')
 	}
 	n := len(s.Tokens)
