@@ -27,7 +27,7 @@ Examples:
    baseline --attach random --seed 7 wsj10.jsonl | score --root exclude`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "attach", Usage: "`left`, right or random (required)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --attach random"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of --attach random"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -36,9 +36,9 @@ Examples:
    conll2deps ptb-sample-deps-ym/*.dp | filterlen 10 > wsj10-sample.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: string(conll2deps.Auto),
-				Usage: "input format: auto (per file, from the column count of its first word line), conllu, conllx or dp"},
+				Usage: "input `FORMAT`: auto (per file, from the column count of its first word line), conllu, conllx or dp"},
 			&cli.StringFlag{Name: "tag", Value: string(conll2deps.UPOS),
-				Usage: "CoNLL tag column: upos (column 4) or xpos (column 5); .dp files have one"},
+				Usage: "CoNLL tag `COLUMN`: upos (column 4) or xpos (column 5); .dp files have one"},
 			&cli.StringFlag{Name: "punct", Usage: "comma-separated punctuation `TAGS` to remove (default PUNCT for CoNLL, the PTB punctuation tags for .dp)"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "remove nothing"},
 			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"strings"
+
 	"math"
 
 	"github.com/urfave/cli/v2"
@@ -14,15 +16,15 @@ func modelFlag(required bool) cli.Flag {
 }
 
 func workersFlag() cli.Flag {
-	return &cli.IntFlag{Name: "workers", Value: 0, Usage: "goroutines for the E-step (0: every core); the result does not depend on it"}
+	return &cli.IntFlag{Name: "workers", Value: 0, Usage: "`N` goroutines for the E-step (0: every core); the result does not depend on it"}
 }
 
 func seedFlag() cli.Flag {
-	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; the same seed gives the same output"}
+	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S`; the same seed gives the same output"}
 }
 
 func lambdaFlag(usage string) cli.Flag {
-	return &cli.Float64Flag{Name: "lambda", Value: 0, Usage: usage}
+	return &cli.Float64Flag{Name: "lambda", Value: 0, Usage: strings.Replace(usage, "λ", "`λ`", 1)}
 }
 
 // progress reports on stderr for the program, unless --quiet.

@@ -25,8 +25,8 @@ Examples:
 			modelFlag(true),
 			&cli.IntFlag{Name: "n", Aliases: []string{"count"}, Required: true, Usage: "write `N` sentences"},
 			seedFlag(),
-			&cli.IntFlag{Name: "min-len", Value: 1, Usage: "shortest sentence kept"},
-			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept (0: no bound)"},
+			&cli.IntFlag{Name: "min-len", Value: 1, Usage: "shortest sentence kept, `N` tags"},
+			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept, `N` tags (0: no bound)"},
 			outputFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -47,8 +47,8 @@ Examples:
    select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
-			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "ranking: accuracy (supervised) or likelihood (unsupervised)"},
-			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy convention: count (Klein) or exclude (Smith)"},
+			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised) or likelihood (unsupervised)"},
+			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON line per model instead of the table"},
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),

@@ -32,11 +32,11 @@ Examples:
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
 		Flags: append(trainFlags("km"),
-			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "β of the first stage, in (0, 1]"},
+			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the starting model"},
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than this, relatively (default 1e-5)"},
+			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {

@@ -17,11 +17,11 @@ func trainFlags(defaultInit string) []cli.Flag {
 		initFlag(defaultInit),
 		modelFlag(false),
 		seedFlag(),
-		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "iterations at most (per stage, for the annealers)"},
+		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
 		workersFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
-		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "where --save-every writes"},
+		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 		outputFlag(), skipBadFlag(), quietFlag(),
 	}
 }
@@ -72,9 +72,9 @@ Examples:
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
 		Flags: append(trainFlags(dmv.InitKlein),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-λ before the model is written (-1: none)"},
+			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
-			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold (default 1e-5 relative change; with --hard 2^-20 bits per token)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {

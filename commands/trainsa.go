@@ -50,7 +50,7 @@ Examples:
 			&cli.Float64Flag{Name: "seg-beta-step", Value: -0.1, Usage: "Model S: β += `Δβ` after each epoch"},
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than this, relatively (default 1e-5)"},
+			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
