@@ -186,7 +186,10 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(args) == 0 {
 		args = []string{name}
 	}
-	err := app.Run(flagsFirst(app, args))
+	reordered, err := flagsFirst(app, args)
+	if err == nil {
+		err = app.Run(reordered)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -280,7 +283,7 @@ func flagPlaceholder(f cli.Flag) string {
 // flagsFirst moves flags before positional arguments, so that
 // "filterlen 10 -o out.jsonl" works as users expect (urfave/cli stops
 // parsing flags at the first argument). "--" ends the flags.
-func flagsFirst(app *cli.App, args []string) []string {
+func flagsFirst(app *cli.App, args []string) ([]string, error) {
 	takesValue := map[string]bool{}
 	for _, f := range app.Flags {
 		_, isBool := f.(*cli.BoolFlag)
@@ -298,7 +301,11 @@ func flagsFirst(app *cli.App, args []string) []string {
 		case len(a) > 1 && a[0] == '-':
 			flags = append(flags, a)
 			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(args) {
+			if !strings.Contains(name, "=") && takesValue[name] {
+				if i+1 == len(args) {
+					// Else the flag would take the first file argument.
+					return nil, usagef("%s needs a value", a)
+				}
 				i++
 				flags = append(flags, args[i])
 			}
@@ -312,7 +319,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 			break
 		}
 	}
-	return append(flags, positional...)
+	return append(flags, positional...), nil
 }
 
 // usageError is a mistake on the command line rather than in the data.
@@ -386,7 +393,22 @@ func writeWithSides(c *cli.Context, fn func(w io.Writer) error) error {
 	}
 	defer o.Abort()
 	if err := fn(o); err != nil {
-		return err
+		return nameSideFiles(err, sides)
 	}
 	return pipeline.CommitAll(append([]*pipeline.Output{o}, sides...)...)
+}
+
+// nameSideFiles puts the user's names in an error that names the
+// temporary file of a side output (a log that could not be written).
+func nameSideFiles(err error, sides []*pipeline.Output) error {
+	msg := err.Error()
+	for _, o := range sides {
+		if tmp := o.Name(); tmp != o.Path() && strings.Contains(msg, tmp) {
+			msg = strings.ReplaceAll(msg, tmp, o.Path())
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }

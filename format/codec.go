@@ -64,7 +64,15 @@ func decodeObject(data []byte, what string, field func(it *jsoniter.Iterator, na
 		return &JSONError{Msg: fmt.Sprintf("a %s must be a JSON object {…}, not %s", what, describeStart(data))}
 	}
 	current := ""
+	var seen [16]string // the fields so far; records have few
+	names := seen[:0]
 	for name := it.ReadObject(); name != "" && it.Error == nil; name = it.ReadObject() {
+		for _, n := range names {
+			if n == name {
+				return &JSONError{Field: name, Msg: "given twice in one " + what}
+			}
+		}
+		names = append(names, name)
 		current = name
 		field(it, name)
 		if it.Error != nil && it.Error != io.EOF {

@@ -328,6 +328,8 @@ func checkTSVColumn(v string, last bool) error {
 		return errors.New("is empty")
 	case strings.ContainsAny(v, "\t\n"):
 		return fmt.Errorf("%q holds a tab or a line break", v)
+	case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 && r != '\r' || r == 0x7f }):
+		return fmt.Errorf("%q holds a control character", v)
 	case last && strings.HasSuffix(v, "\r"):
 		return fmt.Errorf("%q ends with a carriage return", v)
 	}

@@ -303,6 +303,9 @@ func Reserve(path string) (*Output, error) {
 	return o, nil
 }
 
+// Path is the output's name as the user gave it.
+func (o *Output) Path() string { return o.name }
+
 // Name is the file an output's bytes go to until Commit.
 func (o *Output) Name() string {
 	if o.tmp != "" {
