@@ -32,6 +32,9 @@ func progress(c *cli.Context, total int) *pipeline.Progress {
 	return pipeline.NewProgress(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
 }
 
+// Tolerance is tolerance, for trainers defined outside this package.
+func Tolerance(c *cli.Context) (float64, error) { return tolerance(c) }
+
 // tolerance reads --tol: absent, 0 tells the training loop to use its
 // default; given, it is taken at its word. The loops stop when the
 // relative change is below the tolerance, so --tol 0 becomes the smallest

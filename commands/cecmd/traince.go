@@ -58,7 +58,7 @@ Examples:
 		Flags: append(commands.TrainFlags("local"),
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
-			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than this, relatively"},
+			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
 			&cli.Float64Flag{Name: "delta0", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
 			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"}, // as train-sa spells it
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta to this `δ_f` (the last stage)"},
@@ -109,8 +109,12 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 	if c.Int("max-iter") < 1 {
 		return opts, commands.Usagef("--max-iter must be at least 1")
 	}
-	if !(c.Float64("tol") > 0) {
-		return opts, commands.Usagef("--tol must be positive")
+	tol, err := commands.Tolerance(c)
+	if err != nil {
+		return opts, err
+	}
+	if c.IsSet("tol") {
+		opts.Tol = tol // 0 runs to --max-iter
 	}
 	if c.IsSet("delta-final") {
 		opts.DeltaFinal, opts.DeltaStep = c.Float64("delta-final"), c.Float64("delta-step")
