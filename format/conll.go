@@ -345,11 +345,14 @@ func skipBlock(l *lines.Reader) {
 	}
 }
 
-// readError is the read error that stopped l, placed after its last line.
+// readError is the read error that stopped l, placed after its last line;
+// a *lines.TooLongError or *lines.InvalidUTF8Error comes back as it is.
 func readError(l *lines.Reader) error {
 	if err := l.Err(); err != nil {
-		if n, ok := lines.ErrorLine(err); ok {
-			return &SyntaxError{Line: n, Err: err}
+		if _, ok := lines.ErrorLine(err); ok {
+			// A line too long, or text that is not UTF-8: not one bad
+			// sentence to skip but the end of reading (Line says where).
+			return err
 		}
 		return fmt.Errorf("after line %d: %w", l.Line(), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	linereader "github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/internal/testenv"
 )
 
@@ -295,6 +296,12 @@ func FuzzPTBReader(f *testing.F) {
 				return
 			}
 			var se *SyntaxError
+			if n, ok := linereader.ErrorLine(err); ok {
+				if n < 1 || n > lines {
+					t.Fatalf("error at line %d of %d: %v", n, lines, err)
+				}
+				return // not UTF-8: reading ends
+			}
 			if !errors.As(err, &se) && err != nil {
 				t.Fatalf("error that is not a SyntaxError: %v", err)
 			}

@@ -126,6 +126,9 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 				}
 				continue
 			}
+			if line, ok := lines.ErrorLine(err); ok {
+				return &pipeline.LineError{File: in.Name, Line: line, Err: err} // ends the file, --skip-bad or not
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", in.Name, err)
 			}
