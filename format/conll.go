@@ -143,6 +143,9 @@ func (r *CoNLLReader) parseLine(s *CoNLLSentence, line []byte) error {
 		if c == "" {
 			return syntaxErrorf(n, "column %d (%s) is empty", i+1, conllColumns[i])
 		}
+		if hasControl(c) {
+			return syntaxErrorf(n, "column %d (%s) holds a control character: %q", i+1, conllColumns[i], c)
+		}
 	}
 	id := cols[0]
 	if a, b, ok := strings.Cut(id, "-"); ok {
@@ -328,12 +331,19 @@ func checkTSVColumn(v string, last bool) error {
 		return errors.New("is empty")
 	case strings.ContainsAny(v, "\t\n"):
 		return fmt.Errorf("%q holds a tab or a line break", v)
-	case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 && r != '\r' || r == 0x7f }):
+	case hasControl(v):
 		return fmt.Errorf("%q holds a control character", v)
 	case last && strings.HasSuffix(v, "\r"):
 		return fmt.Errorf("%q ends with a carriage return", v)
 	}
 	return nil
+}
+
+// hasControl says whether a column holds a control character other than
+// the tab and line breaks the format itself uses (and a carriage return):
+// readers refuse such columns and writers cannot write them.
+func hasControl(v string) bool {
+	return strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f })
 }
 
 // skipBlock drops lines up to and including the next blank one.
