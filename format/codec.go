@@ -66,13 +66,25 @@ func decodeObject(data []byte, what string, field func(it *jsoniter.Iterator, na
 	current := ""
 	var seen [16]string // the fields so far; records have few
 	names := seen[:0]
+	var many map[string]bool // past len(seen), so that a line of a million fields takes no n² time
 	for name := it.ReadObject(); name != "" && it.Error == nil; name = it.ReadObject() {
-		for _, n := range names {
-			if n == name {
-				return &JSONError{Field: name, Msg: "given twice in one " + what}
+		twice := many[name]
+		if many == nil {
+			for _, n := range names {
+				twice = twice || n == name
 			}
+			if names = append(names, name); len(names) == len(seen) {
+				many = map[string]bool{}
+				for _, n := range names {
+					many[n] = true
+				}
+			}
+		} else {
+			many[name] = true
 		}
-		names = append(names, name)
+		if twice {
+			return &JSONError{Field: name, Msg: "given twice in one " + what}
+		}
 		current = name
 		field(it, name)
 		if it.Error != nil && it.Error != io.EOF {

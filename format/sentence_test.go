@@ -1,9 +1,11 @@
 package format
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSentenceRoundTrip(t *testing.T) {
@@ -79,5 +81,28 @@ func TestSentenceKeepsUnknownFields(t *testing.T) {
 	}
 	if err := Unmarshal([]byte(`{"tags":["A"],"x":[1,}`), &s); err == nil || strings.Contains(err.Error(), "skip") {
 		t.Errorf("a broken unknown field: %v", err)
+	}
+}
+
+// A field given twice is refused, among few fields or very many; many
+// fields take linear time.
+func TestSentenceDuplicateFields(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tags":["A"]`)
+	for i := range 200000 {
+		fmt.Fprintf(&b, `,"f%d":%d`, i, i)
+	}
+	var s Sentence
+	start := time.Now()
+	if err := Unmarshal([]byte(b.String()+"}"), &s); err != nil || len(s.Unknown) != 200000 {
+		t.Fatalf("%d unknown fields, %v", len(s.Unknown), err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("200,000 fields took %v", d)
+	}
+	for _, line := range []string{`{"tags":["A"],"x":1,"tags":["B"]}`, b.String() + `,"f199999":0}`, b.String() + `,"tags":[]}`} {
+		if err := Unmarshal([]byte(line), &s); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%.40s…: %v", line, err)
+		}
 	}
 }
