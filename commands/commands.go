@@ -178,11 +178,11 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	app.Reader, app.Writer, app.ErrWriter = stdin, stdout, stderr
 	app.HideHelpCommand = true
 	app.EnableBashCompletion = false
-	app.Version = Version()
 	app.ExitErrHandler = func(*cli.Context, error) {} // Run decides the exit code
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
 	app.CustomAppHelpTemplate = strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS")
 	checkRequiredFlags(app)
+	addHelpAndVersion(app)
 	if len(args) == 0 {
 		args = []string{name}
 	}
@@ -201,6 +201,27 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// addHelpAndVersion gives the app --help and --version flags of its own.
+// urfave/cli's are package variables that every app's run writes to,
+// which is a data race when tests run programs side by side.
+func addHelpAndVersion(app *cli.App) {
+	app.HideHelp, app.HideVersion = true, true
+	app.Flags = append(app.Flags,
+		&cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}, // urfave/cli shows it when set
+		&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", DisableDefaultText: true})
+	action := app.Action
+	if action == nil {
+		return
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.Bool("version") {
+			_, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, Version())
+			return err
+		}
+		return action(c)
+	}
 }
 
 // Version is grind's version: the module version the binary was built
