@@ -10,12 +10,12 @@ import (
 	"github.com/grind-nlp/grind/stages/split"
 )
 
-func init() { register("split", splitApp) }
+func init() { register("split-corpus", splitApp) }
 
 func splitApp() *cli.App {
 	return &cli.App{
 		Usage:     "split sentences into train, dev and test files",
-		UsageText: "split --prefix P [--every K] [--train SET] [--dev SET] [--test SET] [options] [FILE...]",
+		UsageText: "split-corpus --prefix P [--every K] [--train SET] [--dev SET] [--test SET] [options] [FILE...]",
 		Description: `Writes P.train.jsonl, P.dev.jsonl and P.test.jsonl (with --suffix .gz or
 .zst, compressed: P.train.jsonl.gz ...). The files appear only when the run
 succeeds; the counts go to stderr. The split is deterministic: nothing is
@@ -36,8 +36,8 @@ dev 22, test 23) when its id names a WSJ file, else --every 10 --dev 8
 --test 9.
 
 Examples:
-   ptb2deps wsj/*/*.mrg | split --prefix wsj --train 2-21 --dev 22 --test 23
-   split --prefix en --every 10 --dev 8 --test 9 --suffix .gz en.jsonl`,
+   ptb2deps wsj/*/*.mrg | split-corpus --prefix wsj --train 2-21 --dev 22 --test 23
+   split-corpus --prefix en --every 10 --dev 8 --test 9 --suffix .gz en.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prefix", Usage: "write `P`.train.jsonl, P.dev.jsonl and P.test.jsonl (required)"},
 			&cli.StringFlag{Name: "suffix", Usage: "`.gz` or .zst to compress the files (P.train.jsonl.gz ...)"},
@@ -96,8 +96,8 @@ Examples:
 	}
 }
 
-// splitFiles writes the three parts to the files name gives them; a failed
-// run removes every partial file.
+// splitFiles writes the three parts to the files name gives them: the
+// three appear together or not at all.
 func splitFiles(src pipeline.Source, name func(split.Part) string, stdout io.Writer, opts split.Options) (split.Counts, split.Options, error) {
 	var outs [3]*pipeline.Output
 	var writers [3]io.Writer
@@ -116,10 +116,5 @@ func splitFiles(src pipeline.Source, name func(split.Part) string, stdout io.Wri
 	if err != nil {
 		return counts, used, err
 	}
-	for _, o := range outs {
-		if err := o.Commit(); err != nil {
-			return counts, used, err
-		}
-	}
-	return counts, used, nil
+	return counts, used, pipeline.CommitAll(outs[:]...)
 }
