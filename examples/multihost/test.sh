@@ -12,8 +12,8 @@
 #      start to 1e-9 (relative) on every parameter.
 #   4. Host A restarted; a skewed-DA and a Model L (SA) schedule equal
 #      train-da and train-sa in the same way.
-# Data: UD English ≤10 from ../shared/data when present, else the treebank
-# grind ships. Nothing contacts any address but 127.0.0.1; the servers stop
+# Data: UD English ≤10 from ../shared/data (or $GRIND_SHARED_DATA) when
+# present, else the treebank grind ships. Nothing contacts any address but 127.0.0.1; the servers stop
 # whatever happens. Needs sshd, ssh, ssh-keygen, GNU parallel, rsync and jq:
 # without them it skips, unless GRIND_REQUIRE_MULTIHOST=1 (CI) makes that
 # an error.
@@ -43,8 +43,9 @@ sshd=$(command -v sshd || echo /usr/sbin/sshd)
 for t in ssh ssh-keygen parallel rsync jq perl; do
 	command -v "$t" >/dev/null || skip "$t not installed"
 done
-# sshd refuses to start without its privilege separation directory.
-[ -d /run/sshd ] || mkdir -p /run/sshd 2>/dev/null || skip "/run/sshd is missing (mkdir -p /run/sshd as root)"
+# sshd started by root refuses to run without its privilege separation
+# directory (.ci/run makes it).
+[ "$(id -u)" != 0 ] || [ -d /run/sshd ] || mkdir -p /run/sshd || skip "cannot make /run/sshd"
 [ -x "$bin/estep" ] || make -s -C "$repo" build
 
 tmp=$(mktemp -d /tmp/grind-multihost.XXXXXX)
@@ -84,9 +85,10 @@ trap 'exit 1' INT TERM HUP
 trap 'echo "multihost test: FAIL: line $LINENO: $BASH_COMMAND" >&2' ERR
 
 # The corpus and the start.
-if [ -r "$repo/../shared/data/ud-nopunct/en-ud-train-nopunct-len15.conllu" ]; then
+ud=${GRIND_SHARED_DATA:-$repo/../shared/data}/ud-nopunct/en-ud-train-nopunct-len15.conllu
+if [ -r "$ud" ]; then
 	data="UD English ≤10"
-	conll2deps --tag xpos "$repo/../shared/data/ud-nopunct/en-ud-train-nopunct-len15.conllu" | filterlen 10 > "$tmp/corpus.jsonl"
+	conll2deps --tag xpos "$ud" | filterlen 10 > "$tmp/corpus.jsonl"
 else
 	data="examples/treebank ≤10 (../shared/data is absent)"
 	ptb2deps ../treebank/*.mrg | filterlen 10 > "$tmp/corpus.jsonl"
