@@ -154,7 +154,7 @@ start_host b
 # GNU parallel's sshloginfile: one job at a time per host; the ssh options
 # keep everything on this machine's throwaway keys, and a connection master
 # per host saves the handshakes of the many transfers.
-sshcmd="ssh -i $tmp/key -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 -o ControlMaster=auto -o ControlPath=$tmp/cm-%C -o ControlPersist=120"
+sshcmd="ssh -i $tmp/key -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=5 -o ServerAliveCountMax=2 -o ControlMaster=auto -o ControlPath=$tmp/cm-%C -o ControlPersist=120"
 for p in "${ports[@]}"; do echo "1/$sshcmd -p $p 127.0.0.1"; done > "$tmp/hosts"
 for p in "${ports[@]}"; do
 	$sshcmd -p "$p" 127.0.0.1 true || fail "cannot log in to 127.0.0.1:$p"
@@ -227,23 +227,23 @@ for s in $busy; do
 	n=$((10#${s#shard-}))
 	joblog "$run/iter-0002/joblog" | grep -q "shard $n, port ${ports[1]}, .*exit 0" || fail "$s, cut on host A, was not redone by host B"
 done
-echo "iteration 2: ${busy}redone on host B (--retries); iterations 1-3 done"
+echo "[$((SECONDS - started)) s] iteration 2: ${busy}redone on host B (--retries); iterations 1-3 done"
 
 # 2. Iteration 4, host A still dead and no retries: shards given to A fail.
 if loop --iterations 4 --retries 1 --passes 1 > /dev/null 2> "$tmp/loop2.log"; then
 	grep -q . "$run/iter-0004/joblog" && awk -F'\t' 'NR > 1 && $7 != 0' "$run/iter-0004/joblog" | grep -q . &&
 		fail "iteration 4 had failed jobs and yet finished"
-	echo "iteration 4: host A got no shard (no failure to resume from)"
+	echo "[$((SECONDS - started)) s] iteration 4: host A got no shard (no failure to resume from)"
 else
 	[ ! -e "$run/model-0004.jsonl" ] || fail "a failed iteration 4 wrote its model"
 	before=$(awk -F'\t' 'NR > 1 && $7 == 0' "$run/iter-0004/joblog" | wc -l)
-	echo "iteration 4 without retries failed as it should ($(tail -n 1 "$tmp/loop2.log")); $before shard(s) done"
+	echo "[$((SECONDS - started)) s] iteration 4 without retries failed as it should ($(tail -n 1 "$tmp/loop2.log")); $before shard(s) done"
 	# Run again: --resume-failed runs only the failed shards.
 	loop --iterations 4 > "$tmp/four.jsonl" 2> "$tmp/loop3.log" || { cat "$tmp/loop3.log" >&2; fail "the resumed run failed"; }
 	rerun=$(awk -F'\t' 'NR > 1 {n[$1]++} END {for (s in n) if (n[s] > 1) c++; print c + 0}' "$run/iter-0004/joblog")
 	ok=$(awk -F'\t' 'NR > 1 && $7 == 0 {print $1}' "$run/iter-0004/joblog" | sort | uniq -d | wc -l)
 	[ "$ok" -eq 0 ] || fail "--resume-failed ran a shard that had already succeeded"
-	echo "iteration 4 resumed: $rerun shard(s) run again, none that had succeeded"
+	echo "[$((SECONDS - started)) s] iteration 4 resumed: $rerun shard(s) run again, none that had succeeded"
 fi
 [ -e "$run/model-0004.jsonl" ] || fail "no model after iteration 4"
 
@@ -262,7 +262,7 @@ compare() {
 within() { awk -v d="$1" 'BEGIN { exit !(d <= 1e-9) }'; }
 train-em -m "$tmp/start.jsonl" --max-iter 4 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/one.jsonl"
 set -- $(compare "$tmp/one.jsonl" "$run/model-0004.jsonl")
-echo "EM, 4 iterations, vs train-em --max-iter 4 --tol 0: $1 parameters, largest relative difference $2"
+echo "[$((SECONDS - started)) s] EM, 4 iterations, vs train-em --max-iter 4 --tol 0: $1 parameters, largest relative difference $2"
 within "$2" || fail "the models differ by more than 1e-9"
 worst=$2
 
@@ -275,7 +275,7 @@ printf '1 --beta 0.5 --skew %s\n1\n' "$tmp/start.jsonl" > "$tmp/sda.schedule"
 	"$tmp/corpus.jsonl" "$tmp/start.jsonl" > "$tmp/sda-multi.jsonl" 2> "$tmp/sda.log" || { cat "$tmp/sda.log" >&2; fail "the SDA schedule failed"; }
 train-da -m "$tmp/start.jsonl" --skew --beta0 0.5 --gamma 2 --max-iter 1 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/sda-one.jsonl"
 set -- $(compare "$tmp/sda-one.jsonl" "$tmp/sda-multi.jsonl")
-echo "SDA, β 0.5 then 1, vs train-da --skew --beta0 0.5 --gamma 2 --max-iter 1 --tol 0: largest relative difference $2"
+echo "[$((SECONDS - started)) s] SDA, β 0.5 then 1, vs train-da --skew --beta0 0.5 --gamma 2 --max-iter 1 --tol 0: largest relative difference $2"
 within "$2" || fail "the SDA models differ by more than 1e-9"
 worst=$(printf '%s\n%s\n' "$worst" "$2" | sort -g | tail -n 1)
 printf '1 --delta -0.6\n1 --delta 0.1\n' > "$tmp/sa.schedule"
@@ -283,7 +283,7 @@ printf '1 --delta -0.6\n1 --delta 0.1\n' > "$tmp/sa.schedule"
 	"$tmp/corpus.jsonl" "$tmp/start.jsonl" > "$tmp/sa-multi.jsonl" 2> "$tmp/sa.log" || { cat "$tmp/sa.log" >&2; fail "the SA schedule failed"; }
 train-sa -m "$tmp/start.jsonl" --lambda 1 --delta0 -0.6 --delta-step 0.7 --delta-final 0.1 --max-iter 1 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/sa-one.jsonl"
 set -- $(compare "$tmp/sa-one.jsonl" "$tmp/sa-multi.jsonl")
-echo "SA (Model L, λ 1), δ -0.6 then 0.1, vs train-sa --delta0 -0.6 --delta-step 0.7 --delta-final 0.1 --max-iter 1 --tol 0: largest relative difference $2"
+echo "[$((SECONDS - started)) s] SA (Model L, λ 1), δ -0.6 then 0.1, vs train-sa --delta0 -0.6 --delta-step 0.7 --delta-final 0.1 --max-iter 1 --tol 0: largest relative difference $2"
 within "$2" || fail "the SA models differ by more than 1e-9"
 worst=$(printf '%s\n%s\n' "$worst" "$2" | sort -g | tail -n 1)
 
