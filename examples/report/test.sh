@@ -21,10 +21,10 @@ train-em --init uniform --log "$dir/uniform.log" --quiet "$dir/c.jsonl" > "$dir/
 decode -m "$dir/km.model" --quiet "$dir/c.jsonl" > "$dir/km.jsonl"
 decode -m "$dir/uniform.model" --quiet "$dir/c.jsonl" > "$dir/uniform.jsonl"
 (cd "$dir" && report -o report.html --title 'EM on the treebank grind ships, ≤10 words' \
-	--run EM-km=km.log,km.jsonl --run EM-uniform=uniform.log,uniform.jsonl --top 8 --trees 2)
+	--run EM-km=km.log,km.jsonl --run EM-uniform=uniform.log,uniform.jsonl --top 4 --trees 2)
 
 shot() { # URL PNG
-	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1400 \
+	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=900,2500 \
 		--screenshot="$2" "$1" >/dev/null 2>&1
 	[ -s "$2" ] || { echo "report/test.sh: $browser wrote no screenshot of $1" >&2; exit 1; }
 }

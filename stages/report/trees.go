@@ -87,8 +87,9 @@ func ArcDiagram(s *format.Sentence) string {
 			continue
 		}
 		y := top - arcHeight(h-1, i)
+		from := leave(xs, h-1, i)
 		fmt.Fprintf(&b, `<path d="M%.1f,%.1fC%.1f,%.1f %.1f,%.1f %.1f,%.1f" class="gold" marker-end="url(#ah-gold)"/>`,
-			xs[h-1], top, xs[h-1], y, xs[i], y, xs[i], top)
+			from, top, from, y, xs[i], y, xs[i], top)
 	}
 	for i, p := range s.Pred {
 		class := "ok"
@@ -100,11 +101,22 @@ func ArcDiagram(s *format.Sentence) string {
 			continue
 		}
 		y := predY + arcHeight(p-1, i)
+		from := leave(xs, p-1, i)
 		fmt.Fprintf(&b, `<path d="M%.1f,%.1fC%.1f,%.1f %.1f,%.1f %.1f,%.1f" class="%s" marker-end="url(#ah-%s)"/>`,
-			xs[p-1], predY, xs[p-1], y, xs[i], y, xs[i], predY, class, class)
+			from, predY, from, y, xs[i], y, xs[i], predY, class, class)
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// leave is where an arc from head h to dependent d leaves its head: a few
+// pixels off the word's centre towards d, so that arcs leaving a word do not
+// merge with the arrowhead of the arc reaching it.
+func leave(xs []float64, h, d int) float64 {
+	if d < h {
+		return xs[h] - 5
+	}
+	return xs[h] + 5
 }
 
 // pickTrees chooses up to n sentences to draw: in corpus order, those of
