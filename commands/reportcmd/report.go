@@ -59,6 +59,9 @@ Examples:
 			if c.Int("top") < 1 {
 				return commands.Usagef("--top must be at least 1, not %d", c.Int("top"))
 			}
+			if c.Int("trees") < 0 {
+				return commands.Usagef("--trees must be 0 or more, not %d", c.Int("trees"))
+			}
 			opts := report.Options{Title: c.String("title"), Top: c.Int("top"), Trees: c.Int("trees")}
 			if opts.Trees == 0 {
 				opts.Trees = -1

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/score"
 )
 
@@ -117,6 +118,7 @@ func TestSign(t *testing.T) {
 func TestWriteEscapesAndStaysOffline(t *testing.T) {
 	a := tiny()
 	a.Name = `<b>"A"&`
+	a.Log = &plotcurve.Series{File: "a.log", Name: a.Name, Iterations: []format.Iteration{{Iter: 1, Objective: -50}, {Iter: 2, Objective: -40}}}
 	b := tiny()
 	b.Name = "B"
 	var buf bytes.Buffer
@@ -129,7 +131,7 @@ func TestWriteEscapesAndStaysOffline(t *testing.T) {
 			t.Errorf("page holds %q", bad)
 		}
 	}
-	for _, good := range []string{"&lt;dog&gt;", "&lt;b&gt;", "&lt;title&gt;", "Sign tests against", "ROOT → VBD", `class="bad"`} {
+	for _, good := range []string{"&lt;dog&gt;", "&lt;b&gt;", "&lt;title&gt;", "Sign tests against", "ROOT → VBD", `class="bad"`, "Learning curves", "<svg"} {
 		if !strings.Contains(page, good) {
 			t.Errorf("page lacks %q", good)
 		}
