@@ -143,7 +143,7 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		makeTable("By gold arc length |head − dependent|", "", pick(func(t Tables) []Row { return t.ByLength }), 0),
 	}
 	if opts.Trees > 0 {
-		for _, k := range pickTrees(runs[0].Sentences, opts.Trees) {
+		for _, k := range pickTrees(runs, opts.Trees) {
 			for _, r := range runs {
 				s := r.Sentences[k]
 				id := s.ID

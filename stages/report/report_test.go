@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/big"
 	"strings"
@@ -162,5 +163,24 @@ func TestArcDiagramMarksErrors(t *testing.T) {
 	}
 	if !strings.Contains(svg, "&amp;&#34;ran&#39;") {
 		t.Errorf("word not escaped: %s", svg)
+	}
+}
+
+func TestPickTrees(t *testing.T) {
+	sent := func(pred ...int) *format.Sentence {
+		return &format.Sentence{Tags: []string{"A", "B", "C", "D"}, Heads: []int{2, 0, 2, 3}, Pred: pred}
+	}
+	a := &Run{Sentences: []*format.Sentence{
+		sent(2, 0, 2, 3), // all right
+		sent(0, 1, 2, 3), // partly right
+		{Tags: []string{"A", "B"}, Heads: []int{0, 1}, Pred: []int{2, 0}}, // too short
+		sent(3, 0, 2, 3), // partly right
+	}}
+	if got := pickTrees([]*Run{a}, 3); fmt.Sprint(got) != "[1 3 0]" {
+		t.Errorf("one run: picked %v, want [1 3 0]", got)
+	}
+	b := &Run{Sentences: []*format.Sentence{a.Sentences[0], a.Sentences[1], a.Sentences[2], sent(2, 0, 2, 3)}}
+	if got := pickTrees([]*Run{a, b}, 4); fmt.Sprint(got) != "[3 0 1 2]" {
+		t.Errorf("two runs: picked %v, want [3 0 1 2]", got)
 	}
 }

@@ -119,19 +119,45 @@ func leave(xs []float64, h, d int) float64 {
 	return xs[h] + 5
 }
 
-// pickTrees chooses up to n sentences to draw: in corpus order, those of
-// 4 to 12 tokens (long enough to show structure, short enough to read),
-// then any others.
-func pickTrees(sentences []*format.Sentence, n int) []int {
-	var picked []int
-	for pass := 0; pass < 2 && len(picked) < n; pass++ {
-		for k, s := range sentences {
-			if len(picked) == n {
-				break
+// pickTrees chooses up to n sentences to draw, in corpus order: first
+// those of 4 to 12 tokens (long enough to show structure, short enough to
+// read) that tell something — where the runs' parses differ, or with one
+// run where it is partly right — then other sentences of 4 to 12 tokens,
+// then any.
+func pickTrees(runs []*Run, n int) []int {
+	first := runs[0].Sentences
+	telling := func(k int) bool {
+		s := first[k]
+		if len(runs) == 1 {
+			c := correct(s.Heads, s.Pred)
+			return c > 0 && c < s.Len()
+		}
+		for _, r := range runs[1:] {
+			p := r.Sentences[k].Pred
+			for i := range p {
+				if p[i] != s.Pred[i] {
+					return true
+				}
 			}
-			fits := s.Len() >= 4 && s.Len() <= 12
-			if fits == (pass == 0) {
+		}
+		return false
+	}
+	readable := func(k int) bool { return first[k].Len() >= 4 && first[k].Len() <= 12 }
+	passes := []func(int) bool{
+		func(k int) bool { return readable(k) && telling(k) },
+		readable,
+		func(int) bool { return true },
+	}
+	var picked []int
+	taken := map[int]bool{}
+	for _, ok := range passes {
+		for k := range first {
+			if len(picked) == n {
+				return picked
+			}
+			if !taken[k] && ok(k) {
 				picked = append(picked, k)
+				taken[k] = true
 			}
 		}
 	}
