@@ -115,7 +115,11 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			v.Log = r.Log.File
 			v.Iterations = len(r.Log.Iterations)
 			v.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
-			series = append(series, r.Log)
+			// A log with nothing drawable (every objective infinite, no
+			// accuracy) keeps its row but has no curve.
+			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
+				series = append(series, r.Log)
+			}
 		}
 		d.Runs = append(d.Runs, v)
 		if i > 0 {
