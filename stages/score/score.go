@@ -58,32 +58,39 @@ type Tally struct {
 // (1-based, 0 = root), already validated as trees.
 func (t *Tally) Add(gold, pred []int) {
 	t.Sentences++
-	t.Tokens += len(gold)
-	for i, p := range pred {
-		g := gold[i]
-		if g != 0 {
-			t.GoldArcs++
-		}
-		directed := p == g
-		// The reversed arc: gold makes this token the head of p. A predicted
-		// root attachment has no reverse, so it counts only when directed.
-		reversed := p != 0 && gold[p-1] == i+1
-		if directed {
-			t.Directed++
-		}
-		if directed || reversed {
-			t.Undirected++
-		}
-		if p == 0 {
-			continue
-		}
-		t.PredictedArcs++
-		if directed {
-			t.DirectedArcs++
-		}
-		if directed || reversed {
-			t.UndirectedArcs++
-		}
+	for i := range pred {
+		t.AddToken(gold, pred, i)
+	}
+}
+
+// AddToken scores the attachment of token i (0-based) of a sentence alone,
+// without counting a sentence: breakdowns by tag or arc length group tokens
+// rather than sentences.
+func (t *Tally) AddToken(gold, pred []int, i int) {
+	t.Tokens++
+	p, g := pred[i], gold[i]
+	if g != 0 {
+		t.GoldArcs++
+	}
+	directed := p == g
+	// The reversed arc: gold makes this token the head of p. A predicted
+	// root attachment has no reverse, so it counts only when directed.
+	reversed := p != 0 && gold[p-1] == i+1
+	if directed {
+		t.Directed++
+	}
+	if directed || reversed {
+		t.Undirected++
+	}
+	if p == 0 {
+		return
+	}
+	t.PredictedArcs++
+	if directed {
+		t.DirectedArcs++
+	}
+	if directed || reversed {
+		t.UndirectedArcs++
 	}
 }
 
