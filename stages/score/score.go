@@ -301,8 +301,8 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		if against != nil {
 			seen++
-			if seen > len(against.pred) {
-				return pipeline.BadRecord(fmt.Errorf("more sentences than --against file %s has (%d)", against.name, len(against.pred)))
+			if seen > len(against.tags) {
+				return pipeline.BadRecord(fmt.Errorf("more sentences than --against file %s has (%d)", against.name, len(against.tags)))
 			}
 			if err := sameTags(against.tags[seen-1], s.Tags); err != nil {
 				return pipeline.BadRecord(fmt.Errorf("does not match sentence %d of --against file %s: %w", seen, against.name, err))
@@ -313,9 +313,16 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
-		bracketed, err := brackets.add(s)
+		bracketed, goldSpans, predSpans, err := brackets.add(s)
 		if err != nil {
 			return pipeline.BadRecord(err)
+		}
+		if against != nil && goldSpans != nil {
+			b := against.spans[seen-1]
+			if b == nil {
+				return pipeline.BadRecord(fmt.Errorf("sentence %d of --against file %s has no prediction (pred_spans or pred) to compare brackets with", seen, against.name))
+			}
+			signs.addBrackets(goldSpans, predSpans, b)
 		}
 		switch {
 		case bracketed && (heads == nil || s.Pred == nil):
@@ -327,7 +334,11 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		case s.Pred == nil:
 			return pipeline.BadRecord(errors.New(`sentence has no prediction "pred" to score`))
 		}
-		if against != nil {
+		switch {
+		case against == nil || !against.heads: // a bracketer's file: brackets only
+		case against.pred[seen-1] == nil:
+			return pipeline.BadRecord(fmt.Errorf(`sentence %d of --against file %s has no prediction "pred" to compare with`, seen, against.name))
+		default:
 			signs.add(heads, s.Pred, against.pred[seen-1])
 		}
 		sc.Add(heads, s.Pred)
@@ -342,8 +353,8 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	if gold != nil && next < len(gold.sentences) {
 		return fmt.Errorf("input ended after %d sentences, but gold file %s has %d", next, gold.name, len(gold.sentences))
 	}
-	if against != nil && seen < len(against.pred) {
-		return fmt.Errorf("input ended after %d sentences, but --against file %s has %d", seen, against.name, len(against.pred))
+	if against != nil && seen < len(against.tags) {
+		return fmt.Errorf("input ended after %d sentences, but --against file %s has %d", seen, against.name, len(against.tags))
 	}
 	r := sc.Report(opts.Root)
 	r.Brackets = brackets.report()
