@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/stages/decode"
+	"github.com/grind-nlp/grind/stages/families"
 )
 
 func init() { register("decode", decodeApp) }
@@ -41,7 +42,7 @@ Examples:
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				rep, err := decode.Run(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
+				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
 				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
 					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",
 						rep.Sentences, rep.Unknown, len(rep.UnknownTags), tagList(rep.UnknownTags), rep.FellBack)

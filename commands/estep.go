@@ -7,6 +7,7 @@ import (
 
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
+	"github.com/grind-nlp/grind/stages/families"
 )
 
 func init() { register("estep", estepApp) }
@@ -65,7 +66,7 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}
-				return estep.Run(src, w, opts)
+				return families.EStep(src, w, opts)
 			})
 		},
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/mstep"
 )
 
@@ -41,7 +42,7 @@ Examples:
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
+				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},
 	}

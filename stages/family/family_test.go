@@ -1,0 +1,58 @@
+package family_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/family"
+)
+
+// named is a family that only has a name: the registry's lookups are
+// all that is tested here (the families are tested with the stages).
+type named struct {
+	family.Family
+	name string
+}
+
+func (n named) Name() string { return n.name }
+
+func TestRegistryFindsTheHeadersFamily(t *testing.T) {
+	reg := family.Registry{named{name: "dmv"}, named{name: "ccm"}}
+	if f, err := reg.Lookup("ccm"); err != nil || f.Name() != "ccm" {
+		t.Fatalf("Lookup(ccm) = %v, %v", f, err)
+	}
+	if _, err := reg.Lookup("pcfg"); err == nil || !strings.Contains(err.Error(), `"pcfg"`) {
+		t.Fatalf("Lookup(pcfg): error %v", err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ first, want string }{
+		{`{"ev":"header","family":"ccm","unit":"p","events":3}`, "ccm"},
+		{`{"ev":"header","family":"dmv","unit":"n","events":3,"model":"none","corpus":"0000000000000000"}`, "dmv"},
+		{`{"ev":"header","family":"pcfg","unit":"p","events":3}`, "dmv"}, // the default reader refuses it
+		{`{"ev":"root","arg":"A","p":1}`, "dmv"},
+		{`not json`, "dmv"},
+		{``, "dmv"},
+	} {
+		path := filepath.Join(dir, "m.jsonl")
+		if err := os.WriteFile(path, []byte(c.first+"\n{\"ev\":\"x\"}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := reg.ForFile(path)
+		if err != nil || f.Name() != c.want {
+			t.Errorf("ForFile(%s) = %v, %v; want %s", c.first, f, err, c.want)
+		}
+		// From stdin the stream is read whole and handed back unread.
+		in := c.first + "\n{\"ev\":\"x\"}\n"
+		f, src, err := reg.ForSource(pipeline.Source{Stdin: strings.NewReader(in)})
+		if err != nil || f.Name() != c.want {
+			t.Errorf("ForSource(%s) = %v, %v; want %s", c.first, f, err, c.want)
+		}
+		if again, _ := io.ReadAll(src.Stdin); string(again) != in {
+			t.Errorf("ForSource consumed stdin: %q left of %q", again, in)
+		}
+	}
+}
