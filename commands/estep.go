@@ -14,7 +14,7 @@ func init() { register("estep", estepApp) }
 
 func estepApp() *cli.App {
 	return &cli.App{
-		Usage:     "expected counts of a corpus under a DMV model (one E-step)",
+		Usage:     "expected counts of a corpus under a model: DMV or CCM, as its header says (one E-step)",
 		UsageText: "estep -m MODEL [options] [FILE...]",
 		Description: `Reads sentences and writes the expected count of every DMV event under the
 model (inside–outside), as event records with "n", then one stats record:

@@ -13,7 +13,7 @@ func init() { register("mstep", mstepApp) }
 
 func mstepApp() *cli.App {
 	return &cli.App{
-		Usage:     "a DMV model from expected counts (one M-step)",
+		Usage:     "a model from expected counts: DMV (add-λ) or CCM (Klein's smoothing) (one M-step)",
 		UsageText: "mstep [options] [COUNTS...]",
 		Description: `Reads count streams (estep or sumcounts output; several files are added) and
 writes the model: within each multinomial — root; child(head, dir); the stop/cont

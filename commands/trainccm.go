@@ -73,6 +73,7 @@ Examples:
 			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			workersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
+			&cli.StringFlag{Name: "save-model", Usage: "write the trained model (ccm, ccm2) to `FILE`, for estep -m, decode -m"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: trainCCM,
@@ -111,6 +112,9 @@ func trainCCM(c *cli.Context) error {
 		if !validInit(c.String("dmv-init")) {
 			return usagef("unknown --dmv-init %q", c.String("dmv-init"))
 		}
+		if c.IsSet("save-model") {
+			return usagef("--save-model is for ccm and ccm2: a dmvccm model has no records yet")
+		}
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") {
 		return usagef("--dmv-init and --head-choice are for --model dmvccm")
 	}
@@ -145,10 +149,11 @@ func trainCCM(c *cli.Context) error {
 			logErr = pipeline.WriteRecord(logw, it)
 		}
 	}
+	var trained *ccm.Model
 	if model == "dmvccm" {
 		err = trainDMVCCM(c, train, out, start, report)
 	} else {
-		err = trainCCMAlone(c, model, est, start, train, out, report)
+		trained, err = trainCCMAlone(c, model, est, start, train, out, report)
 	}
 	prog.Done()
 	if err == nil {
@@ -162,6 +167,11 @@ func trainCCM(c *cli.Context) error {
 			os.Remove(c.String("log")) // no half-written log
 		}
 		return err
+	}
+	if path := c.String("save-model"); path != "" {
+		if err := pipeline.WriteFile(path, c.App.Writer, func(o *pipeline.Output) error { return ccm.WriteModel(o, trained) }); err != nil {
+			return err
+		}
 	}
 	return writeOutput(c, src, func(w io.Writer) error {
 		for _, s := range out {
@@ -233,10 +243,10 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return tags
 }
 
-func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration)) error {
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration)) (*ccm.Model, error) {
 	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v := ccm.Model1
 	if model == "ccm2" {
@@ -262,7 +272,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dec := ccm.Viterbi
 	if c.Bool("mbr") {
@@ -271,14 +281,14 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	oc := corpus
 	if c.IsSet("test") {
 		if oc, err = ccm.NewCorpus(tagsOf(out), corpus.Sym); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for k, s := range out {
 		spans, _ := m.Parse(oc, k, dec)
 		s.PredSpans = spans
 	}
-	return nil
+	return m, nil
 }
 
 func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration)) error {

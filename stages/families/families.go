@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/decode"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
@@ -17,7 +18,7 @@ import (
 
 // All are the families grind knows; the DMV, the first, is what a
 // stream without a header is read as (its reader says what is wrong).
-var All = family.Registry{DMV{}}
+var All = family.Registry{DMV{}, CCM{ccm.Model1}, CCM{ccm.Model2}}
 
 // EStep runs the E-step of the family of opts.Model (the DMV for --gold
 // counts without a model).

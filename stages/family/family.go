@@ -14,6 +14,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -98,15 +100,15 @@ func (r Registry) Lookup(name string) (Family, error) {
 	}
 	names := make([]string, len(r))
 	for i, f := range r {
-		names[i] = f.Name()
+		names[i] = strconv.Quote(f.Name())
 	}
-	return nil, fmt.Errorf("a model or counts of family %q; grind knows %q", name, names)
+	return nil, fmt.Errorf("a model or counts of family %q; grind knows %s", name, strings.Join(names, ", "))
 }
 
 // ForFile is the family named by the header of the model or counts in
 // file path; the default family when the file does not begin with a
-// readable header of a known family (its reader refuses the file, with
-// file and line).
+// readable header (its reader refuses the file, with file and line). A
+// family grind does not know is an error.
 func (r Registry) ForFile(path string) (Family, error) {
 	in, err := pipeline.Open(path, nil)
 	if err != nil {
@@ -151,10 +153,11 @@ func (r Registry) forFirstLine(in *pipeline.Input) (Family, error) {
 	if err := e.UnmarshalJSON(sc.Bytes()); err != nil || e.Ev != format.EvHeader {
 		return r[0], nil
 	}
-	if f, err := r.Lookup(e.Header.Family); err == nil {
-		return f, nil
+	f, err := r.Lookup(e.Header.Family)
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w", in.Name, err)
 	}
-	return r[0], nil // refused by its reader, with file and line
+	return f, nil
 }
 
 // MStepOptions of the M-step stage.

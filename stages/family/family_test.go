@@ -29,10 +29,16 @@ func TestRegistryFindsTheHeadersFamily(t *testing.T) {
 		t.Fatalf("Lookup(pcfg): error %v", err)
 	}
 	dir := t.TempDir()
+	unknown := filepath.Join(dir, "pcfg.jsonl")
+	if err := os.WriteFile(unknown, []byte(`{"ev":"header","family":"pcfg","unit":"p","events":3}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.ForFile(unknown); err == nil || err.Error() != unknown+`:1: a model or counts of family "pcfg"; grind knows "dmv", "ccm"` {
+		t.Errorf("ForFile(pcfg): error %v", err)
+	}
 	for _, c := range []struct{ first, want string }{
 		{`{"ev":"header","family":"ccm","unit":"p","events":3}`, "ccm"},
 		{`{"ev":"header","family":"dmv","unit":"n","events":3,"model":"none","corpus":"0000000000000000"}`, "dmv"},
-		{`{"ev":"header","family":"pcfg","unit":"p","events":3}`, "dmv"}, // the default reader refuses it
 		{`{"ev":"root","arg":"A","p":1}`, "dmv"},
 		{`not json`, "dmv"},
 		{``, "dmv"},

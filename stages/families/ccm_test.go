@@ -1,0 +1,151 @@
+package families_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/families"
+	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/mstep"
+)
+
+// corpus writes n random tag sequences (lengths 1–7 over five tags) as
+// sentence records to dir/name.
+func corpus(t *testing.T, dir, name string, n int, seed uint64) (string, []*format.Sentence) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	var b bytes.Buffer
+	var sents []*format.Sentence
+	for i := range n {
+		s := &format.Sentence{ID: fmt.Sprintf("%s%d", name, i)}
+		for range 1 + r.IntN(7) {
+			s.Tags = append(s.Tags, []string{"DT", "NN", "VBD", "IN", "JJ"}[r.IntN(5)])
+		}
+		sents = append(sents, s)
+		if err := pipeline.WriteRecord(&b, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, sents
+}
+
+func tagsOf(sents []*format.Sentence) [][]string {
+	var out [][]string
+	for _, s := range sents {
+		out = append(out, s.Tags)
+	}
+	return out
+}
+
+func write(t *testing.T, path string, data []byte) string {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// mstepOf runs the mstep stage on counts.
+func mstepOf(t *testing.T, counts []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := mstep.Run(families.All, pipeline.Source{Stdin: bytes.NewReader(counts)}, &out, mstep.Options{ExpectSentences: -1}); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func estepOf(t *testing.T, corpus string, opts family.EStepOptions) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := families.EStep(pipeline.Source{Names: []string{corpus}}, &out, opts); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// sameModel compares two CCMs parameter by parameter, to tol relative.
+func sameModel(t *testing.T, what string, got, want *ccm.Model, tol float64) {
+	t.Helper()
+	key := func(e format.Event) string {
+		return fmt.Sprintf("%s %q %s %s %v %d", e.Ev, e.Yield, e.Left, e.Right, e.Constituent, e.Length)
+	}
+	w := map[string]float64{}
+	for _, e := range want.Events() {
+		w[key(e)] = e.Value
+	}
+	g := got.Events()
+	if len(g) != len(w) {
+		t.Fatalf("%s: %d parameters, want %d", what, len(g), len(w))
+	}
+	worst := 0.0
+	for _, e := range g {
+		v, ok := w[key(e)]
+		if !ok {
+			t.Fatalf("%s: %s not in the wanted model", what, key(e))
+		}
+		if d := math.Abs(e.Value-v) / math.Max(math.Abs(v), 1e-300); d > worst {
+			worst = d
+		}
+	}
+	if worst > tol {
+		t.Errorf("%s: largest relative difference %g > %g", what, worst, tol)
+	}
+}
+
+// The shell loop `estep -m M corpus | mstep > next` on a CCM model is the
+// library's EM: k iterations of the stages from the start's M-step give
+// ccm.Train's model after k E-steps.
+func TestCCMShellLoopIsTrain(t *testing.T) {
+	dir := t.TempDir()
+	path, sents := corpus(t, dir, "train.jsonl", 60, 7)
+	for _, v := range []ccm.Variant{ccm.Model1, ccm.Model2} {
+		name := ccm.FamilyOf(v)
+		t.Run(name, func(t *testing.T) {
+			cor, err := ccm.NewCorpus(tagsOf(sents), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, err := ccm.StartCounts(cor, ccm.SplitUniform)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := ccm.WriteCounts(&b, start, cor.Sym, v, dmv.ModelNone, dmv.CorpusHash(sents)); err != nil {
+				t.Fatal(err)
+			}
+			model := write(t, filepath.Join(dir, name+"-0.jsonl"), mstepOf(t, b.Bytes()))
+			const k = 4
+			for i := 1; i <= k; i++ {
+				opts := family.EStepOptions{Model: model, Workers: 1 + i%3}
+				model = write(t, filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", name, i)), mstepOf(t, estepOf(t, path, opts)))
+			}
+			got, err := ccm.ReadModel(model, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cor2, _ := ccm.NewCorpus(tagsOf(sents), nil)
+			want, iters, err := ccm.Train(cor2, ccm.Options{Variant: v, MaxIter: k, Tol: 1e-300, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iters != k {
+				t.Fatalf("Train ran %d E-steps, want %d", iters, k)
+			}
+			sameModel(t, name, got, want, 1e-12)
+		})
+	}
+}
