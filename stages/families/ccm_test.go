@@ -149,3 +149,64 @@ func TestCCMShellLoopIsTrain(t *testing.T) {
 		})
 	}
 }
+
+// estep --beta --skew on a CCM model counts what the library's tempered
+// model (train-ccm's SDA E-step) counts; the header's model hash tells
+// re-weighted counts from plain ones.
+func TestCCMReweightedEStep(t *testing.T) {
+	dir := t.TempDir()
+	path, sents := corpus(t, dir, "train.jsonl", 40, 3)
+	cor, err := ccm.NewCorpus(tagsOf(sents), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := ccm.StartCounts(cor, ccm.SplitUniform)
+	skew, _ := ccm.MStep(start, cor.Sym, ccm.Model1, ccm.KleinSmoothing)
+	m, _ := ccm.MStep(skew.EStep(cor, 1), cor.Sym, ccm.Model1, ccm.KleinSmoothing)
+	var b bytes.Buffer
+	if err := ccm.WriteModel(&b, skew); err != nil {
+		t.Fatal(err)
+	}
+	skewPath := write(t, filepath.Join(dir, "skew.jsonl"), b.Bytes())
+	b.Reset()
+	if err := ccm.WriteModel(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	model := write(t, filepath.Join(dir, "m.jsonl"), b.Bytes())
+
+	const beta = 0.3
+	want := m.Tempered(beta, skew).EStep(cor, 2)
+	counts := estepOf(t, path, family.EStepOptions{Model: model, Reweight: &dmv.Reweighting{Beta: beta}, Skew: skewPath})
+	plain := estepOf(t, path, family.EStepOptions{Model: model})
+	got, err := ccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(counts)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := ccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(plain)})
+	if got.Shards.Model == p.Shards.Model {
+		t.Errorf("re-weighted and plain counts carry the same model hash %s", p.Shards.Model)
+	}
+	if math.Abs(got.Counts.LogLik-want.LogLik) > 1e-12*math.Abs(want.LogLik) {
+		t.Errorf("loglik %v, want %v", got.Counts.LogLik, want.LogLik)
+	}
+	// The files' symbols are the corpus's, in the same order.
+	for y := range cor.Sym.NumYields() {
+		for _, br := range []int{ccm.Constituent, ccm.Distituent} {
+			g, w := got.Counts.SpanCount(br, y), want.SpanCount(br, y)
+			if math.Abs(g-w) > 1e-12*math.Max(w, 1) {
+				t.Fatalf("yield %v bracket %d: count %v, want %v", cor.Sym.Yield(y), br, g, w)
+			}
+		}
+	}
+	for x := range cor.Sym.NumContexts() {
+		for _, br := range []int{ccm.Constituent, ccm.Distituent} {
+			g, w := got.Counts.ContextCount(br, x), want.ContextCount(br, x)
+			if math.Abs(g-w) > 1e-12*math.Max(w, 1) {
+				t.Fatalf("context %d bracket %d: count %v, want %v", x, br, g, w)
+			}
+		}
+	}
+	if plainLL := p.Counts.LogLik; plainLL == got.Counts.LogLik {
+		t.Errorf("β = %v left the loglik unchanged", beta)
+	}
+}

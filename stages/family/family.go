@@ -119,24 +119,23 @@ func (r Registry) ForFile(path string) (Family, error) {
 }
 
 // ForSource is the family of the first header of src, and src to read
-// from again: stdin is read whole into memory (as the count readers
-// do anyway) so it can be read twice.
+// from again: of stdin only what finding the first line consumed is kept
+// and read again, so a long count stream is not held in memory.
 func (r Registry) ForSource(src pipeline.Source) (Family, pipeline.Source, error) {
 	if len(src.Names) == 0 || src.Names[0] == "-" || src.Names[0] == "" {
 		if src.Stdin == nil {
 			return r[0], src, nil
 		}
-		data, err := io.ReadAll(src.Stdin)
-		if err != nil {
-			return nil, src, err
+		var seen bytes.Buffer
+		in, err := pipeline.Open("-", io.TeeReader(src.Stdin, &seen))
+		f := r[0]
+		if err == nil {
+			f, err = r.forFirstLine(in)
+			in.Close()
+		} else {
+			err = nil // the family's reader reports it
 		}
-		src.Stdin = bytes.NewReader(data)
-		in, err := pipeline.Open("-", bytes.NewReader(data))
-		if err != nil {
-			return r[0], src, nil
-		}
-		defer in.Close()
-		f, err := r.forFirstLine(in)
+		src.Stdin = io.MultiReader(&seen, src.Stdin)
 		return f, src, err
 	}
 	f, err := r.ForFile(src.Names[0])

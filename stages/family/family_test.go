@@ -1,6 +1,8 @@
 package family_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
@@ -59,6 +61,20 @@ func TestRegistryFindsTheHeadersFamily(t *testing.T) {
 		}
 		if again, _ := io.ReadAll(src.Stdin); string(again) != in {
 			t.Errorf("ForSource consumed stdin: %q left of %q", again, in)
+		}
+		// Compressed stdin too, and a long stream is handed back whole.
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		long := in + strings.Repeat("{\"ev\":\"root\",\"arg\":\"A\",\"n\":1}\n", 5000)
+		zw.Write([]byte(long))
+		zw.Close()
+		raw := gz.Bytes()
+		f, src, err = reg.ForSource(pipeline.Source{Stdin: bytes.NewReader(raw)})
+		if err != nil || f.Name() != c.want {
+			t.Errorf("ForSource(gzip %s) = %v, %v; want %s", c.first, f, err, c.want)
+		}
+		if again, _ := io.ReadAll(src.Stdin); !bytes.Equal(again, raw) {
+			t.Errorf("ForSource consumed compressed stdin: %d bytes left of %d", len(again), len(raw))
 		}
 	}
 }
