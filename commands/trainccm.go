@@ -67,7 +67,7 @@ Examples:
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
 			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
-			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda)"},
+			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step), for the shell loop"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
@@ -96,8 +96,8 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if c.Int("max-iter") < 1 {
-		return usagef("--max-iter must be at least 1")
+	if c.Int("max-iter") < 0 || c.Int("max-iter") == 0 && model == "dmvccm" {
+		return usagef("--max-iter must be at least 1 (0, the start model itself, for ccm and ccm2)")
 	}
 	if c.Float64("tol") < 0 {
 		return usagef("--tol must be ≥ 0")
@@ -253,7 +253,18 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 		v = ccm.Model2
 	}
 	var prev float64
-	m, _, err := ccm.Train(corpus, ccm.Options{
+	fit := ccm.Train
+	if c.Int("max-iter") == 0 { // the start: the M-step of --init's counts
+		fit = func(corpus *ccm.Corpus, opts ccm.Options) (*ccm.Model, int, error) {
+			cnt, err := ccm.StartCounts(corpus, opts.Start)
+			if err != nil {
+				return nil, 0, err
+			}
+			m, err := ccm.MStep(cnt, corpus.Sym, opts.Variant, ccm.KleinSmoothing)
+			return m, 0, err
+		}
+	}
+	m, _, err := fit(corpus, ccm.Options{
 		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
 		Iteration: func(s ccm.Step) {
