@@ -232,6 +232,9 @@ func ReadModel(path string, sym *Symbols) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hdr.Unit != format.Prob {
+		return nil, fmt.Errorf("%s: a CCM model holds probabilities (\"p\"), not %q", path, string(hdr.Unit))
+	}
 	m, err := b.model(variantOf(hdr.Family))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

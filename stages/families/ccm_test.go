@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -208,5 +209,28 @@ func TestCCMReweightedEStep(t *testing.T) {
 	}
 	if plainLL := p.Counts.LogLik; plainLL == got.Counts.LogLik {
 		t.Errorf("β = %v left the loglik unchanged", beta)
+	}
+}
+
+// Shards of ccm and ccm2 counts do not add up: one stream, one family.
+func TestCCMFamiliesNotMixed(t *testing.T) {
+	dir := t.TempDir()
+	_, sents := corpus(t, dir, "a.jsonl", 5, 1)
+	_, sents2 := corpus(t, dir, "b.jsonl", 5, 2)
+	var b bytes.Buffer
+	for i, ss := range [][]*format.Sentence{sents, sents2} {
+		cor, _ := ccm.NewCorpus(tagsOf(ss), nil)
+		start, _ := ccm.StartCounts(cor, ccm.SplitUniform)
+		if err := ccm.WriteCounts(&b, start, cor.Sym, []ccm.Variant{ccm.Model1, ccm.Model2}[i], dmv.ModelNone, dmv.CorpusHash(ss)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	err := mstep.Run(families.All, pipeline.Source{Stdin: bytes.NewReader(b.Bytes())}, &out, mstep.Options{ExpectSentences: -1})
+	if err == nil || !strings.Contains(err.Error(), `counts of different families mixed: this shard's "ccm2", earlier shards' "ccm"`) {
+		t.Fatalf("error %v", err)
+	}
+	if out.Len() > 0 {
+		t.Errorf("%d bytes written", out.Len())
 	}
 }
