@@ -1,91 +1,87 @@
 package families
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ccm"
-	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/family"
 )
 
-// CCM is the constituent-context model (stages/ccm), "ccm" or, Smith &
-// Eisner's model 2, "ccm2". Its M-step smooths with Klein's pseudo-counts
-// (2 per constituent, 8 per distituent event), not with λ.
-type CCM struct{ Variant ccm.Variant }
-
-func (f CCM) Name() string { return ccm.FamilyOf(f.Variant) }
-
-// EStep is the CCM's E-step: the bracket posteriors of each sentence's
-// tags summed into expected counts. --beta and --skew re-weight it as
-// train-ccm's DA and SDA do (p^β·skew^(1−β)); the stats record's loglik
-// is then the re-weighted model's.
-func (f CCM) EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
-	r := dmv.Plain()
-	if opts.Reweight != nil {
-		r = *opts.Reweight
-	}
-	switch {
-	case opts.Hard || opts.Gold:
-		return errors.New("--hard and --gold are the DMV's: a CCM E-step counts bracket posteriors")
-	case r.Delta != 0 || r.Segmented:
-		return errors.New("--delta and --seg-beta are the DMV's: of the re-weightings a CCM takes --beta and --skew")
-	case !(r.Beta > 0 && r.Beta <= 1):
-		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
-	}
-	m, err := ccm.ReadModel(opts.Model, nil)
-	if err != nil {
-		return err
-	}
-	hash := m.Hash()
-	sents, err := pipeline.ReadSentences(src)
-	if err != nil {
-		return err
-	}
-	corpus, err := corpusOf(src, sents, m.Sym)
-	if err != nil {
-		return err
-	}
-	e := m
-	if r.Beta != 1 || opts.Skew != "" {
-		var skew *ccm.Model
-		skewHash := ""
-		if opts.Skew != "" {
-			if skew, err = ccm.ReadModel(opts.Skew, m.Sym); err != nil {
-				return err
-			}
-			if skew.Variant != m.Variant {
-				return fmt.Errorf("%s: a %s skew model for a %s model", opts.Skew, ccm.FamilyOf(skew.Variant), ccm.FamilyOf(m.Variant))
-			}
-			skewHash = skew.Hash()
-		}
-		e = m.Tempered(r.Beta, skew)
-		hash = dmv.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
-	}
-	cnt := e.EStep(corpus, opts.Workers)
-	return ccm.WriteCounts(w, cnt, corpus.Sym, m.Variant, hash, dmv.CorpusHash(sents))
+// CCM is the constituent-context model (stages/ccm) of variant v: "ccm",
+// or Smith & Eisner's model 2, "ccm2". Its M-step smooths with Klein's
+// pseudo-counts (2 per constituent, 8 per distituent event), not with λ;
+// it decodes "pred_spans".
+func CCM(v ccm.Variant) family.Family {
+	return family.Sentences{Family: ccm.FamilyOf(v), ReadModel: readCCM, ReadCountShards: readCCMCounts}
 }
 
-// corpusOf interns the tags of sents in sym.
-func corpusOf(src pipeline.Source, sents []*format.Sentence, sym *ccm.Symbols) (*ccm.Corpus, error) {
-	if len(sents) == 0 {
-		return nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+func readCCM(path string, onto family.Model) (family.Model, error) {
+	var sym *ccm.Symbols
+	if onto != nil {
+		sym = onto.(ccmModel).m.Sym
 	}
+	m, err := ccm.ReadModel(path, sym)
+	if err != nil {
+		return nil, err
+	}
+	if onto != nil && m.Variant != onto.(ccmModel).m.Variant {
+		return nil, fmt.Errorf("%s: a %s model where a %s is due", path, ccm.FamilyOf(m.Variant), ccm.FamilyOf(onto.(ccmModel).m.Variant))
+	}
+	return ccmModel{m}, nil
+}
+
+type ccmModel struct{ m *ccm.Model }
+
+func (c ccmModel) Hash() string { return c.m.Hash() }
+
+func (c ccmModel) Corpus(sents []*format.Sentence) (family.Corpus, error) {
 	tags := make([][]string, len(sents))
 	for i, s := range sents {
 		tags[i] = s.Tags
 	}
-	c, err := ccm.NewCorpus(tags, sym)
+	cor, err := ccm.NewCorpus(tags, c.m.Sym)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		return nil, err
 	}
-	return c, nil
+	c.m.Grow() // once, before workers share the model
+	return cor, nil
 }
 
-func (f CCM) ReadCounts(src pipeline.Source) (family.Counts, error) {
+func (c ccmModel) Reweighted(beta float64, skew family.Model) family.Model {
+	var s *ccm.Model
+	if skew != nil {
+		s = skew.(ccmModel).m
+	}
+	return ccmModel{c.m.Tempered(beta, s)}
+}
+
+func (c ccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
+	x := cor.(*ccm.Corpus)
+	return ccmShard{c.m.EStep(x, workers), x.Sym, c.m.Variant}
+}
+
+func (c ccmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) {
+	dec := ccm.Viterbi
+	if mbr {
+		dec = ccm.MBR
+	}
+	s.PredSpans, _ = c.m.Parse(cor.(*ccm.Corpus), k, dec)
+}
+
+type ccmShard struct {
+	cnt *ccm.Counts
+	sym *ccm.Symbols
+	v   ccm.Variant
+}
+
+func (s ccmShard) WriteShard(w io.Writer, model, corpus string) error {
+	return ccm.WriteCounts(w, s.cnt, s.sym, s.v, model, corpus)
+}
+
+func readCCMCounts(src pipeline.Source) (family.Counts, error) {
 	t, err := ccm.ReadCounts(src)
 	if err != nil {
 		return nil, err
@@ -112,41 +108,4 @@ func (c ccmCounts) WriteMStep(w io.Writer, lambda float64) error {
 		return err
 	}
 	return ccm.WriteModel(w, m)
-}
-
-// Decode writes each sentence with "pred_spans", its Viterbi (or, with
-// MBR, maximum expected recall) binary bracketing.
-func (f CCM) Decode(src pipeline.Source, w io.Writer, opts family.DecodeOptions) (family.DecodeReport, error) {
-	var rep family.DecodeReport
-	m, err := ccm.ReadModel(opts.Model, nil)
-	if err != nil {
-		return rep, err
-	}
-	sents, err := pipeline.ReadSentences(src)
-	if err != nil {
-		return rep, err
-	}
-	corpus, err := corpusOf(src, sents, m.Sym)
-	if err != nil {
-		return rep, err
-	}
-	m.Grow() // once, before the workers share m
-	dec := ccm.Viterbi
-	if opts.MBR {
-		dec = ccm.MBR
-	}
-	const per = 64
-	pipeline.ForEachChunk((len(sents)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
-		for i := k * per; i < min(len(sents), (k+1)*per); i++ {
-			spans, _ := m.Parse(corpus, i, dec)
-			sents[i].PredSpans = spans
-		}
-	})
-	for _, s := range sents {
-		if err := pipeline.WriteRecord(w, s); err != nil {
-			return rep, err
-		}
-	}
-	rep.Sentences = len(sents)
-	return rep, nil
 }
