@@ -37,6 +37,9 @@ Examples:
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if c.String("model") == "-" {
+				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			}
 			if err := checkWorkers(c); err != nil {
 				return err
 			}

@@ -49,6 +49,9 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			if c.String("model") == "" && !c.Bool("gold") {
 				return usagef("missing -m MODEL")
 			}
+			if c.String("model") == "-" || c.String("skew") == "-" {
+				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			}
 			if c.Bool("hard") && c.Bool("gold") {
 				return usagef("--hard and --gold exclude each other")
 			}

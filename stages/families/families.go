@@ -4,6 +4,7 @@
 package families
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -23,6 +24,9 @@ var All = family.Registry{DMV{}, CCM(ccm.Model1), CCM(ccm.Model2)}
 // EStep runs the E-step of the family of opts.Model (the DMV for --gold
 // counts without a model).
 func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
+	if opts.Model == "-" || opts.Skew == "-" {
+		return errStdinModel
+	}
 	fam := All[0]
 	if opts.Model != "" {
 		var err error
@@ -35,12 +39,17 @@ func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 
 // Decode decodes with the family of opts.Model.
 func Decode(src pipeline.Source, w io.Writer, opts family.DecodeOptions) (family.DecodeReport, error) {
+	if opts.Model == "-" {
+		return family.DecodeReport{}, errStdinModel
+	}
 	fam, err := All.ForFile(opts.Model)
 	if err != nil {
 		return family.DecodeReport{}, err
 	}
 	return fam.Decode(src, w, opts)
 }
+
+var errStdinModel = errors.New("-m -: a model is read from a file (stdin is for the sentences)")
 
 // DMV is the dependency model with valence (stages/dmv; its E-step is
 // stages/estep, its decoder stages/decode).

@@ -110,6 +110,9 @@ func (r Registry) Lookup(name string) (Family, error) {
 // readable header (its reader refuses the file, with file and line). A
 // family grind does not know is an error.
 func (r Registry) ForFile(path string) (Family, error) {
+	if path == "" || path == "-" {
+		return r[0], nil
+	}
 	in, err := pipeline.Open(path, nil)
 	if err != nil {
 		return r[0], nil // the family's reader says it cannot open it
