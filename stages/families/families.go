@@ -1,6 +1,15 @@
 // Package families is the one registry of model families: every stage
 // that reads a model or counts (estep, sumcounts, mstep, decode) finds
-// the family by the header's name here. Adding a family is one line.
+// the family by the header's name here.
+//
+// Adding a family (the HMM next): give format its event kinds and fields
+// (README, Records); in the family's package read and write them through
+// eventio (a Kind: the header names and how to add one event; the shard
+// and model checks and the writer are eventio's); implement family.Model
+// (Hash, Corpus, Reweighted, EStep, Decode) and family.Counts (Stats,
+// Corpus, Shards, WriteCounts, WriteMStep) as ccm.go here does; and add
+// one family.Sentences line to All. estep, sumcounts, mstep and decode
+// then take its models and counts with no change.
 package families
 
 import (
