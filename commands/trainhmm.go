@@ -61,6 +61,7 @@ Examples:
 			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
+			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -91,6 +92,8 @@ Examples:
 				return usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
+			case o.Estimator == hmm.Gibbs && c.String("save-model") != "":
+				return usagef("--save-model: gibbs keeps samples, not a model (train with em, map, da, sda or vb)")
 			case c.Int("dict") < 0:
 				return usagef("--dict must be 0 (none) or a minimum count ≥ 1")
 			}
@@ -132,6 +135,12 @@ Examples:
 			}
 			if logErr != nil {
 				return fmt.Errorf("writing the log: %w", logErr)
+			}
+			if p := c.String("save-model"); p != "" {
+				m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen}
+				if err := pipeline.WriteFile(p, c.App.Writer, func(o *pipeline.Output) error { return hmm.WriteModel(o, m) }); err != nil {
+					return err
+				}
 			}
 			return writeOutput(c, src, func(w io.Writer) error {
 				return hmm.WriteTagged(w, corpus, res.States, res.Tags)

@@ -30,6 +30,16 @@ import (
 //	{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}
 //	{"ev":"unseen_span","constituent":true,"length":0,"p":1.2e-05}
 //	{"ev":"unseen_context","constituent":false,"p":3.4e-06}
+//
+// The HMM's (family "hmm") are its transitions, from the order previous
+// states (one: bitag; two: trigram; the variant is the length of prev,
+// the same in every trans record) to the next, "<s>" the sentence
+// boundary before the first word and after the last; its emissions; and
+// the probability each state gives a word its M-step never saw:
+//
+//	{"ev":"trans","prev":["s3"],"next":"s5","p":0.21}
+//	{"ev":"emit","state":"s5","word":"dog","p":0.0031}
+//	{"ev":"unseen_word","state":"s5","p":1.2e-06}
 const (
 	EvRoot   = "root"
 	EvChild  = "child"
@@ -42,6 +52,10 @@ const (
 	EvContext       = "context"
 	EvUnseenSpan    = "unseen_span"
 	EvUnseenContext = "unseen_context"
+
+	EvTrans      = "trans"
+	EvEmit       = "emit"
+	EvUnseenWord = "unseen_word"
 )
 
 // Boundary is the tag of a CCM context beyond a sentence edge.
@@ -78,6 +92,11 @@ type Event struct {
 	Left, Right string
 	Length      int
 	Constituent bool
+	// The HMM's: a transition's previous states (oldest first) and next
+	// state, an emission's state and word (unseen_word: state only).
+	Prev        []string
+	Next        string
+	State, Word string
 	Unit        Unit
 	Value       float64
 	Stats       *Stats  // only for Ev == EvStats
@@ -123,7 +142,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if e.Header == nil {
 			return nil, errors.New("header event without header")
 		}
-	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext:
+	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord:
 		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
 			return nil, fmt.Errorf("event %q has no unit", e.Ev)
 		}
@@ -170,6 +189,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			o.int("length", e.Length)
 		case EvUnseenContext:
 			o.field("constituent").WriteBool(e.Constituent)
+		case EvTrans:
+			o.strings("prev", e.Prev)
+			o.str("next", e.Next)
+		case EvEmit:
+			o.str("state", e.State)
+			o.str("word", e.Word)
+		case EvUnseenWord:
+			o.str("state", e.State)
 		}
 		o.real(string(e.Unit), e.Value)
 	})
@@ -217,6 +244,14 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 			}
 			t := true
 			yield = &t
+		case "prev":
+			e.Prev = readStrings(it, nil)
+		case "next":
+			e.Next = it.ReadString()
+		case "state":
+			e.State = it.ReadString()
+		case "word":
+			e.Word = it.ReadString()
 		case "left":
 			e.Left = it.ReadString()
 		case "right":
@@ -317,6 +352,12 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		}
 	case EvUnseenContext:
 		err = need(constituent != nil, "constituent")
+	case EvTrans:
+		err = errors.Join(need(len(e.Prev) > 0, "prev"), need(e.Next != "", "next"))
+	case EvEmit:
+		err = errors.Join(need(e.State != "", "state"), need(e.Word != "", "word"))
+	case EvUnseenWord:
+		err = need(e.State != "", "state")
 	case "":
 		err = errors.New(`record without "ev"`)
 	default:

@@ -67,7 +67,10 @@ type Options struct {
 type Result struct {
 	// Params are the final weights (nil for Gibbs): probabilities, or for
 	// VB the variational weights exp E[log θ] used for decoding.
-	Params     *Params
+	Params *Params
+	// Unseen is the weight each state gives a word the last M-step never
+	// counted (Model.Unseen; nil for Gibbs).
+	Unseen     []float64
 	States     []string
 	Tags       [][]int
 	Objective  float64
@@ -126,6 +129,7 @@ func Train(c *Corpus, o Options) (*Result, error) {
 		for i := 0; i < o.Iterations; i++ {
 			r := es.Run(theta)
 			theta = s.Normalize(r.Counts, o.Lambda)
+			res.Unseen = s.UnseenNormalize(r.Counts, o.Lambda)
 			report(0, nil, r.LogLik, prev)
 			done := i > 0 && converged(prev, r.LogLik)
 			prev, res.Objective = r.LogLik, r.LogLik
@@ -147,6 +151,7 @@ func Train(c *Corpus, o Options) (*Result, error) {
 			for i := 0; i < o.Iterations; i++ {
 				r := es.Run(Anneal(theta, beta, skew))
 				theta = s.Normalize(r.Counts, o.Lambda)
+				res.Unseen = s.UnseenNormalize(r.Counts, o.Lambda)
 				b := beta
 				report(stage, &b, r.LogLik, prev)
 				done := i > 0 && converged(prev, r.LogLik)
@@ -181,6 +186,7 @@ func Train(c *Corpus, o Options) (*Result, error) {
 			}
 		}
 		theta = s.VariationalBayes(counts, o.AlphaT, o.AlphaE)
+		res.Unseen = s.UnseenVB(counts, o.AlphaE)
 	default:
 		return nil, fmt.Errorf("unknown estimator %q", o.Estimator)
 	}

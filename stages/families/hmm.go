@@ -1,0 +1,128 @@
+package families
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/hmm"
+)
+
+// HMM is the hidden Markov model tagger (stages/hmm), bitag or trigram
+// (the length of its trans records' prev). Its M-step is add-λ; it
+// decodes "tags" (Viterbi, or with MBR each token's most probable state),
+// keeping the reference tags in "gold_tags".
+var HMM family.Family = family.Sentences{Family: hmm.Family, ReadModel: readHMM, ReadCountShards: readHMMCounts}
+
+func readHMM(path string, onto family.Model) (family.Model, error) {
+	m, err := hmm.ReadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	if onto != nil {
+		o := onto.(hmmModel).m
+		if m.P.Order != o.P.Order || !slices.Equal(m.States, o.States) || !slices.Equal(m.Words, o.Words) {
+			return nil, fmt.Errorf("%s: not over the order, states and words (in order) of the model it skews", path)
+		}
+	}
+	return hmmModel{m}, nil
+}
+
+type hmmModel struct{ m *hmm.Model }
+
+// hmmCorpus is the sentences numbered over the model's words, and the
+// model extended to the words it had not seen.
+type hmmCorpus struct {
+	sents []*format.Sentence
+	c     *hmm.Corpus
+	ext   *hmm.Model
+	fbs   sync.Pool
+}
+
+func (h hmmModel) Hash() string { return h.m.Hash() }
+
+func (h hmmModel) Corpus(sents []*format.Sentence) (family.Corpus, error) {
+	ext, ids, _, err := h.m.Extend(sents)
+	if err != nil {
+		return nil, err
+	}
+	c := &hmmCorpus{sents: sents, c: hmm.CorpusOf(sents, ids, ext.Words), ext: ext}
+	c.fbs.New = func() any { return new(hmm.FB) }
+	return c, nil
+}
+
+func (h hmmModel) Reweighted(beta float64, skew family.Model) family.Model {
+	var s *hmm.Model
+	if skew != nil {
+		s = skew.(hmmModel).m
+	}
+	return hmmModel{h.m.Reweighted(beta, s)}
+}
+
+func (h hmmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
+	c := cor.(*hmmCorpus)
+	ext, _, _, err := h.m.Extend(c.sents) // the words were checked by Corpus
+	if err != nil {
+		panic(err)
+	}
+	r := hmm.NewEStepper(c.c, ext.P.Space, workers).Run(ext.P)
+	return hmmShard{r, ext, c.c}
+}
+
+func (h hmmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) {
+	c := cor.(*hmmCorpus)
+	fb := c.fbs.Get().(*hmm.FB)
+	defer c.fbs.Put(fb)
+	words := c.c.Sents[k]
+	tags := make([]int, len(words))
+	if mbr {
+		fb.Posterior(c.ext.P, words, tags, make([]float64, len(words)*c.ext.P.K))
+	} else {
+		fb.Viterbi(c.ext.P, words, tags)
+	}
+	s.GoldTags = hmm.GoldTags(s)
+	s.Tags = make([]string, len(tags))
+	for i, t := range tags {
+		s.Tags[i] = c.ext.States[t]
+	}
+}
+
+type hmmShard struct {
+	r   hmm.EStepResult
+	m   *hmm.Model
+	cor *hmm.Corpus
+}
+
+func (s hmmShard) WriteShard(w io.Writer, model, corpus string) error {
+	stats := &format.Stats{Sentences: len(s.cor.Sents), Tokens: s.cor.Tokens, Loglik: s.r.LogLik}
+	return hmm.WriteCounts(w, s.r.Counts, s.m.States, s.m.Words, model, corpus, stats)
+}
+
+func readHMMCounts(src pipeline.Source) (family.Counts, error) {
+	t, err := hmm.ReadCounts(src)
+	if err != nil {
+		return nil, err
+	}
+	return hmmCounts{t}, nil
+}
+
+type hmmCounts struct{ t *hmm.CountTable }
+
+func (c hmmCounts) Stats() format.Stats { return *c.t.Shards.Stats }
+func (c hmmCounts) Corpus() string      { return c.t.Shards.Corpus }
+func (c hmmCounts) Shards() int         { return c.t.Shards.Shards }
+
+func (c hmmCounts) WriteCounts(w io.Writer) error {
+	return hmm.WriteCounts(w, c.t.Counts, c.t.States, c.t.Words, c.t.Shards.Model, c.t.Shards.Corpus, c.t.Shards.Stats)
+}
+
+func (c hmmCounts) WriteMStep(w io.Writer, lambda float64) error {
+	if !(lambda >= 0) {
+		return fmt.Errorf("--lambda %v: must be ≥ 0", lambda)
+	}
+	return hmm.WriteModel(w, c.t.MStep(lambda))
+}

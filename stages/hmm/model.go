@@ -1,0 +1,478 @@
+package hmm
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mathext"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/eventio"
+)
+
+// Family is the header family of HMM models and counts. Bitag and
+// trigram are told apart by the length of the trans records' prev.
+const Family = "hmm"
+
+// Model is an HMM with names: its weights, the names of its states and
+// words, and the weight each state gives a word it has never seen.
+type Model struct {
+	P      *Params
+	States []string
+	Words  []string
+	// Unseen[t] is what the M-step gives a word with count 0 under state
+	// t (0 under maximum likelihood: such words are then emitted with
+	// weight 1 by every state, so the transitions alone tag them).
+	Unseen []float64
+}
+
+// UnseenNormalize is the emission of a word never counted under
+// Normalize(counts, λ): λ / (Σn + |support|·λ) per state.
+func (s *Space) UnseenNormalize(counts *Params, lambda float64) []float64 {
+	out := make([]float64, s.K)
+	if lambda == 0 {
+		return out
+	}
+	total, support := s.emitTotals(counts)
+	for t := range out {
+		out[t] = lambda / (total[t] + float64(support[t])*lambda)
+	}
+	return out
+}
+
+// UnseenVB is the emission weight VariationalBayes gives a word never
+// counted: exp ψ(α) / exp ψ(Σn + |support|·α).
+func (s *Space) UnseenVB(counts *Params, alphaE float64) []float64 {
+	out := make([]float64, s.K)
+	total, support := s.emitTotals(counts)
+	for t := range out {
+		out[t] = math.Exp(mathext.Digamma(alphaE) - mathext.Digamma(total[t]+float64(support[t])*alphaE))
+	}
+	return out
+}
+
+func (s *Space) emitTotals(counts *Params) ([]float64, []int) {
+	total, support := make([]float64, s.K), make([]int, s.K)
+	for w := 0; w < s.V; w++ {
+		for t := 0; t < s.K; t++ {
+			if s.allowed(w, t) {
+				total[t] += counts.Emit[w*s.K+t]
+				support[t]++
+			}
+		}
+	}
+	return total, support
+}
+
+// events lists every supported parameter of p (zeros too, so that a
+// model's vocabulary and dictionary survive the round trip): transitions
+// by context then target, emissions by word then state, then unseen
+// (when not nil).
+func events(p *Params, states, words []string, unseen []float64, unit format.Unit) []format.Event {
+	k, k1 := p.K, p.K+1
+	name := func(i int) string {
+		if i == k {
+			return Boundary
+		}
+		return states[i]
+	}
+	var evs []format.Event
+	for ctx := 0; ctx < p.Contexts(); ctx++ {
+		var prev []string
+		if p.Order == 1 {
+			prev = []string{name(ctx)}
+		} else {
+			if ctx%k1 == k && ctx/k1 != k {
+				continue // a state then the boundary: never a context
+			}
+			prev = []string{name(ctx / k1), name(ctx % k1)}
+		}
+		for next := 0; next <= k; next++ {
+			if p.transSupported(ctx, next) {
+				evs = append(evs, format.Event{Ev: format.EvTrans, Prev: prev, Next: name(next), Unit: unit, Value: p.Trans[ctx*k1+next]})
+			}
+		}
+	}
+	for w := 0; w < p.V; w++ {
+		for t := 0; t < k; t++ {
+			if p.allowed(w, t) {
+				evs = append(evs, format.Event{Ev: format.EvEmit, State: states[t], Word: words[w], Unit: unit, Value: p.Emit[w*k+t]})
+			}
+		}
+	}
+	for t, v := range unseen {
+		evs = append(evs, format.Event{Ev: format.EvUnseenWord, State: states[t], Unit: unit, Value: v})
+	}
+	return evs
+}
+
+// Events are the model's records (unit p).
+func (m *Model) Events() []format.Event {
+	return events(m.P, m.States, m.Words, m.Unseen, format.Prob)
+}
+
+// WriteModel writes m; a weight that is not in [0, 1] is refused before
+// anything is written.
+func WriteModel(w io.Writer, m *Model) error {
+	evs := m.Events()
+	for _, e := range evs {
+		if !(e.Value >= 0 && e.Value <= 1) {
+			return fmt.Errorf("the model made is not valid (%s weight %v): nothing written", describe(&e), e.Value)
+		}
+	}
+	return eventio.Write(w, &format.Header{Family: Family, Unit: format.Prob}, evs, nil)
+}
+
+// WriteCounts writes one shard of expected counts (over the names of
+// states and words) with its header's hashes and its stats record.
+func WriteCounts(w io.Writer, counts *Params, states, words []string, model, corpus string, stats *format.Stats) error {
+	evs := events(counts, states, words, nil, format.Count)
+	for _, e := range evs {
+		if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
+			return fmt.Errorf("a count of %s is %v: nothing written", describe(&e), e.Value)
+		}
+	}
+	return eventio.Write(w, &format.Header{Family: Family, Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+}
+
+func describe(e *format.Event) string {
+	switch e.Ev {
+	case format.EvTrans:
+		return fmt.Sprintf("trans %s → %s", strings.Join(e.Prev, " "), e.Next)
+	case format.EvEmit:
+		return fmt.Sprintf("emit %s → %q", e.State, e.Word)
+	case format.EvUnseenWord:
+		return fmt.Sprintf("unseen_word %s", e.State)
+	}
+	return e.Ev
+}
+
+// Hash identifies the model by its content (16 hex digits, FNV-1a).
+func (m *Model) Hash() string {
+	h := fnv.New64a()
+	h.Write([]byte(Family))
+	var buf [8]byte
+	for _, e := range m.Events() {
+		h.Write([]byte(describe(&e)))
+		bits := math.Float64bits(e.Value)
+		for i := range buf {
+			buf[i] = byte(bits >> (8 * i))
+		}
+		h.Write(buf[:])
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// builder collects HMM records by name; states and words are numbered in
+// order of first appearance.
+type builder struct {
+	sum     bool // counts: shards add up
+	order   int
+	stateID map[string]int32
+	states  []string
+	wordID  map[string]int32
+	words   []string
+	trans   map[[3]int32]float64 // prev2, prev1, next; −1 the boundary
+	emit    map[[2]int32]float64 // word, state
+	unseen  map[int32]float64
+}
+
+func newBuilder(sum bool) *builder {
+	return &builder{sum: sum, stateID: map[string]int32{}, wordID: map[string]int32{},
+		trans: map[[3]int32]float64{}, emit: map[[2]int32]float64{}, unseen: map[int32]float64{}}
+}
+
+func (b *builder) kind() eventio.Kind {
+	return eventio.Kind{Families: []string{Family}, Add: b.add, Key: describe}
+}
+
+func (b *builder) state(name string) int32 {
+	if name == Boundary {
+		return -1
+	}
+	id, ok := b.stateID[name]
+	if !ok {
+		id = int32(len(b.states))
+		b.stateID[name] = id
+		b.states = append(b.states, name)
+	}
+	return id
+}
+
+func (b *builder) add(e *format.Event) error {
+	switch e.Ev {
+	case format.EvTrans:
+		if len(e.Prev) != 1 && len(e.Prev) != 2 {
+			return fmt.Errorf("a transition from %d states: 1 (bitag) or 2 (trigram)", len(e.Prev))
+		}
+		if b.order == 0 {
+			b.order = len(e.Prev)
+		} else if len(e.Prev) != b.order {
+			return fmt.Errorf("a transition from %d states after ones from %d: bitag and trigram mixed", len(e.Prev), b.order)
+		}
+		key := [3]int32{-1, b.state(e.Prev[len(e.Prev)-1]), b.state(e.Next)}
+		if b.order == 2 {
+			key[0], key[1] = b.state(e.Prev[0]), b.state(e.Prev[1])
+			if key[0] != -1 && key[1] == -1 {
+				return fmt.Errorf("%s: the boundary cannot follow a state", describe(e))
+			}
+		}
+		if key[1] == -1 && (b.order == 1 || key[0] == -1) && key[2] == -1 {
+			return errors.New("a sentence cannot stop before its first word")
+		}
+		if _, dup := b.trans[key]; dup && !b.sum {
+			return fmt.Errorf("event given twice: %s", describe(e))
+		}
+		b.trans[key] += e.Value
+	case format.EvEmit:
+		if e.State == Boundary {
+			return fmt.Errorf("the boundary %q emits no word", Boundary)
+		}
+		t := b.state(e.State)
+		w, ok := b.wordID[e.Word]
+		if !ok {
+			w = int32(len(b.words))
+			b.wordID[e.Word] = w
+			b.words = append(b.words, e.Word)
+		}
+		key := [2]int32{w, t}
+		if _, dup := b.emit[key]; dup && !b.sum {
+			return fmt.Errorf("event given twice: %s", describe(e))
+		}
+		b.emit[key] += e.Value
+	case format.EvUnseenWord:
+		if b.sum {
+			return errors.New(`"unseen_word" in counts: counts hold trans and emit only`)
+		}
+		if e.State == Boundary {
+			return fmt.Errorf("the boundary %q emits no word", Boundary)
+		}
+		t := b.state(e.State)
+		if _, dup := b.unseen[t]; dup {
+			return fmt.Errorf("event given twice: %s", describe(e))
+		}
+		b.unseen[t] = e.Value
+	default:
+		return fmt.Errorf("a %q event in an HMM model or counts (another family's?)", e.Ev)
+	}
+	return nil
+}
+
+// params is the collected table; every transition of every context that
+// can occur must have been given, and each emission given defines the
+// dictionary (a state emits only the words it has records for; all
+// present: no dictionary).
+func (b *builder) params() (*Params, error) {
+	k, v := len(b.states), len(b.words)
+	if b.order == 0 {
+		return nil, errors.New("no trans records")
+	}
+	if v == 0 {
+		return nil, errors.New("no emit records")
+	}
+	var allowed []bool
+	if len(b.emit) != k*v {
+		allowed = make([]bool, k*v)
+		for key := range b.emit {
+			allowed[int(key[0])*k+int(key[1])] = true
+		}
+	}
+	s, err := NewSpace(b.order, k, v, allowed)
+	if err != nil {
+		return nil, err
+	}
+	p := NewParams(s)
+	id := func(x int32) int {
+		if x < 0 {
+			return k
+		}
+		return int(x)
+	}
+	for key, val := range b.trans {
+		p.Trans[s.Context(id(key[0]), id(key[1]))*(k+1)+id(key[2])] = val
+	}
+	// Every transition of a context that can occur must be there.
+	want := 0
+	for ctx := 0; ctx < s.Contexts(); ctx++ {
+		if s.Order == 2 && ctx%(k+1) == k && ctx/(k+1) != k {
+			continue
+		}
+		for next := 0; next <= k; next++ {
+			if s.transSupported(ctx, next) {
+				want++
+			}
+		}
+	}
+	if len(b.trans) != want {
+		return nil, fmt.Errorf("%d trans records for %d states (%s): want %d, one per context and next state", len(b.trans), k, map[int]string{1: "bitag", 2: "trigram"}[s.Order], want)
+	}
+	for key, val := range b.emit {
+		p.Emit[int(key[0])*k+int(key[1])] = val
+	}
+	return p, nil
+}
+
+// ReadModel reads an HMM model file.
+func ReadModel(path string) (*Model, error) {
+	b := newBuilder(false)
+	if _, err := eventio.ReadModel(pipeline.Source{Names: []string{path}}, path, b.kind()); err != nil {
+		return nil, err
+	}
+	p, err := b.params()
+	if err == nil && len(b.unseen) != len(b.states) {
+		err = fmt.Errorf("%d unseen_word records for %d states: one per state", len(b.unseen), len(b.states))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m := &Model{P: p, States: b.states, Words: b.words, Unseen: make([]float64, len(b.states))}
+	for t, v := range b.unseen {
+		m.Unseen[t] = v
+	}
+	return m, nil
+}
+
+// CountTable is HMM count shards read and added.
+type CountTable struct {
+	Counts        *Params
+	States, Words []string
+	Shards        eventio.Shards
+}
+
+// ReadCounts reads and adds HMM count shards (eventio.ReadCounts).
+func ReadCounts(src pipeline.Source) (*CountTable, error) {
+	b := newBuilder(true)
+	shards, err := eventio.ReadCounts(src, b.kind())
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.params()
+	if err == nil && shards.Stats == nil {
+		err = errors.New("no stats record")
+	}
+	if err == nil {
+		for _, xs := range [][]float64{p.Trans, p.Emit} {
+			for _, x := range xs {
+				if math.IsInf(x, 0) {
+					err = fmt.Errorf("counts overflow: a total is %v", x)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	return &CountTable{Counts: p, States: b.states, Words: b.words, Shards: shards}, nil
+}
+
+// MStep is the model of add-λ M-step on the counts.
+func (c *CountTable) MStep(lambda float64) *Model {
+	s := c.Counts.Space
+	return &Model{P: s.Normalize(c.Counts, lambda), States: c.States, Words: c.Words, Unseen: s.UnseenNormalize(c.Counts, lambda)}
+}
+
+// Extend is the model over the words of sents too: a word it has not
+// seen is appended, emitted by each state with its Unseen weight (or 1
+// by every state when those are all 0), allowed every state. The words
+// of sents are returned as numbers, with how many tokens were unseen.
+func (m *Model) Extend(sents []*format.Sentence) (*Model, [][]int32, int, error) {
+	index := make(map[string]int32, len(m.Words))
+	for i, w := range m.Words {
+		index[w] = int32(i)
+	}
+	words := m.Words[:len(m.Words):len(m.Words)]
+	ids := make([][]int32, len(sents))
+	unseen := 0
+	for i, s := range sents {
+		if len(s.Words) == 0 {
+			return nil, nil, 0, fmt.Errorf("sentence %d (%s) has no words: an HMM tags words", i+1, s.ID)
+		}
+		ids[i] = make([]int32, len(s.Words))
+		for j, w := range s.Words {
+			id, ok := index[w]
+			if !ok {
+				id = int32(len(words))
+				index[w] = id
+				words = append(words, w)
+			}
+			if int(id) >= len(m.Words) {
+				unseen++
+			}
+			ids[i][j] = id
+		}
+	}
+	if len(words) == len(m.Words) {
+		return m, ids, 0, nil
+	}
+	k, old := m.P.K, m.P.V
+	var allowed []bool
+	if m.P.Allowed != nil {
+		allowed = make([]bool, len(words)*k)
+		copy(allowed, m.P.Allowed)
+		for i := old * k; i < len(allowed); i++ {
+			allowed[i] = true
+		}
+	}
+	s, err := NewSpace(m.P.Order, k, len(words), allowed)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	p := NewParams(s)
+	copy(p.Trans, m.P.Trans)
+	copy(p.Emit, m.P.Emit)
+	fill := m.Unseen
+	if allZero(fill) {
+		fill = make([]float64, k)
+		for t := range fill {
+			fill[t] = 1
+		}
+	}
+	for w := old; w < len(words); w++ {
+		copy(p.Emit[w*k:(w+1)*k], fill)
+	}
+	return &Model{P: p, States: m.States, Words: words, Unseen: m.Unseen}, ids, unseen, nil
+}
+
+func allZero(xs []float64) bool {
+	for _, x := range xs {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// CorpusOf is a Corpus of already numbered sentences over m's words.
+func CorpusOf(sents []*format.Sentence, ids [][]int32, words []string) *Corpus {
+	c := &Corpus{Words: words, Sents: ids, Source: sents}
+	for _, s := range ids {
+		c.Tokens += len(s)
+		c.MaxLen = max(c.MaxLen, len(s))
+	}
+	return c
+}
+
+// Reweighted is the model annealing's E-step runs on: every weight p
+// becomes p^β·skew^(1−β) (skew nil: p^β), Unseen too.
+func (m *Model) Reweighted(beta float64, skew *Model) *Model {
+	var sp *Params
+	var su []float64
+	if skew != nil {
+		sp, su = skew.P, skew.Unseen
+	}
+	u := make([]float64, len(m.Unseen))
+	for t, v := range m.Unseen {
+		if v > 0 {
+			u[t] = math.Pow(v, beta)
+			if su != nil {
+				u[t] *= math.Pow(su[t], 1-beta)
+			}
+		}
+	}
+	return &Model{P: Anneal(m.P, beta, sp), States: m.States, Words: m.Words, Unseen: u}
+}
