@@ -15,7 +15,7 @@ func init() { register("decode", decodeApp) }
 
 func decodeApp() *cli.App {
 	return &cli.App{
-		Usage:     "parse sentences with a model: pred (DMV) or pred_spans (CCM)",
+		Usage:     "decode sentences with a model: pred (DMV), pred_spans (CCM) or tags (HMM)",
 		UsageText: "decode -m MODEL [options] [FILE...]",
 		Description: `Adds "pred", the heads of each sentence's best projective tree, and keeps every
 other field (gold heads too), so that decode | score works in one pipe.

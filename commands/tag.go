@@ -1,0 +1,57 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/families"
+	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/hmm"
+)
+
+func init() { register("tag", tagApp) }
+
+func tagApp() *cli.App {
+	return &cli.App{
+		Usage:     "tag sentences with an HMM model: induced states in tags, the reference in gold_tags",
+		UsageText: "tag -m MODEL [--viterbi] [options] [FILE...]",
+		Description: `Writes each sentence with the model's states in "tags" and the reference tags
+in "gold_tags" (the input's gold_tags when it has them, else its tags), so that
+tag | score-tags works in one pipe. Decoding is each token's most probable
+state (as train-hmm's default), or --viterbi the most probable tagging. A word
+the model never saw takes its unseen_word weights (README, Records). It is
+decode -m with the HMM's defaults, and takes HMM models only.
+
+Examples:
+   train-hmm --states 45 --save-model hmm.jsonl train.jsonl > /dev/null
+   tag -m hmm.jsonl test.jsonl | score-tags`,
+		Flags: []cli.Flag{
+			modelFlag(true),
+			&cli.BoolFlag{Name: "viterbi", Usage: "the most probable tagging instead of each token's most probable state"},
+			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			model := c.String("model")
+			if model == "-" {
+				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			}
+			if err := checkWorkers(c); err != nil {
+				return err
+			}
+			fam, err := families.All.ForFile(model)
+			if err != nil {
+				return err
+			}
+			if fam.Name() != hmm.Family {
+				return fmt.Errorf("%s: not an HMM model (its header names family %q, or it has none): tag takes train-hmm --save-model's or mstep's HMM models; decode takes the others", model, fam.Name())
+			}
+			src := source(c)
+			return writeOutput(c, src, func(w io.Writer) error {
+				_, err := fam.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers")})
+				return err
+			})
+		},
+	}
+}
