@@ -17,7 +17,7 @@ func init() { register("train-hmm", trainHMMApp) }
 
 func trainHMMApp() *cli.App {
 	return &cli.App{
-		Usage:     "induce part-of-speech tags with an HMM (provisional: writes the tagged corpus, not yet a model)",
+		Usage:     "induce part-of-speech tags with an HMM: the tagged corpus, and with --save-model the model",
 		UsageText: "train-hmm [--states K] [--estimator em|map|da|sda|vb|gibbs] [options] [FILE...]",
 		Description: `Trains a bitag (or --trigram) HMM on the words of the sentences and writes
 the same sentences with the induced states in "tags" ("s0" … "s(K−1)", or the
