@@ -13,6 +13,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
@@ -242,4 +243,49 @@ func lastStats(t *testing.T, counts []byte) format.Stats {
 		t.Fatalf("no stats record: %v", err)
 	}
 	return *e.Stats
+}
+
+// Annealing as a shell loop: from the noisy start θ₀ (Train's), estep
+// --beta β [--skew θ₀] | mstep for each of DA's stages gives Train's
+// DA (SDA) model byte for byte.
+func TestHMMAnnealedShellLoopIsTrain(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := wordCorpus(t, dir, "train.jsonl", 60, 11)
+	for _, est := range []hmm.Estimator{hmm.DA, hmm.SDA} {
+		t.Run(string(est), func(t *testing.T) {
+			const iters, lambda = 2, 0.1
+			o := hmm.Options{Order: 1, States: 3, Estimator: est, Iterations: iters, Noise: 1, Seed: 4, Lambda: lambda, Beta0: 0.5, BetaGrowth: 4}
+			res, c := trainHMM(t, path, o)
+			s, err := hmm.NewSpace(1, 3, len(c.Words), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := hmm.WriteModel(&b, &hmm.Model{P: s.NoisyUniform(o.Noise, o.Seed), States: hmm.StateNames(3), Words: c.Words, Unseen: make([]float64, 3)}); err != nil {
+				t.Fatal(err)
+			}
+			start := write(t, filepath.Join(dir, string(est)+"-0.jsonl"), b.Bytes())
+			model := start
+			n := 0
+			for _, beta := range []float64{0.5, 1} {
+				for range iters {
+					rw := dmv.Plain()
+					rw.Beta = beta
+					opts := family.EStepOptions{Model: model, Reweight: &rw}
+					if est == hmm.SDA && beta < 1 {
+						opts.Skew = start
+					}
+					n++
+					model = write(t, filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", est, n)), mstepLambda(t, estepOf(t, path, opts), lambda))
+				}
+			}
+			got, err := os.ReadFile(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := savedHMM(t, res, c); !bytes.Equal(got, want) {
+				t.Fatalf("the annealed shell loop differs from Train's %s:\n%.300s\nwant\n%.300s", est, got, want)
+			}
+		})
+	}
 }
