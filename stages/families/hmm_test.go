@@ -289,3 +289,66 @@ func TestHMMAnnealedShellLoopIsTrain(t *testing.T) {
 		})
 	}
 }
+
+// Shards whose sentences hold different words the model never saw merge
+// by name into the counts of one E-step over them all, under a model
+// with a tag dictionary (an unseen word may take any state).
+func TestHMMShardsWithUnseenWords(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := wordCorpus(t, dir, "train.jsonl", 50, 6)
+	sents, _ := pipeline.ReadSentences(pipeline.Source{Names: []string{path}})
+	c0, _ := hmm.NewCorpus(sents)
+	d, err := hmm.BuildDict(c0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, c := trainHMM(t, path, hmm.Options{Order: 2, Estimator: hmm.MAP, Lambda: 0.2, Iterations: 2, Noise: 1, Seed: 2, Dict: d})
+	model := write(t, filepath.Join(dir, "m.jsonl"), savedHMM(t, res, c))
+	a := `{"id":"a","words":["the","zebra","runs"],"tags":["DT","NN","VB"]}` + "\n"
+	b := `{"id":"b","words":["a","gnu","sees","the","zebra"],"tags":["DT","NN","VB","DT","NN"]}` + "\n"
+	pa := write(t, filepath.Join(dir, "a.jsonl"), []byte(a))
+	pb := write(t, filepath.Join(dir, "b.jsonl"), []byte(b))
+	pab := write(t, filepath.Join(dir, "ab.jsonl"), []byte(a+b))
+	fam, _ := families.All.Lookup(hmm.Family)
+	merged, err := fam.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(append(estepOf(t, pa, family.EStepOptions{Model: model}), estepOf(t, pb, family.EStepOptions{Model: model})...))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := merged.WriteMStep(&out, 0.2); err != nil {
+		t.Fatal(err)
+	}
+	got := values(t, out.Bytes())
+	want := values(t, mstepLambda(t, estepOf(t, pab, family.EStepOptions{Model: model}), 0.2))
+	if len(got) != len(want) {
+		t.Fatalf("%d parameters from shards, %d from one E-step", len(got), len(want))
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9*max(1, w) {
+			t.Errorf("%s: shards %v, one E-step %v", k, g, w)
+		}
+	}
+	found := false
+	for k := range want {
+		found = found || strings.Contains(k, `"gnu"`)
+	}
+	if !found {
+		t.Error("the next model does not know the unseen word gnu")
+	}
+}
+
+// values are a model's records by description.
+func values(t *testing.T, model []byte) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, line := range bytes.Split(bytes.TrimSpace(model), []byte("\n")) {
+		var e format.Event
+		if err := e.UnmarshalJSON(line); err != nil {
+			t.Fatal(err)
+		}
+		if e.Ev != format.EvHeader {
+			out[fmt.Sprintf("%s %v %s %s %q", e.Ev, e.Prev, e.Next, e.State, e.Word)] = e.Value
+		}
+	}
+	return out
+}
