@@ -74,6 +74,16 @@ func (s *Space) emitTotals(counts *Params) ([]float64, []int) {
 // by context then target, emissions by word then state, then unseen
 // (when not nil).
 func events(p *Params, states, words []string, unseen []float64, unit format.Unit) []format.Event {
+	n := 0 // counted first: a large model's records are not copied as the slice grows
+	eachEvent(p, states, words, unseen, unit, func(*format.Event) { n++ })
+	evs := make([]format.Event, 0, n)
+	eachEvent(p, states, words, unseen, unit, func(e *format.Event) { evs = append(evs, *e) })
+	return evs
+}
+
+// eachEvent calls fn with each of events' records in turn; fn must not
+// keep e.
+func eachEvent(p *Params, states, words []string, unseen []float64, unit format.Unit, fn func(e *format.Event)) {
 	k, k1 := p.K, p.K+1
 	name := func(i int) string {
 		if i == k {
@@ -81,7 +91,7 @@ func events(p *Params, states, words []string, unseen []float64, unit format.Uni
 		}
 		return states[i]
 	}
-	var evs []format.Event
+	var e format.Event
 	for ctx := 0; ctx < p.Contexts(); ctx++ {
 		var prev []string
 		if p.Order == 1 {
@@ -94,21 +104,23 @@ func events(p *Params, states, words []string, unseen []float64, unit format.Uni
 		}
 		for next := 0; next <= k; next++ {
 			if p.transSupported(ctx, next) {
-				evs = append(evs, format.Event{Ev: format.EvTrans, Prev: prev, Next: name(next), Unit: unit, Value: p.Trans[ctx*k1+next]})
+				e = format.Event{Ev: format.EvTrans, Prev: prev, Next: name(next), Unit: unit, Value: p.Trans[ctx*k1+next]}
+				fn(&e)
 			}
 		}
 	}
 	for w := 0; w < p.V; w++ {
 		for t := 0; t < k; t++ {
 			if p.allowed(w, t) {
-				evs = append(evs, format.Event{Ev: format.EvEmit, State: states[t], Word: words[w], Unit: unit, Value: p.Emit[w*k+t]})
+				e = format.Event{Ev: format.EvEmit, State: states[t], Word: words[w], Unit: unit, Value: p.Emit[w*k+t]}
+				fn(&e)
 			}
 		}
 	}
 	for t, v := range unseen {
-		evs = append(evs, format.Event{Ev: format.EvUnseenWord, State: states[t], Unit: unit, Value: v})
+		e = format.Event{Ev: format.EvUnseenWord, State: states[t], Unit: unit, Value: v}
+		fn(&e)
 	}
-	return evs
 }
 
 // Events are the model's records (unit p).
@@ -157,14 +169,23 @@ func (m *Model) Hash() string {
 	h := fnv.New64a()
 	h.Write([]byte(Family))
 	var buf [8]byte
-	for _, e := range m.Events() {
-		h.Write([]byte(describe(&e)))
+	sep := []byte{0}
+	eachEvent(m.P, m.States, m.Words, m.Unseen, format.Prob, func(e *format.Event) {
+		h.Write([]byte(e.Ev))
+		for _, s := range e.Prev {
+			h.Write(sep)
+			h.Write([]byte(s))
+		}
+		for _, s := range [3]string{e.Next, e.State, e.Word} {
+			h.Write(sep)
+			h.Write([]byte(s))
+		}
 		bits := math.Float64bits(e.Value)
 		for i := range buf {
 			buf[i] = byte(bits >> (8 * i))
 		}
 		h.Write(buf[:])
-	}
+	})
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
