@@ -22,8 +22,8 @@ func trainHMMApp() *cli.App {
 		Description: `Trains a bitag (or --trigram) HMM on the words of the sentences and writes
 the same sentences with the induced states in "tags" ("s0" … "s(K−1)", or the
 gold tags with --dict) and the reference tags in "gold_tags", ready for
-score-tags. Provisional: the loop will move behind the shared model-family
-interface (estep | mstep, select-model) and a model file will be written.
+score-tags. --save-model also writes the model (family hmm) for tag -m,
+decode -m and estep -m, whose estep | mstep loop is this one's EM.
 
 Estimators (all start from a uniform model with --noise, seeded by --seed;
 every E-step is forward–backward, deterministic for any --workers):
