@@ -213,14 +213,33 @@ func badRecord(err error) error {
 // len(evs)), the events, and the stats record when stats is not nil.
 // Callers check what they write first, so nothing invalid is written.
 func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.Stats) error {
-	hdr.Events = len(evs)
+	return WriteEach(w, hdr, len(evs), func(emit func(*format.Event) error) error {
+		for i := range evs {
+			if err := emit(&evs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, stats)
+}
+
+// WriteEach is Write for a family whose events are too many to hold as
+// records at once: each gives them one by one to emit, n of them.
+func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*format.Event) error) error, stats *format.Stats) error {
+	hdr.Events = n
 	if err := pipeline.WriteRecord(w, format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
 		return err
 	}
-	for _, e := range evs {
-		if err := pipeline.WriteRecord(w, e); err != nil {
-			return err
-		}
+	written := 0
+	err := each(func(e *format.Event) error {
+		written++
+		return pipeline.WriteRecord(w, *e)
+	})
+	if err != nil {
+		return err
+	}
+	if written != n {
+		return fmt.Errorf("internal: %d events written, the header announces %d", written, n)
 	}
 	if stats != nil {
 		return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: stats})

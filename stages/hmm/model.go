@@ -69,20 +69,10 @@ func (s *Space) emitTotals(counts *Params) ([]float64, []int) {
 	return total, support
 }
 
-// events lists every supported parameter of p (zeros too, so that a
-// model's vocabulary and dictionary survive the round trip): transitions
-// by context then target, emissions by word then state, then unseen
-// (when not nil).
-func events(p *Params, states, words []string, unseen []float64, unit format.Unit) []format.Event {
-	n := 0 // counted first: a large model's records are not copied as the slice grows
-	eachEvent(p, states, words, unseen, unit, func(*format.Event) { n++ })
-	evs := make([]format.Event, 0, n)
-	eachEvent(p, states, words, unseen, unit, func(e *format.Event) { evs = append(evs, *e) })
-	return evs
-}
-
-// eachEvent calls fn with each of events' records in turn; fn must not
-// keep e.
+// eachEvent calls fn with every supported parameter of p (zeros too, so
+// that a model's vocabulary and dictionary survive the round trip) as a
+// record: transitions by context then target, emissions by word then
+// state, then unseen (when not nil). fn must not keep e.
 func eachEvent(p *Params, states, words []string, unseen []float64, unit format.Unit, fn func(e *format.Event)) {
 	k, k1 := p.K, p.K+1
 	name := func(i int) string {
@@ -123,33 +113,53 @@ func eachEvent(p *Params, states, words []string, unseen []float64, unit format.
 	}
 }
 
-// Events are the model's records (unit p).
-func (m *Model) Events() []format.Event {
-	return events(m.P, m.States, m.Words, m.Unseen, format.Prob)
-}
-
 // WriteModel writes m; a weight that is not in [0, 1] is refused before
 // anything is written.
 func WriteModel(w io.Writer, m *Model) error {
-	evs := m.Events()
-	for _, e := range evs {
-		if !(e.Value >= 0 && e.Value <= 1) {
-			return fmt.Errorf("the model made is not valid (%s weight %v): nothing written", describe(&e), e.Value)
-		}
-	}
-	return eventio.Write(w, &format.Header{Family: Family, Unit: format.Prob}, evs, nil)
+	return write(w, m.P, m.States, m.Words, m.Unseen, format.Prob, &format.Header{Family: Family, Unit: format.Prob}, nil,
+		func(e *format.Event) error {
+			if !(e.Value >= 0 && e.Value <= 1) {
+				return fmt.Errorf("the model made is not valid (%s weight %v): nothing written", describe(e), e.Value)
+			}
+			return nil
+		})
 }
 
 // WriteCounts writes one shard of expected counts (over the names of
 // states and words) with its header's hashes and its stats record.
 func WriteCounts(w io.Writer, counts *Params, states, words []string, model, corpus string, stats *format.Stats) error {
-	evs := events(counts, states, words, nil, format.Count)
-	for _, e := range evs {
-		if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
-			return fmt.Errorf("a count of %s is %v: nothing written", describe(&e), e.Value)
+	return write(w, counts, states, words, nil, format.Count, &format.Header{Family: Family, Unit: format.Count, Model: model, Corpus: corpus}, stats,
+		func(e *format.Event) error {
+			if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
+				return fmt.Errorf("a count of %s is %v: nothing written", describe(e), e.Value)
+			}
+			return nil
+		})
+}
+
+// write checks every record, then streams them (a large model's records
+// are never held at once).
+func write(w io.Writer, p *Params, states, words []string, unseen []float64, unit format.Unit, hdr *format.Header, stats *format.Stats, check func(*format.Event) error) error {
+	n := 0
+	var bad error
+	eachEvent(p, states, words, unseen, unit, func(e *format.Event) {
+		n++
+		if bad == nil {
+			bad = check(e)
 		}
+	})
+	if bad != nil {
+		return bad
 	}
-	return eventio.Write(w, &format.Header{Family: Family, Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+	return eventio.WriteEach(w, hdr, n, func(emit func(*format.Event) error) error {
+		var err error
+		eachEvent(p, states, words, unseen, unit, func(e *format.Event) {
+			if err == nil {
+				err = emit(e)
+			}
+		})
+		return err
+	}, stats)
 }
 
 func describe(e *format.Event) string {
