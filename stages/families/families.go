@@ -2,7 +2,7 @@
 // that reads a model or counts (estep, sumcounts, mstep, decode) finds
 // the family by the header's name here.
 //
-// Adding a family (the HMM next): give format its event kinds and fields
+// Adding a family (as the CCM and the HMM were): give format its event kinds and fields
 // (README, Records); in the family's package read and write them through
 // eventio (a Kind: the header names and how to add one event; the shard
 // and model checks and the writer are eventio's); implement family.Model

@@ -12,7 +12,7 @@ import (
 
 // Model is a model in memory of a family whose E-step and decoder take
 // sentence records and know no variants but annealing's β and skew (the
-// CCM; the HMM next). Sentences turns such a family into a Family: the
+// CCM, the HMM). Sentences turns such a family into a Family: the
 // stage plumbing around the model (reading, hashing, re-weighting,
 // workers, writing) is written there once.
 type Model interface {
