@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -166,7 +167,10 @@ Examples:
 // trainHMMCE trains the log-linear HMM by contrastive estimation and tags
 // the corpus by Viterbi, reporting each L-BFGS iteration as o.Progress.
 func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options) (*hmm.Result, error) {
-	m := &hmmce.Model{K: o.States, V: len(corpus.Words)}
+	m := &hmmce.Model{K: o.States, V: len(corpus.Words), Workers: o.Workers}
+	if m.Workers <= 0 {
+		m.Workers = runtime.GOMAXPROCS(0)
+	}
 	states := hmm.StateNames(o.States)
 	if o.Dict != nil {
 		m.K, states, m.Allowed = len(o.Dict.Tags), o.Dict.Tags, o.Dict.Allowed

@@ -16,11 +16,19 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"unicode"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
+
+// chunks is the number of parts the sentences are cut into for Objective:
+// a fixed number, so that sums are added in one order for any number of
+// workers; few, since each holds a gradient of the whole weight vector.
+const chunks = 8
 
 // Model is the feature layout: K tags plus one boundary (start and stop),
 // V word types, F spelling features. The weight vector holds transitions
@@ -30,6 +38,8 @@ type Model struct {
 	K, V, F int
 	// Spell lists the spelling features of each word type (nil: none).
 	Spell [][]int
+	// Workers is the number of goroutines of Objective (≤ 1: one).
+	Workers int
 	// Allowed, V × K word-major, is a tag dictionary: tag t may label
 	// word w only when Allowed[w·K+t] (nil: any tag).
 	Allowed []bool
@@ -133,13 +143,23 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 		byFrom[a.From] = append(byFrom[a.From], i)
 		byTo[a.To] = append(byTo[a.To], i)
 	}
+	// loc[i·K+t]: the local score of tag t on arc i's word, once per arc.
+	loc := make([]float64, len(l.Arcs)*K)
+	for i, a := range l.Arcs {
+		for t := 0; t < K; t++ {
+			loc[i*K+t] = m.local(theta, t, a.Tag)
+		}
+	}
 	terms := make([]float64, 0, K+1)
 	for s := 1; s < S; s++ {
 		for t := 0; t < K; t++ {
 			terms = terms[:0]
 			for _, i := range byTo[s] {
 				a := l.Arcs[i]
-				loc := m.local(theta, t, a.Tag)
+				loc := loc[i*K+t]
+				if loc == inf {
+					continue // the dictionary forbids t here
+				}
 				for p := 0; p <= K; p++ {
 					if alpha[a.From][p] > inf {
 						terms = append(terms, alpha[a.From][p]+theta[m.trans(p, t)]+loc)
@@ -158,7 +178,9 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 			for _, i := range byFrom[s] {
 				a := l.Arcs[i]
 				for t := 0; t < K; t++ {
-					terms = append(terms, theta[m.trans(p, t)]+m.local(theta, t, a.Tag)+beta[a.To][t])
+					if loc[i*K+t] > inf {
+						terms = append(terms, theta[m.trans(p, t)]+loc[i*K+t]+beta[a.To][t])
+					}
 				}
 			}
 			beta[s][p] = logSum(terms)
@@ -173,7 +195,10 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 			continue
 		}
 		for t := 0; t < K; t++ {
-			loc := m.local(theta, t, a.Tag)
+			loc := loc[i*K+t]
+			if loc == inf {
+				continue
+			}
 			tot := 0.0
 			for p := 0; p <= K; p++ {
 				if alpha[a.From][p] == inf {
@@ -202,14 +227,49 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 // Objective is Σₓ log Z(x) − log Z(N(x)) − ‖θ‖²/(2σ²) (no prior when
 // sigma2 is 0 or +Inf) over the sentences and their neighbourhoods, with its
 // gradient written into grad when grad is not nil.
+//
+// The sentences are cut into a fixed number of chunks whose sums are
+// added in order, so the value does not depend on m.Workers.
 func (m *Model) Objective(theta []float64, sents [][]int, nbhds []*dmv.Lattice, sigma2 float64, grad []float64) float64 {
 	if grad != nil {
 		clear(grad)
 	}
+	nc := min(chunks, len(sents))
+	fs := make([]float64, nc)
+	grads := make([][]float64, nc)
+	work := func(c int) {
+		var g []float64
+		if grad != nil {
+			g = make([]float64, len(grad))
+			grads[c] = g
+		}
+		for i := c * len(sents) / nc; i < (c+1)*len(sents)/nc; i++ {
+			fs[c] += m.LogZ(theta, dmv.ChainLattice(sents[i]), g, 1)
+			fs[c] -= m.LogZ(theta, nbhds[i], g, -1)
+		}
+	}
+	next := make(chan int, nc)
+	for c := 0; c < nc; c++ {
+		next <- c
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < max(1, min(m.Workers, nc)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				work(c)
+			}
+		}()
+	}
+	wg.Wait()
 	f := 0.0
-	for i, x := range sents {
-		f += m.LogZ(theta, dmv.ChainLattice(x), grad, 1)
-		f -= m.LogZ(theta, nbhds[i], grad, -1)
+	for c := 0; c < nc; c++ {
+		f += fs[c]
+		if grad != nil {
+			floats.Add(grad, grads[c])
+		}
 	}
 	if sigma2 > 0 && !math.IsInf(sigma2, 1) {
 		for j, v := range theta {

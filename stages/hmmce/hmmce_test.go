@@ -232,3 +232,28 @@ func TestTrainLearnsWordOrder(t *testing.T) {
 		}
 	}
 }
+
+// The objective and its gradient are the same, bit for bit, for any
+// number of workers.
+func TestObjectiveSameForAnyWorkers(t *testing.T) {
+	m, theta := tiny(true, 4)
+	var sents [][]int
+	nb := []*dmv.Lattice{}
+	for i := 0; i < 23; i++ {
+		x := []int{i % 5, (i * 3) % 5, (i + 2) % 5}[:1+i%3]
+		l, err := Neighbourhood(nbhd.Del1OrTrans1, x, m.V)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sents, nb = append(sents, x), append(nb, l)
+	}
+	g1 := make([]float64, m.Dim())
+	f1 := m.Objective(theta, sents, nb, 3, g1)
+	for _, w := range []int{2, 3, 8, 16} {
+		m.Workers = w
+		g := make([]float64, m.Dim())
+		if f := m.Objective(theta, sents, nb, 3, g); f != f1 || !slices.Equal(g, g1) {
+			t.Errorf("%d workers: objective %v, one worker %v (or the gradients differ)", w, f, f1)
+		}
+	}
+}
