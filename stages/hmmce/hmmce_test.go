@@ -20,8 +20,12 @@ func (m *Model) score(theta []float64, x, tags []int) float64 {
 	return s + theta[m.trans(prev, m.K)]
 }
 
-// bruteLogZ sums over every tagging of every string, each string once.
+// bruteLogZ sums over every tagging of every string, each string once,
+// leaving out the taggings the dictionary forbids (and scoring the others
+// without it).
 func (m *Model) bruteLogZ(theta []float64, strs [][]int) float64 {
+	free := *m
+	free.Allowed = nil
 	var terms []float64
 	for _, x := range strs {
 		if len(x) == 0 {
@@ -29,7 +33,13 @@ func (m *Model) bruteLogZ(theta []float64, strs [][]int) float64 {
 		}
 		tags := make([]int, len(x))
 		for {
-			terms = append(terms, m.score(theta, x, tags))
+			ok := true
+			for i, w := range x {
+				ok = ok && (m.Allowed == nil || m.Allowed[w*m.K+tags[i]])
+			}
+			if ok {
+				terms = append(terms, free.score(theta, x, tags))
+			}
 			i := 0
 			for ; i < len(tags); i++ {
 				tags[i]++
