@@ -16,7 +16,7 @@ type Options struct {
 	Kind    string  // neighbourhood: trans1, del1ortrans1 or length
 	Sigma2  float64 // variance of the Gaussian prior (0 or +Inf: none)
 	MaxIter int     // L-BFGS iterations (0: 100)
-	Tol     float64 // stop when the objective's relative change is below it (0: 1e-6)
+	Tol     float64 // stop when the objective's relative change is at most this (0: only when it stops changing)
 	Seed    uint64  // of the start
 	Noise   float64 // start weights uniform in [0, Noise): never the symmetric point
 	// Observe, when not nil, sees every accepted iterate's objective.
@@ -53,8 +53,8 @@ func Train(m *Model, sents [][]int, opts Options) (*Result, error) {
 	if maxIter <= 0 {
 		maxIter = 100
 	}
-	if tol <= 0 {
-		tol = 1e-6
+	if tol < 0 {
+		tol = 0
 	}
 	res := &Result{Theta: append([]float64(nil), theta...), Objective: math.Inf(-1)}
 	conv := &converger{tol: tol, res: res, observe: opts.Observe}
