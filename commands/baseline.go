@@ -40,7 +40,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "attach", Usage: "`left`, right or random: write \"pred\""},
 			&cli.StringFlag{Name: "brackets", Usage: "`left`, right, random or ubound: write \"pred_spans\""},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of --attach random and --brackets random"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of --attach random and --brackets random"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -84,7 +84,7 @@ func TestTrivialBaselinesTable(t *testing.T) {
 	}
 }
 
-// split writes compressed parts that read back, in order, as the input.
+// split-corpus writes compressed parts that read back, in order, as the input.
 func TestSplitCompressedRoundTrip(t *testing.T) {
 	var input bytes.Buffer
 	for i := range 23 {
@@ -93,11 +93,11 @@ func TestSplitCompressedRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "c")
 	var stderr bytes.Buffer
-	args := []string{"split", "--prefix", prefix, "--every", "5", "--dev", "0", "--test", "4", "--suffix", ".zst"}
-	if code := Run("split", args, bytes.NewReader(input.Bytes()), new(bytes.Buffer), &stderr); code != ExitOK {
+	args := []string{"split-corpus", "--prefix", prefix, "--every", "5", "--dev", "0", "--test", "4", "--suffix", ".zst"}
+	if code := Run("split-corpus", args, bytes.NewReader(input.Bytes()), new(bytes.Buffer), &stderr); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if want := "split: train 14, dev 5, test 4, dropped 0 (by position mod 5: train the rest, dev 0, test 4)\n"; stderr.String() != want {
+	if want := "split-corpus: train 14, dev 5, test 4, dropped 0 (by position mod 5: train the rest, dev 0, test 4)\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 	var all []string

@@ -20,7 +20,7 @@ func conll2depsApp() *cli.App {
 		Description: `Reads dependency treebanks and writes one sentence record (id, words, tags,
 heads) per sentence. Multiword-token ranges (n-m) and empty nodes (n.m) are
 skipped; comments too, except "# sent_id = X", which becomes the id (else
-the id is <file basename>#<index in file>).
+the id is <file basename>#<index in file>, or <stdin>#<index>).
 
 Punctuation is removed unless --keep-punct: every word whose tag is in the
 punctuation set goes, each word whose head went is attached to its nearest
@@ -36,12 +36,12 @@ Examples:
    conll2deps ptb-sample-deps-ym/*.dp | filterlen 10 > wsj10-sample.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: string(conll2deps.Auto),
-				Usage: "input format: auto (per file, from the column count of its first word line), conllu, conllx or dp"},
+				Usage: "input `FORMAT`: auto (per file, from the column count of its first word line), conllu, conllx or dp"},
 			&cli.StringFlag{Name: "tag", Value: string(conll2deps.UPOS),
-				Usage: "CoNLL tag column: upos (column 4) or xpos (column 5); .dp files have one"},
+				Usage: "CoNLL tag `COLUMN`: upos (column 4) or xpos (column 5); .dp files have one"},
 			&cli.StringFlag{Name: "punct", Usage: "comma-separated punctuation `TAGS` to remove (default PUNCT for CoNLL, the PTB punctuation tags for .dp)"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "remove nothing"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := conll2deps.Options{
@@ -68,9 +68,12 @@ Examples:
 					return usagef("--punct needs at least one tag (use --keep-punct to remove nothing)")
 				}
 			}
-			src := source(c)
+			src, err := treebankSource(c)
+			if err != nil {
+				return err
+			}
 			var sum conll2deps.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err = writeOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = conll2deps.Convert(src, w, opts)
 				return err

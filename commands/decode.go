@@ -8,13 +8,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/stages/decode"
+	"github.com/grind-nlp/grind/stages/families"
 )
 
 func init() { register("decode", decodeApp) }
 
 func decodeApp() *cli.App {
 	return &cli.App{
-		Usage:     "parse sentences with a DMV model",
+		Usage:     "parse sentences with a model: pred (DMV) or pred_spans (CCM)",
 		UsageText: "decode -m MODEL [options] [FILE...]",
 		Description: `Adds "pred", the heads of each sentence's best projective tree, and keeps every
 other field (gold heads too), so that decode | score works in one pipe.
@@ -36,12 +37,15 @@ Examples:
 			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if c.String("model") == "-" {
+				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			}
 			if err := checkWorkers(c); err != nil {
 				return err
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				rep, err := decode.Run(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
+				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
 				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
 					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",
 						rep.Sentences, rep.Unknown, len(rep.UnknownTags), tagList(rep.UnknownTags), rep.FellBack)

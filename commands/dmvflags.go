@@ -1,6 +1,10 @@
 package commands
 
 import (
+	"strings"
+
+	"math"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/pipeline"
@@ -12,18 +16,40 @@ func modelFlag(required bool) cli.Flag {
 }
 
 func workersFlag() cli.Flag {
-	return &cli.IntFlag{Name: "workers", Value: 0, Usage: "goroutines for the E-step (0: every core); the result does not depend on it"}
+	return &cli.IntFlag{Name: "workers", Value: 0, Usage: "`N` goroutines for the E-step (0: every core); the result does not depend on it"}
 }
 
 func seedFlag() cli.Flag {
-	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; the same seed gives the same output"}
+	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S`; the same seed gives the same output"}
 }
 
 func lambdaFlag(usage string) cli.Flag {
-	return &cli.Float64Flag{Name: "lambda", Value: 0, Usage: usage}
+	return &cli.Float64Flag{Name: "lambda", Value: 0, Usage: strings.Replace(usage, "λ", "`λ`", 1)}
 }
 
 // progress reports on stderr for the program, unless --quiet.
 func progress(c *cli.Context, total int) *pipeline.Progress {
 	return pipeline.NewProgress(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
+}
+
+// Tolerance is tolerance, for trainers defined outside this package.
+func Tolerance(c *cli.Context) (float64, error) { return tolerance(c) }
+
+// tolerance reads --tol: absent, 0 tells the training loop to use its
+// default; given, it is taken at its word. The loops stop when the
+// relative change is below the tolerance, so --tol 0 becomes the smallest
+// positive number: only an objective that does not change at all stops
+// the run before --max-iter.
+func tolerance(c *cli.Context) (float64, error) {
+	if !c.IsSet("tol") {
+		return 0, nil
+	}
+	tol := c.Float64("tol")
+	switch {
+	case !(tol >= 0) || math.IsInf(tol, 1):
+		return 0, usagef("--tol must be a finite number ≥ 0, not %g", tol)
+	case tol == 0:
+		return math.SmallestNonzeroFloat64, nil
+	}
+	return tol, nil
 }

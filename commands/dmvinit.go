@@ -14,7 +14,7 @@ import (
 func init() { register("dmv-init", dmvInitApp) }
 
 func initFlag(value string) cli.Flag {
-	return &cli.StringFlag{Name: "init", Value: value, Usage: "initializer: " + strings.Join(dmv.Initializers, ", ")}
+	return &cli.StringFlag{Name: "init", Value: value, Usage: "the initializer, `NAME`: " + strings.Join(dmv.Initializers, ", ")}
 }
 
 func kleinConstFlag() cli.Flag {

@@ -23,10 +23,10 @@ Examples:
    dmv-sample -m supervised.jsonl -n 5000 --max-len 10 --seed 1 > synthetic.jsonl`,
 		Flags: []cli.Flag{
 			modelFlag(true),
-			&cli.IntFlag{Name: "n", Aliases: []string{"count"}, Required: true, Usage: "number of sentences"},
+			&cli.IntFlag{Name: "n", Aliases: []string{"count"}, Required: true, Usage: "write `N` sentences"},
 			seedFlag(),
-			&cli.IntFlag{Name: "min-len", Value: 1, Usage: "shortest sentence kept"},
-			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept (0: 1000); longer draws are abandoned as they grow"},
+			&cli.IntFlag{Name: "min-len", Value: 1, Usage: "shortest sentence kept, `N` tags"},
+			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept, `N` tags (0: 1000); longer draws are abandoned as they grow"},
 			outputFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {

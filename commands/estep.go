@@ -7,13 +7,14 @@ import (
 
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
+	"github.com/grind-nlp/grind/stages/families"
 )
 
 func init() { register("estep", estepApp) }
 
 func estepApp() *cli.App {
 	return &cli.App{
-		Usage:     "expected counts of a corpus under a DMV model (one E-step)",
+		Usage:     "expected counts of a corpus under a model: DMV or CCM, as its header says (one E-step)",
 		UsageText: "estep -m MODEL [options] [FILE...]",
 		Description: `Reads sentences and writes the expected count of every DMV event under the
 model (inside–outside), as event records with "n", then one stats record:
@@ -48,6 +49,9 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			if c.String("model") == "" && !c.Bool("gold") {
 				return usagef("missing -m MODEL")
 			}
+			if c.String("model") == "-" || c.String("skew") == "-" {
+				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			}
 			if c.Bool("hard") && c.Bool("gold") {
 				return usagef("--hard and --gold exclude each other")
 			}
@@ -65,7 +69,7 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}
-				return estep.Run(src, w, opts)
+				return families.EStep(src, w, opts)
 			})
 		},
 	}

@@ -23,7 +23,7 @@ Examples:
    ptb2deps wsj/*/*.mrg | filterlen 10 > wsj10.jsonl
    filterlen --min 5 20 corpus.jsonl.gz -o mid.jsonl.zst`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "min", Value: 1, Usage: "shortest length kept"},
+			&cli.IntFlag{Name: "min", Value: 1, Usage: "shortest length kept, `N` tokens"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {

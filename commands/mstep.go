@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/mstep"
 )
 
@@ -12,7 +13,7 @@ func init() { register("mstep", mstepApp) }
 
 func mstepApp() *cli.App {
 	return &cli.App{
-		Usage:     "a DMV model from expected counts (one M-step)",
+		Usage:     "a model from expected counts: DMV (add-λ) or CCM (Klein's smoothing) (one M-step)",
 		UsageText: "mstep [options] [COUNTS...]",
 		Description: `Reads count streams (estep or sumcounts output; several files are added) and
 writes the model: within each multinomial — root; child(head, dir); the stop/cont
@@ -41,7 +42,7 @@ Examples:
 			}
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
-				return mstep.Run(src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
+				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},
 	}

@@ -38,12 +38,12 @@ Examples:
    ptb2deps wsj/0[2-9]/*.mrg wsj/1*/*.mrg wsj/2[01]/*.mrg | filterlen 10 > wsj10.jsonl
    ptb2deps --rules ym --keep-punct wsj_0001.mrg.gz -o wsj_0001.jsonl`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "rules", Value: headrules.Collins, Usage: "head-rule table: collins or ym"},
+			&cli.StringFlag{Name: "rules", Value: headrules.Collins, Usage: "head-rule `TABLE`: collins or ym"},
 			&cli.StringFlag{Name: "coord", Value: headrules.CoordCollins,
-				Usage: "Collins' coordination rule: collins (not in base NPs), always, or never; ignored with --rules ym"},
+				Usage: "Collins' coordination `RULE`: collins (not in base NPs), always, or never; ignored with --rules ym"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "keep the punctuation tokens"},
 			&cli.BoolFlag{Name: "tree", Usage: "add the cleaned bracketing to each record as tree"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := headrules.Options{
@@ -60,9 +60,12 @@ Examples:
 			default:
 				return usagef("--coord must be collins, always or never, not %q", opts.Coord)
 			}
-			src := source(c)
+			src, err := treebankSource(c)
+			if err != nil {
+				return err
+			}
 			var sum ptbstrip.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err = writeOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = headrules.Convert(src, w, opts)
 				return err

@@ -54,16 +54,19 @@ Examples:
    ptbstrip --keep-punct wsj/*/*.mrg -o wsj-trees.jsonl.gz`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep-punct", Usage: "keep the punctuation preterminals"},
-			&cli.StringFlag{Name: "format", Value: "ptb", Usage: "treebank format: `ptb`, cess (CESS-ESP .tbf) or sinica (Sinica parsed)"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			&cli.StringFlag{Name: "format", Value: "ptb", Usage: "treebank `FORMAT`: ptb, cess (CESS-ESP .tbf) or sinica (Sinica parsed)"},
+			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			src := source(c)
+			src, err := treebankSource(c)
+			if err != nil {
+				return err
+			}
 			if f := c.String("format"); f != "ptb" {
 				return stripTreebank(c, src, f)
 			}
 			var sum ptbstrip.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err = writeOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = ptbstrip.Strip(src, w, ptbstrip.Options{KeepPunct: c.Bool("keep-punct")})
 				return err

@@ -44,7 +44,9 @@ prediction.
 B's "pred" (the same sentences in the same order, tags equal): directed
 attachments under --root, wins (input right, B wrong), losses and ties per
 sentence (more right attachments) and per token, each with the exact two-sided
-binomial p-value of wins among wins + losses.
+binomial p-value of wins among wins + losses. With gold trees the test also
+runs on brackets (right brackets per sentence; each gold bracket); a B with
+"pred_spans" only is compared on brackets alone.
 
 Examples:
    conll2deps dev.conllu | filterlen 10 | baseline --attach right | score

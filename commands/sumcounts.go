@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/sumcounts"
 )
 
@@ -25,7 +26,7 @@ Examples:
 		Flags: []cli.Flag{expectCorpusFlag(), outputFlag(), quietFlag()},
 		Action: func(c *cli.Context) error {
 			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(src, w, c.String("expect-corpus")) })
+			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(families.All, src, w, c.String("expect-corpus")) })
 		},
 	}
 }

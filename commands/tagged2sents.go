@@ -33,7 +33,7 @@ Examples:
    tagged2sents --format brown --simplify brown/c[a-r]?? -o brown-simple.jsonl.gz
    tagged2sents --format conll2000 conll2000/train.txt | filterlen 10`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "input format: brown or conll2000 (required)"},
+			&cli.StringFlag{Name: "format", Usage: "input `FORMAT`: brown or conll2000 (required)"},
 			&cli.BoolFlag{Name: "simplify", Usage: "Brown: strip -tl, -hl, -nc and fw- from tags"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},

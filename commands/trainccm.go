@@ -62,17 +62,18 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda (da and sda for ccm and ccm2)"},
-			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "β of the first stage of da and sda, in (0, 1]"},
+			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
-			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer under dmvccm (as train-em's --init)"},
+			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
-			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "E-steps at most (per stage under da and sda)"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than this, relatively (default 1e-6; 1e-5 for dmvccm)"},
+			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step), for the shell loop"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			workersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
+			&cli.StringFlag{Name: "save-model", Usage: "write the trained model (ccm, ccm2) to `FILE`, for estep -m, decode -m"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: trainCCM,
@@ -95,8 +96,8 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if c.Int("max-iter") < 1 {
-		return usagef("--max-iter must be at least 1")
+	if c.Int("max-iter") < 0 || c.Int("max-iter") == 0 && model == "dmvccm" {
+		return usagef("--max-iter must be at least 1 (0, the start model itself, for ccm and ccm2)")
 	}
 	if c.Float64("tol") < 0 {
 		return usagef("--tol must be ≥ 0")
@@ -110,6 +111,9 @@ func trainCCM(c *cli.Context) error {
 		}
 		if !validInit(c.String("dmv-init")) {
 			return usagef("unknown --dmv-init %q", c.String("dmv-init"))
+		}
+		if c.IsSet("save-model") {
+			return usagef("--save-model is for ccm and ccm2: a dmvccm model has no records yet")
 		}
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") {
 		return usagef("--dmv-init and --head-choice are for --model dmvccm")
@@ -145,10 +149,11 @@ func trainCCM(c *cli.Context) error {
 			logErr = pipeline.WriteRecord(logw, it)
 		}
 	}
+	var trained *ccm.Model
 	if model == "dmvccm" {
 		err = trainDMVCCM(c, train, out, start, report)
 	} else {
-		err = trainCCMAlone(c, model, est, start, train, out, report)
+		trained, err = trainCCMAlone(c, model, est, start, train, out, report)
 	}
 	prog.Done()
 	if err == nil {
@@ -162,6 +167,11 @@ func trainCCM(c *cli.Context) error {
 			os.Remove(c.String("log")) // no half-written log
 		}
 		return err
+	}
+	if path := c.String("save-model"); path != "" {
+		if err := pipeline.WriteFile(path, c.App.Writer, func(o *pipeline.Output) error { return ccm.WriteModel(o, trained) }); err != nil {
+			return err
+		}
 	}
 	return writeOutput(c, src, func(w io.Writer) error {
 		for _, s := range out {
@@ -233,17 +243,28 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return tags
 }
 
-func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration)) error {
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration)) (*ccm.Model, error) {
 	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v := ccm.Model1
 	if model == "ccm2" {
 		v = ccm.Model2
 	}
 	var prev float64
-	m, _, err := ccm.Train(corpus, ccm.Options{
+	fit := ccm.Train
+	if c.Int("max-iter") == 0 { // the start: the M-step of --init's counts
+		fit = func(corpus *ccm.Corpus, opts ccm.Options) (*ccm.Model, int, error) {
+			cnt, err := ccm.StartCounts(corpus, opts.Start)
+			if err != nil {
+				return nil, 0, err
+			}
+			m, err := ccm.MStep(cnt, corpus.Sym, opts.Variant, ccm.KleinSmoothing)
+			return m, 0, err
+		}
+	}
+	m, _, err := fit(corpus, ccm.Options{
 		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
 		Iteration: func(s ccm.Step) {
@@ -262,7 +283,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dec := ccm.Viterbi
 	if c.Bool("mbr") {
@@ -271,14 +292,14 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	oc := corpus
 	if c.IsSet("test") {
 		if oc, err = ccm.NewCorpus(tagsOf(out), corpus.Sym); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for k, s := range out {
 		spans, _ := m.Parse(oc, k, dec)
 		s.PredSpans = spans
 	}
-	return nil
+	return m, nil
 }
 
 func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration)) error {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,15 +34,19 @@ Examples:
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
 		Flags: append(trainFlags(dmv.DefaultInit),
-			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "β of the first stage, in (0, 1]"},
+			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than this, relatively (default 1e-5)"},
+			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
 				return usagef("--lambda must be ≥ 0")
+			}
+			tol, err := tolerance(c)
+			if err != nil {
+				return err
 			}
 			betas, err := anneal.DASchedule(c.Float64("beta0"), c.Float64("gamma"))
 			if err != nil {
@@ -61,7 +64,7 @@ Examples:
 			return writeOutput(c, src, func(w io.Writer) error {
 				return anneal.RunDA(src, w, job, anneal.DAOptions{
 					Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"), Skew: c.Bool("skew"),
-					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), SaveDir: dir,
+					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, SaveDir: dir,
 				})
 			})
 		},
@@ -75,5 +78,5 @@ func stageDir(c *cli.Context) (string, error) {
 		return "", nil
 	}
 	dir := c.String("save-dir")
-	return dir, os.MkdirAll(dir, 0o755)
+	return dir, checkSaveDir(c, dir)
 }

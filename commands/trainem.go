@@ -2,7 +2,6 @@ package commands
 
 import (
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,11 +17,11 @@ func trainFlags(defaultInit string) []cli.Flag {
 		initFlag(defaultInit), kleinConstFlag(),
 		modelFlag(false),
 		seedFlag(),
-		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "iterations at most (per stage, for the annealers)"},
+		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
 		workersFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
-		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "where --save-every writes"},
+		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 		outputFlag(), skipBadFlag(), quietFlag(),
 	}
 }
@@ -35,13 +34,17 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 		}
 	}
 	if c.Int("save-every") > 0 {
-		if err := os.MkdirAll(c.String("save-dir"), 0o755); err != nil {
+		if err := checkSaveDir(c, c.String("save-dir")); err != nil {
 			return train.Job{}, err
 		}
 	}
+	logPath, err := reserveLog(c)
+	if err != nil {
+		return train.Job{}, err
+	}
 	return train.Job{
 		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"),
-		Workers: c.Int("workers"), LogPath: c.String("log"),
+		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: progress(c, total), Evaluate: attachmentAccuracy,
 	}, nil
@@ -72,13 +75,17 @@ Examples:
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
 		Flags: append(trainFlags(dmv.DefaultInit),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-λ before the model is written (-1: none)"},
+			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
-			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold (default 1e-5 relative change; with --hard 2^-20 bits per token)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
 				return usagef("--lambda must be ≥ 0")
+			}
+			tol, err := tolerance(c)
+			if err != nil {
+				return err
 			}
 			job, err := trainJob(c, c.Int("max-iter"))
 			if err != nil {
@@ -88,7 +95,7 @@ Examples:
 			return writeOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{
 					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
-					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"),
+					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol,
 				})
 			})
 		},

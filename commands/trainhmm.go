@@ -44,7 +44,7 @@ every E-step is forward–backward, deterministic for any --workers):
   ce     contrastive estimation of a log-linear bitag HMM over the word
          neighbourhood --nbhd (trans1, del1ortrans1, length), optional
          --spelling features and a Gaussian prior (--sigma2); L-BFGS for
-         --iter iterations from weights U[0, --noise); Viterbi decoding
+         --max-iter iterations from weights U[0, --noise); Viterbi decoding
 Decoding is each token's most probable state, or --viterbi.
 
 Examples:
@@ -52,35 +52,35 @@ Examples:
    train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
    train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states K (ignored with --dict: the gold tags)"},
+			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
-			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "em, map, da, sda, vb, gibbs or ce"},
-			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "ce: the word neighbourhood, trans1, del1ortrans1 or length"},
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em, map, da, sda, vb, gibbs or ce"},
+			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "ce: the word neighbourhood `KIND`, trans1, del1ortrans1 or length"},
 			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
-			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance of the Gaussian prior on every weight (inf: none)"},
-			&cli.IntFlag{Name: "iter", Value: 100, Usage: "iterations (per stage for da/sda; sweeps for gibbs)"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below this (0: run every iteration)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed of the start (and of the sampler)"},
-			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's noise: each weight times 1 + noise·U[0,1) before normalising"},
-			&cli.Float64Flag{Name: "lambda", Usage: "add-λ smoothing of every M-step (map: 1 unless given)"},
-			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter of transition rows (vb, gibbs)"},
-			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter of emission rows (vb, gibbs)"},
-			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: first β"},
-			&cli.Float64Flag{Name: "beta-growth", Value: 1.5, Usage: "da/sda: β multiplier between stages"},
-			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature (1: no annealing)"},
-			&cli.IntFlag{Name: "samples", Value: 1, Usage: "gibbs: decode from the most frequent state of the last N sweeps"},
-			&cli.IntFlag{Name: "dict", Usage: "tag dictionary from the corpus's gold tags: words seen ≥ N times keep only their tags (1: full; 0: none)"},
+			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
+			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below `T` (0: run every iteration)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
+			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's `NOISE`: each weight times 1 + noise·U[0,1) before normalising"},
+			&cli.Float64Flag{Name: "lambda", Usage: "add-`λ` smoothing of every M-step (map: 1 unless given)"},
+			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter `α` of transition rows (vb, gibbs)"},
+			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
+			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: the first stage's `β₀`"},
+			&cli.Float64Flag{Name: "gamma", Aliases: []string{"beta-growth"}, Value: 1.5, Usage: "da/sda: β ← min(1, `γ`·β) between stages"},
+			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature `T` (1: no annealing)"},
+			&cli.IntFlag{Name: "samples", Value: 1, Usage: "gibbs: decode from the most frequent state of the last `N` sweeps"},
+			&cli.IntFlag{Name: "dict", Usage: "tag dictionary from the corpus's gold tags: words seen ≥ `N` times keep only their tags (1: full; 0: none)"},
 			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
-			&cli.IntFlag{Name: "workers", Usage: "E-step goroutines (0: every core); the output does not depend on it"},
+			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
-				Iterations: c.Int("iter"), Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
+				Iterations: c.Int("max-iter"), Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
 				Lambda: c.Float64("lambda"), AlphaT: c.Float64("alpha-trans"), AlphaE: c.Float64("alpha-emit"),
-				Beta0: c.Float64("beta0"), BetaGrowth: c.Float64("beta-growth"), Temp0: c.Float64("temp0"),
+				Beta0: c.Float64("beta0"), BetaGrowth: c.Float64("gamma"), Temp0: c.Float64("temp0"),
 				Samples: c.Int("samples"), Viterbi: c.Bool("viterbi"), Workers: c.Int("workers"),
 			}
 			if c.Bool("trigram") {

@@ -51,11 +51,15 @@ Examples:
 			&cli.Float64Flag{Name: "seg-beta-step", Value: -0.1, Usage: "Model S: β += `Δβ` after each epoch"},
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than this, relatively (default 1e-5)"},
+			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
 				return usagef("--lambda must be ≥ 0")
+			}
+			tol, err := tolerance(c)
+			if err != nil {
+				return err
 			}
 			opts, epochs, err := saSchedule(c)
 			if err != nil {
@@ -70,7 +74,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts.Lambda, opts.MaxIter, opts.Tol = c.Float64("lambda"), c.Int("max-iter"), c.Float64("tol")
+			opts.Lambda, opts.MaxIter, opts.Tol = c.Float64("lambda"), c.Int("max-iter"), tol
 			src := source(c)
 			return writeOutput(c, src, func(w io.Writer) error {
 				return anneal.RunSA(src, w, job, opts)

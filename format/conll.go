@@ -33,6 +33,7 @@ const NoHead = -1
 // Multiword-token ranges, empty nodes and other comments are not kept.
 type CoNLLSentence struct {
 	ID     string
+	Text   string // the CoNLL-U "# text"; written when not "", not read
 	Tokens []CoNLLToken
 }
 
@@ -141,6 +142,9 @@ func (r *CoNLLReader) parseLine(s *CoNLLSentence, line []byte) error {
 	for i, c := range cols {
 		if c == "" {
 			return syntaxErrorf(n, "column %d (%s) is empty", i+1, conllColumns[i])
+		}
+		if hasControl(c) {
+			return syntaxErrorf(n, "column %d (%s) holds a control character: %q", i+1, conllColumns[i], c)
 		}
 	}
 	id := cols[0]
@@ -260,8 +264,8 @@ func internColumn(b []byte) string {
 
 func isBlankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
-// AppendCoNLL appends s in the given dialect to dst: a "# sent_id" comment
-// (CoNLL-U only, when s has an ID), one line per word, and the blank line
+// AppendCoNLL appends s in the given dialect to dst: "# sent_id" and
+// "# text" comments (CoNLL-U only, when s has them), one line per word, and the blank line
 // that ends every sentence. It fails, appending nothing, when a column
 // cannot be written: empty, or holding a tab or a line break.
 func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
@@ -275,6 +279,14 @@ func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
 		}
 		dst = append(dst, "# sent_id = "...)
 		dst = append(dst, s.ID...)
+		dst = append(dst, '\n')
+	}
+	if d == CoNLLU && s.Text != "" {
+		if strings.ContainsAny(s.Text, "\r\n") {
+			return dst[:start], fmt.Errorf("text %q has a line break", s.Text)
+		}
+		dst = append(dst, "# text = "...)
+		dst = append(dst, s.Text...)
 		dst = append(dst, '\n')
 	}
 	n := len(s.Tokens)
@@ -319,10 +331,19 @@ func checkTSVColumn(v string, last bool) error {
 		return errors.New("is empty")
 	case strings.ContainsAny(v, "\t\n"):
 		return fmt.Errorf("%q holds a tab or a line break", v)
+	case hasControl(v):
+		return fmt.Errorf("%q holds a control character", v)
 	case last && strings.HasSuffix(v, "\r"):
 		return fmt.Errorf("%q ends with a carriage return", v)
 	}
 	return nil
+}
+
+// hasControl says whether a column holds a control character other than
+// the tab and line breaks the format itself uses (and a carriage return):
+// readers refuse such columns and writers cannot write them.
+func hasControl(v string) bool {
+	return strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f })
 }
 
 // skipBlock drops lines up to and including the next blank one.
@@ -334,9 +355,15 @@ func skipBlock(l *lines.Reader) {
 	}
 }
 
-// readError is the read error that stopped l, placed after its last line.
+// readError is the read error that stopped l, placed after its last line;
+// a *lines.TooLongError or *lines.InvalidUTF8Error comes back as it is.
 func readError(l *lines.Reader) error {
 	if err := l.Err(); err != nil {
+		if _, ok := lines.ErrorLine(err); ok {
+			// A line too long, or text that is not UTF-8: not one bad
+			// sentence to skip but the end of reading (Line says where).
+			return err
+		}
 		return fmt.Errorf("after line %d: %w", l.Line(), err)
 	}
 	return nil

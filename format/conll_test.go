@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 // readAllCoNLL reads every sentence, collecting syntax errors and going on
@@ -31,6 +33,9 @@ func readAllTreebank(t testing.TB, next func() (*CoNLLSentence, error)) ([]*CoNL
 		if errors.As(err, &se) {
 			errs = append(errs, se)
 			continue
+		}
+		if _, ok := lines.ErrorLine(err); ok {
+			return sents, errs // not UTF-8, or a line too long: reading ends
 		}
 		if err != nil {
 			t.Fatalf("unexpected error: %v", err)

@@ -87,6 +87,9 @@ func parseDPLine(n int, line []byte) (CoNLLToken, error) {
 		if cols[i] == "" {
 			return CoNLLToken{}, syntaxErrorf(n, "empty %s (column %d)", name, i+1)
 		}
+		if hasControl(cols[i]) {
+			return CoNLLToken{}, syntaxErrorf(n, "%s (column %d) holds a control character: %q", name, i+1, cols[i])
+		}
 	}
 	head, err := strconv.Atoi(cols[2])
 	if err != nil || !isASCIIDigits(cols[2]) {

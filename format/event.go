@@ -20,6 +20,16 @@ import (
 //	{"ev":"cont","head":"VBD","dir":"left","adj":true,"n":9}
 //	{"ev":"root","arg":"VBD","n":40}
 //	{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}
+//
+// The CCM's (family "ccm", or "ccm2" for Smith & Eisner's model 2) are
+// its four multinomials, yields and contexts given or distituents
+// (Boundary beyond the sentence edges), and the probability of a yield or
+// context its M-step never saw (under ccm2 by yield length; 0 under ccm):
+//
+//	{"ev":"span","yield":["DT","NN"],"constituent":true,"p":0.0123}
+//	{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}
+//	{"ev":"unseen_span","constituent":true,"length":0,"p":1.2e-05}
+//	{"ev":"unseen_context","constituent":false,"p":3.4e-06}
 const (
 	EvRoot   = "root"
 	EvChild  = "child"
@@ -27,7 +37,15 @@ const (
 	EvCont   = "cont"
 	EvStats  = "stats"
 	EvHeader = "header"
+
+	EvSpan          = "span"
+	EvContext       = "context"
+	EvUnseenSpan    = "unseen_span"
+	EvUnseenContext = "unseen_context"
 )
+
+// Boundary is the tag of a CCM context beyond a sentence edge.
+const Boundary = "<>"
 
 // Directions of child, stop and cont events.
 const (
@@ -48,15 +66,22 @@ const (
 // Event is one parameter or one count of the DMV, or the stats record that
 // closes a count stream.
 type Event struct {
-	Ev     string
-	Head   string // child, stop, cont
-	Dir    string // child, stop, cont: Left or Right
-	Adj    bool   // stop, cont: no child yet on that side
-	Arg    string // child, root
-	Unit   Unit
-	Value  float64
-	Stats  *Stats  // only for Ev == EvStats
-	Header *Header // only for Ev == EvHeader
+	Ev   string
+	Head string // child, stop, cont
+	Dir  string // child, stop, cont: Left or Right
+	Adj  bool   // stop, cont: no child yet on that side
+	Arg  string // child, root
+	// The CCM's: a span's yield (the tags it covers, [] the empty span),
+	// a context's tags before and after (Boundary beyond an edge), a
+	// yield length (unseen_span), and the bracket value of all four.
+	Yield       []string
+	Left, Right string
+	Length      int
+	Constituent bool
+	Unit        Unit
+	Value       float64
+	Stats       *Stats  // only for Ev == EvStats
+	Header      *Header // only for Ev == EvHeader
 
 	notEvent bool // read from a sentence or lattice record (Validate says so)
 }
@@ -98,7 +123,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if e.Header == nil {
 			return nil, errors.New("header event without header")
 		}
-	case EvRoot, EvChild, EvStop, EvCont:
+	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext:
 		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
 			return nil, fmt.Errorf("event %q has no unit", e.Ev)
 		}
@@ -133,6 +158,18 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			o.str("head", e.Head)
 			o.str("dir", e.Dir)
 			o.field("adj").WriteBool(e.Adj)
+		case EvSpan:
+			o.strings("yield", e.Yield)
+			o.field("constituent").WriteBool(e.Constituent)
+		case EvContext:
+			o.str("left", e.Left)
+			o.str("right", e.Right)
+			o.field("constituent").WriteBool(e.Constituent)
+		case EvUnseenSpan:
+			o.field("constituent").WriteBool(e.Constituent)
+			o.int("length", e.Length)
+		case EvUnseenContext:
+			o.field("constituent").WriteBool(e.Constituent)
 		}
 		o.real(string(e.Unit), e.Value)
 	})
@@ -143,7 +180,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // step of a shell loop, so it reads with the codec's streaming iterator.
 func (e *Event) UnmarshalJSON(data []byte) error {
 	*e = Event{}
-	var adj *bool
+	var adj, constituent, yield *bool
+	var length *int
 	var values []Unit
 	var sentences, tokens, events *int
 	var family, unit, model, corpus string
@@ -172,6 +210,23 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		case "adj":
 			b := it.ReadBool()
 			adj = &b
+		case "yield":
+			e.Yield = readStrings(it, nil)
+			if e.Yield == nil {
+				e.Yield = []string{}
+			}
+			t := true
+			yield = &t
+		case "left":
+			e.Left = it.ReadString()
+		case "right":
+			e.Right = it.ReadString()
+		case "length":
+			v := it.ReadInt()
+			length = &v
+		case "constituent":
+			b := it.ReadBool()
+			constituent = &b
 		case "n", "p", "w":
 			values = append(values, Unit(field[0]))
 			e.Unit, e.Value = Unit(field[0]), readReal(it)
@@ -251,6 +306,17 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		if adj != nil {
 			e.Adj = *adj
 		}
+	case EvSpan:
+		err = errors.Join(need(yield != nil, "yield"), need(constituent != nil, "constituent"))
+	case EvContext:
+		err = errors.Join(need(e.Left != "", "left"), need(e.Right != "", "right"), need(constituent != nil, "constituent"))
+	case EvUnseenSpan:
+		err = errors.Join(need(constituent != nil, "constituent"), need(length != nil, "length"))
+		if length != nil && *length < 0 {
+			err = fmt.Errorf("%q event with length %d", e.Ev, *length)
+		}
+	case EvUnseenContext:
+		err = need(constituent != nil, "constituent")
 	case "":
 		err = errors.New(`record without "ev"`)
 	default:
@@ -258,6 +324,12 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	if err != nil {
 		return err
+	}
+	if constituent != nil {
+		e.Constituent = *constituent
+	}
+	if length != nil {
+		e.Length = *length
 	}
 	if len(values) != 1 {
 		return fmt.Errorf("%q event needs exactly one of \"n\", \"p\", \"w\"", e.Ev)

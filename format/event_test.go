@@ -14,6 +14,11 @@ func TestEventRoundTrip(t *testing.T) {
 		`{"ev":"cont","head":"VBD","dir":"left","adj":false,"w":-1.25e-07}`,
 		`{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}`,
 		`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`,
+		`{"ev":"span","yield":["DT","NN"],"constituent":true,"p":0.0123}`,
+		`{"ev":"span","yield":[],"constituent":false,"n":4}`,
+		`{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}`,
+		`{"ev":"unseen_span","constituent":true,"length":3,"p":1.2e-05}`,
+		`{"ev":"unseen_context","constituent":false,"p":3.4e-06}`,
 	} {
 		var e Event
 		if err := Unmarshal([]byte(line), &e); err != nil {
@@ -36,16 +41,21 @@ func TestEventRoundTrip(t *testing.T) {
 
 func TestEventErrors(t *testing.T) {
 	for line, want := range map[string]string{
-		`{"ev":"stop","head":"A","dir":"left","n":1}`:              `"stop" event without "adj"`,
-		`{"ev":"child","head":"A","dir":"up","arg":"B","n":1}`:     `dir must be "left" or "right", not "up"`,
-		`{"ev":"root","arg":"A","n":1,"p":0.5}`:                    `needs exactly one of "n", "p", "w"`,
-		`{"ev":"root","arg":"A"}`:                                  `needs exactly one of "n", "p", "w"`,
-		`{"ev":"split","arg":"A","n":1}`:                           `unknown event kind "split"`,
-		`{"arg":"A","n":1}`:                                        `record without "ev"`,
-		`{"ev":"stats","tokens":3}`:                                `"stats" event without "sentences"`,
-		`{"ev":"root","arg":"A","n":"many"}`:                       `not a number`,
-		`["root"]`:                                                 `must be a JSON object`,
-		`{"ev":"child","head":"A","dir":"left","arg":"B","n":tru}`: `n`,
+		`{"ev":"stop","head":"A","dir":"left","n":1}`:               `"stop" event without "adj"`,
+		`{"ev":"child","head":"A","dir":"up","arg":"B","n":1}`:      `dir must be "left" or "right", not "up"`,
+		`{"ev":"root","arg":"A","n":1,"p":0.5}`:                     `needs exactly one of "n", "p", "w"`,
+		`{"ev":"root","arg":"A"}`:                                   `needs exactly one of "n", "p", "w"`,
+		`{"ev":"split","arg":"A","n":1}`:                            `unknown event kind "split"`,
+		`{"ev":"span","constituent":true,"n":1}`:                    `"span" event without "yield"`,
+		`{"ev":"span","yield":["A"],"n":1}`:                         `"span" event without "constituent"`,
+		`{"ev":"context","left":"A","constituent":true,"n":1}`:      `"context" event without "right"`,
+		`{"ev":"unseen_span","constituent":true,"p":1}`:             `"unseen_span" event without "length"`,
+		`{"ev":"unseen_span","constituent":true,"length":-1,"p":1}`: `length -1`,
+		`{"arg":"A","n":1}`:                                         `record without "ev"`,
+		`{"ev":"stats","tokens":3}`:                                 `"stats" event without "sentences"`,
+		`{"ev":"root","arg":"A","n":"many"}`:                        `not a number`,
+		`["root"]`:                                                  `must be a JSON object`,
+		`{"ev":"child","head":"A","dir":"left","arg":"B","n":tru}`:  `n`,
 	} {
 		var e Event
 		err := Unmarshal([]byte(line), &e)

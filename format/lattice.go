@@ -146,6 +146,12 @@ func (l *Lattice) Validate() error {
 	if l.States < 1 {
 		return fmt.Errorf("lattice has %d states; it needs at least 1", l.States)
 	}
+	// Every state but the start is entered by an arc, so m arcs reach at
+	// most m + 1 states; a larger claim would only make readers allocate
+	// for states that cannot exist.
+	if l.States > len(l.Arcs)+1 {
+		return fmt.Errorf("lattice claims %d states, but its %d arcs can reach at most %d", l.States, len(l.Arcs), len(l.Arcs)+1)
+	}
 	inRange := func(s int) bool { return s >= 0 && s < l.States }
 	if !inRange(l.Start) {
 		return fmt.Errorf("start state %d is outside 0..%d", l.Start, l.States-1)

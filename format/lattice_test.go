@@ -49,6 +49,7 @@ func TestLatticeErrors(t *testing.T) {
 		{`{"tags":["A"],"states":2,"start":0,"final":[],"arcs":[[0,1,"A"]]}`, "no final state"},
 		{`{"tags":["A"],"states":2,"start":0,"final":[1,1],"arcs":[[0,1,"A"]]}`, "listed twice"},
 		{`{"tags":["A"],"states":2,"start":0,"final":[3],"arcs":[[0,1,"A"]]}`, "final state 3 is outside"},
+		{`{"tags":["A","B"],"states":2000000000,"start":0,"final":[2],"arcs":[[0,1,"A"],[1,2,"B"]]}`, "claims 2000000000 states, but its 2 arcs can reach at most 3"},
 		{`{"tags":["A"],"states":2,"start":0,"final":[1],"arcs":[[0,2,"A"]]}`, "arc 1 [0,2,\"A\"]: state outside 0..1"},
 		{`{"tags":["A"],"states":2,"start":0,"final":[1],"arcs":[[1,1,"A"]]}`, "topological order"},
 		{`{"tags":["A"],"states":3,"start":0,"final":[2],"arcs":[[1,2,"A"],[0,1,"A"],[0,2,"A"]]}`, "arcs 2 and 3 both leave state 0 with tag \"A\""},

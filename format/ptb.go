@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/grind-nlp/grind/internal/lines"
 )
 
 // Tree is one node of a Penn Treebank tree. A preterminal has a Word and no
@@ -24,19 +26,38 @@ func (t *Tree) IsPreterminal() bool { return len(t.Children) == 0 }
 // NewPTBReader reads it back as the same tree.
 func (t *Tree) String() string { return string(t.AppendBracketing(nil)) }
 
-// AppendBracketing appends the one-line bracketing of t to b.
+// AppendBracketing appends the one-line bracketing of t to b. It walks
+// the tree with a stack of its own, so that no depth overflows Go's.
 func (t *Tree) AppendBracketing(b []byte) []byte {
-	b = append(b, '(')
-	b = append(b, t.Label...)
-	if t.IsPreterminal() {
-		b = append(b, ' ')
-		b = append(b, t.Word...)
+	type step struct {
+		t     *Tree // nil: close the bracket of a phrase
+		child bool  // a space goes before it
 	}
-	for _, c := range t.Children {
-		b = append(b, ' ')
-		b = c.AppendBracketing(b)
+	stack := []step{{t: t}}
+	for len(stack) > 0 {
+		st := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if st.t == nil {
+			b = append(b, ')')
+			continue
+		}
+		if st.child {
+			b = append(b, ' ')
+		}
+		b = append(b, '(')
+		b = append(b, st.t.Label...)
+		if st.t.IsPreterminal() {
+			b = append(b, ' ')
+			b = append(b, st.t.Word...)
+			b = append(b, ')')
+			continue
+		}
+		stack = append(stack, step{})
+		for i := len(st.t.Children) - 1; i >= 0; i-- {
+			stack = append(stack, step{t: st.t.Children[i], child: true})
+		}
 	}
-	return append(b, ')')
+	return b
 }
 
 // ParseTree reads a string that holds exactly one bracketed tree, such as
@@ -87,6 +108,8 @@ type PTBReader struct {
 
 	line      int  // 1-based line of buf[pos]
 	lineStart bool // buf[pos] is the first byte of its line
+	base      int  // bytes of the input dropped before buf[0]
+	lineAt    int  // offset in the input of the current line's first byte
 
 	trees      int   // trees begun
 	pending    token // a "(" already read that starts the next tree
@@ -239,6 +262,10 @@ func (r *PTBReader) tree(open token) (*Tree, error) {
 				if err := r.checkEnd(tok.line, startLine, startCol0); err != nil && first == nil {
 					first = err
 				}
+				if phrases := countPhrases(node); first == nil && node.Label == "" && phrases > 1 {
+					// Not one sentence: merging them would be a silent lie.
+					first = syntaxErrorf(startLine, "an unlabelled bracket holds %d trees: ( (S …) (S …) ) is not one sentence; give each tree its own brackets", phrases)
+				}
 				if first != nil {
 					return nil, first
 				}
@@ -305,6 +332,17 @@ func (r *PTBReader) skipToTree() {
 	}
 }
 
+// countPhrases counts the children of t that are phrases, not words.
+func countPhrases(t *Tree) int {
+	n := 0
+	for _, c := range t.Children {
+		if !c.IsPreterminal() {
+			n++
+		}
+	}
+	return n
+}
+
 // unwrap removes the unlabelled outer bracket and ROOT/TOP nodes.
 func unwrap(t *Tree) *Tree {
 	for len(t.Children) == 1 && (t.Label == "" || t.Label == "ROOT" || t.Label == "TOP") {
@@ -351,6 +389,7 @@ func (r *PTBReader) next() token {
 			r.pos++
 			r.line++
 			r.lineStart = true
+			r.lineAt = r.base + r.pos
 			continue
 		}
 		if isSpace[c] {
@@ -370,6 +409,13 @@ func (r *PTBReader) next() token {
 		default:
 			tok.kind = tokAtom
 			tok.text = r.atom()
+			if err := lines.CheckUTF8(tok.text, tok.line); err != nil {
+				// Not UTF-8: reading ends here, as with a read error.
+				bad := err.(*lines.InvalidUTF8Error)
+				bad.Offset += r.base + r.pos - len(tok.text) - r.lineAt
+				r.readErr, r.pos, r.end = err, 0, 0
+				return token{kind: tokEOF, line: r.line}
+			}
 		}
 		return tok
 	}
@@ -398,15 +444,23 @@ func (r *PTBReader) atom() []byte {
 }
 
 // fill reads more input after moving buf[keep:end] to the front of the
-// buffer (growing it when full); it reports whether anything was read.
+// buffer (growing it when full); it reports whether anything was read. It
+// is called when everything read is consumed, so the current line is as
+// long as what was read since its start: past lines.MaxLine reading stops
+// with a *lines.TooLongError.
 func (r *PTBReader) fill(keep int) bool {
 	if r.readErr != nil {
+		return false
+	}
+	if r.base+r.end-r.lineAt > lines.MaxLine {
+		r.readErr = &lines.TooLongError{Line: r.line, Limit: lines.MaxLine}
 		return false
 	}
 	if keep > 0 {
 		copy(r.buf, r.buf[keep:r.end])
 		r.pos -= keep
 		r.end -= keep
+		r.base += keep
 	}
 	if r.end == len(r.buf) {
 		grown := make([]byte, 2*len(r.buf))
@@ -439,6 +493,7 @@ func (r *PTBReader) peekSignificant() (c byte, line int, col0, ok bool) {
 		case c == '\n':
 			r.line++
 			r.lineStart = true
+			r.lineAt = r.base + r.pos + 1
 		case isSpace[c]:
 			r.lineStart = false
 		default:

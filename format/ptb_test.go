@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	linereader "github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/internal/testenv"
 )
 
@@ -63,8 +64,10 @@ func TestPTBReader(t *testing.T) {
 		{"several on one line", "(A a) (B b)", []string{"(A a)", "(B b)"}},
 		{"ROOT and TOP removed", "(ROOT (S (NN x)))\n(TOP (S (NN y)))\n( (ROOT (NN z)))",
 			[]string{"(S (NN x))", "(S (NN y))", "(NN z)"}},
-		{"unlabelled bracket with two children kept", "( (S (NN x)) (S (NN y)))",
-			[]string{"( (S (NN x)) (S (NN y)))"}},
+		{"unlabelled bracket with two trees is an error, not one merged sentence", "( (S (NN x)) (S (NN y)))\n(S (NN z))",
+			[]string{"ERR line 1: an unlabelled bracket holds 2 trees: ( (S …) (S …) ) is not one sentence; give each tree its own brackets", "(S (NN z))"}},
+		{"unlabelled bracket with a tree and a word is one sentence", "( (S (NN x)) (. .))",
+			[]string{"( (S (NN x)) (. .))"}},
 		{"preterminal alone", "( (NN x) )", []string{"(NN x)"}},
 		{"ROOT word is a preterminal", "(ROOT x)", []string{"(ROOT x)"}},
 		{"brackets as tags", "( (-LRB- -LCB-) (-RRB- -RCB-))", []string{"( (-LRB- -LCB-) (-RRB- -RCB-))"}},
@@ -293,6 +296,12 @@ func FuzzPTBReader(f *testing.F) {
 				return
 			}
 			var se *SyntaxError
+			if n, ok := linereader.ErrorLine(err); ok {
+				if n < 1 || n > lines {
+					t.Fatalf("error at line %d of %d: %v", n, lines, err)
+				}
+				return // not UTF-8: reading ends
+			}
 			if !errors.As(err, &se) && err != nil {
 				t.Fatalf("error that is not a SyntaxError: %v", err)
 			}

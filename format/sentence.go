@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,6 +31,16 @@ type Sentence struct {
 	GoldTags  []string `json:"gold_tags,omitempty"`
 
 	event bool // the record had "ev": a model or counts in a corpus's place
+	// Unknown are the fields grind does not know, kept as they were
+	// written and written back, in their order, after the known ones: a
+	// stage passes on what other tools put in a record.
+	Unknown []RawField `json:"-"`
+}
+
+// RawField is one field of a record, its value the JSON text as written.
+type RawField struct {
+	Name  string
+	Value []byte
 }
 
 // Len is the number of tokens.
@@ -110,7 +121,7 @@ func ValidateHeads(heads []int, n int) error {
 
 // UnmarshalJSON reads a sentence with the codec's streaming iterator
 // rather than by reflection: corpora are read on every run of estep, so
-// this is on the shell loop's path. Unknown fields are skipped.
+// this is on the shell loop's path. Unknown fields are kept in Unknown.
 func (s *Sentence) UnmarshalJSON(data []byte) error {
 	*s = Sentence{}
 	tags := tagInterner(data)
@@ -136,9 +147,23 @@ func (s *Sentence) UnmarshalJSON(data []byte) error {
 			s.event = true
 			it.Skip()
 		default:
-			it.Skip()
+			s.Unknown = readRawField(it, field, s.Unknown)
 		}
 	})
+}
+
+// readRawField appends the field name, with its value as written, to
+// fields.
+func readRawField(it *jsoniter.Iterator, name string, fields []RawField) []RawField {
+	raw := bytes.TrimSpace(it.SkipAndReturnBytes())
+	if it.Error != nil {
+		return fields
+	}
+	if !json.Valid(raw) {
+		it.ReportError("read field", "not valid JSON")
+		return fields
+	}
+	return append(fields, RawField{Name: name, Value: raw})
 }
 
 // MarshalJSON writes the fields in a fixed order, leaving out the empty
@@ -168,6 +193,9 @@ func (s Sentence) MarshalJSON() ([]byte, error) {
 		}
 		if len(s.GoldTags) > 0 {
 			o.strings("gold_tags", s.GoldTags)
+		}
+		for _, f := range s.Unknown {
+			o.raw(f.Name, f.Value)
 		}
 	})
 }

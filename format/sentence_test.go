@@ -1,9 +1,11 @@
 package format
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSentenceRoundTrip(t *testing.T) {
@@ -27,18 +29,28 @@ func TestSentenceRoundTrip(t *testing.T) {
 }
 
 func TestSentenceDecodeErrors(t *testing.T) {
+	// Errors are in grind's words, naming the field, never the parser's.
 	for line, want := range map[string]string{
-		`{"tags":["a"]} x`:             "data after the end",
-		`{"tags":["a"]}{}`:             "data after the end",
-		`["a"]`:                        "must be a JSON object",
-		`{"tags":"a"}`:                 "ReadArray",
-		`{"tags":["a"],"heads":[1.5]}`: "float",
-		`{"tags":["a",`:                "",
+		`{"tags":["a"]} x`:                      "data after the end of the sentence",
+		`{"tags":["a"]}{}`:                      "data after the end of the sentence",
+		`["a"]`:                                 "a sentence must be a JSON object {…}, not an array",
+		`{"tags":"a"}`:                          `field "tags": expected an array [...], found a string`,
+		`{"tags":[1]}`:                          `field "tags": expected a string, found a number`,
+		`{"tags":["a"],"heads":[1.5]}`:          `field "heads": expected an integer, found a number with a fraction or exponent`,
+		`{"tags":["a"],"heads":["x"]}`:          `field "heads": expected a non-negative integer, found a string`,
+		`{"tags":["a"],"heads":[x]}`:            `field "heads": expected a non-negative integer, found 'x'`,
+		`{"tags":["a"],"id":7}`:                 `field "id": expected a string, found a number`,
+		`{"tags":["a",`:                         `field "tags": the line ends in the middle of the value`,
+		`{"tags":["a"]`:                         `the line ends in the middle of the value`,
+		`{"tags":["a"],"pred_spans":[[0,1,2]]}`: `field "pred_spans": a span is a pair [i, j]`,
 	} {
 		var s Sentence
 		err := Unmarshal([]byte(line), &s)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: error %v, want one containing %q", line, err, want)
+		if err == nil || err.Error() != want && !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", line, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "error found in") {
+			t.Errorf("%s: the parser's words in %v", line, err)
 		}
 	}
 	// Unknown fields are skipped; null and [] are told apart.
@@ -48,5 +60,49 @@ func TestSentenceDecodeErrors(t *testing.T) {
 	}
 	if s.Heads != nil || s.Pred == nil || len(s.Pred) != 0 {
 		t.Errorf("heads %#v pred %#v", s.Heads, s.Pred)
+	}
+}
+
+// Fields grind does not know survive a round trip, in their order, after
+// the known ones, with their values exactly as written.
+func TestSentenceKeepsUnknownFields(t *testing.T) {
+	line := `{"lang":"en","tags":["A","B"],"meta":{"src":[1, 2.50, "x\u00e9"]},"heads":[0,1],"z":null,"w":true}`
+	var s Sentence
+	if err := Unmarshal([]byte(line), &s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"tags":["A","B"],"heads":[0,1],"lang":"en","meta":{"src":[1, 2.50, "x\u00e9"]},"z":null,"w":true}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if err := Unmarshal([]byte(`{"tags":["A"],"x":[1,}`), &s); err == nil || strings.Contains(err.Error(), "skip") {
+		t.Errorf("a broken unknown field: %v", err)
+	}
+}
+
+// A field given twice is refused, among few fields or very many; many
+// fields take linear time.
+func TestSentenceDuplicateFields(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tags":["A"]`)
+	for i := range 200000 {
+		fmt.Fprintf(&b, `,"f%d":%d`, i, i)
+	}
+	var s Sentence
+	start := time.Now()
+	if err := Unmarshal([]byte(b.String()+"}"), &s); err != nil || len(s.Unknown) != 200000 {
+		t.Fatalf("%d unknown fields, %v", len(s.Unknown), err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("200,000 fields took %v", d)
+	}
+	for _, line := range []string{`{"tags":["A"],"x":1,"tags":["B"]}`, b.String() + `,"f199999":0}`, b.String() + `,"tags":[]}`} {
+		if err := Unmarshal([]byte(line), &s); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%.40s…: %v", line, err)
+		}
 	}
 }

@@ -68,15 +68,31 @@ func decompress(name string, r io.Reader, closeFile func() error) (*Input, error
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &Input{Name: name, Reader: zr, close: closeAll(zr.Close, closeFile)}, nil
+		return &Input{Name: name, Reader: skipBOM(zr), close: closeAll(zr.Close, closeFile)}, nil
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(bufio.NewReaderSize(br, 1<<16))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return &Input{Name: name, Reader: zr, close: closeAll(func() error { zr.Close(); return nil }, closeFile)}, nil
+		return &Input{Name: name, Reader: skipBOM(zr), close: closeAll(func() error { zr.Close(); return nil }, closeFile)}, nil
 	}
-	return &Input{Name: name, Reader: br, close: closeFile}, nil
+	return &Input{Name: name, Reader: skipBOM(br), close: closeFile}, nil
+}
+
+// utf8BOM is the byte-order mark some editors put at the start of UTF-8
+// files. It is no part of the text: every input skips it.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// skipBOM drops a byte-order mark at the start of r.
+func skipBOM(r io.Reader) *bufio.Reader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 1<<16)
+	}
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	return br
 }
 
 func closeAll(fns ...func() error) func() error {

@@ -31,11 +31,22 @@ func ForEachChunk(chunks, workers int, fn func(worker, chunk int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var failed atomic.Bool
+	var panicked any
+	var once sync.Once
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for {
+			// A panic in a worker would end the process with a stack dump
+			// no caller can stop: it is carried to the caller's goroutine.
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { panicked = r })
+					failed.Store(true)
+				}
+			}()
+			for !failed.Load() {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
 					return
@@ -45,4 +56,7 @@ func ForEachChunk(chunks, workers int, fn func(worker, chunk int)) {
 		}(w)
 	}
 	wg.Wait()
+	if failed.Load() {
+		panic(panicked)
+	}
 }

@@ -117,3 +117,19 @@ func TestForEachChunkVisitsEveryChunkOnce(t *testing.T) {
 		}
 	}
 }
+
+// A panic in a worker reaches the caller's goroutine, where a recover at
+// the top of the program can report it.
+func TestForEachChunkCarriesPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "chunk 7" {
+			t.Errorf("recovered %v", r)
+		}
+	}()
+	ForEachChunk(100, 4, func(_, c int) {
+		if c == 7 {
+			panic("chunk 7")
+		}
+	})
+	t.Error("no panic")
+}

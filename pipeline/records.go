@@ -1,12 +1,11 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/lines"
@@ -46,6 +45,9 @@ func (l *Lines) Name() string { return l.name }
 // Err is the read error that stopped Scan, located after the last line.
 func (l *Lines) Err() error {
 	if err := l.Reader.Err(); err != nil {
+		if n, ok := lines.ErrorLine(err); ok {
+			return &LineError{File: l.name, Line: n, Err: err}
+		}
 		return &LineError{File: l.name, Line: l.Line() + 1, Err: fmt.Errorf("read error: %w", err)}
 	}
 	return nil
@@ -94,6 +96,54 @@ type Source struct {
 	Names []string
 	Stdin io.Reader
 	Bad   *BadRecords
+	// Latin1 says the inputs are ISO-8859-1, converted to UTF-8 as they
+	// are read (the treebank readers' --encoding latin1).
+	Latin1 bool
+}
+
+// EachInput opens the source's inputs in turn, as EachInput does,
+// converting them from Latin-1 when the source says so.
+func (src Source) EachInput(fn func(*Input) error) error {
+	return EachInput(src.Names, src.Stdin, func(in *Input) error {
+		if src.Latin1 {
+			in = &Input{Name: in.Name, Reader: bufio.NewReaderSize(&latin1Reader{r: in.Reader}, 1<<16), close: in.close}
+		}
+		return fn(in)
+	})
+}
+
+// latin1Reader turns ISO-8859-1 into UTF-8: each byte is the code point
+// of its value, two bytes in UTF-8 from 0x80 up.
+type latin1Reader struct {
+	r         io.Reader
+	buf, conv []byte
+	out       []byte // converted bytes not yet returned, in conv
+}
+
+func (l *latin1Reader) Read(p []byte) (int, error) {
+	for len(l.out) == 0 {
+		if l.buf == nil {
+			l.buf, l.conv = make([]byte, 32<<10), make([]byte, 0, 64<<10)
+		}
+		n, err := l.r.Read(l.buf)
+		l.out = l.conv[:0]
+		for _, b := range l.buf[:n] {
+			if b < 0x80 {
+				l.out = append(l.out, b)
+			} else {
+				l.out = append(l.out, 0xc0|b>>6, 0x80|b&0x3f)
+			}
+		}
+		if n == 0 || err != nil {
+			if len(l.out) > 0 {
+				break
+			}
+			return 0, err
+		}
+	}
+	n := copy(p, l.out)
+	l.out = l.out[n:]
+	return n, nil
 }
 
 // WriteRecord writes v as one JSON line.
@@ -139,7 +189,7 @@ func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) 
 		}
 		rec := new(T)
 		if err := format.Unmarshal(text, rec); err != nil {
-			if err := bad.Handle(lines.Errorf("invalid JSON: %v", shortJSONError(err))); err != nil {
+			if err := bad.Handle(lines.Errorf("invalid JSON: %v", err)); err != nil {
 				return err
 			}
 			continue
@@ -166,21 +216,6 @@ func EachSentence(src Source, fn func(s *format.Sentence) error) error {
 		return fn(s)
 	})
 }
-
-// shortJSONError keeps the decoder's message and the byte offset, without
-// its long dump of context.
-func shortJSONError(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "unmarshalerDecoder: ")
-	if m := jsonErrorAt.FindStringSubmatchIndex(msg); m != nil {
-		msg = msg[:m[0]] + " at byte " + msg[m[2]:m[3]]
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
-}
-
-var jsonErrorAt = regexp.MustCompile(`(?s), error found in #(\d+) byte.*`)
 
 // Locate turns a format.SyntaxError from a reader of the named input into
 // a LineError ("file:line: problem"); other errors are returned as they are.

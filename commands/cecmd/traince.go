@@ -42,7 +42,7 @@ of the model for the others — or of -m MODEL (a "w" model starts as it is); an
 event of probability 0 gets weight -50 (e^-50 ≈ 2e-22), since log 0 cannot be
 optimised.
 
-Model L (--delta δ): every edge in the sentence and in its neighbours is
+Model L (--delta0 δ): every edge in the sentence and in its neighbours is
 multiplied by e^{δ·d}, d the distance of head and child in the string that
 holds them (a neighbour made by a deletion is one word shorter, and its
 distances are its own). With --delta-final δ_f the bias is annealed: L-BFGS
@@ -50,20 +50,21 @@ runs to convergence at δ, then at δ+Δδ (--delta-step), …, and last at δ_f
 each stage from the previous weights. The bias applies in training only.
 
 The log (--log) has one line per L-BFGS iteration, the first being the start;
-objective is the one maximised (with the prior); with --delta, delta and
+objective is the one maximised (with the prior); with --delta0, delta and
 (annealed) stage are on every line.
 
 Examples:
    train-ce --nbhd del1ortrans1 wsj10.jsonl > ce.jsonl
    train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
-   train-ce --delta -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
+   train-ce --delta0 -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
    decode -m ce.jsonl test10.jsonl | score`,
 		Flags: append(commands.TrainFlags(dmv.DefaultInit),
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
-			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than this, relatively"},
-			&cli.Float64Flag{Name: "delta", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
-			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta to this `δ_f` (the last stage)"},
+			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "delta0", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
+			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"}, // as train-sa spells it
+			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
 			&cli.Int64Flag{Name: "max-memory", Value: ce.DefaultMaxMemory >> 20, Usage: "refuse a sentence whose neighbourhood's chart needs more than `MIB` mebibytes (0: no limit)"},
 		),
@@ -89,7 +90,13 @@ Examples:
 }
 
 func ceOptions(c *cli.Context) (lbfgs.Options, error) {
-	opts := lbfgs.Options{Kind: c.String("nbhd"), Delta: c.Float64("delta"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
+	opts := lbfgs.Options{Kind: c.String("nbhd"), Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
+	if c.IsSet("delta") {
+		if c.IsSet("delta0") {
+			return opts, commands.Usagef("--delta is the old name of --delta0: give one")
+		}
+		opts.Delta = c.Float64("delta")
+	}
 	if !nbhd.Known(opts.Kind) {
 		return opts, commands.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
 	}
@@ -110,8 +117,12 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 	if c.Int("max-iter") < 1 {
 		return opts, commands.Usagef("--max-iter must be at least 1")
 	}
-	if !(c.Float64("tol") > 0) {
-		return opts, commands.Usagef("--tol must be positive")
+	tol, err := commands.Tolerance(c)
+	if err != nil {
+		return opts, err
+	}
+	if c.IsSet("tol") {
+		opts.Tol = tol // 0 runs to --max-iter
 	}
 	if c.IsSet("delta-final") {
 		opts.DeltaFinal, opts.DeltaStep = c.Float64("delta-final"), c.Float64("delta-step")

@@ -32,7 +32,7 @@ type Runner func(name string, args []string, stdin io.Reader, stdout, stderr io.
 //	stderr       a regexp standard error must match (optional; empty
 //	             stderr is required when absent and the exit code is 0)
 //	exit         expected exit code (default 0)
-//	in/NAME      an input file written to $DIR/NAME
+//	in/NAME      an input file written to $DIR/NAME (NAME may hold folders)
 //	gz/NAME      an input file written gzip-compressed to $DIR/NAME
 //	zst/NAME     the same, zstd-compressed
 //	cut-gz/NAME  gzip-compressed, then cut off in the middle
@@ -84,10 +84,15 @@ func runCase(t *testing.T, file string, run Runner) {
 			sections[f.Name] = string(f.Data)
 			continue
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		inputs[name] = true
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		top, _, _ := strings.Cut(name, "/")
+		inputs[top] = true
 	}
 	expand := func(s string) string { return strings.ReplaceAll(s, "$DIR", dir) }
 	expandRe := func(s string) string {

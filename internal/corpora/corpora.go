@@ -6,6 +6,7 @@ package corpora
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -23,20 +24,10 @@ import (
 func UDEnglish(t testing.TB, maxLen int) *dmv.Corpus {
 	t.Helper()
 	path := testenv.SharedData(t, "ud-nopunct", "en-ud-train-nopunct-len15.conllu")
-	var out bytes.Buffer
-	if _, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, &out, conll2deps.Options{Tag: conll2deps.XPOS}); err != nil {
-		t.Fatal(err)
-	}
-	all, err := pipeline.ReadSentences(pipeline.Source{Stdin: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sents []*format.Sentence
-	for _, s := range all {
-		if s.Len() <= maxLen {
-			sents = append(sents, s)
-		}
-	}
+	sents := Converted(t, maxLen, func(w io.Writer) error {
+		_, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, w, conll2deps.Options{Tag: conll2deps.XPOS})
+		return err
+	})
 	return corpus(t, sents)
 }
 
@@ -116,4 +107,26 @@ func SameForWorkers(t testing.TB, tags *dmv.TagSet, train func(workers int) (*dm
 			t.Fatalf("models differ between 1 and %d workers", workers)
 		}
 	}
+}
+
+// Converted runs convert (a treebank reader) into a buffer and keeps the
+// sentences it writes of length ≤ maxLen: a test's "program | filterlen
+// maxLen".
+func Converted(t testing.TB, maxLen int, convert func(w io.Writer) error) []*format.Sentence {
+	t.Helper()
+	var out bytes.Buffer
+	if err := convert(&out); err != nil {
+		t.Fatal(err)
+	}
+	all, err := pipeline.ReadSentences(pipeline.Source{Stdin: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sents []*format.Sentence
+	for _, s := range all {
+		if s.Len() <= maxLen {
+			sents = append(sents, s)
+		}
+	}
+	return sents
 }

@@ -1,7 +1,7 @@
 package corpora
 
 import (
-	"bytes"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -23,21 +23,10 @@ func PTBTrees(t testing.TB, maxLen int) []*format.Sentence {
 	if err != nil || len(names) == 0 {
 		t.Skipf("no .mrg files under %s", dir)
 	}
-	var out bytes.Buffer
-	if _, err := ptbstrip.Strip(pipeline.Source{Names: names}, &out, ptbstrip.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	all, err := pipeline.ReadSentences(pipeline.Source{Stdin: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sents []*format.Sentence
-	for _, s := range all {
-		if s.Len() <= maxLen {
-			sents = append(sents, s)
-		}
-	}
-	return sents
+	return Converted(t, maxLen, func(w io.Writer) error {
+		_, err := ptbstrip.Strip(pipeline.Source{Names: names}, w, ptbstrip.Options{})
+		return err
+	})
 }
 
 // TreebankTrees is the Spanish (treebanks.CESS, cess_esp/*.tbf) or Chinese
@@ -53,19 +42,8 @@ func TreebankTrees(t testing.TB, f treebanks.Format, maxLen int) []*format.Sente
 	} else {
 		names = []string{testenv.SharedData(t, "sinica_treebank", "parsed")}
 	}
-	var out bytes.Buffer
-	if _, err := treebanks.Strip(pipeline.Source{Names: names}, &out, f, false); err != nil {
-		t.Fatal(err)
-	}
-	all, err := pipeline.ReadSentences(pipeline.Source{Stdin: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sents []*format.Sentence
-	for _, s := range all {
-		if s.Len() <= maxLen {
-			sents = append(sents, s)
-		}
-	}
-	return sents
+	return Converted(t, maxLen, func(w io.Writer) error {
+		_, err := treebanks.Strip(pipeline.Source{Names: names}, w, f, false)
+		return err
+	})
 }

@@ -1,5 +1,7 @@
-// Package lines reads text line by line, with no limit on a line's
-// length, counting lines so that errors can name them. The treebank
+// Package lines reads text line by line, counting lines so that errors
+// can name them. A line may be as long as MaxLine; a longer one is an
+// error (*TooLongError), not a reason to read the whole input into memory.
+// Lines must be UTF-8 (else *InvalidUTF8Error). The treebank
 // readers of package format and the record readers of package pipeline
 // share it.
 package lines
@@ -7,8 +9,77 @@ package lines
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"unicode/utf8"
 )
+
+// MaxLine is the longest line, in bytes, any reader of grind accepts: 64
+// MiB, far above any sentence or tree (the programs set it from
+// GRIND_MAX_LINE).
+var MaxLine = 64 << 20
+
+// TooLongError is a line longer than MaxLine; its message leaves placing
+// it to the caller, who knows the file.
+type TooLongError struct {
+	Line  int // 1-based
+	Limit int
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("line longer than %s, the limit (GRIND_MAX_LINE raises it)", Size(e.Limit))
+}
+
+// InvalidUTF8Error is a line that is not UTF-8 (a Latin-1 file, say).
+type InvalidUTF8Error struct {
+	Line   int // 1-based
+	Offset int // of the first bad byte in the line, 0-based
+	Byte   byte
+}
+
+func (e *InvalidUTF8Error) Error() string {
+	return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at column %d): grind reads UTF-8 only; convert the file (iconv -f latin1 -t utf-8), or give the treebank readers --encoding latin1", e.Byte, e.Offset+1)
+}
+
+// ErrorLine is the line of a *TooLongError or *InvalidUTF8Error in err.
+func ErrorLine(err error) (int, bool) {
+	var long *TooLongError
+	var bad *InvalidUTF8Error
+	switch {
+	case errors.As(err, &long):
+		return long.Line, true
+	case errors.As(err, &bad):
+		return bad.Line, true
+	}
+	return 0, false
+}
+
+// CheckUTF8 returns an *InvalidUTF8Error for line n unless b is UTF-8.
+func CheckUTF8(b []byte, n int) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return &InvalidUTF8Error{Line: n, Offset: i, Byte: b[i]}
+		}
+		i += size
+	}
+	return nil
+}
+
+// Size writes a number of bytes for people: 64 MiB, 1000 bytes.
+func Size(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Reader reads lines without their endings (\n or \r\n).
 type Reader struct {
@@ -33,6 +104,11 @@ func (l *Reader) Scan() bool {
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		l.text = append(l.text, chunk...)
+		if len(l.text) > MaxLine+2 { // room for the \r\n, which is no part of the line
+			l.err = &TooLongError{Line: l.n + 1, Limit: MaxLine}
+			l.text = nil
+			return false
+		}
 		switch err {
 		case bufio.ErrBufferFull:
 			continue
@@ -47,6 +123,10 @@ func (l *Reader) Scan() bool {
 		}
 		l.n++
 		l.text = bytes.TrimRight(l.text, "\r\n")
+		if err := CheckUTF8(l.text, l.n); err != nil {
+			l.err, l.text = err, nil
+			return false
+		}
 		return true
 	}
 }
@@ -58,5 +138,6 @@ func (l *Reader) Bytes() []byte { return l.text }
 // after the end).
 func (l *Reader) Line() int { return l.n }
 
-// Err is the read error that stopped Scan, if any.
+// Err is the read error that stopped Scan, if any: a failed read, a
+// *TooLongError or an *InvalidUTF8Error.
 func (l *Reader) Err() error { return l.err }

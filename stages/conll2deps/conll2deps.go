@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 )
 
@@ -83,7 +84,7 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 	if opts.Format == "" {
 		opts.Format = Auto
 	}
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+	err := src.EachInput(func(in *pipeline.Input) error {
 		f, r, err := detect(in, opts.Format)
 		if err != nil {
 			return err
@@ -109,7 +110,7 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 		}
 		base := filepath.Base(in.Name)
 		if in.Name == pipeline.StdinName {
-			base = "stdin"
+			base = pipeline.StdinName // ids <stdin>#k, as every reader spells them
 		}
 		index := 0
 		for {
@@ -124,6 +125,9 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 					return err
 				}
 				continue
+			}
+			if line, ok := lines.ErrorLine(err); ok {
+				return &pipeline.LineError{File: in.Name, Line: line, Err: err} // ends the file, --skip-bad or not
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", in.Name, err)
@@ -261,12 +265,23 @@ func detect(in *pipeline.Input, forced Format) (Format, io.Reader, error) {
 	br := bufio.NewReaderSize(in, 1<<16)
 	var seen []byte
 	for line := 1; ; line++ {
-		text, err := br.ReadBytes('\n')
-		seen = append(seen, text...)
+		start := len(seen)
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			seen = append(seen, chunk...)
+			if len(seen)-start > lines.MaxLine+2 {
+				return "", nil, &pipeline.LineError{File: in.Name, Line: line, Err: &lines.TooLongError{Line: line, Limit: lines.MaxLine}}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
 		if err != nil && err != io.EOF {
 			return "", nil, fmt.Errorf("%s: %w", in.Name, err)
 		}
-		text = bytes.TrimRight(text, "\r\n")
+		text := bytes.TrimRight(seen[start:], "\r\n")
 		columns := bytes.Count(text, []byte{'\t'}) + 1
 		isToken := len(bytes.TrimSpace(text)) > 0 &&
 			(text[0] != '#' || columns == 3 || columns == 4) // PTB has the tag #
@@ -279,6 +294,12 @@ func detect(in *pipeline.Input, forced Format) (Format, io.Reader, error) {
 				f = DP
 			default:
 				// Not a LineError: --skip-bad must not skip a whole file.
+				switch bytes.TrimSpace(text)[0] {
+				case '(':
+					return "", nil, fmt.Errorf("%s:%d: this is a Penn Treebank file (brackets), not CoNLL: convert it with ptb2deps (or ptbstrip)", in.Name, line)
+				case '{':
+					return "", nil, fmt.Errorf("%s:%d: this holds JSON records (sentences already), not CoNLL: conll2deps reads CoNLL, deps2conll writes it", in.Name, line)
+				}
 				return "", nil, fmt.Errorf("%s:%d: cannot tell the format: the first word line has %d tab-separated columns "+
 					"(CoNLL-U and CoNLL-X have 10, .dp 3 or 4); name it with --format", in.Name, line, columns)
 			}

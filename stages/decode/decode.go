@@ -11,23 +11,15 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/family"
 )
 
-// Options of the decoder.
-type Options struct {
-	Model   string
-	MBR     bool // minimum Bayes risk instead of Viterbi
-	Workers int
-}
+// Options of the decoder (family.DecodeOptions: this package is the DMV
+// family's decoder).
+type Options = family.DecodeOptions
 
 // Report says what decoding met, for stderr.
-type Report struct {
-	Sentences int
-	Unknown   int // tokens whose tag the model does not know (backed off)
-	// UnknownTags are the distinct tags the model does not know, sorted.
-	UnknownTags []string
-	FellBack    int // sentences of probability 0 under the model
-}
+type Report = family.DecodeReport
 
 // batch is how many sentences are parsed between writes: decoding streams
 // in bounded memory, in input order.

@@ -27,7 +27,7 @@ func TestGolden(t *testing.T) {
 		t.Run(c.golden, func(t *testing.T) {
 			var out bytes.Buffer
 			src := pipeline.Source{Names: []string{filepath.Join("testdata", "sentences.jsonl")}}
-			if err := Write(src, &out, c.opts); err != nil {
+			if _, err := Write(src, &out, c.opts); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", c.golden), out.Bytes())
@@ -40,7 +40,7 @@ func TestGolden(t *testing.T) {
 func TestColumns(t *testing.T) {
 	s := &format.Sentence{ID: "x", Tags: []string{"DT", "NN"}, Heads: []int{2, 0}, Pred: []int{0, 1}}
 	var out bytes.Buffer
-	if err := Write(pipeline.Source{Stdin: strings.NewReader(mustJSON(t, s))}, &out, Options{}); err != nil {
+	if _, err := Write(pipeline.Source{Stdin: strings.NewReader(mustJSON(t, s))}, &out, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "# sent_id = x\n1\tDT\t_\tDT\tDT\t_\t2\tdep\t_\t_\n2\tNN\t_\tNN\tNN\t_\t0\troot\t_\t_\n\n"
@@ -77,13 +77,13 @@ func TestBadRecords(t *testing.T) {
 {"id":"d","tags":["A"],"heads":[0]}
 `
 	var out bytes.Buffer
-	err := Write(pipeline.Source{Stdin: strings.NewReader(in)}, &out, Options{})
+	_, err := Write(pipeline.Source{Stdin: strings.NewReader(in)}, &out, Options{})
 	if err == nil || err.Error() != `<stdin>:2: word 1: FORM "x\ty" holds a tab or a line break` {
 		t.Errorf("error %v", err)
 	}
 	out.Reset()
 	bad := &pipeline.BadRecords{Skip: true}
-	if err := Write(pipeline.Source{Stdin: strings.NewReader(in), Bad: bad}, &out, Options{}); err != nil {
+	if _, err := Write(pipeline.Source{Stdin: strings.NewReader(in), Bad: bad}, &out, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if bad.Count != 2 || strings.Count(out.String(), "# sent_id") != 2 {
@@ -100,7 +100,7 @@ func roundTrip(t *testing.T, opts conll2deps.Options, dialect format.CoNLLDialec
 	if _, err := conll2deps.Convert(pipeline.Source{Names: files}, &a, opts); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(pipeline.Source{Stdin: bytes.NewReader(a.Bytes())}, &b, Options{Dialect: dialect}); err != nil {
+	if _, err := Write(pipeline.Source{Stdin: bytes.NewReader(a.Bytes())}, &b, Options{Dialect: dialect}); err != nil {
 		t.Fatal(err)
 	}
 	again := opts
@@ -136,7 +136,7 @@ func checkIdentity(t *testing.T, name string, dialect format.CoNLLDialect, first
 	}
 	for i, s := range first {
 		if dialect == format.CoNLLX {
-			s.ID = fmt.Sprintf("stdin#%d", i+1)
+			s.ID = fmt.Sprintf("<stdin>#%d", i+1)
 		}
 		if !reflect.DeepEqual(s, last[i]) {
 			t.Fatalf("%s %v: sentence %d changed:\n%+v\n%+v", name, dialect, i+1, s, last[i])

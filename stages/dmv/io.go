@@ -10,6 +10,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/eventio"
 )
 
 // Family is the model family named in the headers of DMV models and
@@ -34,44 +35,8 @@ func ReadModel(path string) (*Table, error) {
 // readModel reads the model of src (one input), called path in errors.
 func readModel(src pipeline.Source, path string) (*Table, error) {
 	b := &TableBuilder{}
-	var hdr *format.Header
-	n := 0
-	err := pipeline.EachRecord(src, func(e *format.Event, at *pipeline.Lines) error {
-		if err := e.Validate(); err != nil {
-			return pipeline.BadRecord(err)
-		}
-		switch {
-		case e.Ev == format.EvHeader && hdr != nil:
-			return pipeline.BadRecord(errors.New("a second header: one model per file"))
-		case e.Ev == format.EvHeader:
-			if err := checkFamily(e.Header); err != nil {
-				return pipeline.BadRecord(err)
-			}
-			if e.Header.Unit == format.Count {
-				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
-			}
-			hdr = e.Header
-			return nil
-		case hdr == nil:
-			return pipeline.BadRecord(errors.New(`a model begins with its header ({"ev":"header","family":"dmv",...}); this file does not (not a model, or written by an older grind)`))
-		case e.Ev == format.EvStats:
-			return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
-		case e.Unit != hdr.Unit:
-			return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
-		}
-		if n++; n > hdr.Events {
-			return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
-		}
-		return badRecord(b.Add(*e))
-	})
-	if err != nil {
+	if _, err := eventio.ReadModel(src, path, b.kind()); err != nil {
 		return nil, err
-	}
-	switch {
-	case hdr == nil:
-		return nil, fmt.Errorf("%s: empty: no model", path)
-	case n < hdr.Events:
-		return nil, fmt.Errorf("%s: cut off: the header announces %d events, the file holds %d", path, hdr.Events, n)
 	}
 	t, err := b.Build()
 	if err == nil {
@@ -83,11 +48,13 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 	return t, nil
 }
 
-func checkFamily(h *format.Header) error {
-	if h.Family != Family {
-		return fmt.Errorf("a model or counts of family %q; this program reads %q", h.Family, Family)
+// kind tells eventio's readers the DMV's family and events.
+func (b *TableBuilder) kind() eventio.Kind {
+	return eventio.Kind{
+		Families: []string{Family},
+		Add:      func(e *format.Event) error { return b.Add(*e) },
+		Key:      func(e *format.Event) string { return describe(*e) },
 	}
-	return nil
 }
 
 // checkModel checks a model read whole: every parameter given, a
@@ -111,94 +78,12 @@ func (t *Table) checkModel() error {
 	return nil
 }
 
-// ReadCounts reads and adds count streams. A stream is a sequence of
-// shards, each its header, exactly the events the header announces and
-// one stats record; inputs are concatenated (a shard may not span two
-// files). Refused anywhere in the stream: counts before a header, a shard
-// cut short (fewer events, or no stats record, before the next header or
-// the end), a second stats record, shards of different models, and a
-// shard given twice (the same corpus hash). The total must be finite.
+// ReadCounts reads and adds count streams (eventio.ReadCounts: shards
+// cut short, lost, repeated or of different models are refused). The
+// total must be finite.
 func ReadCounts(src pipeline.Source) (*Table, error) {
 	b := &TableBuilder{Sum: true}
-	var model string
-	seen := map[string]string{} // corpus hash → where its shard began
-	shards := 0
-	var corpus uint64 // sum of the shards' corpus hashes (order-free)
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
-		var hdr *format.Header // the open shard's, nil between shards
-		n, begun := 0, ""
-		var inShard map[string]int // events of the open shard → their line
-		before := shards
-		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
-			if err := e.Validate(); err != nil {
-				return pipeline.BadRecord(err)
-			}
-			switch {
-			case e.Ev == format.EvHeader:
-				where := fmt.Sprintf("%s:%d", in.Name, at.Line())
-				if hdr != nil {
-					return pipeline.BadRecord(fmt.Errorf("the shard begun at %s is cut short: %d of its %d events and no stats record before this header", begun, n, hdr.Events))
-				}
-				h := e.Header
-				if err := checkFamily(h); err != nil {
-					return pipeline.BadRecord(err)
-				}
-				if h.Unit != format.Count {
-					return pipeline.BadRecord(fmt.Errorf("a model (%q), not counts: sumcounts and mstep take estep's counts; a model goes to decode -m or estep -m", string(h.Unit)))
-				}
-				if model == "" {
-					model = h.Model
-				} else if h.Model != model {
-					return pipeline.BadRecord(fmt.Errorf("counts of different models mixed: this shard's E-step ran model %s, earlier shards' %s", h.Model, model))
-				}
-				if first, dup := seen[h.Corpus]; dup {
-					return pipeline.BadRecord(fmt.Errorf("a shard given twice: the same sentences (corpus %s) as the shard at %s", h.Corpus, first))
-				}
-				c, err := strconv.ParseUint(h.Corpus, 16, 64)
-				if err != nil {
-					return pipeline.BadRecord(fmt.Errorf("corpus hash %q is not 16 hex digits", h.Corpus))
-				}
-				seen[h.Corpus] = where
-				corpus += c
-				shards++
-				hdr, n, begun = h, 0, where
-				inShard = map[string]int{}
-				return nil
-			case hdr == nil && e.Ev == format.EvStats:
-				return pipeline.BadRecord(errors.New("a stats record outside a shard: counted twice, or counts without a header"))
-			case hdr == nil:
-				return pipeline.BadRecord(errors.New(`counts begin with a header ({"ev":"header","family":"dmv","unit":"n",...}); these do not (not estep's output, or from an older grind)`))
-			case e.Ev == format.EvStats:
-				if n < hdr.Events {
-					return pipeline.BadRecord(fmt.Errorf("the shard begun at %s is truncated: %d of its %d events before its stats record", begun, n, hdr.Events))
-				}
-				hdr = nil
-			case e.Unit != format.Count:
-				return pipeline.BadRecord(fmt.Errorf("a count stream holds %q values; counts carry \"n\"", string(e.Unit)))
-			default:
-				if n++; n > hdr.Events {
-					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
-				}
-				// Shards add up; within one, an event is given once.
-				key := describe(*e)
-				if first, dup := inShard[key]; dup {
-					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
-				}
-				inShard[key] = at.Line()
-			}
-			return badRecord(b.Add(*e))
-		})
-		if err != nil {
-			return err
-		}
-		switch {
-		case shards == before: // an E-step that died before writing
-			return fmt.Errorf("%s: no counts", in.Name)
-		case hdr != nil:
-			return fmt.Errorf("%s: the shard begun at %s is cut short: %d of its %d events and no stats record: truncated, or its E-step failed", in.Name, begun, n, hdr.Events)
-		}
-		return nil
-	})
+	shards, err := eventio.ReadCounts(src, b.kind())
 	if err != nil {
 		return nil, err
 	}
@@ -206,13 +91,14 @@ func ReadCounts(src pipeline.Source) (*Table, error) {
 	if err == nil {
 		err = checkFinite(t.Params, "counts")
 	}
-	if err == nil && t.Stats == nil {
+	if err == nil && shards.Stats == nil {
 		err = errors.New("no stats record")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
-	t.Model, t.Corpus, t.Shards = model, fmt.Sprintf("%016x", corpus), shards
+	t.Stats = shards.Stats
+	t.Model, t.Corpus, t.Shards = shards.Model, shards.Corpus, shards.Shards
 	return t, nil
 }
 
@@ -223,13 +109,6 @@ func checkFinite(p *Params, what string) error {
 				return fmt.Errorf("%s overflow: a total is %v, beyond floating point", what, v)
 			}
 		}
-	}
-	return nil
-}
-
-func badRecord(err error) error {
-	if err != nil {
-		return pipeline.BadRecord(err)
 	}
 	return nil
 }
@@ -280,20 +159,7 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 			}
 		}
 	}
-	evs := Events(ts, p, hdr.Unit)
-	hdr.Events = len(evs)
-	if err := pipeline.WriteRecord(w, format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
-		return err
-	}
-	for _, e := range evs {
-		if err := pipeline.WriteRecord(w, e); err != nil {
-			return err
-		}
-	}
-	if stats != nil {
-		return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: stats})
-	}
-	return nil
+	return eventio.Write(w, hdr, Events(ts, p, hdr.Unit), stats)
 }
 
 // ModelNone is the model hash of counts made without a model (estep

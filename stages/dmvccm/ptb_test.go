@@ -1,11 +1,12 @@
 package dmvccm
 
 import (
-	"bytes"
+	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ccm"
@@ -17,21 +18,10 @@ import (
 func ptb10(t *testing.T) []*format.Sentence {
 	dir := testenv.SharedData(t, "ptb-sample", "wsj")
 	names, _ := filepath.Glob(filepath.Join(dir, "*", "*.mrg"))
-	var out bytes.Buffer
-	if _, err := headrules.Convert(pipeline.Source{Names: names}, &out, headrules.Options{Rules: headrules.Collins, Tree: true}); err != nil {
-		t.Fatal(err)
-	}
-	all, err := pipeline.ReadSentences(pipeline.Source{Stdin: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sents []*format.Sentence
-	for _, s := range all {
-		if s.Len() <= 10 {
-			sents = append(sents, s)
-		}
-	}
-	return sents
+	return corpora.Converted(t, 10, func(w io.Writer) error {
+		_, err := headrules.Convert(pipeline.Source{Names: names}, w, headrules.Options{Rules: headrules.Collins, Tree: true})
+		return err
+	})
 }
 
 // TestDMVCCMOnPTB10 trains DMV+CCM on the PTB sample ≤ 10 (Collins heads;

@@ -13,23 +13,12 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/family"
 )
 
-// Options choose the model and the kind of counts.
-type Options struct {
-	Model   string // model file; may be empty with Gold
-	Hard    bool   // counts of each sentence's Viterbi tree
-	Gold    bool   // counts of the gold trees
-	Workers int
-	// Reweight, when not nil, re-weights the E-step for annealing: β,
-	// Model L's δ, Model S's segments (dmv.Reweighting). Skew is the file
-	// of skewed DA's λ₀, read into Reweight.Skew.
-	Reweight *dmv.Reweighting
-	Skew     string
-	// Warn, when not nil, hears about sentences the E-step had to leave
-	// out (weights no floating-point scale holds).
-	Warn io.Writer
-}
+// Options choose the model and the kind of counts (family.EStepOptions:
+// this package is the DMV family's E-step).
+type Options = family.EStepOptions
 
 // Run reads the sentences of src and writes their counts under the model.
 func Run(src pipeline.Source, w io.Writer, opts Options) error {
@@ -205,18 +194,4 @@ func CorpusHash(src pipeline.Source) (string, error) {
 		return dmv.LatticeHash(lattices), nil
 	}
 	return dmv.CorpusHash(sents), nil
-}
-
-// CheckCorpus fails unless counts come from exactly the sentences (or
-// lattices) of the file corpus: a shard lost, given twice or of another
-// corpus shows as another hash.
-func CheckCorpus(counts *dmv.Table, where, corpus string) error {
-	want, err := CorpusHash(pipeline.Source{Names: []string{corpus}})
-	if err != nil {
-		return err
-	}
-	if counts.Corpus != want {
-		return fmt.Errorf("%s: the counts (%d shards, corpus %s) do not come from the sentences of %s (corpus %s): a shard is missing, repeated or of another corpus", where, counts.Shards, counts.Corpus, corpus, want)
-	}
-	return nil
 }

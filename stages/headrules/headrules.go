@@ -102,52 +102,76 @@ func (c *Converter) Sentence(t *format.Tree) *format.Sentence {
 }
 
 func countTokens(t *format.Tree) int {
-	if t.IsPreterminal() {
-		return 1
-	}
 	n := 0
-	for _, c := range t.Children {
-		n += countTokens(c)
+	stack := []*format.Tree{t}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.IsPreterminal() {
+			n++
+		}
+		stack = append(stack, t.Children...)
 	}
 	return n
 }
 
-// head finds the lexical head of n (a 0-based token index), attaching the
-// lexical heads of its other children to it in s.Heads; next numbers the
-// tokens, whose words and tags go to s. It also tells whether n is or
-// holds an NP, for the base-NP test.
-func (c *Converter) head(n *format.Tree, s *format.Sentence, next *int) (head int, hasNP bool) {
-	if n.IsPreterminal() {
+// head finds the lexical head of root (a 0-based token index), attaching
+// the lexical heads of each phrase's other children to the phrase's head
+// in s.Heads; next numbers the tokens, whose words and tags go to s. It
+// also tells whether root is or holds an NP, for the base-NP test. The
+// walk is post-order with a stack of its own, so that no depth overflows
+// Go's.
+func (c *Converter) head(root *format.Tree, s *format.Sentence, next *int) (head int, hasNP bool) {
+	type frame struct {
+		n     *format.Tree
+		next  int  // the next child to visit
+		base  int  // where the children's heads start in c.childHeads
+		below bool // a child is or holds an NP
+	}
+	var stack []frame
+	n := root
+	for {
+		for !n.IsPreterminal() {
+			stack = append(stack, frame{n: n, next: 1, base: len(c.childHeads)})
+			n = n.Children[0]
+		}
 		i := *next
 		*next++
 		s.Words[i], s.Tags[i] = n.Word, n.Label
-		return i, false
-	}
-	isNP := n.Label == "NP"
-	if len(n.Children) == 1 {
-		h, np := c.head(n.Children[0], s, next)
-		return h, np || isNP
-	}
-	base := len(c.childHeads)
-	below := false
-	for _, ch := range n.Children {
-		h, np := c.head(ch, s, next)
-		c.childHeads = append(c.childHeads, h)
-		below = below || np
-	}
-	hs := c.childHeads[base:]
-	k := c.table.pick(n.Label, n.Children)
-	if c.coord == CoordAlways || c.coord == CoordCollins && !(isNP && !below) {
-		k = coordinate(n.Children, k)
-	}
-	for j, h := range hs {
-		if j != k {
-			s.Heads[h] = hs[k] + 1
+		head, hasNP = i, false
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			isNP := f.n.Label == "NP"
+			if len(f.n.Children) == 1 {
+				hasNP = hasNP || isNP
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			c.childHeads = append(c.childHeads, head)
+			f.below = f.below || hasNP
+			if f.next < len(f.n.Children) {
+				n = f.n.Children[f.next]
+				f.next++
+				break
+			}
+			hs := c.childHeads[f.base:]
+			k := c.table.pick(f.n.Label, f.n.Children)
+			if c.coord == CoordAlways || c.coord == CoordCollins && !(isNP && !f.below) {
+				k = coordinate(f.n.Children, k)
+			}
+			for j, h := range hs {
+				if j != k {
+					s.Heads[h] = hs[k] + 1
+				}
+			}
+			head, hasNP = hs[k], f.below || isNP
+			c.childHeads = c.childHeads[:f.base]
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			return head, hasNP
 		}
 	}
-	head = hs[k]
-	c.childHeads = c.childHeads[:base]
-	return head, below || isNP
 }
 
 // coordinate applies Collins' coordination rule: a head child right after

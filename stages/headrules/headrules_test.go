@@ -3,6 +3,7 @@ package headrules
 import (
 	"bytes"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -164,4 +165,35 @@ func checkGolden(t *testing.T, inputs []string, path string, opts Options) {
 		t.Fatalf("%v: %v", inputs, err)
 	}
 	golden.Check(t, path, out.Bytes())
+}
+
+// A tree a million brackets deep converts without overflowing the stack:
+// reading, stripping, head finding and the bracketing all walk with
+// stacks of their own. The -NONE- at the bottom is stripped, leaving every
+// phrase above it but the innermost.
+func TestMillionDeepTree(t *testing.T) {
+	const depth = 1000000
+	// With recursion, this depth needs hundreds of MB of stack: under a
+	// 16 MB cap the test would die.
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	var in strings.Builder
+	in.WriteString(strings.Repeat("(NP ", depth))
+	in.WriteString("(NN a) (VP (-NONE- *T*)) (CD 1)")
+	in.WriteString(strings.Repeat(")", depth))
+	in.WriteString("\n")
+	var out bytes.Buffer
+	sum, err := Convert(pipeline.Source{Stdin: strings.NewReader(in.String())}, &out, Options{Rules: Collins, Coord: CoordCollins, Tree: true})
+	if err != nil || sum.Trees != 1 {
+		t.Fatalf("%v, %d trees", err, sum.Trees)
+	}
+	var s format.Sentence
+	if err := format.Unmarshal(bytes.TrimSpace(out.Bytes()), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Tags, []string{"NN", "CD"}) || !slices.Equal(s.Heads, []int{2, 0}) && !slices.Equal(s.Heads, []int{0, 1}) {
+		t.Errorf("tags %v heads %v", s.Tags, s.Heads)
+	}
+	if want := strings.Repeat("(NP ", depth) + "(NN a) (CD 1)" + strings.Repeat(")", depth); s.Tree != want {
+		t.Errorf("tree of %d bytes, want %d", len(s.Tree), len(want))
+	}
 }

@@ -186,11 +186,20 @@ func Render(w io.Writer, series []*Series, opts Options) error {
 	if !finite && !withAccuracy {
 		return errors.New("nothing to plot: no log has a finite objective or an accuracy")
 	}
+	if err := checkDrawable(series, x); err != nil {
+		return err
+	}
+	// Trainers climb different objectives; when the logs show different
+	// kinds, the legend says which curve is which.
+	mixed := false
+	for _, s := range series {
+		mixed = mixed || s.objectiveKind(true) != series[0].objectiveKind(true)
+	}
 	// A panel without a single point would show a made-up axis.
 	var objective, accuracy *plot.Plot
 	var plots [][]*plot.Plot
 	if finite {
-		objective = newPanel(x, "objective (log-likelihood)")
+		objective = newPanel(x, "objective (natural log)")
 		plots = append(plots, []*plot.Plot{objective})
 	}
 	if withAccuracy {
@@ -234,7 +243,7 @@ func Render(w io.Writer, series []*Series, opts Options) error {
 				return fmt.Errorf("%s: %w", s.File, err)
 			}
 		}
-		legend.Add(s.Name, lineThumb(solid))
+		legend.Add(s.Name+s.objectiveKind(mixed), lineThumb(solid))
 		for j := range s.Iterations {
 			v := x.of(&s.Iterations[j])
 			xmin, xmax = math.Min(xmin, v), math.Max(xmax, v)
@@ -494,6 +503,44 @@ func drawStageLabels(dc draw.Canvas, p *plot.Plot, labels []stageLabel, sty draw
 	}
 }
 
+// maxDrawable bounds the values an axis can show: beyond it, the padding
+// and tick arithmetic of an axis overflow.
+const maxDrawable = 1e300
+
+// checkDrawable refuses objectives too large to draw, naming the log.
+func checkDrawable(series []*Series, x XAxis) error {
+	for _, s := range series {
+		for _, run := range s.Objective(x) {
+			for _, p := range run {
+				if math.Abs(p.Y) > maxDrawable || math.Abs(p.X) > maxDrawable {
+					return fmt.Errorf("%s: objective %g at %s %g is beyond ±%g, too large to draw", s.File, p.Y, x, p.X, maxDrawable)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// objectiveKind names what a log's objective is, as far as its fields
+// tell: DA's tempered one (β), structural annealing's or CE's biased one
+// (δ, segmentation β), else the trainer's plain objective (EM's
+// log-likelihood, CE's contrastive one). It is "" unless the logs of a
+// plot differ (mixed).
+func (s *Series) objectiveKind(mixed bool) string {
+	if !mixed {
+		return ""
+	}
+	for _, it := range s.Iterations {
+		switch {
+		case it.Beta != nil:
+			return " (tempered objective)"
+		case it.Delta != nil || it.SegBeta != nil:
+			return " (biased objective)"
+		}
+	}
+	return " (plain objective)"
+}
+
 // niceTicks labels about Labels round values (steps of 1, 2, 2.5 or 5
 // times a power of ten), more than gonum's default three, so that values
 // can be read off the curves. Integer keeps to whole steps, for iterations.
@@ -519,21 +566,44 @@ func (n niceTicks) Ticks(min, max float64) []plot.Tick {
 		decimals++
 	}
 	var ticks []plot.Tick
-	for i := math.Ceil(min/step - 1e-9); i*step <= max+step*1e-9; i++ {
-		v := i * step
+	eachMultiple(min, max, step, func(i, v float64) {
 		if i == 0 {
 			v = 0 // not -0
 		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
-	}
+	})
 	if minor > 0 {
-		for i := math.Ceil(min/minor - 1e-9); i*minor <= max+minor*1e-9; i++ {
-			if r := math.Mod(math.Abs(i*minor), step); r > minor/2 && step-r > minor/2 {
-				ticks = append(ticks, plot.Tick{Value: i * minor})
+		eachMultiple(min, max, minor, func(_, v float64) {
+			if r := math.Mod(math.Abs(v), step); r > minor/2 && step-r > minor/2 {
+				ticks = append(ticks, plot.Tick{Value: v})
 			}
-		}
+		})
 	}
 	return ticks
+}
+
+// maxTicks bounds the marks of an axis, whatever the range: a range
+// narrow next to its values (1e20 and 1e20+1e5) could otherwise count
+// multiples of the step forever, i+1 being i in floating point.
+const maxTicks = 200
+
+// eachMultiple calls fn with each multiple i·step in [min, max], at most
+// maxTicks of them, and none twice.
+func eachMultiple(min, max, step float64, fn func(i, v float64)) {
+	if !(step > 0) || math.IsInf(step, 0) {
+		return
+	}
+	start := math.Ceil(min/step - 1e-9)
+	last := math.NaN()
+	for k := 0; k < maxTicks; k++ {
+		i := start + float64(k)
+		v := i * step
+		if !(v <= max+step*1e-9) || v == last {
+			return
+		}
+		fn(i, v)
+		last = v
+	}
 }
 
 // step is the round step that gives the number of labels closest to
@@ -543,7 +613,14 @@ func (n niceTicks) step(min, max float64) float64 {
 		return int(math.Floor(max/step+1e-9) - math.Ceil(min/step-1e-9) + 1)
 	}
 	best, bestOff := 0.0, math.MaxInt
-	top := math.Floor(math.Log10(max - min))
+	span := max - min
+	if math.IsInf(span, 1) {
+		span = math.MaxFloat64 // ±1e308: the difference overflows, the range does not
+	}
+	if !(span > 0) {
+		return 0
+	}
+	top := math.Floor(math.Log10(span))
 	for e := top - 2; e <= top+1; e++ {
 		for _, m := range []float64{1, 2, 2.5, 5} {
 			step := m * math.Pow(10, e)
@@ -560,7 +637,7 @@ func (n niceTicks) step(min, max float64) float64 {
 		}
 	}
 	if best == 0 { // a range too narrow for two round labels
-		best = max - min
+		best = span
 	}
 	return best
 }

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/grind-nlp/grind/format"
@@ -410,8 +412,8 @@ func TestRenderSVG(t *testing.T) {
 	for _, tx := range texts {
 		has[tx.text] = true
 	}
-	for _, want := range []string{"em.log", "da.log", "directed", "undirected", "β=0.5", "β=1",
-		"EM & DA <WSJ10>", "iteration", "objective (log-likelihood)", "attachment accuracy (%)"} {
+	for _, want := range []string{"em.log (plain objective)", "da.log (tempered objective)", "directed", "undirected", "β=0.5", "β=1",
+		"EM & DA <WSJ10>", "iteration", "objective (natural log)", "attachment accuracy (%)"} {
 		if !has[want] {
 			t.Errorf("no text %q in the SVG", want)
 		}
@@ -569,5 +571,26 @@ func TestRenderLongLegend(t *testing.T) {
 	var buf bytes.Buffer
 	if err := Render(&buf, []*Series{s}, Options{Format: "svg"}); err == nil || !strings.Contains(err.Error(), "too long") {
 		t.Errorf("error %v, want legend names too long", err)
+	}
+}
+
+// Ticks end, and are few, on ranges that overflow or are narrow next to
+// their values (where i+1 == i in floating point).
+func TestTicksEndOnHostileRanges(t *testing.T) {
+	for _, r := range [][2]float64{
+		{-math.MaxFloat64, math.MaxFloat64}, {-1e20, -1e20 + 16384}, {5e-324, 1e-323}, {3, 3}, {1, 1e12},
+	} {
+		for _, n := range []niceTicks{{Labels: 5}, {Labels: 8, Integer: true}} {
+			done := make(chan []plot.Tick, 1)
+			go func() { done <- n.Ticks(r[0], r[1]) }()
+			select {
+			case ticks := <-done:
+				if len(ticks) > 2*maxTicks {
+					t.Errorf("%v: %d ticks", r, len(ticks))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v: Ticks does not end", r)
+			}
+		}
 	}
 }

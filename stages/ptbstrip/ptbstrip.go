@@ -8,6 +8,7 @@ package ptbstrip
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 )
 
@@ -65,39 +67,64 @@ func StripLabel(label string) string {
 // preterminals unless keepPunct, and without the constituents that leaves
 // empty; phrase labels go through StripLabel, tags stay as they are. It
 // returns nil when nothing is left. t is not changed; the result shares
-// its preterminal nodes.
+// its preterminal nodes. It walks the tree with a stack of its own, so
+// that no depth overflows Go's.
 func StripTree(t *format.Tree, keepPunct bool) *format.Tree {
+	keepLeaf := func(n *format.Tree) bool { return n.Label != "-NONE-" && (keepPunct || !IsPunct(n.Label)) }
 	if t.IsPreterminal() {
-		if t.Label == "-NONE-" || !keepPunct && IsPunct(t.Label) {
+		if !keepLeaf(t) {
 			return nil
 		}
 		return t
 	}
-	kids := make([]*format.Tree, 0, len(t.Children))
-	for _, c := range t.Children {
-		if s := StripTree(c, keepPunct); s != nil {
-			kids = append(kids, s)
+	type frame struct {
+		t    *format.Tree
+		next int            // the next child to visit
+		kids []*format.Tree // the stripped children so far
+	}
+	stack := []frame{{t: t}}
+	for {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.t.Children) {
+			c := f.t.Children[f.next]
+			f.next++
+			switch {
+			case !c.IsPreterminal():
+				stack = append(stack, frame{t: c})
+			case keepLeaf(c):
+				f.kids = append(f.kids, c)
+			}
+			continue
+		}
+		var done *format.Tree
+		if len(f.kids) > 0 {
+			done = &format.Tree{Label: StripLabel(f.t.Label), Children: f.kids}
+		}
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			return done
+		}
+		if done != nil {
+			parent := &stack[len(stack)-1]
+			parent.kids = append(parent.kids, done)
 		}
 	}
-	if len(kids) == 0 {
-		return nil
-	}
-	return &format.Tree{Label: StripLabel(t.Label), Children: kids}
 }
 
 // Leaves are the words and tags of a tree's preterminals, in order.
 func Leaves(t *format.Tree) (words, tags []string) {
-	var walk func(*format.Tree)
-	walk = func(n *format.Tree) {
+	stack := []*format.Tree{t}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		if n.IsPreterminal() {
 			words, tags = append(words, n.Word), append(tags, n.Label)
-			return
+			continue
 		}
-		for _, c := range n.Children {
-			walk(c)
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children[i])
 		}
 	}
-	walk(t)
 	return words, tags
 }
 
@@ -125,10 +152,10 @@ func EachTree(src pipeline.Source, keepPunct bool, fn func(id string, t *format.
 		return fn(id, s)
 	}
 	trees := format.NewPTBReader(nil)
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
-		br, ok := in.Reader.(*bufio.Reader) // plain files come buffered
-		if !ok {
-			br = bufio.NewReaderSize(in, 64<<10)
+	err := src.EachInput(func(in *pipeline.Input) error {
+		br := bufio.NewReaderSize(in.Reader, 64<<10) // in.Reader itself when buffered enough
+		if line, ok := tabularLine(br); ok {
+			return fmt.Errorf("%s:%d: this is a CoNLL or .dp file (tab-separated columns), not Penn Treebank brackets: convert it with conll2deps", in.Name, line)
 		}
 		peeked := &pipeline.Input{Name: in.Name, Reader: br}
 		prefix := in.Name
@@ -159,7 +186,10 @@ func eachBracketTree(r *format.PTBReader, name, prefix string, bad *pipeline.Bad
 			return r.Count(), nil
 		}
 		var se *format.SyntaxError
+		line, lineErr := lines.ErrorLine(err)
 		switch {
+		case lineErr:
+			return r.Count(), &pipeline.LineError{File: name, Line: line, Err: err}
 		case errors.As(err, &se):
 			if err := bad.Handle(pipeline.Locate(name, err)); err != nil {
 				return r.Count(), err
@@ -197,6 +227,25 @@ func eachRecordTree(in *pipeline.Input, prefix string, bad *pipeline.BadRecords,
 		return emit(id, t)
 	})
 	return seen + bad.Count - badBefore, err
+}
+
+// tabularLine says whether the first line with text, within the buffer,
+// is a CoNLL or .dp line (a comment "#…" or tab-separated columns) rather
+// than brackets or a record, and which line it is.
+func tabularLine(br *bufio.Reader) (int, bool) {
+	head, _ := br.Peek(br.Size())
+	i := bytes.IndexFunc(head, func(r rune) bool { return !strings.ContainsRune(" \t\n\r\v\f", r) })
+	if i < 0 || head[i] == '(' || head[i] == '{' {
+		return 0, false
+	}
+	line := head[i:]
+	if end := bytes.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	if head[i] == '#' || bytes.IndexByte(line, '\t') >= 0 {
+		return bytes.Count(head[:i], []byte{'\n'}) + 1, true
+	}
+	return 0, false
 }
 
 // firstNonBlank peeks at the first byte that is not white space (0 when

@@ -256,34 +256,49 @@ type bracketScorer struct {
 }
 
 // add scores s's brackets when it has a gold tree and a prediction
-// (pred_spans, else brackets of pred); it reports whether it did. A
-// one-token sentence with a tree is counted as skipped: it has no bracket
-// to predict, so its record carries no pred_spans.
-func (b *bracketScorer) add(s *format.Sentence) (bool, error) {
+// (pred_spans, else brackets of pred); it reports whether it did, and the
+// gold and predicted brackets of a scored sentence of two or more tokens
+// (nil for a skipped one). A one-token sentence with a tree is counted as
+// skipped: it has no bracket to predict, so its record carries no
+// pred_spans.
+func (b *bracketScorer) add(s *format.Sentence) (bracketed bool, gold, pred [][2]int, err error) {
 	if s.Tree != "" && s.Len() == 1 && s.PredSpans == nil {
 		b.tally.Skipped++
-		return true, nil
+		return true, nil, nil, nil
 	}
 	if s.Tree == "" || s.PredSpans == nil && s.Pred == nil {
-		return false, nil
+		return false, nil, nil, nil
 	}
 	gold, n, err := GoldBrackets(s.Tree)
 	if err != nil {
-		return false, fmt.Errorf("tree: %w", err)
+		return false, nil, nil, fmt.Errorf("tree: %w", err)
 	}
 	if n != s.Len() {
-		return false, fmt.Errorf("tree has %d tokens but the sentence %d", n, s.Len())
+		return false, nil, nil, fmt.Errorf("tree has %d tokens but the sentence %d", n, s.Len())
 	}
-	pred, source := s.PredSpans, "pred_spans"
-	if pred == nil {
-		pred, source = DependencyBrackets(s.Pred), "pred"
-	}
+	pred, source := PredictedBrackets(s)
 	if b.sources == nil {
 		b.sources = map[string]bool{}
 	}
 	b.sources[source] = true
 	b.tally.Add(gold, pred, n)
-	return true, nil
+	if n < 2 {
+		return true, nil, nil, nil
+	}
+	return true, gold, pred, nil
+}
+
+// PredictedBrackets are a sentence's predicted brackets, and the field
+// they come from: pred_spans, else the brackets of pred (nil, "" when it
+// has neither).
+func PredictedBrackets(s *format.Sentence) ([][2]int, string) {
+	switch {
+	case s.PredSpans != nil:
+		return s.PredSpans, "pred_spans"
+	case s.Pred != nil:
+		return DependencyBrackets(s.Pred), "pred"
+	}
+	return nil, ""
 }
 
 func (b *bracketScorer) report() *BracketReport {

@@ -58,32 +58,39 @@ type Tally struct {
 // (1-based, 0 = root), already validated as trees.
 func (t *Tally) Add(gold, pred []int) {
 	t.Sentences++
-	t.Tokens += len(gold)
-	for i, p := range pred {
-		g := gold[i]
-		if g != 0 {
-			t.GoldArcs++
-		}
-		directed := p == g
-		// The reversed arc: gold makes this token the head of p. A predicted
-		// root attachment has no reverse, so it counts only when directed.
-		reversed := p != 0 && gold[p-1] == i+1
-		if directed {
-			t.Directed++
-		}
-		if directed || reversed {
-			t.Undirected++
-		}
-		if p == 0 {
-			continue
-		}
-		t.PredictedArcs++
-		if directed {
-			t.DirectedArcs++
-		}
-		if directed || reversed {
-			t.UndirectedArcs++
-		}
+	for i := range pred {
+		t.AddToken(gold, pred, i)
+	}
+}
+
+// AddToken scores the attachment of token i (0-based) of a sentence alone,
+// without counting a sentence: breakdowns by tag or arc length group tokens
+// rather than sentences.
+func (t *Tally) AddToken(gold, pred []int, i int) {
+	t.Tokens++
+	p, g := pred[i], gold[i]
+	if g != 0 {
+		t.GoldArcs++
+	}
+	directed := p == g
+	// The reversed arc: gold makes this token the head of p. A predicted
+	// root attachment has no reverse, so it counts only when directed.
+	reversed := p != 0 && gold[p-1] == i+1
+	if directed {
+		t.Directed++
+	}
+	if directed || reversed {
+		t.Undirected++
+	}
+	if p == 0 {
+		return
+	}
+	t.PredictedArcs++
+	if directed {
+		t.DirectedArcs++
+	}
+	if directed || reversed {
+		t.UndirectedArcs++
 	}
 }
 
@@ -294,8 +301,8 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		if against != nil {
 			seen++
-			if seen > len(against.pred) {
-				return pipeline.BadRecord(fmt.Errorf("more sentences than --against file %s has (%d)", against.name, len(against.pred)))
+			if seen > len(against.tags) {
+				return pipeline.BadRecord(fmt.Errorf("more sentences than --against file %s has (%d)", against.name, len(against.tags)))
 			}
 			if err := sameTags(against.tags[seen-1], s.Tags); err != nil {
 				return pipeline.BadRecord(fmt.Errorf("does not match sentence %d of --against file %s: %w", seen, against.name, err))
@@ -306,9 +313,16 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
-		bracketed, err := brackets.add(s)
+		bracketed, goldSpans, predSpans, err := brackets.add(s)
 		if err != nil {
 			return pipeline.BadRecord(err)
+		}
+		if against != nil && goldSpans != nil {
+			b := against.spans[seen-1]
+			if b == nil {
+				return pipeline.BadRecord(fmt.Errorf("sentence %d of --against file %s has no prediction (pred_spans or pred) to compare brackets with", seen, against.name))
+			}
+			signs.addBrackets(goldSpans, predSpans, b)
 		}
 		switch {
 		case bracketed && (heads == nil || s.Pred == nil):
@@ -320,7 +334,11 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		case s.Pred == nil:
 			return pipeline.BadRecord(errors.New(`sentence has no prediction "pred" to score`))
 		}
-		if against != nil {
+		switch {
+		case against == nil || !against.heads: // a bracketer's file: brackets only
+		case against.pred[seen-1] == nil:
+			return pipeline.BadRecord(fmt.Errorf(`sentence %d of --against file %s has no prediction "pred" to compare with`, seen, against.name))
+		default:
 			signs.add(heads, s.Pred, against.pred[seen-1])
 		}
 		sc.Add(heads, s.Pred)
@@ -335,8 +353,8 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	if gold != nil && next < len(gold.sentences) {
 		return fmt.Errorf("input ended after %d sentences, but gold file %s has %d", next, gold.name, len(gold.sentences))
 	}
-	if against != nil && seen < len(against.pred) {
-		return fmt.Errorf("input ended after %d sentences, but --against file %s has %d", seen, against.name, len(against.pred))
+	if against != nil && seen < len(against.tags) {
+		return fmt.Errorf("input ended after %d sentences, but --against file %s has %d", seen, against.name, len(against.tags))
 	}
 	r := sc.Report(opts.Root)
 	r.Brackets = brackets.report()

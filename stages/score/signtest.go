@@ -36,6 +36,17 @@ type SignTest struct {
 	AgainstDirected float64 `json:"against_directed"`
 	Sentences       Signs   `json:"sentences"`
 	Tokens          Signs   `json:"tokens"`
+	// Brackets is the same test on brackets, when the sentences have a
+	// gold tree (bracket scoring): sentence level compares the numbers of
+	// right brackets (standard: the whole sentence's counted), bracket
+	// level each gold bracket found by one and not the other.
+	Brackets *BracketSigns `json:"brackets,omitempty"`
+}
+
+// BracketSigns is the sign test on brackets.
+type BracketSigns struct {
+	Sentences Signs `json:"sentences"`
+	Brackets  Signs `json:"brackets"`
 }
 
 // signTally accumulates a sign test.
@@ -43,6 +54,7 @@ type signTally struct {
 	root              Convention
 	sentences, tokens Signs
 	b                 Tally
+	brackets          *BracketSigns
 }
 
 // right says whether a token's predicted head p is right against gold g.
@@ -69,6 +81,34 @@ func (t *signTally) add(gold, a, b []int) {
 	t.sentences.tally(ra > rb, rb > ra)
 }
 
+// addBrackets compares A's and B's brackets of one sentence with gold.
+func (t *signTally) addBrackets(gold, a, b [][2]int) {
+	if t.brackets == nil {
+		t.brackets = &BracketSigns{}
+	}
+	inA, inB := spanSet(a), spanSet(b)
+	ra, rb := 0, 0
+	for _, g := range gold {
+		ya, yb := inA[g], inB[g]
+		if ya {
+			ra++
+		}
+		if yb {
+			rb++
+		}
+		t.brackets.Brackets.tally(ya && !yb, yb && !ya)
+	}
+	t.brackets.Sentences.tally(ra > rb, rb > ra)
+}
+
+func spanSet(spans [][2]int) map[[2]int]bool {
+	set := make(map[[2]int]bool, len(spans))
+	for _, sp := range spans {
+		set[sp] = true
+	}
+	return set
+}
+
 func (s *Signs) tally(win, loss bool) {
 	switch {
 	case win:
@@ -85,6 +125,12 @@ func (t *signTally) report(against string) *SignTest {
 	st.AgainstDirected, _ = t.b.headline(t.root)
 	st.Sentences.P = SignTestP(st.Sentences.Wins, st.Sentences.Losses)
 	st.Tokens.P = SignTestP(st.Tokens.Wins, st.Tokens.Losses)
+	if t.brackets != nil {
+		b := *t.brackets
+		b.Sentences.P = SignTestP(b.Sentences.Wins, b.Sentences.Losses)
+		b.Brackets.P = SignTestP(b.Brackets.Wins, b.Brackets.Losses)
+		st.Brackets = &b
+	}
 	return st
 }
 
@@ -116,9 +162,13 @@ func SignTestP(wins, losses int) float64 {
 
 // againstFile is what --against keeps of B's sentences.
 type againstFile struct {
-	name string
-	tags [][]string
-	pred [][]int
+	name  string
+	tags  [][]string
+	pred  [][]int    // nil for a sentence with pred_spans only
+	spans [][][2]int // B's brackets: pred_spans, else those of pred
+	// heads says whether B has "pred" at all: a bracketer's file
+	// (pred_spans only) is compared on brackets alone.
+	heads bool
 }
 
 // readAgainst loads B's parses whole, to be matched by order.
@@ -129,17 +179,20 @@ func readAgainst(name string, stdin io.Reader) (*againstFile, error) {
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
-		if s.Pred == nil {
-			return pipeline.BadRecord(errors.New(`sentence has no prediction "pred" to compare with`))
+		spans, _ := PredictedBrackets(s)
+		if spans == nil && s.Pred == nil && s.Len() > 1 { // one word has no bracket to predict
+			return pipeline.BadRecord(errors.New(`sentence has no prediction ("pred" or "pred_spans") to compare with`))
 		}
 		f.tags = append(f.tags, s.Tags)
 		f.pred = append(f.pred, s.Pred)
+		f.spans = append(f.spans, spans)
+		f.heads = f.heads || s.Pred != nil
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("against: %w", err)
 	}
-	if len(f.pred) == 0 {
+	if len(f.tags) == 0 {
 		return nil, fmt.Errorf("file %s (--against) has no sentences", name)
 	}
 	return f, nil
@@ -147,12 +200,22 @@ func readAgainst(name string, stdin io.Reader) (*againstFile, error) {
 
 // writeSignTest adds the sign test to the table for people.
 func writeSignTest(add func(string, ...any), st *SignTest) {
-	add("\nsign test against %s (directed, %s; it scores %.1f)\n", st.Against, st.Root.describe(), 100*st.AgainstDirected)
-	add("  level        wins   losses     ties  p (two-sided)\n")
-	for _, row := range []struct {
+	type row struct {
 		name string
 		s    Signs
-	}{{"sentences", st.Sentences}, {"tokens", st.Tokens}} {
-		add("  %-9s %7d  %7d  %7d  %.3g\n", row.name, row.s.Wins, row.s.Losses, row.s.Ties, row.s.P)
+	}
+	table := func(rows ...row) {
+		add("  level        wins   losses     ties  p (two-sided)\n")
+		for _, r := range rows {
+			add("  %-9s %7d  %7d  %7d  %.3g\n", r.name, r.s.Wins, r.s.Losses, r.s.Ties, r.s.P)
+		}
+	}
+	if n := st.Sentences; n.Wins+n.Losses+n.Ties > 0 {
+		add("\nsign test against %s (directed, %s; it scores %.1f)\n", st.Against, st.Root.describe(), 100*st.AgainstDirected)
+		table(row{"sentences", st.Sentences}, row{"tokens", st.Tokens})
+	}
+	if b := st.Brackets; b != nil {
+		add("\nsign test against %s on brackets (standard: the whole sentence counted)\n", st.Against)
+		table(row{"sentences", b.Sentences}, row{"brackets", b.Brackets})
 	}
 }

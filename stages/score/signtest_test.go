@@ -87,3 +87,55 @@ func TestScoreAgainst(t *testing.T) {
 		t.Error("more input sentences than --against has: no error")
 	}
 }
+
+// The sign test on brackets, worked by hand. Gold trees (A (B C)) D and
+// (A B) (C D) over four tokens; A (the input) gives pred_spans, B
+// (--against) pred_spans for the first sentence and heads for the second.
+//
+//	sentence 1, gold {0,4} {0,3} {1,3}: A {0,4} {0,3} {1,3} (3 right),
+//	  B {0,4} {1,4} {2,4} (1 right): a sentence win; brackets {0,3} and
+//	  {1,3} wins, {0,4} a tie.
+//	sentence 2, gold {0,4} {0,2} {2,4}: A {0,4} {1,4} {2,4} (2 right),
+//	  B's heads [2,3,0,3] give {0,2} {0,4} (2 right): a sentence tie;
+//	  {2,4} a win, {0,2} a loss, {0,4} a tie.
+//
+// Sentences 1 win, 1 tie (p = 1); brackets 3 wins, 1 loss, 2 ties (p =
+// 2·(1 + 4)/16 = 0.625).
+func TestScoreAgainstBrackets(t *testing.T) {
+	dir := t.TempDir()
+	a := `{"tags":["A","B","C","D"],"tree":"(S (X (A a) (Y (B b) (C c))) (D d))","pred_spans":[[0,4],[0,3],[1,3]]}
+{"tags":["A","B","C","D"],"tree":"(S (X (A a) (B b)) (Y (C c) (D d)))","pred_spans":[[0,4],[1,4],[2,4]]}
+`
+	b := `{"tags":["A","B","C","D"],"pred_spans":[[0,4],[1,4],[2,4]]}
+{"tags":["A","B","C","D"],"pred":[2,3,0,3]}
+`
+	if err := os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	src := pipeline.Source{Stdin: strings.NewReader(a)}
+	if err := Score(src, &out, Options{Root: RootCounted, JSON: true, Against: filepath.Join(dir, "b.jsonl")}); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := BracketSigns{
+		Sentences: Signs{Wins: 1, Losses: 0, Ties: 1, P: 1},
+		Brackets:  Signs{Wins: 3, Losses: 1, Ties: 2, P: 0.625},
+	}
+	if r.SignTest == nil || r.SignTest.Brackets == nil || !sameSigns(*r.SignTest.Brackets, want) {
+		t.Fatalf("bracket sign test %+v, want %+v", r.SignTest, want)
+	}
+	if s := r.SignTest.Sentences; s.Wins+s.Losses+s.Ties != 0 {
+		t.Errorf("no dependencies to compare, yet %+v", s)
+	}
+}
+
+func sameSigns(a, b BracketSigns) bool {
+	close := func(x, y Signs) bool {
+		return x.Wins == y.Wins && x.Losses == y.Losses && x.Ties == y.Ties && math.Abs(x.P-y.P) < 1e-12
+	}
+	return close(a.Sentences, b.Sentences) && close(a.Brackets, b.Brackets)
+}

@@ -1,6 +1,7 @@
-// Package sumcounts merges count shards: events are added, stats records
-// summed, and a shard cut short, lost, repeated or of another model is
-// refused (dmv.ReadCounts). The total is one shard with one header: its
+// Package sumcounts merges count shards of any model family (the one
+// their headers name): events are added, stats records summed, and a
+// shard cut short, lost, repeated or of another model is refused (the
+// family's ReadCounts). The total is one shard with one header: its
 // corpus hash is the sum of the shards', so merging is associative.
 package sumcounts
 
@@ -8,22 +9,25 @@ import (
 	"io"
 
 	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
+	"github.com/grind-nlp/grind/stages/family"
 )
 
 // Run adds the count streams of src (in order) and writes the total.
 // When expectCorpus is not "", the counts must come from exactly that
-// corpus file's sentences (estep.CheckCorpus).
-func Run(src pipeline.Source, w io.Writer, expectCorpus string) error {
-	counts, err := dmv.ReadCounts(src)
+// corpus file's sentences.
+func Run(reg family.Registry, src pipeline.Source, w io.Writer, expectCorpus string) error {
+	fam, src, err := reg.ForSource(src)
 	if err != nil {
 		return err
 	}
-	if expectCorpus != "" {
-		if err := estep.CheckCorpus(counts, pipeline.DescribeInputs(src.Names), expectCorpus); err != nil {
-			return err
-		}
+	counts, err := fam.ReadCounts(src)
+	if err != nil {
+		return err
 	}
-	return dmv.WriteCounts(w, counts.Tags, counts.Params, counts.Model, counts.Corpus, counts.Stats)
+	hash := func(path string) (string, error) { return estep.CorpusHash(pipeline.Source{Names: []string{path}}) }
+	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), -1, expectCorpus, hash); err != nil {
+		return err
+	}
+	return counts.WriteCounts(w)
 }

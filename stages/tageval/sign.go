@@ -2,11 +2,9 @@ package tageval
 
 import (
 	"fmt"
-	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/score"
 )
 
 // SignTest is the paired sign test of two taggings of the same tokens
@@ -18,16 +16,6 @@ type SignTest struct {
 	Wins   int     `json:"wins"`   // right in the first, wrong in the second
 	Losses int     `json:"losses"` // wrong in the first, right in the second
 	P      float64 `json:"p"`
-}
-
-// SignTestP is the exact two-sided p-value of wins against losses.
-func SignTestP(wins, losses int) float64 {
-	n := wins + losses
-	if n == 0 {
-		return 1
-	}
-	k := float64(min(wins, losses))
-	return math.Min(1, 2*distuv.Binomial{N: float64(n), P: 0.5}.CDF(k))
 }
 
 // Compare takes two taggings of the same sentences, in the same order,
@@ -61,6 +49,6 @@ func Compare(a, b []*format.Sentence, o Options) (SignTest, error) {
 			}
 		}
 	}
-	r.P = SignTestP(r.Wins, r.Losses)
+	r.P = score.SignTestP(r.Wins, r.Losses)
 	return r, nil
 }

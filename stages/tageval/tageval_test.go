@@ -81,16 +81,3 @@ func TestAccuracyWithDictionaryNames(t *testing.T) {
 		t.Errorf("empty: %+v", e)
 	}
 }
-
-// TestSignTestP against values computed by hand: 8 wins and 0 losses is
-// 2·(½)⁸ = 0.0078125; 1 win, 1 loss is 1; 5–1 is 2·(1+6)/64 = 0.21875.
-func TestSignTestP(t *testing.T) {
-	for _, c := range []struct {
-		w, l int
-		p    float64
-	}{{8, 0, 0.0078125}, {0, 8, 0.0078125}, {1, 1, 1}, {5, 1, 0.21875}, {0, 0, 1}} {
-		if got := SignTestP(c.w, c.l); math.Abs(got-c.p) > 1e-12 {
-			t.Errorf("SignTestP(%d, %d) = %v, want %v", c.w, c.l, got, c.p)
-		}
-	}
-}

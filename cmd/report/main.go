@@ -1,0 +1,11 @@
+// Command report turns training runs into one self-contained HTML page.
+package main
+
+import (
+	"os"
+
+	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands/reportcmd" // registers report
+)
+
+func main() { os.Exit(commands.Main("report")) }

@@ -1,0 +1,11 @@
+package reportcmd
+
+import (
+	"testing"
+
+	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/internal/clitest"
+)
+
+// TestCLI runs report's command-line cases.
+func TestCLI(t *testing.T) { clitest.Cases(t, "testdata/cli/*.txt", commands.Run) }

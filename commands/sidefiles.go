@@ -1,0 +1,108 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// The trainers' side files — the --log and the models saved in --save-dir
+// — are checked before the run starts, never overwrite an input, and are
+// written like -o: atomically, appearing with it when the run succeeds.
+
+// sideOutputsKey holds, in the app's Metadata, the side files of a run
+// that writeOutput commits together with -o.
+const sideOutputsKey = "grind.sideOutputs"
+
+// savedModelName matches the names trainers give the models they save
+// (train.Session's iter-NNNN.jsonl, the annealers' stage-… and epoch-…).
+var savedModelName = regexp.MustCompile(`^(iter-\d+|stage-\d+-.*|epoch-\d+-.*)\.jsonl$`)
+
+// runInputs are the files a run reads: its arguments and -m.
+func runInputs(c *cli.Context) []string {
+	names := append([]string(nil), c.Args().Slice()...)
+	if m := c.String("model"); m != "" {
+		names = append(names, m)
+	}
+	return names
+}
+
+// sameFile says whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	if a == "-" || b == "-" || a == "" || b == "" {
+		return false
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// reserveLog checks --log and opens it as a side file; it returns the
+// name the training loop writes the log to ("" for no log).
+func reserveLog(c *cli.Context) (string, error) {
+	path := c.String("log")
+	if path == "" {
+		return "", nil
+	}
+	for _, in := range runInputs(c) {
+		if sameFile(path, in) {
+			return "", usagef("--log %s is an input of this run; it would be overwritten", path)
+		}
+	}
+	if out := c.String("output"); out != "" && out != "-" && (sameFile(path, out) || filepath.Clean(path) == filepath.Clean(out)) {
+		return "", usagef("--log and -o both name %s", path)
+	}
+	o, err := pipeline.Reserve(path)
+	if err != nil {
+		return "", fmt.Errorf("--log: %w", err)
+	}
+	addSideOutput(c, o)
+	return o.Name(), nil
+}
+
+// checkSaveDir makes --save-dir when missing and checks, before the run,
+// that models can be written there and that none would overwrite an
+// input.
+func checkSaveDir(c *cli.Context, dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return usagef("--save-dir %s is not a folder", dir)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("--save-dir: %w", err)
+	}
+	probe, err := pipeline.Reserve(filepath.Join(dir, "grind-write-check"))
+	if err != nil {
+		return fmt.Errorf("--save-dir %s: cannot write there: %w", dir, err)
+	}
+	probe.Abort()
+	for _, in := range runInputs(c) {
+		if in == "-" || !savedModelName.MatchString(filepath.Base(in)) {
+			continue
+		}
+		if sameFile(filepath.Dir(in), dir) {
+			return usagef("--save-dir %s would overwrite the input %s (saved models are named like it); save elsewhere", dir, in)
+		}
+	}
+	return nil
+}
+
+func addSideOutput(c *cli.Context, o *pipeline.Output) {
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	outs, _ := c.App.Metadata[sideOutputsKey].([]*pipeline.Output)
+	c.App.Metadata[sideOutputsKey] = append(outs, o)
+}
+
+func sideOutputs(c *cli.Context) []*pipeline.Output {
+	outs, _ := c.App.Metadata[sideOutputsKey].([]*pipeline.Output)
+	return outs
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Checks what the CCM's model files promise, on the corpus grind ships:
+#  1. the shell loop (loop.sh) gives train-ccm's model, byte for byte, for
+#     ccm and ccm2, and decode -m with it writes train-ccm's brackets;
+#  2. the E-step in two shards merged by sumcounts gives, after mstep, the
+#     model of one estep | mstep to 1e-9 (relative).
+# Exits non-zero on a difference (needs jq).
+set -eu
+cd "$(dirname "$0")"
+PATH=$PWD/../../bin:$PATH
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+ptb2deps ../treebank/*.mrg | filterlen 10 > "$dir/corpus.jsonl"
+for model in ccm ccm2; do
+	./loop.sh "$dir/corpus.jsonl" 10 $model > "$dir/loop.jsonl"
+	train-ccm --quiet --model $model --max-iter 10 --save-model "$dir/train.jsonl" "$dir/corpus.jsonl" > "$dir/train.out"
+	cmp "$dir/loop.jsonl" "$dir/train.jsonl"
+	decode -m "$dir/loop.jsonl" "$dir/corpus.jsonl" | cmp - "$dir/train.out"
+	echo "$model: shell loop = train-ccm after 10 iterations (byte-identical), decode -m = train-ccm's brackets"
+done
+
+n=$(grep -c . "$dir/corpus.jsonl")
+head -n $((n / 2)) "$dir/corpus.jsonl" > "$dir/a.jsonl"
+tail -n +$((n / 2 + 1)) "$dir/corpus.jsonl" > "$dir/b.jsonl"
+estep -m "$dir/loop.jsonl" "$dir/corpus.jsonl" | mstep > "$dir/one.jsonl"
+{ estep -m "$dir/loop.jsonl" "$dir/b.jsonl"; estep -m "$dir/loop.jsonl" "$dir/a.jsonl"; } |
+	sumcounts --expect-corpus "$dir/corpus.jsonl" | mstep > "$dir/sharded.jsonl"
+jq -n -r --slurpfile one "$dir/one.jsonl" --slurpfile sharded "$dir/sharded.jsonl" '
+  def key: [.ev, .yield, .left, .right, .constituent, .length] | tostring;
+  def rel(a; b): if a == b then 0 else ((a - b) | fabs) / ([(a | fabs), (b | fabs)] | max) end;
+  ($one | map(select(.ev != "header")) | map({(key): .p}) | add) as $one |
+  ($sharded | map(select(.ev != "header")) | map({(key): .p}) | add) as $sharded |
+  if ($one | keys) != ($sharded | keys) then error("different parameters") else . end |
+  [ $one | to_entries[] | rel(.value; $sharded[.key]) ] | max |
+  if . > 1e-9 then error("sharded E-step differs by \(.)") else "two shards + sumcounts vs one estep (ccm2): largest relative difference \(.)" end'

@@ -1,0 +1,329 @@
+package ccm
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/eventio"
+)
+
+// Family names of the headers of CCM models and counts: "ccm" for
+// Klein's model, "ccm2" for Smith & Eisner's model 2.
+const (
+	Family  = "ccm"
+	Family2 = "ccm2"
+)
+
+// FamilyOf is the header family of variant v.
+func FamilyOf(v Variant) string {
+	if v == Model2 {
+		return Family2
+	}
+	return Family
+}
+
+func variantOf(family string) Variant {
+	if family == Family2 {
+		return Model2
+	}
+	return Model1
+}
+
+var bracket = [2]bool{Distituent: false, Constituent: true}
+
+func bracketOf(constituent bool) int {
+	if constituent {
+		return Constituent
+	}
+	return Distituent
+}
+
+// Events lists the model's parameters with unit p, in Sym's order: each
+// yield as a constituent and as a distituent, each context likewise, then
+// the probabilities of unseen yields (by length under ccm2) and contexts.
+func (m *Model) Events() []format.Event {
+	m.Grow()
+	var evs []format.Event
+	for y := range m.Sym.NumYields() {
+		for _, b := range [2]int{Constituent, Distituent} {
+			evs = append(evs, format.Event{Ev: format.EvSpan, Yield: m.Sym.Yield(y), Constituent: bracket[b], Unit: format.Prob, Value: m.Span[b][y]})
+		}
+	}
+	for x := range m.Sym.NumContexts() {
+		left, right := m.Sym.Context(x)
+		for _, b := range [2]int{Constituent, Distituent} {
+			evs = append(evs, format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Prob, Value: m.Context[b][x]})
+		}
+	}
+	for _, b := range [2]int{Constituent, Distituent} {
+		for g, p := range m.unseenSpan[b] {
+			evs = append(evs, format.Event{Ev: format.EvUnseenSpan, Constituent: bracket[b], Length: g, Unit: format.Prob, Value: p})
+		}
+	}
+	for _, b := range [2]int{Constituent, Distituent} {
+		evs = append(evs, format.Event{Ev: format.EvUnseenContext, Constituent: bracket[b], Unit: format.Prob, Value: m.unseenContext[b]})
+	}
+	return evs
+}
+
+// WriteModel writes m: its header and Events. A probability that is not
+// a number in [0, 1] is refused before anything is written.
+func WriteModel(w io.Writer, m *Model) error {
+	evs := m.Events()
+	for _, e := range evs {
+		if !(e.Value >= 0 && e.Value <= 1) {
+			return fmt.Errorf("the model made is not valid (%s probability %v): nothing written", describe(&e), e.Value)
+		}
+	}
+	return eventio.Write(w, &format.Header{Family: FamilyOf(m.Variant), Unit: format.Prob}, evs, nil)
+}
+
+// WriteCounts writes one shard of counts over sym: its header (the
+// hashes of the model its E-step ran with and of its sentences), each
+// yield's and context's expected count as a constituent and as a
+// distituent, and the stats record.
+func WriteCounts(w io.Writer, cnt *Counts, sym *Symbols, v Variant, model, corpus string) error {
+	var evs []format.Event
+	for y := range sym.NumYields() {
+		for _, b := range [2]int{Constituent, Distituent} {
+			evs = append(evs, format.Event{Ev: format.EvSpan, Yield: sym.Yield(y), Constituent: bracket[b], Unit: format.Count, Value: cnt.SpanCount(b, y)})
+		}
+	}
+	for x := range sym.NumContexts() {
+		left, right := sym.Context(x)
+		for _, b := range [2]int{Constituent, Distituent} {
+			evs = append(evs, format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Count, Value: cnt.ContextCount(b, x)})
+		}
+	}
+	for _, e := range evs {
+		if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
+			return fmt.Errorf("a count of %s is %v: nothing written", describe(&e), e.Value)
+		}
+	}
+	stats := &format.Stats{Sentences: cnt.Sentences, Tokens: cnt.Tokens, Loglik: cnt.LogLik}
+	return eventio.Write(w, &format.Header{Family: FamilyOf(v), Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+}
+
+func describe(e *format.Event) string {
+	b := "distituent"
+	if e.Constituent {
+		b = "constituent"
+	}
+	switch e.Ev {
+	case format.EvSpan:
+		return fmt.Sprintf("span [%s] %s", strings.Join(e.Yield, " "), b)
+	case format.EvContext:
+		return fmt.Sprintf("context %s _ %s %s", e.Left, e.Right, b)
+	case format.EvUnseenSpan:
+		return fmt.Sprintf("unseen span of length %d %s", e.Length, b)
+	}
+	return fmt.Sprintf("%s %s", e.Ev, b)
+}
+
+// builder collects CCM events into tables indexed by a Symbols.
+type builder struct {
+	sym     *Symbols
+	sum     bool // counts: shards add up
+	span    [2]map[int32]float64
+	context [2]map[int32]float64
+	unseen  [2]map[int]float64 // unseen span probability by length
+	unseenX [2]*float64
+}
+
+func newBuilder(sym *Symbols, sum bool) *builder {
+	b := &builder{sym: sym, sum: sum}
+	for i := range 2 {
+		b.span[i], b.context[i], b.unseen[i] = map[int32]float64{}, map[int32]float64{}, map[int]float64{}
+	}
+	return b
+}
+
+func (b *builder) kind() eventio.Kind {
+	return eventio.Kind{Families: []string{Family, Family2}, Add: b.add, Key: describe}
+}
+
+func (b *builder) add(e *format.Event) error {
+	br := bracketOf(e.Constituent)
+	set := func(m map[int32]float64, id int32) error {
+		if _, dup := m[id]; dup && !b.sum {
+			return fmt.Errorf("event given twice: %s", describe(e))
+		}
+		m[id] += e.Value
+		return nil
+	}
+	switch e.Ev {
+	case format.EvSpan:
+		var key []byte
+		for _, t := range e.Yield {
+			if t == Boundary {
+				return fmt.Errorf("the boundary tag %q inside a yield", Boundary)
+			}
+			id := b.sym.tag(t)
+			if int(id) >= maxTags {
+				return fmt.Errorf("more than %d distinct tags", maxTags-1)
+			}
+			key = append(key, byte(id), byte(id>>8))
+		}
+		return set(b.span[br], b.sym.yield(key))
+	case format.EvContext:
+		return set(b.context[br], b.sym.context(b.sym.tag(e.Left), b.sym.tag(e.Right)))
+	case format.EvUnseenSpan, format.EvUnseenContext:
+		if b.sum {
+			return fmt.Errorf("%q in counts: counts hold spans and contexts only", e.Ev)
+		}
+		if e.Ev == format.EvUnseenContext {
+			if b.unseenX[br] != nil {
+				return fmt.Errorf("event given twice: %s", describe(e))
+			}
+			v := e.Value
+			b.unseenX[br] = &v
+			return nil
+		}
+		if _, dup := b.unseen[br][e.Length]; dup {
+			return fmt.Errorf("event given twice: %s", describe(e))
+		}
+		b.unseen[br][e.Length] = e.Value
+		return nil
+	}
+	return fmt.Errorf("a %q event in a CCM model or counts (a DMV's?)", e.Ev)
+}
+
+// tables are the collected values, dense over the Symbols; every id must
+// have been given both bracket values.
+func (b *builder) tables() (span, context [2][]float64, err error) {
+	for br := range 2 {
+		span[br] = make([]float64, b.sym.NumYields())
+		for y := range span[br] {
+			v, ok := b.span[br][int32(y)]
+			if !ok {
+				return span, context, fmt.Errorf("yield [%s] has no %s event", strings.Join(b.sym.Yield(y), " "), map[bool]string{true: "constituent", false: "distituent"}[bracket[br]])
+			}
+			span[br][y] = v
+		}
+		context[br] = make([]float64, b.sym.NumContexts())
+		for x := range context[br] {
+			v, ok := b.context[br][int32(x)]
+			if !ok {
+				l, r := b.sym.Context(x)
+				return span, context, fmt.Errorf("context %s _ %s has no %s event", l, r, map[bool]string{true: "constituent", false: "distituent"}[bracket[br]])
+			}
+			context[br][x] = v
+		}
+	}
+	return span, context, nil
+}
+
+// ReadModel reads a CCM model file. Its yields and contexts are interned
+// in sym (a new Symbols when nil), so a second model (SDA's skew) can be
+// read onto the first one's ids; every yield and context of sym must be
+// in the file then.
+func ReadModel(path string, sym *Symbols) (*Model, error) {
+	if sym == nil {
+		sym = NewSymbols()
+	}
+	b := newBuilder(sym, false)
+	hdr, err := eventio.ReadModel(pipeline.Source{Names: []string{path}}, path, b.kind())
+	if err != nil {
+		return nil, err
+	}
+	if hdr.Unit != format.Prob {
+		return nil, fmt.Errorf("%s: a CCM model holds probabilities (\"p\"), not %q", path, string(hdr.Unit))
+	}
+	m, err := b.model(variantOf(hdr.Family))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func (b *builder) model(v Variant) (*Model, error) {
+	span, context, err := b.tables()
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Variant: v, Sym: b.sym, Span: span, Context: context}
+	for br := range 2 {
+		groups := len(b.unseen[br])
+		if v == Model1 && groups != 1 || groups == 0 {
+			return nil, fmt.Errorf("%d unseen_span events of each bracket value: %s has one per yield length from 0 (ccm: one, length 0)", groups, FamilyOf(v))
+		}
+		m.unseenSpan[br] = make([]float64, groups)
+		for g := range groups {
+			p, ok := b.unseen[br][g]
+			if !ok {
+				return nil, fmt.Errorf("no unseen_span of length %d", g)
+			}
+			m.unseenSpan[br][g] = p
+		}
+		if b.unseenX[br] == nil {
+			return nil, errors.New("no unseen_context event for each bracket value")
+		}
+		m.unseenContext[br] = *b.unseenX[br]
+	}
+	return m, nil
+}
+
+// Hash identifies a model by its content (family, symbols and every
+// probability's bits), as 16 hex digits (FNV-1a): count headers carry it.
+func (m *Model) Hash() string {
+	h := fnv.New64a()
+	h.Write([]byte(FamilyOf(m.Variant)))
+	var buf [8]byte
+	for _, e := range m.Events() {
+		h.Write([]byte(describe(&e)))
+		bits := math.Float64bits(e.Value)
+		for i := range buf {
+			buf[i] = byte(bits >> (8 * i))
+		}
+		h.Write(buf[:])
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// CountTable is count shards of one variant read and added.
+type CountTable struct {
+	Sym     *Symbols
+	Counts  *Counts
+	Variant Variant
+	Shards  eventio.Shards
+}
+
+// ReadCounts reads and adds CCM count shards (eventio.ReadCounts).
+func ReadCounts(src pipeline.Source) (*CountTable, error) {
+	b := newBuilder(NewSymbols(), true)
+	shards, err := eventio.ReadCounts(src, b.kind())
+	if err != nil {
+		return nil, err
+	}
+	span, context, err := b.tables()
+	if err == nil && shards.Stats == nil {
+		err = errors.New("no stats record")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	// A distituent count is occurrences − constituent count.
+	cnt := &Counts{SpanT: span[Constituent], ContextT: context[Constituent],
+		SpanN: make([]float64, len(span[0])), ContextN: make([]float64, len(context[0])),
+		Sentences: shards.Stats.Sentences, Tokens: shards.Stats.Tokens, LogLik: shards.Stats.Loglik}
+	for y := range cnt.SpanN {
+		cnt.SpanN[y] = span[Constituent][y] + span[Distituent][y]
+	}
+	for x := range cnt.ContextN {
+		cnt.ContextN[x] = context[Constituent][x] + context[Distituent][x]
+	}
+	for _, xs := range [][]float64{cnt.SpanN, cnt.ContextN} {
+		for _, v := range xs {
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: counts overflow: a total is %v, beyond floating point", pipeline.DescribeInputs(src.Names), v)
+			}
+		}
+	}
+	return &CountTable{Sym: b.sym, Counts: cnt, Variant: variantOf(shards.Family), Shards: shards}, nil
+}

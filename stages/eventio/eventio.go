@@ -1,0 +1,229 @@
+// Package eventio is the record plumbing every model family shares: a
+// model file is a header and exactly the events it announces; a count
+// stream is a sequence of shards, each a header, its events and one stats
+// record. The checks on that structure (a file cut off, a shard cut
+// short, given twice or of another model, counts where a model is due)
+// are written here once; a family only says which events it has.
+package eventio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Kind is what a family tells the readers: the names its headers carry
+// (the first is what it writes by default) and how to take one event.
+type Kind struct {
+	Families []string
+	// Add takes one event (never a header or stats record); its error is
+	// reported at the event's line.
+	Add func(e *format.Event) error
+	// Key describes an event, for "given twice".
+	Key func(e *format.Event) string
+}
+
+func (k Kind) checkFamily(h *format.Header) error {
+	for _, f := range k.Families {
+		if h.Family == f {
+			return nil
+		}
+	}
+	want := make([]string, len(k.Families))
+	for i, f := range k.Families {
+		want[i] = strconv.Quote(f)
+	}
+	return fmt.Errorf("a model or counts of family %q; this program reads %s", h.Family, strings.Join(want, " or "))
+}
+
+// ReadModel reads the model of src (one input), called path in errors:
+// its header, exactly the events the header announces. The family checks
+// the events' values as a whole afterwards.
+func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
+	var hdr *format.Header
+	n := 0
+	err := pipeline.EachRecord(src, func(e *format.Event, at *pipeline.Lines) error {
+		if err := e.Validate(); err != nil {
+			return pipeline.BadRecord(err)
+		}
+		switch {
+		case e.Ev == format.EvHeader && hdr != nil:
+			return pipeline.BadRecord(errors.New("a second header: one model per file"))
+		case e.Ev == format.EvHeader:
+			if err := k.checkFamily(e.Header); err != nil {
+				return pipeline.BadRecord(err)
+			}
+			if e.Header.Unit == format.Count {
+				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
+			}
+			hdr = e.Header
+			return nil
+		case hdr == nil:
+			return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
+		case e.Ev == format.EvStats:
+			return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
+		case e.Unit != hdr.Unit:
+			return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
+		}
+		if n++; n > hdr.Events {
+			return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
+		}
+		return badRecord(k.Add(e))
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case hdr == nil:
+		return nil, fmt.Errorf("%s: empty: no model", path)
+	case n < hdr.Events:
+		return nil, fmt.Errorf("%s: cut off: the header announces %d events, the file holds %d", path, hdr.Events, n)
+	}
+	return hdr, nil
+}
+
+// Shards is what ReadCounts learnt of the shards it added.
+type Shards struct {
+	Family string // of the first header
+	// The model hash their E-steps ran with, the order-free sum of their
+	// corpus hashes, and how many were added.
+	Model, Corpus string
+	Shards        int
+	Stats         *format.Stats // the stats records added
+}
+
+// ReadCounts reads count streams. A stream is a sequence of shards, each
+// its header, exactly the events the header announces and one stats
+// record; inputs are concatenated (a shard may not span two files).
+// Refused anywhere in the stream: counts before a header, a shard cut
+// short (fewer events, or no stats record, before the next header or the
+// end), a second stats record, shards of different models or families,
+// and a shard given twice (the same corpus hash). Every event goes to
+// k.Add, which adds.
+func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
+	var out Shards
+	seen := map[string]string{} // corpus hash → where its shard began
+	var corpus uint64           // sum of the shards' corpus hashes (order-free)
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		var hdr *format.Header // the open shard's, nil between shards
+		n, begun := 0, ""
+		var inShard map[string]int // events of the open shard → their line
+		before := out.Shards
+		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
+			if err := e.Validate(); err != nil {
+				return pipeline.BadRecord(err)
+			}
+			switch {
+			case e.Ev == format.EvHeader:
+				where := fmt.Sprintf("%s:%d", in.Name, at.Line())
+				if hdr != nil {
+					return pipeline.BadRecord(fmt.Errorf("the shard begun at %s is cut short: %d of its %d events and no stats record before this header", begun, n, hdr.Events))
+				}
+				h := e.Header
+				if err := k.checkFamily(h); err != nil {
+					return pipeline.BadRecord(err)
+				}
+				if h.Unit != format.Count {
+					return pipeline.BadRecord(fmt.Errorf("a model (%q), not counts: sumcounts and mstep take estep's counts; a model goes to decode -m or estep -m", string(h.Unit)))
+				}
+				if out.Family == "" {
+					out.Family = h.Family
+				} else if h.Family != out.Family {
+					return pipeline.BadRecord(fmt.Errorf("counts of different families mixed: this shard's %q, earlier shards' %q", h.Family, out.Family))
+				}
+				if out.Model == "" {
+					out.Model = h.Model
+				} else if h.Model != out.Model {
+					return pipeline.BadRecord(fmt.Errorf("counts of different models mixed: this shard's E-step ran model %s, earlier shards' %s", h.Model, out.Model))
+				}
+				if first, dup := seen[h.Corpus]; dup {
+					return pipeline.BadRecord(fmt.Errorf("a shard given twice: the same sentences (corpus %s) as the shard at %s", h.Corpus, first))
+				}
+				c, err := strconv.ParseUint(h.Corpus, 16, 64)
+				if err != nil {
+					return pipeline.BadRecord(fmt.Errorf("corpus hash %q is not 16 hex digits", h.Corpus))
+				}
+				seen[h.Corpus] = where
+				corpus += c
+				out.Shards++
+				hdr, n, begun = h, 0, where
+				inShard = map[string]int{}
+				return nil
+			case hdr == nil && e.Ev == format.EvStats:
+				return pipeline.BadRecord(errors.New("a stats record outside a shard: counted twice, or counts without a header"))
+			case hdr == nil:
+				return pipeline.BadRecord(fmt.Errorf(`counts begin with a header ({"ev":"header","family":%q,"unit":"n",...}); these do not (not estep's output, or from an older grind)`, k.Families[0]))
+			case e.Ev == format.EvStats:
+				if n < hdr.Events {
+					return pipeline.BadRecord(fmt.Errorf("the shard begun at %s is truncated: %d of its %d events before its stats record", begun, n, hdr.Events))
+				}
+				hdr = nil
+				if out.Stats == nil {
+					s := *e.Stats
+					out.Stats = &s
+				} else {
+					out.Stats.Sentences += e.Stats.Sentences
+					out.Stats.Tokens += e.Stats.Tokens
+					out.Stats.Loglik += e.Stats.Loglik
+				}
+				return nil
+			case e.Unit != format.Count:
+				return pipeline.BadRecord(fmt.Errorf("a count stream holds %q values; counts carry \"n\"", string(e.Unit)))
+			default:
+				if n++; n > hdr.Events {
+					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
+				}
+				// Shards add up; within one, an event is given once.
+				key := k.Key(e)
+				if first, dup := inShard[key]; dup {
+					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
+				}
+				inShard[key] = at.Line()
+			}
+			return badRecord(k.Add(e))
+		})
+		if err != nil {
+			return err
+		}
+		switch {
+		case out.Shards == before: // an E-step that died before writing
+			return fmt.Errorf("%s: no counts", in.Name)
+		case hdr != nil:
+			return fmt.Errorf("%s: the shard begun at %s is cut short: %d of its %d events and no stats record: truncated, or its E-step failed", in.Name, begun, n, hdr.Events)
+		}
+		return nil
+	})
+	out.Corpus = fmt.Sprintf("%016x", corpus)
+	return out, err
+}
+
+func badRecord(err error) error {
+	if err != nil {
+		return pipeline.BadRecord(err)
+	}
+	return nil
+}
+
+// Write writes a model or one count shard: hdr (its Events set to
+// len(evs)), the events, and the stats record when stats is not nil.
+// Callers check what they write first, so nothing invalid is written.
+func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.Stats) error {
+	hdr.Events = len(evs)
+	if err := pipeline.WriteRecord(w, format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
+		return err
+	}
+	for _, e := range evs {
+		if err := pipeline.WriteRecord(w, e); err != nil {
+			return err
+		}
+	}
+	if stats != nil {
+		return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: stats})
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package families
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/family"
+)
+
+// CCM is the constituent-context model (stages/ccm) of variant v: "ccm",
+// or Smith & Eisner's model 2, "ccm2". Its M-step smooths with Klein's
+// pseudo-counts (2 per constituent, 8 per distituent event), not with λ;
+// it decodes "pred_spans".
+func CCM(v ccm.Variant) family.Family {
+	return family.Sentences{Family: ccm.FamilyOf(v), ReadModel: readCCM, ReadCountShards: readCCMCounts}
+}
+
+func readCCM(path string, onto family.Model) (family.Model, error) {
+	var sym *ccm.Symbols
+	if onto != nil {
+		sym = onto.(ccmModel).m.Sym
+	}
+	m, err := ccm.ReadModel(path, sym)
+	if err != nil {
+		return nil, err
+	}
+	if onto != nil && m.Variant != onto.(ccmModel).m.Variant {
+		return nil, fmt.Errorf("%s: a %s model where a %s is due", path, ccm.FamilyOf(m.Variant), ccm.FamilyOf(onto.(ccmModel).m.Variant))
+	}
+	return ccmModel{m}, nil
+}
+
+type ccmModel struct{ m *ccm.Model }
+
+func (c ccmModel) Hash() string { return c.m.Hash() }
+
+func (c ccmModel) Corpus(sents []*format.Sentence) (family.Corpus, error) {
+	tags := make([][]string, len(sents))
+	for i, s := range sents {
+		tags[i] = s.Tags
+	}
+	cor, err := ccm.NewCorpus(tags, c.m.Sym)
+	if err != nil {
+		return nil, err
+	}
+	c.m.Grow() // once, before workers share the model
+	return cor, nil
+}
+
+func (c ccmModel) Reweighted(beta float64, skew family.Model) family.Model {
+	var s *ccm.Model
+	if skew != nil {
+		s = skew.(ccmModel).m
+	}
+	return ccmModel{c.m.Tempered(beta, s)}
+}
+
+func (c ccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
+	x := cor.(*ccm.Corpus)
+	return ccmShard{c.m.EStep(x, workers), x.Sym, c.m.Variant}
+}
+
+func (c ccmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) {
+	dec := ccm.Viterbi
+	if mbr {
+		dec = ccm.MBR
+	}
+	s.PredSpans, _ = c.m.Parse(cor.(*ccm.Corpus), k, dec)
+}
+
+type ccmShard struct {
+	cnt *ccm.Counts
+	sym *ccm.Symbols
+	v   ccm.Variant
+}
+
+func (s ccmShard) WriteShard(w io.Writer, model, corpus string) error {
+	return ccm.WriteCounts(w, s.cnt, s.sym, s.v, model, corpus)
+}
+
+func readCCMCounts(src pipeline.Source) (family.Counts, error) {
+	t, err := ccm.ReadCounts(src)
+	if err != nil {
+		return nil, err
+	}
+	return ccmCounts{t}, nil
+}
+
+type ccmCounts struct{ t *ccm.CountTable }
+
+func (c ccmCounts) Stats() format.Stats { return *c.t.Shards.Stats }
+func (c ccmCounts) Corpus() string      { return c.t.Shards.Corpus }
+func (c ccmCounts) Shards() int         { return c.t.Shards.Shards }
+
+func (c ccmCounts) WriteCounts(w io.Writer) error {
+	return ccm.WriteCounts(w, c.t.Counts, c.t.Sym, c.t.Variant, c.t.Shards.Model, c.t.Shards.Corpus)
+}
+
+func (c ccmCounts) WriteMStep(w io.Writer, lambda float64) error {
+	if lambda != 0 {
+		return fmt.Errorf("--lambda %v: the CCM smooths with Klein's pseudo-counts (2 and 8), not λ", lambda)
+	}
+	m, err := ccm.MStep(c.t.Counts, c.t.Sym, c.t.Variant, ccm.KleinSmoothing)
+	if err != nil {
+		return err
+	}
+	return ccm.WriteModel(w, m)
+}

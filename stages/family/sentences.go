@@ -1,0 +1,144 @@
+package family
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Model is a model in memory of a family whose E-step and decoder take
+// sentence records and know no variants but annealing's β and skew (the
+// CCM; the HMM next). Sentences turns such a family into a Family: the
+// stage plumbing around the model (reading, hashing, re-weighting,
+// workers, writing) is written there once.
+type Model interface {
+	// Hash identifies the model by its content, for count headers.
+	Hash() string
+	// Corpus interns the sentences in the model's symbols; what the model
+	// has not seen gets its unseen probabilities.
+	Corpus(sents []*format.Sentence) (Corpus, error)
+	// Reweighted is the model whose probabilities p are p^β·skew^(1−β)
+	// (skew nil: p^β), for deterministic annealing; not normalised.
+	Reweighted(beta float64, skew Model) Model
+	// EStep is the expected counts of c, and their log-likelihood, the
+	// same for any number of workers.
+	EStep(c Corpus, workers int) ModelCounts
+	// Decode writes the prediction of sentence k of c into s (Viterbi,
+	// or minimum Bayes risk with mbr). Safe for concurrent calls.
+	Decode(c Corpus, k int, mbr bool, s *format.Sentence)
+}
+
+// Corpus is a family's corpus, made by its Model.
+type Corpus any
+
+// ModelCounts are an E-step's counts before they are written.
+type ModelCounts interface {
+	// WriteShard writes them as one shard with the model and corpus
+	// hashes of its header, and their stats record.
+	WriteShard(w io.Writer, model, corpus string) error
+}
+
+// Sentences is a Family made of a model reader and a count reader.
+type Sentences struct {
+	Family string
+	// ReadModel reads a model file; with onto not nil, onto the symbols
+	// of onto (a skew model) and refusing a model of another family.
+	ReadModel func(path string, onto Model) (Model, error)
+	// ReadCountShards reads and adds count shards.
+	ReadCountShards func(src pipeline.Source) (Counts, error)
+}
+
+func (f Sentences) Name() string { return f.Family }
+
+func (f Sentences) ReadCounts(src pipeline.Source) (Counts, error) { return f.ReadCountShards(src) }
+
+// EStep reads the model and the sentences and writes one count shard.
+// Of the re-weightings --beta and --skew apply; the stats record's loglik
+// is then the re-weighted model's.
+func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) error {
+	r := dmv.Plain()
+	if opts.Reweight != nil {
+		r = *opts.Reweight
+	}
+	switch {
+	case opts.Hard || opts.Gold:
+		return fmt.Errorf("--hard and --gold are the DMV's: a %s E-step counts posteriors", f.Family)
+	case r.Delta != 0 || r.Segmented:
+		return fmt.Errorf("--delta and --seg-beta are the DMV's: of the re-weightings a %s model takes --beta and --skew", f.Family)
+	case !(r.Beta > 0 && r.Beta <= 1):
+		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
+	}
+	m, err := f.ReadModel(opts.Model, nil)
+	if err != nil {
+		return err
+	}
+	hash := m.Hash()
+	sents, c, err := f.corpus(src, m)
+	if err != nil {
+		return err
+	}
+	e := m
+	if r.Beta != 1 || opts.Skew != "" {
+		var skew Model
+		skewHash := ""
+		if opts.Skew != "" {
+			if skew, err = f.ReadModel(opts.Skew, m); err != nil {
+				return err
+			}
+			skewHash = skew.Hash()
+		}
+		e = m.Reweighted(r.Beta, skew)
+		// Shards of different re-weightings do not mix.
+		hash = dmv.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
+	}
+	return e.EStep(c, opts.Workers).WriteShard(w, hash, dmv.CorpusHash(sents))
+}
+
+func (f Sentences) corpus(src pipeline.Source, m Model) ([]*format.Sentence, Corpus, error) {
+	sents, err := pipeline.ReadSentences(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(sents) == 0 {
+		return nil, nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	c, err := m.Corpus(sents)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	return sents, c, nil
+}
+
+// Decode writes each sentence of src with the model's prediction, in
+// input order; the input is read whole.
+func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) (DecodeReport, error) {
+	var rep DecodeReport
+	if opts.Model == "" {
+		return rep, errors.New("a model is needed (-m MODEL)")
+	}
+	m, err := f.ReadModel(opts.Model, nil)
+	if err != nil {
+		return rep, err
+	}
+	sents, c, err := f.corpus(src, m)
+	if err != nil {
+		return rep, err
+	}
+	const per = 64
+	pipeline.ForEachChunk((len(sents)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
+		for i := k * per; i < min(len(sents), (k+1)*per); i++ {
+			m.Decode(c, i, opts.MBR, sents[i])
+		}
+	})
+	for _, s := range sents {
+		if err := pipeline.WriteRecord(w, s); err != nil {
+			return rep, err
+		}
+	}
+	rep.Sentences = len(sents)
+	return rep, nil
+}

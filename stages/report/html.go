@@ -1,0 +1,213 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"regexp"
+
+	"github.com/grind-nlp/grind/stages/plotcurve"
+	"github.com/grind-nlp/grind/stages/score"
+)
+
+// Options control Write.
+type Options struct {
+	Title string // the page's heading; "" for "Training report"
+	Top   int    // rows of the tag and tag-pair tables; 0 for DefaultTop
+	Trees int    // sentences drawn; 0 for DefaultTrees, negative for none
+}
+
+// Defaults of Options.
+const (
+	DefaultTop   = 20
+	DefaultTrees = 3
+)
+
+//go:embed page.html
+var pageSource string
+
+var page = template.Must(template.New("page").Parse(pageSource))
+
+// cells are one run's figures of a row, as text: directed and undirected
+// accuracy root counted, directed F1 root excluded. A group has no
+// undirected root-excluded score: a reversed arc matches the gold arc of
+// another token, which may sit in another group.
+type cells [3]string
+
+type tableRow struct {
+	Key    string
+	Tokens int
+	Runs   []cells
+}
+
+type table struct {
+	Title, Note string
+	Rows        []tableRow
+	Hidden      int // rows left out after the top ones
+}
+
+type runView struct {
+	Name, Log, Parsed    string
+	Sentences, Tokens    int
+	Iterations           int
+	Objective            string
+	Counted              score.Counted
+	Excluded             score.Excluded
+	DirPct, UndirPct     string
+	DirF1Pct, UndirF1Pct string
+}
+
+type signView struct {
+	Name               string
+	Wins, Losses, Ties int
+	P                  string
+}
+
+type treeView struct {
+	ID, Run string
+	Correct string
+	SVG     template.HTML
+}
+
+type pageData struct {
+	Title  string
+	Runs   []runView
+	Curves template.HTML
+	Signs  []signView
+	First  string
+	Tables []table
+	Trees  []treeView
+}
+
+// Write renders the report of runs, the first being the baseline of the
+// sign tests, as one HTML page with no outside references.
+func Write(w io.Writer, runs []*Run, opts Options) error {
+	if len(runs) == 0 {
+		return errors.New("no runs to report")
+	}
+	for _, r := range runs[1:] {
+		if err := sameCorpus(runs[0], r); err != nil {
+			return err
+		}
+	}
+	if opts.Title == "" {
+		opts.Title = "Training report"
+	}
+	if opts.Top <= 0 {
+		opts.Top = DefaultTop
+	}
+	if opts.Trees == 0 {
+		opts.Trees = DefaultTrees
+	}
+	d := pageData{Title: opts.Title, First: runs[0].Name}
+	tables := make([]Tables, len(runs))
+	var series []*plotcurve.Series
+	for i, r := range runs {
+		tables[i] = Breakdown(r.Sentences)
+		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
+			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded()}
+		v.DirPct, v.UndirPct = pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy)
+		v.DirF1Pct, v.UndirF1Pct = pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1)
+		if r.Log != nil {
+			v.Log = r.Log.File
+			v.Iterations = len(r.Log.Iterations)
+			v.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
+			// A log with nothing drawable (every objective infinite, no
+			// accuracy) keeps its row but has no curve.
+			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
+				series = append(series, r.Log)
+			}
+		}
+		d.Runs = append(d.Runs, v)
+		if i > 0 {
+			t := Sign(runs[0], r)
+			d.Signs = append(d.Signs, signView{r.Name, t.Wins, t.Losses, t.Ties, fmt.Sprintf("%.3g", t.P)})
+		}
+	}
+	if len(series) > 0 {
+		svg, err := curves(series)
+		if err != nil {
+			return err
+		}
+		d.Curves = svg
+	}
+	pick := func(f func(Tables) []Row) [][]Row {
+		out := make([][]Row, len(tables))
+		for i, t := range tables {
+			out[i] = f(t)
+		}
+		return out
+	}
+	d.Tables = []table{
+		makeTable("By gold tag of the dependent", "", pick(func(t Tables) []Row { return t.ByTag }), opts.Top),
+		makeTable("By gold tag pair, head → dependent", "ROOT rows are the tokens gold attaches to the root: root excluded leaves them out.", pick(func(t Tables) []Row { return t.ByPair }), opts.Top),
+		makeTable("By gold arc length |head − dependent|", "", pick(func(t Tables) []Row { return t.ByLength }), 0),
+	}
+	if opts.Trees > 0 {
+		for _, k := range pickTrees(runs, opts.Trees) {
+			for _, r := range runs {
+				s := r.Sentences[k]
+				id := s.ID
+				if id == "" {
+					id = fmt.Sprintf("sentence %d", k+1)
+				}
+				d.Trees = append(d.Trees, treeView{ID: id, Run: r.Name,
+					Correct: fmt.Sprintf("%d of %d", correct(s.Heads, s.Pred), s.Len()), SVG: template.HTML(ArcDiagram(s))})
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, d); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// makeTable lines up the runs' rows, which share their keys since the runs
+// share their gold trees. top > 0 keeps that many rows.
+func makeTable(title, note string, rows [][]Row, top int) table {
+	t := table{Title: title, Note: note}
+	for j, row := range rows[0] {
+		if top > 0 && j == top {
+			t.Hidden = len(rows[0]) - top
+			break
+		}
+		tr := tableRow{Key: row.Key, Tokens: row.Tally.Tokens}
+		for _, run := range rows {
+			tr.Runs = append(tr.Runs, rowCells(run[j].Tally))
+		}
+		t.Rows = append(t.Rows, tr)
+	}
+	return t
+}
+
+func rowCells(t score.Tally) cells {
+	c, e := t.Counted(), t.Excluded()
+	var out cells
+	out[0], out[1] = pct(c.Directed.Accuracy), pct(c.Undirected.Accuracy)
+	out[2] = "–"
+	if t.GoldArcs > 0 { // a group of root tokens has nothing to score without the root
+		out[2] = pct(e.Directed.F1)
+	}
+	return out
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
+
+// xmlProlog is the declaration gonum puts before an SVG document, which
+// has no place inside HTML.
+var xmlProlog = regexp.MustCompile(`^\s*<\?xml[^>]*\?>\s*`)
+
+// curves draws the runs' learning curves with plotcurve, as inline SVG.
+func curves(series []*plotcurve.Series) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := plotcurve.Render(&buf, series, plotcurve.Options{Format: "svg"}); err != nil {
+		return "", fmt.Errorf("learning curves: %w", err)
+	}
+	// gonum escapes the text it draws (run names among it).
+	return template.HTML(xmlProlog.ReplaceAll(buf.Bytes(), nil)), nil
+}
