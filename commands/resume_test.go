@@ -119,3 +119,61 @@ func withoutSeconds(t *testing.T, dir string) []string {
 	}
 	return lines
 }
+
+// --resume refuses a run directory made by another program, from other
+// inputs or with other flags, before the run; flags that do not change
+// the model (--workers, --quiet, -o) may differ. --run-dir refuses a
+// folder that already holds a run, and stdin.
+func TestResumeRefusesAnotherRun(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 50)
+	other := writeTemp(t, dir, "other.jsonl", []byte(`{"tags":["A","B"]}`+"\n"))
+	rd := filepath.Join(dir, "run")
+	base := []string{"--lambda", "0.1", "--max-iter", "3", "-q"}
+	want := run(t, nil, append(append([]string{"train-em"}, base...), "--run-dir", rd, corpus)...)
+	for _, tc := range []struct {
+		args []string
+		err  string // "" for a run that must succeed
+	}{
+		{append([]string{"train-em", "--workers", "1", "-o", filepath.Join(dir, "m.jsonl")}, base...), ""},
+		{[]string{"train-em", "--lambda", "0.2", "--max-iter", "3"}, "flags differ from the run's"},
+		{append([]string{"train-em", "--hard"}, base...), "--hard true (the run had false)"},
+		{append([]string{"train-da"}, base...), "is a run of train-em, not train-da"},
+	} {
+		var out, errs bytes.Buffer
+		args := append(append([]string{}, tc.args...), "--resume", rd, corpus)
+		code := Run(args[0], args, nil, &out, &errs)
+		switch {
+		case tc.err == "" && code != 0:
+			t.Errorf("%v: exit %d: %s", args, code, errs.String())
+		case tc.err == "" && !bytes.Equal(readFile(t, filepath.Join(dir, "m.jsonl")), want):
+			t.Errorf("%v: a different model", args)
+		case tc.err != "" && (code != ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err))):
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", args, code, errs.String(), ExitUsage, tc.err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"train-em", "--resume", rd, other}, "the inputs differ from the run's"},
+		{[]string{"train-em", "--run-dir", rd, corpus}, "already holds a run; continue it with --resume"},
+		{[]string{"train-em", "--run-dir", filepath.Join(dir, "new")}, "stdin cannot be read again"},
+		{[]string{"train-em", "--run-dir", rd, "--resume", rd, corpus}, "a run either starts or resumes"},
+		{[]string{"train-em", "--log", filepath.Join(dir, "l"), "--run-dir", filepath.Join(dir, "new"), corpus}, "the run directory has its log"},
+	} {
+		var out, errs bytes.Buffer
+		if code := Run(tc.args[0], tc.args, bytes.NewReader(nil), &out, &errs); code != ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err)) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errs.String(), ExitUsage, tc.err)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
