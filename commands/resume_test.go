@@ -100,7 +100,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 }
 
 // withoutSeconds is the iteration log of a run directory, line by line,
-// without the wall-clock seconds that differ between runs.
+// without the wall-clock seconds that differ between runs (and which must
+// never go back).
 func withoutSeconds(t *testing.T, dir string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, train.RunLog))
@@ -108,10 +109,17 @@ func withoutSeconds(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	var lines []string
+	last := 0.0
 	for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
 		var rec map[string]any
 		if err := json.Unmarshal(l, &rec); err != nil {
 			t.Fatalf("%s: %v", l, err)
+		}
+		// A resumed log's clock goes on from where the killed run's stopped.
+		if sec, _ := rec["seconds"].(float64); sec < last {
+			t.Errorf("%s: seconds go back from %g to %g", dir, last, sec)
+		} else {
+			last = sec
 		}
 		delete(rec, "seconds")
 		out, _ := json.Marshal(rec)

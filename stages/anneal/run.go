@@ -112,6 +112,7 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 			MaxIter: maxIter,
 			Tol:     tol,
 			Observe: s.Observe,
+			Start:   s.Origin(),
 		},
 		Stages:  stages,
 		Anneals: p,

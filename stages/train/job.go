@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -53,6 +54,7 @@ type Session struct {
 	log     *os.File
 	iters   int
 	resumed *Checkpoint // the checkpoint a resumed run continues from
+	elapsed float64     // seconds the resumed run's log had reached
 }
 
 // Open reads the corpus of src and opens the log.
@@ -106,7 +108,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 			done = s.resumed.Done()
 			s.iters = done
 		}
-		if s.log, err = openRunLog(job.RunDir, job.Resume, done); err != nil {
+		if s.log, s.elapsed, err = openRunLog(job.RunDir, job.Resume, done); err != nil {
 			return nil, err
 		}
 	case job.LogPath != "":
@@ -199,6 +201,13 @@ func (s *Session) Write(w io.Writer, model *dmv.Params) error {
 	return dmv.WriteTable(w, s.Corpus.Tags, model, s.unit(), nil)
 }
 
+// Origin is where the log's seconds count from: now, or for a resumed
+// run as many seconds ago as its log had reached (the time it was down
+// not counted).
+func (s *Session) Origin() time.Time {
+	return time.Now().Add(-time.Duration(s.elapsed * float64(time.Second)))
+}
+
 // Resumed is the checkpoint a resumed run continues from (nil: from the
 // start).
 func (s *Session) Resumed() *Checkpoint { return s.resumed }
@@ -261,6 +270,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		Tol:     opts.Tol,
 		Observe: s.Observe,
 		Resume:  s.Resumed(),
+		Start:   s.Origin(),
 	}
 	if job.RunDir != "" {
 		em.Checkpoint = s.Checkpoint

@@ -87,15 +87,17 @@ func ReadCheckpoint(dir string, tags int) (*Checkpoint, error) {
 
 // openRunLog opens the iteration log of a run directory. On resume it
 // keeps the complete lines of the iterations the checkpoint holds (a kill
-// after a line and before its checkpoint leaves one more) and appends.
-func openRunLog(dir string, resume bool, done int) (*os.File, error) {
+// after a line and before its checkpoint leaves one more) and appends;
+// seconds is the last kept line's, where the resumed log's clock goes on.
+func openRunLog(dir string, resume bool, done int) (f *os.File, seconds float64, err error) {
 	path := filepath.Join(dir, RunLog)
 	if !resume {
-		return os.Create(path)
+		f, err = os.Create(path)
+		return f, 0, err
 	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, 0, err
 	}
 	var kept bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(old))
@@ -107,12 +109,14 @@ func openRunLog(dir string, resume bool, done int) (*os.File, error) {
 		}
 		kept.Write(sc.Bytes())
 		kept.WriteByte('\n')
+		seconds = it.Seconds
 	}
 	if err := pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
 		_, err := o.Write(kept.Bytes())
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	return f, seconds, err
 }

@@ -62,6 +62,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers,
 		Observe: s.Observe,
 		Resume:  s.Resumed(),
+		Start:   s.Origin(),
 	}
 	if job.RunDir != "" {
 		t.Checkpoint = s.Checkpoint
