@@ -77,7 +77,14 @@ Examples:
    train-em wsj10.jsonl > model.jsonl                  # from the km start
    train-em --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
    train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
-   train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
+   train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
+   train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
+   train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
+
+--run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
+(as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
+continues a killed run given the same flags and inputs (--workers, --quiet, -o,
+--save-every and --save-dir may differ).`,
 		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
