@@ -50,6 +50,12 @@ type Annealer struct {
 	Anneals Parameter
 	// AfterStage, when not nil, sees each stage's outcome (1-based k).
 	AfterStage func(k int, r dmv.Reweighting, res *train.Result) error
+	// Resume, when not nil, continues a run from its checkpoint: the
+	// stage under way and the iterations done in it.
+	Resume *train.Checkpoint
+	// Checkpoint, when not nil, hears the state after every iteration a
+	// stage goes on from and at every stage boundary.
+	Checkpoint func(c train.Checkpoint) error
 }
 
 // Run trains from start through every stage and returns the last stage's
@@ -62,14 +68,34 @@ func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
 	if origin.IsZero() {
 		origin = time.Now()
 	}
-	model, iters := start, 0
+	model, iters, first := start, 0, 0
+	if r := a.Resume; r != nil {
+		if r.Stage > len(a.Stages) {
+			return nil, fmt.Errorf("the checkpoint is at stage %d of a schedule of %d", r.Stage, len(a.Stages))
+		}
+		model, iters, first = r.Model, r.Before, r.Stage-1
+	}
 	var res *train.Result
 	for k, r := range a.Stages {
+		if k < first {
+			continue
+		}
 		if err := r.Check(); err != nil {
 			return nil, fmt.Errorf("stage %d: %w", k+1, err)
 		}
 		em := a.EM
 		em.Start, em.FirstIter = origin, a.EM.FirstIter+iters
+		em.Resume, em.Checkpoint = nil, nil
+		if k == first && a.Resume != nil && a.Resume.StageIters > 0 {
+			em.Resume = a.Resume
+		}
+		if a.Checkpoint != nil {
+			before := iters
+			em.Checkpoint = func(c train.Checkpoint) error {
+				c.Stage, c.Before = k+1, before
+				return a.Checkpoint(c)
+			}
+		}
 		em.Weights, em.EStep = r.Weights, r.EStep(a.EM.EStep)
 		em.Objective = tempered(r.Beta)
 		stage, observe := k+1, a.EM.Observe
@@ -89,6 +115,11 @@ func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
 		model = res.Model
 		if a.AfterStage != nil {
 			if err := a.AfterStage(stage, r, res); err != nil {
+				return nil, err
+			}
+		}
+		if a.Checkpoint != nil && k+1 < len(a.Stages) {
+			if err := a.Checkpoint(train.Checkpoint{Stage: k + 2, Before: iters, Model: model}); err != nil {
 				return nil, err
 			}
 		}
