@@ -38,6 +38,10 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 			return train.Job{}, err
 		}
 	}
+	dir, resume, err := runDir(c)
+	if err != nil {
+		return train.Job{}, err
+	}
 	logPath, err := reserveLog(c)
 	if err != nil {
 		return train.Job{}, err
@@ -47,6 +51,7 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: progress(c, total), Evaluate: attachmentAccuracy,
+		RunDir: dir, Resume: resume,
 	}, nil
 }
 
@@ -72,8 +77,15 @@ Examples:
    train-em wsj10.jsonl > model.jsonl                  # from the km start
    train-em --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
    train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
-   train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl`,
-		Flags: append(trainFlags(dmv.DefaultInit),
+   train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
+   train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
+   train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
+
+--run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
+(as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
+continues a killed run given the same flags and inputs (--workers, --quiet, -o,
+--save-every and --save-dir may differ).`,
+		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},

@@ -3,14 +3,19 @@ package commands
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime"
 	"slices"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/hmmce"
+	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
 func init() { register("train-hmm", trainHMMApp) }
@@ -18,7 +23,7 @@ func init() { register("train-hmm", trainHMMApp) }
 func trainHMMApp() *cli.App {
 	return &cli.App{
 		Usage:     "induce part-of-speech tags with an HMM: the tagged corpus, and with --save-model the model",
-		UsageText: "train-hmm [--states K] [--estimator em|map|da|sda|vb|gibbs] [options] [FILE...]",
+		UsageText: "train-hmm [--states K] [--estimator em|map|da|sda|vb|gibbs|ce] [options] [FILE...]",
 		Description: `Trains a bitag (or --trigram) HMM on the words of the sentences and writes
 the same sentences with the induced states in "tags" ("s0" … "s(K−1)", or the
 gold tags with --dict) and the reference tags in "gold_tags", ready for
@@ -36,6 +41,10 @@ every E-step is forward–backward, deterministic for any --workers):
   gibbs  collapsed pointwise Gibbs sampling (bitag), --iter sweeps,
          temperature from --temp0 down to 1, decoded from the last
          --samples sweeps
+  ce     contrastive estimation of a log-linear bitag HMM over the word
+         neighbourhood --nbhd (trans1, del1ortrans1, length), optional
+         --spelling features and a Gaussian prior (--sigma2); L-BFGS for
+         --max-iter iterations from weights U[0, --noise); Viterbi decoding
 Decoding is each token's most probable state, or --viterbi.
 
 Examples:
@@ -45,7 +54,10 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
-			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em, map, da, sda, vb or gibbs"},
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em, map, da, sda, vb, gibbs or ce"},
+			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "ce: the word neighbourhood `KIND`, trans1, del1ortrans1 or length"},
+			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
+			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs)"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below `T` (0: run every iteration)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
@@ -61,7 +73,7 @@ Examples:
 			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
-			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs)"},
+			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -75,8 +87,9 @@ Examples:
 			if c.Bool("trigram") {
 				o.Order = 2
 			}
-			if !slices.Contains(hmm.Estimators, o.Estimator) {
-				return usagef("--estimator must be em, map, da, sda, vb or gibbs, not %q", o.Estimator)
+			ce := o.Estimator == "ce"
+			if !slices.Contains(hmm.Estimators, o.Estimator) && !ce {
+				return usagef("--estimator must be em, map, da, sda, vb, gibbs or ce, not %q", o.Estimator)
 			}
 			if o.Estimator == hmm.MAP && !c.IsSet("lambda") {
 				o.Lambda = 1
@@ -92,10 +105,16 @@ Examples:
 				return usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
-			case o.Estimator == hmm.Gibbs && c.String("save-model") != "":
-				return usagef("--save-model: gibbs keeps samples, not a model (train with em, map, da, sda or vb)")
+			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":
+				return usagef("--save-model: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
 			case c.Int("dict") < 0:
 				return usagef("--dict must be 0 (none) or a minimum count ≥ 1")
+			case ce && o.Order != 1:
+				return usagef("--estimator ce is for the bitag HMM (drop --trigram)")
+			case ce && !(c.Float64("sigma2") > 0):
+				return usagef("--sigma2 must be > 0 (inf: no prior)")
+			case ce && c.String("nbhd") != nbhd.Trans1 && c.String("nbhd") != nbhd.Del1OrTrans1 && c.String("nbhd") != nbhd.Length:
+				return usagef("--nbhd must be trans1, del1ortrans1 or length, not %q", c.String("nbhd"))
 			}
 			src := source(c)
 			sents, err := pipeline.ReadSentences(src)
@@ -128,7 +147,12 @@ Examples:
 					logErr = pipeline.WriteRecord(logw, it)
 				}
 			}
-			res, err := hmm.Train(corpus, o)
+			var res *hmm.Result
+			if ce {
+				res, err = trainHMMCE(c, corpus, o)
+			} else {
+				res, err = hmm.Train(corpus, o)
+			}
 			prog.Done()
 			if err != nil {
 				return err
@@ -147,4 +171,51 @@ Examples:
 			})
 		},
 	}
+}
+
+// trainHMMCE trains the log-linear HMM by contrastive estimation and tags
+// the corpus by Viterbi, reporting each L-BFGS iteration as o.Progress.
+func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options) (*hmm.Result, error) {
+	m := &hmmce.Model{K: o.States, V: len(corpus.Words), Workers: o.Workers}
+	if m.Workers <= 0 {
+		m.Workers = runtime.GOMAXPROCS(0)
+	}
+	states := hmm.StateNames(o.States)
+	if o.Dict != nil {
+		m.K, states, m.Allowed = len(o.Dict.Tags), o.Dict.Tags, o.Dict.Allowed
+	}
+	if c.Bool("spelling") {
+		m.Spell, m.F = hmmce.SpellingFeatures(corpus.Words)
+	}
+	sents := make([][]int, len(corpus.Sents))
+	for i, s := range corpus.Sents {
+		sents[i] = make([]int, len(s))
+		for j, w := range s {
+			sents[i][j] = int(w)
+		}
+	}
+	start := time.Now()
+	var prev float64
+	r, err := hmmce.Train(m, sents, hmmce.Options{
+		Kind: c.String("nbhd"), Sigma2: c.Float64("sigma2"), MaxIter: o.Iterations, Tol: o.Tol,
+		Seed: o.Seed, Noise: o.Noise,
+		Observe: func(iter int, obj float64) {
+			it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj),
+				CrossEntropy: format.Real(-obj / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
+			if iter > 0 {
+				ch := format.Real(math.Abs(obj-prev) / math.Abs(prev))
+				it.Change = &ch
+			}
+			prev = obj
+			o.Progress(it)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &hmm.Result{States: states, Tags: make([][]int, len(sents))}
+	for i, x := range sents {
+		res.Tags[i] = m.Viterbi(r.Theta, x)
+	}
+	return res, nil
 }

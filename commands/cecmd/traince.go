@@ -58,7 +58,7 @@ Examples:
    train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
    train-ce --delta0 -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
    decode -m ce.jsonl test10.jsonl | score`,
-		Flags: append(commands.TrainFlags(dmv.DefaultInit),
+		Flags: append(append(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags()...),
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},

@@ -14,12 +14,12 @@ package anneal
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -50,6 +50,12 @@ type Annealer struct {
 	Anneals Parameter
 	// AfterStage, when not nil, sees each stage's outcome (1-based k).
 	AfterStage func(k int, r dmv.Reweighting, res *train.Result) error
+	// Resume, when not nil, continues a run from its checkpoint: the
+	// stage under way and the iterations done in it.
+	Resume *train.Checkpoint
+	// Checkpoint, when not nil, hears the state after every iteration a
+	// stage goes on from and at every stage boundary.
+	Checkpoint func(c train.Checkpoint) error
 }
 
 // Run trains from start through every stage and returns the last stage's
@@ -62,14 +68,34 @@ func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
 	if origin.IsZero() {
 		origin = time.Now()
 	}
-	model, iters := start, 0
+	model, iters, first := start, 0, 0
+	if r := a.Resume; r != nil {
+		if r.Stage > len(a.Stages) {
+			return nil, fmt.Errorf("the checkpoint is at stage %d of a schedule of %d", r.Stage, len(a.Stages))
+		}
+		model, iters, first = r.Model, r.Before, r.Stage-1
+	}
 	var res *train.Result
 	for k, r := range a.Stages {
+		if k < first {
+			continue
+		}
 		if err := r.Check(); err != nil {
 			return nil, fmt.Errorf("stage %d: %w", k+1, err)
 		}
 		em := a.EM
 		em.Start, em.FirstIter = origin, a.EM.FirstIter+iters
+		em.Resume, em.Checkpoint = nil, nil
+		if k == first && a.Resume != nil && a.Resume.StageIters > 0 {
+			em.Resume = a.Resume
+		}
+		if a.Checkpoint != nil {
+			before := iters
+			em.Checkpoint = func(c train.Checkpoint) error {
+				c.Stage, c.Before = k+1, before
+				return a.Checkpoint(c)
+			}
+		}
 		em.Weights, em.EStep = r.Weights, r.EStep(a.EM.EStep)
 		em.Objective = tempered(r.Beta)
 		stage, observe := k+1, a.EM.Observe
@@ -89,6 +115,11 @@ func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
 		model = res.Model
 		if a.AfterStage != nil {
 			if err := a.AfterStage(stage, r, res); err != nil {
+				return nil, err
+			}
+		}
+		if a.Checkpoint != nil && k+1 < len(a.Stages) {
+			if err := a.Checkpoint(train.Checkpoint{Stage: k + 2, Before: iters, Model: model}); err != nil {
 				return nil, err
 			}
 		}
@@ -141,67 +172,12 @@ func (p Parameter) Format(v float64) string {
 	return fmt.Sprintf("%+.3f", v)
 }
 
-// DASchedule is the β of every DA stage: β₀, then β ← min(1, γβ) until
-// the last stage, which runs at β = 1 exactly.
-func DASchedule(beta0, gamma float64) ([]float64, error) {
-	switch {
-	case !(beta0 > 0 && beta0 <= 1):
-		return nil, fmt.Errorf("β₀ must be in (0, 1], not %v", beta0)
-	case !(gamma > 1) || math.IsInf(gamma, 1):
-		return nil, fmt.Errorf("γ must be a number > 1, not %v", gamma)
-	}
-	var betas []float64
-	for beta := beta0; ; beta = math.Min(1, gamma*beta) {
-		betas = append(betas, beta)
-		if beta == 1 {
-			return betas, nil
-		}
-		if len(betas) > maxStages {
-			return nil, fmt.Errorf("β₀ = %v and γ = %v make more than %d stages", beta0, gamma, maxStages)
-		}
-	}
-}
+// DASchedule is schedule.DA: β₀, then β ← min(1, γβ), the last stage at
+// β = 1 exactly.
+func DASchedule(beta0, gamma float64) ([]float64, error) { return schedule.DA(beta0, gamma) }
 
-// maxStages bounds a schedule, against typing mistakes such as a step of
-// 1e-9.
-const maxStages = 10000
-
-// LinearSchedule is the value of every structural-annealing epoch: start,
-// start + step, ... up to final, which is always the last epoch (even
-// when final − start is not a multiple of step). Values are rounded to
-// 1e-9 so that −0.6 + 6·0.1 is 0, not 1.1e-16.
+// LinearSchedule is schedule.Linear: start, start + step, … up to final,
+// always the last epoch.
 func LinearSchedule(start, step, final float64) ([]float64, error) {
-	for _, v := range []float64{start, step, final} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("schedule values must be finite numbers, not %v", v)
-		}
-	}
-	if start == final {
-		return []float64{start}, nil
-	}
-	if step == 0 || (final-start)/step < 0 {
-		return nil, fmt.Errorf("a step of %v never goes from %v to %v", step, start, final)
-	}
-	steps := math.Floor((final-start)/step + 1e-9)
-	if steps > maxStages {
-		return nil, fmt.Errorf("a step of %v from %v to %v makes more than %d epochs", step, start, final, maxStages)
-	}
-	var values []float64
-	for k := 0; k <= int(steps); k++ {
-		values = append(values, round9(start+float64(k)*step))
-	}
-	if last := len(values) - 1; math.Abs(values[last]-final) > 1e-9 {
-		values = append(values, final)
-	} else {
-		values[last] = final
-	}
-	return values, nil
-}
-
-func round9(v float64) float64 {
-	v = math.Round(v*1e9) / 1e9
-	if v == 0 {
-		return 0 // not −0, which would print as "-0.000"
-	}
-	return v
+	return schedule.Linear(start, step, final)
 }

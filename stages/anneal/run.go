@@ -104,7 +104,7 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 }
 
 func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda float64, maxIter int, tol float64) *Annealer {
-	return &Annealer{
+	a := &Annealer{
 		EM: train.EM{
 			Corpus:  s.Corpus,
 			EStep:   dmv.EStepOptions{Workers: s.Job.Workers},
@@ -112,10 +112,16 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 			MaxIter: maxIter,
 			Tol:     tol,
 			Observe: s.Observe,
+			Start:   s.Origin(),
 		},
 		Stages:  stages,
 		Anneals: p,
+		Resume:  s.Resumed(),
 	}
+	if s.Job.RunDir != "" {
+		a.Checkpoint = s.Checkpoint
+	}
+	return a
 }
 
 // stageReport notes each stage's outcome on stderr and saves its model in

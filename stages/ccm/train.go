@@ -3,6 +3,8 @@ package ccm
 import (
 	"fmt"
 	"math"
+
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 // Start names the bracket posterior that the first M-step reads (Klein
@@ -124,19 +126,7 @@ func ParseEstimator(s string) (Estimator, error) {
 
 // Schedule is the annealing schedule β0, γ·β0, γ²·β0, …, ending at 1
 // exactly.
-func Schedule(beta0, gamma float64) ([]float64, error) {
-	if !(beta0 > 0 && beta0 <= 1) {
-		return nil, fmt.Errorf("β0 must be in (0, 1], not %g", beta0)
-	}
-	if !(gamma > 1) {
-		return nil, fmt.Errorf("γ must be > 1, not %g", gamma)
-	}
-	var betas []float64
-	for b := beta0; b < 1; b *= gamma {
-		betas = append(betas, b)
-	}
-	return append(betas, 1), nil
-}
+func Schedule(beta0, gamma float64) ([]float64, error) { return schedule.DA(beta0, gamma) }
 
 // Tempered is the model whose tables are m's raised to β, times skew's
 // raised to 1 − β when skew is not nil (both on the same Symbols): the

@@ -49,6 +49,13 @@ type EM struct {
 	Start time.Time
 	// FirstIter numbers the first iteration (for logs across stages).
 	FirstIter int
+	// Resume, when not nil, continues a run after its StageIters
+	// iterations, from its Model and Prev (its Stage and Before are the
+	// annealers'); the rest of the run equals the uninterrupted one.
+	Resume *Checkpoint
+	// Checkpoint, when not nil, hears the state after every iteration the
+	// loop goes on from (Stage 1, Before 0: the annealers fill them in).
+	Checkpoint func(c Checkpoint) error
 }
 
 // Result is the outcome of a run.
@@ -89,7 +96,11 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 	model := start
 	res := &Result{}
 	prev := math.NaN()
-	for iter := 1; iter <= maxIter; iter++ {
+	first := 1
+	if r := em.Resume; r != nil {
+		first, model, prev = r.StageIters+1, r.Model, r.Prev
+	}
+	for iter := first; iter <= maxIter; iter++ {
 		w := model
 		if em.Weights != nil {
 			w = em.Weights(model)
@@ -133,6 +144,11 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 			return nil, fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", iter, out.ZeroWeight)
 		}
 		prev = obj
+		if em.Checkpoint != nil && iter < maxIter {
+			if err := em.Checkpoint(Checkpoint{Stage: 1, StageIters: iter, Prev: obj, Model: model}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -33,6 +34,11 @@ type Job struct {
 	// default) or log-linear weights (format.Weight, CE), which are saved
 	// as "w" and decoded with potentials exp(w).
 	Unit format.Unit
+	// RunDir, when not "", receives the log (RunLog), a checkpoint after
+	// every iteration and the final model (RunModel); with Resume the run
+	// continues from the checkpoint there instead of from the start.
+	RunDir string
+	Resume bool
 }
 
 // Session is one training run under way: the corpus, the log, and the
@@ -47,6 +53,8 @@ type Session struct {
 	estep   *dmv.EStepper
 	log     *os.File
 	iters   int
+	resumed *Checkpoint // the checkpoint a resumed run continues from
+	elapsed float64     // seconds the resumed run's log had reached
 }
 
 // Open reads the corpus of src and opens the log.
@@ -88,7 +96,22 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if !corpus.HasGold() {
 		s.Job.Evaluate = nil
 	}
-	if job.LogPath != "" {
+	switch {
+	case job.RunDir != "":
+		if job.Resume {
+			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags.Len()); err != nil {
+				return nil, err
+			}
+		}
+		done := 0
+		if s.resumed != nil {
+			done = s.resumed.Done()
+			s.iters = done
+		}
+		if s.log, s.elapsed, err = openRunLog(job.RunDir, job.Resume, done); err != nil {
+			return nil, err
+		}
+	case job.LogPath != "":
 		if s.log, err = os.Create(job.LogPath); err != nil {
 			return nil, err
 		}
@@ -168,9 +191,33 @@ func (s *Session) Save(path string, model *dmv.Params) error {
 	})
 }
 
-// Write writes the final model to w.
+// Write writes the final model to w, and to the run directory.
 func (s *Session) Write(w io.Writer, model *dmv.Params) error {
+	if s.Job.RunDir != "" {
+		if err := s.Save(filepath.Join(s.Job.RunDir, RunModel), model); err != nil {
+			return err
+		}
+	}
 	return dmv.WriteTable(w, s.Corpus.Tags, model, s.unit(), nil)
+}
+
+// Origin is where the log's seconds count from: now, or for a resumed
+// run as many seconds ago as its log had reached (the time it was down
+// not counted).
+func (s *Session) Origin() time.Time {
+	return time.Now().Add(-time.Duration(s.elapsed * float64(time.Second)))
+}
+
+// Resumed is the checkpoint a resumed run continues from (nil: from the
+// start).
+func (s *Session) Resumed() *Checkpoint { return s.resumed }
+
+// Checkpoint saves c in the run directory (none: nothing).
+func (s *Session) Checkpoint(c Checkpoint) error {
+	if s.Job.RunDir == "" {
+		return nil
+	}
+	return WriteCheckpoint(s.Job.RunDir, c)
 }
 
 func (s *Session) unit() format.Unit {
@@ -222,6 +269,11 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		MaxIter: opts.MaxIter,
 		Tol:     opts.Tol,
 		Observe: s.Observe,
+		Resume:  s.Resumed(),
+		Start:   s.Origin(),
+	}
+	if job.RunDir != "" {
+		em.Checkpoint = s.Checkpoint
 	}
 	res, err := em.Run(start.Params)
 	if err != nil {

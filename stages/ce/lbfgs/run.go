@@ -61,6 +61,11 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep,
 		MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers,
 		Observe: s.Observe,
+		Resume:  s.Resumed(),
+		Start:   s.Origin(),
+	}
+	if job.RunDir != "" {
+		t.Checkpoint = s.Checkpoint
 	}
 	res, err := t.Run(start)
 	if err != nil {

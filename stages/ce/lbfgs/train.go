@@ -45,6 +45,14 @@ type Trainer struct {
 	// its weights; an error stops the run.
 	Observe func(it format.Iteration, w *dmv.Params) error
 	Start   time.Time // origin of Seconds in the log (zero: now)
+	// Resume, when not nil, continues a run at the start of its stage
+	// Stage (from 1) with Before iterations logged and weights Model.
+	// L-BFGS's own state (its curvature pairs, gonum's) is not saved, so
+	// a run resumes at stage boundaries only: the stage a kill interrupted
+	// runs again from its start, and being deterministic, to the same end.
+	Resume *train.Checkpoint
+	// Checkpoint, when not nil, hears the state at every stage boundary.
+	Checkpoint func(c train.Checkpoint) error
 }
 
 // Result is the outcome of a run.
@@ -82,8 +90,17 @@ func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 		origin = time.Now()
 	}
 	res := &Result{Weights: start}
-	iter := 0
+	iter, first := 0, 0
+	if r := t.Resume; r != nil {
+		if r.Stage > len(deltas) || r.StageIters != 0 {
+			return nil, fmt.Errorf("the checkpoint is at stage %d (iteration %d) of a schedule of %d", r.Stage, r.StageIters, len(deltas))
+		}
+		res.Weights, iter, first = r.Model, r.Before, r.Stage-1
+	}
 	for stage, delta := range deltas {
+		if stage < first {
+			continue
+		}
 		st := &stageRun{t: t, delta: delta, origin: origin, firstIter: iter}
 		if len(deltas) > 1 {
 			st.stage = stage + 1
@@ -95,6 +112,11 @@ func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 		res.Weights, res.Objective, res.Converged, res.Status = st.best, st.bestObj, st.converged, st.status
 		res.Iterations += st.iter - st.firstIter - 1
 		res.Evals += st.evals
+		if t.Checkpoint != nil && stage+1 < len(deltas) {
+			if err := t.Checkpoint(train.Checkpoint{Stage: stage + 2, Before: iter, Model: res.Weights}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return res, nil
 }

@@ -1,0 +1,95 @@
+package cecmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// TestResumeCEChild is the train-ce TestResumeCEAfterSIGKILL kills.
+func TestResumeCEChild(t *testing.T) {
+	spec := os.Getenv("GRIND_RESUME_CE_CHILD")
+	if spec == "" {
+		t.Skip("only run by TestResumeCEAfterSIGKILL")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(spec), &args); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(commands.Run(args[0], args, nil, os.Stdout, os.Stderr))
+}
+
+func logLines(dir string) int {
+	b, _ := os.ReadFile(filepath.Join(dir, train.RunLog))
+	return bytes.Count(b, []byte("\n"))
+}
+
+// train-ce with an annealed δ, killed with SIGKILL at seeded random
+// iterations and resumed, ends with the uninterrupted run's model byte for
+// byte: it resumes at the last stage boundary and runs the interrupted
+// stage again from its start (L-BFGS's state is not checkpointed).
+func TestResumeCEAfterSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(14, 4))
+	tags := []string{"DT", "JJ", "NN", "VB", "IN", "RB"}
+	var b bytes.Buffer
+	for i := 0; i < 60; i++ {
+		var s []string
+		for n := 3 + rng.IntN(4); len(s) < n; {
+			s = append(s, tags[rng.IntN(len(tags))])
+		}
+		line, _ := json.Marshal(map[string][]string{"tags": s})
+		b.Write(append(line, '\n'))
+	}
+	corpus := filepath.Join(dir, "corpus.jsonl")
+	if err := os.WriteFile(corpus, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"train-ce", "--nbhd", "trans1", "--sigma2", "1", "--delta0", "-0.4", "--delta-step", "0.2", "--delta-final", "0", "--max-iter", "15", "--tol", "0", "-q"}
+	whole := filepath.Join(dir, "whole")
+	want := run(t, append(append([]string{}, flags...), "--run-dir", whole, corpus)...)
+	total := logLines(whole)
+	if total < 6 {
+		t.Fatalf("the whole run logged %d lines; too few to kill it in the middle", total)
+	}
+	for trial := 0; trial < 3; trial++ {
+		at := 1 + rng.IntN(total*3/4) // not too near the end, which a kill might miss
+		rd := filepath.Join(dir, fmt.Sprintf("run-%d", trial))
+		args := append(append([]string{}, flags...), "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
+		spec, _ := json.Marshal(args)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestResumeCEChild$")
+		cmd.Env = append(os.Environ(), "GRIND_RESUME_CE_CHILD="+string(spec))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); logLines(rd) < at; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("the run never reached iteration %d", at)
+			}
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		killed := errors.As(err, &exit) && !exit.Exited()
+		t.Logf("killed after %d of %d log lines (asked %d; killed before the end: %v)", logLines(rd), total, at, killed)
+		resumed := run(t, append(append([]string{}, flags...), "--workers", "1", "--resume", rd, corpus)...)
+		if !bytes.Equal(resumed, want) {
+			t.Errorf("the run killed at line %d and resumed differs from the uninterrupted one", at)
+		}
+		if n := logLines(rd); n != total {
+			t.Errorf("the resumed run's log has %d lines, want %d", n, total)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// TestResumeChild is the trainer TestResumeAfterSIGKILL kills: the
+// program and arguments of GRIND_RESUME_CHILD, in a process of its own.
+func TestResumeChild(t *testing.T) {
+	spec := os.Getenv("GRIND_RESUME_CHILD")
+	if spec == "" {
+		t.Skip("only run by TestResumeAfterSIGKILL")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(spec), &args); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(Run(args[0], args, nil, os.Stdout, os.Stderr))
+}
+
+// logLines counts the complete lines of a run's iteration log.
+func logLines(dir string) int {
+	b, _ := os.ReadFile(filepath.Join(dir, train.RunLog))
+	return bytes.Count(b, []byte("\n"))
+}
+
+// A trainer killed with SIGKILL at seeded random iterations and resumed
+// with --resume ends with the model an uninterrupted run writes, byte
+// for byte, and with its log's iterations, once each and in order.
+func TestResumeAfterSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	cases := []struct {
+		name  string
+		args  []string
+		iters int // iterations of the whole run
+	}{
+		{"em", []string{"train-em", "--init", "km", "--lambda", "0.1", "--tol", "0", "--max-iter", "40"}, 40},
+		{"da", []string{"train-da", "--init", "km", "--skew", "--beta0", "0.25", "--gamma", "2", "--lambda", "0.1", "--tol", "0", "--max-iter", "12"}, 36},
+		{"sa", []string{"train-sa", "--init", "zero", "--lambda", "10", "--delta0", "-0.4", "--delta-step", "0.2", "--delta-final", "0", "--tol", "0", "--max-iter", "12"}, 36},
+	}
+	rng := rand.New(rand.NewPCG(14, 2))
+	for _, tc := range cases {
+		whole := filepath.Join(dir, tc.name+"-whole")
+		want := run(t, nil, append(append([]string{}, tc.args...), "-q", "--run-dir", whole, corpus)...)
+		wantLog := withoutSeconds(t, whole)
+		for trial := 0; trial < 3; trial++ {
+			at := 1 + rng.IntN(tc.iters*3/4) // kill once the log has this many lines (not too near the end, which a kill might miss)
+			rd := filepath.Join(dir, tc.name+"-run", string(rune('a'+trial)))
+			args := append(append([]string{}, tc.args...), "-q", "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
+			spec, _ := json.Marshal(args)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestResumeChild$")
+			cmd.Env = append(os.Environ(), "GRIND_RESUME_CHILD="+string(spec))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(30 * time.Second); logLines(rd) < at; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("%s: the run never reached iteration %d", tc.name, at)
+				}
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			killed := errors.As(err, &exit) && !exit.Exited()
+			t.Logf("%s: killed after %d log lines (asked %d; killed before the end: %v)", tc.name, logLines(rd), at, killed)
+
+			resumed := run(t, nil, append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, corpus)...)
+			if !bytes.Equal(resumed, want) {
+				t.Errorf("%s: the run killed at iteration %d and resumed differs from the uninterrupted one", tc.name, at)
+			}
+			if saved, _ := os.ReadFile(filepath.Join(rd, train.RunModel)); !bytes.Equal(saved, want) {
+				t.Errorf("%s: %s differs from the uninterrupted run's model", tc.name, train.RunModel)
+			}
+			got := withoutSeconds(t, rd)
+			if len(got) != tc.iters || len(wantLog) != tc.iters {
+				t.Errorf("%s: the logs have %d and %d lines, want %d", tc.name, len(got), len(wantLog), tc.iters)
+				continue
+			}
+			for i := range got {
+				if got[i] != wantLog[i] {
+					t.Errorf("%s: log line %d is %s, want %s", tc.name, i+1, got[i], wantLog[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+// withoutSeconds is the iteration log of a run directory, line by line,
+// without the wall-clock seconds that differ between runs (and which must
+// never go back).
+func withoutSeconds(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, train.RunLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	last := 0.0
+	for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		var rec map[string]any
+		if err := json.Unmarshal(l, &rec); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		// A resumed log's clock goes on from where the killed run's stopped.
+		if sec, _ := rec["seconds"].(float64); sec < last {
+			t.Errorf("%s: seconds go back from %g to %g", dir, last, sec)
+		} else {
+			last = sec
+		}
+		delete(rec, "seconds")
+		out, _ := json.Marshal(rec)
+		lines = append(lines, string(out))
+	}
+	return lines
+}
+
+// --resume refuses a run directory made by another program, from other
+// inputs or with other flags, before the run; flags that do not change
+// the model (--workers, --quiet, -o) may differ. --run-dir refuses a
+// folder that already holds a run, and stdin.
+func TestResumeRefusesAnotherRun(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 50)
+	other := writeTemp(t, dir, "other.jsonl", []byte(`{"tags":["A","B"]}`+"\n"))
+	rd := filepath.Join(dir, "run")
+	base := []string{"--lambda", "0.1", "--max-iter", "3", "-q"}
+	want := run(t, nil, append(append([]string{"train-em"}, base...), "--run-dir", rd, corpus)...)
+	for _, tc := range []struct {
+		args []string
+		err  string // "" for a run that must succeed
+	}{
+		{append([]string{"train-em", "--workers", "1", "-o", filepath.Join(dir, "m.jsonl")}, base...), ""},
+		{[]string{"train-em", "--lambda", "0.2", "--max-iter", "3"}, "flags differ from the run's"},
+		{append([]string{"train-em", "--hard"}, base...), "--hard true (the run had false)"},
+		{append([]string{"train-da"}, base...), "is a run of train-em, not train-da"},
+	} {
+		var out, errs bytes.Buffer
+		args := append(append([]string{}, tc.args...), "--resume", rd, corpus)
+		code := Run(args[0], args, nil, &out, &errs)
+		switch {
+		case tc.err == "" && code != 0:
+			t.Errorf("%v: exit %d: %s", args, code, errs.String())
+		case tc.err == "" && !bytes.Equal(readFile(t, filepath.Join(dir, "m.jsonl")), want):
+			t.Errorf("%v: a different model", args)
+		case tc.err != "" && (code != ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err))):
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", args, code, errs.String(), ExitUsage, tc.err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"train-em", "--resume", rd, other}, "the inputs differ from the run's"},
+		{[]string{"train-em", "--run-dir", rd, corpus}, "already holds a run; continue it with --resume"},
+		{[]string{"train-em", "--run-dir", filepath.Join(dir, "new")}, "stdin cannot be read again"},
+		{[]string{"train-em", "--run-dir", rd, "--resume", rd, corpus}, "a run either starts or resumes"},
+		{[]string{"train-em", "--log", filepath.Join(dir, "l"), "--run-dir", filepath.Join(dir, "new"), corpus}, "the run directory has its log"},
+	} {
+		var out, errs bytes.Buffer
+		if code := Run(tc.args[0], tc.args, bytes.NewReader(nil), &out, &errs); code != ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err)) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errs.String(), ExitUsage, tc.err)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

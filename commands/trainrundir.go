@@ -1,0 +1,165 @@
+package commands
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// runDirFlags are --run-dir and --resume, for the trainers that can
+// continue a killed run (train-em, train-da, train-sa, train-ce).
+func runDirFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "run-dir", Usage: "record the run in `DIR`: run.json (command, flags, input hashes), iterations.jsonl, checkpoint.json after every iteration, model.jsonl"},
+		&cli.StringFlag{Name: "resume", Usage: "continue the killed run of `DIR` (same program, flags and inputs)"},
+	}
+}
+
+// RunDirFlags are --run-dir and --resume, for trainers defined outside
+// this package (train-ce).
+func RunDirFlags() []cli.Flag { return runDirFlags() }
+
+// runRecord is run.json: what a resumed run must match.
+type runRecord struct {
+	Program string            `json:"program"`
+	Argv    []string          `json:"argv"`   // the process's command line
+	Args    []string          `json:"args"`   // the input files
+	Flags   map[string]string `json:"flags"`  // every flag's value, defaults included
+	Inputs  []string          `json:"inputs"` // sha256 of each input file (and -m)
+}
+
+// mayDiffer are the flags a resumed run may change: they do not change
+// the model (the E-step's sums do not depend on the number of workers).
+var mayDiffer = map[string]bool{
+	"workers": true, "quiet": true, "output": true, "run-dir": true, "resume": true,
+	"save-every": true, "save-dir": true,
+}
+
+// runDir reads --run-dir and --resume: it checks the directory before the
+// run, writes run.json for a new run and checks it for a resumed one.
+func runDir(c *cli.Context) (dir string, resume bool, err error) {
+	dir, resume = c.String("run-dir"), c.IsSet("resume")
+	if resume {
+		if dir != "" {
+			return "", false, usagef("--run-dir and --resume: a run either starts or resumes")
+		}
+		dir = c.String("resume")
+	}
+	if dir == "" {
+		return "", false, nil
+	}
+	flag := map[bool]string{false: "--run-dir", true: "--resume"}[resume]
+	if c.String("log") != "" {
+		return "", false, usagef("--log and %s: the run directory has its log, %s", flag, train.RunLog)
+	}
+	inputs := runInputs(c)
+	if c.NArg() == 0 {
+		return "", false, usagef("%s needs input files: stdin cannot be read again on --resume", flag)
+	}
+	rec := runRecord{Program: c.App.Name, Argv: os.Args, Args: c.Args().Slice(), Flags: map[string]string{}}
+	for _, f := range c.App.Flags {
+		name := f.Names()[0]
+		if name == "help" || name == "version" {
+			continue
+		}
+		rec.Flags[name] = fmt.Sprint(c.Value(name))
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			return "", false, usagef("%s needs input files: stdin cannot be read again on --resume", flag)
+		}
+		if sameFile(filepath.Dir(in), dir) {
+			return "", false, usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
+		}
+		h, err := hashFile(in)
+		if err != nil {
+			return "", false, err
+		}
+		rec.Inputs = append(rec.Inputs, h)
+	}
+	if out := c.String("output"); out != "" && out != "-" && sameFile(filepath.Dir(out), dir) {
+		return "", false, usagef("%s %s: write -o outside it (the run writes %s there)", flag, dir, train.RunModel)
+	}
+	path := filepath.Join(dir, "run.json")
+	if resume {
+		return dir, true, checkResume(path, rec)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return "", false, usagef("--run-dir %s is not a folder", dir)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return "", false, usagef("--run-dir %s already holds a run; continue it with --resume %s or choose another", dir, dir)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", false, fmt.Errorf("--run-dir: %w", err)
+	}
+	// A stale checkpoint of an earlier run that lost its run.json must not
+	// be taken for this run's.
+	if err := os.Remove(filepath.Join(dir, train.RunCheckpoint)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", false, err
+	}
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	return dir, false, pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
+		_, err := o.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// checkResume refuses to resume a run made by another program, on other
+// inputs or with other flags (but those of mayDiffer).
+func checkResume(path string, now runRecord) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usagef("--resume %s: no run.json there (not a run directory)", filepath.Dir(path))
+	}
+	if err != nil {
+		return err
+	}
+	var was runRecord
+	if err := json.Unmarshal(b, &was); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if was.Program != now.Program {
+		return usagef("--resume: %s is a run of %s, not %s", filepath.Dir(path), was.Program, now.Program)
+	}
+	if strings.Join(was.Inputs, " ") != strings.Join(now.Inputs, " ") {
+		return usagef("--resume: the inputs differ from the run's (%s); the run read %s", path, strings.Join(was.Args, " "))
+	}
+	var differ []string
+	for name, v := range now.Flags {
+		if w, ok := was.Flags[name]; !mayDiffer[name] && (!ok || w != v) {
+			differ = append(differ, fmt.Sprintf("--%s %s (the run had %s)", name, v, w))
+		}
+	}
+	if len(differ) > 0 {
+		sort.Strings(differ)
+		return usagef("--resume: flags differ from the run's (%s): %s", path, strings.Join(differ, ", "))
+	}
+	return nil
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
