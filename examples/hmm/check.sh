@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks what the HMM's model files promise, on the corpus grind ships
-# (the PTB sample, sentences of at most 10 words, with punctuation):
+# (examples/treebank, sentences of at most 10 words, with punctuation):
 #  1. from train-hmm's model after one iteration, estep | mstep repeated
 #     gives train-hmm's model after more, byte for byte (bitag EM, trigram
 #     add-λ), and tag -m / decode -m with it write train-hmm's tags;
