@@ -3,31 +3,18 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/grind-nlp/grind/internal/clitest"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-// TestResumeChild is the trainer TestResumeAfterSIGKILL kills: the
-// program and arguments of GRIND_RESUME_CHILD, in a process of its own.
-func TestResumeChild(t *testing.T) {
-	spec := os.Getenv("GRIND_RESUME_CHILD")
-	if spec == "" {
-		t.Skip("only run by TestResumeAfterSIGKILL")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(spec), &args); err != nil {
-		t.Fatal(err)
-	}
-	os.Exit(Run(args[0], args, nil, os.Stdout, os.Stderr))
-}
+// TestResumeChild is the trainer TestResumeAfterSIGKILL kills.
+func TestResumeChild(t *testing.T) { clitest.RunChild(t, Run) }
 
 // logLines counts the complete lines of a run's iteration log.
 func logLines(dir string) int {
@@ -59,22 +46,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 			at := 1 + rng.IntN(tc.iters*3/4) // kill once the log has this many lines (not too near the end, which a kill might miss)
 			rd := filepath.Join(dir, tc.name+"-run", string(rune('a'+trial)))
 			args := append(append([]string{}, tc.args...), "-q", "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
-			spec, _ := json.Marshal(args)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestResumeChild$")
-			cmd.Env = append(os.Environ(), "GRIND_RESUME_CHILD="+string(spec))
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			for deadline := time.Now().Add(30 * time.Second); logLines(rd) < at; time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("%s: the run never reached iteration %d", tc.name, at)
-				}
-			}
-			cmd.Process.Signal(syscall.SIGKILL)
-			err := cmd.Wait()
-			var exit *exec.ExitError
-			killed := errors.As(err, &exit) && !exit.Exited()
+			killed := clitest.KillAt(t, "TestResumeChild", args, func() bool { return logLines(rd) >= at }, 30*time.Second)
 			t.Logf("%s: killed after %d log lines (asked %d; killed before the end: %v)", tc.name, logLines(rd), at, killed)
 
 			resumed := run(t, nil, append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, corpus)...)

@@ -3,32 +3,20 @@ package cecmd
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/internal/clitest"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
 // TestResumeCEChild is the train-ce TestResumeCEAfterSIGKILL kills.
-func TestResumeCEChild(t *testing.T) {
-	spec := os.Getenv("GRIND_RESUME_CE_CHILD")
-	if spec == "" {
-		t.Skip("only run by TestResumeCEAfterSIGKILL")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(spec), &args); err != nil {
-		t.Fatal(err)
-	}
-	os.Exit(commands.Run(args[0], args, nil, os.Stdout, os.Stderr))
-}
+func TestResumeCEChild(t *testing.T) { clitest.RunChild(t, commands.Run) }
 
 func logLines(dir string) int {
 	b, _ := os.ReadFile(filepath.Join(dir, train.RunLog))
@@ -67,22 +55,7 @@ func TestResumeCEAfterSIGKILL(t *testing.T) {
 		at := 1 + rng.IntN(total*3/4) // not too near the end, which a kill might miss
 		rd := filepath.Join(dir, fmt.Sprintf("run-%d", trial))
 		args := append(append([]string{}, flags...), "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
-		spec, _ := json.Marshal(args)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestResumeCEChild$")
-		cmd.Env = append(os.Environ(), "GRIND_RESUME_CE_CHILD="+string(spec))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(60 * time.Second); logLines(rd) < at; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("the run never reached iteration %d", at)
-			}
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		var exit *exec.ExitError
-		killed := errors.As(err, &exit) && !exit.Exited()
+		killed := clitest.KillAt(t, "TestResumeCEChild", args, func() bool { return logLines(rd) >= at }, 60*time.Second)
 		t.Logf("killed after %d of %d log lines (asked %d; killed before the end: %v)", logLines(rd), total, at, killed)
 		resumed := run(t, append(append([]string{}, flags...), "--workers", "1", "--resume", rd, corpus)...)
 		if !bytes.Equal(resumed, want) {
