@@ -18,7 +18,7 @@ run() { # title, treebank files...
 	ptb2deps "$@" | filterlen 10 > "$tmp/corpus.jsonl"
 	echo "-- right-branching baseline (every word's head is the next word)"
 	baseline --attach right "$tmp/corpus.jsonl" | score
-	echo "-- DMV trained by EM from Klein & Manning's harmonic start (train-em's default)"
+	echo "-- DMV trained by EM from K&M, Smith's form of Klein & Manning's harmonic start (train-em's default)"
 	train-em --quiet "$tmp/corpus.jsonl" > "$tmp/model.jsonl"
 	decode -m "$tmp/model.jsonl" "$tmp/corpus.jsonl" | score --root exclude | head -1
 	decode -m "$tmp/model.jsonl" "$tmp/corpus.jsonl" | score | head -1
