@@ -249,16 +249,7 @@ fi
 
 # 3. The one-process model from the same start.
 # compare A B: the number of parameters and the largest relative difference.
-compare() {
-	jq -n -r --slurpfile one "$1" --slurpfile multi "$2" '
-		def key: [.ev, .head, .dir, .adj, .arg] | tostring;
-		def rel(a; b): if a == b then 0 else ((a - b) | fabs) / ([(a | fabs), (b | fabs)] | max) end;
-		def table(rs): rs | map({(key): .p}) | add;
-		if ($one | length) != ($multi | length) then error("different numbers of parameters") else . end |
-		table($one) as $a | table($multi) as $b |
-		if ($a | keys) != ($b | keys) or ($a | length) != ($one | length) then error("different parameters") else . end |
-		[$a | keys[] as $k | rel($a[$k]; $b[$k])] | "\(length) \(max)"'
-}
+compare() { "$here/../compare-models.sh" "$1" "$2"; }
 within() { awk -v d="$1" 'BEGIN { exit !(d <= 1e-9) }'; }
 train-em -m "$tmp/start.jsonl" --max-iter 4 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/one.jsonl"
 set -- $(compare "$tmp/one.jsonl" "$run/model-0004.jsonl")
