@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 // Estimator names a training method.
@@ -138,15 +139,16 @@ func Train(c *Corpus, o Options) (*Result, error) {
 			}
 		}
 	case DA, SDA:
-		if !(o.Beta0 > 0 && o.Beta0 <= 1) || !(o.BetaGrowth > 1) {
-			return nil, fmt.Errorf("annealing needs 0 < β₀ ≤ 1 and growth > 1 (β₀ = %v, growth = %v)", o.Beta0, o.BetaGrowth)
+		betas, err := schedule.DA(o.Beta0, o.BetaGrowth)
+		if err != nil {
+			return nil, err
 		}
 		var skew *Params
 		if o.Estimator == SDA {
 			skew = theta0
 		}
-		beta := o.Beta0
-		for stage := 1; ; stage++ {
+		for k, beta := range betas {
+			stage := k + 1
 			prev := math.Inf(-1)
 			for i := 0; i < o.Iterations; i++ {
 				r := es.Run(Anneal(theta, beta, skew))
@@ -160,10 +162,6 @@ func Train(c *Corpus, o Options) (*Result, error) {
 					break
 				}
 			}
-			if beta == 1 {
-				break
-			}
-			beta = min(1, beta*o.BetaGrowth)
 		}
 	case VB:
 		if !(o.AlphaT > 0) || !(o.AlphaE > 0) {
