@@ -3,7 +3,6 @@ package ccm
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"strings"
@@ -272,18 +271,13 @@ func (b *builder) model(v Variant) (*Model, error) {
 // Hash identifies a model by its content (family, symbols and every
 // probability's bits), as 16 hex digits (FNV-1a): count headers carry it.
 func (m *Model) Hash() string {
-	h := fnv.New64a()
-	h.Write([]byte(FamilyOf(m.Variant)))
-	var buf [8]byte
+	h := eventio.NewHasher()
+	h.String(FamilyOf(m.Variant))
 	for _, e := range m.Events() {
-		h.Write([]byte(describe(&e)))
-		bits := math.Float64bits(e.Value)
-		for i := range buf {
-			buf[i] = byte(bits >> (8 * i))
-		}
-		h.Write(buf[:])
+		h.String(describe(&e))
+		h.Float(e.Value)
 	}
-	return fmt.Sprintf("%016x", h.Sum64())
+	return h.Sum()
 }
 
 // CountTable is count shards of one variant read and added.

@@ -169,33 +169,28 @@ const ModelNone = "none"
 // Hash identifies a model by its content: unit, tags and every parameter's
 // bits, as 16 hex digits (FNV-1a). Count headers carry it.
 func (t *Table) Hash() string {
-	h := fnv.New64a()
-	h.Write([]byte{byte(t.Unit)})
+	h := eventio.NewHasher()
+	h.Byte(byte(t.Unit))
 	for _, name := range t.Tags.Names() {
-		h.Write([]byte(name))
-		h.Write([]byte{0})
+		h.String(name)
+		h.Byte(0)
 	}
-	var buf [8]byte
 	for _, tab := range t.Params.Tables() {
 		for _, v := range tab {
-			bits := math.Float64bits(v)
-			for i := range buf {
-				buf[i] = byte(bits >> (8 * i))
-			}
-			h.Write(buf[:])
+			h.Float(v)
 		}
 	}
-	return fmt.Sprintf("%016x", h.Sum64())
+	return h.Sum()
 }
 
 // HashStrings combines strings into one hash of 16 hex digits (FNV-1a).
 func HashStrings(parts ...string) string {
-	h := fnv.New64a()
+	h := eventio.NewHasher()
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		h.String(p)
+		h.Byte(0)
 	}
-	return fmt.Sprintf("%016x", h.Sum64())
+	return h.Sum()
 }
 
 // CorpusHash identifies a shard's sentences (each by its id, tags and

@@ -3,7 +3,6 @@ package hmm
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"strings"
@@ -176,27 +175,21 @@ func describe(e *format.Event) string {
 
 // Hash identifies the model by its content (16 hex digits, FNV-1a).
 func (m *Model) Hash() string {
-	h := fnv.New64a()
-	h.Write([]byte(Family))
-	var buf [8]byte
-	sep := []byte{0}
+	h := eventio.NewHasher()
+	h.String(Family)
 	eachEvent(m.P, m.States, m.Words, m.Unseen, format.Prob, func(e *format.Event) {
-		h.Write([]byte(e.Ev))
+		h.String(e.Ev)
 		for _, s := range e.Prev {
-			h.Write(sep)
-			h.Write([]byte(s))
+			h.Byte(0)
+			h.String(s)
 		}
 		for _, s := range [3]string{e.Next, e.State, e.Word} {
-			h.Write(sep)
-			h.Write([]byte(s))
+			h.Byte(0)
+			h.String(s)
 		}
-		bits := math.Float64bits(e.Value)
-		for i := range buf {
-			buf[i] = byte(bits >> (8 * i))
-		}
-		h.Write(buf[:])
+		h.Float(e.Value)
 	})
-	return fmt.Sprintf("%016x", h.Sum64())
+	return h.Sum()
 }
 
 // builder collects HMM records by name; states and words are numbered in
