@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ptbstrip"
 )
 
@@ -75,7 +76,7 @@ func (s *TreeSampler) Spans(n int) [][2]int {
 		x := s.rng.Float64()
 		k := 1
 		for ; k < m-1; k++ {
-			x -= math.Exp(logCatalan(k-1) + logCatalan(m-k-1) - logCatalan(m-1))
+			x -= math.Exp(bintree.LogCatalan(k-1) + bintree.LogCatalan(m-k-1) - bintree.LogCatalan(m-1))
 			if x < 0 {
 				break
 			}
@@ -85,13 +86,6 @@ func (s *TreeSampler) Spans(n int) [][2]int {
 	}
 	build(0, n)
 	return spans
-}
-
-func logCatalan(k int) float64 {
-	a, _ := math.Lgamma(float64(2*k + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(k + 2))
-	return a - b - c
 }
 
 // UpperBoundSpans binarises a one-line PTB tree (empty elements removed,

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/stages/bintree"
 )
 
 // binaryBracketings lists every binary bracketing of [i, j) as its spans
@@ -283,7 +285,7 @@ func TestAnnealingNeverLowersStageObjective(t *testing.T) {
 	tm := m.Tempered(beta, skew)
 	for k := range 5 {
 		s := c.Sentences[k]
-		got := tm.LogProb(c, k) + logCatalan(s.N-1)
+		got := tm.LogProb(c, k) + bintree.LogCatalan(s.N-1)
 		sum := 0.0
 		for _, tree := range binaryBracketings(0, s.N) {
 			in := map[[2]int]bool{}

@@ -2,6 +2,8 @@ package ccm
 
 import (
 	"math"
+
+	"github.com/grind-nlp/grind/stages/bintree"
 )
 
 // Variant chooses the span multinomial.
@@ -68,29 +70,6 @@ func (ch *chart) size(n int) {
 		ch.phi, ch.in, ch.out = make([]float64, m), make([]float64, m), make([]float64, m)
 	}
 	ch.phi, ch.in, ch.out = ch.phi[:m], ch.in[:m], ch.out[:m]
-}
-
-// logCatalan is log Cat(k), the number of binary trees over k+1 leaves.
-func logCatalan(k int) float64 {
-	if k < len(logCatalans) {
-		return logCatalans[k]
-	}
-	return computeLogCatalan(k)
-}
-
-var logCatalans = func() []float64 {
-	t := make([]float64, 128)
-	for k := range t {
-		t[k] = computeLogCatalan(k)
-	}
-	return t
-}()
-
-func computeLogCatalan(k int) float64 {
-	a, _ := math.Lgamma(float64(2*k + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(k + 2))
-	return a - b - c
 }
 
 // potentials fills ch.phi with φ(i,j) = P(α|T)P(x|T) / (P(α|F)P(x|F)) for
@@ -210,7 +189,7 @@ func (m *Model) sentence(c *Corpus, s Sentence, ch *chart, post []float64) float
 	logK, logScale := m.potentials(c, s, ch)
 	inside(n, ch)
 	z := ch.in[n]
-	logP := logK + math.Log(z) - float64(2*n-1)*logScale - logCatalan(n-1)
+	logP := logK + math.Log(z) - float64(2*n-1)*logScale - bintree.LogCatalan(n-1)
 	if post == nil {
 		return logP
 	}
@@ -274,6 +253,3 @@ func (m *Model) SpanFactorsTo(c *Corpus, k int, buf *FactorBuffer) Factors {
 	logK, logScale := m.potentials(c, c.Sentences[k], &buf.ch)
 	return Factors{Phi: buf.ch.phi, LogK: logK, Shift: logScale}
 }
-
-// LogCatalan is log Cat(k), the number of binary trees over k+1 leaves.
-func LogCatalan(k int) float64 { return logCatalan(k) }

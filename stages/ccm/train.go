@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
@@ -56,7 +57,7 @@ func StartPosteriors(start Start, n int) ([]float64, error) {
 		for i := 0; i < n; i++ {
 			for j := i + 1; j <= n; j++ {
 				l := j - i
-				p[i*w+j] = math.Exp(logCatalan(l-1) + logCatalan(n-l) - logCatalan(n-1))
+				p[i*w+j] = bintree.BracketProb(l, n)
 			}
 		}
 	case BracketUniform:
@@ -242,7 +243,7 @@ func Train(c *Corpus, opts Options) (*Model, int, error) {
 	// tempered log-partition takes it back in at β.
 	logCat := 0.0
 	for _, s := range c.Sentences {
-		logCat += logCatalan(s.N - 1)
+		logCat += bintree.LogCatalan(s.N - 1)
 	}
 	post := make([]float64, len(c.Yield))
 	iter := 0

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
 )
 
@@ -181,7 +182,7 @@ func ccmLogProb(m *ccm.Model, c *ccm.Corpus, k int, brackets [][2]int) float64 {
 	for _, b := range brackets {
 		isT[b] = true
 	}
-	logP := -ccm.LogCatalan(s.N - 1)
+	logP := -bintree.LogCatalan(s.N - 1)
 	for i := 0; i <= s.N; i++ {
 		for j := i; j <= s.N; j++ {
 			b := ccm.Distituent

@@ -23,6 +23,7 @@ package dmvccm
 import (
 	"math"
 
+	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
 )
 
@@ -103,7 +104,7 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 	c.n, c.w, c.phi, c.z = n, w, f.Phi, 0
 	c.open, c.sealed = sized(c.open, size), sized(c.sealed, size)
 	c.right, c.left = sized(c.right, size), sized(c.left, size)
-	c.logC = f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
+	c.logC = f.LogK - bintree.LogCatalan(n-1) - float64(2*n-1)*f.Shift
 	W := n + 1
 	adj := func(b bool) int {
 		if b {

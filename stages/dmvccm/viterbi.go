@@ -3,6 +3,7 @@ package dmvccm
 import (
 	"math"
 
+	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
 )
 
@@ -96,7 +97,7 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 			p.LogMax, root = v, h
 		}
 	}
-	p.LogMax += f.LogK - ccm.LogCatalan(n-1) - float64(2*n-1)*f.Shift
+	p.LogMax += f.LogK - bintree.LogCatalan(n-1) - float64(2*n-1)*f.Shift
 	var build func(i, j, h int)
 	build = func(i, j, h int) { // the open item's derivation
 		if j-i < 2 {

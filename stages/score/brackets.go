@@ -2,10 +2,10 @@ package score
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ptbstrip"
 )
 
@@ -151,7 +151,7 @@ func (t *BracketTally) Add(gold, pred [][2]int, n int) {
 	t.SentenceF1 += ratioOr1(2*correct, len(pred)+len(gold))
 	t.Crossing += float64(crossing)
 	for _, g := range gold {
-		t.RandomCorrect += UniformTreeBracket(g[1]-g[0], n)
+		t.RandomCorrect += bintree.BracketProb(g[1]-g[0], n)
 	}
 	t.BinaryPredicted += float64(n - 1)
 }
@@ -162,23 +162,6 @@ func ratioOr1(a, b int) float64 {
 		return 1
 	}
 	return float64(a) / float64(b)
-}
-
-// UniformTreeBracket is the probability that a binary tree drawn uniformly
-// over n leaves has a given bracket of length l (any position, 1 ≤ l ≤ n):
-// Cat(l−1)·Cat(n−l)/Cat(n−1), the bracket's subtree times the rest with the
-// bracket as one leaf, over all trees (Klein appendix B.1).
-func UniformTreeBracket(l, n int) float64 {
-	return math.Exp(logCatalan(l-1) + logCatalan(n-l) - logCatalan(n-1))
-}
-
-// logCatalan is log Cat(k) = log (2k)! / (k! (k+1)!), the number of binary
-// trees over k+1 leaves.
-func logCatalan(k int) float64 {
-	a, _ := math.Lgamma(float64(2*k + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(k + 2))
-	return a - b - c
 }
 
 // BracketPRF is one bracket score.

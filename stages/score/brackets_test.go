@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/stages/bintree"
 )
 
 func TestGoldBracketsCollapseUnariesAndDropEmpties(t *testing.T) {
@@ -55,7 +57,7 @@ func TestUniformTreeBracketAgainstEnumeration(t *testing.T) {
 					}
 				}
 				want := float64(hits) / float64(len(trees))
-				if got := UniformTreeBracket(j-i, n); math.Abs(got-want) > 1e-12 {
+				if got := bintree.BracketProb(j-i, n); math.Abs(got-want) > 1e-12 {
 					t.Errorf("n=%d (%d,%d): %v, want %v", n, i, j, got, want)
 				}
 			}
