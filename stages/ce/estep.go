@@ -9,6 +9,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/eventio"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -126,5 +127,5 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 	case left > 0 && warn != nil:
 		fmt.Fprintf(warn, "estep: %d lattices left out: their weights span more than floating point can hold\n", left)
 	}
-	return dmv.WriteCounts(w, ts, total, model, dmv.LatticeHash(recs), stats)
+	return dmv.WriteCounts(w, ts, total, model, eventio.LatticeHash(recs), stats)
 }

@@ -3,10 +3,8 @@ package dmv
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -124,7 +122,7 @@ func WriteTable(w io.Writer, ts *TagSet, p *Params, unit format.Unit, stats *for
 }
 
 // WriteCounts writes one shard of counts: its header (the hashes of the
-// model the E-step ran with, ModelNone for none, and of its sentences),
+// model the E-step ran with, eventio.ModelNone for none, and of its sentences),
 // every entry of counts, and the stats record.
 func WriteCounts(w io.Writer, ts *TagSet, counts *Params, model, corpus string, stats *format.Stats) error {
 	if stats == nil {
@@ -162,10 +160,6 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	return eventio.Write(w, hdr, Events(ts, p, hdr.Unit), stats)
 }
 
-// ModelNone is the model hash of counts made without a model (estep
-// --gold without -m).
-const ModelNone = "none"
-
 // Hash identifies a model by its content: unit, tags and every parameter's
 // bits, as 16 hex digits (FNV-1a). Count headers carry it.
 func (t *Table) Hash() string {
@@ -181,57 +175,4 @@ func (t *Table) Hash() string {
 		}
 	}
 	return h.Sum()
-}
-
-// HashStrings combines strings into one hash of 16 hex digits (FNV-1a).
-func HashStrings(parts ...string) string {
-	h := eventio.NewHasher()
-	for _, p := range parts {
-		h.String(p)
-		h.Byte(0)
-	}
-	return h.Sum()
-}
-
-// CorpusHash identifies a shard's sentences (each by its id, tags and
-// gold heads) as 16 hex digits, for the count header: the sum, mod 2⁶⁴,
-// of each sentence's FNV-1a hash. A sum does not depend on how a corpus
-// is cut into shards, so the shards' merged hash is the whole corpus's
-// and a lost shard shows (mstep --expect-corpus).
-func CorpusHash(sents []*format.Sentence) string {
-	var sum uint64
-	for _, s := range sents {
-		h := fnv.New64a()
-		h.Write([]byte(s.ID))
-		h.Write([]byte{0})
-		for _, t := range s.Tags {
-			h.Write([]byte(t))
-			h.Write([]byte{0})
-		}
-		for _, x := range s.Heads {
-			h.Write([]byte(strconv.Itoa(x)))
-			h.Write([]byte{1})
-		}
-		sum += h.Sum64()
-	}
-	return fmt.Sprintf("%016x", sum)
-}
-
-// LatticeHash identifies a shard's lattices as CorpusHash does sentences.
-func LatticeHash(lattices []*format.Lattice) string {
-	var sum uint64
-	for _, l := range lattices {
-		h := fnv.New64a()
-		h.Write([]byte(l.ID))
-		h.Write([]byte{0})
-		for _, t := range l.Tags {
-			h.Write([]byte(t))
-			h.Write([]byte{0})
-		}
-		for _, a := range l.Arcs {
-			fmt.Fprintf(h, "%d %d %s\x01", a.From, a.To, a.Tag)
-		}
-		sum += h.Sum64()
-	}
-	return fmt.Sprintf("%016x", sum)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/eventio"
 )
 
 func writeModel(t testing.TB, ts *TagSet, p *Params, unit format.Unit) []byte {
@@ -97,7 +98,7 @@ func TestWriterRefusesNonFinite(t *testing.T) {
 	}
 	c := NewParams(1)
 	c.Root[0] = math.Inf(1)
-	if err := WriteCounts(&b, ts, c, ModelNone, "0000000000000001", &format.Stats{}); err == nil || b.Len() != 0 {
+	if err := WriteCounts(&b, ts, c, eventio.ModelNone, "0000000000000001", &format.Stats{}); err == nil || b.Len() != 0 {
 		t.Errorf("infinite count written: %v", err)
 	}
 }

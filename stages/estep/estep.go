@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/eventio"
 	"github.com/grind-nlp/grind/stages/family"
 )
 
@@ -43,7 +44,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	var tags *dmv.TagSet
 	var weights *dmv.Params
-	modelHash := dmv.ModelNone
+	modelHash := eventio.ModelNone
 	if model != nil {
 		modelHash = model.Hash()
 		// The E-step's model is the model re-weighted: shards of
@@ -60,7 +61,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 				}
 				skew = m.Hash()
 			}
-			modelHash = dmv.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skew)
+			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skew)
 		}
 		// Tags the model has not seen back off to its average tag.
 		var seqs [][]string
@@ -124,7 +125,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
 	stats := &format.Stats{Sentences: len(corpus.Sents), Tokens: corpus.Tokens, Loglik: res.LogLik}
-	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, dmv.CorpusHash(sents), stats)
+	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, eventio.CorpusHash(sents), stats)
 }
 
 // reweighting is the annealing E-step asked for, its skew model read and
@@ -191,7 +192,7 @@ func CorpusHash(src pipeline.Source) (string, error) {
 		return "", err
 	}
 	if lattices != nil {
-		return dmv.LatticeHash(lattices), nil
+		return eventio.LatticeHash(lattices), nil
 	}
-	return dmv.CorpusHash(sents), nil
+	return eventio.CorpusHash(sents), nil
 }

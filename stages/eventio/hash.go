@@ -6,6 +6,9 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"strconv"
+
+	"github.com/grind-nlp/grind/format"
 )
 
 // Hasher builds the content hashes that count headers carry to tell
@@ -33,3 +36,60 @@ func (h *Hasher) Float(v float64) {
 
 // Sum is the hash so far, as 16 hex digits.
 func (h *Hasher) Sum() string { return fmt.Sprintf("%016x", h.h.Sum64()) }
+
+// ModelNone is the model hash of counts made without a model (estep
+// --gold without -m).
+const ModelNone = "none"
+
+// HashStrings combines strings into one hash of 16 hex digits (FNV-1a).
+func HashStrings(parts ...string) string {
+	h := NewHasher()
+	for _, p := range parts {
+		h.String(p)
+		h.Byte(0)
+	}
+	return h.Sum()
+}
+
+// CorpusHash identifies a shard's sentences (each by its id, tags and
+// gold heads) as 16 hex digits, for the count header: the sum, mod 2⁶⁴,
+// of each sentence's FNV-1a hash. A sum does not depend on how a corpus
+// is cut into shards, so the shards' merged hash is the whole corpus's
+// and a lost shard shows (mstep --expect-corpus).
+func CorpusHash(sents []*format.Sentence) string {
+	var sum uint64
+	for _, s := range sents {
+		h := fnv.New64a()
+		h.Write([]byte(s.ID))
+		h.Write([]byte{0})
+		for _, t := range s.Tags {
+			h.Write([]byte(t))
+			h.Write([]byte{0})
+		}
+		for _, x := range s.Heads {
+			h.Write([]byte(strconv.Itoa(x)))
+			h.Write([]byte{1})
+		}
+		sum += h.Sum64()
+	}
+	return fmt.Sprintf("%016x", sum)
+}
+
+// LatticeHash identifies a shard's lattices as CorpusHash does sentences.
+func LatticeHash(lattices []*format.Lattice) string {
+	var sum uint64
+	for _, l := range lattices {
+		h := fnv.New64a()
+		h.Write([]byte(l.ID))
+		h.Write([]byte{0})
+		for _, t := range l.Tags {
+			h.Write([]byte(t))
+			h.Write([]byte{0})
+		}
+		for _, a := range l.Arcs {
+			fmt.Fprintf(h, "%d %d %s\x01", a.From, a.To, a.Tag)
+		}
+		sum += h.Sum64()
+	}
+	return fmt.Sprintf("%016x", sum)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/eventio"
 )
 
 // Model is a model in memory of a family whose E-step and decoder take
@@ -93,9 +94,9 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		}
 		e = m.Reweighted(r.Beta, skew)
 		// Shards of different re-weightings do not mix.
-		hash = dmv.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
+		hash = eventio.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
 	}
-	return e.EStep(c, opts.Workers).WriteShard(w, hash, dmv.CorpusHash(sents))
+	return e.EStep(c, opts.Workers).WriteShard(w, hash, eventio.CorpusHash(sents))
 }
 
 func (f Sentences) corpus(src pipeline.Source, m Model) ([]*format.Sentence, Corpus, error) {
