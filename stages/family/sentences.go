@@ -114,8 +114,12 @@ func (f Sentences) corpus(src pipeline.Source, m Model) ([]*format.Sentence, Cor
 	return sents, c, nil
 }
 
+// DecodeBatch is how many sentences Decode parses between writes: it
+// streams in bounded memory, in input order, as the DMV's decoder does.
+var DecodeBatch = 4096
+
 // Decode writes each sentence of src with the model's prediction, in
-// input order; the input is read whole.
+// input order, a batch at a time.
 func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) (DecodeReport, error) {
 	var rep DecodeReport
 	if opts.Model == "" {
@@ -125,21 +129,38 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	if err != nil {
 		return rep, err
 	}
-	sents, c, err := f.corpus(src, m)
-	if err != nil {
-		return rep, err
-	}
-	const per = 64
-	pipeline.ForEachChunk((len(sents)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
-		for i := k * per; i < min(len(sents), (k+1)*per); i++ {
-			m.Decode(c, i, opts.MBR, sents[i])
+	var batch []*format.Sentence
+	flush := func() error {
+		c, err := m.Corpus(batch)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
+		const per = 64
+		pipeline.ForEachChunk((len(batch)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
+			for i := k * per; i < min(len(batch), (k+1)*per); i++ {
+				m.Decode(c, i, opts.MBR, batch[i])
+			}
+		})
+		for _, s := range batch {
+			if err := pipeline.WriteRecord(w, s); err != nil {
+				return err
+			}
+		}
+		rep.Sentences += len(batch)
+		batch = batch[:0]
+		return nil
+	}
+	err = pipeline.EachSentence(src, func(s *format.Sentence) error {
+		if batch = append(batch, s); len(batch) == DecodeBatch {
+			return flush()
+		}
+		return nil
 	})
-	for _, s := range sents {
-		if err := pipeline.WriteRecord(w, s); err != nil {
-			return rep, err
-		}
+	if err == nil && len(batch) > 0 {
+		err = flush()
 	}
-	rep.Sentences = len(sents)
-	return rep, nil
+	if err == nil && rep.Sentences == 0 {
+		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return rep, err
 }
