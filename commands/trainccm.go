@@ -252,7 +252,6 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	if model == "ccm2" {
 		v = ccm.Model2
 	}
-	var prev float64
 	fit := ccm.Train
 	if c.Int("max-iter") == 0 { // the start: the M-step of --init's counts
 		fit = func(corpus *ccm.Corpus, opts ccm.Options) (*ccm.Model, int, error) {
@@ -267,19 +266,9 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	m, _, err := fit(corpus, ccm.Options{
 		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
-		Iteration: func(s ccm.Step) {
-			it := format.Iteration{Iter: s.Iter, Objective: format.Real(s.Objective)}
-			if est != ccm.EM {
-				it.Stage = s.Stage
-				beta := s.Beta
-				it.Beta = &beta
-			}
-			if s.Iter > 1 && prev != 0 {
-				ch := format.Real((s.Objective - prev) / math.Abs(prev))
-				it.Change = &ch
-			}
-			prev = s.Objective
+		Observe: func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
+			return nil
 		},
 	})
 	if err != nil {

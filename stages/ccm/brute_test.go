@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/bintree"
 )
 
@@ -234,11 +235,12 @@ func TestEMNeverLowersObjective(t *testing.T) {
 			for _, sm := range []Smoothing{{1e-9, 1e-9}, KleinSmoothing} {
 				prev := math.Inf(-1)
 				_, _, err := Train(c, Options{Variant: v, Start: st, Smoothing: sm, MaxIter: 25, Tol: 1e-12,
-					Iteration: func(s Step) {
-						if s.Objective < prev-1e-9*math.Abs(prev) {
-							t.Errorf("model %d start %s smoothing %v: objective fell from %v to %v at iteration %d", v, st, sm, prev, s.Objective, s.Iter)
+					Observe: func(it format.Iteration, _ *Model) error {
+						if obj := float64(it.Objective); obj < prev-1e-9*math.Abs(prev) {
+							t.Errorf("model %d start %s smoothing %v: objective fell from %v to %v at iteration %d", v, st, sm, prev, obj, it.Iter)
 						}
-						prev = s.Objective
+						prev = float64(it.Objective)
+						return nil
 					}})
 				if err != nil {
 					t.Fatal(err)
@@ -258,17 +260,19 @@ func TestAnnealingNeverLowersStageObjective(t *testing.T) {
 		for _, v := range []Variant{Model1, Model2} {
 			prev, stage, lastBeta := math.Inf(-1), 0, 0.0
 			_, _, err := Train(c, Options{Variant: v, Estimator: est, Beta0: 0.1, Gamma: 2, MaxIter: 15, Tol: 1e-12,
-				Iteration: func(s Step) {
-					if s.Stage != stage {
-						if s.Beta <= lastBeta {
-							t.Errorf("%s: β %v after %v", est, s.Beta, lastBeta)
+				Observe: func(it format.Iteration, _ *Model) error {
+					obj, beta := float64(it.Objective), *it.Beta
+					if it.Stage != stage {
+						if beta <= lastBeta {
+							t.Errorf("%s: β %v after %v", est, beta, lastBeta)
 						}
-						stage, prev, lastBeta = s.Stage, math.Inf(-1), s.Beta
+						stage, prev, lastBeta = it.Stage, math.Inf(-1), beta
 					}
-					if s.Objective < prev-1e-9*math.Abs(prev) {
-						t.Errorf("%s model %d stage %d β %v: objective fell from %v to %v", est, v, s.Stage, s.Beta, prev, s.Objective)
+					if obj < prev-1e-9*math.Abs(prev) {
+						t.Errorf("%s model %d stage %d β %v: objective fell from %v to %v", est, v, it.Stage, beta, prev, obj)
 					}
-					prev = s.Objective
+					prev = obj
+					return nil
 				}})
 			if err != nil {
 				t.Fatal(err)

@@ -49,13 +49,13 @@ func TestCCMOnPTB10(t *testing.T) {
 	}
 	for _, v := range []ccm.Variant{ccm.Model1, ccm.Model2} {
 		var last float64
-		m, iters, err := ccm.Train(c, ccm.Options{Variant: v, Iteration: func(st ccm.Step) { last = st.LogLik }})
+		m, iters, err := ccm.Train(c, ccm.Options{Variant: v, Observe: func(it format.Iteration, _ *ccm.Model) error { last = float64(it.Objective); return nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		vit := bracketScore(t, m, c, sents, ccm.Viterbi)
 		mbr := bracketScore(t, m, c, sents, ccm.MBR)
-		t.Logf("CCM model %d, split start, %d EM iterations, log-likelihood %.1f", v, iters, last)
+		t.Logf("CCM model %d, split start, %d EM iterations, objective (log-likelihood + log prior) %.1f", v, iters, last)
 		for _, r := range []struct {
 			name string
 			r    score.BracketReport

@@ -3,6 +3,11 @@ package ccm
 import (
 	"fmt"
 	"math"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/emloop"
+	"github.com/grind-nlp/grind/stages/rundir"
 
 	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/schedule"
@@ -176,26 +181,34 @@ type Options struct {
 	// below it (1e-6 when 0).
 	Tol     float64
 	Workers int
-	// Iteration, when set, is called after each E-step.
-	Iteration func(Step)
-}
-
-// Step is what one E-step of Train saw.
-type Step struct {
-	Iter, Stage int     // Iter 1-based across stages; Stage 1-based
-	Beta        float64 // 1 under EM
-	// LogLik is the corpus log-likelihood of the E-step's model (at β = 1;
-	// under DA the tempered log-partition, (1/β)·log Σ_B P(s,B)^β).
-	LogLik float64
-	// Objective is LogLik + the model's LogPrior: what the smoothed EM
-	// (each DA stage) never lowers.
-	Objective float64
+	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop:
+	// Observe sees each iteration's objective, the log-likelihood plus the
+	// smoothing's log prior, tempered under DA, with the model its E-step
+	// ran with).
+	Observe    func(it format.Iteration, m *Model) error
+	Checkpoint func(c rundir.State[*Model]) error
+	Resume     *rundir.State[*Model]
+	Clock      time.Time
 }
 
 // Train runs EM (or DA, SDA) from the start's M-step until convergence
 // and returns the last model (the one after the final M-step) and the
 // number of E-steps.
 func Train(c *Corpus, opts Options) (*Model, int, error) {
+	start, loop, err := NewLoop(c, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := loop.Run(start)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res.Model, res.Iterations, nil
+}
+
+// NewLoop is Train's start (the M-step of the start's bracket counts) and
+// loop, for a caller that runs it itself.
+func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 	if opts.Variant == 0 {
 		opts.Variant = Model1
 	}
@@ -220,24 +233,24 @@ func Train(c *Corpus, opts Options) (*Model, int, error) {
 	if opts.Tol == 0 {
 		opts.Tol = 1e-6
 	}
-	betas := []float64{1}
+	var betas []float64
 	if opts.Estimator != EM {
 		var err error
 		if betas, err = Schedule(opts.Beta0, opts.Gamma); err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 	}
 	cnt, err := StartCounts(c, opts.Start)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	m, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
+	start, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	var skew *Model
 	if opts.Estimator == SDA {
-		skew = m
+		skew = start
 	}
 	// Σ log Cat(n−1): P_bin is not tempered with the tables, so the
 	// tempered log-partition takes it back in at β.
@@ -246,32 +259,21 @@ func Train(c *Corpus, opts Options) (*Model, int, error) {
 		logCat += bintree.LogCatalan(s.N - 1)
 	}
 	post := make([]float64, len(c.Yield))
-	iter := 0
-	for stage, beta := range betas {
-		prev := math.Inf(-1)
-		for it := 0; it < opts.MaxIter; it++ {
-			iter++
-			e := m
-			if beta != 1 {
-				e = m.Tempered(beta, skew)
-			}
-			cnt = e.estep(c, opts.Workers, post)
-			logLik := cnt.LogLik
-			if beta != 1 {
-				logLik = (logLik+logCat)/beta - logCat
-			}
-			obj := logLik + m.LogPrior(opts.Smoothing)
-			if opts.Iteration != nil {
-				opts.Iteration(Step{Iter: iter, Stage: stage + 1, Beta: beta, LogLik: logLik, Objective: obj})
-			}
-			if m, err = MStep(cnt, c.Sym, opts.Variant, opts.Smoothing); err != nil {
-				return nil, iter, err
-			}
-			if !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj) {
-				break
-			}
-			prev = obj
+	step := func(m *Model, beta float64) (*Model, float64, error) {
+		e := m
+		if beta != 1 {
+			e = m.Tempered(beta, skew)
 		}
+		cnt := e.estep(c, opts.Workers, post)
+		logLik := cnt.LogLik
+		if beta != 1 {
+			logLik = (logLik+logCat)/beta - logCat
+		}
+		next, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
+		return next, logLik + m.LogPrior(opts.Smoothing), err
 	}
-	return m, iter, nil
+	return start, &emloop.Loop[*Model]{
+		Step: step, Betas: betas, Annealed: opts.Estimator != EM, MaxIter: opts.MaxIter, Tol: opts.Tol,
+		Tokens: c.Tokens, Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
+	}, nil
 }

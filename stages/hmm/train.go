@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/emloop"
+	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
@@ -62,6 +64,12 @@ type Options struct {
 	Workers int
 	// Progress, when not nil, receives one record per iteration.
 	Progress func(format.Iteration)
+	// Checkpoint and Resume are the loop's (emloop.Loop), for every
+	// estimator but Gibbs.
+	Checkpoint func(rundir.State[State]) error
+	Resume     *rundir.State[State]
+	// Clock is the origin of the log's seconds (zero: now).
+	Clock time.Time
 }
 
 // Result is a trained model and the training corpus's induced tags.
@@ -98,6 +106,125 @@ func Train(c *Corpus, o Options) (*Result, error) {
 		// and EM can never tell them apart.
 		return nil, errors.New("the start needs noise > 0")
 	}
+	if o.Estimator == Gibbs {
+		return trainGibbs(c, s, states, o)
+	}
+	es := NewEStepper(c, s, o.Workers)
+	clock := o.Clock
+	if clock.IsZero() {
+		clock = time.Now()
+	}
+	first, loop, err := newLoop(c, s, es, o, clock)
+	if err != nil {
+		return nil, err
+	}
+	out, err := loop.Run(first)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{States: states, Params: out.Model.P, Unseen: out.Model.Unseen, Objective: out.Objective, Iterations: out.Iterations}
+	if o.Estimator == VB {
+		// The loop's state is the counts of the last E-step; q(θ) is
+		// Dir(counts + α).
+		res.Params = s.VariationalBayes(out.Model.P, o.AlphaT, o.AlphaE)
+		res.Unseen = s.UnseenVB(out.Model.P, o.AlphaE)
+	}
+	res.Tags = es.Decode(res.Params, !o.Viterbi)
+	return res, nil
+}
+
+// State is what an iteration of Train starts from: the model and the
+// weight of unseen words of the last M-step, or under VB the expected
+// counts of the last E-step (Unseen nil).
+type State struct {
+	P      *Params
+	Unseen []float64
+}
+
+// Snapshot is a State as a run directory's checkpoint stores it.
+type Snapshot struct {
+	Trans  []float64 `json:"trans"`
+	Emit   []float64 `json:"emit"`
+	Unseen []float64 `json:"unseen,omitempty"`
+}
+
+// Snapshot is st as a Snapshot (sharing its tables).
+func (st State) Snapshot() Snapshot {
+	return Snapshot{Trans: st.P.Trans, Emit: st.P.Emit, Unseen: st.Unseen}
+}
+
+// State is the snapshot over space s, which must have its sizes.
+func (sn Snapshot) State(s *Space) (State, error) {
+	if len(sn.Trans) != s.Contexts()*(s.K+1) || len(sn.Emit) != s.V*s.K || sn.Unseen != nil && len(sn.Unseen) != s.K {
+		return State{}, fmt.Errorf("a model of %d transitions and %d emissions, not of this HMM's %d and %d",
+			len(sn.Trans), len(sn.Emit), s.Contexts()*(s.K+1), s.V*s.K)
+	}
+	return State{P: &Params{Space: s, Trans: sn.Trans, Emit: sn.Emit}, Unseen: sn.Unseen}, nil
+}
+
+// newLoop is the estimator's start and its loop (emloop): for EM, MAP, DA
+// and SDA the model of the last M-step; for VB the counts of the last
+// E-step, the first of them on the noisy start (unless resuming).
+func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (State, *emloop.Loop[State], error) {
+	theta0 := s.NoisyUniform(o.Noise, o.Seed)
+	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Resume: o.Resume, Checkpoint: o.Checkpoint, Start: clock}
+	if o.Progress != nil {
+		loop.Observe = func(it format.Iteration, _ State) error {
+			o.Progress(it)
+			return nil
+		}
+	}
+	mstep := func(r EStepResult) State {
+		return State{s.Normalize(r.Counts, o.Lambda), s.UnseenNormalize(r.Counts, o.Lambda)}
+	}
+	switch o.Estimator {
+	case EM, MAP:
+		loop.Step = func(st State, _ float64) (State, float64, error) {
+			r := es.Run(st.P)
+			return mstep(r), r.LogLik, nil
+		}
+		return State{P: theta0}, loop, nil
+	case DA, SDA:
+		betas, err := schedule.DA(o.Beta0, o.BetaGrowth)
+		if err != nil {
+			return State{}, nil, err
+		}
+		var skew *Params
+		if o.Estimator == SDA {
+			skew = theta0
+		}
+		loop.Betas, loop.Annealed = betas, true
+		loop.Step = func(st State, beta float64) (State, float64, error) {
+			r := es.Run(Anneal(st.P, beta, skew))
+			return mstep(r), r.LogLik, nil
+		}
+		return State{P: theta0}, loop, nil
+	case VB:
+		if !(o.AlphaT > 0) || !(o.AlphaE > 0) {
+			return State{}, nil, errors.New("variational Bayes needs Dirichlet hyperparameters > 0")
+		}
+		// Every E-step runs on the weights of q(θ) = Dir(counts + α), whose
+		// bound it reports.
+		loop.Step = func(st State, _ float64) (State, float64, error) {
+			r := es.Run(s.VariationalBayes(st.P, o.AlphaT, o.AlphaE))
+			return State{P: r.Counts}, r.LogLik - s.KLPrior(st.P, o.AlphaT, o.AlphaE), nil
+		}
+		if o.Resume != nil {
+			return State{}, loop, nil
+		}
+		return State{P: es.Run(theta0).Counts}, loop, nil
+	}
+	return State{}, nil, fmt.Errorf("unknown estimator %q", o.Estimator)
+}
+
+func relChange(prev, cur float64) float64 {
+	if math.IsInf(prev, -1) {
+		return math.Inf(1)
+	}
+	return math.Abs(cur-prev) / max(math.Abs(prev), 1e-300)
+}
+
+func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error) {
 	start := time.Now()
 	iter, lastStage := 0, 0
 	report := func(stage int, beta *float64, obj, prev float64) {
@@ -114,93 +241,6 @@ func Train(c *Corpus, o Options) (*Result, error) {
 		lastStage = stage
 		o.Progress(it)
 	}
-	if o.Estimator == Gibbs {
-		return trainGibbs(c, s, states, o, report)
-	}
-	es := NewEStepper(c, s, o.Workers)
-	theta0 := s.NoisyUniform(o.Noise, o.Seed)
-	theta := theta0
-	res := &Result{States: states}
-	converged := func(prev, obj float64) bool {
-		return o.Tol > 0 && relChange(prev, obj) < o.Tol
-	}
-	switch o.Estimator {
-	case EM, MAP:
-		prev := math.Inf(-1)
-		for i := 0; i < o.Iterations; i++ {
-			r := es.Run(theta)
-			theta = s.Normalize(r.Counts, o.Lambda)
-			res.Unseen = s.UnseenNormalize(r.Counts, o.Lambda)
-			report(0, nil, r.LogLik, prev)
-			done := i > 0 && converged(prev, r.LogLik)
-			prev, res.Objective = r.LogLik, r.LogLik
-			if done {
-				break
-			}
-		}
-	case DA, SDA:
-		betas, err := schedule.DA(o.Beta0, o.BetaGrowth)
-		if err != nil {
-			return nil, err
-		}
-		var skew *Params
-		if o.Estimator == SDA {
-			skew = theta0
-		}
-		for k, beta := range betas {
-			stage := k + 1
-			prev := math.Inf(-1)
-			for i := 0; i < o.Iterations; i++ {
-				r := es.Run(Anneal(theta, beta, skew))
-				theta = s.Normalize(r.Counts, o.Lambda)
-				res.Unseen = s.UnseenNormalize(r.Counts, o.Lambda)
-				b := beta
-				report(stage, &b, r.LogLik, prev)
-				done := i > 0 && converged(prev, r.LogLik)
-				prev, res.Objective = r.LogLik, r.LogLik
-				if done {
-					break
-				}
-			}
-		}
-	case VB:
-		if !(o.AlphaT > 0) || !(o.AlphaE > 0) {
-			return nil, errors.New("variational Bayes needs Dirichlet hyperparameters > 0")
-		}
-		// The first E-step runs on the noisy start; every later one on the
-		// weights of q(θ) = Dir(counts + α), whose bound it reports.
-		counts := es.Run(theta).Counts
-		prev := math.Inf(-1)
-		for i := 0; i < o.Iterations; i++ {
-			theta = s.VariationalBayes(counts, o.AlphaT, o.AlphaE)
-			r := es.Run(theta)
-			bound := r.LogLik - s.KLPrior(counts, o.AlphaT, o.AlphaE)
-			counts = r.Counts
-			report(0, nil, bound, prev)
-			done := i > 0 && converged(prev, bound)
-			prev, res.Objective = bound, bound
-			if done {
-				break
-			}
-		}
-		theta = s.VariationalBayes(counts, o.AlphaT, o.AlphaE)
-		res.Unseen = s.UnseenVB(counts, o.AlphaE)
-	default:
-		return nil, fmt.Errorf("unknown estimator %q", o.Estimator)
-	}
-	res.Params, res.Iterations = theta, iter
-	res.Tags = es.Decode(theta, !o.Viterbi)
-	return res, nil
-}
-
-func relChange(prev, cur float64) float64 {
-	if math.IsInf(prev, -1) {
-		return math.Inf(1)
-	}
-	return math.Abs(cur-prev) / max(math.Abs(prev), 1e-300)
-}
-
-func trainGibbs(c *Corpus, s *Space, states []string, o Options, report func(int, *float64, float64, float64)) (*Result, error) {
 	if s.Order != 1 {
 		return nil, errors.New("--estimator gibbs is for the bitag HMM")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
 )
 
 // Defaults of the stopping rules.
@@ -153,11 +154,6 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 	return res, nil
 }
 
-// RelativeChange is |b − a| / |a|, the stopping test of the training
-// loops; 0 when both are equal (even infinite).
-func RelativeChange(a, b float64) float64 {
-	if a == b {
-		return 0
-	}
-	return math.Abs(b-a) / math.Abs(a)
-}
+// RelativeChange is |b − a| / |a|, the stopping test of every training
+// loop (emloop's); 0 when both are equal (even infinite).
+func RelativeChange(a, b float64) float64 { return emloop.RelativeChange(a, b) }

@@ -12,6 +12,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/rundir"
 )
 
 // Job is what the training programs share: where the start comes from,
@@ -108,7 +109,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 			done = s.resumed.Done()
 			s.iters = done
 		}
-		if s.log, s.elapsed, err = openRunLog(job.RunDir, job.Resume, done); err != nil {
+		if s.log, s.elapsed, err = rundir.OpenLog(job.RunDir, job.Resume, done); err != nil {
 			return nil, err
 		}
 	case job.LogPath != "":

@@ -1,0 +1,146 @@
+// Package emloop is the training loop of every model family that trains
+// by EM in memory (the CCM, the HMM, and any registered family): E-step →
+// M-step until the objective settles, in one stage (EM, MAP, VB) or in a
+// stage per value of an annealing schedule (DA and SDA, schedule.DA), with
+// the iteration records of --log and the progress bar, and the
+// checkpoints of a run directory from which --resume continues to the
+// very model an uninterrupted run ends with. A family gives one function,
+// Step; the loop knows nothing of its model but that it can be stored in a
+// checkpoint.
+//
+// The DMV's trainers keep their own loop (stages/train, stages/anneal):
+// its Viterbi-EM stopping rule (bits per token), Model L's δ and Model S's
+// segments, the −∞ guard and the iteration accuracies are the DMV's, and
+// its E-step is another helper's; its checkpoints share package rundir.
+package emloop
+
+import (
+	"math"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/rundir"
+)
+
+// Loop configures one run. M is the family's model (or whatever state an
+// iteration starts from, e.g. VB's counts).
+type Loop[M any] struct {
+	// Step runs one iteration from model m at the stage's β (1: plain EM;
+	// the family reweights its E-step, p^β or p^β·skew^(1−β)): the E-step
+	// and the M-step on its counts. It returns the next model and the
+	// E-step's objective, which the stopping rule reads.
+	Step func(m M, beta float64) (next M, objective float64, err error)
+	// Betas is the schedule, one β per stage; nil is one stage at β = 1.
+	Betas []float64
+	// Annealed records each iteration's stage and β in the log.
+	Annealed bool
+	// MaxIter bounds the iterations of each stage (≥ 1).
+	MaxIter int
+	// Tol ends a stage after the iteration whose objective changed by
+	// less than Tol relatively (RelativeChange); 0 runs every iteration.
+	Tol float64
+	// Tokens is the corpus size, for the log's cross-entropy.
+	Tokens int
+	// Observe, when not nil, sees every iteration and the model its
+	// E-step ran with (log, progress, periodic saves); an error stops the
+	// run.
+	Observe func(it format.Iteration, m M) error
+	// Checkpoint, when not nil, hears the state after every iteration the
+	// loop goes on from, including the boundaries between stages.
+	Checkpoint func(c rundir.State[M]) error
+	// Resume, when not nil, continues a run from its checkpoint; the rest
+	// of the run equals the uninterrupted one.
+	Resume *rundir.State[M]
+	// Start is the wall-clock origin of the log's seconds (zero: now).
+	Start time.Time
+}
+
+// Result is the outcome of a run.
+type Result[M any] struct {
+	Model      M // after the last M-step
+	Iterations int
+	Objective  float64 // the last E-step's
+	Converged  bool    // the last stage ended by Tol
+}
+
+// Run trains from start (ignored when resuming).
+func (l *Loop[M]) Run(start M) (*Result[M], error) {
+	betas := l.Betas
+	if betas == nil {
+		betas = []float64{1}
+	}
+	origin := l.Start
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	model := start
+	firstStage, done, resumedIters, prev := 0, 0, 0, math.NaN()
+	if r := l.Resume; r != nil {
+		model, firstStage, done, resumedIters, prev = r.Model, r.Stage-1, r.Before, r.StageIters, r.Prev
+	}
+	res := &Result[M]{Model: model, Iterations: done + resumedIters}
+	for stage := firstStage; stage < len(betas); stage++ {
+		beta := betas[stage]
+		first := 1
+		if stage == firstStage && l.Resume != nil {
+			first = resumedIters + 1
+		}
+		converged := false
+		iter := first - 1
+		for iter = first; iter <= l.MaxIter; iter++ {
+			next, obj, err := l.Step(model, beta)
+			if err != nil {
+				return nil, err
+			}
+			it := format.Iteration{
+				Iter:      done + iter,
+				Objective: format.Real(obj),
+				Seconds:   time.Since(origin).Seconds(),
+			}
+			if l.Tokens > 0 {
+				it.CrossEntropy = format.Real(-obj / float64(l.Tokens) / math.Ln2)
+			}
+			if l.Annealed {
+				b := beta
+				it.Stage, it.Beta = stage+1, &b
+			}
+			if iter > 1 {
+				change := RelativeChange(prev, obj)
+				c := format.Real(change)
+				it.Change = &c
+				converged = l.Tol > 0 && change < l.Tol
+			}
+			if l.Observe != nil {
+				if err := l.Observe(it, model); err != nil {
+					return nil, err
+				}
+			}
+			model, prev = next, obj
+			*res = Result[M]{Model: model, Iterations: done + iter, Objective: obj, Converged: converged}
+			if converged {
+				break
+			}
+			if l.Checkpoint != nil && iter < l.MaxIter {
+				if err := l.Checkpoint(rundir.State[M]{Stage: stage + 1, StageIters: iter, Before: done, Prev: obj, Model: model}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		done += min(iter, l.MaxIter)
+		if l.Checkpoint != nil && stage+1 < len(betas) {
+			if err := l.Checkpoint(rundir.State[M]{Stage: stage + 2, Before: done, Prev: math.NaN(), Model: model}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// RelativeChange is |b − a| / |a|, the stopping test of the training
+// loops; 0 when both are equal (even infinite).
+func RelativeChange(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(b-a) / math.Abs(a)
+}

@@ -1,0 +1,91 @@
+package emloop
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/rundir"
+)
+
+// toy is a deterministic "family": the model is a number that each
+// iteration moves halfway to β·10 (the objective is minus its distance),
+// so stages converge at a rate Tol can cut.
+func toy(m float64, beta float64) (float64, float64, error) {
+	return m + (beta*10-m)/2, -1 - math.Abs(beta*10-m), nil
+}
+
+func records(t *testing.T, l Loop[float64], start float64) ([]string, *Result[float64], []rundir.State[float64]) {
+	t.Helper()
+	var log []string
+	var states []rundir.State[float64]
+	l.Step = toy
+	l.Observe = func(it format.Iteration, _ float64) error {
+		it.Seconds = 0
+		b, _ := json.Marshal(it)
+		log = append(log, string(b))
+		return nil
+	}
+	l.Checkpoint = func(c rundir.State[float64]) error {
+		// through JSON, as a run directory stores it
+		b, err := json.Marshal(c.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &c.Model); err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, c)
+		return nil
+	}
+	res, err := l.Run(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, res, states
+}
+
+// A run resumed from any of its checkpoints ends with the same model,
+// iteration count and objective, and logs the rest of the uninterrupted
+// run's iterations, in order; stages end at Tol or MaxIter.
+func TestResumeFromEveryCheckpoint(t *testing.T) {
+	for _, l := range []Loop[float64]{
+		{MaxIter: 30, Tol: 1e-3, Tokens: 10},
+		{MaxIter: 4, Tol: 0},
+		{MaxIter: 50, Tol: 1e-4, Betas: []float64{0.25, 0.5, 1}, Annealed: true},
+		{MaxIter: 3, Betas: []float64{0.1, 1}, Annealed: true},
+	} {
+		whole, want, states := records(t, l, 0)
+		stages := max(1, len(l.Betas))
+		if len(whole) != want.Iterations || len(states) != want.Iterations-1 {
+			t.Fatalf("%+v: %d log lines and %d checkpoints for %d iterations", l, len(whole), len(states), want.Iterations)
+		}
+		if l.Tol == 0 && want.Iterations != stages*l.MaxIter {
+			t.Errorf("%+v: %d iterations without Tol", l, want.Iterations)
+		}
+		if l.Tol > 0 && (!want.Converged || want.Iterations >= stages*l.MaxIter) {
+			t.Errorf("%+v: did not converge (%d iterations)", l, want.Iterations)
+		}
+		for _, st := range states {
+			l.Resume = &st
+			rest, got, _ := records(t, l, math.NaN())
+			if *got != *want {
+				t.Errorf("resumed at %+v: %+v, want %+v", st, *got, *want)
+			}
+			if !slices.Equal(rest, whole[st.Done():]) {
+				t.Errorf("resumed at %+v: log\n%v\nwant\n%v", st, rest, whole[st.Done():])
+			}
+		}
+	}
+}
+
+func TestRelativeChange(t *testing.T) {
+	inf := math.Inf(-1)
+	for _, c := range []struct{ a, b, want float64 }{{-10, -9, 0.1}, {inf, inf, 0}, {-2, -2, 0}, {4, 2, 0.5}} {
+		if got := RelativeChange(c.a, c.b); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("RelativeChange(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+// Package rundir is the run directory every trainer keeps with --run-dir
+// (run.json is the program's, package commands): the log of iterations,
+// the last checkpoint, written atomically after every iteration the loop
+// goes on from, and the final model. A family's trainer stores its own
+// model in the checkpoint; what a checkpoint is and how the log is cut
+// back on --resume is written once here.
+package rundir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// Files of a run directory: the log of iterations, the last checkpoint
+// and the final model.
+const (
+	Log        = "iterations.jsonl"
+	Checkpoint = "checkpoint.json"
+	Model      = "model.jsonl"
+)
+
+// State is what a training loop continues from: the model of the last
+// M-step, exactly (JSON float64s round-trip), and what the stopping rule
+// needs. M is the family's model in a form that encoding/json writes and
+// reads back unchanged.
+type State[M any] struct {
+	Stage      int     // the stage under way, from 1 (1 for EM)
+	StageIters int     // iterations done in that stage
+	Before     int     // iterations of the earlier stages
+	Prev       float64 // the last iteration's objective (when StageIters > 0)
+	Model      M       // the model the next iteration's E-step runs with
+}
+
+// Done is the number of iterations the state holds.
+func (c *State[M]) Done() int { return c.Before + c.StageIters }
+
+type stateFile[M any] struct {
+	Stage      int    `json:"stage"`
+	StageIters int    `json:"stage_iters"`
+	Before     int    `json:"before"`
+	Prev       string `json:"prev"` // strconv: the objective may be −∞
+	Model      M      `json:"model"`
+}
+
+// Write writes c to dir's checkpoint atomically: a kill in the middle of
+// the write leaves the previous checkpoint.
+func Write[M any](dir string, c State[M]) error {
+	b, err := json.Marshal(stateFile[M]{c.Stage, c.StageIters, c.Before, strconv.FormatFloat(c.Prev, 'g', -1, 64), c.Model})
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return pipeline.WriteFile(filepath.Join(dir, Checkpoint), nil, func(o *pipeline.Output) error {
+		_, err := o.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// Read reads the checkpoint of dir; nil when there is none yet. check
+// says whether its model fits the run (nil when it does).
+func Read[M any](dir string, check func(M) error) (*State[M], error) {
+	path := filepath.Join(dir, Checkpoint)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f stateFile[M]
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	prev, err := strconv.ParseFloat(f.Prev, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s: prev: %w", path, err)
+	}
+	if f.Stage < 1 {
+		return nil, fmt.Errorf("%s: stage %d: not a checkpoint", path, f.Stage)
+	}
+	if err := check(f.Model); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &State[M]{Stage: f.Stage, StageIters: f.StageIters, Before: f.Before, Prev: prev, Model: f.Model}, nil
+}
+
+// OpenLog opens the iteration log of a run directory. On resume it keeps
+// the complete lines of the iterations the checkpoint holds (a kill after
+// a line and before its checkpoint leaves one more) and appends; seconds
+// is the last kept line's, where the resumed log's clock goes on.
+func OpenLog(dir string, resume bool, done int) (f *os.File, seconds float64, err error) {
+	path := filepath.Join(dir, Log)
+	if !resume {
+		f, err = os.Create(path)
+		return f, 0, err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, err
+	}
+	var kept bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(old))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var it format.Iteration
+		if json.Unmarshal(sc.Bytes(), &it) != nil || it.Iter > done {
+			break
+		}
+		kept.Write(sc.Bytes())
+		kept.WriteByte('\n')
+		seconds = it.Seconds
+	}
+	if err := pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
+		_, err := o.Write(kept.Bytes())
+		return err
+	}); err != nil {
+		return nil, 0, err
+	}
+	f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	return f, seconds, err
+}
