@@ -15,6 +15,7 @@ import (
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/dmvccm"
+	"github.com/grind-nlp/grind/stages/rundir"
 )
 
 func init() { register("train-ccm", trainCCMApp) }
@@ -55,11 +56,15 @@ log-likelihood, and with gold "heads" on every training sentence each line
 has the directed and undirected accuracy (root counted) of that E-step's
 Viterbi parses of the training sentences.
 
+--run-dir DIR records the run (ccm, ccm2: run.json, iterations.jsonl, a
+checkpoint after every iteration, model.jsonl); --resume DIR continues a
+killed run to the same sentences and model, byte for byte.
+
 Examples:
    train-ccm wsj10.jsonl | score
    train-ccm --model ccm2 --estimator sda train.jsonl --test test.jsonl | score
    train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda (da and sda for ccm and ccm2)"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
@@ -75,7 +80,7 @@ Examples:
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model (ccm, ccm2) to `FILE`, for estep -m, decode -m"},
 			outputFlag(), skipBadFlag(), quietFlag(),
-		},
+		}, runDirFlags()...),
 		Action: trainCCM,
 	}
 }
@@ -118,6 +123,18 @@ func trainCCM(c *cli.Context) error {
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") {
 		return usagef("--dmv-init and --head-choice are for --model dmvccm")
 	}
+	inputs := c.Args().Slice()
+	if c.IsSet("test") {
+		inputs = append(inputs, c.String("test"))
+	}
+	if model == "dmvccm" && (c.IsSet("run-dir") || c.IsSet("resume")) {
+		return usagef("--run-dir and --resume are for ccm and ccm2")
+	}
+	rd, err := openTrainerRun[ccm.Snapshot](c, inputs)
+	if err != nil {
+		return err
+	}
+	defer rd.close()
 	src := source(c)
 	train, err := readTagged(src)
 	if err != nil {
@@ -134,8 +151,11 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if rd != nil {
+		logw = rd.log
+	}
 	prog := progress(c, c.Int("max-iter"))
-	began := time.Now()
+	began := rd.origin()
 	tokens := 0
 	for _, s := range train {
 		tokens += len(s.Tags)
@@ -153,7 +173,7 @@ func trainCCM(c *cli.Context) error {
 	if model == "dmvccm" {
 		err = trainDMVCCM(c, train, out, start, report)
 	} else {
-		trained, err = trainCCMAlone(c, model, est, start, train, out, report)
+		trained, err = trainCCMAlone(c, model, est, start, train, out, report, rd)
 	}
 	prog.Done()
 	if err == nil {
@@ -167,6 +187,11 @@ func trainCCM(c *cli.Context) error {
 			os.Remove(c.String("log")) // no half-written log
 		}
 		return err
+	}
+	if rd != nil {
+		if err := rd.saveModel(func(w io.Writer) error { return ccm.WriteModel(w, trained) }); err != nil {
+			return err
+		}
 	}
 	if path := c.String("save-model"); path != "" {
 		if err := pipeline.WriteFile(path, c.App.Writer, func(o *pipeline.Output) error { return ccm.WriteModel(o, trained) }); err != nil {
@@ -243,7 +268,7 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return tags
 }
 
-func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration)) (*ccm.Model, error) {
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*ccm.Model, error) {
 	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
 	if err != nil {
 		return nil, err
@@ -263,14 +288,30 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 			return m, 0, err
 		}
 	}
-	m, _, err := fit(corpus, ccm.Options{
+	opts := ccm.Options{
 		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
 		Observe: func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
 			return nil
 		},
-	})
+	}
+	if rd != nil {
+		opts.Checkpoint = func(st rundir.State[*ccm.Model]) error {
+			return rd.checkpoint(rundir.Map(st, (*ccm.Model).Snapshot))
+		}
+		if r := rd.resumed; r != nil {
+			m, err := r.Model.Model(corpus.Sym)
+			if err == nil && m.Variant != v {
+				err = fmt.Errorf("a %s checkpoint", ccm.FamilyOf(m.Variant))
+			}
+			if err != nil {
+				return nil, fmt.Errorf("--resume %s: %w", rd.dir, err)
+			}
+			opts.Resume = &rundir.State[*ccm.Model]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: m}
+		}
+	}
+	m, _, err := fit(corpus, opts)
 	if err != nil {
 		return nil, err
 	}

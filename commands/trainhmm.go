@@ -47,11 +47,15 @@ every E-step is forward–backward, deterministic for any --workers):
          --max-iter iterations from weights U[0, --noise); Viterbi decoding
 Decoding is each token's most probable state, or --viterbi.
 
+--run-dir DIR records the run (em, map, da, sda, vb: run.json,
+iterations.jsonl, a checkpoint after every iteration, model.jsonl); --resume
+DIR continues a killed run to the same output and model, byte for byte.
+
 Examples:
    ptb2deps --keep-punct wsj/*/*.mrg | train-hmm --states 45 --iter 500 | score-tags
    train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
    train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em, map, da, sda, vb, gibbs or ce"},
@@ -75,7 +79,7 @@ Examples:
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
-		},
+		}, runDirFlags()...),
 		Action: func(c *cli.Context) error {
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
@@ -88,6 +92,7 @@ Examples:
 				o.Order = 2
 			}
 			ce := o.Estimator == "ce"
+			var logw io.Writer
 			if !slices.Contains(hmm.Estimators, o.Estimator) && !ce {
 				return usagef("--estimator must be em, map, da, sda, vb, gibbs or ce, not %q", o.Estimator)
 			}
@@ -116,6 +121,20 @@ Examples:
 			case ce && c.String("nbhd") != nbhd.Trans1 && c.String("nbhd") != nbhd.Del1OrTrans1 && c.String("nbhd") != nbhd.Length:
 				return usagef("--nbhd must be trans1, del1ortrans1 or length, not %q", c.String("nbhd"))
 			}
+			if (o.Estimator == hmm.Gibbs || ce) && (c.IsSet("run-dir") || c.IsSet("resume")) {
+				return usagef("--run-dir and --resume are for em, map, da, sda and vb: a gibbs run would need the sampler's state and ce's L-BFGS its memory at each checkpoint, which are not stored")
+			}
+			rd, err := openTrainerRun[hmm.Snapshot](c, c.Args().Slice())
+			if err != nil {
+				return err
+			}
+			defer rd.close()
+			if rd != nil {
+				logw = rd.log
+				o.Clock = rd.origin()
+				o.Resume = rd.resumed
+				o.Checkpoint = rd.checkpoint
+			}
 			src := source(c)
 			sents, err := pipeline.ReadSentences(src)
 			if err != nil {
@@ -130,7 +149,6 @@ Examples:
 					return err
 				}
 			}
-			var logw io.Writer
 			if p := c.String("log"); p != "" {
 				f, err := os.Create(p)
 				if err != nil {
@@ -160,8 +178,13 @@ Examples:
 			if logErr != nil {
 				return fmt.Errorf("writing the log: %w", logErr)
 			}
+			m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen}
+			if rd != nil {
+				if err := rd.saveModel(func(w io.Writer) error { return hmm.WriteModel(w, m) }); err != nil {
+					return err
+				}
+			}
 			if p := c.String("save-model"); p != "" {
-				m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen}
 				if err := pipeline.WriteFile(p, c.App.Writer, func(o *pipeline.Output) error { return hmm.WriteModel(o, m) }); err != nil {
 					return err
 				}

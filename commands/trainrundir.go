@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -45,12 +47,17 @@ type runRecord struct {
 // the model (the E-step's sums do not depend on the number of workers).
 var mayDiffer = map[string]bool{
 	"workers": true, "quiet": true, "output": true, "run-dir": true, "resume": true,
-	"save-every": true, "save-dir": true,
+	"save-every": true, "save-dir": true, "save-model": true,
 }
 
 // runDir reads --run-dir and --resume: it checks the directory before the
 // run, writes run.json for a new run and checks it for a resumed one.
 func runDir(c *cli.Context) (dir string, resume bool, err error) {
+	return runDirOf(c, runInputs(c))
+}
+
+// runDirOf is runDir with the input files (hashed into run.json) given.
+func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err error) {
 	dir, resume = c.String("run-dir"), c.IsSet("resume")
 	if resume {
 		if dir != "" {
@@ -65,7 +72,6 @@ func runDir(c *cli.Context) (dir string, resume bool, err error) {
 	if c.String("log") != "" {
 		return "", false, usagef("--log and %s: the run directory has its log, %s", flag, train.RunLog)
 	}
-	inputs := runInputs(c)
 	if c.NArg() == 0 {
 		return "", false, usagef("%s needs input files: stdin cannot be read again on --resume", flag)
 	}
@@ -162,4 +168,60 @@ func hashFile(path string) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// trainerRun is the run directory of a trainer on emloop (train-ccm,
+// train-hmm): run.json, the iteration log, the checkpoints in the form S
+// its family stores them, and the final model.
+type trainerRun[S any] struct {
+	dir     string
+	resumed *rundir.State[S] // nil: from the start
+	log     *os.File
+	elapsed float64 // seconds the resumed run's log had reached
+}
+
+// openTrainerRun reads --run-dir and --resume (nil without them): run.json
+// written or checked, the checkpoint read, the log cut back to it.
+func openTrainerRun[S any](c *cli.Context, inputs []string) (*trainerRun[S], error) {
+	dir, resume, err := runDirOf(c, inputs)
+	if err != nil || dir == "" {
+		return nil, err
+	}
+	r := &trainerRun[S]{dir: dir}
+	done := 0
+	if resume {
+		if r.resumed, err = rundir.Read[S](dir, nil); err != nil {
+			return nil, err
+		}
+		if r.resumed != nil {
+			done = r.resumed.Done()
+		}
+	}
+	if r.log, r.elapsed, err = rundir.OpenLog(dir, resume, done); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// origin is where the log's seconds count from: as many seconds ago as a
+// resumed run's log had reached.
+func (r *trainerRun[S]) origin() time.Time {
+	if r == nil {
+		return time.Now()
+	}
+	return time.Now().Add(-time.Duration(r.elapsed * float64(time.Second)))
+}
+
+func (r *trainerRun[S]) checkpoint(st rundir.State[S]) error { return rundir.Write(r.dir, st) }
+
+// saveModel writes the final model into the run directory atomically.
+func (r *trainerRun[S]) saveModel(write func(io.Writer) error) error {
+	return pipeline.WriteFile(filepath.Join(r.dir, rundir.Model), nil, func(o *pipeline.Output) error { return write(o) })
+}
+
+func (r *trainerRun[S]) close() error {
+	if r == nil {
+		return nil
+	}
+	return r.log.Close()
 }

@@ -65,9 +65,9 @@ type Options struct {
 	// Progress, when not nil, receives one record per iteration.
 	Progress func(format.Iteration)
 	// Checkpoint and Resume are the loop's (emloop.Loop), for every
-	// estimator but Gibbs.
-	Checkpoint func(rundir.State[State]) error
-	Resume     *rundir.State[State]
+	// estimator but Gibbs, with the state as a Snapshot.
+	Checkpoint func(rundir.State[Snapshot]) error
+	Resume     *rundir.State[Snapshot]
 	// Clock is the origin of the log's seconds (zero: now).
 	Clock time.Time
 }
@@ -167,7 +167,17 @@ func (sn Snapshot) State(s *Space) (State, error) {
 // E-step, the first of them on the noisy start (unless resuming).
 func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (State, *emloop.Loop[State], error) {
 	theta0 := s.NoisyUniform(o.Noise, o.Seed)
-	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Resume: o.Resume, Checkpoint: o.Checkpoint, Start: clock}
+	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Start: clock}
+	if r := o.Resume; r != nil {
+		st, err := r.Model.State(s)
+		if err != nil {
+			return State{}, nil, fmt.Errorf("resuming: %w", err)
+		}
+		loop.Resume = &rundir.State[State]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: st}
+	}
+	if o.Checkpoint != nil {
+		loop.Checkpoint = func(c rundir.State[State]) error { return o.Checkpoint(rundir.Map(c, State.Snapshot)) }
+	}
 	if o.Progress != nil {
 		loop.Observe = func(it format.Iteration, _ State) error {
 			o.Progress(it)

@@ -41,6 +41,12 @@ type State[M any] struct {
 	Model      M       // the model the next iteration's E-step runs with
 }
 
+// Map is c with its model converted by f (a family's model to the form
+// its checkpoints store, or back).
+func Map[M, S any](c State[M], f func(M) S) State[S] {
+	return State[S]{Stage: c.Stage, StageIters: c.StageIters, Before: c.Before, Prev: c.Prev, Model: f(c.Model)}
+}
+
 // Done is the number of iterations the state holds.
 func (c *State[M]) Done() int { return c.Before + c.StageIters }
 
@@ -65,8 +71,8 @@ func Write[M any](dir string, c State[M]) error {
 	})
 }
 
-// Read reads the checkpoint of dir; nil when there is none yet. check
-// says whether its model fits the run (nil when it does).
+// Read reads the checkpoint of dir; nil when there is none yet. check,
+// when not nil, says whether its model fits the run (nil when it does).
 func Read[M any](dir string, check func(M) error) (*State[M], error) {
 	path := filepath.Join(dir, Checkpoint)
 	b, err := os.ReadFile(path)
@@ -86,6 +92,9 @@ func Read[M any](dir string, check func(M) error) (*State[M], error) {
 	}
 	if f.Stage < 1 {
 		return nil, fmt.Errorf("%s: stage %d: not a checkpoint", path, f.Stage)
+	}
+	if check == nil {
+		check = func(M) error { return nil }
 	}
 	if err := check(f.Model); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -1,0 +1,84 @@
+package commands
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/grind-nlp/grind/internal/clitest"
+	"github.com/grind-nlp/grind/stages/rundir"
+)
+
+// train-ccm and train-hmm, on the loop every family shares (emloop),
+// killed with SIGKILL at seeded random iterations and resumed with
+// --resume, write the sentences and the model (model.jsonl) an
+// uninterrupted run writes, byte for byte, and its log's iterations once
+// each and in order.
+func TestFamilyResumeAfterSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	tags := sampledCorpus(t, dir, 300)
+	treebank, _ := filepath.Glob("../examples/treebank/*.mrg")
+	words := writeTemp(t, dir, "words.jsonl", run(t, nil, append([]string{"ptb2deps", "--keep-punct"}, treebank...)...))
+	cases := []struct {
+		name   string
+		args   []string
+		corpus string
+		iters  int
+	}{
+		{"ccm-em", []string{"train-ccm", "--tol", "1e-300", "--max-iter", "24"}, tags, 24},
+		{"ccm2-sda", []string{"train-ccm", "--model", "ccm2", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "8"}, tags, 24},
+		{"hmm-em", []string{"train-hmm", "--states", "12", "--max-iter", "30"}, words, 30},
+		{"hmm-da", []string{"train-hmm", "--trigram", "--states", "6", "--estimator", "da", "--lambda", "0.1", "--beta0", "0.25", "--gamma", "2", "--max-iter", "8"}, words, 24},
+		{"hmm-vb", []string{"train-hmm", "--states", "12", "--estimator", "vb", "--max-iter", "24"}, words, 24},
+	}
+	rng := rand.New(rand.NewPCG(14, 3))
+	for _, tc := range cases {
+		whole := filepath.Join(dir, tc.name+"-whole")
+		want := run(t, nil, append(append([]string{}, tc.args...), "-q", "--run-dir", whole, tc.corpus)...)
+		wantModel := readFile(t, filepath.Join(whole, rundir.Model))
+		wantLog := withoutSeconds(t, whole)
+		if len(wantLog) != tc.iters {
+			t.Fatalf("%s: %d log lines, want %d", tc.name, len(wantLog), tc.iters)
+		}
+		for trial := 0; trial < 2; trial++ {
+			at := 1 + rng.IntN(tc.iters*3/4)
+			rd := filepath.Join(dir, tc.name+"-run", string(rune('a'+trial)))
+			args := append(append([]string{}, tc.args...), "-q", "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), tc.corpus)
+			killed := clitest.KillAt(t, "TestResumeChild", args, func() bool { return logLines(rd) >= at }, 30*time.Second)
+			t.Logf("%s: killed after %d log lines (asked %d; killed before the end: %v)", tc.name, logLines(rd), at, killed)
+
+			resumed := run(t, nil, append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, tc.corpus)...)
+			if !bytes.Equal(resumed, want) {
+				t.Errorf("%s: the output of the run killed at iteration %d and resumed differs from the uninterrupted one's", tc.name, at)
+			}
+			if saved, _ := os.ReadFile(filepath.Join(rd, rundir.Model)); !bytes.Equal(saved, wantModel) {
+				t.Errorf("%s: %s differs from the uninterrupted run's", tc.name, rundir.Model)
+			}
+			got := withoutSeconds(t, rd)
+			if len(got) != tc.iters {
+				t.Errorf("%s: the resumed log has %d lines, want %d", tc.name, len(got), tc.iters)
+				continue
+			}
+			for i := range got {
+				if got[i] != wantLog[i] {
+					t.Errorf("%s: log line %d is %s, want %s", tc.name, i+1, got[i], wantLog[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+// The model of a run directory is the one --save-model writes.
+func TestFamilyRunDirModel(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 40)
+	rd, saved := filepath.Join(dir, "run"), filepath.Join(dir, "m.jsonl")
+	run(t, nil, "train-ccm", "-q", "--max-iter", "3", "--run-dir", rd, "--save-model", saved, corpus)
+	if !bytes.Equal(readFile(t, saved), readFile(t, filepath.Join(rd, rundir.Model))) {
+		t.Error("train-ccm: model.jsonl differs from --save-model's file")
+	}
+}
