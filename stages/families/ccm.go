@@ -109,3 +109,21 @@ func (c ccmCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	return ccm.WriteModel(w, m)
 }
+
+// LogProbs is log P(s) of each sentence (ccm.Model.LogProb: P_bin's
+// uniform bracketing times the tables, the likelihood EM raises), unseen
+// yields and contexts with their smoothed zero-count probability.
+func (c ccmModel) LogProbs(cor family.Corpus, workers int) []float64 {
+	x := cor.(*ccm.Corpus)
+	out := make([]float64, len(x.Sentences))
+	const per = 64
+	pipeline.ForEachChunk((len(out)+per-1)/per, pipeline.Workers(workers), func(_, k int) {
+		for i := k * per; i < min(len(out), (k+1)*per); i++ {
+			out[i] = c.m.LogProb(x, i)
+		}
+	})
+	return out
+}
+
+// Unseen: the CCM smooths every yield and context alike, seen or not.
+func (c ccmModel) Unseen(family.Corpus) (int, int, string) { return 0, 0, "" }

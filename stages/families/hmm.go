@@ -3,6 +3,7 @@ package families
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync"
 
@@ -125,4 +126,40 @@ func (c hmmCounts) WriteMStep(w io.Writer, lambda float64) error {
 		return fmt.Errorf("--lambda %v: must be ≥ 0", lambda)
 	}
 	return hmm.WriteModel(w, c.t.MStep(lambda))
+}
+
+// LogProbs is log P(x) of each sentence by forward–backward, a word the
+// model never saw emitted with its unseen_word weight; when those are all
+// 0 (EM without λ) such a sentence has probability 0.
+func (h hmmModel) LogProbs(cor family.Corpus, workers int) []float64 {
+	c := cor.(*hmmCorpus)
+	noUnseen := !slices.ContainsFunc(h.m.Unseen, func(u float64) bool { return u != 0 })
+	out := make([]float64, len(c.c.Sents))
+	const per = 64
+	pipeline.ForEachChunk((len(out)+per-1)/per, pipeline.Workers(workers), func(_, k int) {
+		fb := c.fbs.Get().(*hmm.FB)
+		defer c.fbs.Put(fb)
+		for i := k * per; i < min(len(out), (k+1)*per); i++ {
+			words := c.c.Sents[i]
+			if noUnseen && slices.ContainsFunc(words, func(w int32) bool { return int(w) >= len(h.m.Words) }) {
+				out[i] = math.Inf(-1)
+				continue
+			}
+			out[i] = fb.Sentence(c.ext.P, words, nil, nil, nil)
+		}
+	})
+	return out
+}
+
+// Unseen counts the tokens and distinct words of c the model never saw.
+func (h hmmModel) Unseen(cor family.Corpus) (tokens, types int, what string) {
+	c := cor.(*hmmCorpus)
+	for _, s := range c.c.Sents {
+		for _, w := range s {
+			if int(w) >= len(h.m.Words) {
+				tokens++
+			}
+		}
+	}
+	return tokens, len(c.ext.Words) - len(h.m.Words), "words"
 }

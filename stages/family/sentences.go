@@ -164,3 +164,16 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	}
 	return rep, err
 }
+
+// Scorer is what select-model asks of a Model to rank it by likelihood
+// (a family without it is ranked by accuracy only).
+type Scorer interface {
+	// LogProbs is log P(x) of each sentence of c under the model, the
+	// family's own likelihood (−Inf: probability 0), the same for any
+	// number of workers.
+	LogProbs(c Corpus, workers int) []float64
+	// Unseen is how many tokens of c the model had not seen, how many
+	// distinct ones, and what they are ("words"); 0 and "" when the
+	// family gives them no probability of their own to report.
+	Unseen(c Corpus) (tokens, types int, what string)
+}

@@ -66,7 +66,7 @@ type Row struct {
 	Rank       int              `json:"rank"`
 	Model      string           `json:"model"`
 	By         Criterion        `json:"by"`
-	Root       score.Convention `json:"root"`
+	Root       score.Convention `json:"root,omitempty"`
 	Directed   *float64         `json:"directed,omitempty"`   // under Root
 	Undirected *float64         `json:"undirected,omitempty"` // under Root
 	// Both conventions: root counted (accuracy) and excluded (F1).
@@ -94,12 +94,29 @@ type Row struct {
 	// model knows, under neighbourhood Nbhd (--by contrast only).
 	Contrast *format.Real `json:"contrast,omitempty"`
 	Nbhd     string       `json:"nbhd,omitempty"`
+	// Family is the models' family when it is not the DMV's; its dev
+	// accuracy is BracketF1 (standard, whole-sentence bracket counted) of
+	// "pred_spans" against "tree", or ManyToOne and, when every predicted
+	// tag is a gold tag, TagAccuracy of the induced tags. UnseenTokens are
+	// the dev tokens whose word the model never saw (the HMM).
+	Family       string   `json:"family,omitempty"`
+	BracketF1    *float64 `json:"bracket_f1,omitempty"`
+	ManyToOne    *float64 `json:"many_to_1,omitempty"`
+	TagAccuracy  *float64 `json:"tag_accuracy,omitempty"`
+	UnseenTokens int      `json:"unseen_tokens,omitempty"`
+	acc          *float64 // the accuracy --by accuracy ranks (Directed for the DMV)
 }
 
 // Report says what the selection met, for stderr.
 type Report struct {
 	Best       Row
 	Unscorable int // dev sentences left out of the log-likelihood (unknown tags)
+	// UnseenTokens and UnseenTypes are the most dev tokens (and distinct
+	// ones) that one model had not seen, UnseenWhat what they are
+	// ("words"): a family model scores them with its own unseen
+	// probability.
+	UnseenTokens, UnseenTypes int
+	UnseenWhat                string
 }
 
 // Run ranks the models on the dev data and writes the table (or JSON
@@ -120,6 +137,13 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	if opts.DevSentences > 0 && opts.DevSentences < len(dev) {
 		devName = fmt.Sprintf("the first %d of %d sentences of %s", opts.DevSentences, len(dev), devName)
 		dev = dev[:opts.DevSentences]
+	}
+	fam, err := familyOf(opts.Models)
+	if err != nil {
+		return rep, err
+	}
+	if !isDMV(fam) {
+		return runFamily(w, opts, fam, dev, devName)
 	}
 	gold := true
 	for _, s := range dev {
@@ -170,6 +194,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		}
 		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
+		rows[i].acc = rows[i].Directed
 		if opts.By == Contrast {
 			v, err := contrast(dev, known, m, opts.Nbhd, opts.Workers)
 			if err != nil {
@@ -312,7 +337,7 @@ func rank(rows []Row, by Criterion) []int {
 	slices.SortStableFunc(order, func(a, b int) int {
 		ra, rb := rows[a], rows[b]
 		if by == Accuracy {
-			return cmp.Compare(*rb.Directed, *ra.Directed) // higher first
+			return cmp.Compare(*rb.acc, *ra.acc) // higher first
 		}
 		if by == Contrast {
 			return cmp.Compare(float64(*rb.Contrast), float64(*ra.Contrast))

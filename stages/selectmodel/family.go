@@ -1,0 +1,262 @@
+package selectmodel
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/families"
+	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
+)
+
+// familyOf is the one family of the models, from their headers; models of
+// different families are refused, their likelihoods being of different
+// things.
+func familyOf(models []string) (family.Family, error) {
+	var first family.Family
+	for i, path := range models {
+		f, err := families.All.ForFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			first = f
+		} else if f.Name() != first.Name() {
+			return nil, fmt.Errorf("%s is a %s model and %s a %s model: select-model ranks the models of one family at a time", models[0], first.Name(), path, f.Name())
+		}
+	}
+	return first, nil
+}
+
+// Measures of a family's dev accuracy, by what its decoder predicts.
+const (
+	measureBrackets  = "bracket F1"
+	measureManyToOne = "many-to-1"
+	measureTags      = "tag accuracy"
+)
+
+// runFamily ranks models of a family other than the DMV, read and decoded
+// through the family's own Model (families.All): by the family's dev
+// likelihood (family.Scorer), or by dev accuracy against what the dev
+// sentences have of gold: bracket F1 of "pred_spans" against "tree" (the
+// CCM), or many-to-1 of the induced "tags" against the gold tags (the HMM;
+// tag accuracy when the states are tag names, as under --dict: some
+// predicted tag is a gold tag).
+func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sentence, devName string) (Report, error) {
+	var rep Report
+	sf, ok := fam.(family.Sentences)
+	if !ok {
+		return rep, fmt.Errorf("%s: select-model cannot rank %s models yet", opts.Models[0], fam.Name())
+	}
+	if opts.By == Contrast {
+		return rep, fmt.Errorf("--by contrast is for DMV models; rank %s models --by likelihood or --by accuracy", fam.Name())
+	}
+	rows := make([]Row, len(opts.Models))
+	var measure string
+	for i, path := range opts.Models {
+		m, err := sf.ReadModel(path, nil)
+		if err != nil {
+			return rep, err
+		}
+		decoded := make([]*format.Sentence, len(dev))
+		for k, s := range dev {
+			cp := *s
+			decoded[k] = &cp
+		}
+		c, err := m.Corpus(decoded)
+		if err != nil {
+			return rep, fmt.Errorf("%s on %s: %w", path, devName, err)
+		}
+		const per = 64
+		pipeline.ForEachChunk((len(dev)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
+			for j := k * per; j < min(len(dev), (k+1)*per); j++ {
+				m.Decode(c, j, false, decoded[j])
+			}
+		})
+		row := Row{Model: path, By: opts.By, Family: fam.Name(), Sentences: len(dev)}
+		for _, s := range dev {
+			row.Tokens += s.Len()
+		}
+		got, err := familyAccuracy(dev, decoded, &row)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", devName, err)
+		}
+		if got != "" {
+			measure = got
+		}
+		scorer, ok := m.(family.Scorer)
+		if !ok {
+			if opts.By == Likelihood {
+				return rep, fmt.Errorf("%s: a %s model gives no dev likelihood; select it --by accuracy", path, fam.Name())
+			}
+		} else {
+			logZ := scorer.LogProbs(c, opts.Workers)
+			nonzero := 0.0
+			for k, l := range logZ {
+				row.LogLikSentences++
+				row.LogLikTokens += dev[k].Len()
+				if math.IsInf(l, -1) {
+					row.ZeroProbability++
+				} else {
+					nonzero += l
+				}
+			}
+			ll := nonzero
+			if row.ZeroProbability > 0 {
+				ll = math.Inf(-1)
+			}
+			row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
+			row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
+			tokens, types, what := scorer.Unseen(c)
+			row.UnseenTokens = tokens
+			if tokens > rep.UnseenTokens {
+				rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat = tokens, types, what
+			}
+		}
+		rows[i] = row
+	}
+	if measure == measureTags {
+		for _, r := range rows {
+			if r.TagAccuracy == nil {
+				measure = measureManyToOne // some model's tags are not gold tags
+			}
+		}
+	}
+	for i := range rows {
+		switch measure {
+		case measureBrackets:
+			rows[i].acc = rows[i].BracketF1
+		case measureManyToOne:
+			rows[i].acc = rows[i].ManyToOne
+		case measureTags:
+			rows[i].acc = rows[i].TagAccuracy
+		}
+	}
+	if opts.By == Accuracy && measure == "" {
+		return rep, fmt.Errorf("%s: supervised selection (--by accuracy) of %s models needs the gold annotation of every dev sentence (\"tree\" for brackets, gold tags for tags); --by likelihood does not", devName, fam.Name())
+	}
+	order := rank(rows, opts.By)
+	ranked := make([]Row, len(rows))
+	for r, i := range order {
+		ranked[r] = rows[i]
+		ranked[r].Rank = r + 1
+	}
+	rep.Best = ranked[0]
+	if opts.Best != "" {
+		if err := copyModel(opts.Best, ranked[0].Model); err != nil {
+			return rep, err
+		}
+	}
+	if opts.JSON {
+		for _, r := range ranked {
+			if err := pipeline.WriteRecord(w, r); err != nil {
+				return rep, err
+			}
+		}
+		return rep, nil
+	}
+	return rep, writeFamilyTable(w, ranked, opts, fam.Name(), measure, devName)
+}
+
+// familyAccuracy scores the decoded dev sentences against the gold the dev
+// sentences have for what the decoder predicted, into row; it returns the
+// measure that ranks ("" when the dev sentences have no such gold).
+func familyAccuracy(dev, decoded []*format.Sentence, row *Row) (string, error) {
+	switch {
+	case slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.PredSpans != nil }):
+		var t score.BracketTally
+		for k, s := range dev {
+			if s.Tree == "" {
+				return "", nil
+			}
+			gold, n, err := score.GoldBrackets(s.Tree)
+			if err != nil {
+				return "", fmt.Errorf("sentence %d (%s): %w", k+1, s.ID, err)
+			}
+			if n != s.Len() {
+				return "", fmt.Errorf("sentence %d (%s): its tree has %d words, its tags %d", k+1, s.ID, n, s.Len())
+			}
+			t.Add(gold, decoded[k].PredSpans, n)
+		}
+		f1 := t.Report("pred_spans").Standard.F1
+		row.BracketF1 = &f1
+		return measureBrackets, nil
+	case decoded[0].GoldTags != nil:
+		c := tageval.NewCounter()
+		named := false // the states are tag names (--dict), not s0, s1, …
+		goldSet := map[string]bool{}
+		for k, s := range dev {
+			gold := hmm.GoldTags(s)
+			if len(gold) != len(decoded[k].Tags) {
+				return "", nil // no gold tags
+			}
+			for _, g := range gold {
+				goldSet[g] = true
+			}
+			for j, g := range gold {
+				c.Add(s.Words[j], g, decoded[k].Tags[j])
+			}
+		}
+		for _, s := range decoded {
+			for _, t := range s.Tags {
+				named = named || goldSet[t]
+			}
+		}
+		r := c.Report()
+		row.ManyToOne = &r.ManyToOne
+		if named {
+			row.TagAccuracy = &r.Accuracy
+			return measureTags, nil
+		}
+		return measureManyToOne, nil
+	}
+	return "", nil
+}
+
+// copyModel writes the model file from to path (compressed as path says).
+func copyModel(path, from string) error {
+	in, err := pipeline.Open(from, nil)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
+		_, err := io.Copy(o, in)
+		return err
+	})
+}
+
+func writeFamilyTable(w io.Writer, rows []Row, opts Options, fam, measure, dev string) error {
+	var b strings.Builder
+	by := "dev " + measure
+	if opts.By == Likelihood {
+		by = "dev log-likelihood (" + fam + ")"
+	}
+	fmt.Fprintf(&b, "%d %s models ranked by %s on %s: %d sentences, %d tokens\n\n", len(rows), fam, by, dev, rows[0].Sentences, rows[0].Tokens)
+	head := measure
+	if head == "" {
+		head = "accuracy"
+	}
+	fmt.Fprintf(&b, "rank  %12s          loglik  bits/token  p=0  model\n", head)
+	for _, r := range rows {
+		acc := "-"
+		if r.acc != nil {
+			acc = fmt.Sprintf("%.1f", 100**r.acc)
+		}
+		fmt.Fprintf(&b, "%4d  %12s  %14.6g  %10.4f  %3d  %s\n", r.Rank, acc, float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability, r.Model)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// isDMV says whether the models are the DMV's (the default family: a file
+// without a header is read, and refused, as the DMV's).
+func isDMV(f family.Family) bool { return f.Name() == dmv.Family }
