@@ -82,3 +82,32 @@ func TestFamilyRunDirModel(t *testing.T) {
 		t.Error("train-ccm: model.jsonl differs from --save-model's file")
 	}
 }
+
+// --save-every K saves, as iter-NNNN.jsonl, the model iteration NNNN's
+// E-step ran with: the one --max-iter NNNN−1 --save-model writes.
+func TestFamilySaveEvery(t *testing.T) {
+	dir := t.TempDir()
+	tags := sampledCorpus(t, dir, 40)
+	treebank, _ := filepath.Glob("../examples/treebank/*.mrg")
+	words := writeTemp(t, dir, "words.jsonl", run(t, nil, append([]string{"ptb2deps", "--keep-punct"}, treebank...)...))
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		corpus string
+	}{
+		{"ccm", []string{"train-ccm", "--model", "ccm2", "--tol", "1e-300"}, tags},
+		{"hmm", []string{"train-hmm", "--states", "4", "--lambda", "0.1"}, words},
+		{"hmm-vb", []string{"train-hmm", "--states", "4", "--estimator", "vb"}, words},
+	} {
+		saves := filepath.Join(dir, tc.name)
+		run(t, nil, append(append([]string{}, tc.args...), "-q", "--max-iter", "4", "--save-every", "2", "--save-dir", saves, tc.corpus)...)
+		for _, iter := range []string{"2", "4"} {
+			want := filepath.Join(dir, tc.name+"-"+iter+".jsonl")
+			prev := map[string]string{"2": "1", "4": "3"}[iter]
+			run(t, nil, append(append([]string{}, tc.args...), "-q", "--max-iter", prev, "--save-model", want, tc.corpus)...)
+			if !bytes.Equal(readFile(t, filepath.Join(saves, "iter-000"+iter+".jsonl")), readFile(t, want)) {
+				t.Errorf("%s: iter-000%s.jsonl differs from the model after %s iterations", tc.name, iter, prev)
+			}
+		}
+	}
+}

@@ -106,3 +106,8 @@ func sideOutputs(c *cli.Context) []*pipeline.Output {
 	outs, _ := c.App.Metadata[sideOutputsKey].([]*pipeline.Output)
 	return outs
 }
+
+// savedModelPath is where --save-every writes the model of iteration iter.
+func savedModelPath(dir string, iter int) string {
+	return filepath.Join(dir, fmt.Sprintf("iter-%04d.jsonl", iter))
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/dmvccm"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
@@ -79,6 +80,8 @@ Examples:
 			workersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model (ccm, ccm2) to `FILE`, for estep -m, decode -m"},
+			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; ccm, ccm2)"},
+			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		}, runDirFlags()...),
 		Action: trainCCM,
@@ -127,8 +130,13 @@ func trainCCM(c *cli.Context) error {
 	if c.IsSet("test") {
 		inputs = append(inputs, c.String("test"))
 	}
-	if model == "dmvccm" && (c.IsSet("run-dir") || c.IsSet("resume")) {
-		return usagef("--run-dir and --resume are for ccm and ccm2")
+	if model == "dmvccm" && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
+		return usagef("--run-dir, --resume and --save-every are for ccm and ccm2")
+	}
+	if c.Int("save-every") > 0 {
+		if err := checkSaveDir(c, c.String("save-dir")); err != nil {
+			return err
+		}
 	}
 	rd, err := openTrainerRun[ccm.Snapshot](c, inputs)
 	if err != nil {
@@ -291,10 +299,12 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	opts := ccm.Options{
 		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
-		Observe: func(it format.Iteration, _ *ccm.Model) error {
+		Observe: emloop.Every(c.Int("save-every"), func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
 			return nil
-		},
+		}, func(iter int, m *ccm.Model) error {
+			return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(o *pipeline.Output) error { return ccm.WriteModel(o, m) })
+		}),
 	}
 	if rd != nil {
 		opts.Checkpoint = func(st rundir.State[*ccm.Model]) error {

@@ -78,6 +78,8 @@ Examples:
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
+			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
+			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		}, runDirFlags()...),
 		Action: func(c *cli.Context) error {
@@ -121,6 +123,14 @@ Examples:
 			case ce && c.String("nbhd") != nbhd.Trans1 && c.String("nbhd") != nbhd.Del1OrTrans1 && c.String("nbhd") != nbhd.Length:
 				return usagef("--nbhd must be trans1, del1ortrans1 or length, not %q", c.String("nbhd"))
 			}
+			if (o.Estimator == hmm.Gibbs || ce) && c.Int("save-every") > 0 {
+				return usagef("--save-every: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
+			}
+			if c.Int("save-every") > 0 {
+				if err := checkSaveDir(c, c.String("save-dir")); err != nil {
+					return err
+				}
+			}
 			if (o.Estimator == hmm.Gibbs || ce) && (c.IsSet("run-dir") || c.IsSet("resume")) {
 				return usagef("--run-dir and --resume are for em, map, da, sda and vb: a gibbs run would need the sampler's state and ce's L-BFGS its memory at each checkpoint, which are not stored")
 			}
@@ -143,6 +153,17 @@ Examples:
 			corpus, err := hmm.NewCorpus(sents)
 			if err != nil {
 				return err
+			}
+			if n := c.Int("save-every"); n > 0 {
+				states := hmm.StateNames(o.States)
+				o.SaveEvery = n
+				o.Save = func(iter int, p *hmm.Params, unseen []float64) error {
+					if o.Dict != nil {
+						states = o.Dict.Tags
+					}
+					m := &hmm.Model{P: p, States: states, Words: corpus.Words, Unseen: unseen}
+					return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(w *pipeline.Output) error { return hmm.WriteModel(w, m) })
+				}
 			}
 			if n := c.Int("dict"); n > 0 {
 				if o.Dict, err = hmm.BuildDict(corpus, n); err != nil {

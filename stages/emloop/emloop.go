@@ -144,3 +144,24 @@ func RelativeChange(a, b float64) float64 {
 	}
 	return math.Abs(b-a) / math.Abs(a)
 }
+
+// Every is obs (nil: nothing) followed, at every n-th iteration by its
+// number, by save of the model the iteration's E-step ran with: a
+// trainer's --save-every (n ≤ 0: never). Numbering by the iteration, not
+// by the calls, saves the same models in a resumed run.
+func Every[M any](n int, obs func(format.Iteration, M) error, save func(iter int, m M) error) func(format.Iteration, M) error {
+	if n <= 0 {
+		return obs
+	}
+	return func(it format.Iteration, m M) error {
+		if obs != nil {
+			if err := obs(it, m); err != nil {
+				return err
+			}
+		}
+		if it.Iter%n == 0 {
+			return save(it.Iter, m)
+		}
+		return nil
+	}
+}

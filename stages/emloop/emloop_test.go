@@ -89,3 +89,23 @@ func TestRelativeChange(t *testing.T) {
 		}
 	}
 }
+
+// Every saves at every n-th iteration number, resumed or not.
+func TestEvery(t *testing.T) {
+	var saved []int
+	l := Loop[float64]{MaxIter: 10, Step: toy}
+	l.Observe = Every(3, nil, func(iter int, _ float64) error {
+		saved = append(saved, iter)
+		return nil
+	})
+	if _, err := l.Run(0); err != nil {
+		t.Fatal(err)
+	}
+	l.Resume = &rundir.State[float64]{Stage: 1, StageIters: 4, Prev: -2, Model: 1}
+	if _, err := l.Run(0); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{3, 6, 9, 6, 9}; !slices.Equal(saved, want) {
+		t.Errorf("saved at %v, want %v", saved, want)
+	}
+}

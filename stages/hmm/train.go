@@ -70,6 +70,11 @@ type Options struct {
 	Resume     *rundir.State[Snapshot]
 	// Clock is the origin of the log's seconds (zero: now).
 	Clock time.Time
+	// Save, when SaveEvery > 0, receives every SaveEvery-th iteration's
+	// model (the one its E-step ran with: for VB the weights exp E[log θ])
+	// and unseen-word weights (nil for the start), for --save-every.
+	SaveEvery int
+	Save      func(iter int, p *Params, unseen []float64) error
 }
 
 // Result is a trained model and the training corpus's induced tags.
@@ -183,6 +188,14 @@ func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (Sta
 			o.Progress(it)
 			return nil
 		}
+	}
+	if o.Save != nil {
+		loop.Observe = emloop.Every(o.SaveEvery, loop.Observe, func(iter int, st State) error {
+			if o.Estimator == VB {
+				return o.Save(iter, s.VariationalBayes(st.P, o.AlphaT, o.AlphaE), s.UnseenVB(st.P, o.AlphaE))
+			}
+			return o.Save(iter, st.P, st.Unseen)
+		})
 	}
 	mstep := func(r EStepResult) State {
 		return State{s.Normalize(r.Counts, o.Lambda), s.UnseenNormalize(r.Counts, o.Lambda)}
