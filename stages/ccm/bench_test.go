@@ -33,3 +33,20 @@ func BenchmarkEMIterationSinica10(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrainLoopSinica10 is Train's loop (stages/emloop) for 10 EM
+// iterations over the Chinese sample ≤ 10 with 2 workers, per iteration:
+// the loop's own cost beside BenchmarkEMIterationSinica10's.
+func BenchmarkTrainLoopSinica10(b *testing.B) {
+	sents := corpora.TreebankTrees(b, treebanks.Sinica, 10)
+	c, err := ccm.NewCorpus(tagsOf(sents), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, n, err := ccm.Train(c, ccm.Options{MaxIter: 10, Tol: 1e-300, Workers: 2}); err != nil || n != 10 {
+			b.Fatal(n, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10/1e6, "ms/iter")
+}

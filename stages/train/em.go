@@ -25,6 +25,14 @@ const (
 )
 
 // EM configures one run of EM to convergence.
+//
+// It is not an instance of stages/emloop, the loop the CCM and the HMM
+// share: its Viterbi-EM stopping rule (bits per token), the −∞ and
+// unusable-sentence guards, Weights/Objective for Model L's δ and Model
+// S's segments, and the annealers (stages/anneal, stages/ce) that drive
+// it a stage at a time with their own numbering and checkpoints would all
+// become hooks of that loop, and the DMV's corpus is being reworked here
+// (issue 14, scale); its checkpoints are rundir's, as emloop's are.
 type EM struct {
 	Corpus *dmv.Corpus
 	// EStep chooses the E-step (Hard for Viterbi EM, Dist for a locality
