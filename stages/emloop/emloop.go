@@ -8,10 +8,9 @@
 // Step; the loop knows nothing of its model but that it can be stored in a
 // checkpoint.
 //
-// The DMV's trainers keep their own loop (stages/train, stages/anneal):
-// its Viterbi-EM stopping rule (bits per token), Model L's δ and Model S's
-// segments, the −∞ guard and the iteration accuracies are the DMV's, and
-// its E-step is another helper's; its checkpoints share package rundir.
+// The DMV's EM (stages/train) is one stage of this loop, with its own
+// stopping rule for Viterbi EM; its annealers (stages/anneal, stages/ce)
+// still run their stages themselves, one train.EM per stage.
 package emloop
 
 import (
@@ -39,6 +38,13 @@ type Loop[M any] struct {
 	// Tol ends a stage after the iteration whose objective changed by
 	// less than Tol relatively (RelativeChange); 0 runs every iteration.
 	Tol float64
+	// Converged, when not nil, replaces that rule (the DMV's Viterbi EM
+	// compares bits per token); it is asked from a stage's second
+	// iteration on.
+	Converged func(prev, obj float64) bool
+	// FirstIter numbers the first iteration (a caller that runs the
+	// stages itself numbers its log across them).
+	FirstIter int
 	// Tokens is the corpus size, for the log's cross-entropy.
 	Tokens int
 	// Observe, when not nil, sees every iteration and the model its
@@ -93,7 +99,7 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 				return nil, err
 			}
 			it := format.Iteration{
-				Iter:      done + iter,
+				Iter:      l.FirstIter + done + iter,
 				Objective: format.Real(obj),
 				Seconds:   time.Since(origin).Seconds(),
 			}
@@ -108,7 +114,11 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 				change := RelativeChange(prev, obj)
 				c := format.Real(change)
 				it.Change = &c
-				converged = l.Tol > 0 && change < l.Tol
+				if l.Converged != nil {
+					converged = l.Converged(prev, obj)
+				} else {
+					converged = l.Tol > 0 && change < l.Tol
+				}
 			}
 			if l.Observe != nil {
 				if err := l.Observe(it, model); err != nil {

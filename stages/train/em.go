@@ -26,13 +26,9 @@ const (
 
 // EM configures one run of EM to convergence.
 //
-// It is not an instance of stages/emloop, the loop the CCM and the HMM
-// share: its Viterbi-EM stopping rule (bits per token), the −∞ and
-// unusable-sentence guards, Weights/Objective for Model L's δ and Model
-// S's segments, and the annealers (stages/anneal, stages/ce) that drive
-// it a stage at a time with their own numbering and checkpoints would all
-// become hooks of that loop, and the DMV's corpus is being reworked here
-// (issue 14, scale); its checkpoints are rundir's, as emloop's are.
+// Its loop is emloop's (the CCM's and the HMM's), one stage with the
+// DMV's stopping rule for Viterbi EM (bits per token); the annealers
+// (stages/anneal, stages/ce) run it a stage at a time.
 type EM struct {
 	Corpus *dmv.Corpus
 	// EStep chooses the E-step (Hard for Viterbi EM, Dist for a locality
@@ -85,6 +81,7 @@ type Result struct {
 // (dmv.Start, zero's all ones), which the first E-step takes as it is. The
 // run stops after the iteration whose objective changed by less than Tol,
 // or after MaxIter iterations, and returns the model of the last M-step.
+// The loop is emloop's, one stage of it.
 func (em *EM) Run(start *dmv.Params) (*Result, error) {
 	maxIter, tol := em.MaxIter, em.Tol
 	if maxIter <= 0 {
@@ -96,70 +93,52 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 			tol = DefaultHardTol
 		}
 	}
-	origin := em.Start
-	if origin.IsZero() {
-		origin = time.Now()
-	}
 	tokens := float64(em.Corpus.Tokens)
+	converged := func(prev, obj float64) bool {
+		if em.EStep.Hard {
+			return math.Abs(obj-prev)/tokens/math.Ln2 < tol
+		}
+		return RelativeChange(prev, obj) < tol
+	}
 	estep := dmv.NewEStepper(em.Corpus)
-	model := start
-	res := &Result{}
-	prev := math.NaN()
-	first := 1
+	var last dmv.EStepResult
+	iter, prev := 0, math.NaN()
+	loop := &emloop.Loop[*dmv.Params]{
+		MaxIter: maxIter, Tol: tol, Converged: converged, Tokens: em.Corpus.Tokens,
+		FirstIter: em.FirstIter, Start: em.Start, Observe: em.Observe, Checkpoint: em.Checkpoint,
+		Step: func(model *dmv.Params, _ float64) (*dmv.Params, float64, error) {
+			iter++
+			w := model
+			if em.Weights != nil {
+				w = em.Weights(model)
+			}
+			out := estep.Run(w, em.EStep)
+			if n := len(em.Corpus.Sents); n > 0 && out.Unusable == n {
+				return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", iter)
+			}
+			obj := out.LogLik
+			if em.Objective != nil {
+				obj = em.Objective(obj)
+			}
+			if math.IsInf(obj, -1) && math.IsInf(prev, -1) && !converged(prev, obj) {
+				return nil, 0, fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", iter, out.ZeroWeight)
+			}
+			last, prev = out, obj
+			return dmv.MStep(out.Counts, em.Lambda), obj, nil
+		},
+	}
 	if r := em.Resume; r != nil {
-		first, model, prev = r.StageIters+1, r.Model, r.Prev
+		// The annealers' stage and earlier iterations are theirs: to the
+		// loop this is its one stage.
+		loop.Resume = &Checkpoint{Stage: 1, StageIters: r.StageIters, Prev: r.Prev, Model: r.Model}
+		iter, prev = r.StageIters, r.Prev
 	}
-	for iter := first; iter <= maxIter; iter++ {
-		w := model
-		if em.Weights != nil {
-			w = em.Weights(model)
-		}
-		out := estep.Run(w, em.EStep)
-		if n := len(em.Corpus.Sents); n > 0 && out.Unusable == n {
-			return nil, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", iter)
-		}
-		obj := out.LogLik
-		if em.Objective != nil {
-			obj = em.Objective(obj)
-		}
-		it := format.Iteration{
-			Iter:         em.FirstIter + iter,
-			Objective:    format.Real(obj),
-			CrossEntropy: format.Real(-obj / tokens / math.Ln2),
-			Seconds:      time.Since(origin).Seconds(),
-		}
-		converged := false
-		if iter > 1 {
-			change := RelativeChange(prev, obj)
-			if em.EStep.Hard {
-				converged = math.Abs(obj-prev)/tokens/math.Ln2 < tol
-			} else {
-				converged = change < tol
-			}
-			c := format.Real(change)
-			it.Change = &c
-		}
-		if em.Observe != nil {
-			if err := em.Observe(it, model); err != nil {
-				return nil, err
-			}
-		}
-		model = dmv.MStep(out.Counts, em.Lambda)
-		*res = Result{Model: model, Counts: out.Counts, Iterations: iter, Objective: obj, Converged: converged, ZeroWeight: out.ZeroWeight, Unusable: out.Unusable}
-		if converged {
-			break
-		}
-		if math.IsInf(obj, -1) && math.IsInf(prev, -1) {
-			return nil, fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", iter, out.ZeroWeight)
-		}
-		prev = obj
-		if em.Checkpoint != nil && iter < maxIter {
-			if err := em.Checkpoint(Checkpoint{Stage: 1, StageIters: iter, Prev: obj, Model: model}); err != nil {
-				return nil, err
-			}
-		}
+	out, err := loop.Run(start)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	return &Result{Model: out.Model, Counts: last.Counts, Iterations: out.Iterations, Objective: out.Objective,
+		Converged: out.Converged, ZeroWeight: last.ZeroWeight, Unusable: last.Unusable}, nil
 }
 
 // RelativeChange is |b − a| / |a|, the stopping test of every training
