@@ -102,10 +102,11 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 	}
 	estep := dmv.NewEStepper(em.Corpus)
 	var last dmv.EStepResult
+	var stuck error // every sentence of probability 0 twice in a row
 	iter, prev := 0, math.NaN()
 	loop := &emloop.Loop[*dmv.Params]{
 		MaxIter: maxIter, Tol: tol, Converged: converged, Tokens: em.Corpus.Tokens,
-		FirstIter: em.FirstIter, Start: em.Start, Observe: em.Observe, Checkpoint: em.Checkpoint,
+		FirstIter: em.FirstIter, Start: em.Start, Checkpoint: em.Checkpoint,
 		Step: func(model *dmv.Params, _ float64) (*dmv.Params, float64, error) {
 			iter++
 			w := model
@@ -121,10 +122,19 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 				obj = em.Objective(obj)
 			}
 			if math.IsInf(obj, -1) && math.IsInf(prev, -1) && !converged(prev, obj) {
-				return nil, 0, fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", iter, out.ZeroWeight)
+				// Raised once the iteration is observed (logged), as before.
+				stuck = fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", iter, out.ZeroWeight)
 			}
 			last, prev = out, obj
 			return dmv.MStep(out.Counts, em.Lambda), obj, nil
+		},
+		Observe: func(it format.Iteration, model *dmv.Params) error {
+			if em.Observe != nil {
+				if err := em.Observe(it, model); err != nil {
+					return err
+				}
+			}
+			return stuck
 		},
 	}
 	if r := em.Resume; r != nil {

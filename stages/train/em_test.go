@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -70,4 +71,29 @@ func TestWorkersGiveIdenticalModels(t *testing.T) {
 		}
 		return res.Model, nil
 	})
+}
+
+// A model under which every sentence has probability 0 stops Viterbi EM
+// at its second iteration with an error that says so; plain EM calls two
+// equal objectives (−∞) converged and returns.
+func TestEMStopsOnProbabilityZero(t *testing.T) {
+	c := corpora.Sampled(t, 30, 4, 1, 8, 1, 5)
+	zero := func(*dmv.Params) *dmv.Params { return dmv.NewParams(c.Tags.Len()) }
+	start, err := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var iters int
+	em := &EM{Corpus: c, EStep: dmv.EStepOptions{Hard: true}, MaxIter: 10, Weights: zero,
+		Observe: func(format.Iteration, *dmv.Params) error { iters++; return nil }}
+	if _, err := em.Run(start); err == nil || !strings.Contains(err.Error(), "iteration 2: 30 sentences have probability 0") {
+		t.Errorf("Viterbi EM: %v", err)
+	}
+	if iters != 2 {
+		t.Errorf("Viterbi EM observed %d iterations before the error, want 2 (the failing one logged)", iters)
+	}
+	em = &EM{Corpus: c, MaxIter: 10, Weights: zero}
+	if res, err := em.Run(start); err != nil || !res.Converged || res.Iterations != 2 {
+		t.Errorf("EM: %+v, %v", res, err)
+	}
 }
