@@ -22,7 +22,8 @@ import (
 )
 
 // runDirFlags are --run-dir and --resume, for the trainers that can
-// continue a killed run (train-em, train-da, train-sa, train-ce).
+// continue a killed run (train-em, train-da, train-sa, train-ce,
+// train-ccm, train-hmm).
 func runDirFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "run-dir", Usage: "record the run in `DIR`: run.json (command, flags, input hashes), iterations.jsonl, checkpoint.json after every iteration, model.jsonl"},
