@@ -47,9 +47,10 @@ every E-step is forward–backward, deterministic for any --workers):
          --max-iter iterations from weights U[0, --noise); Viterbi decoding
 Decoding is each token's most probable state, or --viterbi.
 
---run-dir DIR records the run (em, map, da, sda, vb: run.json,
-iterations.jsonl, a checkpoint after every iteration, model.jsonl); --resume
-DIR continues a killed run to the same output and model, byte for byte.
+--run-dir DIR records the run (em, map, da, sda, vb, gibbs: run.json,
+iterations.jsonl, a checkpoint after every iteration or sweep, model.jsonl
+but for gibbs); --resume DIR continues a killed run to the same output and
+model, byte for byte.
 
 Examples:
    ptb2deps --keep-punct wsj/*/*.mrg | train-hmm --states 45 --iter 500 | score-tags
@@ -131,8 +132,8 @@ Examples:
 					return err
 				}
 			}
-			if (o.Estimator == hmm.Gibbs || ce) && (c.IsSet("run-dir") || c.IsSet("resume")) {
-				return usagef("--run-dir and --resume are for em, map, da, sda and vb: a gibbs run would need the sampler's state and ce's L-BFGS its memory at each checkpoint, which are not stored")
+			if ce && (c.IsSet("run-dir") || c.IsSet("resume")) {
+				return usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
 			}
 			rd, err := openTrainerRun[hmm.Snapshot](c, c.Args().Slice())
 			if err != nil {
@@ -200,7 +201,7 @@ Examples:
 				return fmt.Errorf("writing the log: %w", logErr)
 			}
 			m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen}
-			if rd != nil {
+			if rd != nil && res.Params != nil { // gibbs keeps samples, no model
 				if err := rd.saveModel(func(w io.Writer) error { return hmm.WriteModel(w, m) }); err != nil {
 					return err
 				}

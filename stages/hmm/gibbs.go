@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Sampler is a collapsed pointwise Gibbs sampler for the Bayesian bitag
@@ -18,6 +19,8 @@ type Sampler struct {
 	alphaT, alphaE float64
 	Tags           [][]int32
 	rng            *rand.Rand
+	src            *rand.PCG // rng's state, for checkpoints
+	prior          []float64 // em before any count: what GibbsState's sparse em is relative to
 
 	em      []float64 // V×K: n(w,t) + αE (0 where the dictionary forbids)
 	tr      []float64 // (K+1)×(K+1): n(prev,next) + αT, row K = start, column K = stop
@@ -40,8 +43,9 @@ func NewSampler(c *Corpus, s *Space, alphaT, alphaE float64, seed uint64) (*Samp
 		return nil, errors.New("the Gibbs sampler needs Dirichlet hyperparameters > 0")
 	}
 	k, k1 := s.K, s.K+1
+	src := rand.NewPCG(seed, 0x2545f4914f6cdd1d)
 	g := &Sampler{corpus: c, space: s, alphaT: alphaT, alphaE: alphaE,
-		rng:   rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d)),
+		rng: rand.New(src), src: src,
 		em:    make([]float64, s.V*k),
 		tr:    make([]float64, k1*k1),
 		trT:   make([]float64, k1*k1),
@@ -95,6 +99,7 @@ func NewSampler(c *Corpus, s *Space, alphaT, alphaE float64, seed uint64) (*Samp
 	for p := range g.trInv {
 		g.trInv[p] = 1 / g.trDen[p]
 	}
+	g.prior = append([]float64(nil), g.em...)
 	g.Tags = make([][]int32, len(c.Sents))
 	for i, sent := range c.Sents {
 		tags := make([]int32, len(sent))
@@ -106,6 +111,84 @@ func NewSampler(c *Corpus, s *Space, alphaT, alphaE float64, seed uint64) (*Samp
 		g.addSentence(i, 1)
 	}
 	return g, nil
+}
+
+// GibbsState is a sampler between two sweeps, exactly: its states, its
+// generator and its count tables as they are (counts updated by ±1 in
+// floating point are not always what adding them up again gives, so they
+// are stored, not recomputed): the emission table as the cells that
+// differ from the prior, the transition table and both denominators
+// whole; the transposed table and the reciprocals follow from them.
+type GibbsState struct {
+	Tags      [][]int32 `json:"tags"`
+	RNG       []byte    `json:"rng"`
+	EmitCells []int32   `json:"emit_cells"`
+	EmitCount []float64 `json:"emit_count"`
+	Trans     []float64 `json:"trans"`
+	EmitDen   []float64 `json:"emit_den"`
+	TransDen  []float64 `json:"trans_den"`
+}
+
+// State is the sampler's state (copied).
+func (g *Sampler) State() (GibbsState, error) {
+	rng, err := g.src.MarshalBinary()
+	if err != nil {
+		return GibbsState{}, err
+	}
+	st := GibbsState{RNG: rng, Trans: slices.Clone(g.tr), EmitDen: slices.Clone(g.emDen), TransDen: slices.Clone(g.trDen)}
+	st.Tags = make([][]int32, len(g.Tags))
+	for i, t := range g.Tags {
+		st.Tags[i] = slices.Clone(t)
+	}
+	for i, v := range g.em {
+		if math.Float64bits(v) != math.Float64bits(g.prior[i]) {
+			st.EmitCells = append(st.EmitCells, int32(i))
+			st.EmitCount = append(st.EmitCount, v)
+		}
+	}
+	return st, nil
+}
+
+// Restore puts the sampler in state st, which a sampler of the same
+// corpus, space and hyperparameters saved.
+func (g *Sampler) Restore(st GibbsState) error {
+	k1 := g.space.K + 1
+	if len(st.Tags) != len(g.Tags) || len(st.Trans) != len(g.tr) || len(st.EmitDen) != len(g.emDen) || len(st.TransDen) != len(g.trDen) || len(st.EmitCells) != len(st.EmitCount) {
+		return errors.New("not the state of a sampler of this corpus and model size")
+	}
+	for i, t := range st.Tags {
+		if len(t) != len(g.Tags[i]) {
+			return errors.New("not the state of a sampler of this corpus")
+		}
+	}
+	if err := g.src.UnmarshalBinary(st.RNG); err != nil {
+		return err
+	}
+	copy(g.em, g.prior)
+	for j, i := range st.EmitCells {
+		if int(i) < 0 || int(i) >= len(g.em) {
+			return errors.New("an emission cell out of range")
+		}
+		g.em[i] = st.EmitCount[j]
+	}
+	for i, t := range st.Tags {
+		g.Tags[i] = slices.Clone(t)
+	}
+	copy(g.tr, st.Trans)
+	for p := 0; p < k1; p++ {
+		for q := 0; q < k1; q++ {
+			g.trT[q*k1+p] = g.tr[p*k1+q]
+		}
+	}
+	copy(g.emDen, st.EmitDen)
+	copy(g.trDen, st.TransDen)
+	for t := range g.emInv {
+		g.emInv[t] = 1 / g.emDen[t]
+	}
+	for p := range g.trInv {
+		g.trInv[p] = 1 / g.trDen[p]
+	}
+	return nil
 }
 
 func (g *Sampler) addTrans(p, q int, d float64) {

@@ -1,12 +1,16 @@
 package hmm
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/rundir"
 )
 
 func tinyCorpus(t *testing.T, sents ...[]string) *Corpus {
@@ -97,5 +101,52 @@ func TestGibbsMatchesExactPosterior(t *testing.T) {
 			t.Errorf("dict %v: χ² = %.1f over %d degrees of freedom (p = %.2g): the sampler's frequencies do not match the posterior", dict, chi2, cells-1, pValue)
 		}
 		t.Logf("dict %v: χ² = %.1f over %d degrees of freedom, p = %.2g", dict, chi2, cells-1, pValue)
+	}
+}
+
+// A Gibbs run resumed from any of its checkpoints (through JSON, as a
+// run directory stores them; some within the sweeps kept for decoding)
+// ends with the tags and objective of the uninterrupted run, and logs the
+// same objectives for the sweeps it runs.
+func TestGibbsResumeFromEveryCheckpoint(t *testing.T) {
+	c := sampledCorpus(t, 40, 3, 12, 5)
+	var states []rundir.State[Snapshot]
+	var whole []float64
+	o := Options{Order: 1, States: 3, Estimator: Gibbs, Iterations: 12, Seed: 9, AlphaT: 0.3, AlphaE: 0.2, Temp0: 2, Samples: 4,
+		Progress: func(it format.Iteration) { whole = append(whole, float64(it.Objective)) },
+		Checkpoint: func(st rundir.State[Snapshot]) error {
+			b, err := json.Marshal(st.Model)
+			if err != nil {
+				return err
+			}
+			st.Model = Snapshot{}
+			if err := json.Unmarshal(b, &st.Model); err != nil {
+				return err
+			}
+			states = append(states, st)
+			return nil
+		}}
+	want, err := Train(c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != o.Iterations-1 {
+		t.Fatalf("%d checkpoints for %d sweeps", len(states), o.Iterations)
+	}
+	o.Checkpoint = nil
+	for _, st := range states {
+		var objs []float64
+		o.Progress = func(it format.Iteration) { objs = append(objs, float64(it.Objective)) }
+		o.Resume = &st
+		got, err := Train(c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Tags, want.Tags) || got.Objective != want.Objective {
+			t.Errorf("resumed after sweep %d: other tags or objective (%v, want %v)", st.StageIters, got.Objective, want.Objective)
+		}
+		if !slices.Equal(objs, whole[st.StageIters:]) {
+			t.Errorf("resumed after sweep %d: objectives %v, want %v", st.StageIters, objs, whole[st.StageIters:])
+		}
 	}
 }

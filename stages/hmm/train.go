@@ -64,8 +64,8 @@ type Options struct {
 	Workers int
 	// Progress, when not nil, receives one record per iteration.
 	Progress func(format.Iteration)
-	// Checkpoint and Resume are the loop's (emloop.Loop), for every
-	// estimator but Gibbs, with the state as a Snapshot.
+	// Checkpoint and Resume are the loop's (emloop.Loop), with the state
+	// as a Snapshot; Gibbs checkpoints its sampler after every sweep.
 	Checkpoint func(rundir.State[Snapshot]) error
 	Resume     *rundir.State[Snapshot]
 	// Clock is the origin of the log's seconds (zero: now).
@@ -146,11 +146,20 @@ type State struct {
 	Unseen []float64
 }
 
-// Snapshot is a State as a run directory's checkpoint stores it.
+// Snapshot is a State as a run directory's checkpoint stores it, or
+// under Gibbs the sampler between sweeps.
 type Snapshot struct {
-	Trans  []float64 `json:"trans"`
-	Emit   []float64 `json:"emit"`
-	Unseen []float64 `json:"unseen,omitempty"`
+	Trans  []float64      `json:"trans,omitempty"`
+	Emit   []float64      `json:"emit,omitempty"`
+	Unseen []float64      `json:"unseen,omitempty"`
+	Gibbs  *GibbsSnapshot `json:"gibbs,omitempty"`
+}
+
+// GibbsSnapshot is a Gibbs run between sweeps: the sampler, and the
+// states of the sweeps kept so far for decoding.
+type GibbsSnapshot struct {
+	Sampler GibbsState `json:"sampler"`
+	Kept    [][]int32  `json:"kept"`
 }
 
 // Snapshot is st as a Snapshot (sharing its tables).
@@ -248,7 +257,10 @@ func relChange(prev, cur float64) float64 {
 }
 
 func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error) {
-	start := time.Now()
+	start := o.Clock
+	if start.IsZero() {
+		start = time.Now()
+	}
 	iter, lastStage := 0, 0
 	report := func(stage int, beta *float64, obj, prev float64) {
 		iter++
@@ -277,7 +289,18 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 	kept := make([][]int32, 0, samples)
 	prev := math.Inf(-1)
 	res := &Result{States: states}
-	for i := 0; i < o.Iterations; i++ {
+	first := 0
+	if r := o.Resume; r != nil {
+		if r.Model.Gibbs == nil {
+			return nil, errors.New("resuming: not the checkpoint of a Gibbs run")
+		}
+		if err := g.Restore(r.Model.Gibbs.Sampler); err != nil {
+			return nil, fmt.Errorf("resuming: %w", err)
+		}
+		kept = append(kept, r.Model.Gibbs.Kept...)
+		first, prev, iter = r.StageIters, r.Prev, r.StageIters
+	}
+	for i := first; i < o.Iterations; i++ {
 		temp := 1.0
 		if i < cooling {
 			temp = temp0 + (1-temp0)*float64(i)/float64(cooling)
@@ -296,6 +319,16 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 				flat = append(flat, t...)
 			}
 			kept = append(kept, flat)
+		}
+		if o.Checkpoint != nil && i+1 < o.Iterations {
+			st, err := g.State()
+			if err != nil {
+				return nil, err
+			}
+			snap := Snapshot{Gibbs: &GibbsSnapshot{Sampler: st, Kept: kept}}
+			if err := o.Checkpoint(rundir.State[Snapshot]{Stage: 1, StageIters: i + 1, Prev: lj, Model: snap}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// Each token's most frequent state over the kept samples (ties to the
