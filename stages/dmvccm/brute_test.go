@@ -375,3 +375,73 @@ func sortedSpans(s [][2]int) [][2]int {
 	})
 	return out
 }
+
+// TestFlatCCMWeighsTreesByBracketings: with the CCM flat (φ ≡ 1), the
+// product gives a dependency tree T the DMV's probability times N(T), the
+// number of its derivations — Π over heads of C(l+r, l) for l left and r
+// right dependents, the interleavings of its sides, each a different
+// binary bracketing. So the product's DMV half is not the DMV alone even
+// when the CCM says nothing: it prefers trees whose heads take dependents
+// on both sides. Checked by enumeration for n ≤ 6.
+func TestFlatCCMWeighsTreesByBracketings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	choose := func(n, k int) float64 {
+		c := 1.0
+		for i := 1; i <= k; i++ {
+			c = c * float64(n-k+i) / float64(i)
+		}
+		return c
+	}
+	for n := 1; n <= 6; n++ {
+		w := randomWeights(rng, n)
+		phi := make([]float64, (n+1)*(n+1))
+		for i := range phi {
+			phi[i] = 1
+		}
+		c := Inside(n, w, ccm.Factors{Phi: phi})
+		want, alone := 0.0, 0.0
+		for _, heads := range projectiveTrees(n) {
+			ds := derivations(heads)
+			nt := 1.0
+			for h := range n {
+				l, r := 0, 0
+				for a, g := range heads {
+					if g == h && a < h {
+						l++
+					} else if g == h {
+						r++
+					}
+				}
+				nt *= choose(l+r, l)
+			}
+			if float64(len(ds)) != nt {
+				t.Fatalf("n=%d tree %v: %d derivations, Π C(l+r, l) = %v", n, heads, len(ds), nt)
+			}
+			d := ds[0]
+			p := 1.0
+			for a, h := range heads {
+				if h < 0 {
+					p *= w.Root[a]
+				} else if a < h {
+					p *= w.Choose[Left][h][a]
+				} else {
+					p *= w.Choose[Right][h][a]
+				}
+			}
+			for _, x := range d.conts {
+				p *= w.Cont[x[0]][x[1]][x[2]]
+			}
+			for _, x := range d.stops {
+				p *= w.Stop[x[0]][x[1]][x[2]]
+			}
+			want += p * nt
+			alone += p
+		}
+		if relErr(c.z, want) > 1e-12 {
+			t.Errorf("n=%d: Z %v, Σ_T P_DMV(T)·N(T) %v", n, c.z, want)
+		}
+		if n >= 3 && relErr(c.z, alone) < 1e-6 {
+			t.Errorf("n=%d: Z equals the DMV's Σ_T P_DMV(T)", n)
+		}
+	}
+}
