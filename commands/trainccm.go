@@ -68,6 +68,7 @@ Examples:
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
 			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
+			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
@@ -116,8 +117,8 @@ func trainCCM(c *cli.Context) error {
 		if c.IsSet("save-model") && c.Bool("head-choice") {
 			return usagef("--save-model and --head-choice: a dmvccm model file does not carry the head-choice factor")
 		}
-	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") {
-		return usagef("--dmv-init and --head-choice are for --model dmvccm")
+	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") || c.IsSet("right-first") {
+		return usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
 	}
 	src := source(c)
 	train, err := readTagged(src)
@@ -332,7 +333,7 @@ func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start,
 		}
 	}
 	m, _, err := fit(train, dmvccm.Options{
-		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"),
+		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
 		Iteration: func(iter int, logLik float64, m *dmvccm.Model) {
 			it := format.Iteration{Iter: iter, Objective: format.Real(logLik)}

@@ -18,7 +18,7 @@ while IFS='	' read -r sys how it; do
 	tu=$(echo "$json" | jq -r .undirected | pct)
 	tf=$(echo "$json" | jq -r .brackets.standard.f1 | pct)
 	[ "$sys" = ccm ] && dd="–" td="–" tu="–"
-	label=$(echo "$sys" | sed 's/^dmvccm$/DMV+CCM/; s/^dmv$/DMV/; s/^ccm$/CCM/; s/^flat$/DMV+flat CCM/')
+	label=$(echo "$sys" | sed 's/^dmvccm$/DMV+CCM/; s/^dmv$/DMV/; s/^ccm$/CCM/; s/^flat$/DMV+flat CCM/; s/^rf$/DMV+CCM right-first/')
 	sel=$(echo "$how" | sed 's/^dir$/supervised (dev directed)/; s/^f1$/supervised (dev F1)/; s/^lik$/unsupervised (dev likelihood)/; s/^last$/none (convergence)/')
 	echo "| $label | $sel | $it | $dd | $df | $dl | $td | $tu | $tf |"
 done < "$dir/chosen.tsv"
@@ -36,6 +36,11 @@ sign dmvccm.lik.test.jsonl dmv.lik.test.jsonl "DMV+CCM vs DMV" "unsupervised (de
 sign dmvccm.last.test.jsonl dmv.last.test.jsonl "DMV+CCM vs DMV" "none (convergence)"
 sign flat.dir.test.jsonl dmv.dir.test.jsonl "DMV+flat CCM vs DMV" "supervised (dev directed)"
 sign flat.last.test.jsonl dmv.last.test.jsonl "DMV+flat CCM vs DMV" "none (convergence)"
+sign rf.dir.test.jsonl dmv.dir.test.jsonl "DMV+CCM right-first vs DMV" "supervised (dev directed)"
+sign rf.lik.test.jsonl dmv.lik.test.jsonl "DMV+CCM right-first vs DMV" "unsupervised (dev likelihood)"
+sign rf.last.test.jsonl dmv.last.test.jsonl "DMV+CCM right-first vs DMV" "none (convergence)"
+sign rf.f1.test.jsonl ccm.f1.test.jsonl "DMV+CCM right-first vs CCM" "supervised (dev F1)"
+sign rf.last.test.jsonl ccm.last.test.jsonl "DMV+CCM right-first vs CCM" "none (convergence)"
 sign dmvccm.f1.test.jsonl ccm.f1.test.jsonl "DMV+CCM vs CCM" "supervised (dev F1)"
 sign dmvccm.lik.test.jsonl ccm.lik.test.jsonl "DMV+CCM vs CCM" "unsupervised (dev likelihood)"
 sign dmvccm.last.test.jsonl ccm.last.test.jsonl "DMV+CCM vs CCM" "none (convergence)"

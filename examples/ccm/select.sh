@@ -58,13 +58,16 @@ printf 'system\titer\ttrain_loglik\tdev_directed\tdev_f1\tdev_loglik\n' > "$dir/
 # with (its heads' orders of taking left and right dependents) — the
 # product's DMV half without the CCM's information.
 flatten() { jq -c 'if .p != null and (.ev == "span" or .ev == "context" or .ev == "unseen_span" or .ev == "unseen_context") then .p = 0.5 else . end' "$1"; }
-for sys in dmv ccm dmvccm flat; do
+# rf: DMV+CCM with the DMV's right-first order (train-ccm --right-first):
+# one bracketing per tree, so with a flat CCM it is the DMV alone.
+for sys in dmv ccm dmvccm flat rf; do
 	m=$dir/$sys
 	mkdir -p "$m"
 	case $sys in
 	dmv) ;; # made above
 	ccm) train-ccm --quiet --max-iter 0 --save-model "$m/0.jsonl" "$train" > /dev/null ;;
 	dmvccm) train-ccm --quiet --model dmvccm --dmv-init "$init" --max-iter 0 --save-model "$m/0.jsonl" "$train" > /dev/null ;;
+	rf) train-ccm --quiet --model dmvccm --right-first --dmv-init "$init" --max-iter 0 --save-model "$m/0.jsonl" "$train" > /dev/null ;;
 	flat)
 		train-ccm --quiet --model dmvccm --dmv-init "$init" --max-iter 0 --save-model "$m/start.jsonl" "$train" > /dev/null
 		flatten "$m/start.jsonl" > "$m/0.jsonl"
@@ -100,7 +103,8 @@ pick() {
 }
 : > "$dir/chosen.tsv"
 for choice in dmv:dir:4 dmv:lik:6 dmv:last:last ccm:f1:5 ccm:lik:6 ccm:last:last \
-	dmvccm:dir:4 dmvccm:f1:5 dmvccm:lik:6 dmvccm:last:last flat:dir:4 flat:lik:6 flat:last:last; do
+	dmvccm:dir:4 dmvccm:f1:5 dmvccm:lik:6 dmvccm:last:last flat:dir:4 flat:lik:6 flat:last:last \
+	rf:dir:4 rf:f1:5 rf:lik:6 rf:last:last; do
 	sys=${choice%%:*} rest=${choice#*:}
 	how=${rest%%:*} col=${rest#*:}
 	it=$(pick "$sys" "$col")

@@ -59,7 +59,7 @@ func (c *Corpus) EStep(m *Model, workers int) (*dmv.Params, *ccm.Counts) {
 	if c.es == nil {
 		c.es = NewEStepper(c.dmv, c.ccm)
 	}
-	c.es.headChoice = m.headChoice
+	c.es.headChoice, c.es.rightFirst = m.headChoice, m.rightFirst
 	return c.es.EStep(p, m.CCM, workers)
 }
 
@@ -70,7 +70,9 @@ func (c *Corpus) Parse(m *Model, k int) Parse {
 	if m.headChoice {
 		f = headChoiceFactors(f, c.ccm.Sentences[k].N)
 	}
-	return Viterbi(c.ccm.Sentences[k].N, WeightsFromDMV(c.params, c.dmv.Sents[k]), f)
+	w := WeightsFromDMV(c.params, c.dmv.Sents[k])
+	w.RightFirst = m.rightFirst
+	return Viterbi(c.ccm.Sentences[k].N, w, f)
 }
 
 // Tempered is the pair whose every probability p is p^β·skew^(1−β)
@@ -95,5 +97,5 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 	if skew != nil {
 		sc = skew.CCM
 	}
-	return &Model{Tags: m.Tags, DMV: d, CCM: m.CCM.Tempered(beta, sc), headChoice: m.headChoice}
+	return &Model{Tags: m.Tags, DMV: d, CCM: m.CCM.Tempered(beta, sc), headChoice: m.headChoice, rightFirst: m.rightFirst}
 }

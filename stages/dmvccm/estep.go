@@ -20,6 +20,7 @@ type EStepper struct {
 	chunkCounts []*dmv.Params
 	chunkLL     []float64
 	headChoice  bool // Options.HeadChoice
+	rightFirst  bool // Options.RightFirst
 }
 
 // worker is one goroutine's reusable memory.
@@ -65,6 +66,7 @@ func (e *EStepper) EStep(p *dmv.Params, m *ccm.Model, workers int) (*dmv.Params,
 				f = headChoiceFactors(f, s.N)
 			}
 			wk.weights.load(p, tags)
+			wk.weights.RightFirst = e.rightFirst
 			chart.Inside(s.N, wk.weights, f)
 			ll += chart.LogProb()
 			if !(chart.z > 0) {

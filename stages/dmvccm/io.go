@@ -19,6 +19,19 @@ import (
 // family writes them, so jq reads either half with the other's filters.
 const Family = "dmvccm"
 
+// FamilyRightFirst names DMV+CCM with the DMV alone's attachment order
+// (Options.RightFirst): the same records.
+const FamilyRightFirst = "dmvccm-right-first"
+
+// FamilyOf is the header family of the product with or without the
+// right-first order.
+func FamilyOf(rightFirst bool) string {
+	if rightFirst {
+		return FamilyRightFirst
+	}
+	return Family
+}
+
 // Events lists the model's parameters: the DMV's, as a DMV model lists
 // them, then the CCM's, as a CCM model does.
 func (m *Model) Events() []format.Event {
@@ -41,14 +54,14 @@ func WriteModel(w io.Writer, m *Model) error {
 			return fmt.Errorf("the model made is not valid (a CCM probability %v): nothing written", e.Value)
 		}
 	}
-	return eventio.Write(w, &format.Header{Family: Family, Unit: format.Prob}, evs, nil)
+	return eventio.Write(w, &format.Header{Family: FamilyOf(m.rightFirst), Unit: format.Prob}, evs, nil)
 }
 
 // Hash identifies a model by its content (both halves), as 16 hex
 // digits: count headers carry it.
 func (m *Model) Hash() string {
 	h := eventio.NewHasher()
-	h.String(Family)
+	h.String(FamilyOf(m.rightFirst))
 	h.String(m.table().Hash())
 	h.String(m.CCM.Hash())
 	return h.Sum()
@@ -79,7 +92,7 @@ func isDMVEvent(e *format.Event) bool {
 
 func (r *reader) kind() eventio.Kind {
 	return eventio.Kind{
-		Families: []string{Family},
+		Families: []string{Family, FamilyRightFirst},
 		Add: func(e *format.Event) error {
 			if isDMVEvent(e) {
 				r.dmvEvents++
@@ -126,14 +139,14 @@ func ReadModel(path string, sym *ccm.Symbols) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the CCM's events: %w", path, err)
 	}
-	return &Model{Tags: t.Tags, DMV: t.Params, CCM: cm}, nil
+	return &Model{Tags: t.Tags, DMV: t.Params, CCM: cm, rightFirst: hdr.Family == FamilyRightFirst}, nil
 }
 
 // WriteCounts writes one shard of counts: its header (the hashes of the
 // model the E-step ran with and of its sentences), the DMV's expected
 // counts over tags, the CCM's over sym, and the stats record (the
 // product's log-likelihood).
-func WriteCounts(w io.Writer, tags *dmv.TagSet, d *dmv.Params, c *ccm.Counts, sym *ccm.Symbols, model, corpus string) error {
+func WriteCounts(w io.Writer, rightFirst bool, tags *dmv.TagSet, d *dmv.Params, c *ccm.Counts, sym *ccm.Symbols, model, corpus string) error {
 	for _, tab := range d.Tables() {
 		for _, v := range tab {
 			if !(v >= 0) || math.IsInf(v, 1) {
@@ -147,15 +160,16 @@ func WriteCounts(w io.Writer, tags *dmv.TagSet, d *dmv.Params, c *ccm.Counts, sy
 	}
 	evs := append(dmv.Events(tags, d, format.Count), cevs...)
 	stats := &format.Stats{Sentences: c.Sentences, Tokens: c.Tokens, Loglik: c.LogLik}
-	return eventio.Write(w, &format.Header{Family: Family, Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+	return eventio.Write(w, &format.Header{Family: FamilyOf(rightFirst), Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
 }
 
 // CountTable is count shards read and added: the DMV's counts over Tags
 // and the CCM's.
 type CountTable struct {
-	Tags *dmv.TagSet
-	DMV  *dmv.Params
-	CCM  *ccm.CountTable
+	Tags       *dmv.TagSet
+	DMV        *dmv.Params
+	CCM        *ccm.CountTable
+	RightFirst bool // of family FamilyRightFirst
 }
 
 // ReadCounts reads and adds DMV+CCM count shards (eventio.ReadCounts).
@@ -173,7 +187,7 @@ func ReadCounts(src pipeline.Source) (*CountTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CountTable{Tags: t.Tags, DMV: t.Params, CCM: cc}, nil
+	return &CountTable{Tags: t.Tags, DMV: t.Params, CCM: cc, RightFirst: shards.Family == FamilyRightFirst}, nil
 }
 
 // MStep is one M-step on the counts, each half as Train's: the DMV's
@@ -186,5 +200,5 @@ func (c *CountTable) MStep() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Tags: c.Tags, DMV: dmv.MStep(c.DMV, 0), CCM: cm}, nil
+	return &Model{Tags: c.Tags, DMV: dmv.MStep(c.DMV, 0), CCM: cm, rightFirst: c.RightFirst}, nil
 }

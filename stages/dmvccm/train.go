@@ -15,8 +15,8 @@ type Model struct {
 	CCM     *ccm.Model
 	dmvData *dmv.Corpus // the training corpus, for Parse
 	ccmData *ccm.Corpus
-	// headChoice: Options.HeadChoice, kept for decoding.
-	headChoice bool
+	// headChoice, rightFirst: Options.HeadChoice, Options.RightFirst.
+	headChoice, rightFirst bool
 }
 
 // Options control Train.
@@ -33,6 +33,12 @@ type Options struct {
 	// of two or more words is a constituent, so it goes into the CCM's
 	// factors and the chart is unchanged.
 	HeadChoice bool
+	// RightFirst keeps the DMV alone's attachment order in the product:
+	// each head takes its right dependents before its left ones (Klein
+	// §6.2), so each dependency tree has one bracketing; by default every
+	// interleaving is a derivation (Klein §6.3 releases the order), which
+	// weighs a tree by its number of interleavings as well (Weights).
+	RightFirst bool
 	// Iteration, when set, sees each E-step's log-likelihood and the
 	// model of that E-step (valid during the call; its Parse decodes the
 	// training sentences).
@@ -51,7 +57,7 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 		return nil, 0, err
 	}
 	es := NewEStepper(m.dmvData, m.ccmData)
-	es.headChoice = opts.HeadChoice
+	es.headChoice, es.rightFirst = opts.HeadChoice, opts.RightFirst
 	prev := math.Inf(-1)
 	iter := 0
 	for iter < opts.MaxIter {
@@ -72,6 +78,9 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 	}
 	return m, iter, nil
 }
+
+// RightFirst says whether the product keeps the DMV's right-first order.
+func (m *Model) RightFirst() bool { return m.rightFirst }
 
 // Start is the pair Train starts from (opts.DMVInit's model and the
 // M-step of opts.CCMStart's counts): the first model of the shell loop.
@@ -104,7 +113,7 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
-	m := &Model{Tags: dc.Tags, dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice}
+	m := &Model{Tags: dc.Tags, dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice, rightFirst: opts.RightFirst}
 	if m.DMV, err = dmv.InitialModel(dc, opts.DMVInit, dmv.InitOptions{}); err != nil {
 		return nil, opts, err
 	}
@@ -161,7 +170,9 @@ func (m *Model) Parse(k int) Parse {
 	if m.headChoice {
 		f = headChoiceFactors(f, s.N)
 	}
-	return Viterbi(s.N, WeightsFromDMV(m.DMV, m.dmvData.Sents[k]), f)
+	w := WeightsFromDMV(m.DMV, m.dmvData.Sents[k])
+	w.RightFirst = m.rightFirst
+	return Viterbi(s.N, w, f)
 }
 
 // ParseAll is the Viterbi derivation of each of sents (held-out ones,

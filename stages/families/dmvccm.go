@@ -18,7 +18,11 @@ import (
 // records are the DMV's events then the CCM's; its M-step is each half's
 // own (the DMV unsmoothed, the CCM with Klein's pseudo-counts), not λ; it
 // decodes the Viterbi derivation into "pred" and "pred_spans".
-var DMVCCM family.Family = dmvccmFamily{family.Sentences{Family: dmvccm.Family, ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts}}
+// DMVCCM(true) is the product with the DMV alone's right-first order
+// (family "dmvccm-right-first").
+func DMVCCM(rightFirst bool) family.Family {
+	return dmvccmFamily{family.Sentences{Family: dmvccm.FamilyOf(rightFirst), ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts}}
+}
 
 type dmvccmFamily struct{ family.Sentences }
 
@@ -42,7 +46,7 @@ func readDMVCCM(path string, onto family.Model) (family.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Equal(m.Tags.Names(), o.Tags.Names()) {
+	if m.RightFirst() != o.RightFirst() || !slices.Equal(m.Tags.Names(), o.Tags.Names()) {
 		return nil, fmt.Errorf("%s: not over the tags of the model it skews", path)
 	}
 	return dmvccmModel{m}, nil
@@ -66,7 +70,7 @@ func (d dmvccmModel) Reweighted(beta float64, skew family.Model) family.Model {
 
 func (d dmvccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
 	c := cor.(*dmvccm.Corpus)
-	sh := dmvccmShard{c: c}
+	sh := dmvccmShard{c: c, rightFirst: d.m.RightFirst()}
 	sh.dmv, sh.ccm = c.EStep(d.m, workers)
 	return sh
 }
@@ -77,13 +81,14 @@ func (d dmvccmModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence
 }
 
 type dmvccmShard struct {
-	c   *dmvccm.Corpus
-	dmv *dmv.Params
-	ccm *ccm.Counts
+	c          *dmvccm.Corpus
+	rightFirst bool
+	dmv        *dmv.Params
+	ccm        *ccm.Counts
 }
 
 func (s dmvccmShard) WriteShard(w io.Writer, model, corpus string) error {
-	return dmvccm.WriteCounts(w, s.c.Tags, s.dmv, s.ccm, s.c.Sym(), model, corpus)
+	return dmvccm.WriteCounts(w, s.rightFirst, s.c.Tags, s.dmv, s.ccm, s.c.Sym(), model, corpus)
 }
 
 func readDMVCCMCounts(src pipeline.Source) (family.Counts, error) {
@@ -102,7 +107,7 @@ func (c dmvccmCounts) Shards() int         { return c.t.CCM.Shards.Shards }
 
 func (c dmvccmCounts) WriteCounts(w io.Writer) error {
 	s := c.t.CCM.Shards
-	return dmvccm.WriteCounts(w, c.t.Tags, c.t.DMV, c.t.CCM.Counts, c.t.CCM.Sym, s.Model, s.Corpus)
+	return dmvccm.WriteCounts(w, c.t.RightFirst, c.t.Tags, c.t.DMV, c.t.CCM.Counts, c.t.CCM.Sym, s.Model, s.Corpus)
 }
 
 func (c dmvccmCounts) WriteMStep(w io.Writer, lambda float64) error {

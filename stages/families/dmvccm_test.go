@@ -30,11 +30,18 @@ func dmvccmBytes(t *testing.T, m *dmvccm.Model) []byte {
 
 // The shell loop `estep -m M corpus | mstep > next` on a DMV+CCM model is
 // the library's EM: k iterations of the stages from the start model give
-// dmvccm.Train's model after k E-steps, byte for byte.
+// dmvccm.Train's model after k E-steps, byte for byte (both families:
+// dmvccm and dmvccm-right-first).
 func TestDMVCCMShellLoopIsTrain(t *testing.T) {
+	for _, rf := range []bool{false, true} {
+		t.Run(dmvccm.FamilyOf(rf), func(t *testing.T) { dmvccmShellLoop(t, rf) })
+	}
+}
+
+func dmvccmShellLoop(t *testing.T, rightFirst bool) {
 	dir := t.TempDir()
 	path, sents := corpus(t, dir, "train.jsonl", 60, 7)
-	opts := dmvccm.Options{Tol: 1e-300, Workers: 2}
+	opts := dmvccm.Options{Tol: 1e-300, Workers: 2, RightFirst: rightFirst}
 	start, err := dmvccm.Start(sents, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +74,9 @@ func TestDMVCCMShellLoopIsTrain(t *testing.T) {
 	}
 	if !bytes.Equal(dmvccmBytes(t, back), got) || back.Hash() != want.Hash() {
 		t.Error("a model read back writes other bytes or hashes differently")
+	}
+	if back.RightFirst() != rightFirst || !bytes.Contains(got, []byte(`"family":"`+dmvccm.FamilyOf(rightFirst)+`"`)) {
+		t.Errorf("the model file does not say its family %s", dmvccm.FamilyOf(rightFirst))
 	}
 }
 
