@@ -47,7 +47,7 @@ func readDMVCCM(path string, onto family.Model) (family.Model, error) {
 		return nil, err
 	}
 	if m.RightFirst() != o.RightFirst() || !slices.Equal(m.Tags.Names(), o.Tags.Names()) {
-		return nil, fmt.Errorf("%s: not over the tags of the model it skews", path)
+		return nil, fmt.Errorf("%s: not of the family and over the tags of the model it skews", path)
 	}
 	return dmvccmModel{m}, nil
 }
