@@ -2,10 +2,12 @@ package commands
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -21,20 +23,19 @@ import (
 
 func init() { register("train-ccm", trainCCMApp) }
 
-// train-ccm is provisional: it trains in-process and writes predictions,
-// not models; model files come with the model-family interface.
+// train-ccm trains in-process and writes predictions; --save-model writes
+// the model (ccm, ccm2, dmvccm) for the family stages.
 func trainCCMApp() *cli.App {
 	return &cli.App{
-		Usage:     "train a CCM, CCM2 or DMV+CCM and bracket the sentences (provisional: writes predictions, not models)",
+		Usage:     "train a CCM, CCM2 or DMV+CCM and bracket the sentences (--save-model: the model too)",
 		UsageText: "train-ccm [options] [FILE...]",
 		Description: `Trains on the "tags" of the input sentences in memory, then writes the
 sentences again with "pred_spans" (binary bracketings, 0-based half-open, the
 whole sentence included; none for one-word sentences) and, for --model
 dmvccm, "pred" (heads). With --test FILE the sentences of FILE are decoded
 and written instead (held-out evaluation); their unseen yields and contexts
-get the smoothed probability of a zero count; under dmvccm a sentence with a
-tag the DMV never saw has probability 0 and gets the fallback tree, the first
-of the Viterbi tie order (counted on stderr unless --quiet).
+get the smoothed probability of a zero count; under dmvccm a tag the DMV never
+saw is the DMV's average tag, as decode -m does (named on stderr unless --quiet).
 
 Models:
    ccm      Klein's Constituent-Context Model (Klein 2005, ch. 5)
@@ -73,13 +74,14 @@ Examples:
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
 			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
-			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step), for the shell loop"},
+			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
+			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			workersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
-			&cli.StringFlag{Name: "save-model", Usage: "write the trained model (ccm, ccm2) to `FILE`, for estep -m, decode -m"},
+			&cli.StringFlag{Name: "save-model", Usage: "write the trained model to `FILE`, for estep -m, decode -m"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; ccm, ccm2)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
@@ -104,8 +106,8 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if c.Int("max-iter") < 0 || c.Int("max-iter") == 0 && model == "dmvccm" {
-		return usagef("--max-iter must be at least 1 (0, the start model itself, for ccm and ccm2)")
+	if c.Int("max-iter") < 0 {
+		return usagef("--max-iter must be at least 0 (0: the start model itself)")
 	}
 	if c.Float64("tol") < 0 {
 		return usagef("--tol must be ≥ 0")
@@ -120,11 +122,11 @@ func trainCCM(c *cli.Context) error {
 		if !validInit(c.String("dmv-init")) {
 			return usagef("unknown --dmv-init %q", c.String("dmv-init"))
 		}
-		if c.IsSet("save-model") {
-			return usagef("--save-model is for ccm and ccm2: a dmvccm model has no records yet")
+		if c.IsSet("save-model") && c.Bool("head-choice") {
+			return usagef("--save-model and --head-choice: a dmvccm model file does not carry the head-choice factor")
 		}
-	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") {
-		return usagef("--dmv-init and --head-choice are for --model dmvccm")
+	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") || c.IsSet("right-first") {
+		return usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
 	}
 	inputs := c.Args().Slice()
 	if c.IsSet("test") {
@@ -177,11 +179,13 @@ func trainCCM(c *cli.Context) error {
 			logErr = pipeline.WriteRecord(logw, it)
 		}
 	}
-	var trained *ccm.Model
+	// saved is the model file, made before decoding --test (which interns
+	// the test sentences' yields and contexts in the model's symbols).
+	var saved *bytes.Buffer
 	if model == "dmvccm" {
-		err = trainDMVCCM(c, train, out, start, report)
+		saved, err = trainDMVCCM(c, train, out, start, report)
 	} else {
-		trained, err = trainCCMAlone(c, model, est, start, train, out, report, rd)
+		saved, err = trainCCMAlone(c, model, est, start, train, out, report, rd)
 	}
 	prog.Done()
 	if err == nil {
@@ -197,12 +201,19 @@ func trainCCM(c *cli.Context) error {
 		return err
 	}
 	if rd != nil {
-		if err := rd.saveModel(func(w io.Writer) error { return ccm.WriteModel(w, trained) }); err != nil {
+		if err := rd.saveModel(func(w io.Writer) error {
+			_, err := w.Write(saved.Bytes())
+			return err
+		}); err != nil {
 			return err
 		}
 	}
 	if path := c.String("save-model"); path != "" {
-		if err := pipeline.WriteFile(path, c.App.Writer, func(o *pipeline.Output) error { return ccm.WriteModel(o, trained) }); err != nil {
+		write := func(o *pipeline.Output) error {
+			_, err := o.Write(saved.Bytes())
+			return err
+		}
+		if err := pipeline.WriteFile(path, c.App.Writer, write); err != nil {
 			return err
 		}
 	}
@@ -276,7 +287,7 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return tags
 }
 
-func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*ccm.Model, error) {
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*bytes.Buffer, error) {
 	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
 	if err != nil {
 		return nil, err
@@ -325,6 +336,13 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	if err != nil {
 		return nil, err
 	}
+	var saved *bytes.Buffer
+	if c.IsSet("save-model") || rd != nil {
+		saved = new(bytes.Buffer)
+		if err := ccm.WriteModel(saved, m); err != nil {
+			return nil, err
+		}
+	}
 	dec := ccm.Viterbi
 	if c.Bool("mbr") {
 		dec = ccm.MBR
@@ -339,10 +357,10 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 		spans, _ := m.Parse(oc, k, dec)
 		s.PredSpans = spans
 	}
-	return m, nil
+	return saved, nil
 }
 
-func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration)) error {
+func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration)) (*bytes.Buffer, error) {
 	var prev float64
 	// With gold heads on every training sentence, the log carries the
 	// attachment accuracy (root counted) of each E-step's Viterbi parses.
@@ -350,8 +368,15 @@ func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start,
 	for _, s := range train {
 		gold = gold && len(s.Heads) == len(s.Tags)
 	}
-	m, _, err := dmvccm.Train(train, dmvccm.Options{
-		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"),
+	fit := dmvccm.Train
+	if c.Int("max-iter") == 0 { // the start: each half's initial model
+		fit = func(sents []*format.Sentence, opts dmvccm.Options) (*dmvccm.Model, int, error) {
+			m, err := dmvccm.Start(sents, opts)
+			return m, 0, err
+		}
+	}
+	m, _, err := fit(train, dmvccm.Options{
+		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
 		Iteration: func(iter int, logLik float64, m *dmvccm.Model) {
 			it := format.Iteration{Iter: iter, Objective: format.Real(logLik)}
@@ -382,17 +407,24 @@ func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start,
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	parses, unknown, err := m.ParseAll(out)
+	var saved *bytes.Buffer
+	if c.IsSet("save-model") {
+		saved = new(bytes.Buffer)
+		if err := dmvccm.WriteModel(saved, m); err != nil {
+			return nil, err
+		}
+	}
+	parses, unseen, err := m.ParseAll(out)
 	if err != nil {
-		return fmt.Errorf("%s: %w", outName(c), err)
+		return nil, fmt.Errorf("%s: %w", outName(c), err)
 	}
-	if unknown > 0 && !c.Bool("quiet") {
-		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d tokens with tags the DMV never saw; their sentences have probability 0 and get the fallback tree\n", c.App.Name, outName(c), unknown)
+	if len(unseen) > 0 && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d tags the DMV never saw backed off to its average tag: %s\n", c.App.Name, outName(c), len(unseen), strings.Join(unseen, " "))
 	}
 	for k, s := range out {
 		s.Pred, s.PredSpans = parses[k].Heads, parses[k].Spans
 	}
-	return nil
+	return saved, nil
 }

@@ -12,7 +12,7 @@ for set in en-test en-all es zh; do
 	es) name="Spanish" ;;
 	zh) name="Chinese" ;;
 	esac
-	for sys in lbranch rbranch random ubound ccm-em ccm2-em ccm-sda ccm-da ccm2-sda dmvccm dmv; do
+	for sys in lbranch rbranch random ubound ccm-em ccm2-em ccm-sda ccm-da ccm2-sda dmvccm dmvccm-rf dmv; do
 		case $sys in
 		random) f=$dir/$set.lbranch.jsonl ;;
 		*) f=$dir/$set.$sys.jsonl ;;
@@ -31,7 +31,7 @@ for set in en-test en-all es zh; do
 			se=$(echo "$json" | pct ".brackets.smith_eisner.f1")
 		fi
 		d="–" u="–"
-		case $sys in dmvccm | dmv)
+		case $sys in dmvccm | dmvccm-rf | dmv)
 			case $set in en-*)
 				d=$(echo "$json" | pct ".directed")
 				u=$(echo "$json" | pct ".undirected") ;;
@@ -39,7 +39,7 @@ for set in en-test en-all es zh; do
 		esac
 		label=$(echo $sys | sed 's/lbranch/LBRANCH/; s/rbranch/RBRANCH/; s/^random/RANDOM (expected)/; s/ubound/UBOUND/;
 			s/ccm2-em/CCM2 EM/; s/ccm2-sda/CCM2 SDA/; s/ccm-em/CCM EM/; s/ccm-sda/CCM SDA/; s/ccm-da/CCM DA/;
-			s/dmvccm/DMV+CCM/; s/^dmv$/DMV (km start)/')
+			s/dmvccm-rf/DMV+CCM right-first/; s/dmvccm/DMV+CCM/; s/^dmv$/DMV (km start)/')
 		echo "| $name | $label | $up | $ur | $f1 | $se | $d | $u |"
 	done
 done

@@ -88,6 +88,18 @@ func WriteModel(w io.Writer, m *Model) error {
 // yield's and context's expected count as a constituent and as a
 // distituent, and the stats record.
 func WriteCounts(w io.Writer, cnt *Counts, sym *Symbols, v Variant, model, corpus string) error {
+	evs, err := CountEvents(cnt, sym)
+	if err != nil {
+		return err
+	}
+	stats := &format.Stats{Sentences: cnt.Sentences, Tokens: cnt.Tokens, Loglik: cnt.LogLik}
+	return eventio.Write(w, &format.Header{Family: FamilyOf(v), Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+}
+
+// CountEvents lists the counts over sym as WriteCounts writes them, each
+// yield's and context's expected count as a constituent and as a
+// distituent, refusing a negative or infinite count.
+func CountEvents(cnt *Counts, sym *Symbols) ([]format.Event, error) {
 	var evs []format.Event
 	for y := range sym.NumYields() {
 		for _, b := range [2]int{Constituent, Distituent} {
@@ -102,11 +114,10 @@ func WriteCounts(w io.Writer, cnt *Counts, sym *Symbols, v Variant, model, corpu
 	}
 	for _, e := range evs {
 		if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
-			return fmt.Errorf("a count of %s is %v: nothing written", describe(&e), e.Value)
+			return nil, fmt.Errorf("a count of %s is %v: nothing written", describe(&e), e.Value)
 		}
 	}
-	stats := &format.Stats{Sentences: cnt.Sentences, Tokens: cnt.Tokens, Loglik: cnt.LogLik}
-	return eventio.Write(w, &format.Header{Family: FamilyOf(v), Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+	return evs, nil
 }
 
 func describe(e *format.Event) string {
@@ -295,6 +306,40 @@ func ReadCounts(src pipeline.Source) (*CountTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.countTable(src, shards)
+}
+
+// Events collects the CCM's events of a stream that holds another
+// family's too (DMV+CCM's models and counts hold the DMV's and the
+// CCM's): its reader gives each CCM event to Add.
+type Events struct{ b *builder }
+
+// NewEvents collects a model's events (counts: count shards, which add
+// up), interning yields and contexts in sym (a new Symbols when nil), as
+// ReadModel does.
+func NewEvents(sym *Symbols, counts bool) *Events {
+	if sym == nil {
+		sym = NewSymbols()
+	}
+	return &Events{newBuilder(sym, counts)}
+}
+
+// Add takes one span, context, unseen_span or unseen_context event.
+func (e *Events) Add(ev *format.Event) error { return e.b.add(ev) }
+
+// Key describes an event, for "given twice".
+func (e *Events) Key(ev *format.Event) string { return describe(ev) }
+
+// Model is the model of variant v the events gave (NewEvents(false)).
+func (e *Events) Model(v Variant) (*Model, error) { return e.b.model(v) }
+
+// Counts are the counts the events gave (NewEvents(true)), of the shards
+// src's reader added.
+func (e *Events) Counts(src pipeline.Source, shards eventio.Shards) (*CountTable, error) {
+	return e.b.countTable(src, shards)
+}
+
+func (b *builder) countTable(src pipeline.Source, shards eventio.Shards) (*CountTable, error) {
 	span, context, err := b.tables()
 	if err == nil && shards.Stats == nil {
 		err = errors.New("no stats record")

@@ -75,8 +75,9 @@ func validProjective(heads []int) bool {
 }
 
 // derivations lists every derivation of a tree: for each head, every
-// interleaving of its left and right dependents (each side inside-out).
-func derivations(heads []int) []derivation {
+// interleaving of its left and right dependents (each side inside-out),
+// or with rightFirst only the one that takes the right side first.
+func derivations(heads []int, rightFirst bool) []derivation {
 	n := len(heads)
 	lo, hi := make([]int, n), make([]int, n)
 	for i := range n {
@@ -107,7 +108,7 @@ func derivations(heads []int) []derivation {
 				seqs = append(seqs, append([]int(nil), seq...))
 				return
 			}
-			if l > 0 {
+			if l > 0 && !(rightFirst && r > 0) {
 				gen(append(seq, Left), l-1, r)
 			}
 			if r > 0 {
@@ -208,6 +209,14 @@ func relErr(got, want float64) float64 {
 // random DMV and a random CCM, and checks the likelihood, the bracket
 // posteriors and every DMV expected count.
 func TestChartAgainstEnumeration(t *testing.T) {
+	for _, rightFirst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "interleaved", true: "right-first"}[rightFirst], func(t *testing.T) {
+			chartAgainstEnumeration(t, rightFirst)
+		})
+	}
+}
+
+func chartAgainstEnumeration(t *testing.T, rightFirst bool) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	names := []string{"A", "B", "C"}
 	var sents [][]string
@@ -238,10 +247,11 @@ func TestChartAgainstEnumeration(t *testing.T) {
 	for k, s := range c.Sentences {
 		n := s.N
 		w := randomWeights(rng, n)
+		w.RightFirst = rightFirst
 		total := math.Inf(-1)
 		var all []derivation
 		for _, heads := range projectiveTrees(n) {
-			for _, d := range derivations(heads) {
+			for _, d := range derivations(heads, rightFirst) {
 				lw := ccmLogProb(m, c, k, d.brackets)
 				for i, h := range heads {
 					if h == -1 {
@@ -374,4 +384,80 @@ func sortedSpans(s [][2]int) [][2]int {
 		return a[1] - b[1]
 	})
 	return out
+}
+
+// TestFlatCCMWeighsTreesByBracketings: with the CCM flat (φ ≡ 1), the
+// product gives a dependency tree T the DMV's probability times N(T), the
+// number of its derivations — Π over heads of C(l+r, l) for l left and r
+// right dependents, the interleavings of its sides, each a different
+// binary bracketing. So the product's DMV half is not the DMV alone even
+// when the CCM says nothing: it prefers trees whose heads take dependents
+// on both sides. Checked by enumeration for n ≤ 6; with RightFirst the
+// product is the DMV's Σ_T P_DMV(T).
+func TestFlatCCMWeighsTreesByBracketings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	choose := func(n, k int) float64 {
+		c := 1.0
+		for i := 1; i <= k; i++ {
+			c = c * float64(n-k+i) / float64(i)
+		}
+		return c
+	}
+	for n := 1; n <= 6; n++ {
+		w := randomWeights(rng, n)
+		phi := make([]float64, (n+1)*(n+1))
+		for i := range phi {
+			phi[i] = 1
+		}
+		c := Inside(n, w, ccm.Factors{Phi: phi})
+		want, alone := 0.0, 0.0
+		for _, heads := range projectiveTrees(n) {
+			ds := derivations(heads, false)
+			nt := 1.0
+			for h := range n {
+				l, r := 0, 0
+				for a, g := range heads {
+					if g == h && a < h {
+						l++
+					} else if g == h {
+						r++
+					}
+				}
+				nt *= choose(l+r, l)
+			}
+			if float64(len(ds)) != nt {
+				t.Fatalf("n=%d tree %v: %d derivations, Π C(l+r, l) = %v", n, heads, len(ds), nt)
+			}
+			d := ds[0]
+			p := 1.0
+			for a, h := range heads {
+				if h < 0 {
+					p *= w.Root[a]
+				} else if a < h {
+					p *= w.Choose[Left][h][a]
+				} else {
+					p *= w.Choose[Right][h][a]
+				}
+			}
+			for _, x := range d.conts {
+				p *= w.Cont[x[0]][x[1]][x[2]]
+			}
+			for _, x := range d.stops {
+				p *= w.Stop[x[0]][x[1]][x[2]]
+			}
+			want += p * nt
+			alone += p
+		}
+		if relErr(c.z, want) > 1e-12 {
+			t.Errorf("n=%d: Z %v, Σ_T P_DMV(T)·N(T) %v", n, c.z, want)
+		}
+		if n >= 3 && relErr(c.z, alone) < 1e-6 {
+			t.Errorf("n=%d: Z equals the DMV's Σ_T P_DMV(T)", n)
+		}
+		// The right-first order has one derivation per tree: the DMV's.
+		w.RightFirst = true
+		if rf := Inside(n, w, ccm.Factors{Phi: phi}); relErr(rf.z, alone) > 1e-12 {
+			t.Errorf("n=%d: right-first Z %v, the DMV's Σ_T P_DMV(T) %v", n, rf.z, alone)
+		}
+	}
 }

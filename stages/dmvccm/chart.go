@@ -42,6 +42,11 @@ type Weights struct {
 	Choose [2][][]float64
 	Stop   [2][2][]float64
 	Cont   [2][2][]float64
+	// RightFirst keeps the DMV alone's one order (Klein §6.2): a head
+	// takes every right dependent before any left one, so a dependency
+	// tree has one derivation and one bracketing. False (Klein §6.3) lets
+	// a head interleave its sides in every order, one derivation each.
+	RightFirst bool
 }
 
 // Chart holds one sentence's inside and outside values.
@@ -123,15 +128,18 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 				if l == 1 {
 					o = phi
 				} else {
-					// right: [i,k) headed by h takes the sealed [k,j).
+					// right: [i,k) headed by h takes the sealed [k,j)
+					// (right-first: only before any left dependent).
 					sum, inner := 0.0, 0.0
-					if h+1 < j {
-						sum = open[(i*W+h+1)*n+h] * right[((h+1)*W+j)*n+h] * w.Cont[Right][Adj][h]
+					if !w.RightFirst || i == h {
+						if h+1 < j {
+							sum = open[(i*W+h+1)*n+h] * right[((h+1)*W+j)*n+h] * w.Cont[Right][Adj][h]
+						}
+						for k := h + 2; k < j; k++ {
+							inner += open[(i*W+k)*n+h] * right[(k*W+j)*n+h]
+						}
+						sum += inner * w.Cont[Right][NonAdj][h]
 					}
-					for k := h + 2; k < j; k++ {
-						inner += open[(i*W+k)*n+h] * right[(k*W+j)*n+h]
-					}
-					sum += inner * w.Cont[Right][NonAdj][h]
 					// left: the sealed [i,k) goes to h heading [k,j).
 					inner = 0
 					if h > i {
@@ -237,7 +245,8 @@ func (c *Chart) Outside() {
 				}
 				// Right: [i,k) headed by h took the sealed [k,j); the
 				// first dependent (k = h+1) continues adjacently.
-				if k := h + 1; k < j {
+				rightOK := !w.RightFirst || i == h // right-first: none after a left one
+				if k := h + 1; k < j && rightOK {
 					gr := g * w.Cont[Right][Adj][h]
 					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
 					c.gOpen[head] += gr * c.right[dep]
@@ -246,7 +255,7 @@ func (c *Chart) Outside() {
 					c.cont[Right][Adj][h] += x * c.right[dep]
 				}
 				gr, cont := g*w.Cont[Right][NonAdj][h], 0.0
-				for k := h + 2; k < j; k++ {
+				for k := h + 2; k < j && rightOK; k++ {
 					head, dep := (i*W+k)*n+h, (k*W+j)*n+h
 					c.gOpen[head] += gr * c.right[dep]
 					x := gr * c.open[head]

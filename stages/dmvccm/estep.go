@@ -20,6 +20,7 @@ type EStepper struct {
 	chunkCounts []*dmv.Params
 	chunkLL     []float64
 	headChoice  bool // Options.HeadChoice
+	rightFirst  bool // Options.RightFirst
 }
 
 // worker is one goroutine's reusable memory.
@@ -65,8 +66,22 @@ func (e *EStepper) EStep(p *dmv.Params, m *ccm.Model, workers int) (*dmv.Params,
 				f = headChoiceFactors(f, s.N)
 			}
 			wk.weights.load(p, tags)
+			wk.weights.RightFirst = e.rightFirst
 			chart.Inside(s.N, wk.weights, f)
 			ll += chart.LogProb()
+			if !(chart.z > 0) {
+				// Probability 0: the DMV half gives every tree 0 (an
+				// unsmoothed DMV's unseen attachment, on held-out
+				// sentences only). It adds no DMV counts, and to the
+				// CCM's the bracket posteriors of the CCM alone, so that
+				// they stay expectations of binary bracketings.
+				post, _ := m.Posteriors(e.ccmData, i)
+				dst := e.post[s.Off : s.Off+(s.N+1)*(s.N+1)]
+				for r, row := range post {
+					copy(dst[r*(s.N+1):], row)
+				}
+				continue
+			}
 			chart.Outside()
 			chart.bracketsTo(e.post[s.Off : s.Off+(s.N+1)*(s.N+1)])
 			chart.dmvCountsTo(&wk.counts)

@@ -126,3 +126,55 @@ func TestViterbiZeroProbability(t *testing.T) {
 		t.Errorf("heads %v, want the right chain %v", got.Heads, want)
 	}
 }
+
+// TestEStepZeroProbability: a sentence of probability 0 under the product
+// (the DMV half gives every tree 0) makes the log-likelihood −Inf, adds
+// no DMV counts (the others' are as without it) and adds the CCM alone's
+// bracket posteriors, never a NaN.
+func TestEStepZeroProbability(t *testing.T) {
+	sents := randomSentences(rand.New(rand.NewPCG(5, 5)), 40, 6, 4)
+	sents = append(sents, &format.Sentence{ID: "zero", Tags: []string{"T0", "T1", "T2"}})
+	dc, cc, p, m := corpusAndModels(t, sents)
+	es := NewEStepper(dc, cc)
+	// Attachments between T0, T1, T2 impossible: the last sentence has
+	// no tree; the others lose the trees that use them.
+	for _, h := range []int{0, 1, 2} {
+		for _, a := range []int{0, 1, 2} {
+			for d := range 2 {
+				p.Child[p.ChildIndex(h, d, a)] = 0
+			}
+		}
+	}
+	got, gotCCM := es.EStep(p, m, 2)
+	if !math.IsInf(gotCCM.LogLik, -1) {
+		t.Fatalf("loglik %v, want −Inf", gotCCM.LogLik)
+	}
+	for _, tab := range got.Tables() {
+		for _, v := range tab {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("a DMV count is %v", v)
+			}
+		}
+	}
+	// Without the zero sentence, the same DMV counts.
+	dc2, err := dmv.NewCorpus(sents[:len(sents)-1], dc.Tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc2, err := ccm.NewCorpus(tagsOf(sents[:len(sents)-1]), cc.Sym)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := NewEStepper(dc2, cc2).EStep(p, m, 2)
+	for i := range want.Child {
+		if relErr(got.Child[i], want.Child[i]) > 1e-12 {
+			t.Fatalf("child count %d: %v, want %v", i, got.Child[i], want.Child[i])
+		}
+	}
+	// The zero sentence's CCM posteriors are the CCM's alone.
+	last := cc.Sentences[len(sents)-1]
+	post, _ := m.Posteriors(cc, len(sents)-1)
+	if g, w := es.post[last.Span(0, 2)], post[0][2]; relErr(g, w) > 1e-12 || !(w > 0 && w < 1) {
+		t.Errorf("posterior of [0,2) %v, the CCM's %v", g, w)
+	}
+}

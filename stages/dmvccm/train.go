@@ -8,14 +8,15 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
-// Model is a DMV+CCM pair: the product's two factors.
+// Model is a DMV+CCM pair: the product's two factors, the DMV over Tags.
 type Model struct {
+	Tags    *dmv.TagSet
 	DMV     *dmv.Params
 	CCM     *ccm.Model
-	dmvData *dmv.Corpus
+	dmvData *dmv.Corpus // the training corpus, for Parse
 	ccmData *ccm.Corpus
-	// headChoice: Options.HeadChoice, kept for decoding.
-	headChoice bool
+	// headChoice, rightFirst: Options.HeadChoice, Options.RightFirst.
+	headChoice, rightFirst bool
 }
 
 // Options control Train.
@@ -32,6 +33,12 @@ type Options struct {
 	// of two or more words is a constituent, so it goes into the CCM's
 	// factors and the chart is unchanged.
 	HeadChoice bool
+	// RightFirst keeps the DMV alone's attachment order in the product:
+	// each head takes its right dependents before its left ones (Klein
+	// §6.2), so each dependency tree has one bracketing; by default every
+	// interleaving is a derivation (Klein §6.3 releases the order), which
+	// weighs a tree by its number of interleavings as well (Weights).
+	RightFirst bool
 	// Iteration, when set, sees each E-step's log-likelihood and the
 	// model of that E-step (valid during the call; its Parse decodes the
 	// training sentences).
@@ -45,6 +52,44 @@ type Options struct {
 // M-step each (Klein §6.3). It returns the models of the last M-step.
 // This is the library loop; the programs' family interface is separate.
 func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
+	m, opts, err := start(sents, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	es := NewEStepper(m.dmvData, m.ccmData)
+	es.headChoice, es.rightFirst = opts.HeadChoice, opts.RightFirst
+	prev := math.Inf(-1)
+	iter := 0
+	for iter < opts.MaxIter {
+		iter++
+		counts, ccmCounts := es.EStep(m.DMV, m.CCM, opts.Workers)
+		logLik := ccmCounts.LogLik
+		if opts.Iteration != nil {
+			opts.Iteration(iter, logLik, m)
+		}
+		m.DMV = dmv.MStep(counts, 0)
+		if m.CCM, err = ccm.MStep(ccmCounts, m.ccmData.Sym, ccm.Model1, opts.Smoothing); err != nil {
+			return nil, iter, err
+		}
+		if !math.IsInf(prev, -1) && math.Abs(logLik-prev) <= opts.Tol*math.Abs(logLik) {
+			break
+		}
+		prev = logLik
+	}
+	return m, iter, nil
+}
+
+// RightFirst says whether the product keeps the DMV's right-first order.
+func (m *Model) RightFirst() bool { return m.rightFirst }
+
+// Start is the pair Train starts from (opts.DMVInit's model and the
+// M-step of opts.CCMStart's counts): the first model of the shell loop.
+func Start(sents []*format.Sentence, opts Options) (*Model, error) {
+	m, _, err := start(sents, opts)
+	return m, err
+}
+
+func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 	if opts.DMVInit == "" {
 		opts.DMVInit = dmv.InitKM
 	}
@@ -62,44 +107,24 @@ func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
 	}
 	dc, err := dmv.NewCorpus(sents, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, opts, err
 	}
 	cc, err := ccm.NewCorpus(tagsOf(sents), nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, opts, err
 	}
-	m := &Model{dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice}
+	m := &Model{Tags: dc.Tags, dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice, rightFirst: opts.RightFirst}
 	if m.DMV, err = dmv.InitialModel(dc, opts.DMVInit, dmv.InitOptions{}); err != nil {
-		return nil, 0, err
+		return nil, opts, err
 	}
 	start, err := ccm.StartCounts(cc, opts.CCMStart)
 	if err != nil {
-		return nil, 0, err
+		return nil, opts, err
 	}
 	if m.CCM, err = ccm.MStep(start, cc.Sym, ccm.Model1, opts.Smoothing); err != nil {
-		return nil, 0, err
+		return nil, opts, err
 	}
-	es := NewEStepper(dc, cc)
-	es.headChoice = opts.HeadChoice
-	prev := math.Inf(-1)
-	iter := 0
-	for iter < opts.MaxIter {
-		iter++
-		counts, ccmCounts := es.EStep(m.DMV, m.CCM, opts.Workers)
-		logLik := ccmCounts.LogLik
-		if opts.Iteration != nil {
-			opts.Iteration(iter, logLik, m)
-		}
-		m.DMV = dmv.MStep(counts, 0)
-		if m.CCM, err = ccm.MStep(ccmCounts, cc.Sym, ccm.Model1, opts.Smoothing); err != nil {
-			return nil, iter, err
-		}
-		if !math.IsInf(prev, -1) && math.Abs(logLik-prev) <= opts.Tol*math.Abs(logLik) {
-			break
-		}
-		prev = logLik
-	}
-	return m, iter, nil
+	return m, opts, nil
 }
 
 func tagsOf(sents []*format.Sentence) [][]string {
@@ -145,37 +170,24 @@ func (m *Model) Parse(k int) Parse {
 	if m.headChoice {
 		f = headChoiceFactors(f, s.N)
 	}
-	return Viterbi(s.N, WeightsFromDMV(m.DMV, m.dmvData.Sents[k]), f)
+	w := WeightsFromDMV(m.DMV, m.dmvData.Sents[k])
+	w.RightFirst = m.rightFirst
+	return Viterbi(s.N, w, f)
 }
 
 // ParseAll is the Viterbi derivation of each of sents (held-out ones,
-// or the training sentences again), and how many tokens had a tag the DMV
-// never saw. Such a tag's every DMV probability is 0, so its sentence has
-// probability 0 and gets the first tree of Viterbi's tie order (as decode
-// falls back for the DMV); the CCM gives unseen yields and contexts their
-// smoothed zero-count probability.
-func (m *Model) ParseAll(sents []*format.Sentence) ([]Parse, int, error) {
-	cc, err := ccm.NewCorpus(tagsOf(sents), m.CCM.Sym)
+// or the training sentences again), and the tags the DMV never saw: each
+// is the DMV's average tag (dmv.Table.Extend, as decode does for the
+// DMV); the CCM gives unseen yields and contexts their smoothed
+// zero-count probability. decode -m on the saved model gives the same.
+func (m *Model) ParseAll(sents []*format.Sentence) ([]Parse, []string, error) {
+	c, err := m.NewCorpus(sents)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	out := make([]Parse, len(sents))
-	unknown := 0
-	for k, s := range sents {
-		tags := make([]int, len(s.Tags))
-		for i, t := range s.Tags {
-			id, ok := m.dmvData.Tags.Index(t)
-			if !ok {
-				id = -1
-				unknown++
-			}
-			tags[i] = id
-		}
-		f := m.CCM.SpanFactors(cc, k)
-		if m.headChoice {
-			f = headChoiceFactors(f, len(tags))
-		}
-		out[k] = Viterbi(len(tags), WeightsFromDMV(m.DMV, tags), f)
+	for k := range sents {
+		out[k] = c.Parse(m, k)
 	}
-	return out, unknown, nil
+	return out, c.Unseen, nil
 }

@@ -49,10 +49,10 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 				} else {
 					// The first candidate, should every one score −Inf
 					// (a derivation of probability 0 is still a parse).
-					if openSplit[x] = h + 1; h+1 == j {
+					if openSplit[x] = h + 1; h+1 == j || w.RightFirst && i < h {
 						openSplit[x] = i + 1
 					}
-					for k := h + 1; k < j; k++ {
+					for k := h + 1; k < j && (!w.RightFirst || i == h); k++ {
 						if v := open[at(i, k, h)] + lg(w.Cont[Right][adj(k == h+1)][h]) + right[at(k, j, h)]; v > best {
 							best, openSplit[x] = v, k
 						}

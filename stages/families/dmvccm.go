@@ -1,0 +1,122 @@
+package families
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/dmvccm"
+	"github.com/grind-nlp/grind/stages/family"
+)
+
+// DMVCCM is Klein's product of the DMV and the CCM (stages/dmvccm): its
+// records are the DMV's events then the CCM's; its M-step is each half's
+// own (the DMV unsmoothed, the CCM with Klein's pseudo-counts), not λ; it
+// decodes the Viterbi derivation into "pred" and "pred_spans".
+// DMVCCM(true) is the product with the DMV alone's right-first order
+// (family "dmvccm-right-first").
+func DMVCCM(rightFirst bool) family.Family {
+	return dmvccmFamily{family.Sentences{Family: dmvccm.FamilyOf(rightFirst), ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts}}
+}
+
+type dmvccmFamily struct{ family.Sentences }
+
+func (f dmvccmFamily) Decode(src pipeline.Source, w io.Writer, opts family.DecodeOptions) (family.DecodeReport, error) {
+	if opts.MBR {
+		return family.DecodeReport{}, errors.New("--mbr: a dmvccm model decodes its Viterbi derivation only")
+	}
+	return f.Sentences.Decode(src, w, opts)
+}
+
+func readDMVCCM(path string, onto family.Model) (family.Model, error) {
+	if onto == nil {
+		m, err := dmvccm.ReadModel(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return dmvccmModel{m}, nil
+	}
+	o := onto.(dmvccmModel).m
+	m, err := dmvccm.ReadModel(path, o.CCM.Sym)
+	if err != nil {
+		return nil, err
+	}
+	if m.RightFirst() != o.RightFirst() || !slices.Equal(m.Tags.Names(), o.Tags.Names()) {
+		return nil, fmt.Errorf("%s: not of the family and over the tags of the model it skews", path)
+	}
+	return dmvccmModel{m}, nil
+}
+
+type dmvccmModel struct{ m *dmvccm.Model }
+
+func (d dmvccmModel) Hash() string { return d.m.Hash() }
+
+func (d dmvccmModel) Corpus(sents []*format.Sentence) (family.Corpus, error) {
+	return d.m.NewCorpus(sents)
+}
+
+func (d dmvccmModel) Reweighted(beta float64, skew family.Model) family.Model {
+	var s *dmvccm.Model
+	if skew != nil {
+		s = skew.(dmvccmModel).m
+	}
+	return dmvccmModel{d.m.Tempered(beta, s)}
+}
+
+func (d dmvccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
+	c := cor.(*dmvccm.Corpus)
+	sh := dmvccmShard{c: c, rightFirst: d.m.RightFirst()}
+	sh.dmv, sh.ccm = c.EStep(d.m, workers)
+	return sh
+}
+
+func (d dmvccmModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence) {
+	p := cor.(*dmvccm.Corpus).Parse(d.m, k)
+	s.Pred, s.PredSpans = p.Heads, p.Spans
+}
+
+type dmvccmShard struct {
+	c          *dmvccm.Corpus
+	rightFirst bool
+	dmv        *dmv.Params
+	ccm        *ccm.Counts
+}
+
+func (s dmvccmShard) WriteShard(w io.Writer, model, corpus string) error {
+	return dmvccm.WriteCounts(w, s.rightFirst, s.c.Tags, s.dmv, s.ccm, s.c.Sym(), model, corpus)
+}
+
+func readDMVCCMCounts(src pipeline.Source) (family.Counts, error) {
+	t, err := dmvccm.ReadCounts(src)
+	if err != nil {
+		return nil, err
+	}
+	return dmvccmCounts{t}, nil
+}
+
+type dmvccmCounts struct{ t *dmvccm.CountTable }
+
+func (c dmvccmCounts) Stats() format.Stats { return *c.t.CCM.Shards.Stats }
+func (c dmvccmCounts) Corpus() string      { return c.t.CCM.Shards.Corpus }
+func (c dmvccmCounts) Shards() int         { return c.t.CCM.Shards.Shards }
+
+func (c dmvccmCounts) WriteCounts(w io.Writer) error {
+	s := c.t.CCM.Shards
+	return dmvccm.WriteCounts(w, c.t.RightFirst, c.t.Tags, c.t.DMV, c.t.CCM.Counts, c.t.CCM.Sym, s.Model, s.Corpus)
+}
+
+func (c dmvccmCounts) WriteMStep(w io.Writer, lambda float64) error {
+	if lambda != 0 {
+		return fmt.Errorf("--lambda %v: DMV+CCM's M-step is Klein's, the DMV unsmoothed and the CCM with its pseudo-counts (2 and 8), not λ", lambda)
+	}
+	m, err := c.t.MStep()
+	if err != nil {
+		return err
+	}
+	return dmvccm.WriteModel(w, m)
+}
