@@ -1,7 +1,8 @@
 # The held-out table (DESIGN.md §6): EM, SDA, SA on δ and CE, each trained on
 # the train part, picked from Smith's grid on the dev part and reported on
 # the test part, next to Smith's (2006) WSJ10 numbers, with the sign test of
-# each pick against EM picked the same way.
+# each pick against EM picked the same way. The em0 rows pick among EM's
+# λ = 0 runs only: the unsmoothed EM Smith compares SDA (MLE) with.
 #
 #   make -C examples/anneal -f heldout.mk -j2 DATA=ptb      PTB sample, split by file
 #   make -C examples/anneal -f heldout.mk -j2 DATA=ud-en    UD English, dev split in halves
@@ -43,7 +44,9 @@ NBHD        ?= del1ortrans1
 SIGMA2S     ?= 0.2154 0.4642 1 2.154 4.642 inf
 CE_INITS    ?= $(INITS)
 SELECTIONS  := supervised few unsupervised oracle
-ESTIMATORS  := em sda sa ce
+# em0 is EM without smoothing (the λ = 0 runs of the EM grid): SDA is MLE, and
+# Smith's Tables 5.1 and 5.3 compare it with this EM.
+ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sa ce
 
 .PHONY: all clean
 .SECONDARY:
@@ -103,6 +106,7 @@ $(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
 	@touch $@
 
 candidates_em  = $(EM_RUNS)
+candidates_em0 = $(filter %-l0.model,$(EM_RUNS))
 candidates_sda = $(SDA_RUNS)
 candidates_ce  = $(CE_RUNS)
 candidates_sa  = $(SA_DIRS:=/$(1).model)
