@@ -11,6 +11,12 @@
 #   ptb       the PTB sample, Collins heads (ptb2deps), split by file:
 #             wsj_0001–0139 train, wsj_0140–0169 dev, wsj_0170–0199 test
 #   ptb-ym    the same files, Yamada & Matsumoto heads (the .dp files)
+#   ptb-cv    the PTB sample (Collins heads) in the 10 folds of PTB_FOLDS, by
+#             file; FOLD=k tests on fold k, selects on fold k−1 (fold 1 on
+#             fold 10) and trains on the other eight; fold 10 is ptb's split
+#             (test 0170–0199, dev 0140–0169, train 0001–0139). FOLD=all is
+#             the concatenation of the ten test folds: every sentence once
+#             (heldout.mk's cross-validated report)
 #   ud-en     UD English v1.4 without punctuation, XPOS tags: the train file
 #             to train; the dev file split by sentence, odd-numbered sentences
 #             to select (dev), even-numbered ones to report (test)
@@ -26,7 +32,6 @@ EXAMPLES := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 SHARED   ?= $(abspath $(EXAMPLES)/../../shared/data)
 BIN      ?= $(abspath $(EXAMPLES)/../bin)
 MAXLEN   ?= 10
-OUT      ?= out/$(DATA)
 export PATH := $(BIN):$(PATH)
 
 PTB_TRAIN := 00/wsj_00*.mrg 01/wsj_01[0-3]*.mrg
@@ -48,6 +53,25 @@ YM         = $(addprefix $(NEEDS)/,$(notdir $(1:.mrg=.dp)))
 TRAIN_CMD := conll2deps --quiet $(call YM,$(PTB_TRAIN)) | filterlen $(MAXLEN)
 DEV_CMD   := conll2deps --quiet $(call YM,$(PTB_DEV)) | filterlen $(MAXLEN)
 TEST_CMD  := conll2deps --quiet $(call YM,$(PTB_TEST)) | filterlen $(MAXLEN)
+else ifeq ($(DATA),ptb-cv)
+NEEDS     := $(SHARED)/ptb-sample/wsj
+# Fold k = files wsj_A–wsj_B, ranges balanced on sentences of length ≤ 10
+# (57 64 49 60 60 53 60 50 51 51; the last two are ptb's dev and test).
+PTB_FOLDS := 1-37 38-45 46-65 66-87 88-102 103-112 113-121 122-139 140-169 170-199
+FOLD      ?= 10
+ifneq ($(FOLD),all)
+CV_K      := $(words $(PTB_FOLDS))
+CV_DEV    := $(if $(filter 1,$(FOLD)),$(CV_K),$(shell expr $(FOLD) - 1))
+ptb_fold   = $(shell r=$(word $(1),$(PTB_FOLDS)); for i in $$(seq $${r%-*} $${r#*-}); do \
+               printf '%s/%02d/wsj_%04d.mrg ' $(NEEDS) $$((i / 100)) $$i; done)
+CV_TRAIN  := $(filter-out $(FOLD) $(CV_DEV),$(shell seq 1 $(CV_K)))
+TRAIN_CMD := ptb2deps $(foreach k,$(CV_TRAIN),$(call ptb_fold,$(k))) | filterlen $(MAXLEN)
+DEV_CMD   := ptb2deps $(call ptb_fold,$(CV_DEV)) | filterlen $(MAXLEN)
+TEST_CMD  := ptb2deps $(call ptb_fold,$(FOLD)) | filterlen $(MAXLEN)
+OUT       ?= out/ptb-cv/fold-$(FOLD)
+else
+OUT       ?= out/ptb-cv
+endif
 else ifeq ($(DATA),ud-en)
 NEEDS     := $(SHARED)/ud-nopunct/en-ud-train-nopunct-len15.conllu
 UD_DEV    := conll2deps --tag xpos $(SHARED)/ud-nopunct/en-ud-dev-nopunct.conllu
@@ -62,8 +86,9 @@ DEV_CMD   := $(UD_DEV) | awk 'NR % 2 == 1' | filterlen $(MAXLEN)
 TEST_CMD  := $(UD_DEV) | awk 'NR % 2 == 0' | filterlen $(MAXLEN)
 TRAIN_CMD := $(if $(wildcard $(UD_FILES)-train-nopunct-len15.conllu),conll2deps --tag upos -q $(UD_FILES)-train-nopunct-len15.conllu | filterlen $(MAXLEN),$(DEV_CMD))
 else
-$(error DATA must be treebank, ptb, ptb-ym, ud-en or ud-upos-LANG)
+$(error DATA must be treebank, ptb, ptb-ym, ptb-cv, ud-en or ud-upos-LANG)
 endif
+OUT      ?= out/$(DATA)
 
 $(OUT)/train.jsonl:
 	@mkdir -p $(@D)

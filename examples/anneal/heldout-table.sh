@@ -9,30 +9,48 @@
 set -eu
 dir=$1
 shift
-# Smith (2006), WSJ10 test, directed, root excluded: Tables 3.2 (EM), 4.2
-# (CE, DEL1ORTRANS1), 5.3 (SDA), 6.2 (SA on δ); supervised selection; for EM
-# unsupervised selection picked the same model.
+# Smith (2006), WSJ10 test, directed, root excluded: Tables 3.2 (EM; its
+# supervised and unsupervised selection picked the same model), 5.3 (SDA,
+# and em0: EM without smoothing from K&M), 4.2 (CE, DEL1ORTRANS1), 6.2 and
+# 8.8 (SA on δ; the baselines).
 smith() {
 	case $1 in
+	attach-left) echo 22.6 ;;
+	attach-right) echo 39.5 ;;
 	em.supervised | em.unsupervised) echo 41.6 ;;
+	em0.supervised) echo 41.7 ;;
 	sda.supervised) echo 46.7 ;;
+	sda.unsupervised) echo 25.9 ;;
 	sa.supervised) echo 66.7 ;;
+	sa.unsupervised) echo 43.6 ;;
 	ce.supervised) echo 57.6 ;;
+	ce.unsupervised) echo 47.3 ;;
 	*) echo - ;;
 	esac
 }
-# The model picked: the first line of the ranking; an SA run's pick names
-# its epoch in the run's own ranking.
-picked() {
-	[ -f "$dir/$1.jsonl" ] || { echo -; return; }
-	m=$(head -1 "$dir/$1.jsonl" | jq -r .model)
-	sel=${1#*.}
+# The model picked in DIR: the first line of the ranking; an SA run's pick
+# names its epoch in the run's own ranking.
+picked_in() {
+	[ -f "$1/$2.jsonl" ] || { echo -; return; }
+	m=$(head -1 "$1/$2.jsonl" | jq -r .model)
+	sel=${2#*.}
 	if [ "$(basename "$m")" = "$sel.model" ]; then
 		run=$(dirname "$m")
-		printf '%s/%s' "$(basename "$run")" "$(head -1 "$run/$sel.jsonl" | jq -r '.model | split("/") | last | rtrimstr(".jsonl")')"
+		printf '%s/%s\n' "$(basename "$run")" "$(head -1 "$run/$sel.jsonl" | jq -r '.model | split("/") | last | rtrimstr(".jsonl")')"
 	else
 		basename "$m" .model
 	fi
+}
+# Cross-validation (CV_PICKED names the folds' directories): the pick most
+# folds made, and in how many of them.
+picked() {
+	if [ -z "${CV_PICKED:-}" ]; then
+		picked_in "$dir" "$1"
+		return
+	fi
+	n=$(echo $CV_PICKED | wc -w)
+	for d in $CV_PICKED; do picked_in "$d" "$1"; done | sed 's,/epoch-[0-9]*-,/,' | sort | uniq -c | sort -k1,1nr -k2 | head -1 |
+		awk -v n="$n" '$2 == "-" { print "-"; next } { print $2 " (" $1 "/" n ")" }'
 }
 printf 'row\tpicked\tsentences\tdir\tundir\tvs EM: tokens W/L\tp(tokens)\tp(sentences)\tSmith\n'
 for row in "$@"; do

@@ -1,10 +1,17 @@
 # The held-out table (DESIGN.md §6): EM, SDA, SA on δ and CE, each trained on
 # the train part, picked from Smith's grid on the dev part and reported on
 # the test part, next to Smith's (2006) WSJ10 numbers, with the sign test of
-# each pick against EM picked the same way.
+# each pick against EM picked the same way. The em0 rows pick among EM's
+# λ = 0 runs only: the unsmoothed EM Smith compares SDA (MLE) with.
 #
 #   make -C examples/anneal -f heldout.mk -j2 DATA=ptb      PTB sample, split by file
 #   make -C examples/anneal -f heldout.mk -j2 DATA=ud-en    UD English, dev split in halves
+#   make -C examples/anneal -f heldout.mk -j2 DATA=ptb-cv FOLD=all
+#        the cross-validated report: the table of each of the ten folds of the
+#        PTB sample (../corpora.mk; FOLD=k alone runs fold k), then one table
+#        over the ten test folds concatenated — every sentence ≤ 10 once,
+#        each parsed by the model its own fold's dev part picked — with the
+#        sign tests on the concatenation. Fold 10 is DATA=ptb's split.
 #
 # Selection, as Smith names it:
 #   supervised    dev directed accuracy (root excluded) on all dev sentences
@@ -35,8 +42,11 @@ DELTA_FINAL ?= 0.3
 SA_LAMBDAS  ?= $(LAMBDAS)
 NBHD        ?= del1ortrans1
 SIGMA2S     ?= 0.2154 0.4642 1 2.154 4.642 inf
+CE_INITS    ?= $(INITS)
 SELECTIONS  := supervised few unsupervised oracle
-ESTIMATORS  := em sda sa ce
+# em0 is EM without smoothing (the λ = 0 runs of the EM grid): SDA is MLE, and
+# Smith's Tables 5.1 and 5.3 compare it with this EM.
+ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sa ce
 
 .PHONY: all clean
 .SECONDARY:
@@ -44,14 +54,31 @@ ifeq ($(wildcard $(NEEDS)),)
 all:
 	@echo "examples/anneal: $(NEEDS) not found; skipping the held-out table on $(DATA)"
 else
-all: $(H)/table.tsv
-	@column -t -s '	' $<
+all: $(H)/table.tsv $(if $(filter all,$(FOLD)),$(H)/folds.tsv)
+	@for t in $^; do column -t -s '	' $$t; echo; done
 
+ifeq ($(FOLD),all)
+# ---- cross-validation: each fold runs this file; a row's test parses are the
+# folds' ones concatenated, in fold order (the same sentences for every row).
+CV_FOLDS := $(shell seq 1 $(words $(PTB_FOLDS)))
+$(H)/fold-%.done:
+	@mkdir -p $(@D)
+	$(MAKE) -f heldout.mk DATA=$(DATA) FOLD=$*
+	@touch $@
+$(H)/%.test.jsonl: $(CV_FOLDS:%=$(H)/fold-%.done)
+	cat $(CV_FOLDS:%=$(OUT)/fold-%/heldout/$*.test.jsonl) > $@.tmp && mv $@.tmp $@
+TABLE_ENV := CV_PICKED='$(CV_FOLDS:%=$(OUT)/fold-%/heldout)'
+# Each row's test accuracy (directed, root excluded) fold by fold.
+$(H)/folds.tsv: $(H)/table.tsv
+	@{ printf 'row'; for k in $(CV_FOLDS); do printf '\tfold %s' $$k; done; echo; \
+	  for r in $(ROWS); do printf '%s' $$r; for k in $(CV_FOLDS); do \
+	    printf '\t%s' $$(jq '.excluded.directed.f1 * 1000 | round / 10' $(OUT)/fold-$$k/heldout/$$r.score); done; echo; done; } > $@.tmp && mv $@.tmp $@
+else
 # ---- the grids ------------------------------------------------------------------
 EM_RUNS  := $(foreach i,$(INITS),$(foreach l,$(LAMBDAS),$(H)/em/$(i)-l$(l).model))
 SDA_RUNS := $(foreach i,$(INITS),$(foreach b,$(BETA0S),$(foreach g,$(GAMMAS),$(H)/sda/$(i)-b$(b)-g$(g).model)))
 SA_DIRS  := $(foreach i,$(INITS),$(foreach d,$(DELTA0S),$(foreach s,$(DELTA_STEPS),$(foreach l,$(SA_LAMBDAS),$(H)/sa/$(i)-d$(d)-s$(s)-l$(l)))))
-CE_RUNS  := $(foreach i,$(INITS),$(foreach s,$(SIGMA2S),$(H)/ce/$(i)-s$(s).model))
+CE_RUNS  := $(foreach i,$(CE_INITS),$(foreach s,$(SIGMA2S),$(H)/ce/$(i)-s$(s).model))
 
 $(H)/em/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
@@ -79,6 +106,7 @@ $(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
 	@touch $@
 
 candidates_em  = $(EM_RUNS)
+candidates_em0 = $(filter %-l0.model,$(EM_RUNS))
 candidates_sda = $(SDA_RUNS)
 candidates_ce  = $(CE_RUNS)
 candidates_sa  = $(SA_DIRS:=/$(1).model)
@@ -90,7 +118,7 @@ $(H)/$(1).$(2).jsonl: $(if $(filter sa,$(1)),$(deps_sa),$(candidates_$(1))) $(OU
 	@$(SELECT) $(if $(filter ce-unsupervised,$(1)-$(2)),--dev $(OUT)/dev.jsonl --root exclude --by contrast --nbhd $(NBHD),$(by_$(2))) \
 	  --json -q --best $(H)/$(1).$(2).model $(if $(filter sa,$(1)),$(call candidates_sa,$(2)),$(candidates_$(1))) > $$@.tmp && mv $$@.tmp $$@
 $(H)/$(1).$(2).model: $(H)/$(1).$(2).jsonl
-	@test -f $$@
+	@test -f $$@ && touch $$@
 endef
 $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(eval $(call select,$(e),$(c)))))
 
@@ -100,6 +128,7 @@ $(H)/%.test.jsonl: $(H)/%.model $(OUT)/test.jsonl
 $(H)/attach-%.test.jsonl: $(OUT)/test.jsonl
 	@mkdir -p $(@D)
 	baseline --attach $* $< > $@.tmp && mv $@.tmp $@
+endif
 # Each row's score carries the sign test against EM picked the same way
 # (the baselines: against EM picked supervisedly).
 define report
@@ -111,7 +140,7 @@ $(foreach a,left right,$(eval $(call report,attach-$(a),supervised)))
 
 ROWS := attach-left attach-right $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(e).$(c)))
 $(H)/table.tsv: $(ROWS:%=$(H)/%.score)
-	@sh heldout-table.sh $(H) $(ROWS) > $@.tmp && mv $@.tmp $@
+	@$(TABLE_ENV) sh heldout-table.sh $(H) $(ROWS) > $@.tmp && mv $@.tmp $@
 
 endif
 
