@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/grind-nlp/grind/stages/plotcurve"
+	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
 )
 
@@ -60,6 +64,20 @@ type runView struct {
 	DirF1Pct, UndirF1Pct string
 }
 
+// provView is a run directory's record: where the run came from.
+type provView struct {
+	Name, Dir, Program, Command string
+	Inputs                      []fileView
+	Model, Test                 fileView
+	Unknown                     int
+	Trained                     bool // the test corpus is one the run trained on
+	Flags                       []flagView
+}
+
+type fileView struct{ Role, Path, SHA256 string }
+
+type flagView struct{ Name, Value string }
+
 type signView struct {
 	Name               string
 	Wins, Losses, Ties int
@@ -75,6 +93,7 @@ type treeView struct {
 type pageData struct {
 	Title  string
 	Runs   []runView
+	Dirs   []provView
 	Curves template.HTML
 	Signs  []signView
 	First  string
@@ -122,6 +141,9 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			}
 		}
 		d.Runs = append(d.Runs, v)
+		if r.From != nil {
+			d.Dirs = append(d.Dirs, provenance(r.Name, r.From))
+		}
 		if i > 0 {
 			t := Sign(runs[0], r)
 			d.Signs = append(d.Signs, signView{r.Name, t.Wins, t.Losses, t.Ties, fmt.Sprintf("%.3g", t.P)})
@@ -165,6 +187,58 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// provenance lays out what run.json says of a run: its inputs are the
+// file arguments and then the files of --model and --test when set (the
+// order the trainers hash them in).
+func provenance(name string, p *Provenance) provView {
+	v := provView{Name: name, Dir: p.Dir, Program: p.Info.Program, Command: shellQuote(p.Info.Argv),
+		Model: fileView{"model", filepath.Join(p.Dir, rundir.Model), p.ModelHash},
+		Test:  fileView{"scored on", p.Test, p.TestHash}, Unknown: p.UnknownTag}
+	paths := append([]string(nil), p.Info.Args...)
+	roles := make([]string, len(paths))
+	for i := range roles {
+		roles[i] = "input"
+	}
+	for _, f := range []string{"model", "test"} {
+		if x := p.Info.Flags[f]; x != "" {
+			paths, roles = append(paths, x), append(roles, "--"+f)
+		}
+	}
+	for i, h := range p.Info.Inputs {
+		v.Trained = v.Trained || h == p.TestHash
+		f := fileView{Role: "input", SHA256: h}
+		if i < len(paths) {
+			f.Role, f.Path = roles[i], paths[i]
+		}
+		v.Inputs = append(v.Inputs, f)
+	}
+	names := make([]string, 0, len(p.Info.Flags))
+	for k := range p.Info.Flags {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v.Flags = append(v.Flags, flagView{k, p.Info.Flags[k]})
+	}
+	return v
+}
+
+// shellQuote writes argv as a shell would read it back.
+func shellQuote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
 }
 
 // makeTable lines up the runs' rows, which share their keys since the runs

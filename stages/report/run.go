@@ -22,6 +22,7 @@ type Run struct {
 	Log       *plotcurve.Series
 	Parsed    string // where the sentences were read from, for messages
 	Sentences []*format.Sentence
+	From      *Provenance // the run directory it was read from; nil for files
 }
 
 // Spec names the files of one run.
@@ -44,8 +45,19 @@ func Load(spec Spec, stdin io.Reader, bad *pipeline.BadRecords) (*Run, error) {
 		}
 		r.Log.Name = spec.Name
 	}
-	src := pipeline.Source{Names: []string{spec.Parsed}, Stdin: stdin, Bad: bad}
-	err := pipeline.EachRecord(src, func(s *format.Sentence, _ *pipeline.Lines) error {
+	err := pipeline.EachInput([]string{spec.Parsed}, stdin, func(in *pipeline.Input) error {
+		return r.readParsed(in, bad)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readParsed reads the decoded sentences of in. Every sentence must carry
+// both gold heads and a prediction: the report scores them all.
+func (r *Run) readParsed(in *pipeline.Input, bad *pipeline.BadRecords) error {
+	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -59,12 +71,12 @@ func Load(spec Spec, stdin io.Reader, bad *pipeline.BadRecords) (*Run, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(r.Sentences) == 0 {
-		return nil, fmt.Errorf("%s: no sentences to score", spec.Parsed)
+		return fmt.Errorf("%s: no sentences to score", in.Name)
 	}
-	return r, nil
+	return nil
 }
 
 // sameCorpus checks that b parsed the sentences a parsed, in the same
