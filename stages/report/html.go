@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
@@ -62,6 +64,15 @@ type runView struct {
 	Excluded             score.Excluded
 	DirPct, UndirPct     string
 	DirF1Pct, UndirF1Pct string
+	Curve                []iterView // the log's records, the curve's points
+}
+
+// iterView is one record of a training log, as text. Objective is exact
+// (the shortest form that reads back as the same float64).
+type iterView struct {
+	Iter, Stage                                     int
+	Objective, Change, Anneal, Directed, Undirected string
+	Seconds                                         string
 }
 
 // provView is a run directory's record: where the run came from.
@@ -134,6 +145,7 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			v.Log = r.Log.File
 			v.Iterations = len(r.Log.Iterations)
 			v.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
+			v.Curve = curveRows(r.Log.Iterations)
 			// A log with nothing drawable (every objective infinite, no
 			// accuracy) keeps its row but has no curve.
 			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
@@ -187,6 +199,39 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// curveRows are the points of a learning curve, for the page's tables.
+func curveRows(its []format.Iteration) []iterView {
+	opt := func(p *float64, f func(float64) string) string {
+		if p == nil {
+			return "–"
+		}
+		return f(*p)
+	}
+	rows := make([]iterView, len(its))
+	for i, it := range its {
+		var anneal []string
+		for _, a := range []struct {
+			name string
+			v    *float64
+		}{{"β", it.Beta}, {"δ", it.Delta}, {"seg β", it.SegBeta}} {
+			if a.v != nil {
+				anneal = append(anneal, fmt.Sprintf("%s %.4g", a.name, *a.v))
+			}
+		}
+		rows[i] = iterView{Iter: it.Iter, Stage: it.Stage,
+			Objective:  strconv.FormatFloat(float64(it.Objective), 'g', -1, 64),
+			Change:     "–",
+			Anneal:     strings.Join(anneal, ", "),
+			Directed:   opt(it.Directed, pct),
+			Undirected: opt(it.Undirected, pct),
+			Seconds:    fmt.Sprintf("%.3f", it.Seconds)}
+		if it.Change != nil {
+			rows[i].Change = fmt.Sprintf("%.3g", float64(*it.Change))
+		}
+	}
+	return rows
 }
 
 // provenance lays out what run.json says of a run: its inputs are the

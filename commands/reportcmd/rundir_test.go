@@ -1,0 +1,155 @@
+package reportcmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/grind-nlp/grind/commands"
+)
+
+// grind runs a program in-process and returns its stdout.
+func grind(t *testing.T, stdin []byte, name string, args ...string) []byte {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if code := commands.Run(name, append([]string{name}, args...), bytes.NewReader(stdin), &out, &errs); code != 0 {
+		t.Fatalf("%s %s: exit %d: %s", name, strings.Join(args, " "), code, errs.String())
+	}
+	return out.Bytes()
+}
+
+// TestReportFromRunDirs trains two DMVs with --run-dir, reports them from
+// their run directories on held-out sentences, and checks the page
+// against the directories: every point of iterations.jsonl is on it, and
+// each run's accuracies are those of decode -m DIR/model.jsonl TEST | score.
+func TestReportFromRunDirs(t *testing.T) {
+	dir := t.TempDir()
+	mrg, err := filepath.Glob("../../examples/treebank/*.mrg")
+	if err != nil || len(mrg) == 0 {
+		t.Fatalf("no treebank in examples: %v", err)
+	}
+	short := grind(t, grind(t, nil, "ptb2deps", mrg...), "filterlen", "10")
+	// Even lines train, odd ones test: the runs are scored on sentences
+	// they did not see.
+	var train, test bytes.Buffer
+	for i, line := range bytes.SplitAfter(short, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			[]*bytes.Buffer{&train, &test}[i%2].Write(line)
+		}
+	}
+	trainFile, testFile := filepath.Join(dir, "train.jsonl"), filepath.Join(dir, "test.jsonl")
+	for f, b := range map[string][]byte{trainFile: train.Bytes(), testFile: test.Bytes()} {
+		if err := os.WriteFile(f, b, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := map[string]string{"km": filepath.Join(dir, "km"), "U": filepath.Join(dir, "uniform")}
+	grind(t, nil, "train-em", "--init", "km", "--quiet", "--run-dir", runs["km"], trainFile, "-o", filepath.Join(dir, "km.model"))
+	grind(t, nil, "train-em", "--init", "uniform", "--lambda", "1", "--quiet", "--run-dir", runs["U"], trainFile, "-o", filepath.Join(dir, "u.model"))
+
+	out := filepath.Join(dir, "page.html")
+	grind(t, nil, "report", "-o", out, "--test", testFile, runs["km"], "--run", "U="+runs["U"], "--trees", "1")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+
+	for name, rd := range runs {
+		// The learning curve: every record of the log, in order.
+		points := readLog(t, filepath.Join(rd, "iterations.jsonl"))
+		block := between(t, page, fmt.Sprintf("<summary>%s: the %d iterations of the log</summary>", name, len(points)), "</details>")
+		rows := regexp.MustCompile(`<tr><td class="n">(\d+)</td><td class="n">[^<]*</td><td class="n">([^<]*)</td>`).FindAllStringSubmatch(block, -1)
+		if len(rows) != len(points) {
+			t.Fatalf("run %s: %d curve rows on the page, %d lines in iterations.jsonl", name, len(rows), len(points))
+		}
+		for i, p := range points {
+			if rows[i][1] != strconv.Itoa(p.Iter) || rows[i][2] != strconv.FormatFloat(p.Objective, 'g', -1, 64) {
+				t.Errorf("run %s: curve row %d is iter %s objective %s, the log says %d %v", name, i+1, rows[i][1], rows[i][2], p.Iter, p.Objective)
+			}
+		}
+
+		// The scores: decode with the run's model, score, compare.
+		parsed := grind(t, nil, "decode", "-m", filepath.Join(rd, "model.jsonl"), "--quiet", testFile)
+		var sc struct {
+			Sentences, Tokens int
+			Counted           struct{ Directed, Undirected struct{ Accuracy float64 } }
+			Excluded          struct{ Directed, Undirected struct{ F1 float64 } }
+		}
+		if err := json.Unmarshal(grind(t, parsed, "score", "--json"), &sc); err != nil {
+			t.Fatal(err)
+		}
+		p := func(f float64) string { return fmt.Sprintf(`<td class="n">%.1f</td>`, 100*f) }
+		want := regexp.QuoteMeta(fmt.Sprintf(`<tr><td>%s</td><td class="n">%d</td><td class="n">%d</td>`, name, sc.Sentences, sc.Tokens)) +
+			`\s*` + regexp.QuoteMeta(fmt.Sprintf(`<td class="n">%d</td>`, len(points))) + `<td class="n">[^<]+</td>\s*` +
+			regexp.QuoteMeta(p(sc.Counted.Directed.Accuracy)+p(sc.Counted.Undirected.Accuracy)+p(sc.Excluded.Directed.F1)+p(sc.Excluded.Undirected.F1))
+		if !regexp.MustCompile(want).MatchString(page) {
+			t.Errorf("run %s: no row %s on the page (score: %+v)", name, want, sc)
+		}
+
+		// run.json: the command line and the hash of the input.
+		var rec struct {
+			Argv   []string
+			Inputs []string
+		}
+		rj, err := os.ReadFile(filepath.Join(rd, "run.json"))
+		if err != nil || json.Unmarshal(rj, &rec) != nil || len(rec.Inputs) == 0 {
+			t.Fatalf("run %s: run.json: %v %s", name, err, rj)
+		}
+		prov := between(t, page, "<h3>"+name, "</table>")
+		// argv is the process's: in this test, the test binary's.
+		command := `<td class="k">` + html.EscapeString(strings.Join(rec.Argv, " ")) + "</td>"
+		if !strings.Contains(prov, "sha256 "+rec.Inputs[0]) || !strings.Contains(prov, command) {
+			t.Errorf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0], prov)
+		}
+	}
+}
+
+type logPoint struct {
+	Iter      int     `json:"iter"`
+	Objective float64 `json:"objective"`
+}
+
+func readLog(t *testing.T, path string) []logPoint {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []logPoint
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var p logPoint
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, p)
+	}
+	if len(out) < 2 {
+		t.Fatalf("%s: %d iterations: too few to test a curve", path, len(out))
+	}
+	return out
+}
+
+// between is the text of s from the first from to the next to.
+func between(t *testing.T, s, from, to string) string {
+	t.Helper()
+	i := strings.Index(s, from)
+	if i < 0 {
+		t.Fatalf("%q not on the page", from)
+	}
+	j := strings.Index(s[i:], to)
+	if j < 0 {
+		t.Fatalf("no %q after %q", to, from)
+	}
+	return s[i : i+j]
+}
