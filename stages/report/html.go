@@ -64,7 +64,30 @@ type runView struct {
 	Excluded             score.Excluded
 	DirPct, UndirPct     string
 	DirF1Pct, UndirF1Pct string
-	Curve                []iterView // the log's records, the curve's points
+}
+
+// logView is a run's training log: its file, length, last objective and
+// records ("" and none without a log).
+type logView struct {
+	Name, File, Objective string
+	Iterations            int
+	Curve                 []iterView // the log's records, the curve's points
+}
+
+// bracketView is a constituent run's line: brackets scored as score does.
+type bracketView struct {
+	logView
+	Parsed                     string
+	Sentences, Skipped, Tokens int
+	Cells                      []string // UP, UR, F1, UP′, UR′, F1′, S&E F1, crossing
+}
+
+// tagView is a tagger's line: tags scored as score-tags does.
+type tagView struct {
+	logView
+	Parsed                string
+	Tokens, Induced, Gold int
+	Cells                 []string // many-to-1, 1-to-1, VI, V-measure
 }
 
 // iterView is one record of a training log, as text. Objective is exact
@@ -102,14 +125,17 @@ type treeView struct {
 }
 
 type pageData struct {
-	Title  string
-	Runs   []runView
-	Dirs   []provView
-	Curves template.HTML
-	Signs  []signView
-	First  string
-	Tables []table
-	Trees  []treeView
+	Title       string
+	Runs        []runView
+	BracketRuns []bracketView
+	TagRuns     []tagView
+	Logs        []logView
+	Dirs        []provView
+	Curves      template.HTML
+	Signs       []signView
+	First       string
+	Tables      []table
+	Trees       []treeView
 }
 
 // Write renders the report of runs, the first being the baseline of the
@@ -118,8 +144,14 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	if len(runs) == 0 {
 		return errors.New("no runs to report")
 	}
-	for _, r := range runs[1:] {
-		if err := sameCorpus(runs[0], r); err != nil {
+	var dep []*Run // the runs scored on heads, compared sentence by sentence
+	for _, r := range runs {
+		if r.Kind == Heads {
+			dep = append(dep, r)
+		}
+	}
+	for _, r := range dep[min(1, len(dep)):] {
+		if err := sameCorpus(dep[0], r); err != nil {
 			return err
 		}
 	}
@@ -132,32 +164,52 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	if opts.Trees == 0 {
 		opts.Trees = DefaultTrees
 	}
-	d := pageData{Title: opts.Title, First: runs[0].Name}
-	tables := make([]Tables, len(runs))
+	d := pageData{Title: opts.Title}
+	if len(dep) > 0 {
+		d.First = dep[0].Name
+	}
+	tables := make([]Tables, len(dep))
 	var series []*plotcurve.Series
-	for i, r := range runs {
-		tables[i] = Breakdown(r.Sentences)
-		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
-			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded()}
-		v.DirPct, v.UndirPct = pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy)
-		v.DirF1Pct, v.UndirF1Pct = pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1)
+	for _, r := range runs {
+		lv := logView{Name: r.Name}
 		if r.Log != nil {
-			v.Log = r.Log.File
-			v.Iterations = len(r.Log.Iterations)
-			v.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
-			v.Curve = curveRows(r.Log.Iterations)
+			lv.File = r.Log.File
+			lv.Iterations = len(r.Log.Iterations)
+			lv.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
+			lv.Curve = curveRows(r.Log.Iterations)
+			d.Logs = append(d.Logs, lv)
 			// A log with nothing drawable (every objective infinite, no
 			// accuracy) keeps its row but has no curve.
 			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
 				series = append(series, r.Log)
 			}
 		}
-		d.Runs = append(d.Runs, v)
 		if r.From != nil {
 			d.Dirs = append(d.Dirs, provenance(r.Name, r.From))
 		}
+		switch r.Kind {
+		case Brackets:
+			b := r.Brackets
+			d.BracketRuns = append(d.BracketRuns, bracketView{logView: lv, Parsed: r.Parsed, Sentences: b.Sentences, Skipped: b.Skipped, Tokens: r.Tokens,
+				Cells: []string{pct(b.Standard.Precision), pct(b.Standard.Recall), pct(b.Standard.F1),
+					pct(b.Prime.Precision), pct(b.Prime.Recall), pct(b.Prime.F1), pct(b.SmithEisner.F1), fmt.Sprintf("%.2f", b.Crossing)}})
+			continue
+		case Tags:
+			t := r.TagScores
+			d.TagRuns = append(d.TagRuns, tagView{logView: lv, Parsed: r.Parsed, Tokens: t.Tokens, Induced: t.InducedTags, Gold: t.GoldTags,
+				Cells: []string{pct(t.ManyToOne), pct(t.OneToOne), fmt.Sprintf("%.3f", t.VI), pct(t.VMeasure)}})
+			continue
+		}
+		i := len(d.Runs)
+		tables[i] = Breakdown(r.Sentences)
+		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
+			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded(),
+			Log: lv.File, Iterations: lv.Iterations, Objective: lv.Objective}
+		v.DirPct, v.UndirPct = pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy)
+		v.DirF1Pct, v.UndirF1Pct = pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1)
+		d.Runs = append(d.Runs, v)
 		if i > 0 {
-			t := Sign(runs[0], r)
+			t := Sign(dep[0], r)
 			d.Signs = append(d.Signs, signView{r.Name, t.Wins, t.Losses, t.Ties, fmt.Sprintf("%.3g", t.P)})
 		}
 	}
@@ -175,14 +227,17 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		}
 		return out
 	}
+	if len(dep) == 0 {
+		return render(w, d)
+	}
 	d.Tables = []table{
 		makeTable("By gold tag of the dependent", "", pick(func(t Tables) []Row { return t.ByTag }), opts.Top),
 		makeTable("By gold tag pair, head → dependent", "ROOT rows are the tokens gold attaches to the root: root excluded leaves them out.", pick(func(t Tables) []Row { return t.ByPair }), opts.Top),
 		makeTable("By gold arc length |head − dependent|", "", pick(func(t Tables) []Row { return t.ByLength }), 0),
 	}
 	if opts.Trees > 0 {
-		for _, k := range pickTrees(runs, opts.Trees) {
-			for _, r := range runs {
+		for _, k := range pickTrees(dep, opts.Trees) {
+			for _, r := range dep {
 				s := r.Sentences[k]
 				id := s.ID
 				if id == "" {
@@ -193,6 +248,11 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			}
 		}
 	}
+	return render(w, d)
+}
+
+// render writes the page of d.
+func render(w io.Writer, d pageData) error {
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, d); err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/plotcurve"
+	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
 )
 
 // Run is one training run as the report sees it: its training log (nil
@@ -23,7 +25,25 @@ type Run struct {
 	Parsed    string // where the sentences were read from, for messages
 	Sentences []*format.Sentence
 	From      *Provenance // the run directory it was read from; nil for files
+
+	// A run of another family than the DMV (from a run directory) has
+	// no heads: Kind says what it is scored on instead.
+	Kind      Kind
+	Tokens    int                  // tokens scored (brackets, tags)
+	Brackets  *score.BracketReport // Kind Brackets
+	TagScores *tageval.Report      // Kind Tags
 }
+
+// Kind is what a run's parses are scored on.
+type Kind int
+
+// Kinds of runs: dependency heads (the DMV's), constituent brackets (the
+// CCM's), induced tags (the HMM's).
+const (
+	Heads Kind = iota
+	Brackets
+	Tags
+)
 
 // Spec names the files of one run.
 type Spec struct {

@@ -12,12 +12,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/rundir"
+	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
 )
 
 // RunFile is the run record of a run directory; the trainers write it
@@ -53,9 +58,10 @@ type Provenance struct {
 
 // LoadDir reads a finished run directory: the learning curve from its
 // iterations.jsonl, the run record from run.json, and the parses of
-// spec.Test decoded in-process with its model.jsonl. Only dependency
-// models (the DMV's family) are taken: the report scores heads. A run
-// without model.jsonl has not finished and is refused.
+// spec.Test decoded in-process with its model.jsonl through the family
+// registry: a DMV's heads are scored as the page scores them, a CCM's
+// brackets and an HMM's tags as score and score-tags do. A run without
+// model.jsonl has not finished and is refused.
 func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	dir := spec.Dir
 	if fi, err := os.Stat(dir); err != nil {
@@ -95,9 +101,16 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", model, err)
 	}
-	if fam.Name() != dmv.Family {
-		return nil, fmt.Errorf("%s: a model of family %q: report scores dependency parses and takes runs of the DMV only (train-em, train-da, train-sa, train-ce)",
-			model, fam.Name())
+	var read func(*pipeline.Input, *pipeline.BadRecords) error
+	switch fam.Name() {
+	case dmv.Family:
+		read = r.readParsed
+	case ccm.Family, ccm.Family2:
+		r.Kind, read = Brackets, r.readBrackets
+	case hmm.Family:
+		r.Kind, read = Tags, r.readTags
+	default:
+		return nil, fmt.Errorf("%s: a model of family %q, which report does not score", model, fam.Name())
 	}
 	var parsed bytes.Buffer
 	rep, err := fam.Decode(pipeline.Source{Names: []string{spec.Test}, Bad: bad}, &parsed,
@@ -108,7 +121,7 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	// Decode writes one line per sentence it read, so the lines of its
 	// output are the test corpus's and errors are named after it.
 	r.Parsed = spec.Test
-	if err := r.readParsed(&pipeline.Input{Name: spec.Test, Reader: &parsed}, bad); err != nil {
+	if err := read(&pipeline.Input{Name: spec.Test, Reader: &parsed}, bad); err != nil {
 		return nil, err
 	}
 	p := &Provenance{Dir: dir, Info: *info, Test: spec.Test, UnknownTag: rep.Unknown}
@@ -120,6 +133,61 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	}
 	r.From = p
 	return r, nil
+}
+
+// readBrackets scores the brackets of a constituent model's parses
+// (pred_spans) against the gold trees, as score does.
+func (r *Run) readBrackets(in *pipeline.Input, bad *pipeline.BadRecords) error {
+	var t score.BracketTally
+	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
+		if s.Tree == "" {
+			return pipeline.BadRecord(errors.New(`sentence has no gold "tree" to score brackets against`))
+		}
+		gold, n, err := score.GoldBrackets(s.Tree)
+		if err != nil {
+			return pipeline.BadRecord(fmt.Errorf("tree: %w", err))
+		}
+		if n != s.Len() {
+			return pipeline.BadRecord(fmt.Errorf("tree has %d tokens but the sentence %d", n, s.Len()))
+		}
+		if s.PredSpans == nil && n > 1 {
+			return pipeline.BadRecord(errors.New(`sentence has no "pred_spans" to score`))
+		}
+		t.Add(gold, s.PredSpans, n)
+		r.Tokens += n
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if t.Sentences == 0 {
+		return fmt.Errorf("%s: no sentence of two or more words to score brackets on", in.Name)
+	}
+	b := t.Report("pred_spans")
+	r.Brackets = &b
+	return nil
+}
+
+// readTags scores a tagger's induced tags against the gold ones, as
+// score-tags does.
+func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
+	var sents []*format.Sentence
+	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
+		if len(s.GoldTags) != s.Len() || len(s.Tags) != s.Len() {
+			return pipeline.BadRecord(errors.New("sentence has no gold tags to score the induced tags against"))
+		}
+		sents = append(sents, s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(sents) == 0 {
+		return fmt.Errorf("%s: no sentences to score", in.Name)
+	}
+	t := tageval.Score(sents, tageval.Options{})
+	r.TagScores, r.Tokens = &t, t.Tokens
+	return nil
 }
 
 // readRunInfo reads dir's run.json; a folder without one is not a run
