@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -152,4 +153,92 @@ func between(t *testing.T, s, from, to string) string {
 		t.Fatalf("no %q after %q", to, from)
 	}
 	return s[i : i+j]
+}
+
+// TestReportOtherFamilies reports a CCM and an HMM run directory beside a
+// DMV one: the CCM's brackets are those of decode | score, the HMM's tag
+// scores those of decode | score-tags, and a corpus without trees is
+// refused for the CCM at its first line.
+func TestReportOtherFamilies(t *testing.T) {
+	dir := t.TempDir()
+	mrg, err := filepath.Glob("../../examples/treebank/*.mrg")
+	if err != nil || len(mrg) == 0 {
+		t.Fatalf("no treebank in examples: %v", err)
+	}
+	corpus := filepath.Join(dir, "c.jsonl")
+	if err := os.WriteFile(corpus, grind(t, grind(t, nil, "ptb2deps", append([]string{"--tree"}, mrg...)...), "filterlen", "10"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	dmvRun, ccmRun, hmmRun := filepath.Join(dir, "dmv"), filepath.Join(dir, "ccm"), filepath.Join(dir, "hmm")
+	grind(t, nil, "train-em", "--max-iter", "5", "--quiet", "--run-dir", dmvRun, corpus, "-o", filepath.Join(dir, "dmv.model"))
+	grind(t, nil, "train-ccm", "--max-iter", "5", "--quiet", "--run-dir", ccmRun, corpus, "-o", filepath.Join(dir, "ccm.out"))
+	grind(t, nil, "train-hmm", "--states", "8", "--max-iter", "5", "--quiet", "--run-dir", hmmRun, corpus, "-o", filepath.Join(dir, "hmm.out"))
+	out := filepath.Join(dir, "page.html")
+	grind(t, nil, "report", "-o", out, "--test", corpus, ccmRun, dmvRun, hmmRun)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	cells := func(fs ...string) string {
+		var s strings.Builder
+		for _, f := range fs {
+			s.WriteString(`<td class="n">` + f + `</td>`)
+		}
+		return s.String()
+	}
+	p := func(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
+
+	type prf struct{ Precision, Recall, F1 float64 }
+	var sc struct {
+		Brackets struct {
+			Sentences       int
+			Standard, Prime prf
+			SmithEisner     prf `json:"smith_eisner"`
+			Crossing        float64
+		}
+	}
+	raw := grind(t, grind(t, nil, "decode", "-m", filepath.Join(ccmRun, "model.jsonl"), "--quiet", corpus), "score", "--json")
+	if err := json.Unmarshal(raw, &sc); err != nil || sc.Brackets.Sentences == 0 {
+		t.Fatalf("score --json: %v %s", err, raw)
+	}
+	br := sc.Brackets
+	want := `<tr><td>ccm</td><td class="n">` + strconv.Itoa(br.Sentences) + `</td>`
+	wantCells := cells(p(br.Standard.Precision), p(br.Standard.Recall), p(br.Standard.F1),
+		p(br.Prime.Precision), p(br.Prime.Recall), p(br.Prime.F1), p(br.SmithEisner.F1), fmt.Sprintf("%.2f", br.Crossing))
+	if row := between(t, page, want, "</tr>"); !strings.Contains(row, wantCells) {
+		t.Errorf("CCM row %s lacks score's brackets %s", row, wantCells)
+	}
+
+	var tg struct {
+		Tokens                int
+		ManyToOne             float64 `json:"many_to_1"`
+		OneToOne              float64 `json:"one_to_1"`
+		VI                    float64 `json:"vi"`
+		VMeasure              float64 `json:"v_measure"`
+		InducedTags, GoldTags int     `json:"-"`
+	}
+	raw = grind(t, grind(t, nil, "decode", "-m", filepath.Join(hmmRun, "model.jsonl"), "--quiet", corpus), "score-tags", "--json")
+	if err := json.Unmarshal(raw, &tg); err != nil {
+		t.Fatalf("score-tags --json: %v %s", err, raw)
+	}
+	wantCells = cells(p(tg.ManyToOne), p(tg.OneToOne), fmt.Sprintf("%.3f", tg.VI), p(tg.VMeasure))
+	if row := between(t, page, `<tr><td>hmm</td><td class="n">`+strconv.Itoa(tg.Tokens)+`</td>`, "</tr>"); !strings.Contains(row, wantCells) {
+		t.Errorf("HMM row %s lacks score-tags' figures %s", row, wantCells)
+	}
+	// The DMV run keeps the dependency tables; it is the only one there.
+	if !strings.Contains(page, `<tr><td>dmv</td>`) || !strings.Contains(page, "By gold tag pair") || strings.Contains(page, "Sign tests") {
+		t.Error("the DMV run's tables are missing, or a sign test compares runs of different kinds")
+	}
+
+	// A corpus without trees has nothing to score a CCM's brackets on.
+	noTree := filepath.Join(dir, "notree.jsonl")
+	if err := os.WriteFile(noTree, []byte(`{"words":["a","b"],"tags":["DT","NN"],"heads":[2,0]}`+"\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var errs bytes.Buffer
+	code := commands.Run("report", []string{"report", "-o", out + ".2", "--test", noTree, ccmRun}, nil, io.Discard, &errs)
+	if wantErr := noTree + `:1: sentence has no gold "tree" to score brackets against`; code != 1 || !strings.Contains(errs.String(), wantErr) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errs.String(), wantErr)
+	}
 }

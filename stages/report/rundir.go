@@ -97,9 +97,9 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 		return nil, fmt.Errorf("%s: no %s: the run has not finished (continue it with %s --resume %s); report scores finished runs only",
 			dir, rundir.Model, info.Program, dir)
 	}
-	fam, err := families.All.ForFile(model)
+	fam, err := families.All.ForFile(model) // its error names the file
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", model, err)
+		return nil, err
 	}
 	var read func(*pipeline.Input, *pipeline.BadRecords) error
 	switch fam.Name() {
