@@ -26,8 +26,10 @@ the command line or with --run NAME=RUNDIR: its learning curve is its
 iterations.jsonl, its command line, flags and input hashes (run.json) are
 shown, and its parses are --test CORPUS (sentences with gold "heads")
 decoded in-process with its model.jsonl. A run without model.jsonl has not
-finished and is refused; so is a model of another family than the DMV. A
-positional run is named after its folder; --run runs come first.
+finished and is refused. A DMV is scored on heads (every table below); a
+CCM on brackets, as score scores them (CORPUS needs gold "tree"s); an HMM
+on its tags, as score-tags scores them. A positional run is named after
+its folder; --run runs come first.
 
 A run can also be given by its files: LOG is the trainer's --log file
 (optional: without it the run has no learning curve) and PARSED is decode's

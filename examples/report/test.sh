@@ -2,7 +2,7 @@
 # Renders reports of real training runs in headless Chromium and checks that
 # the screenshots are not blank (and that a blank page fails the check): one
 # made from the runs' files (--log, decode's output), one from their run
-# directories (--run-dir), scored on held-out sentences.
+# directories (--run-dir: two DMVs and a CCM), scored on held-out sentences.
 # Needs the programs in ../../bin (make build) and chromium-headless-shell or
 # chromium (.ci/run installs the first). SHOT=FILE keeps the screenshot.
 set -eu
@@ -17,7 +17,7 @@ for b in chromium-headless-shell chromium chromium-browser; do
 done
 [ -n "$browser" ] || { echo "report/test.sh: no chromium-headless-shell or chromium" >&2; exit 1; }
 
-ptb2deps ../treebank/*.mrg | filterlen 10 > "$dir/c.jsonl"
+ptb2deps --tree ../treebank/*.mrg | filterlen 10 > "$dir/c.jsonl"
 train-em --init km --log "$dir/km.log" --quiet "$dir/c.jsonl" > "$dir/km.model"
 train-em --init uniform --log "$dir/uniform.log" --quiet "$dir/c.jsonl" > "$dir/uniform.model"
 decode -m "$dir/km.model" --quiet "$dir/c.jsonl" > "$dir/km.jsonl"
@@ -31,9 +31,11 @@ awk '!(NR % 2)' "$dir/c.jsonl" > "$dir/test.jsonl"
 (cd "$dir" &&
 	train-em --init km --run-dir EM-km --quiet train.jsonl -o /dev/null &&
 	train-da --beta0 0.1 --gamma 2 --run-dir DA --quiet train.jsonl -o /dev/null &&
-	report -o rundirs.html --title 'EM and DA from run directories, ≤10 words' --top 4 --trees 1 \
-		--test test.jsonl EM-km DA)
-for want in '<h2>Run directories</h2>' 'train-em --init km --run-dir EM-km' 'train-da --beta0 0.1'; do
+	train-ccm --run-dir CCM --quiet train.jsonl -o /dev/null &&
+	report -o rundirs.html --title 'EM, DA and the CCM from run directories, ≤10 words' --top 4 --trees 1 \
+		--test test.jsonl EM-km DA CCM)
+for want in '<h2>Run directories</h2>' 'train-em --init km --run-dir EM-km' 'train-da --beta0 0.1' \
+	'<h2>Constituent runs: brackets</h2>' '<tr><td>CCM</td>'; do
 	grep -qF -- "$want" "$dir/rundirs.html" || { echo "report/test.sh: rundirs.html lacks $want" >&2; exit 1; }
 done
 

@@ -169,7 +169,9 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		d.First = dep[0].Name
 	}
 	tables := make([]Tables, len(dep))
-	var series []*plotcurve.Series
+	// One figure per kind of run: a CCM's objective is on another scale
+	// than a DMV's and would flatten its curve.
+	series := make([][]*plotcurve.Series, Tags+1)
 	for _, r := range runs {
 		lv := logView{Name: r.Name}
 		if r.Log != nil {
@@ -181,7 +183,7 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			// A log with nothing drawable (every objective infinite, no
 			// accuracy) keeps its row but has no curve.
 			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
-				series = append(series, r.Log)
+				series[r.Kind] = append(series[r.Kind], r.Log)
 			}
 		}
 		if r.From != nil {
@@ -213,12 +215,14 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			d.Signs = append(d.Signs, signView{r.Name, t.Wins, t.Losses, t.Ties, fmt.Sprintf("%.3g", t.P)})
 		}
 	}
-	if len(series) > 0 {
-		svg, err := curves(series)
-		if err != nil {
-			return err
+	for _, ss := range series {
+		if len(ss) > 0 {
+			svg, err := curves(ss)
+			if err != nil {
+				return err
+			}
+			d.Curves += svg
 		}
-		d.Curves = svg
 	}
 	pick := func(f func(Tables) []Row) [][]Row {
 		out := make([][]Row, len(tables))
