@@ -97,11 +97,13 @@ Examples:
 			src := commands.Source(c)
 			var runs []*report.Run
 			err = func() error {
+				testBad := src.Bad // the test corpus's bad records, counted once
 				for _, s := range specs {
 					var r *report.Run
 					var err error
 					if s.dir != "" {
-						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, Workers: c.Int("workers")}, src.Bad)
+						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, Workers: c.Int("workers")}, testBad)
+						testBad = &pipeline.BadRecords{Skip: src.Bad.Skip}
 					} else {
 						r, err = report.Load(s.Spec, c.App.Reader, src.Bad)
 					}
