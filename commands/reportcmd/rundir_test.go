@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,12 +107,49 @@ func TestReportFromRunDirs(t *testing.T) {
 			t.Fatalf("run %s: run.json: %v %s", name, err, rj)
 		}
 		prov := between(t, page, "<h3>"+name, "</table>")
-		// argv is the process's: in this test, the test binary's.
-		command := `<td class="k">` + html.EscapeString(strings.Join(rec.Argv, " ")) + "</td>"
-		if !strings.Contains(prov, "sha256 "+rec.Inputs[0]) || !strings.Contains(prov, command) {
-			t.Errorf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0], prov)
+		// argv is the process's (in this test, the test binary's), quoted
+		// so that a shell reads it back word for word.
+		m := regexp.MustCompile(`<tr><th>command</th><td class="k">([^<]*)</td>`).FindStringSubmatch(prov)
+		if !strings.Contains(prov, "sha256 "+rec.Inputs[0]) || m == nil {
+			t.Fatalf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0], prov)
+		}
+		if got := shellWords(html.UnescapeString(m[1])); !slices.Equal(got, rec.Argv) {
+			t.Errorf("run %s: the command %q reads back as %q, run.json's argv is %q", name, m[1], got, rec.Argv)
 		}
 	}
+}
+
+// shellWords splits a command line the way a POSIX shell does for the
+// quoting report uses: blanks between words, '…' quoting, \' outside quotes.
+func shellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case in && c == '\'':
+			in = false
+		case in:
+			w.WriteByte(c)
+		case c == '\'':
+			in, quoted = true, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			w.WriteByte(line[i])
+		case c == ' ':
+			if w.Len() > 0 || quoted {
+				words = append(words, w.String())
+			}
+			w.Reset()
+			quoted = false
+		default:
+			w.WriteByte(c)
+		}
+	}
+	if w.Len() > 0 || quoted {
+		words = append(words, w.String())
+	}
+	return words
 }
 
 type logPoint struct {
