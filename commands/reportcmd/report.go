@@ -4,6 +4,8 @@
 package reportcmd
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -18,8 +20,18 @@ func init() { commands.Register("report", reportApp) }
 func reportApp() *cli.App {
 	return &cli.App{
 		Usage:     "write one self-contained HTML page about training runs",
-		UsageText: "report -o FILE --run NAME=[LOG,]PARSED [--run ...] [options]",
-		Description: `Each --run names a run and its files: LOG is the trainer's --log file
+		UsageText: "report -o FILE --test CORPUS [options] RUNDIR...\n   report -o FILE --test CORPUS --run NAME=RUNDIR [--run ...] [options]\n   report -o FILE --run NAME=[LOG,]PARSED [--run ...] [options]",
+		Description: `A run is a run directory (what a trainer's --run-dir writes), named on
+the command line or with --run NAME=RUNDIR: its learning curve is its
+iterations.jsonl, its command line, flags and input hashes (run.json) are
+shown, and its parses are --test CORPUS (sentences with gold "heads")
+decoded in-process with its model.jsonl. A run without model.jsonl has not
+finished and is refused. A DMV is scored on heads (every table below); a
+CCM on brackets, as score scores them (CORPUS needs gold "tree"s); an HMM
+on its tags, as score-tags scores them. A positional run is named after
+its folder; --run runs come first.
+
+A run can also be given by its files: LOG is the trainer's --log file
 (optional: without it the run has no learning curve) and PARSED is decode's
 output, sentences with gold "heads" and predicted "pred". The page shows
 each run's accuracy root counted and root excluded, the learning curves,
@@ -31,13 +43,17 @@ same order. The page needs no network: styles and figures are inline.
 A run is split at its first "=" and its last ",".
 
 Examples:
+   train-em --run-dir km --init km train.jsonl; train-em --run-dir uni --init uniform train.jsonl
+   report -o cmp.html --test test.jsonl km uni
    train-em --log em.log c.jsonl > m.jsonl; decode -m m.jsonl c.jsonl > p.jsonl
    report -o em.html --run EM=em.log,p.jsonl
    report -o cmp.html --run EM=em.log,em.jsonl --run DA=da.log,da.jsonl --title 'WSJ10'`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"},
 				Usage: "write the page to `FILE` (required; - for stdout); it appears only when the run succeeds"},
-			&cli.StringSliceFlag{Name: "run", Usage: "a run, `NAME=[LOG,]PARSED`, once per run; the first is the sign tests' baseline"},
+			&cli.StringSliceFlag{Name: "run", Usage: "a run, `NAME=RUNDIR` or NAME=[LOG,]PARSED, once per run; the first is the sign tests' baseline"},
+			&cli.StringFlag{Name: "test", Usage: "decode `CORPUS` (sentences with gold heads) with each run directory's model.jsonl"},
+			&cli.IntFlag{Name: "workers", Usage: "`N` decoding goroutines (0: every core); the page does not depend on it"},
 			&cli.StringFlag{Name: "title", Usage: "the page's `TITLE` (default \"Training report\")"},
 			&cli.IntFlag{Name: "top", Value: report.DefaultTop, Usage: "`N` rows of the tag and tag-pair tables"},
 			&cli.IntFlag{Name: "trees", Value: report.DefaultTrees, Usage: "`N` sentences to draw (0 for none)"},
@@ -49,12 +65,24 @@ Examples:
 			if out == "" {
 				return commands.Usagef("missing -o FILE: report writes an HTML page")
 			}
-			if c.NArg() > 0 {
-				return commands.Usagef("unexpected argument %q: runs are given with --run NAME=[LOG,]PARSED", c.Args().First())
-			}
-			specs, err := parseRuns(c.StringSlice("run"))
+			specs, err := parseRuns(c.StringSlice("run"), c.Args().Slice())
 			if err != nil {
 				return err
+			}
+			test := c.String("test")
+			dirs := 0
+			for _, s := range specs {
+				if s.dir != "" {
+					dirs++
+				}
+			}
+			switch {
+			case dirs > 0 && test == "":
+				return commands.Usagef("missing --test CORPUS: a run directory's model is scored on the sentences of --test")
+			case dirs == 0 && test != "":
+				return commands.Usagef("--test is for run directories, and no run is one (a folder)")
+			case test == "-":
+				return commands.Usagef("--test -: the corpus is decoded once for every run; give a file")
 			}
 			if c.Int("top") < 1 {
 				return commands.Usagef("--top must be at least 1, not %d", c.Int("top"))
@@ -69,8 +97,16 @@ Examples:
 			src := commands.Source(c)
 			var runs []*report.Run
 			err = func() error {
+				testBad := src.Bad // the test corpus's bad records, counted once
 				for _, s := range specs {
-					r, err := report.Load(s, c.App.Reader, src.Bad)
+					var r *report.Run
+					var err error
+					if s.dir != "" {
+						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, Workers: c.Int("workers")}, testBad)
+						testBad = &pipeline.BadRecords{Skip: src.Bad.Skip}
+					} else {
+						r, err = report.Load(s.Spec, c.App.Reader, src.Bad)
+					}
 					if err != nil {
 						return err
 					}
@@ -88,30 +124,57 @@ Examples:
 	}
 }
 
-// parseRuns reads the --run values: NAME=PARSED or NAME=LOG,PARSED.
-func parseRuns(values []string) ([]report.Spec, error) {
-	if len(values) == 0 {
-		return nil, commands.Usagef("no --run given: name at least one run as NAME=[LOG,]PARSED")
+// runSpec is one run of the command line: a run directory, or its files.
+type runSpec struct {
+	report.Spec
+	dir string
+}
+
+// parseRuns reads the --run values (NAME=RUNDIR, NAME=PARSED or
+// NAME=LOG,PARSED) and then the positional run directories, named after
+// their folders. A value without a comma that names a folder is a run
+// directory.
+func parseRuns(values, dirs []string) ([]runSpec, error) {
+	if len(values) == 0 && len(dirs) == 0 {
+		return nil, commands.Usagef("no run given: name at least one run directory, or --run NAME=[LOG,]PARSED")
 	}
-	var specs []report.Spec
+	var specs []runSpec
 	seen := map[string]bool{}
+	name := func(n, v string) error {
+		if seen[n] {
+			return commands.Usagef("%s: two runs named %q (name them with --run NAME=RUNDIR)", v, n)
+		}
+		seen[n] = true
+		return nil
+	}
 	for _, v := range values {
-		name, files, ok := strings.Cut(v, "=")
-		if !ok || name == "" || files == "" {
-			return nil, commands.Usagef("--run %q: want NAME=[LOG,]PARSED", v)
+		n, files, ok := strings.Cut(v, "=")
+		if !ok || n == "" || files == "" {
+			return nil, commands.Usagef("--run %q: want NAME=RUNDIR or NAME=[LOG,]PARSED", v)
 		}
-		if seen[name] {
-			return nil, commands.Usagef("--run: two runs named %q", name)
+		if err := name(n, "--run"); err != nil {
+			return nil, err
 		}
-		seen[name] = true
-		s := report.Spec{Name: name, Parsed: files}
+		s := runSpec{Spec: report.Spec{Name: n, Parsed: files}}
 		if i := strings.LastIndex(files, ","); i >= 0 {
 			s.Log, s.Parsed = files[:i], files[i+1:]
 			if s.Log == "" || s.Parsed == "" {
-				return nil, commands.Usagef("--run %q: want NAME=[LOG,]PARSED", v)
+				return nil, commands.Usagef("--run %q: want NAME=RUNDIR or NAME=[LOG,]PARSED", v)
 			}
+		} else if fi, err := os.Stat(files); err == nil && fi.IsDir() {
+			s.dir, s.Parsed = files, ""
 		}
 		specs = append(specs, s)
+	}
+	for _, d := range dirs {
+		if d == "" || d == "-" {
+			return nil, commands.Usagef("run directory %q: name a folder", d)
+		}
+		n := filepath.Base(filepath.Clean(d))
+		if err := name(n, d); err != nil {
+			return nil, err
+		}
+		specs = append(specs, runSpec{Spec: report.Spec{Name: n}, dir: d})
 	}
 	return specs, nil
 }

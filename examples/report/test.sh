@@ -1,6 +1,8 @@
 #!/bin/sh
-# Renders a report of two real training runs in headless Chromium and checks
-# that the screenshot is not blank (and that a blank page fails the check).
+# Renders reports of real training runs in headless Chromium and checks that
+# the screenshots are not blank (and that a blank page fails the check): one
+# made from the runs' files (--log, decode's output), one from their run
+# directories (--run-dir: two DMVs and a CCM), scored on held-out sentences.
 # Needs the programs in ../../bin (make build) and chromium-headless-shell or
 # chromium (.ci/run installs the first). SHOT=FILE keeps the screenshot.
 set -eu
@@ -15,7 +17,7 @@ for b in chromium-headless-shell chromium chromium-browser; do
 done
 [ -n "$browser" ] || { echo "report/test.sh: no chromium-headless-shell or chromium" >&2; exit 1; }
 
-ptb2deps ../treebank/*.mrg | filterlen 10 > "$dir/c.jsonl"
+ptb2deps --tree ../treebank/*.mrg | filterlen 10 > "$dir/c.jsonl"
 train-em --init km --log "$dir/km.log" --quiet "$dir/c.jsonl" > "$dir/km.model"
 train-em --init uniform --log "$dir/uniform.log" --quiet "$dir/c.jsonl" > "$dir/uniform.model"
 decode -m "$dir/km.model" --quiet "$dir/c.jsonl" > "$dir/km.jsonl"
@@ -23,12 +25,27 @@ decode -m "$dir/uniform.model" --quiet "$dir/c.jsonl" > "$dir/uniform.jsonl"
 (cd "$dir" && report -o report.html --title 'EM on the treebank grind ships, ≤10 words' \
 	--run EM-km=km.log,km.jsonl --run EM-uniform=uniform.log,uniform.jsonl --top 4 --trees 2)
 
+# The same from run directories: train on odd sentences, score on even ones.
+awk 'NR % 2' "$dir/c.jsonl" > "$dir/train.jsonl"
+awk '!(NR % 2)' "$dir/c.jsonl" > "$dir/test.jsonl"
+(cd "$dir" &&
+	train-em --init km --run-dir EM-km --quiet train.jsonl -o /dev/null &&
+	train-da --beta0 0.1 --gamma 2 --run-dir DA --quiet train.jsonl -o /dev/null &&
+	train-ccm --run-dir CCM --quiet train.jsonl -o /dev/null &&
+	report -o rundirs.html --title 'EM, DA and the CCM from run directories, ≤10 words' --top 4 --trees 1 \
+		--test test.jsonl EM-km DA CCM)
+for want in '<h2>Run directories</h2>' 'train-em --init km --run-dir EM-km' 'train-da --beta0 0.1' \
+	'<h2>Constituent runs: brackets</h2>' '<tr><td>CCM</td>'; do
+	grep -qF -- "$want" "$dir/rundirs.html" || { echo "report/test.sh: rundirs.html lacks $want" >&2; exit 1; }
+done
+
 shot() { # URL PNG
 	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=900,2500 \
 		--screenshot="$2" "$1" >/dev/null 2>&1
 	[ -s "$2" ] || { echo "report/test.sh: $browser wrote no screenshot of $1" >&2; exit 1; }
 }
 shot "file://$dir/report.html" "$dir/report.png"
+shot "file://$dir/rundirs.html" "$dir/rundirs.png"
 printf '<!DOCTYPE html><html><body></body></html>' > "$dir/blank.html"
 shot "file://$dir/blank.html" "$dir/blank.png"
 
@@ -38,5 +55,6 @@ if $check "$dir/blank.png" 2>/dev/null; then
 	exit 1
 fi
 $check "$dir/report.png"
-[ -z "${SHOT:-}" ] || cp "$dir/report.png" "$SHOT"
-echo "report renders in $browser"
+$check "$dir/rundirs.png"
+[ -z "${SHOT:-}" ] || cp "$dir/rundirs.png" "$SHOT"
+echo "report renders in $browser (from files and from run directories)"

@@ -7,9 +7,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/plotcurve"
+	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
 )
 
@@ -60,6 +66,52 @@ type runView struct {
 	DirF1Pct, UndirF1Pct string
 }
 
+// logView is a run's training log: its file, length, last objective and
+// records ("" and none without a log).
+type logView struct {
+	Name, File, Objective string
+	Iterations            int
+	Curve                 []iterView // the log's records, the curve's points
+}
+
+// bracketView is a constituent run's line: brackets scored as score does.
+type bracketView struct {
+	logView
+	Parsed                     string
+	Sentences, Skipped, Tokens int
+	Cells                      []string // UP, UR, F1, UP′, UR′, F1′, S&E F1, crossing
+}
+
+// tagView is a tagger's line: tags scored as score-tags does.
+type tagView struct {
+	logView
+	Parsed                string
+	Tokens, Induced, Gold int
+	Cells                 []string // many-to-1, 1-to-1, VI, V-measure
+}
+
+// iterView is one record of a training log, as text. Objective is exact
+// (the shortest form that reads back as the same float64).
+type iterView struct {
+	Iter, Stage                                     int
+	Objective, Change, Anneal, Directed, Undirected string
+	Seconds                                         string
+}
+
+// provView is a run directory's record: where the run came from.
+type provView struct {
+	Name, Dir, Program, Command string
+	Inputs                      []fileView
+	Model, Test                 fileView
+	Unknown                     int
+	Trained                     bool // the test corpus is one the run trained on
+	Flags                       []flagView
+}
+
+type fileView struct{ Role, Path, SHA256 string }
+
+type flagView struct{ Name, Value string }
+
 type signView struct {
 	Name               string
 	Wins, Losses, Ties int
@@ -73,13 +125,17 @@ type treeView struct {
 }
 
 type pageData struct {
-	Title  string
-	Runs   []runView
-	Curves template.HTML
-	Signs  []signView
-	First  string
-	Tables []table
-	Trees  []treeView
+	Title       string
+	Runs        []runView
+	BracketRuns []bracketView
+	TagRuns     []tagView
+	Logs        []logView
+	Dirs        []provView
+	Curves      template.HTML
+	Signs       []signView
+	First       string
+	Tables      []table
+	Trees       []treeView
 }
 
 // Write renders the report of runs, the first being the baseline of the
@@ -88,8 +144,14 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	if len(runs) == 0 {
 		return errors.New("no runs to report")
 	}
-	for _, r := range runs[1:] {
-		if err := sameCorpus(runs[0], r); err != nil {
+	var dep []*Run // the runs scored on heads, compared sentence by sentence
+	for _, r := range runs {
+		if r.Kind == Heads {
+			dep = append(dep, r)
+		}
+	}
+	for _, r := range dep[min(1, len(dep)):] {
+		if err := sameCorpus(dep[0], r); err != nil {
 			return err
 		}
 	}
@@ -102,37 +164,65 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	if opts.Trees == 0 {
 		opts.Trees = DefaultTrees
 	}
-	d := pageData{Title: opts.Title, First: runs[0].Name}
-	tables := make([]Tables, len(runs))
-	var series []*plotcurve.Series
-	for i, r := range runs {
-		tables[i] = Breakdown(r.Sentences)
-		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
-			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded()}
-		v.DirPct, v.UndirPct = pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy)
-		v.DirF1Pct, v.UndirF1Pct = pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1)
+	d := pageData{Title: opts.Title}
+	if len(dep) > 0 {
+		d.First = dep[0].Name
+	}
+	tables := make([]Tables, len(dep))
+	// One figure per kind of run: a CCM's objective is on another scale
+	// than a DMV's and would flatten its curve.
+	series := make([][]*plotcurve.Series, Tags+1)
+	for _, r := range runs {
+		lv := logView{Name: r.Name}
 		if r.Log != nil {
-			v.Log = r.Log.File
-			v.Iterations = len(r.Log.Iterations)
-			v.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
+			lv.File = r.Log.File
+			lv.Iterations = len(r.Log.Iterations)
+			lv.Objective = fmt.Sprintf("%.6g", float64(r.Log.Iterations[len(r.Log.Iterations)-1].Objective))
+			lv.Curve = curveRows(r.Log.Iterations)
+			d.Logs = append(d.Logs, lv)
 			// A log with nothing drawable (every objective infinite, no
 			// accuracy) keeps its row but has no curve.
 			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
-				series = append(series, r.Log)
+				series[r.Kind] = append(series[r.Kind], r.Log)
 			}
 		}
+		if r.From != nil {
+			d.Dirs = append(d.Dirs, provenance(r.Name, r.From))
+		}
+		switch r.Kind {
+		case Brackets:
+			b := r.Brackets
+			d.BracketRuns = append(d.BracketRuns, bracketView{logView: lv, Parsed: r.Parsed, Sentences: b.Sentences, Skipped: b.Skipped, Tokens: r.Tokens,
+				Cells: []string{pct(b.Standard.Precision), pct(b.Standard.Recall), pct(b.Standard.F1),
+					pct(b.Prime.Precision), pct(b.Prime.Recall), pct(b.Prime.F1), pct(b.SmithEisner.F1), fmt.Sprintf("%.2f", b.Crossing)}})
+			continue
+		case Tags:
+			t := r.TagScores
+			d.TagRuns = append(d.TagRuns, tagView{logView: lv, Parsed: r.Parsed, Tokens: t.Tokens, Induced: t.InducedTags, Gold: t.GoldTags,
+				Cells: []string{pct(t.ManyToOne), pct(t.OneToOne), fmt.Sprintf("%.3f", t.VI), pct(t.VMeasure)}})
+			continue
+		}
+		i := len(d.Runs)
+		tables[i] = Breakdown(r.Sentences)
+		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
+			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded(),
+			Log: lv.File, Iterations: lv.Iterations, Objective: lv.Objective}
+		v.DirPct, v.UndirPct = pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy)
+		v.DirF1Pct, v.UndirF1Pct = pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1)
 		d.Runs = append(d.Runs, v)
 		if i > 0 {
-			t := Sign(runs[0], r)
+			t := Sign(dep[0], r)
 			d.Signs = append(d.Signs, signView{r.Name, t.Wins, t.Losses, t.Ties, fmt.Sprintf("%.3g", t.P)})
 		}
 	}
-	if len(series) > 0 {
-		svg, err := curves(series)
-		if err != nil {
-			return err
+	for _, ss := range series {
+		if len(ss) > 0 {
+			svg, err := curves(ss)
+			if err != nil {
+				return err
+			}
+			d.Curves += svg
 		}
-		d.Curves = svg
 	}
 	pick := func(f func(Tables) []Row) [][]Row {
 		out := make([][]Row, len(tables))
@@ -141,14 +231,17 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		}
 		return out
 	}
+	if len(dep) == 0 {
+		return render(w, d)
+	}
 	d.Tables = []table{
 		makeTable("By gold tag of the dependent", "", pick(func(t Tables) []Row { return t.ByTag }), opts.Top),
 		makeTable("By gold tag pair, head → dependent", "ROOT rows are the tokens gold attaches to the root: root excluded leaves them out.", pick(func(t Tables) []Row { return t.ByPair }), opts.Top),
 		makeTable("By gold arc length |head − dependent|", "", pick(func(t Tables) []Row { return t.ByLength }), 0),
 	}
 	if opts.Trees > 0 {
-		for _, k := range pickTrees(runs, opts.Trees) {
-			for _, r := range runs {
+		for _, k := range pickTrees(dep, opts.Trees) {
+			for _, r := range dep {
 				s := r.Sentences[k]
 				id := s.ID
 				if id == "" {
@@ -159,12 +252,102 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			}
 		}
 	}
+	return render(w, d)
+}
+
+// render writes the page of d.
+func render(w io.Writer, d pageData) error {
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, d); err != nil {
 		return err
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// curveRows are the points of a learning curve, for the page's tables.
+func curveRows(its []format.Iteration) []iterView {
+	opt := func(p *float64, f func(float64) string) string {
+		if p == nil {
+			return "–"
+		}
+		return f(*p)
+	}
+	rows := make([]iterView, len(its))
+	for i, it := range its {
+		var anneal []string
+		for _, a := range []struct {
+			name string
+			v    *float64
+		}{{"β", it.Beta}, {"δ", it.Delta}, {"seg β", it.SegBeta}} {
+			if a.v != nil {
+				anneal = append(anneal, fmt.Sprintf("%s %.4g", a.name, *a.v))
+			}
+		}
+		rows[i] = iterView{Iter: it.Iter, Stage: it.Stage,
+			Objective:  strconv.FormatFloat(float64(it.Objective), 'g', -1, 64),
+			Change:     "–",
+			Anneal:     strings.Join(anneal, ", "),
+			Directed:   opt(it.Directed, pct),
+			Undirected: opt(it.Undirected, pct),
+			Seconds:    fmt.Sprintf("%.3f", it.Seconds)}
+		if it.Change != nil {
+			rows[i].Change = fmt.Sprintf("%.3g", float64(*it.Change))
+		}
+	}
+	return rows
+}
+
+// provenance lays out what run.json says of a run: its inputs are the
+// file arguments and then the files of --model and --test when set (the
+// order the trainers hash them in).
+func provenance(name string, p *Provenance) provView {
+	v := provView{Name: name, Dir: p.Dir, Program: p.Info.Program, Command: shellQuote(p.Info.Argv),
+		Model: fileView{"model", filepath.Join(p.Dir, rundir.Model), p.ModelHash},
+		Test:  fileView{"scored on", p.Test, p.TestHash}, Unknown: p.UnknownTag}
+	paths := append([]string(nil), p.Info.Args...)
+	roles := make([]string, len(paths))
+	for i := range roles {
+		roles[i] = "input"
+	}
+	for _, f := range []string{"model", "test"} {
+		if x := p.Info.Flags[f]; x != "" {
+			paths, roles = append(paths, x), append(roles, "--"+f)
+		}
+	}
+	for i, h := range p.Info.Inputs {
+		v.Trained = v.Trained || h == p.TestHash
+		f := fileView{Role: "input", SHA256: h}
+		if i < len(paths) {
+			f.Role, f.Path = roles[i], paths[i]
+		}
+		v.Inputs = append(v.Inputs, f)
+	}
+	names := make([]string, 0, len(p.Info.Flags))
+	for k := range p.Info.Flags {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v.Flags = append(v.Flags, flagView{k, p.Info.Flags[k]})
+	}
+	return v
+}
+
+// shellQuote writes argv as a shell would read it back.
+func shellQuote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
 }
 
 // makeTable lines up the runs' rows, which share their keys since the runs

@@ -12,6 +12,8 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/plotcurve"
+	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
 )
 
 // Run is one training run as the report sees it: its training log (nil
@@ -22,7 +24,26 @@ type Run struct {
 	Log       *plotcurve.Series
 	Parsed    string // where the sentences were read from, for messages
 	Sentences []*format.Sentence
+	From      *Provenance // the run directory it was read from; nil for files
+
+	// A run of another family than the DMV (from a run directory) has
+	// no heads: Kind says what it is scored on instead.
+	Kind      Kind
+	Tokens    int                  // tokens scored (brackets, tags)
+	Brackets  *score.BracketReport // Kind Brackets
+	TagScores *tageval.Report      // Kind Tags
 }
+
+// Kind is what a run's parses are scored on.
+type Kind int
+
+// Kinds of runs: dependency heads (the DMV's), constituent brackets (the
+// CCM's), induced tags (the HMM's).
+const (
+	Heads Kind = iota
+	Brackets
+	Tags
+)
 
 // Spec names the files of one run.
 type Spec struct {
@@ -44,8 +65,19 @@ func Load(spec Spec, stdin io.Reader, bad *pipeline.BadRecords) (*Run, error) {
 		}
 		r.Log.Name = spec.Name
 	}
-	src := pipeline.Source{Names: []string{spec.Parsed}, Stdin: stdin, Bad: bad}
-	err := pipeline.EachRecord(src, func(s *format.Sentence, _ *pipeline.Lines) error {
+	err := pipeline.EachInput([]string{spec.Parsed}, stdin, func(in *pipeline.Input) error {
+		return r.readParsed(in, bad)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readParsed reads the decoded sentences of in. Every sentence must carry
+// both gold heads and a prediction: the report scores them all.
+func (r *Run) readParsed(in *pipeline.Input, bad *pipeline.BadRecords) error {
+	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
 		if err := s.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -59,12 +91,12 @@ func Load(spec Spec, stdin io.Reader, bad *pipeline.BadRecords) (*Run, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(r.Sentences) == 0 {
-		return nil, fmt.Errorf("%s: no sentences to score", spec.Parsed)
+		return fmt.Errorf("%s: no sentences to score", in.Name)
 	}
-	return r, nil
+	return nil
 }
 
 // sameCorpus checks that b parsed the sentences a parsed, in the same

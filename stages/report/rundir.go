@@ -1,0 +1,241 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/families"
+	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/plotcurve"
+	"github.com/grind-nlp/grind/stages/rundir"
+	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
+)
+
+// RunFile is the run record of a run directory; the trainers write it
+// (package commands, --run-dir) and the report shows it.
+const RunFile = "run.json"
+
+// RunInfo is run.json: the program, its command line, every flag's value
+// and the SHA-256 of every input.
+type RunInfo struct {
+	Program string            `json:"program"`
+	Argv    []string          `json:"argv"`
+	Args    []string          `json:"args"`
+	Flags   map[string]string `json:"flags"`
+	Inputs  []string          `json:"inputs"`
+}
+
+// DirSpec names a run directory and the corpus its model is scored on.
+type DirSpec struct {
+	Name, Dir, Test string
+	Workers         int // decoding goroutines (0: every core)
+}
+
+// Provenance is what a run directory says about where a run came from,
+// and what the report did with it.
+type Provenance struct {
+	Dir        string
+	Info       RunInfo
+	ModelHash  string // SHA-256 of model.jsonl
+	Test       string // the corpus decoded
+	TestHash   string
+	UnknownTag int // test tokens whose tag the model does not know
+}
+
+// LoadDir reads a finished run directory: the learning curve from its
+// iterations.jsonl, the run record from run.json, and the parses of
+// spec.Test decoded in-process with its model.jsonl through the family
+// registry: a DMV's heads are scored as the page scores them, a CCM's
+// brackets and an HMM's tags as score and score-tags do. A run without
+// model.jsonl has not finished and is refused.
+func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
+	dir := spec.Dir
+	if fi, err := os.Stat(dir); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder: a run directory is what a trainer's --run-dir writes", dir)
+	}
+	info, err := readRunInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Name: spec.Name}
+	logPath := filepath.Join(dir, rundir.Log)
+	if _, err := os.Stat(logPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no %s: the run directory has no iteration log", dir, rundir.Log)
+	}
+	err = pipeline.EachInput([]string{logPath}, nil, func(in *pipeline.Input) error {
+		s, err := plotcurve.ReadLog(in, bad)
+		r.Log = s
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Log.Name = spec.Name
+
+	model := filepath.Join(dir, rundir.Model)
+	if _, err := os.Stat(model); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no %s: the run has not finished (continue it with %s --resume %s); report scores finished runs only",
+			dir, rundir.Model, info.Program, dir)
+	}
+	fam, err := families.All.ForFile(model) // its error names the file
+	if err != nil {
+		return nil, err
+	}
+	var read func(*pipeline.Input, *pipeline.BadRecords) error
+	switch fam.Name() {
+	case dmv.Family:
+		read = r.readParsed
+	case ccm.Family, ccm.Family2:
+		r.Kind, read = Brackets, r.readBrackets
+	case hmm.Family:
+		r.Kind, read = Tags, r.readTags
+	default:
+		return nil, fmt.Errorf("%s: a model of family %q, which report does not score", model, fam.Name())
+	}
+	var parsed bytes.Buffer
+	rep, err := fam.Decode(pipeline.Source{Names: []string{spec.Test}, Bad: bad}, &parsed,
+		family.DecodeOptions{Model: model, Workers: spec.Workers})
+	if err != nil {
+		return nil, err
+	}
+	// Decode writes one line per sentence it read, so the lines of its
+	// output are the test corpus's and errors are named after it.
+	r.Parsed = spec.Test
+	if err := read(&pipeline.Input{Name: spec.Test, Reader: &parsed}, bad); err != nil {
+		return nil, err
+	}
+	p := &Provenance{Dir: dir, Info: *info, Test: spec.Test, UnknownTag: rep.Unknown}
+	if p.ModelHash, err = hashFile(model); err != nil {
+		return nil, err
+	}
+	if p.TestHash, err = hashFile(spec.Test); err != nil {
+		return nil, err
+	}
+	r.From = p
+	return r, nil
+}
+
+// readBrackets scores the brackets of a constituent model's parses
+// (pred_spans) against the gold trees, as score does.
+func (r *Run) readBrackets(in *pipeline.Input, bad *pipeline.BadRecords) error {
+	var t score.BracketTally
+	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
+		if s.Tree == "" {
+			return pipeline.BadRecord(errors.New(`sentence has no gold "tree" to score brackets against`))
+		}
+		gold, n, err := score.GoldBrackets(s.Tree)
+		if err != nil {
+			return pipeline.BadRecord(fmt.Errorf("tree: %w", err))
+		}
+		if n != s.Len() {
+			return pipeline.BadRecord(fmt.Errorf("tree has %d tokens but the sentence %d", n, s.Len()))
+		}
+		if s.PredSpans == nil && n > 1 {
+			return pipeline.BadRecord(errors.New(`sentence has no "pred_spans" to score`))
+		}
+		t.Add(gold, s.PredSpans, n)
+		r.Tokens += n
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if t.Sentences == 0 {
+		return fmt.Errorf("%s: no sentence of two or more words to score brackets on", in.Name)
+	}
+	b := t.Report("pred_spans")
+	r.Brackets = &b
+	return nil
+}
+
+// readTags scores a tagger's induced tags against the gold ones, as
+// score-tags does.
+func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
+	var sents []*format.Sentence
+	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
+		if len(s.GoldTags) != s.Len() || len(s.Tags) != s.Len() {
+			return pipeline.BadRecord(errors.New("sentence has no gold tags to score the induced tags against"))
+		}
+		sents = append(sents, s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(sents) == 0 {
+		return fmt.Errorf("%s: no sentences to score", in.Name)
+	}
+	t := tageval.Score(sents, tageval.Options{})
+	r.TagScores, r.Tokens = &t, t.Tokens
+	return nil
+}
+
+// readRunInfo reads dir's run.json; a folder without one is not a run
+// directory.
+func readRunInfo(dir string) (*RunInfo, error) {
+	path := filepath.Join(dir, RunFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no %s: not a run directory (a trainer's --run-dir writes one)", dir, RunFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var info RunInfo
+	if err := json.Unmarshal(b, &info); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, lineAt(b, syn.Offset), syn)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("%s:%d: invalid JSON: field %q: expected %s, found a %s", path, lineAt(b, typ.Offset), typ.Field, typ.Type, typ.Value)
+		}
+		return nil, fmt.Errorf("%s: invalid JSON: %v", path, err)
+	}
+	if info.Program == "" {
+		return nil, fmt.Errorf("%s: no \"program\": not the run record a trainer writes", path)
+	}
+	return &info, nil
+}
+
+// lineAt is the 1-based line of byte offset off in b.
+func lineAt(b []byte, off int64) int {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	return 1 + bytes.Count(b[:off], []byte{'\n'})
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
