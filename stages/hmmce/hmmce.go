@@ -66,16 +66,6 @@ func (m *Model) local(theta []float64, t, w int) float64 {
 	return s
 }
 
-// addLocal adds c to the gradient of local(t, w).
-func (m *Model) addLocal(grad []float64, t, w int, c float64) {
-	grad[m.emit(t, w)] += c
-	if m.Spell != nil {
-		for _, f := range m.Spell[w] {
-			grad[m.spell(t, f)] += c
-		}
-	}
-}
-
 // SpellingFeatures gives each word type its features: every suffix of 1
 // to 3 characters, an initial capital, a hyphen, a digit (Smith §4.7.1).
 // It returns the feature lists and the number of distinct features.
@@ -118,106 +108,327 @@ func Neighbourhood(kind string, x []int, v int) (*dmv.Lattice, error) {
 	return nil, fmt.Errorf("hmmce: neighbourhood %q not supported (want trans1, del1ortrans1 or length)", kind)
 }
 
+// potentials are one evaluation's weights, exponentiated once: the
+// lattice passes then multiply and add, with no exp or log per term.
+// Transitions are exp(θ − maxT) and a word's local scores exp(local −
+// maxLoc[w]); the two maxima return as each arc's log factor, so no
+// potential overflows. (A transition more than ~700 nats below the
+// largest one underflows to 0; CE's weights stay far from that.)
+type potentials struct {
+	K      int
+	trans  []float64 // (K+1)×(K+1), row = previous tag, column K = stop; [B][B] = 0 (no empty string)
+	maxT   float64
+	emit   []float64 // V×K word-major; 0 where the dictionary forbids the tag
+	maxLoc []float64 // per word; −Inf when every tag is forbidden
+}
+
+func (m *Model) potentials(theta []float64) *potentials {
+	K := m.K
+	p := &potentials{K: K, trans: make([]float64, (K+1)*(K+1)), maxT: math.Inf(-1),
+		emit: make([]float64, m.V*K), maxLoc: make([]float64, m.V)}
+	tr := theta[:(K+1)*(K+1)]
+	for i, v := range tr {
+		if i != m.trans(K, K) {
+			p.maxT = math.Max(p.maxT, v)
+		}
+	}
+	for i, v := range tr {
+		if i != m.trans(K, K) {
+			p.trans[i] = math.Exp(v - p.maxT)
+		}
+	}
+	loc := make([]float64, K)
+	for w := 0; w < m.V; w++ {
+		mx := math.Inf(-1)
+		for t := range loc {
+			loc[t] = m.local(theta, t, w)
+			mx = math.Max(mx, loc[t])
+		}
+		p.maxLoc[w] = mx
+		if math.IsInf(mx, -1) {
+			continue
+		}
+		row := p.emit[w*K : (w+1)*K]
+		for t, v := range loc {
+			row[t] = math.Exp(v - mx) // exp(−Inf) = 0: forbidden
+		}
+	}
+	return p
+}
+
+// counts are expected feature counts before they are mapped onto the
+// weights: transitions without their potential (the outer products of
+// forward and backward vectors; multiplied by the potential once per
+// evaluation), and emissions by (word, tag).
+type counts struct {
+	trans []float64 // (K+1)×(K+1)
+	emit  []float64 // V×K
+}
+
+func newCounts(m *Model) *counts {
+	return &counts{trans: make([]float64, (m.K+1)*(m.K+1)), emit: make([]float64, m.V*m.K)}
+}
+
+// addTo adds the counts to the gradient: transitions times their
+// potentials, emissions to their weights and their words' spelling features.
+func (c *counts) addTo(m *Model, p *potentials, grad []float64) {
+	for i, v := range c.trans {
+		grad[i] += v * p.trans[i]
+	}
+	K := m.K
+	for w := 0; w < m.V; w++ {
+		row := c.emit[w*K : (w+1)*K]
+		for t, v := range row {
+			if v == 0 {
+				continue
+			}
+			grad[m.emit(t, w)] += v
+			if m.Spell != nil {
+				for _, f := range m.Spell[w] {
+					grad[m.spell(t, f)] += v
+				}
+			}
+		}
+	}
+}
+
+// lattice is the scratch space of the lattice passes, reused from sentence
+// to sentence.
+type lattice struct {
+	outStart, inStart []int // CSR offsets by state into outArcs, inArcs
+	outArcs, inArcs   []int
+	alpha, beta       []float64 // S×(K+1), each state's vector scaled to sum 1
+	la, lb            []float64 // their log scales
+	u                 []float64 // S×(K+1): alpha·T, the weight of each next tag (column K: stop)
+	nz                []int     // S×(K+1): the previous tags with alpha > 0, nnz[s] of them
+	nnz               []int
+	g                 []float64 // K+1
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func growInt(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// index builds the arcs' CSR lists by source and by target, dead arcs left out.
+func (w *lattice) index(l *dmv.Lattice) {
+	S := l.States()
+	w.outStart, w.inStart = growInt(w.outStart, S+1), growInt(w.inStart, S+1)
+	live := 0
+	for i, a := range l.Arcs {
+		if l.Dead != nil && l.Dead[i] {
+			continue
+		}
+		w.outStart[a.From+1]++
+		w.inStart[a.To+1]++
+		live++
+	}
+	for s := 0; s < S; s++ {
+		w.outStart[s+1] += w.outStart[s]
+		w.inStart[s+1] += w.inStart[s]
+	}
+	w.outArcs, w.inArcs = growInt(w.outArcs, live), growInt(w.inArcs, live)
+	o, in := growInt(nil, S), growInt(nil, S)
+	for i, a := range l.Arcs {
+		if l.Dead != nil && l.Dead[i] {
+			continue
+		}
+		w.outArcs[w.outStart[a.From]+o[a.From]] = i
+		o[a.From]++
+		w.inArcs[w.inStart[a.To]+in[a.To]] = i
+		in[a.To]++
+	}
+}
+
 // LogZ is log Σ exp(score) over every path of l and every tagging of its
 // words, with the expected feature counts added to grad (times scale)
 // when grad is not nil. l's states are numbered so that every arc goes
 // forward (nbhd's lattices are).
 func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale float64) float64 {
-	K, S := m.K, l.States()
-	B := K // the boundary
+	p := m.potentials(theta)
+	var c *counts
+	if grad != nil {
+		c = newCounts(m)
+	}
+	var w lattice
+	logZ := w.logZ(p, l, c, scale)
+	if c != nil {
+		c.addTo(m, p, grad)
+	}
+	return logZ
+}
+
+// logZ is LogZ on the potentials, counting into c (nil: no counts).
+//
+// Forward–backward over the lattice's states in probability space: each
+// state's vector is rescaled to sum 1 and its log scale kept, as in
+// stages/hmm. The transition product is taken once per state, not per arc
+// (u = alpha·T serves every arc leaving the state, and backward's T·g
+// every arc leaving it likewise), so the cost is O(states·K² + arcs·K);
+// previous tags of weight 0 (a dictionary's) are skipped.
+func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) float64 {
+	K, S := p.K, l.States()
+	B, K1 := K, K+1
 	inf := math.Inf(-1)
-	// alpha[s][t]: log weight of reaching state s with last tag t (B at the start).
-	alpha := make([][]float64, S)
-	beta := make([][]float64, S)
-	for s := range alpha {
-		alpha[s] = fill(K+1, inf)
-		beta[s] = fill(K+1, inf)
-	}
-	alpha[0][B] = 0
-	byFrom := make([][]int, S)
-	byTo := make([][]int, S)
-	for i, a := range l.Arcs {
-		if l.Dead != nil && l.Dead[i] {
-			continue
+	w.index(l)
+	w.alpha, w.beta = grow(w.alpha, S*K1), grow(w.beta, S*K1)
+	w.u = grow(w.u, S*K1)
+	w.la, w.lb = grow(w.la, S), grow(w.lb, S)
+	w.nz, w.nnz = growInt(w.nz, S*K1), growInt(w.nnz, S)
+	w.g = grow(w.g, K1)
+	T := p.trans
+
+	// Forward.
+	finish := func(s int) { // the nonzero previous tags of s and u = alpha·T
+		a, u, nz := w.alpha[s*K1:(s+1)*K1], w.u[s*K1:(s+1)*K1], w.nz[s*K1:(s+1)*K1]
+		n := 0
+		for t, v := range a {
+			if v != 0 {
+				nz[n] = t
+				n++
+				floats.AddScaled(u, v, T[t*K1:(t+1)*K1])
+			}
 		}
-		byFrom[a.From] = append(byFrom[a.From], i)
-		byTo[a.To] = append(byTo[a.To], i)
+		w.nnz[s] = n
 	}
-	// loc[i·K+t]: the local score of tag t on arc i's word, once per arc.
-	loc := make([]float64, len(l.Arcs)*K)
-	for i, a := range l.Arcs {
-		for t := 0; t < K; t++ {
-			loc[i*K+t] = m.local(theta, t, a.Tag)
-		}
-	}
-	terms := make([]float64, 0, K+1)
+	w.alpha[B] = 1
+	w.la[0] = 0
+	finish(0)
 	for s := 1; s < S; s++ {
-		for t := 0; t < K; t++ {
-			terms = terms[:0]
-			for _, i := range byTo[s] {
-				a := l.Arcs[i]
-				loc := loc[i*K+t]
-				if loc == inf {
-					continue // the dictionary forbids t here
-				}
-				for p := 0; p <= K; p++ {
-					if alpha[a.From][p] > inf {
-						terms = append(terms, alpha[a.From][p]+theta[m.trans(p, t)]+loc)
-					}
-				}
-			}
-			alpha[s][t] = logSum(terms)
+		ref := inf
+		for _, i := range w.inArcs[w.inStart[s]:w.inStart[s+1]] {
+			a := l.Arcs[i]
+			ref = math.Max(ref, w.la[a.From]+p.maxLoc[a.Tag])
 		}
-	}
-	for s := S - 1; s >= 0; s-- {
-		for p := 0; p <= K; p++ {
-			terms = terms[:0]
-			if l.Final[s] && p != B {
-				terms = append(terms, theta[m.trans(p, B)])
-			}
-			for _, i := range byFrom[s] {
-				a := l.Arcs[i]
-				for t := 0; t < K; t++ {
-					if loc[i*K+t] > inf {
-						terms = append(terms, theta[m.trans(p, t)]+loc[i*K+t]+beta[a.To][t])
-					}
-				}
-			}
-			beta[s][p] = logSum(terms)
-		}
-	}
-	logZ := beta[0][B]
-	if grad == nil || math.IsInf(logZ, -1) {
-		return logZ
-	}
-	for i, a := range l.Arcs {
-		if l.Dead != nil && l.Dead[i] {
+		if ref == inf {
+			w.la[s] = inf
 			continue
 		}
-		for t := 0; t < K; t++ {
-			loc := loc[i*K+t]
-			if loc == inf {
+		a := w.alpha[s*K1 : s*K1+K]
+		for _, i := range w.inArcs[w.inStart[s]:w.inStart[s+1]] {
+			arc := l.Arcs[i]
+			f := math.Exp(w.la[arc.From] + p.maxLoc[arc.Tag] - ref)
+			if f == 0 {
 				continue
 			}
-			tot := 0.0
-			for p := 0; p <= K; p++ {
-				if alpha[a.From][p] == inf {
-					continue
-				}
-				post := math.Exp(alpha[a.From][p] + theta[m.trans(p, t)] + loc + beta[a.To][t] - logZ)
-				grad[m.trans(p, t)] += scale * post
-				tot += post
+			u, e := w.u[arc.From*K1:arc.From*K1+K], p.emit[arc.Tag*K:(arc.Tag+1)*K]
+			for t := range a {
+				a[t] += f * u[t] * e[t]
 			}
-			m.addLocal(grad, t, a.Tag, scale*tot)
 		}
-	}
-	for s := range l.Final {
-		if !l.Final[s] {
+		z := floats.Sum(a)
+		if z == 0 {
+			w.la[s] = inf
 			continue
 		}
-		for p := 0; p < K; p++ {
-			if alpha[s][p] > inf {
-				grad[m.trans(p, B)] += scale * math.Exp(alpha[s][p]+theta[m.trans(p, B)]-logZ)
+		floats.Scale(1/z, a)
+		w.la[s] = ref + p.maxT + math.Log(z)
+		finish(s)
+	}
+	ref := inf
+	for s := 0; s < S; s++ {
+		if l.Final[s] {
+			ref = math.Max(ref, w.la[s])
+		}
+	}
+	if ref == inf {
+		return inf
+	}
+	z := 0.0
+	for s := 0; s < S; s++ {
+		if l.Final[s] && w.la[s] > inf {
+			z += math.Exp(w.la[s]-ref) * w.u[s*K1+B]
+		}
+	}
+	if z == 0 {
+		return inf
+	}
+	logZ := ref + p.maxT + math.Log(z)
+	if c == nil {
+		return logZ
+	}
+
+	// Backward, with the counts of each state's outgoing arcs.
+	for s := S - 1; s >= 0; s-- {
+		if w.la[s] == inf {
+			w.lb[s] = inf
+			continue
+		}
+		ref := inf
+		if l.Final[s] {
+			ref = 0
+		}
+		for _, i := range w.outArcs[w.outStart[s]:w.outStart[s+1]] {
+			a := l.Arcs[i]
+			ref = math.Max(ref, w.lb[a.To]+p.maxLoc[a.Tag])
+		}
+		if ref == inf {
+			w.lb[s] = inf
+			continue
+		}
+		g := w.g
+		clear(g)
+		if l.Final[s] {
+			g[B] = math.Exp(-ref)
+		}
+		for _, i := range w.outArcs[w.outStart[s]:w.outStart[s+1]] {
+			a := l.Arcs[i]
+			f := math.Exp(w.lb[a.To] + p.maxLoc[a.Tag] - ref)
+			if f == 0 {
+				continue
+			}
+			bt, e := w.beta[a.To*K1:a.To*K1+K], p.emit[a.Tag*K:(a.Tag+1)*K]
+			for t := range bt {
+				g[t] += f * e[t] * bt[t]
+			}
+		}
+		// g holds Σ over the arcs out of s of exp(−maxT)·E·beta, over exp(ref).
+		b := w.beta[s*K1 : (s+1)*K1]
+		nz := w.nz[s*K1 : s*K1+w.nnz[s]]
+		sum := 0.0
+		for _, q := range nz {
+			b[q] = floats.Dot(T[q*K1:(q+1)*K1], g)
+			sum += b[q]
+		}
+		if sum == 0 {
+			w.lb[s] = inf
+			continue
+		}
+		floats.Scale(1/sum, b)
+		w.lb[s] = ref + p.maxT + math.Log(sum)
+
+		// Transitions out of s: alpha[q]·T[q][t]·g[t], T applied later.
+		a := w.alpha[s*K1 : (s+1)*K1]
+		if f := scale * math.Exp(w.la[s]+ref+p.maxT-logZ); f != 0 {
+			for _, q := range nz {
+				floats.AddScaled(c.trans[q*K1:(q+1)*K1], f*a[q], g)
+			}
+		}
+		// Emissions on each arc out of s: u[t]·E[t]·beta[to][t].
+		u := w.u[s*K1 : s*K1+K]
+		for _, i := range w.outArcs[w.outStart[s]:w.outStart[s+1]] {
+			arc := l.Arcs[i]
+			f := scale * math.Exp(w.la[s]+p.maxT+p.maxLoc[arc.Tag]+w.lb[arc.To]-logZ)
+			if f == 0 {
+				continue
+			}
+			bt, e := w.beta[arc.To*K1:arc.To*K1+K], p.emit[arc.Tag*K:(arc.Tag+1)*K]
+			ec := c.emit[arc.Tag*K : (arc.Tag+1)*K]
+			for t := range ec {
+				ec[t] += f * u[t] * e[t] * bt[t]
 			}
 		}
 	}
@@ -228,47 +439,55 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 // sigma2 is 0 or +Inf) over the sentences and their neighbourhoods, with its
 // gradient written into grad when grad is not nil.
 //
-// The sentences are cut into a fixed number of chunks whose sums are
-// added in order, so the value does not depend on m.Workers.
+// The potentials are exponentiated once per call. The sentences are cut
+// into a fixed number of chunks whose sums are added in order, so the
+// value does not depend on m.Workers.
 func (m *Model) Objective(theta []float64, sents [][]int, nbhds []*dmv.Lattice, sigma2 float64, grad []float64) float64 {
 	if grad != nil {
 		clear(grad)
 	}
-	nc := min(chunks, len(sents))
-	fs := make([]float64, nc)
-	grads := make([][]float64, nc)
-	work := func(c int) {
-		var g []float64
-		if grad != nil {
-			g = make([]float64, len(grad))
-			grads[c] = g
-		}
-		for i := c * len(sents) / nc; i < (c+1)*len(sents)/nc; i++ {
-			fs[c] += m.LogZ(theta, dmv.ChainLattice(sents[i]), g, 1)
-			fs[c] -= m.LogZ(theta, nbhds[i], g, -1)
-		}
-	}
-	next := make(chan int, nc)
-	for c := 0; c < nc; c++ {
-		next <- c
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < max(1, min(m.Workers, nc)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				work(c)
-			}
-		}()
-	}
-	wg.Wait()
 	f := 0.0
-	for c := 0; c < nc; c++ {
-		f += fs[c]
+	if nc := min(chunks, len(sents)); nc > 0 {
+		pot := m.potentials(theta)
+		fs := make([]float64, nc)
+		cs := make([]*counts, nc)
+		work := func(c int) {
+			var cc *counts
+			if grad != nil {
+				cc = newCounts(m)
+				cs[c] = cc
+			}
+			var w lattice
+			for i := c * len(sents) / nc; i < (c+1)*len(sents)/nc; i++ {
+				fs[c] += w.logZ(pot, dmv.ChainLattice(sents[i]), cc, 1)
+				fs[c] -= w.logZ(pot, nbhds[i], cc, -1)
+			}
+		}
+		next := make(chan int, nc)
+		for c := 0; c < nc; c++ {
+			next <- c
+		}
+		close(next)
+		var wg sync.WaitGroup
+		for w := 0; w < max(1, min(m.Workers, nc)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range next {
+					work(c)
+				}
+			}()
+		}
+		wg.Wait()
+		for c := 0; c < nc; c++ {
+			f += fs[c]
+		}
 		if grad != nil {
-			floats.Add(grad, grads[c])
+			for c := 1; c < nc; c++ {
+				floats.Add(cs[0].trans, cs[c].trans)
+				floats.Add(cs[0].emit, cs[c].emit)
+			}
+			cs[0].addTo(m, pot, grad)
 		}
 	}
 	if sigma2 > 0 && !math.IsInf(sigma2, 1) {

@@ -120,13 +120,7 @@ func TestLogZAgainstEnumeration(t *testing.T) {
 	for _, spell := range []bool{false, true, true} {
 		m, theta := tiny(spell, 1)
 		if spell && dict {
-			// a tag dictionary: word w may not take tag w mod K
-			m.Allowed = make([]bool, m.V*m.K)
-			for w := 0; w < m.V; w++ {
-				for k := 0; k < m.K; k++ {
-					m.Allowed[w*m.K+k] = k != w%m.K
-				}
-			}
+			forbid(m)
 		}
 		dict = spell
 		for _, kind := range []string{nbhd.Trans1, nbhd.Del1OrTrans1, nbhd.Length} {
@@ -154,11 +148,25 @@ func TestLogZAgainstEnumeration(t *testing.T) {
 	}
 }
 
+// forbid gives m a tag dictionary: word w may not take tag w mod K.
+func forbid(m *Model) {
+	m.Allowed = make([]bool, m.V*m.K)
+	for w := 0; w < m.V; w++ {
+		for k := 0; k < m.K; k++ {
+			m.Allowed[w*m.K+k] = k != w%m.K
+		}
+	}
+}
+
 func TestGradientAgainstFiniteDifferences(t *testing.T) {
 	sents := [][]int{{0, 1, 2}, {1, 1, 2, 1}, {0, 3, 4}, {2}}
 	for _, kind := range []string{nbhd.Trans1, nbhd.Del1OrTrans1, nbhd.Length} {
-		for _, spell := range []bool{false, true} {
+		for _, setup := range []string{"plain", "spelling", "spelling+dictionary"} {
+			spell := setup != "plain"
 			m, theta := tiny(spell, 2)
+			if setup == "spelling+dictionary" {
+				forbid(m)
+			}
 			nb := make([]*dmv.Lattice, len(sents))
 			for i, x := range sents {
 				var err error
@@ -180,7 +188,7 @@ func TestGradientAgainstFiniteDifferences(t *testing.T) {
 				worst = math.Max(worst, math.Abs((up-down)/(2*h)-grad[j]))
 			}
 			if worst > 1e-6 {
-				t.Errorf("%s spell %v: gradient off finite differences by %g", kind, spell, worst)
+				t.Errorf("%s %s: gradient off finite differences by %g", kind, setup, worst)
 			}
 		}
 	}
@@ -264,6 +272,119 @@ func TestObjectiveSameForAnyWorkers(t *testing.T) {
 		g := make([]float64, m.Dim())
 		if f := m.Objective(theta, sents, nb, 3, g); f != f1 || !slices.Equal(g, g1) {
 			t.Errorf("%d workers: objective %v, one worker %v (or the gradients differ)", w, f, f1)
+		}
+	}
+}
+
+// logSpaceLogZ is the forward–backward over the lattice in log space, a
+// log-sum-exp per term: slow, but safe for any weights; the reference for
+// the scaled passes on inputs too long to enumerate.
+func (m *Model) logSpaceLogZ(theta []float64, l *dmv.Lattice, grad []float64, scale float64) float64 {
+	K, S := m.K, l.States()
+	B := K
+	inf := math.Inf(-1)
+	fill := func(n int) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = inf
+		}
+		return s
+	}
+	alpha, beta := make([][]float64, S), make([][]float64, S)
+	for s := range alpha {
+		alpha[s], beta[s] = fill(K+1), fill(K+1)
+	}
+	alpha[0][B] = 0
+	var terms []float64
+	for s := 1; s < S; s++ {
+		for t := 0; t < K; t++ {
+			terms = terms[:0]
+			for _, a := range l.Arcs {
+				if a.To == s {
+					for p := 0; p <= K; p++ {
+						terms = append(terms, alpha[a.From][p]+theta[m.trans(p, t)]+m.local(theta, t, a.Tag))
+					}
+				}
+			}
+			alpha[s][t] = logSum(terms)
+		}
+	}
+	for s := S - 1; s >= 0; s-- {
+		for p := 0; p <= K; p++ {
+			terms = terms[:0]
+			if l.Final[s] && p != B {
+				terms = append(terms, theta[m.trans(p, B)])
+			}
+			for _, a := range l.Arcs {
+				if a.From == s {
+					for t := 0; t < K; t++ {
+						terms = append(terms, theta[m.trans(p, t)]+m.local(theta, t, a.Tag)+beta[a.To][t])
+					}
+				}
+			}
+			beta[s][p] = logSum(terms)
+		}
+	}
+	logZ := beta[0][B]
+	for _, a := range l.Arcs {
+		for t := 0; t < K; t++ {
+			for p := 0; p <= K; p++ {
+				post := math.Exp(alpha[a.From][p] + theta[m.trans(p, t)] + m.local(theta, t, a.Tag) + beta[a.To][t] - logZ)
+				grad[m.trans(p, t)] += scale * post
+				grad[m.emit(t, a.Tag)] += scale * post
+				if m.Spell != nil {
+					for _, f := range m.Spell[a.Tag] {
+						grad[m.spell(t, f)] += scale * post
+					}
+				}
+			}
+		}
+	}
+	for s := range l.Final {
+		for p := 0; l.Final[s] && p < K; p++ {
+			grad[m.trans(p, B)] += scale * math.Exp(alpha[s][p]+theta[m.trans(p, B)]-logZ)
+		}
+	}
+	return logZ
+}
+
+// On 60-word sentences with weights of spread 20 — far beyond one
+// double's range over a sentence, and a wide spread inside each
+// potential — the scaled passes agree with the log-space ones.
+func TestScaledAgainstLogSpace(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, dict := range []bool{false, true} {
+		m, theta := tiny(true, 6)
+		if dict {
+			forbid(m)
+		}
+		for i := range theta {
+			theta[i] = 20 * r.NormFloat64()
+		}
+		x := make([]int, 60)
+		for i := range x {
+			x[i] = r.IntN(m.V)
+		}
+		for _, kind := range []string{nbhd.Trans1, nbhd.Del1OrTrans1} {
+			l, err := Neighbourhood(kind, x, m.V)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, lat := range []*dmv.Lattice{dmv.ChainLattice(x), l} {
+				want, got := make([]float64, m.Dim()), make([]float64, m.Dim())
+				wz := m.logSpaceLogZ(theta, lat, want, 1)
+				gz := m.LogZ(theta, lat, got, 1)
+				if math.IsInf(wz, 0) || math.Abs(gz-wz) > 1e-9*math.Abs(wz) {
+					t.Errorf("dict %v %s, %d states: log Z %.12g, log space %.12g", dict, kind, lat.States(), gz, wz)
+				}
+				worst := 0.0
+				for j := range want {
+					worst = math.Max(worst, math.Abs(got[j]-want[j]))
+				}
+				if worst > 1e-8 {
+					t.Errorf("dict %v %s, %d states: expected counts off the log-space ones by %g", dict, kind, lat.States(), worst)
+				}
+			}
 		}
 	}
 }

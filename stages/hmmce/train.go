@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -58,13 +59,28 @@ func Train(m *Model, sents [][]int, opts Options) (*Result, error) {
 	}
 	res := &Result{Theta: append([]float64(nil), theta...), Objective: math.Inf(-1)}
 	conv := &converger{tol: tol, res: res, observe: opts.Observe}
+	// gonum asks for the value and then, when the step is accepted (most
+	// of L-BFGS's steps), for the gradient at the same point: one pass
+	// computes both, and the gradient waits for the next call.
+	var atX, gradAt []float64
+	var objAt float64
+	eval := func(x []float64) {
+		if atX != nil && floats.Equal(x, atX) {
+			return
+		}
+		if gradAt == nil {
+			gradAt = make([]float64, len(x))
+		}
+		objAt = m.Objective(x, sents, nb, opts.Sigma2, gradAt)
+		atX = append(atX[:0], x...)
+	}
 	problem := optimize.Problem{
 		// gonum minimises −objective.
-		Func: func(x []float64) float64 { return -m.Objective(x, sents, nb, opts.Sigma2, nil) },
+		Func: func(x []float64) float64 { eval(x); return -objAt },
 		Grad: func(g, x []float64) {
-			m.Objective(x, sents, nb, opts.Sigma2, g)
-			for i := range g {
-				g[i] = -g[i]
+			eval(x)
+			for i, v := range gradAt {
+				g[i] = -v
 			}
 		},
 	}
