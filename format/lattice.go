@@ -201,6 +201,10 @@ type SentenceOrLattice struct {
 // UnmarshalJSON decides the kind from the record's fields and reads it.
 func (r *SentenceOrLattice) UnmarshalJSON(data []byte) error {
 	*r = SentenceOrLattice{}
+	if s := new(Sentence); s.scan(data) { // plain sentences, on the shell loop's path
+		r.Sentence = s
+		return nil
+	}
 	isLattice, err := hasField(data, "arcs")
 	if err != nil {
 		return err

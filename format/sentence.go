@@ -124,31 +124,91 @@ func ValidateHeads(heads []int, n int) error {
 // this is on the shell loop's path. Unknown fields are kept in Unknown.
 func (s *Sentence) UnmarshalJSON(data []byte) error {
 	*s = Sentence{}
+	if s.scan(data) {
+		return nil
+	}
+	*s = Sentence{}
 	tags := tagInterner(data)
 	return decodeObject(data, "sentence", func(it *jsoniter.Iterator, field string) {
-		switch field {
+		s.decodeField(it, field, tags)
+	})
+}
+
+// decodeField reads one field with the codec; tags interns tags when not
+// nil.
+func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *interner) {
+	switch field {
+	case "id":
+		s.ID = it.ReadString()
+	case "words":
+		s.Words = readStrings(it, nil)
+	case "tags":
+		s.Tags = readStrings(it, tags)
+	case "heads":
+		s.Heads = readInts(it)
+	case "pred":
+		s.Pred = readInts(it)
+	case "tree":
+		s.Tree = it.ReadString()
+	case "pred_spans":
+		s.PredSpans = readSpans(it)
+	case "gold_tags":
+		s.GoldTags = readStrings(it, tags)
+	case "ev":
+		s.event = true
+		it.Skip()
+	default:
+		s.Unknown = readRawField(it, field, s.Unknown)
+	}
+}
+
+// scan reads the plain sentences grind writes (id, words, tags, heads,
+// pred, gold_tags; strings without escapes) by the short road of
+// fastjson.go; false sends the line to the codec.
+func (s *Sentence) scan(data []byte) bool {
+	sc := scanner{data: data}
+	var seen uint8
+	return sc.object(func(name []byte) bool {
+		var bit uint8
+		switch string(name) {
 		case "id":
-			s.ID = it.ReadString()
+			bit = 1
 		case "words":
-			s.Words = readStrings(it, nil)
+			bit = 2
 		case "tags":
-			s.Tags = readStrings(it, tags)
+			bit = 4
 		case "heads":
-			s.Heads = readInts(it)
+			bit = 8
 		case "pred":
-			s.Pred = readInts(it)
-		case "tree":
-			s.Tree = it.ReadString()
-		case "pred_spans":
-			s.PredSpans = readSpans(it)
+			bit = 16
 		case "gold_tags":
-			s.GoldTags = readStrings(it, tags)
-		case "ev":
-			s.event = true
-			it.Skip()
+			bit = 32
 		default:
-			s.Unknown = readRawField(it, field, s.Unknown)
+			return false
 		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		ok := false
+		switch bit {
+		case 1:
+			var b []byte
+			if b, ok = sc.str(); ok {
+				s.ID = string(b)
+			}
+		case 2:
+			s.Words, ok = sc.strings(nil)
+		case 4:
+			s.Tags, ok = sc.strings(tagNames)
+		case 8:
+			s.Heads, ok = sc.ints()
+		case 16:
+			s.Pred, ok = sc.ints()
+		case 32:
+			s.GoldTags, ok = sc.strings(tagNames)
+		}
+		return ok
 	})
 }
 
@@ -284,7 +344,11 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 	if it.WhatIsNext() != jsoniter.StringValue {
 		return it.ReadString() // let the iterator report the error
 	}
-	raw := it.ReadStringAsSlice() // no allocation; valid until the next read
+	return in.intern(it.ReadStringAsSlice()) // no allocation; valid until the next read
+}
+
+// intern returns the shared copy of raw.
+func (in *interner) intern(raw []byte) string {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if s, ok := in.names[string(raw)]; ok {

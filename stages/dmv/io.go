@@ -50,7 +50,7 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 func (b *TableBuilder) kind() eventio.Kind {
 	return eventio.Kind{
 		Families: []string{Family},
-		Add:      func(e *format.Event) error { return b.Add(*e) },
+		Add:      b.add,
 		Key:      func(e *format.Event) string { return describe(*e) },
 	}
 }
@@ -157,7 +157,9 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 			}
 		}
 	}
-	return eventio.Write(w, hdr, Events(ts, p, hdr.Unit), stats)
+	return eventio.WriteEach(w, hdr, NumEvents(ts.Len()), func(emit func(*format.Event) error) error {
+		return eachEvent(ts, p, hdr.Unit, emit)
+	}, stats)
 }
 
 // Hash identifies a model by its content: unit, tags and every parameter's

@@ -224,16 +224,27 @@ func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.St
 }
 
 // WriteEach is Write for a family whose events are too many to hold as
-// records at once: each gives them one by one to emit, n of them.
+// records at once: each gives them one by one to emit, n of them. The
+// lines are made in one reused buffer (format.Event.AppendJSON): models
+// and counts are written on every step of a shell loop.
 func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*format.Event) error) error, stats *format.Stats) error {
 	hdr.Events = n
-	if err := pipeline.WriteRecord(w, format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
+	var line []byte
+	write := func(e *format.Event) error {
+		if err := e.CheckWrite(); err != nil {
+			return err
+		}
+		line = append(e.AppendJSON(line[:0]), '\n')
+		_, err := w.Write(line)
+		return err
+	}
+	if err := write(&format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
 		return err
 	}
 	written := 0
 	err := each(func(e *format.Event) error {
 		written++
-		return pipeline.WriteRecord(w, *e)
+		return write(e)
 	})
 	if err != nil {
 		return err
@@ -242,7 +253,7 @@ func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*form
 		return fmt.Errorf("internal: %d events written, the header announces %d", written, n)
 	}
 	if stats != nil {
-		return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: stats})
+		return write(&format.Event{Ev: format.EvStats, Stats: stats})
 	}
 	return nil
 }
