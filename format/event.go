@@ -251,31 +251,92 @@ type eventFields struct {
 	loglik                      float64
 }
 
-// The fields an event may have, by bit, for the scanner's check that
-// none is given twice.
-var eventFieldBits = map[string]uint32{
-	"ev": 1 << 0, "head": 1 << 1, "dir": 1 << 2, "arg": 1 << 3, "adj": 1 << 4,
-	"yield": 1 << 5, "prev": 1 << 6, "next": 1 << 7, "state": 1 << 8, "word": 1 << 9,
-	"left": 1 << 10, "right": 1 << 11, "length": 1 << 12, "constituent": 1 << 13,
-	"n": 1 << 14, "p": 1 << 15, "w": 1 << 16, "sentences": 1 << 17, "tokens": 1 << 18,
-	"loglik": 1 << 19, "family": 1 << 20, "unit": 1 << 21, "events": 1 << 22,
-	"model": 1 << 23, "corpus": 1 << 24,
-}
-
-// kinds and dirs are the event kinds and directions as shared strings,
-// so that reading them allocates nothing.
-var eventKinds = map[string]string{}
-
-func init() {
-	for _, k := range []string{EvRoot, EvChild, EvStop, EvCont, EvStats, EvHeader, EvSpan, EvContext,
-		EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord, Left, Right} {
-		eventKinds[k] = k
+// eventFieldBit numbers the fields an event may have, for the scanner's
+// check that none is given twice; 0 for any other field.
+func eventFieldBit(name []byte) uint32 {
+	switch string(name) {
+	case "ev":
+		return 1 << 0
+	case "head":
+		return 1 << 1
+	case "dir":
+		return 1 << 2
+	case "arg":
+		return 1 << 3
+	case "adj":
+		return 1 << 4
+	case "yield":
+		return 1 << 5
+	case "prev":
+		return 1 << 6
+	case "next":
+		return 1 << 7
+	case "state":
+		return 1 << 8
+	case "word":
+		return 1 << 9
+	case "left":
+		return 1 << 10
+	case "right":
+		return 1 << 11
+	case "length":
+		return 1 << 12
+	case "constituent":
+		return 1 << 13
+	case "n":
+		return 1 << 14
+	case "p":
+		return 1 << 15
+	case "w":
+		return 1 << 16
+	case "sentences":
+		return 1 << 17
+	case "tokens":
+		return 1 << 18
+	case "loglik":
+		return 1 << 19
+	case "family":
+		return 1 << 20
+	case "unit":
+		return 1 << 21
+	case "events":
+		return 1 << 22
+	case "model":
+		return 1 << 23
+	case "corpus":
+		return 1 << 24
 	}
+	return 0
 }
 
+// constant is an event kind or direction as a shared string, so that
+// reading one allocates nothing.
 func constant(b []byte) string {
-	if k, ok := eventKinds[string(b)]; ok {
-		return k
+	switch string(b) {
+	case EvRoot:
+		return EvRoot
+	case EvChild:
+		return EvChild
+	case EvStop:
+		return EvStop
+	case EvCont:
+		return EvCont
+	case Left:
+		return Left
+	case Right:
+		return Right
+	case EvStats:
+		return EvStats
+	case EvHeader:
+		return EvHeader
+	case EvSpan:
+		return EvSpan
+	case EvContext:
+		return EvContext
+	case EvTrans:
+		return EvTrans
+	case EvEmit:
+		return EvEmit
 	}
 	return string(b)
 }
@@ -287,8 +348,8 @@ func (f *eventFields) scan(e *Event, data []byte) bool {
 	s := scanner{data: data}
 	var seen uint32
 	return s.object(func(name []byte) bool {
-		bit, known := eventFieldBits[string(name)]
-		if !known || seen&bit != 0 {
+		bit := eventFieldBit(name)
+		if bit == 0 || seen&bit != 0 {
 			return false
 		}
 		seen |= bit

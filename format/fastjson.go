@@ -19,6 +19,18 @@ import (
 type scanner struct {
 	data []byte
 	i    int
+	text string // data as a string, made at the first textOf call
+}
+
+// textOf is b, a piece of data, as a string: the strings of one record
+// that are not interned share one copy of its line, one allocation, not
+// one each.
+func (s *scanner) textOf(b []byte) string {
+	if s.text == "" {
+		s.text = string(s.data)
+	}
+	lo := cap(s.data) - cap(b) // b is data[lo:…]
+	return s.text[lo : lo+len(b)]
 }
 
 func (s *scanner) space() {
@@ -198,7 +210,7 @@ func (s *scanner) strings(names *interner) ([]string, bool) {
 			if names != nil {
 				xs = append(xs, names.intern(b))
 			} else {
-				xs = append(xs, string(b))
+				xs = append(xs, s.textOf(b))
 			}
 			if s.take(',') {
 				continue

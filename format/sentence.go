@@ -195,7 +195,7 @@ func (s *Sentence) scan(data []byte) bool {
 		case 1:
 			var b []byte
 			if b, ok = sc.str(); ok {
-				s.ID = string(b)
+				s.ID = sc.textOf(b)
 			}
 		case 2:
 			s.Words, ok = sc.strings(nil)

@@ -47,7 +47,7 @@ func (k Kind) checkFamily(h *format.Header) error {
 func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
 	var hdr *format.Header
 	n := 0
-	err := pipeline.EachRecord(src, func(e *format.Event, at *pipeline.Lines) error {
+	err := pipeline.EachRecordReused(src, func(e *format.Event, at *pipeline.Lines) error {
 		if err := e.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -114,7 +114,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 		n, begun := 0, ""
 		var inShard map[string]int // events of the open shard → their line
 		before := out.Shards
-		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
+		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
 				return pipeline.BadRecord(err)
 			}
