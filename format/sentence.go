@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -101,7 +102,13 @@ func ValidateHeads(heads []int, n int) error {
 		}
 	}
 	// state: 0 unvisited, 1 on the current path, 2 reaches the root.
-	state := make([]uint8, n+1)
+	var buf [64]uint8 // most sentences: no allocation
+	state := buf[:0]
+	if n+1 > len(buf) {
+		state = make([]uint8, n+1)
+	} else {
+		state = buf[:n+1]
+	}
 	state[0] = 2
 	for start := 1; start <= n; start++ {
 		path := start
@@ -321,7 +328,14 @@ func readSpans(it *jsoniter.Iterator) [][2]int {
 type interner struct {
 	mu    sync.Mutex
 	names map[string]string
+	// seen is a copy of names that readers look in without taking the
+	// lock (a tag is looked up for every token read), made anew at each
+	// insert while names is small: a tag set is a few dozen strings.
+	seen atomic.Pointer[map[string]string]
 }
+
+// maxShared is how large names may grow and still be copied to seen.
+const maxShared = 1024
 
 // tagNames interns tags: a corpus has a few dozen of them and millions of
 // tokens, so reading them allocates almost nothing.
@@ -349,6 +363,11 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 
 // intern returns the shared copy of raw.
 func (in *interner) intern(raw []byte) string {
+	if seen := in.seen.Load(); seen != nil {
+		if s, ok := (*seen)[string(raw)]; ok {
+			return s
+		}
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if s, ok := in.names[string(raw)]; ok {
@@ -357,6 +376,13 @@ func (in *interner) intern(raw []byte) string {
 	s := string(raw)
 	if len(in.names) < maxInterned {
 		in.names[s] = s
+		if len(in.names) <= maxShared {
+			seen := make(map[string]string, len(in.names))
+			for k, v := range in.names {
+				seen[k] = v
+			}
+			in.seen.Store(&seen)
+		}
 	}
 	return s
 }
