@@ -141,9 +141,6 @@ func (b *TableBuilder) add(e *format.Event) error {
 	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
 		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)
 	}
-	if b.events == nil {
-		b.events = make([]tableEvent, 0, 1024)
-	}
 	b.events = append(b.events, tableEvent{ev: e.Ev, head: e.Head, arg: e.Arg, dir: dirIndex(e.Dir), adj: e.Adj, value: e.Value})
 	return nil
 }

@@ -51,7 +51,12 @@ func (b *TableBuilder) kind() eventio.Kind {
 	return eventio.Kind{
 		Families: []string{Family},
 		Add:      b.add,
-		Key:      func(e *format.Event) string { return describe(*e) },
+		Expect: func(n int) {
+			if b.events == nil {
+				b.events = make([]tableEvent, 0, n)
+			}
+		},
+		Key: func(e *format.Event) string { return describe(*e) },
 	}
 }
 

@@ -26,6 +26,19 @@ type Kind struct {
 	Add func(e *format.Event) error
 	// Key describes an event, for "given twice".
 	Key func(e *format.Event) string
+	// Expect, when not nil, is told how many events a header announces
+	// (at most maxExpect), so that the family can make room for them.
+	Expect func(n int)
+}
+
+// maxExpect bounds what a header's count makes room for: the count is
+// the input's word, not yet checked against the events that follow.
+const maxExpect = 1 << 16
+
+func (k Kind) expect(n int) {
+	if k.Expect != nil {
+		k.Expect(min(n, maxExpect))
+	}
 }
 
 func (k Kind) checkFamily(h *format.Header) error {
@@ -62,6 +75,7 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
 			}
 			hdr = e.Header
+			k.expect(hdr.Events)
 			return nil
 		case hdr == nil:
 			return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
@@ -152,7 +166,8 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				corpus += c
 				out.Shards++
 				hdr, n, begun = h, 0, where
-				inShard = map[string]int{}
+				inShard = make(map[string]int, min(h.Events, maxExpect))
+				k.expect(h.Events)
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
 				return pipeline.BadRecord(errors.New("a stats record outside a shard: counted twice, or counts without a header"))
