@@ -224,6 +224,25 @@ func (s *scanner) strings(names *interner) ([]string, bool) {
 	return append(make([]string, 0, len(xs)), xs...), true
 }
 
+// skipStrings reads an array of strings and says how many it holds.
+func (s *scanner) skipStrings() (int, bool) {
+	if !s.take('[') {
+		return 0, false
+	}
+	if s.take(']') {
+		return 0, true
+	}
+	for n := 1; ; n++ {
+		if _, ok := s.str(); !ok {
+			return 0, false
+		}
+		if s.take(',') {
+			continue
+		}
+		return n, s.take(']')
+	}
+}
+
 // ints reads an array of integers ([] is empty, not nil).
 func (s *scanner) ints() ([]int, bool) {
 	if !s.take('[') {

@@ -156,7 +156,39 @@ func checkSentenceRoads(t *testing.T, data []byte) bool {
 	if !reflect.DeepEqual(short, long) {
 		t.Fatalf("%q: the scanner reads %+v, the codec %+v", data, short, long)
 	}
+	// Without the words: the same but for Words, and only when the words
+	// are as many as the tags.
+	var lean Sentence
+	took := lean.scanWords(data, false)
+	if took != (long.Words == nil || len(long.Words) == len(long.Tags)) {
+		t.Fatalf("%q: read without words: %v", data, took)
+	}
+	if took {
+		long.Words = nil
+		if !reflect.DeepEqual(lean, long) {
+			t.Fatalf("%q: the scanner without words reads %+v, the codec %+v", data, lean, long)
+		}
+	}
 	return true
+}
+
+func TestSentenceOrLatticeNoWords(t *testing.T) {
+	var r SentenceOrLatticeNoWords
+	if err := Unmarshal([]byte(`{"id":"a","words":["x","y"],"tags":["A","B"],"heads":[2,0]}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Sentence; s == nil || s.Words != nil || s.ID != "a" || len(s.Tags) != 2 || r.Validate() != nil {
+		t.Errorf("read %+v", s)
+	}
+	if err := Unmarshal([]byte(`{"words":["x"],"tags":["A","B"]}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate(); err == nil || err.Error() != "1 words but 2 tags" {
+		t.Errorf("words and tags of different lengths: %v", err)
+	}
+	if err := Unmarshal([]byte(`{"tags":["A","B"],"states":3,"start":0,"final":[2],"arcs":[[0,1,"A"],[1,2,"B"]]}`), &r); err != nil || r.Lattice == nil {
+		t.Errorf("a lattice: %+v, %v", r, err)
+	}
 }
 
 func TestSentenceRoadsAgree(t *testing.T) {

@@ -172,10 +172,16 @@ func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *intern
 // scan reads the plain sentences grind writes (id, words, tags, heads,
 // pred, gold_tags; strings without escapes) by the short road of
 // fastjson.go; false sends the line to the codec.
-func (s *Sentence) scan(data []byte) bool {
+func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true) }
+
+// scanWords is scan, keeping the words or not: without them a sentence
+// whose words are as many as its tags is read with Words nil (a sentence
+// whose are not is left to the codec, so Validate can refuse it).
+func (s *Sentence) scanWords(data []byte, keepWords bool) bool {
 	sc := scanner{data: data}
 	var seen uint8
-	return sc.object(func(name []byte) bool {
+	words := -1
+	ok := sc.object(func(name []byte) bool {
 		var bit uint8
 		switch string(name) {
 		case "id":
@@ -202,10 +208,18 @@ func (s *Sentence) scan(data []byte) bool {
 		case 1:
 			var b []byte
 			if b, ok = sc.str(); ok {
-				s.ID = sc.textOf(b)
+				if keepWords {
+					s.ID = sc.textOf(b) // one copy of the line for the id and words
+				} else {
+					s.ID = string(b)
+				}
 			}
 		case 2:
-			s.Words, ok = sc.strings(nil)
+			if keepWords {
+				s.Words, ok = sc.strings(nil)
+			} else {
+				words, ok = sc.skipStrings()
+			}
 		case 4:
 			s.Tags, ok = sc.strings(tagNames)
 		case 8:
@@ -217,6 +231,7 @@ func (s *Sentence) scan(data []byte) bool {
 		}
 		return ok
 	})
+	return ok && (words < 0 || words == len(s.Tags))
 }
 
 // readRawField appends the field name, with its value as written, to

@@ -37,12 +37,19 @@ func NewCorpus(sents []*format.Sentence, ts *TagSet) (*Corpus, error) {
 		}
 		ts = SortedTagSet(names)
 	}
-	c := &Corpus{Tags: ts, Source: sents}
+	c := &Corpus{Tags: ts, Source: sents, Sents: make([][]int, 0, len(sents)), Gold: make([][]int, 0, len(sents))}
+	tokens := 0
+	for _, s := range sents {
+		tokens += len(s.Tags)
+	}
+	flat := make([]int, tokens) // every sentence's tag numbers, in one piece
 	for i, s := range sents {
-		tags, err := ts.Encode(s.Tags, nil)
+		n := len(s.Tags)
+		tags, err := ts.Encode(s.Tags, flat[:0:n])
 		if err != nil {
 			return nil, fmt.Errorf("sentence %d (%s): %w", i+1, s.ID, err)
 		}
+		flat = flat[n:]
 		c.Sents = append(c.Sents, tags)
 		c.Gold = append(c.Gold, s.Heads)
 		c.Tokens += len(tags)
