@@ -285,15 +285,6 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendField writes the next field's name: `,"name":` (no comma first).
-func appendField(dst []byte, name string, first bool) []byte {
-	if !first {
-		dst = append(dst, ',')
-	}
-	dst = appendString(dst, name)
-	return append(dst, ':')
-}
-
 func appendStrings(dst []byte, xs []string) []byte {
 	dst = append(dst, '[')
 	for i, x := range xs {

@@ -208,7 +208,7 @@ func FuzzSentenceRoads(f *testing.F) {
 
 // appendString must escape exactly as the codec does.
 func TestAppendStringAsCodec(t *testing.T) {
-	for _, s := range []string{"", "NN", "<>", `a"b`, `a\b`, "tab\there", "é", "\u2028", "\xff", "\x00", "-LRB-"} {
+	for _, s := range []string{"", "NN", "<>", `a"b`, `a\b`, "tab\there", "é", "\u2028", "\xff", "\x00", "-LRB-", "\x7f", "<a href=\"x\">&amp;</a>"} {
 		st := codec.BorrowStream(nil)
 		st.WriteString(s)
 		want := string(st.Buffer())
