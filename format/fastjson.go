@@ -1,6 +1,8 @@
 package format
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -34,7 +36,8 @@ func (s *scanner) textOf(b []byte) string {
 }
 
 func (s *scanner) space() {
-	for s.i < len(s.data) {
+	// JSON's white space is all ≤ ' ': most calls stop at the first test.
+	for s.i < len(s.data) && s.data[s.i] <= ' ' {
 		switch s.data[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
@@ -87,7 +90,19 @@ func (s *scanner) str() ([]byte, bool) {
 	if !s.take('"') {
 		return nil, false
 	}
-	for j := s.i; j < len(s.data); j++ {
+	// Eight bytes at a time while none of them is a quote, a backslash
+	// or a control character (most of a corpus is inside strings).
+	// The lowest byte special8 marks is a true one: the loop below starts
+	// on it.
+	j := s.i
+	for j+8 <= len(s.data) {
+		if m := special8(binary.LittleEndian.Uint64(s.data[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+		j += 8
+	}
+	for ; j < len(s.data); j++ {
 		switch c := s.data[j]; {
 		case c == '"':
 			b := s.data[s.i:j]
@@ -98,6 +113,17 @@ func (s *scanner) str() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// special8 marks (by its high bit) the bytes of x that are '"', '\\' or
+// below 0x20, little-endian. A borrow can mark a byte above a true one,
+// never one below every true one: a zero result is exact, and the lowest
+// mark is a true one.
+func special8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote | (slash-ones)&^slash | (x-ones*0x20)&^x) & highs
 }
 
 func digit(c byte) bool { return c >= '0' && c <= '9' }
@@ -175,8 +201,19 @@ func (s *scanner) int() (int, bool) {
 	if !ok || !integer || len(text) > 18 {
 		return 0, false
 	}
-	v, err := strconv.Atoi(string(text))
-	return v, err == nil
+	// number has checked the digits; 18 of them fit in an int64.
+	neg := text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	v := 0
+	for _, c := range text {
+		v = v*10 + int(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 func (s *scanner) bool() (bool, bool) {

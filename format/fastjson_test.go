@@ -1,7 +1,10 @@
 package format
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -231,6 +234,34 @@ func TestAppendJSONRoundTrip(t *testing.T) {
 		}
 		if got := string(e.AppendJSON(nil)); got != line {
 			t.Errorf("%s written back as %s", line, got)
+		}
+	}
+}
+
+// special8 against byte by byte: every byte value in every position,
+// among random others.
+func TestSpecial8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for trial := 0; trial < 20000; trial++ {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(3) > 0 { // mostly plain text
+				b[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		b[trial%8] = byte(trial / 8 % 256)
+		want := false
+		for _, c := range b {
+			want = want || special(c)
+		}
+		m := special8(binary.LittleEndian.Uint64(b[:]))
+		if got := m != 0; got != want {
+			t.Fatalf("% x: special8 says %v", b, got)
+		}
+		if m != 0 && !special(b[bits.TrailingZeros64(m)/8]) {
+			t.Fatalf("% x: special8's lowest mark is on byte %d, not special", b, bits.TrailingZeros64(m)/8)
 		}
 	}
 }

@@ -346,7 +346,26 @@ type interner struct {
 	// seen is a copy of names that readers look in without taking the
 	// lock (a tag is looked up for every token read), made anew at each
 	// insert while names is small: a tag set is a few dozen strings.
-	seen atomic.Pointer[map[string]string]
+	seen atomic.Pointer[internTable]
+}
+
+// internTable is a read-only copy of an interner's names: a map, and
+// before it a table of slots by a hash of the name, which finds most tags
+// with one short comparison and no map lookup.
+type internTable struct {
+	names map[string]string
+	slots [internSlots]string
+}
+
+const internSlots = 512
+
+// internSlot is FNV-1a of b, folded to a slot.
+func internSlot(b []byte) int {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return int(h^h>>16) & (internSlots - 1)
 }
 
 // maxShared is how large names may grow and still be copied to seen.
@@ -379,7 +398,10 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 // intern returns the shared copy of raw.
 func (in *interner) intern(raw []byte) string {
 	if seen := in.seen.Load(); seen != nil {
-		if s, ok := (*seen)[string(raw)]; ok {
+		if s := seen.slots[internSlot(raw)]; s == string(raw) && s != "" {
+			return s
+		}
+		if s, ok := seen.names[string(raw)]; ok {
 			return s
 		}
 	}
@@ -392,11 +414,14 @@ func (in *interner) intern(raw []byte) string {
 	if len(in.names) < maxInterned {
 		in.names[s] = s
 		if len(in.names) <= maxShared {
-			seen := make(map[string]string, len(in.names))
+			seen := &internTable{names: make(map[string]string, len(in.names))}
 			for k, v := range in.names {
-				seen[k] = v
+				seen.names[k] = v
+				if i := internSlot([]byte(k)); seen.slots[i] == "" {
+					seen.slots[i] = v
+				}
 			}
-			in.seen.Store(&seen)
+			in.seen.Store(seen)
 		}
 	}
 	return s
