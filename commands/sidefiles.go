@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +22,9 @@ const sideOutputsKey = "grind.sideOutputs"
 
 // savedModelName matches the names trainers give the models they save
 // (train.Session's iter-NNNN.jsonl, the annealers' stage-… and epoch-…).
-var savedModelName = regexp.MustCompile(`^(iter-\d+|stage-\d+-.*|epoch-\d+-.*)\.jsonl$`)
+var savedModelName = sync.OnceValue(func() *regexp.Regexp { // compiled at first use, not at every start
+	return regexp.MustCompile(`^(iter-\d+|stage-\d+-.*|epoch-\d+-.*)\.jsonl$`)
+})
 
 // runInputs are the files a run reads: its arguments and -m.
 func runInputs(c *cli.Context) []string {
@@ -84,7 +87,7 @@ func checkSaveDir(c *cli.Context, dir string) error {
 	}
 	probe.Abort()
 	for _, in := range runInputs(c) {
-		if in == "-" || !savedModelName.MatchString(filepath.Base(in)) {
+		if in == "-" || !savedModelName().MatchString(filepath.Base(in)) {
 			continue
 		}
 		if sameFile(filepath.Dir(in), dir) {

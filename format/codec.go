@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -121,7 +122,9 @@ func (e *JSONError) Error() string {
 // #N byte of ...|window|..., bigger context ...|...|...".
 // Decoding by reflection puts "pkg.Type.Field: " before it, and a
 // field's own decoder "unmarshalerDecoder: " before its message.
-var jsonErrorParts = regexp.MustCompile(`(?s)^(?:[\w.]+\.(\w+): )?(unmarshalerDecoder: )?(\w[\w ]*): (.*?), error found in #(\d+) byte of \.\.\.\|(.*?)\|\.\.\., bigger context`)
+var jsonErrorParts = sync.OnceValue(func() *regexp.Regexp { // compiled at the first error, not at every start
+	return regexp.MustCompile(`(?s)^(?:[\w.]+\.(\w+): )?(unmarshalerDecoder: )?(\w[\w ]*): (.*?), error found in #(\d+) byte of \.\.\.\|(.*?)\|\.\.\., bigger context`)
+})
 
 // jsonExpects says what each of the parser's reads expected.
 var jsonExpects = map[string]string{
@@ -139,7 +142,7 @@ var jsonExpects = map[string]string{
 
 // jsonError turns one of the parser's errors into grind's words.
 func jsonError(err error, data []byte, field string) error {
-	m := jsonErrorParts.FindStringSubmatch(err.Error())
+	m := jsonErrorParts().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &JSONError{Field: field, Msg: clipMessage(err.Error())}
 	}

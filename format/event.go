@@ -133,87 +133,309 @@ type Stats struct {
 
 // MarshalJSON writes only the fields that the event's kind has.
 func (e Event) MarshalJSON() ([]byte, error) {
+	if err := e.CheckWrite(); err != nil {
+		return nil, err
+	}
+	return e.AppendJSON(nil), nil
+}
+
+// CheckWrite says whether the event can be written: a known kind with
+// its unit, or a header or stats record with its contents.
+func (e *Event) CheckWrite() error {
 	switch e.Ev {
 	case EvStats:
 		if e.Stats == nil {
-			return nil, errors.New("stats event without stats")
+			return errors.New("stats event without stats")
 		}
 	case EvHeader:
 		if e.Header == nil {
-			return nil, errors.New("header event without header")
+			return errors.New("header event without header")
 		}
 	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord:
 		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
-			return nil, fmt.Errorf("event %q has no unit", e.Ev)
+			return fmt.Errorf("event %q has no unit", e.Ev)
 		}
 	default:
-		return nil, fmt.Errorf("unknown event kind %q", e.Ev)
+		return fmt.Errorf("unknown event kind %q", e.Ev)
 	}
-	return encodeObject(func(o *object) {
-		o.str("ev", e.Ev)
-		switch e.Ev {
-		case EvHeader:
-			h := e.Header
-			o.str("family", h.Family)
-			o.str("unit", string(h.Unit))
-			o.int("events", h.Events)
-			if h.Unit == Count {
-				o.str("model", h.Model)
-				o.str("corpus", h.Corpus)
-			}
-			return
-		case EvStats:
-			o.int("sentences", e.Stats.Sentences)
-			o.int("tokens", e.Stats.Tokens)
-			o.real("loglik", e.Stats.Loglik)
-			return
-		case EvRoot:
-			o.str("arg", e.Arg)
-		case EvChild:
-			o.str("head", e.Head)
-			o.str("dir", e.Dir)
-			o.str("arg", e.Arg)
-		case EvStop, EvCont:
-			o.str("head", e.Head)
-			o.str("dir", e.Dir)
-			o.field("adj").WriteBool(e.Adj)
-		case EvSpan:
-			o.strings("yield", e.Yield)
-			o.field("constituent").WriteBool(e.Constituent)
-		case EvContext:
-			o.str("left", e.Left)
-			o.str("right", e.Right)
-			o.field("constituent").WriteBool(e.Constituent)
-		case EvUnseenSpan:
-			o.field("constituent").WriteBool(e.Constituent)
-			o.int("length", e.Length)
-		case EvUnseenContext:
-			o.field("constituent").WriteBool(e.Constituent)
-		case EvTrans:
-			o.strings("prev", e.Prev)
-			o.str("next", e.Next)
-		case EvEmit:
-			o.str("state", e.State)
-			o.str("word", e.Word)
-		case EvUnseenWord:
-			o.str("state", e.State)
+	return nil
+}
+
+// AppendJSON appends the event as MarshalJSON writes it to dst, without
+// the codec: count streams and models are written on every step of a
+// shell loop. The event must be one MarshalJSON accepts.
+func (e *Event) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"ev":`...)
+	dst = appendString(dst, e.Ev)
+	switch e.Ev {
+	case EvHeader:
+		h := e.Header
+		dst = appendString(append(dst, `,"family":`...), h.Family)
+		dst = appendString(append(dst, `,"unit":`...), string(h.Unit))
+		dst = strconv.AppendInt(append(dst, `,"events":`...), int64(h.Events), 10)
+		if h.Unit == Count {
+			dst = appendString(append(dst, `,"model":`...), h.Model)
+			dst = appendString(append(dst, `,"corpus":`...), h.Corpus)
 		}
-		o.real(string(e.Unit), e.Value)
-	})
+		return append(dst, '}')
+	case EvStats:
+		dst = strconv.AppendInt(append(dst, `,"sentences":`...), int64(e.Stats.Sentences), 10)
+		dst = strconv.AppendInt(append(dst, `,"tokens":`...), int64(e.Stats.Tokens), 10)
+		dst = appendReal(append(dst, `,"loglik":`...), e.Stats.Loglik)
+		return append(dst, '}')
+	case EvRoot:
+		dst = appendString(append(dst, `,"arg":`...), e.Arg)
+	case EvChild:
+		dst = appendString(append(dst, `,"head":`...), e.Head)
+		dst = appendString(append(dst, `,"dir":`...), e.Dir)
+		dst = appendString(append(dst, `,"arg":`...), e.Arg)
+	case EvStop, EvCont:
+		dst = appendString(append(dst, `,"head":`...), e.Head)
+		dst = appendString(append(dst, `,"dir":`...), e.Dir)
+		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
+	case EvSpan:
+		dst = appendStrings(append(dst, `,"yield":`...), e.Yield)
+		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+	case EvContext:
+		dst = appendString(append(dst, `,"left":`...), e.Left)
+		dst = appendString(append(dst, `,"right":`...), e.Right)
+		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+	case EvUnseenSpan:
+		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+		dst = strconv.AppendInt(append(dst, `,"length":`...), int64(e.Length), 10)
+	case EvUnseenContext:
+		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+	case EvTrans:
+		dst = appendStrings(append(dst, `,"prev":`...), e.Prev)
+		dst = appendString(append(dst, `,"next":`...), e.Next)
+	case EvEmit:
+		dst = appendString(append(dst, `,"state":`...), e.State)
+		dst = appendString(append(dst, `,"word":`...), e.Word)
+	case EvUnseenWord:
+		dst = appendString(append(dst, `,"state":`...), e.State)
+	}
+	dst = append(dst, ',', '"', byte(e.Unit), '"', ':')
+	dst = appendReal(dst, e.Value)
+	return append(dst, '}')
 }
 
 // UnmarshalJSON reads an event and checks that it has the fields its kind
 // needs and exactly one of n, p, w. Models and counts are read on every
-// step of a shell loop, so it reads with the codec's streaming iterator.
+// step of a shell loop: the lines grind writes take the scanner's short
+// road (fastjson.go), others the codec's streaming iterator.
 func (e *Event) UnmarshalJSON(data []byte) error {
 	*e = Event{}
-	var adj, constituent, yield *bool
-	var length *int
-	var values []Unit
-	var sentences, tokens, events *int
-	var family, unit, model, corpus string
-	sentence := false // a sentence or lattice record where an event is due
-	loglik := math.NaN()
+	f := eventFields{loglik: math.NaN()}
+	if !f.scan(e, data) {
+		*e = Event{}
+		f = eventFields{loglik: math.NaN()}
+		if err := f.decode(e, data); err != nil {
+			return err
+		}
+	}
+	return f.finish(e)
+}
+
+// eventFields are what an event's fields said beyond the Event itself,
+// for the checks of finish.
+type eventFields struct {
+	adj, constituent, yield     bool
+	hasAdj, hasConstituent      bool
+	length, sentences, tokens   int
+	events                      int
+	hasLength, hasSentences     bool
+	hasTokens, hasEvents        bool
+	values                      int // how many of n, p, w
+	family, unit, model, corpus string
+	sentence                    bool // a sentence or lattice record where an event is due
+	loglik                      float64
+}
+
+// eventFieldBit numbers the fields an event may have, for the scanner's
+// check that none is given twice; 0 for any other field.
+func eventFieldBit(name []byte) uint32 {
+	switch string(name) {
+	case "ev":
+		return 1 << 0
+	case "head":
+		return 1 << 1
+	case "dir":
+		return 1 << 2
+	case "arg":
+		return 1 << 3
+	case "adj":
+		return 1 << 4
+	case "yield":
+		return 1 << 5
+	case "prev":
+		return 1 << 6
+	case "next":
+		return 1 << 7
+	case "state":
+		return 1 << 8
+	case "word":
+		return 1 << 9
+	case "left":
+		return 1 << 10
+	case "right":
+		return 1 << 11
+	case "length":
+		return 1 << 12
+	case "constituent":
+		return 1 << 13
+	case "n":
+		return 1 << 14
+	case "p":
+		return 1 << 15
+	case "w":
+		return 1 << 16
+	case "sentences":
+		return 1 << 17
+	case "tokens":
+		return 1 << 18
+	case "loglik":
+		return 1 << 19
+	case "family":
+		return 1 << 20
+	case "unit":
+		return 1 << 21
+	case "events":
+		return 1 << 22
+	case "model":
+		return 1 << 23
+	case "corpus":
+		return 1 << 24
+	}
+	return 0
+}
+
+// constant is an event kind or direction as a shared string, so that
+// reading one allocates nothing.
+func constant(b []byte) string {
+	switch string(b) {
+	case EvRoot:
+		return EvRoot
+	case EvChild:
+		return EvChild
+	case EvStop:
+		return EvStop
+	case EvCont:
+		return EvCont
+	case Left:
+		return Left
+	case Right:
+		return Right
+	case EvStats:
+		return EvStats
+	case EvHeader:
+		return EvHeader
+	case EvSpan:
+		return EvSpan
+	case EvContext:
+		return EvContext
+	case EvTrans:
+		return EvTrans
+	case EvEmit:
+		return EvEmit
+	}
+	return string(b)
+}
+
+// scan reads the plain lines grind writes; false sends the line to
+// decode. Tags (head, arg, yield, prev, next, state, left, right) are
+// interned; words are not.
+func (f *eventFields) scan(e *Event, data []byte) bool {
+	s := scanner{data: data}
+	var seen uint32
+	return s.object(func(name []byte) bool {
+		bit := eventFieldBit(name)
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var b []byte
+		ok := true
+		switch string(name) {
+		case "ev":
+			if b, ok = s.str(); ok {
+				e.Ev = constant(b)
+			}
+		case "dir":
+			if b, ok = s.str(); ok {
+				e.Dir = constant(b)
+			}
+		case "head", "arg", "next", "state", "left", "right":
+			if b, ok = s.str(); ok {
+				t := tagNames.intern(b)
+				switch string(name) {
+				case "head":
+					e.Head = t
+				case "arg":
+					e.Arg = t
+				case "next":
+					e.Next = t
+				case "state":
+					e.State = t
+				case "left":
+					e.Left = t
+				default:
+					e.Right = t
+				}
+			}
+		case "word":
+			if b, ok = s.str(); ok {
+				e.Word = string(b)
+			}
+		case "adj":
+			f.adj, ok = s.bool()
+			f.hasAdj = true
+		case "constituent":
+			f.constituent, ok = s.bool()
+			f.hasConstituent = true
+		case "yield":
+			e.Yield, ok = s.strings(tagNames)
+			f.yield = true
+		case "prev":
+			e.Prev, ok = s.strings(tagNames)
+		case "length":
+			f.length, ok = s.int()
+			f.hasLength = true
+		case "n", "p", "w":
+			f.values++
+			e.Unit = Unit(name[0])
+			e.Value, ok = s.float()
+		case "sentences":
+			f.sentences, ok = s.int()
+			f.hasSentences = true
+		case "tokens":
+			f.tokens, ok = s.int()
+			f.hasTokens = true
+		case "events":
+			f.events, ok = s.int()
+			f.hasEvents = true
+		case "loglik":
+			f.loglik, ok = s.float()
+		case "family", "unit", "model", "corpus":
+			if b, ok = s.str(); ok {
+				v := string(b)
+				switch string(name) {
+				case "family":
+					f.family = v
+				case "unit":
+					f.unit = v
+				case "model":
+					f.model = v
+				default:
+					f.corpus = v
+				}
+			}
+		}
+		return ok
+	})
+}
+
+// decode reads any line with the codec, reporting its errors.
+func (f *eventFields) decode(e *Event, data []byte) error {
 	readReal := func(it *jsoniter.Iterator) float64 {
 		if it.WhatIsNext() == jsoniter.StringValue {
 			var r Real
@@ -224,7 +446,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		}
 		return it.ReadFloat64()
 	}
-	err := decodeObject(data, "event", func(it *jsoniter.Iterator, field string) {
+	return decodeObject(data, "event", func(it *jsoniter.Iterator, field string) {
 		switch field {
 		case "ev":
 			e.Ev = it.ReadString()
@@ -235,15 +457,13 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		case "arg":
 			e.Arg = it.ReadString()
 		case "adj":
-			b := it.ReadBool()
-			adj = &b
+			f.adj, f.hasAdj = it.ReadBool(), true
 		case "yield":
 			e.Yield = readStrings(it, nil)
 			if e.Yield == nil {
 				e.Yield = []string{}
 			}
-			t := true
-			yield = &t
+			f.yield = true
 		case "prev":
 			e.Prev = readStrings(it, nil)
 		case "next":
@@ -257,78 +477,75 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		case "right":
 			e.Right = it.ReadString()
 		case "length":
-			v := it.ReadInt()
-			length = &v
+			f.length, f.hasLength = it.ReadInt(), true
 		case "constituent":
-			b := it.ReadBool()
-			constituent = &b
+			f.constituent, f.hasConstituent = it.ReadBool(), true
 		case "n", "p", "w":
-			values = append(values, Unit(field[0]))
+			f.values++
 			e.Unit, e.Value = Unit(field[0]), readReal(it)
 		case "sentences":
-			v := it.ReadInt()
-			sentences = &v
+			f.sentences, f.hasSentences = it.ReadInt(), true
 		case "tokens":
-			v := it.ReadInt()
-			tokens = &v
+			f.tokens, f.hasTokens = it.ReadInt(), true
 		case "loglik":
-			loglik = readReal(it)
+			f.loglik = readReal(it)
 		case "family":
-			family = it.ReadString()
+			f.family = it.ReadString()
 		case "unit":
-			unit = it.ReadString()
+			f.unit = it.ReadString()
 		case "events":
-			v := it.ReadInt()
-			events = &v
+			f.events, f.hasEvents = it.ReadInt(), true
 		case "model":
-			model = it.ReadString()
+			f.model = it.ReadString()
 		case "corpus":
-			corpus = it.ReadString()
+			f.corpus = it.ReadString()
 		case "tags", "arcs":
-			sentence = true
+			f.sentence = true
 			it.Skip()
 		default:
 			it.Skip()
 		}
 	})
-	if err != nil {
-		return err
-	}
+}
+
+// finish checks the fields read against the event's kind.
+func (f *eventFields) finish(e *Event) error {
+	var err error
 	need := func(ok bool, field string) error {
 		if !ok {
 			return fmt.Errorf("%q event without %q", e.Ev, field)
 		}
 		return nil
 	}
-	if e.Ev == "" && sentence {
+	if e.Ev == "" && f.sentence {
 		e.notEvent = true // a corpus in the wrong place: Validate names it
 		return nil
 	}
 	if e.Ev == EvStats {
-		if err := errors.Join(need(sentences != nil, "sentences"), need(tokens != nil, "tokens")); err != nil {
+		if err := errors.Join(need(f.hasSentences, "sentences"), need(f.hasTokens, "tokens")); err != nil {
 			return err
 		}
 		e.Unit, e.Value = 0, 0
-		e.Stats = &Stats{Sentences: *sentences, Tokens: *tokens, Loglik: loglik}
+		e.Stats = &Stats{Sentences: f.sentences, Tokens: f.tokens, Loglik: f.loglik}
 		return nil
 	}
 	if e.Ev == EvHeader {
-		if err := errors.Join(need(family != "", "family"), need(unit != "", "unit"), need(events != nil, "events")); err != nil {
+		if err := errors.Join(need(f.family != "", "family"), need(f.unit != "", "unit"), need(f.hasEvents, "events")); err != nil {
 			return err
 		}
-		u := Unit(unit[0])
-		if len(unit) != 1 || u != Count && u != Prob && u != Weight {
-			return fmt.Errorf(`header with unit %q: want "n", "p" or "w"`, unit)
+		u := Unit(f.unit[0])
+		if len(f.unit) != 1 || u != Count && u != Prob && u != Weight {
+			return fmt.Errorf(`header with unit %q: want "n", "p" or "w"`, f.unit)
 		}
-		if *events < 0 {
-			return fmt.Errorf("header with %d events", *events)
+		if f.events < 0 {
+			return fmt.Errorf("header with %d events", f.events)
 		}
 		if u == Count {
-			if err := errors.Join(need(model != "", "model"), need(corpus != "", "corpus")); err != nil {
+			if err := errors.Join(need(f.model != "", "model"), need(f.corpus != "", "corpus")); err != nil {
 				return err
 			}
 		}
-		e.Header = &Header{Family: family, Unit: u, Events: *events, Model: model, Corpus: corpus}
+		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus}
 		return nil
 	}
 	switch e.Ev {
@@ -337,21 +554,21 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	case EvChild:
 		err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
 	case EvStop, EvCont:
-		err = errors.Join(need(e.Head != "", "head"), need(adj != nil, "adj"), checkDir(e.Dir))
-		if adj != nil {
-			e.Adj = *adj
+		err = errors.Join(need(e.Head != "", "head"), need(f.hasAdj, "adj"), checkDir(e.Dir))
+		if f.hasAdj {
+			e.Adj = f.adj
 		}
 	case EvSpan:
-		err = errors.Join(need(yield != nil, "yield"), need(constituent != nil, "constituent"))
+		err = errors.Join(need(f.yield, "yield"), need(f.hasConstituent, "constituent"))
 	case EvContext:
-		err = errors.Join(need(e.Left != "", "left"), need(e.Right != "", "right"), need(constituent != nil, "constituent"))
+		err = errors.Join(need(e.Left != "", "left"), need(e.Right != "", "right"), need(f.hasConstituent, "constituent"))
 	case EvUnseenSpan:
-		err = errors.Join(need(constituent != nil, "constituent"), need(length != nil, "length"))
-		if length != nil && *length < 0 {
-			err = fmt.Errorf("%q event with length %d", e.Ev, *length)
+		err = errors.Join(need(f.hasConstituent, "constituent"), need(f.hasLength, "length"))
+		if f.hasLength && f.length < 0 {
+			err = fmt.Errorf("%q event with length %d", e.Ev, f.length)
 		}
 	case EvUnseenContext:
-		err = need(constituent != nil, "constituent")
+		err = need(f.hasConstituent, "constituent")
 	case EvTrans:
 		err = errors.Join(need(len(e.Prev) > 0, "prev"), need(e.Next != "", "next"))
 	case EvEmit:
@@ -366,13 +583,13 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if constituent != nil {
-		e.Constituent = *constituent
+	if f.hasConstituent {
+		e.Constituent = f.constituent
 	}
-	if length != nil {
-		e.Length = *length
+	if f.hasLength {
+		e.Length = f.length
 	}
-	if len(values) != 1 {
+	if f.values != 1 {
 		return fmt.Errorf("%q event needs exactly one of \"n\", \"p\", \"w\"", e.Ev)
 	}
 	return nil

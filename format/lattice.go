@@ -201,6 +201,10 @@ type SentenceOrLattice struct {
 // UnmarshalJSON decides the kind from the record's fields and reads it.
 func (r *SentenceOrLattice) UnmarshalJSON(data []byte) error {
 	*r = SentenceOrLattice{}
+	if s := new(Sentence); s.scan(data) { // plain sentences, on the shell loop's path
+		r.Sentence = s
+		return nil
+	}
 	isLattice, err := hasField(data, "arcs")
 	if err != nil {
 		return err
@@ -211,6 +215,23 @@ func (r *SentenceOrLattice) UnmarshalJSON(data []byte) error {
 	}
 	r.Sentence = new(Sentence)
 	return r.Sentence.UnmarshalJSON(data)
+}
+
+// SentenceOrLatticeNoWords is SentenceOrLattice for programs that never
+// look at a sentence's words (estep): its sentences come without them
+// (Words nil), which spares a corpus reader a copy of every word. A
+// sentence whose words are not as many as its tags is read with its
+// words, so that Validate refuses it as for SentenceOrLattice.
+type SentenceOrLatticeNoWords struct{ SentenceOrLattice }
+
+// UnmarshalJSON reads the record as SentenceOrLattice does, without the
+// words of a plain sentence.
+func (r *SentenceOrLatticeNoWords) UnmarshalJSON(data []byte) error {
+	if s := new(Sentence); s.scanWords(data, false) {
+		r.SentenceOrLattice = SentenceOrLattice{Sentence: s}
+		return nil
+	}
+	return r.SentenceOrLattice.UnmarshalJSON(data)
 }
 
 // Validate validates whichever record r holds.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -101,7 +102,13 @@ func ValidateHeads(heads []int, n int) error {
 		}
 	}
 	// state: 0 unvisited, 1 on the current path, 2 reaches the root.
-	state := make([]uint8, n+1)
+	var buf [64]uint8 // most sentences: no allocation
+	state := buf[:0]
+	if n+1 > len(buf) {
+		state = make([]uint8, n+1)
+	} else {
+		state = buf[:n+1]
+	}
 	state[0] = 2
 	for start := 1; start <= n; start++ {
 		path := start
@@ -124,32 +131,107 @@ func ValidateHeads(heads []int, n int) error {
 // this is on the shell loop's path. Unknown fields are kept in Unknown.
 func (s *Sentence) UnmarshalJSON(data []byte) error {
 	*s = Sentence{}
+	if s.scan(data) {
+		return nil
+	}
+	*s = Sentence{}
 	tags := tagInterner(data)
 	return decodeObject(data, "sentence", func(it *jsoniter.Iterator, field string) {
-		switch field {
-		case "id":
-			s.ID = it.ReadString()
-		case "words":
-			s.Words = readStrings(it, nil)
-		case "tags":
-			s.Tags = readStrings(it, tags)
-		case "heads":
-			s.Heads = readInts(it)
-		case "pred":
-			s.Pred = readInts(it)
-		case "tree":
-			s.Tree = it.ReadString()
-		case "pred_spans":
-			s.PredSpans = readSpans(it)
-		case "gold_tags":
-			s.GoldTags = readStrings(it, tags)
-		case "ev":
-			s.event = true
-			it.Skip()
-		default:
-			s.Unknown = readRawField(it, field, s.Unknown)
-		}
+		s.decodeField(it, field, tags)
 	})
+}
+
+// decodeField reads one field with the codec; tags interns tags when not
+// nil.
+func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *interner) {
+	switch field {
+	case "id":
+		s.ID = it.ReadString()
+	case "words":
+		s.Words = readStrings(it, nil)
+	case "tags":
+		s.Tags = readStrings(it, tags)
+	case "heads":
+		s.Heads = readInts(it)
+	case "pred":
+		s.Pred = readInts(it)
+	case "tree":
+		s.Tree = it.ReadString()
+	case "pred_spans":
+		s.PredSpans = readSpans(it)
+	case "gold_tags":
+		s.GoldTags = readStrings(it, tags)
+	case "ev":
+		s.event = true
+		it.Skip()
+	default:
+		s.Unknown = readRawField(it, field, s.Unknown)
+	}
+}
+
+// scan reads the plain sentences grind writes (id, words, tags, heads,
+// pred, gold_tags; strings without escapes) by the short road of
+// fastjson.go; false sends the line to the codec.
+func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true) }
+
+// scanWords is scan, keeping the words or not: without them a sentence
+// whose words are as many as its tags is read with Words nil (a sentence
+// whose are not is left to the codec, so Validate can refuse it).
+func (s *Sentence) scanWords(data []byte, keepWords bool) bool {
+	sc := scanner{data: data}
+	var seen uint8
+	words := -1
+	ok := sc.object(func(name []byte) bool {
+		var bit uint8
+		switch string(name) {
+		case "id":
+			bit = 1
+		case "words":
+			bit = 2
+		case "tags":
+			bit = 4
+		case "heads":
+			bit = 8
+		case "pred":
+			bit = 16
+		case "gold_tags":
+			bit = 32
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		ok := false
+		switch bit {
+		case 1:
+			var b []byte
+			if b, ok = sc.str(); ok {
+				if keepWords {
+					s.ID = sc.textOf(b) // one copy of the line for the id and words
+				} else {
+					s.ID = string(b)
+				}
+			}
+		case 2:
+			if keepWords {
+				s.Words, ok = sc.strings(nil)
+			} else {
+				words, ok = sc.skipStrings()
+			}
+		case 4:
+			s.Tags, ok = sc.strings(tagNames)
+		case 8:
+			s.Heads, ok = sc.ints()
+		case 16:
+			s.Pred, ok = sc.ints()
+		case 32:
+			s.GoldTags, ok = sc.strings(tagNames)
+		}
+		return ok
+	})
+	return ok && (words < 0 || words == len(s.Tags))
 }
 
 // readRawField appends the field name, with its value as written, to
@@ -261,7 +343,33 @@ func readSpans(it *jsoniter.Iterator) [][2]int {
 type interner struct {
 	mu    sync.Mutex
 	names map[string]string
+	// seen is a copy of names that readers look in without taking the
+	// lock (a tag is looked up for every token read), made anew at each
+	// insert while names is small: a tag set is a few dozen strings.
+	seen atomic.Pointer[internTable]
 }
+
+// internTable is a read-only copy of an interner's names: a map, and
+// before it a table of slots by a hash of the name, which finds most tags
+// with one short comparison and no map lookup.
+type internTable struct {
+	names map[string]string
+	slots [internSlots]string
+}
+
+const internSlots = 512
+
+// internSlot is FNV-1a of b, folded to a slot.
+func internSlot(b []byte) int {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return int(h^h>>16) & (internSlots - 1)
+}
+
+// maxShared is how large names may grow and still be copied to seen.
+const maxShared = 1024
 
 // tagNames interns tags: a corpus has a few dozen of them and millions of
 // tokens, so reading them allocates almost nothing.
@@ -284,7 +392,19 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 	if it.WhatIsNext() != jsoniter.StringValue {
 		return it.ReadString() // let the iterator report the error
 	}
-	raw := it.ReadStringAsSlice() // no allocation; valid until the next read
+	return in.intern(it.ReadStringAsSlice()) // no allocation; valid until the next read
+}
+
+// intern returns the shared copy of raw.
+func (in *interner) intern(raw []byte) string {
+	if seen := in.seen.Load(); seen != nil {
+		if s := seen.slots[internSlot(raw)]; s == string(raw) && s != "" {
+			return s
+		}
+		if s, ok := seen.names[string(raw)]; ok {
+			return s
+		}
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if s, ok := in.names[string(raw)]; ok {
@@ -293,6 +413,16 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 	s := string(raw)
 	if len(in.names) < maxInterned {
 		in.names[s] = s
+		if len(in.names) <= maxShared {
+			seen := &internTable{names: make(map[string]string, len(in.names))}
+			for k, v := range in.names {
+				seen.names[k] = v
+				if i := internSlot([]byte(k)); seen.slots[i] == "" {
+					seen.slots[i] = v
+				}
+			}
+			in.seen.Store(seen)
+		}
 	}
 	return s
 }

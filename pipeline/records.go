@@ -178,16 +178,40 @@ func EachRecord[T any](src Source, fn func(rec *T, at *Lines) error) error {
 // programs that look at an input's first bytes before deciding how to read
 // it. bad may be nil (stop at the first bad record).
 func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) error) error {
+	return eachRecordIn(in, bad, false, fn)
+}
+
+// EachRecordReused is EachRecord with one value, cleared, for every line:
+// fn must not keep rec or what it points into. For the readers of models
+// and counts, which take each event's numbers and let it go.
+func EachRecordReused[T any](src Source, fn func(rec *T, at *Lines) error) error {
+	return EachInput(src.Names, src.Stdin, func(in *Input) error {
+		return eachRecordIn(in, src.Bad, true, fn)
+	})
+}
+
+// EachRecordReusedIn is EachRecordReused over one input that is open.
+func EachRecordReusedIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) error) error {
+	return eachRecordIn(in, bad, true, fn)
+}
+
+func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, fn func(rec *T, at *Lines) error) error {
 	if bad == nil {
 		bad = &BadRecords{}
 	}
 	lines := NewLines(in)
+	var zero T
+	rec := new(T)
 	for lines.Scan() {
 		text := bytes.TrimSpace(lines.Bytes())
 		if len(text) == 0 {
 			continue
 		}
-		rec := new(T)
+		if reuse {
+			*rec = zero
+		} else {
+			rec = new(T)
+		}
 		if err := format.Unmarshal(text, rec); err != nil {
 			if err := bad.Handle(lines.Errorf("invalid JSON: %v", err)); err != nil {
 				return err

@@ -16,11 +16,12 @@ import (
 // ReadSentencesOrLattices reads every record of src: sentences, or
 // lattices (nbhd's output), but not both in one stream — a record of the
 // other kind than the first is an error at its line. An input without a
-// record is an error.
+// record is an error. Sentences come without their words, which the
+// E-step never looks at (format.SentenceOrLatticeNoWords).
 func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format.Lattice, error) {
 	var sents []*format.Sentence
 	var lats []*format.Lattice
-	err := pipeline.EachRecord(src, func(r *format.SentenceOrLattice, at *pipeline.Lines) error {
+	err := pipeline.EachRecord(src, func(r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
 		if err := r.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}

@@ -3,6 +3,7 @@ package dmv
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -36,12 +37,19 @@ func NewCorpus(sents []*format.Sentence, ts *TagSet) (*Corpus, error) {
 		}
 		ts = SortedTagSet(names)
 	}
-	c := &Corpus{Tags: ts, Source: sents}
+	c := &Corpus{Tags: ts, Source: sents, Sents: make([][]int, 0, len(sents)), Gold: make([][]int, 0, len(sents))}
+	tokens := 0
+	for _, s := range sents {
+		tokens += len(s.Tags)
+	}
+	flat := make([]int, tokens) // every sentence's tag numbers, in one piece
 	for i, s := range sents {
-		tags, err := ts.Encode(s.Tags, nil)
+		n := len(s.Tags)
+		tags, err := ts.Encode(s.Tags, flat[:0:n])
 		if err != nil {
 			return nil, fmt.Errorf("sentence %d (%s): %w", i+1, s.ID, err)
 		}
+		flat = flat[n:]
 		c.Sents = append(c.Sents, tags)
 		c.Gold = append(c.Gold, s.Heads)
 		c.Tokens += len(tags)
@@ -105,14 +113,14 @@ const chunks = 64
 // EStepper runs E-steps over one corpus, keeping its workspaces between
 // iterations.
 type EStepper struct {
-	corpus      *Corpus
-	charts      []*Chart
-	heads       [][]int
-	chunkCounts []*Params
-	chunkLL     []float64
-	chunkZero   []int
-	chunkBad    []int
-	dist        []float64
+	corpus    *Corpus
+	charts    []*Chart
+	heads     [][]int
+	free      []*Params // count tables of chunks, for reuse
+	chunkLL   []float64
+	chunkZero []int
+	chunkBad  []int
+	dist      []float64
 }
 
 // NewEStepper prepares E-steps over c.
@@ -134,12 +142,40 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 		e.heads = append(e.heads, make([]int, c.MaxLen))
 	}
-	if len(e.chunkCounts) != chunks || e.chunkCounts[0].T != w.T {
-		e.chunkCounts = make([]*Params, chunks)
-		for k := range e.chunkCounts {
-			e.chunkCounts[k] = NewParams(w.T)
-		}
+	if len(e.free) > 0 && e.free[0].T != w.T {
+		e.free = nil
+	}
+	if len(e.chunkLL) != chunks {
 		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, chunks), make([]int, chunks), make([]int, chunks)
+	}
+	// Each chunk's counts are added to the total in chunk order, whatever
+	// order the workers finish them in, and their table goes back to a
+	// free list: a few tables live at a time, not one per chunk (a
+	// one-shot estep would touch 64 of them).
+	res := EStepResult{Counts: NewParams(w.T)}
+	var mu sync.Mutex
+	pending := make([]*Params, chunks)
+	folded := 0
+	table := func() *Params {
+		mu.Lock()
+		defer mu.Unlock()
+		if n := len(e.free); n > 0 {
+			p := e.free[n-1]
+			e.free = e.free[:n-1]
+			return p
+		}
+		return NewParams(w.T)
+	}
+	done := func(k int, counts *Params) {
+		mu.Lock()
+		defer mu.Unlock()
+		pending[k] = counts
+		for folded < chunks && pending[folded] != nil {
+			res.Counts.Add(pending[folded])
+			e.free = append(e.free, pending[folded])
+			pending[folded] = nil
+			folded++
+		}
 	}
 	e.dist = e.dist[:0]
 	if opts.Dist != nil {
@@ -159,7 +195,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		}
 	}
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		counts, ll, zero, bad := e.chunkCounts[k], 0.0, 0, 0
+		counts, ll, zero, bad := table(), 0.0, 0, 0
 		counts.Zero()
 		chart, heads := e.charts[worker], e.heads[worker]
 		lo, hi := e.chunkBounds(k)
@@ -205,10 +241,9 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			ll += logZ
 		}
 		e.chunkLL[k], e.chunkZero[k], e.chunkBad[k] = ll, zero, bad
+		done(k, counts)
 	})
-	res := EStepResult{Counts: NewParams(w.T)}
 	for k := 0; k < chunks; k++ {
-		res.Counts.Add(e.chunkCounts[k])
 		res.LogLik += e.chunkLL[k]
 		res.ZeroWeight += e.chunkZero[k]
 		res.Unusable += e.chunkBad[k]

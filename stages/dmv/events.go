@@ -3,6 +3,7 @@ package dmv
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/grind-nlp/grind/format"
 )
@@ -22,28 +23,50 @@ func dirIndex(name string) int {
 // left and right children. Zero entries are written too, so a model file
 // says every parameter explicitly.
 func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
+	evs := make([]format.Event, 0, NumEvents(ts.Len()))
+	eachEvent(ts, p, unit, func(e *format.Event) error {
+		evs = append(evs, *e)
+		return nil
+	})
+	return evs
+}
+
+// eachEvent gives the events of Events one by one to emit, in one reused
+// record, and stops at emit's first error.
+func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event) error) error {
 	t := ts.Len()
-	evs := make([]format.Event, 0, t+8*t+2*t*t)
+	var e format.Event
 	for a := 0; a < t; a++ {
-		evs = append(evs, format.Event{Ev: format.EvRoot, Arg: ts.Name(a), Unit: unit, Value: p.Root[a]})
+		e = format.Event{Ev: format.EvRoot, Arg: ts.Name(a), Unit: unit, Value: p.Root[a]}
+		if err := emit(&e); err != nil {
+			return err
+		}
 	}
 	for h := 0; h < t; h++ {
 		head := ts.Name(h)
 		for dir := Left; dir <= Right; dir++ {
 			for v := Adj; v <= NonAdj; v++ {
 				i := DecisionIndex(h, dir, v)
-				evs = append(evs,
-					format.Event{Ev: format.EvStop, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Stop[i]},
-					format.Event{Ev: format.EvCont, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Cont[i]})
+				e = format.Event{Ev: format.EvStop, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Stop[i]}
+				if err := emit(&e); err != nil {
+					return err
+				}
+				e = format.Event{Ev: format.EvCont, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Cont[i]}
+				if err := emit(&e); err != nil {
+					return err
+				}
 			}
 		}
 		for dir := Left; dir <= Right; dir++ {
 			for a := 0; a < t; a++ {
-				evs = append(evs, format.Event{Ev: format.EvChild, Head: head, Dir: dirNames[dir], Arg: ts.Name(a), Unit: unit, Value: p.Child[p.ChildIndex(h, dir, a)]})
+				e = format.Event{Ev: format.EvChild, Head: head, Dir: dirNames[dir], Arg: ts.Name(a), Unit: unit, Value: p.Child[p.ChildIndex(h, dir, a)]}
+				if err := emit(&e); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return evs
+	return nil
 }
 
 // Table is a set of events read back into dense form.
@@ -63,7 +86,7 @@ type Table struct {
 // TableBuilder collects event records (a model, or count shards) into a
 // Table. Tags are those the events mention, in sorted order.
 type TableBuilder struct {
-	events []format.Event
+	events []tableEvent
 	stats  *format.Stats
 	unit   format.Unit
 	// Sum adds repeated events and stats records (count shards); without
@@ -71,9 +94,25 @@ type TableBuilder struct {
 	Sum bool
 }
 
+// tableEvent is the part of an event a table keeps (a format.Event is
+// several times its size, and a model has thousands).
+type tableEvent struct {
+	ev        string
+	head, arg string
+	dir       int
+	adj       bool
+	value     float64
+}
+
+func (e *tableEvent) event() format.Event {
+	return format.Event{Ev: e.ev, Head: e.head, Dir: dirNames[e.dir], Arg: e.arg, Adj: e.adj}
+}
+
 // Add takes one event. Headers are the readers' business (io.go) and
 // are passed over.
-func (b *TableBuilder) Add(e format.Event) error {
+func (b *TableBuilder) Add(e format.Event) error { return b.add(&e) }
+
+func (b *TableBuilder) add(e *format.Event) error {
 	if e.Ev == format.EvHeader {
 		return nil
 	}
@@ -102,7 +141,7 @@ func (b *TableBuilder) Add(e format.Event) error {
 	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
 		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)
 	}
-	b.events = append(b.events, e)
+	b.events = append(b.events, tableEvent{ev: e.Ev, head: e.Head, arg: e.Arg, dir: dirIndex(e.Dir), adj: e.Adj, value: e.Value})
 	return nil
 }
 
@@ -113,8 +152,9 @@ func (b *TableBuilder) Build() (*Table, error) {
 	}
 	seen := map[string]bool{}
 	var names []string
-	for _, e := range b.events {
-		for _, n := range [2]string{e.Head, e.Arg} {
+	for i := range b.events {
+		e := &b.events[i]
+		for _, n := range [2]string{e.head, e.arg} {
 			if n != "" && !seen[n] {
 				seen[n] = true
 				names = append(names, n)
@@ -123,48 +163,52 @@ func (b *TableBuilder) Build() (*Table, error) {
 	}
 	ts := SortedTagSet(names)
 	p := NewParams(ts.Len())
-	set := map[int]bool{} // which entries are set, by a key over all four tables
-	for _, e := range b.events {
+	// which entries are set, by a key over all four tables
+	set := make([]bool, len(p.Root)+len(p.Child)+len(p.Stop)+len(p.Cont))
+	for k := range b.events {
+		e := &b.events[k]
 		var tab []float64
 		var i, key int
-		switch e.Ev {
+		switch e.ev {
 		case format.EvRoot:
-			a, _ := ts.Index(e.Arg)
+			a, _ := ts.Index(e.arg)
 			tab, i, key = p.Root, a, a
 		case format.EvChild:
-			h, _ := ts.Index(e.Head)
-			a, _ := ts.Index(e.Arg)
-			i = p.ChildIndex(h, dirIndex(e.Dir), a)
+			h, _ := ts.Index(e.head)
+			a, _ := ts.Index(e.arg)
+			i = p.ChildIndex(h, e.dir, a)
 			tab, key = p.Child, len(p.Root)+i
 		case format.EvStop, format.EvCont:
-			h, _ := ts.Index(e.Head)
+			h, _ := ts.Index(e.head)
 			v := NonAdj
-			if e.Adj {
+			if e.adj {
 				v = Adj
 			}
-			i = DecisionIndex(h, dirIndex(e.Dir), v)
+			i = DecisionIndex(h, e.dir, v)
 			tab, key = p.Stop, len(p.Root)+len(p.Child)+i
-			if e.Ev == format.EvCont {
+			if e.ev == format.EvCont {
 				tab, key = p.Cont, key+len(p.Stop)
 			}
 		}
 		if set[key] && !b.Sum {
-			return nil, fmt.Errorf("event given twice: %s", describe(e))
+			return nil, fmt.Errorf("event given twice: %s", describe(e.event()))
 		}
 		set[key] = true
-		tab[i] += e.Value
+		tab[i] += e.value
 	}
 	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats, events: len(b.events)}, nil
 }
 
+// describe names an event for "given twice" (built without fmt: the
+// count readers key every event by it).
 func describe(e format.Event) string {
 	switch e.Ev {
 	case format.EvRoot:
-		return fmt.Sprintf("root %s", e.Arg)
+		return "root " + e.Arg
 	case format.EvChild:
-		return fmt.Sprintf("child %s %s %s", e.Head, e.Dir, e.Arg)
+		return "child " + e.Head + " " + e.Dir + " " + e.Arg
 	}
-	return fmt.Sprintf("%s %s %s adj=%v", e.Ev, e.Head, e.Dir, e.Adj)
+	return e.Ev + " " + e.Head + " " + e.Dir + " adj=" + strconv.FormatBool(e.Adj)
 }
 
 // SumTolerance is how far from 1 a multinomial of a probability model may

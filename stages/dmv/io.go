@@ -50,8 +50,13 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 func (b *TableBuilder) kind() eventio.Kind {
 	return eventio.Kind{
 		Families: []string{Family},
-		Add:      func(e *format.Event) error { return b.Add(*e) },
-		Key:      func(e *format.Event) string { return describe(*e) },
+		Add:      b.add,
+		Expect: func(n int) {
+			if b.events == nil {
+				b.events = make([]tableEvent, 0, n)
+			}
+		},
+		Key: func(e *format.Event) string { return describe(*e) },
 	}
 }
 
@@ -157,7 +162,9 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 			}
 		}
 	}
-	return eventio.Write(w, hdr, Events(ts, p, hdr.Unit), stats)
+	return eventio.WriteEach(w, hdr, NumEvents(ts.Len()), func(emit func(*format.Event) error) error {
+		return eachEvent(ts, p, hdr.Unit, emit)
+	}, stats)
 }
 
 // Hash identifies a model by its content: unit, tags and every parameter's

@@ -26,19 +26,43 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Hard && opts.Gold {
 		return fmt.Errorf("--hard and --gold exclude each other")
 	}
-	var model *dmv.Table
-	if opts.Model != "" {
-		var err error
-		if model, err = dmv.ReadModel(opts.Model); err != nil {
-			return err
-		}
-		if _, err = model.Potentials(); err != nil {
-			return fmt.Errorf("%s: %w", opts.Model, err)
-		}
-	} else if !opts.Gold {
+	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
+	// The model and the corpus are read side by side (each on a core of
+	// its own: one step of a shell loop is mostly reading); a bad model
+	// is reported before a bad corpus, as if read first.
+	var model *dmv.Table
+	modelErr := make(chan error, 1)
+	var panicked any
+	go func() {
+		// A panic here would end the process with no one to catch it:
+		// it is carried to the caller's goroutine.
+		defer func() {
+			if r := recover(); r != nil {
+				panicked = r
+				modelErr <- nil
+			}
+		}()
+		if opts.Model == "" {
+			modelErr <- nil
+			return
+		}
+		var err error
+		if model, err = dmv.ReadModel(opts.Model); err == nil {
+			if _, err = model.Potentials(); err != nil {
+				err = fmt.Errorf("%s: %w", opts.Model, err)
+			}
+		}
+		modelErr <- err
+	}()
 	sents, lattices, err := ce.ReadSentencesOrLattices(src)
+	if err := <-modelErr; err != nil {
+		return err
+	}
+	if panicked != nil {
+		panic(panicked)
+	}
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,19 @@ type Kind struct {
 	Add func(e *format.Event) error
 	// Key describes an event, for "given twice".
 	Key func(e *format.Event) string
+	// Expect, when not nil, is told how many events a header announces
+	// (at most maxExpect), so that the family can make room for them.
+	Expect func(n int)
+}
+
+// maxExpect bounds what a header's count makes room for: the count is
+// the input's word, not yet checked against the events that follow.
+const maxExpect = 1 << 16
+
+func (k Kind) expect(n int) {
+	if k.Expect != nil {
+		k.Expect(min(n, maxExpect))
+	}
 }
 
 func (k Kind) checkFamily(h *format.Header) error {
@@ -47,7 +60,7 @@ func (k Kind) checkFamily(h *format.Header) error {
 func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
 	var hdr *format.Header
 	n := 0
-	err := pipeline.EachRecord(src, func(e *format.Event, at *pipeline.Lines) error {
+	err := pipeline.EachRecordReused(src, func(e *format.Event, at *pipeline.Lines) error {
 		if err := e.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -62,6 +75,7 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
 			}
 			hdr = e.Header
+			k.expect(hdr.Events)
 			return nil
 		case hdr == nil:
 			return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
@@ -114,7 +128,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 		n, begun := 0, ""
 		var inShard map[string]int // events of the open shard → their line
 		before := out.Shards
-		err := pipeline.EachRecordIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
+		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
 				return pipeline.BadRecord(err)
 			}
@@ -152,7 +166,8 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				corpus += c
 				out.Shards++
 				hdr, n, begun = h, 0, where
-				inShard = map[string]int{}
+				inShard = make(map[string]int, min(h.Events, maxExpect))
+				k.expect(h.Events)
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
 				return pipeline.BadRecord(errors.New("a stats record outside a shard: counted twice, or counts without a header"))
@@ -224,16 +239,27 @@ func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.St
 }
 
 // WriteEach is Write for a family whose events are too many to hold as
-// records at once: each gives them one by one to emit, n of them.
+// records at once: each gives them one by one to emit, n of them. The
+// lines are made in one reused buffer (format.Event.AppendJSON): models
+// and counts are written on every step of a shell loop.
 func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*format.Event) error) error, stats *format.Stats) error {
 	hdr.Events = n
-	if err := pipeline.WriteRecord(w, format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
+	var line []byte
+	write := func(e *format.Event) error {
+		if err := e.CheckWrite(); err != nil {
+			return err
+		}
+		line = append(e.AppendJSON(line[:0]), '\n')
+		_, err := w.Write(line)
+		return err
+	}
+	if err := write(&format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
 		return err
 	}
 	written := 0
 	err := each(func(e *format.Event) error {
 		written++
-		return pipeline.WriteRecord(w, *e)
+		return write(e)
 	})
 	if err != nil {
 		return err
@@ -242,7 +268,7 @@ func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*form
 		return fmt.Errorf("internal: %d events written, the header announces %d", written, n)
 	}
 	if stats != nil {
-		return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: stats})
+		return write(&format.Event{Ev: format.EvStats, Stats: stats})
 	}
 	return nil
 }

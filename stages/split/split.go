@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -172,12 +173,14 @@ func (o Options) part(x int) Part {
 	return dropped
 }
 
-var wsjFile = regexp.MustCompile(`wsj_(\d\d)\d\d(?:\D|$)`)
+// Compiled at first use: every program links this package, and a regexp
+// compiled at init is paid for by every process start.
+var wsjFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`wsj_(\d\d)\d\d(?:\D|$)`) })
 
 // Section is the PTB section of a sentence id such as "wsj_2301.mrg#4"
 // (section 23: the file number over 100), if the id carries one.
 func Section(id string) (int, bool) {
-	m := wsjFile.FindStringSubmatch(id)
+	m := wsjFile().FindStringSubmatch(id)
 	if m == nil {
 		return 0, false
 	}

@@ -1,0 +1,334 @@
+package format
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The shell loop (estep | mstep) reads a corpus, a model and counts and
+// writes counts and a model on every iteration, so the records grind
+// writes itself take a short road: a scanner for plain JSON — strings
+// without escapes, numbers, booleans, flat arrays of those — that gives
+// up on anything else, which then goes the long road through the codec
+// (the same result, or the codec's error in grind's words). The tests
+// hold the two roads to the same answer on every line the short one
+// takes.
+
+// scanner reads one JSON object of plain values. Every method reports
+// false for what it does not take; the caller then uses the codec.
+type scanner struct {
+	data []byte
+	i    int
+	text string // data as a string, made at the first textOf call
+}
+
+// textOf is b, a piece of data, as a string: the strings of one record
+// that are not interned share one copy of its line, one allocation, not
+// one each.
+func (s *scanner) textOf(b []byte) string {
+	if s.text == "" {
+		s.text = string(s.data)
+	}
+	lo := cap(s.data) - cap(b) // b is data[lo:…]
+	return s.text[lo : lo+len(b)]
+}
+
+func (s *scanner) space() {
+	// JSON's white space is all ≤ ' ': most calls stop at the first test.
+	for s.i < len(s.data) && s.data[s.i] <= ' ' {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// take consumes c, after white space, if it comes next.
+func (s *scanner) take(c byte) bool {
+	s.space()
+	if s.i < len(s.data) && s.data[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// end says whether nothing but white space is left.
+func (s *scanner) end() bool {
+	s.space()
+	return s.i == len(s.data)
+}
+
+// object reads {"name": value, ...}: field reads each value and says
+// whether it could.
+func (s *scanner) object(field func(name []byte) bool) bool {
+	if !s.take('{') {
+		return false
+	}
+	if s.take('}') {
+		return s.end()
+	}
+	for {
+		name, ok := s.str()
+		if !ok || !s.take(':') || !field(name) {
+			return false
+		}
+		if s.take(',') {
+			continue
+		}
+		return s.take('}') && s.end()
+	}
+}
+
+// str reads a string that has no escapes and no control characters,
+// valid until data changes.
+func (s *scanner) str() ([]byte, bool) {
+	if !s.take('"') {
+		return nil, false
+	}
+	// Eight bytes at a time while none of them is a quote, a backslash
+	// or a control character (most of a corpus is inside strings).
+	// The lowest byte special8 marks is a true one: the loop below starts
+	// on it.
+	j := s.i
+	for j+8 <= len(s.data) {
+		if m := special8(binary.LittleEndian.Uint64(s.data[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+		j += 8
+	}
+	for ; j < len(s.data); j++ {
+		switch c := s.data[j]; {
+		case c == '"':
+			b := s.data[s.i:j]
+			s.i = j + 1
+			return b, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// special8 marks (by its high bit) the bytes of x that are '"', '\\' or
+// below 0x20, little-endian. A borrow can mark a byte above a true one,
+// never one below every true one: a zero result is exact, and the lowest
+// mark is a true one.
+func special8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote | (slash-ones)&^slash | (x-ones*0x20)&^x) & highs
+}
+
+func digit(c byte) bool { return c >= '0' && c <= '9' }
+
+// number reads a JSON number's text; integer says it has no fraction or
+// exponent.
+func (s *scanner) number() (text []byte, integer, ok bool) {
+	s.space()
+	d, j := s.data, s.i
+	if j < len(d) && d[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(d) && d[j] == '0':
+		j++
+	case j < len(d) && d[j] >= '1' && d[j] <= '9':
+		for j < len(d) && digit(d[j]) {
+			j++
+		}
+	default:
+		return nil, false, false
+	}
+	integer = true
+	if j < len(d) && d[j] == '.' {
+		j++
+		k := j
+		for j < len(d) && digit(d[j]) {
+			j++
+		}
+		if j == k {
+			return nil, false, false
+		}
+		integer = false
+	}
+	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
+		j++
+		if j < len(d) && (d[j] == '+' || d[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(d) && digit(d[j]) {
+			j++
+		}
+		if j == k {
+			return nil, false, false
+		}
+		integer = false
+	}
+	if j < len(d) {
+		switch d[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+		default:
+			return nil, false, false
+		}
+	}
+	text = d[s.i:j]
+	s.i = j
+	return text, integer, true
+}
+
+// float reads a number as the codec does (correctly rounded).
+func (s *scanner) float() (float64, bool) {
+	text, _, ok := s.number()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(text), 64)
+	return f, err == nil
+}
+
+// int reads an integer of at most 18 digits (the codec's limits are
+// wider; longer ones take the long road).
+func (s *scanner) int() (int, bool) {
+	text, integer, ok := s.number()
+	if !ok || !integer || len(text) > 18 {
+		return 0, false
+	}
+	// number has checked the digits; 18 of them fit in an int64.
+	neg := text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	v := 0
+	for _, c := range text {
+		v = v*10 + int(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+func (s *scanner) bool() (bool, bool) {
+	s.space()
+	rest := s.data[s.i:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		s.i += 4
+		return true, true
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		s.i += 5
+		return false, true
+	}
+	return false, false
+}
+
+// strings reads an array of strings ([] is empty, not nil); names, when
+// not nil, interns them.
+func (s *scanner) strings(names *interner) ([]string, bool) {
+	if !s.take('[') {
+		return nil, false
+	}
+	var buf [64]string
+	xs := buf[:0]
+	if !s.take(']') {
+		for {
+			b, ok := s.str()
+			if !ok {
+				return nil, false
+			}
+			if names != nil {
+				xs = append(xs, names.intern(b))
+			} else {
+				xs = append(xs, s.textOf(b))
+			}
+			if s.take(',') {
+				continue
+			}
+			if !s.take(']') {
+				return nil, false
+			}
+			break
+		}
+	}
+	return append(make([]string, 0, len(xs)), xs...), true
+}
+
+// skipStrings reads an array of strings and says how many it holds.
+func (s *scanner) skipStrings() (int, bool) {
+	if !s.take('[') {
+		return 0, false
+	}
+	if s.take(']') {
+		return 0, true
+	}
+	for n := 1; ; n++ {
+		if _, ok := s.str(); !ok {
+			return 0, false
+		}
+		if s.take(',') {
+			continue
+		}
+		return n, s.take(']')
+	}
+}
+
+// ints reads an array of integers ([] is empty, not nil).
+func (s *scanner) ints() ([]int, bool) {
+	if !s.take('[') {
+		return nil, false
+	}
+	var buf [64]int
+	xs := buf[:0]
+	if !s.take(']') {
+		for {
+			v, ok := s.int()
+			if !ok {
+				return nil, false
+			}
+			xs = append(xs, v)
+			if s.take(',') {
+				continue
+			}
+			if !s.take(']') {
+				return nil, false
+			}
+			break
+		}
+	}
+	return append(make([]int, 0, len(xs)), xs...), true
+}
+
+// appendString writes s as a JSON string exactly as the codec does:
+// printable ASCII as it is, anything else by the codec.
+func appendString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			st := codec.BorrowStream(nil)
+			defer codec.ReturnStream(st)
+			st.WriteString(s)
+			return append(dst, st.Buffer()...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+func appendStrings(dst []byte, xs []string) []byte {
+	dst = append(dst, '[')
+	for i, x := range xs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, x)
+	}
+	return append(dst, ']')
+}

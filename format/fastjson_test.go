@@ -1,0 +1,267 @@
+package format
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	jsoniter "github.com/json-iterator/go"
+)
+
+// The scanner's short road must give what the codec's long road gives,
+// on every line it takes, and leave every other line to the codec.
+
+// bothEventRoads decodes data by each road; scanned says whether the
+// short one took it.
+func bothEventRoads(data []byte) (short, long Event, shortErr, longErr error, scanned bool) {
+	f := eventFields{loglik: math.NaN()}
+	if scanned = f.scan(&short, data); scanned {
+		shortErr = f.finish(&short)
+	}
+	g := eventFields{loglik: math.NaN()}
+	if longErr = g.decode(&long, data); longErr == nil {
+		longErr = g.finish(&long)
+	}
+	return
+}
+
+func sameEvents(a, b Event) bool {
+	// NaN loglik of a stats record without one compares unequal to itself.
+	if a.Stats != nil && b.Stats != nil && math.IsNaN(a.Stats.Loglik) && math.IsNaN(b.Stats.Loglik) {
+		sa, sb := *a.Stats, *b.Stats
+		sa.Loglik, sb.Loglik = 0, 0
+		a.Stats, b.Stats = &sa, &sb
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func checkEventRoads(t *testing.T, data []byte) (scanned bool) {
+	t.Helper()
+	short, long, shortErr, longErr, scanned := bothEventRoads(data)
+	if !scanned {
+		return false
+	}
+	if longErr != nil {
+		if shortErr == nil || shortErr.Error() != longErr.Error() {
+			t.Fatalf("%q: the scanner gives error %v, the codec %v", data, shortErr, longErr)
+		}
+		return true
+	}
+	if shortErr != nil {
+		t.Fatalf("%q: the scanner gives error %v, the codec none", data, shortErr)
+	}
+	if !sameEvents(short, long) {
+		t.Fatalf("%q: the scanner reads %+v, the codec %+v", data, short, long)
+	}
+	return true
+}
+
+var eventLines = []string{
+	`{"ev":"root","arg":"VBD","p":0.4}`,
+	`{"ev":"child","head":"VBD","dir":"right","arg":"NN","n":12.5}`,
+	`{"ev":"stop","head":"VBD","dir":"left","adj":true,"n":3}`,
+	`{"ev":"cont","head":"VBD","dir":"left","adj":false,"w":-1.25e-07}`,
+	`{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}`,
+	`{"ev":"header","family":"dmv","unit":"n","events":2765,"model":"9c1e0f3a6b2d4e58","corpus":"04d2a7c9e1f3b6a8"}`,
+	`{"ev":"header","family":"dmv","unit":"p","events":-1}`,
+	`{"ev":"span","yield":["DT","NN"],"constituent":true,"p":0.0123}`,
+	`{"ev":"span","yield":[],"constituent":false,"n":4}`,
+	`{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}`,
+	`{"ev":"unseen_span","constituent":true,"length":3,"p":1.2e-05}`,
+	`{"ev":"trans","prev":["s1","s2"],"next":"<s>","p":0.5}`,
+	`{"ev":"emit","state":"s1","word":"dog","p":0.25}`,
+	` { "ev" : "root" , "arg" : "A" , "n" : 1E+3 } `,
+	`{"ev":"root","arg":"A","n":-0}`,
+	`{"ev":"root","arg":"A","n":0.1,"p":0.5}`,
+	`{"ev":"stop","head":"A","dir":"up","adj":true,"n":1}`,
+	`{"ev":"root","arg":"","n":1}`,
+	`{"ev":"unseen_span","constituent":true,"length":-2,"p":1}`,
+	`{}`,
+	`{"arg":"A","n":1}`,
+	`{"ev":"split","arg":"A","n":1}`,
+	`{"ev":"root","arg":"A","n":1}x`,
+	// Lines the short road leaves to the codec.
+	`{"ev":"root","arg":"A\"B","n":1}`,
+	`{"ev":"root","arg":"A","n":1,"note":"x"}`,
+	`{"ev":"root","arg":"A","arg":"B","n":1}`,
+	`{"ev":"root","arg":"A","n":01}`,
+	`{"ev":"root","arg":"A","n":1.}`,
+	`{"ev":"root","arg":"A","n":"inf"}`,
+	`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`,
+	`{"ev":"root","arg":"A","n":1e999}`,
+	`{"ev":"unseen_span","constituent":true,"length":3.0,"p":1}`,
+	`{"tags":["A"],"heads":[0]}`,
+	`["root"]`,
+	`{"ev":"root","arg":"A","n":1`,
+}
+
+func TestEventRoadsAgree(t *testing.T) {
+	scanned := 0
+	for _, line := range eventLines {
+		if checkEventRoads(t, []byte(line)) {
+			scanned++
+		}
+	}
+	if scanned < 20 {
+		t.Errorf("the scanner took %d of the %d lines; it should take grind's own", scanned, len(eventLines))
+	}
+	// Lines grind writes always take the short road.
+	for _, line := range eventLines[:13] {
+		var e Event
+		f := eventFields{loglik: math.NaN()}
+		if !f.scan(&e, []byte(line)) {
+			t.Errorf("%s: left to the codec", line)
+		}
+	}
+}
+
+func FuzzEventRoads(f *testing.F) {
+	for _, line := range eventLines {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkEventRoads(t, data) })
+}
+
+var sentenceLines = []string{
+	`{"id":"wsj_0001.mrg#1","words":["Pierre","Vinken"],"tags":["NNP","NNP"],"heads":[2,0]}`,
+	`{"tags":["A","B"],"pred":[0,1],"gold_tags":["X","Y"]}`,
+	`{"tags":[],"words":[],"heads":[]}`,
+	`{ "tags" : [ "A" ] , "heads" : [ 0 ] }`,
+	`{"tags":["A"],"heads":[-1]}`,
+	`{}`,
+	// Left to the codec.
+	`{"tags":["A"],"heads":[0],"note":{"x":1}}`,
+	`{"tags":["A\u0042"]}`,
+	`{"tags":["A"],"tags":["B"]}`,
+	`{"tags":["A"],"heads":[0.5]}`,
+	`{"tags":null}`,
+	`{"ev":"root","tags":["A"]}`,
+	`{"tags":["A"]} {}`,
+}
+
+func checkSentenceRoads(t *testing.T, data []byte) bool {
+	t.Helper()
+	var short Sentence
+	if !short.scan(data) {
+		return false
+	}
+	var long Sentence
+	tags := tagInterner(data)
+	err := decodeObject(data, "sentence", func(it *jsoniter.Iterator, field string) {
+		long.decodeField(it, field, tags)
+	})
+	if err != nil {
+		t.Fatalf("%q: the scanner took it, the codec refuses it: %v", data, err)
+	}
+	if !reflect.DeepEqual(short, long) {
+		t.Fatalf("%q: the scanner reads %+v, the codec %+v", data, short, long)
+	}
+	// Without the words: the same but for Words, and only when the words
+	// are as many as the tags.
+	var lean Sentence
+	took := lean.scanWords(data, false)
+	if took != (long.Words == nil || len(long.Words) == len(long.Tags)) {
+		t.Fatalf("%q: read without words: %v", data, took)
+	}
+	if took {
+		long.Words = nil
+		if !reflect.DeepEqual(lean, long) {
+			t.Fatalf("%q: the scanner without words reads %+v, the codec %+v", data, lean, long)
+		}
+	}
+	return true
+}
+
+func TestSentenceOrLatticeNoWords(t *testing.T) {
+	var r SentenceOrLatticeNoWords
+	if err := Unmarshal([]byte(`{"id":"a","words":["x","y"],"tags":["A","B"],"heads":[2,0]}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Sentence; s == nil || s.Words != nil || s.ID != "a" || len(s.Tags) != 2 || r.Validate() != nil {
+		t.Errorf("read %+v", s)
+	}
+	if err := Unmarshal([]byte(`{"words":["x"],"tags":["A","B"]}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate(); err == nil || err.Error() != "1 words but 2 tags" {
+		t.Errorf("words and tags of different lengths: %v", err)
+	}
+	if err := Unmarshal([]byte(`{"tags":["A","B"],"states":3,"start":0,"final":[2],"arcs":[[0,1,"A"],[1,2,"B"]]}`), &r); err != nil || r.Lattice == nil {
+		t.Errorf("a lattice: %+v, %v", r, err)
+	}
+}
+
+func TestSentenceRoadsAgree(t *testing.T) {
+	for i, line := range sentenceLines {
+		if took := checkSentenceRoads(t, []byte(line)); took != (i < 6) {
+			t.Errorf("%s: scanner took it: %v", line, took)
+		}
+	}
+}
+
+func FuzzSentenceRoads(f *testing.F) {
+	for _, line := range sentenceLines {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkSentenceRoads(t, data) })
+}
+
+// appendString must escape exactly as the codec does.
+func TestAppendStringAsCodec(t *testing.T) {
+	for _, s := range []string{"", "NN", "<>", `a"b`, `a\b`, "tab\there", "é", "\u2028", "\xff", "\x00", "-LRB-", "\x7f", "<a href=\"x\">&amp;</a>"} {
+		st := codec.BorrowStream(nil)
+		st.WriteString(s)
+		want := string(st.Buffer())
+		codec.ReturnStream(st)
+		if got := string(appendString(nil, s)); got != want {
+			t.Errorf("%q: %s, the codec writes %s", s, got, want)
+		}
+	}
+}
+
+// Every event kind written by AppendJSON reads back the same.
+func TestAppendJSONRoundTrip(t *testing.T) {
+	for _, line := range eventLines[:13] {
+		var e Event
+		if err := Unmarshal([]byte(line), &e); err != nil {
+			if line == eventLines[6] {
+				continue // a header with -1 events is refused
+			}
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := string(e.AppendJSON(nil)); got != line {
+			t.Errorf("%s written back as %s", line, got)
+		}
+	}
+}
+
+// special8 against byte by byte: every byte value in every position,
+// among random others.
+func TestSpecial8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	for trial := 0; trial < 20000; trial++ {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(3) > 0 { // mostly plain text
+				b[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		b[trial%8] = byte(trial / 8 % 256)
+		want := false
+		for _, c := range b {
+			want = want || special(c)
+		}
+		m := special8(binary.LittleEndian.Uint64(b[:]))
+		if got := m != 0; got != want {
+			t.Fatalf("% x: special8 says %v", b, got)
+		}
+		if m != 0 && !special(b[bits.TrailingZeros64(m)/8]) {
+			t.Fatalf("% x: special8's lowest mark is on byte %d, not special", b, bits.TrailingZeros64(m)/8)
+		}
+	}
+}
