@@ -145,6 +145,29 @@ func TestShardedEStepEqualsOne(t *testing.T) {
 	}
 }
 
+// A tag the model never saw backs off to its average tag in the same way
+// whether or not the rest of the corpus has one, so the log-likelihoods
+// of shards add up even when only one shard holds an unseen tag (they did
+// not while the back-off renormalised only corpora with an unseen tag).
+func TestShardLoglikWithUnseenTagAddsUp(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 200)
+	model := writeTemp(t, dir, "model.jsonl", run(t, nil, "dmv-init", "--init", "km", corpus))
+	data, _ := os.ReadFile(corpus)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines[3] = strings.Replace(lines[3], `"tags":["`, `"tags":["XX","`, 1)
+	lines[3] = strings.Replace(lines[3], `"heads":[`, `"heads":[0,`, 1)
+	whole := writeTemp(t, dir, "whole.jsonl", []byte(strings.Join(lines, "")))
+	a := writeTemp(t, dir, "a.jsonl", []byte(strings.Join(lines[:100], "")))
+	b := writeTemp(t, dir, "b.jsonl", []byte(strings.Join(lines[100:], "")))
+	one := readTable(t, run(t, nil, "estep", "--quiet", "-m", model, whole))
+	sa := readTable(t, run(t, nil, "estep", "--quiet", "-m", model, a))
+	sb := readTable(t, run(t, nil, "estep", "--quiet", "-m", model, b))
+	if sum := sa.Stats.Loglik + sb.Stats.Loglik; rel(one.Stats.Loglik, sum) > 1e-12 {
+		t.Fatalf("loglik: whole %v, shards %v + %v = %v", one.Stats.Loglik, sa.Stats.Loglik, sb.Stats.Loglik, sum)
+	}
+}
+
 func readTable(t *testing.T, data []byte) *dmv.Table {
 	t.Helper()
 	var b dmv.TableBuilder

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/grind-nlp/grind/format"
 )
 
 // Tags a model has not seen are parsed, counted and scored through one
@@ -17,14 +15,16 @@ import (
 //   - as a dependent (of a head, or of the root), its probability is the
 //     mean of the model's tags' probabilities in that multinomial.
 //
-// For a probability model of t tags each dependent multinomial, which
-// gains the one class, is renormalised (its entries times t/(t+1)), so
-// the model with the class is again a distribution. Every unseen tag gets
-// the class's numbers — the same whichever and however many unseen tags a
-// corpus has, so the counts and log-likelihoods of shards add up to the
-// whole corpus's. The factor t/(t+1) multiplies every attachment and so
-// every tree of a sentence alike: parses do not depend on it. Log-linear
-// weights ("w") are averaged as weights and not renormalised.
+// The class's entries are not renormalised: a sentence whose tags the
+// model knows keeps its own probability, and every unseen tag gets the
+// class's numbers — the same whichever and however many unseen tags a
+// corpus or a shard has — so the counts and log-likelihoods of shards add
+// up to the whole corpus's. (Renormalising each dependent multinomial by
+// t/(t+1) only when a corpus has an unseen tag made a shard's
+// log-likelihood depend on whether it had one.) A sentence with an unseen
+// tag thus scores (t+1)/t per attachment above the renormalised class;
+// its parses and posteriors are the same either way, since every tree of
+// the sentence shares that factor. Log-linear weights ("w") are averaged as weights.
 
 // noTagKnownHint ends the refusal when no tag of the input is known to
 // the model (another tag set): back-off would be guessing.
@@ -39,9 +39,8 @@ func NoTagKnown(sample []string) error {
 }
 
 // extendParams returns p over t+u tags: tags t..t+u−1 are the average
-// tag, as the rule above says. normalise scales the dependent
-// multinomials by t/(t+1) (probability models).
-func extendParams(p *Params, u int, normalise bool) *Params {
+// tag, as the rule above says.
+func extendParams(p *Params, u int) *Params {
 	t := p.T
 	q := NewParams(t + u)
 	mean := func(xs []float64) float64 {
@@ -90,25 +89,12 @@ func extendParams(p *Params, u int, normalise bool) *Params {
 			}
 		}
 	}
-	if normalise && u > 0 {
-		// One shared class joins each dependent multinomial: a model of
-		// t+1 tags, whatever u is.
-		f := float64(t) / float64(t+1)
-		for i := range q.Root {
-			q.Root[i] *= f
-		}
-		for i := range q.Child {
-			q.Child[i] *= f
-		}
-	}
 	return q
 }
 
 // Extend returns the model over its own tags and the tags of names it
 // does not know (sorted together, as a model file of those tags would
-// be), the unseen ones given the average tag's parameters (a distribution
-// when one tag is unseen; with more, each has the shared class's
-// probability), and the list of unseen tags. It refuses (NoTagKnown) when names is not empty and
+// be), the unseen ones given the average tag's parameters, and the list of unseen tags. It refuses (NoTagKnown) when names is not empty and
 // none of them is known.
 func (t *Table) Extend(names []string) (*TagSet, *Params, []string, error) {
 	var unseen []string
@@ -131,7 +117,7 @@ func (t *Table) Extend(names []string) (*TagSet, *Params, []string, error) {
 	}
 	sort.Strings(unseen)
 	all := NewTagSet(append(append([]string(nil), t.Tags.Names()...), unseen...)...)
-	ext := extendParams(t.Params, len(unseen), t.Unit == format.Prob)
+	ext := extendParams(t.Params, len(unseen))
 	ts := SortedTagSet(all.Names())
 	p, err := AlignTags(ts, all, ext)
 	return ts, p, unseen, err

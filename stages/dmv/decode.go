@@ -2,8 +2,6 @@ package dmv
 
 import (
 	"math"
-
-	"github.com/grind-nlp/grind/format"
 )
 
 // Floor is the weight a decoder gives to events of probability 0 when the
@@ -31,13 +29,13 @@ type Decoder struct {
 // model is the mean of its probabilities. Decoders of model files come
 // from Table.Decoder, which averages a log-linear model as weights.
 func NewDecoder(tags *TagSet, w *Params) *Decoder {
-	return newDecoder(tags, extendParams(w, 1, false))
+	return newDecoder(tags, extendParams(w, 1))
 }
 
 // Decoder decodes with the model t: its unseen tags as the average tag of
 // its own unit (backoff.go), so that decode, select-model and estep agree.
 func (t *Table) Decoder() (*Decoder, error) {
-	ext := &Table{Tags: t.Tags, Params: extendParams(t.Params, 1, t.Unit == format.Prob), Unit: t.Unit}
+	ext := &Table{Tags: t.Tags, Params: extendParams(t.Params, 1), Unit: t.Unit}
 	pot, err := ext.Potentials()
 	if err != nil {
 		return nil, err

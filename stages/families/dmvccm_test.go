@@ -91,10 +91,8 @@ func TestDMVCCMShardsAddUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := write(t, filepath.Join(dir, "m.jsonl"), dmvccmBytes(t, m))
-	// Held-out sentences, with tags the model never saw in both shards
-	// (the DMV's back-off scales a corpus's attachments by t/(t+1) when
-	// it has an unseen tag, so a shard without one would have another
-	// log-likelihood, as under the DMV alone).
+	// Held-out sentences, with a tag the model never saw in each shard
+	// (backed off to the DMV's average tag alike in every shard).
 	held, _ := corpus(t, dir, "held.jsonl", 30, 9)
 	lines := strings.SplitAfter(strings.TrimSpace(string(must(os.ReadFile(held)))), "\n")
 	lines[0] = strings.Replace(lines[0], `"tags":["`, `"tags":["XX","`, 1)
