@@ -145,7 +145,7 @@ func (m *Model) Parse(k int) Parse {
 	if m.headChoice {
 		f = headChoiceFactors(f, s.N)
 	}
-	return Viterbi(s.N, WeightsFromDMV(m.DMV, m.dmvData.Sents[k]), f)
+	return Viterbi(s.N, WeightsFromDMV(m.DMV, m.dmvData.Sent(k, nil)), f)
 }
 
 // ParseAll is the Viterbi derivation of each of sents (held-out ones,
