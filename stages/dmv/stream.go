@@ -22,7 +22,7 @@ import (
 // maxIndex bounds the sparse index: when it fills, every other entry goes
 // and the stride doubles, so its memory does not grow with the corpus (a
 // pass re-reads fewer than stride sentences per chunk to find its start).
-const maxIndex = 1 << 16
+var maxIndex = 1 << 16
 
 // streamPos is where a sentence record starts: file, byte offset, and
 // the number of lines before it (for error messages).

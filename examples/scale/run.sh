@@ -1,0 +1,55 @@
+#!/bin/sh
+# Scale: seconds per EM iteration and peak memory of train-em against corpus
+# size, the corpus held in memory and streamed (--stream).
+#
+#   sh examples/scale/run.sh [OUT]           # every size, both lengths
+#   SIZES="10000 100000" LENGTHS=10 sh examples/scale/run.sh
+#
+# The corpora are synthetic: dmv-sample draws them from a DMV estimated on
+# the treebank grind ships (examples/treebank, gold counts, add-0.1), with
+# --max-len 10 or 40; their gold heads are dropped (a training corpus of
+# tags). Each run is train-em --init km --max-iter 3 --tol 0 --workers 2;
+# seconds per iteration are the mean of iterations 2 and 3 from its --log
+# (reading the corpus and the initializer left out), peak RSS is
+# /usr/bin/time's. The corpora are made in $TMPDIR and deleted after use.
+# Writes OUT (default docs/scale.tsv beside this script's repository): one
+# line per run, then draws docs/scale.svg with plot.sh.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+PATH=$here/../../bin:$PATH
+out=${1:-$here/../../docs/scale.tsv}
+SIZES=${SIZES:-10000 100000 1000000 10000000}
+LENGTHS=${LENGTHS:-10 40}
+# Longest runs left out (2 shared cores): ≤ 40 stops at this many sentences.
+MAX40=${MAX40:-1000000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/grind-scale.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+ptb2deps "$here"/../treebank/*.mrg | estep --gold --quiet | mstep --lambda 0.1 > "$tmp/model.jsonl"
+
+printf 'maxlen\tsentences\ttokens\tmode\tsec_per_iter\tpeak_rss_mb\n' > "$out"
+for maxlen in $LENGTHS; do
+	for n in $SIZES; do
+		if [ "$maxlen" -gt 10 ] && [ "$n" -gt "$MAX40" ]; then
+			echo "skip: $n sentences ≤ $maxlen (MAX40=$MAX40)" >&2
+			continue
+		fi
+		dmv-sample -m "$tmp/model.jsonl" -n "$n" --max-len "$maxlen" --seed 1 --quiet |
+			sed 's/,"heads":\[[0-9,]*\]//' > "$tmp/corpus.jsonl"
+		for mode in memory stream; do
+			flag=
+			[ "$mode" = stream ] && flag=--stream
+			/usr/bin/time -v -o "$tmp/time.txt" train-em --init km --max-iter 3 --tol 0 --workers 2 --quiet \
+				$flag --log "$tmp/log.jsonl" "$tmp/corpus.jsonl" -o "$tmp/model-$mode.jsonl"
+			sec=$(jq -s '(.[2].seconds - .[0].seconds) / 2' "$tmp/log.jsonl")
+			# tokens = −objective / (bits per token · ln 2)
+			tokens=$(jq -s '.[0] | -.objective / (.cross_entropy * 0.6931471805599453) | round' "$tmp/log.jsonl")
+			rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$tmp/time.txt")
+			printf '%s\t%s\t%s\t%s\t%.4f\t%s\n' "$maxlen" "$n" "$tokens" "$mode" "$sec" "$rss" | tee -a "$out"
+		done
+		# Streaming trains the model in-memory training does, byte for byte.
+		cmp "$tmp/model-memory.jsonl" "$tmp/model-stream.jsonl"
+		rm -f "$tmp/corpus.jsonl"
+	done
+done
+sh "$here/plot.sh" "$out" > "${out%.tsv}.svg"
