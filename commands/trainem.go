@@ -99,7 +99,7 @@ Examples:
 --run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
---save-every and --save-dir may differ).`,
+--save-every, --save-dir and --stream may differ).`,
 		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
 			streamFlag(),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),

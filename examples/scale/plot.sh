@@ -1,6 +1,6 @@
 #!/bin/sh
-# Draws the table run.sh writes (maxlen, sentences, tokens, mode,
-# sec_per_iter, peak_rss_mb) as an SVG on stdout: seconds per EM iteration
+# Draws the table run.sh writes (columns maxlen, sentences, mode,
+# sec_per_iter and peak_rss_mb, found by name) as an SVG on stdout: seconds per EM iteration
 # (left) and peak RSS (right) against the number of sentences, both axes
 # logarithmic, one line per mode and length, and a dotted line of slope 1
 # (linear time) through the first point of each time series.
@@ -11,18 +11,19 @@ awk -F'\t' '
 function lg(x) { return log(x) / log(10) }
 function px(v, p) { return p["x0"] + (lg(v) - xmin) / (xmax - xmin) * W }
 function py(v, p) { return p["y0"] + H - (lg(v) - p["lo"]) / (p["hi"] - p["lo"]) * H }
-NR == 1 { next }
+NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
 {
-	key = $4 " ≤" $1
+	key = $(col["mode"]) " ≤" $(col["maxlen"])
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
 	n[key] = n[key] + 1; i = n[key]
-	xs[key, i] = $2; ts[key, i] = $5; rs[key, i] = $6
-	if (xminv == "" || $2 < xminv) xminv = $2
-	if ($2 > xmaxv) xmaxv = $2
-	if (tlo == "" || $5 < tlo) tlo = $5
-	if ($5 > thi) thi = $5
-	if (rlo == "" || $6 < rlo) rlo = $6
-	if ($6 > rhi) rhi = $6
+	x = $(col["sentences"]); t = $(col["sec_per_iter"]); r = $(col["peak_rss_mb"])
+	xs[key, i] = x; ts[key, i] = t; rs[key, i] = r
+	if (xminv == "" || x < xminv) xminv = x
+	if (x > xmaxv) xmaxv = x
+	if (tlo == "" || t < tlo) tlo = t
+	if (t > thi) thi = t
+	if (rlo == "" || r < rlo) rlo = r
+	if (r > rhi) rhi = r
 }
 END {
 	W = 330; H = 260

@@ -11,7 +11,9 @@
 # tags). Each run is train-em --init km --max-iter 3 --tol 0 --workers 2;
 # seconds per iteration are the mean of iterations 2 and 3 from its --log
 # (reading the corpus and the initializer left out), peak RSS is
-# /usr/bin/time's. The corpora are made in $TMPDIR and deleted after use.
+# /usr/bin/time's. CPU seconds per iteration (user + system, both workers)
+# are those of the run less those of the same run with --max-iter 1,
+# halved: on a shared machine they move less than wall time. The corpora are made in $TMPDIR and deleted after use.
 # Writes OUT (default docs/scale.tsv beside this script's repository): one
 # line per run, then draws docs/scale.svg with plot.sh.
 set -eu
@@ -27,7 +29,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 ptb2deps "$here"/../treebank/*.mrg | estep --gold --quiet | mstep --lambda 0.1 > "$tmp/model.jsonl"
 
-printf 'maxlen\tsentences\ttokens\tmode\tsec_per_iter\tpeak_rss_mb\n' > "$out"
+printf 'maxlen\tsentences\ttokens\tmode\tsec_per_iter\tcpu_per_iter\tpeak_rss_mb\n' > "$out"
+cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$1"; }
 for maxlen in $LENGTHS; do
 	for n in $SIZES; do
 		if [ "$maxlen" -gt 10 ] && [ "$n" -gt "$MAX40" ]; then
@@ -39,13 +42,16 @@ for maxlen in $LENGTHS; do
 		for mode in memory stream; do
 			flag=
 			[ "$mode" = stream ] && flag=--stream
+			/usr/bin/time -v -o "$tmp/time1.txt" train-em --init km --max-iter 1 --tol 0 --workers 2 --quiet \
+				$flag "$tmp/corpus.jsonl" -o /dev/null
 			/usr/bin/time -v -o "$tmp/time.txt" train-em --init km --max-iter 3 --tol 0 --workers 2 --quiet \
 				$flag --log "$tmp/log.jsonl" "$tmp/corpus.jsonl" -o "$tmp/model-$mode.jsonl"
+			cpusec=$(echo "$(cpu "$tmp/time.txt") $(cpu "$tmp/time1.txt")" | awk '{ printf "%.4f", ($1 - $2) / 2 }')
 			sec=$(jq -s '(.[2].seconds - .[0].seconds) / 2' "$tmp/log.jsonl")
 			# tokens = −objective / (bits per token · ln 2)
 			tokens=$(jq -s '.[0] | -.objective / (.cross_entropy * 0.6931471805599453) | round' "$tmp/log.jsonl")
 			rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$tmp/time.txt")
-			printf '%s\t%s\t%s\t%s\t%.4f\t%s\n' "$maxlen" "$n" "$tokens" "$mode" "$sec" "$rss" | tee -a "$out"
+			printf '%s\t%s\t%s\t%s\t%.4f\t%s\t%s\n' "$maxlen" "$n" "$tokens" "$mode" "$sec" "$cpusec" "$rss" | tee -a "$out"
 		done
 		# Streaming trains the model in-memory training does, byte for byte.
 		cmp "$tmp/model-memory.jsonl" "$tmp/model-stream.jsonl"

@@ -28,7 +28,7 @@ func randomSentences(rng *rand.Rand, count, maxLen, tagCount int, someGold bool)
 		for range n {
 			s.Tags = append(s.Tags, fmt.Sprintf("t%d", rng.IntN(tagCount)))
 		}
-		if !someGold || i%2 == 0 {
+		if !someGold || i%2 == 1 { // the first sentence without: its heads are filled in later
 			for k := range n {
 				s.Heads = append(s.Heads, k) // token k+1's head is token k; the first is the root
 			}
