@@ -116,6 +116,9 @@ func (b *CorpusBuilder) Add(s *format.Sentence) error {
 	if uint64(c.Tokens)+uint64(len(tags)) > math.MaxUint32 {
 		return fmt.Errorf("more than %d tokens: beyond what a corpus in memory holds (train with --stream)", uint64(math.MaxUint32))
 	}
+	if b.opts.IDs && uint64(len(c.ids))+uint64(len(s.ID)) > math.MaxUint32 {
+		return errors.New("the ids of the corpus take more than 4 GiB")
+	}
 	i := c.n
 	for _, t := range tags {
 		c.appendTag(t)
@@ -138,9 +141,6 @@ func (b *CorpusBuilder) Add(s *format.Sentence) error {
 	if b.opts.IDs {
 		if c.idOff == nil {
 			c.idOff = make([]uint32, c.n+1)
-		}
-		if uint64(len(c.ids))+uint64(len(s.ID)) > math.MaxUint32 {
-			return errors.New("the ids of the corpus take more than 4 GiB")
 		}
 		c.ids = append(c.ids, s.ID...)
 		c.idOff = append(c.idOff, uint32(len(c.ids)))
@@ -268,7 +268,7 @@ func (c *Corpus) ID(i int) string {
 // HasGold says whether every sentence carries gold heads.
 func (c *Corpus) HasGold() bool {
 	if c.stream != nil {
-		return c.stream.golds == c.n && c.n > 0
+		return c.stream.gold && c.stream.golds == c.n && c.n > 0
 	}
 	return c.golds == c.n && c.n > 0
 }
@@ -325,12 +325,6 @@ func (c *Corpus) Each(lo, hi int, fn func(i int, tags, heads []int)) error {
 		fn(i, tags, g)
 	}
 	return nil
-}
-
-// Bytes is the memory the corpus's arrays take (capacity included), for
-// the benchmarks' bytes per sentence.
-func (c *Corpus) Bytes() int {
-	return 4*cap(c.off) + cap(c.tag8) + 2*cap(c.tag16) + 2*cap(c.heads) + 8*cap(c.gold) + cap(c.ids) + 4*cap(c.idOff)
 }
 
 // EStepOptions choose the E-step's variant.
