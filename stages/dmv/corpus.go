@@ -10,7 +10,7 @@ import (
 )
 
 // Corpus is a training or test set of tag sequences, its tags interned.
-// In memory it is compact (about 1 byte per token, 2 with gold heads, 4
+// In memory it is compact (a byte per token, 3 with gold heads, and 4
 // per sentence): every tag of every sentence in one array of bytes (of
 // uint16 when there are more than 256 tags), an offset per sentence, the
 // gold heads likewise, and nothing else of the records (no words, no
