@@ -2,7 +2,7 @@
 # Scale: seconds per EM iteration and peak memory of train-em against corpus
 # size, the corpus held in memory and streamed (--stream).
 #
-#   sh examples/scale/run.sh [OUT]           # every size, both lengths
+#   sh examples/scale/run.sh [OUT]           # every size, both lengths (an hour)
 #   SIZES="10000 100000" LENGTHS=10 sh examples/scale/run.sh
 #
 # The corpora are synthetic: dmv-sample draws them from a DMV estimated on
@@ -17,16 +17,19 @@
 # workers) are those of the run less those of the same run with
 # --max-iter 1, over k − 1: on a shared machine they move less than wall
 # time. Peak RSS is /usr/bin/time's, of the k-iteration run.
-# Writes OUT (default docs/scale.tsv beside this script's repository): one
-# line per run, then draws docs/scale.svg with plot.sh.
+# Writes OUT (default the repository's docs/scale.tsv): one line per run,
+# then draws OUT's .svg with plot.sh. Needs the programs in bin (make
+# build), jq, /usr/bin/time and 0.8 GB free in $TMPDIR for the largest
+# corpus.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 PATH=$here/../../bin:$PATH
 out=${1:-$here/../../docs/scale.tsv}
 SIZES=${SIZES:-10000 100000 1000000 10000000}
 LENGTHS=${LENGTHS:-10 40}
-# Longest runs left out (2 shared cores): ≤ 40 stops at this many sentences.
-MAX40=${MAX40:-1000000}
+# ≤ 40 stops at this many sentences (MAX40=1000000 skips the longest runs:
+# 10 M sentences ≤ 40 take 25 minutes of 2 shared cores).
+MAX40=${MAX40:-10000000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/grind-scale.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
