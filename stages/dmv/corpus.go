@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -488,38 +489,60 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	return res
 }
 
-// Decode parses every sentence of the corpus with its Viterbi tree under
-// w (heads 1-based, 0 = root), in parallel. Sentences of weight 0 get
-// the fallback of Decoder.
-func (e *EStepper) Decode(tags *TagSet, w *Params, workers int) ([][]int, error) {
+// decodeBatch is how many sentences DecodeEach parses at a time.
+var decodeBatch = 4096
+
+// DecodeEach parses every sentence of the corpus with its Viterbi tree
+// under w (heads 1-based, 0 = root; sentences of weight 0 get the
+// fallback of Decoder) and calls fn in sentence order with its index,
+// its gold heads (nil when absent) and the parse, which fn must not
+// keep. Sentences are parsed a batch at a time, the batch spread over
+// the workers, so memory does not grow with the corpus (streamed or
+// held).
+func (e *EStepper) DecodeEach(tags *TagSet, w *Params, workers int, fn func(i int, gold, pred []int)) error {
 	c := e.corpus
 	dec := NewDecoder(tags, w)
 	workers = min(pipeline.Workers(workers), chunks)
 	for len(e.charts) < workers {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 	}
-	out := make([][]int, c.Len())
-	errs := make([]error, chunks)
-	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		lo, hi := e.chunkBounds(k)
-		errs[k] = c.Each(lo, hi, func(i int, x, _ []int) {
-			out[i] = make([]int, len(x))
-			dec.Decode(e.charts[worker], x, out[i], false)
+	type parse struct{ tags, gold, goldBuf, pred []int }
+	batch := make([]parse, min(decodeBatch, c.Len()))
+	first, held := 0, 0
+	flush := func() {
+		pieces := min(4*workers, held)
+		pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
+			for j := k * held / pieces; j < (k+1)*held/pieces; j++ {
+				b := &batch[j]
+				b.pred = slices.Grow(b.pred[:0], len(b.tags))[:len(b.tags)]
+				dec.Decode(e.charts[worker], b.tags, b.pred, false)
+			}
 		})
-	})
-	return out, errors.Join(errs...)
-}
-
-// GoldHeads are the gold heads of every sentence (nil where absent), for
-// scoring against Decode's.
-func (c *Corpus) GoldHeads() ([][]int, error) {
-	out := make([][]int, c.Len())
-	err := c.Each(0, c.Len(), func(i int, _, heads []int) {
-		if heads != nil {
-			out[i] = append([]int(nil), heads...)
+		for j := range held {
+			fn(first+j, batch[j].gold, batch[j].pred)
+		}
+		first += held
+		held = 0
+	}
+	err := c.Each(0, c.Len(), func(_ int, x, gold []int) {
+		b := &batch[held]
+		b.tags = append(b.tags[:0], x...)
+		b.gold = nil
+		if gold != nil {
+			b.goldBuf = append(b.goldBuf[:0], gold...)
+			b.gold = b.goldBuf
+		}
+		if held++; held == len(batch) {
+			flush()
 		}
 	})
-	return out, err
+	if err != nil {
+		return err
+	}
+	if held > 0 {
+		flush()
+	}
+	return nil
 }
 
 // CorpusFromNumbers is a corpus of tag numbers already interned in ts

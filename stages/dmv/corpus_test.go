@@ -279,3 +279,35 @@ func TestStreamedCorpusRefusals(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// DecodeEach parses every sentence, in order, as the decoder does one at
+// a time, across batches and for any number of workers.
+func TestDecodeEachInOrder(t *testing.T) {
+	defer func(b int) { decodeBatch = b }(decodeBatch)
+	decodeBatch = 7
+	rng := rand.New(rand.NewPCG(5, 5))
+	c, err := NewCorpus(randomSentences(rng, 100, 9, 4, true), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := randomWeights(rng, c.Tags.Len(), true)
+	dec, chart := NewDecoder(c.Tags, w), NewChart(c.MaxLen)
+	for workers := 1; workers <= 3; workers++ {
+		next := 0
+		err := NewEStepper(c).DecodeEach(c.Tags, w, workers, func(i int, gold, pred []int) {
+			if i != next {
+				t.Fatalf("sentence %d after %d", i, next-1)
+			}
+			next++
+			x := c.Sent(i, nil)
+			want := make([]int, len(x))
+			dec.Decode(chart, x, want, false)
+			if !slices.Equal(pred, want) || !slices.Equal(gold, c.Gold(i, nil)) || (gold == nil) != (c.Gold(i, nil) == nil) {
+				t.Fatalf("%d workers, sentence %d: parse %v gold %v, want %v and %v", workers, i, pred, gold, want, c.Gold(i, nil))
+			}
+		})
+		if err != nil || next != c.Len() {
+			t.Fatalf("%d workers: %d sentences, %v", workers, next, err)
+		}
+	}
+}

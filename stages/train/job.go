@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,9 +28,11 @@ type Job struct {
 	SaveDir    string
 	Progress   *pipeline.Progress
 	// Evaluate scores Viterbi parses of the training data against its
-	// gold heads, for the log: directed and undirected accuracy. Nil
+	// gold heads, for the log: directed and undirected accuracy. It
+	// sees each sentence's gold and predicted heads in turn and must not
+	// keep them (a corpus of millions is parsed a batch at a time). Nil
 	// skips evaluation.
-	Evaluate func(gold, pred [][]int) (directed, undirected float64)
+	Evaluate func(pairs iter.Seq2[[]int, []int]) (directed, undirected float64)
 	// Unit is what the run's models hold: probabilities (format.Prob, the
 	// default) or log-linear weights (format.Weight, CE), which are saved
 	// as "w" and decoded with potentials exp(w).
@@ -178,15 +181,16 @@ func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 		if s.unit() == format.Weight {
 			pot = dmv.ExpWeights(model)
 		}
-		pred, err := s.estep.Decode(s.Corpus.Tags, pot, s.Job.Workers)
+		var err error
+		d, u := s.Job.Evaluate(func(yield func(gold, pred []int) bool) {
+			more := true
+			err = s.estep.DecodeEach(s.Corpus.Tags, pot, s.Job.Workers, func(_ int, gold, pred []int) {
+				more = more && yield(gold, pred)
+			})
+		})
 		if err != nil {
 			return err
 		}
-		gold, err := s.Corpus.GoldHeads()
-		if err != nil {
-			return err
-		}
-		d, u := s.Job.Evaluate(gold, pred)
 		it.Directed, it.Undirected = &d, &u
 	}
 	if s.log != nil {

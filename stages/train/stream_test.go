@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,11 +18,11 @@ var secondsField = regexp.MustCompile(`"seconds":[^,}]*`)
 
 // directed is a small accuracy for the logs: the share of tokens whose
 // predicted head is the gold one.
-func directed(gold, pred [][]int) (float64, float64) {
+func directed(pairs iter.Seq2[[]int, []int]) (float64, float64) {
 	right, all := 0, 0
-	for i, g := range gold {
-		for k, h := range g {
-			if pred[i][k] == h {
+	for gold, pred := range pairs {
+		for k, h := range gold {
+			if pred[k] == h {
 				right++
 			}
 			all++
