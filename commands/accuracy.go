@@ -1,13 +1,17 @@
 package commands
 
-import "github.com/grind-nlp/grind/stages/score"
+import (
+	"iter"
+
+	"github.com/grind-nlp/grind/stages/score"
+)
 
 // attachmentAccuracy is the directed and undirected accuracy, root
 // counted, of predicted against gold heads, for the training logs.
-func attachmentAccuracy(gold, pred [][]int) (directed, undirected float64) {
+func attachmentAccuracy(pairs iter.Seq2[[]int, []int]) (directed, undirected float64) {
 	var t score.Tally
-	for i, g := range gold {
-		t.Add(g, pred[i])
+	for gold, pred := range pairs {
+		t.Add(gold, pred)
 	}
 	c := t.Counted()
 	return c.Directed.Accuracy, c.Undirected.Accuracy

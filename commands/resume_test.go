@@ -49,7 +49,11 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 			killed := clitest.KillAt(t, "TestResumeChild", args, func() bool { return logLines(rd) >= at }, 30*time.Second)
 			t.Logf("%s: killed after %d log lines (asked %d; killed before the end: %v)", tc.name, logLines(rd), at, killed)
 
-			resumed := run(t, nil, append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, corpus)...)
+			resume := append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, corpus)
+			if trial == 1 {
+				resume = append(resume, "--stream") // held or streamed: the same model
+			}
+			resumed := run(t, nil, resume...)
 			if !bytes.Equal(resumed, want) {
 				t.Errorf("%s: the run killed at iteration %d and resumed differs from the uninterrupted one", tc.name, at)
 			}

@@ -34,6 +34,7 @@ Examples:
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
 		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
+			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},

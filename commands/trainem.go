@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"io"
 
 	"github.com/urfave/cli/v2"
@@ -26,6 +27,12 @@ func trainFlags(defaultInit string) []cli.Flag {
 	}
 }
 
+// streamFlag is the trainers' choice between holding the corpus and
+// reading it again on every pass.
+func streamFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "stream", Usage: "read the corpus FILEs again on every pass instead of holding them: memory independent of the corpus's size, the same model (plain files, not stdin or compressed input)"}
+}
+
 // trainJob reads the shared training flags.
 func trainJob(c *cli.Context, total int) (train.Job, error) {
 	if c.String("model") == "" {
@@ -35,6 +42,14 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 	}
 	if c.Int("save-every") > 0 {
 		if err := checkSaveDir(c, c.String("save-dir")); err != nil {
+			return train.Job{}, err
+		}
+	}
+	if c.Bool("stream") {
+		if err := dmv.CheckStreamable(c.Args().Slice()); err != nil {
+			if errors.Is(err, dmv.ErrNotSeekable) {
+				return train.Job{}, usagef("--stream: %v", err)
+			}
 			return train.Job{}, err
 		}
 	}
@@ -51,7 +66,7 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: progress(c, total), Evaluate: attachmentAccuracy,
-		RunDir: dir, Resume: resume,
+		RunDir: dir, Resume: resume, Stream: c.Bool("stream"),
 	}, nil
 }
 
@@ -84,8 +99,9 @@ Examples:
 --run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
---save-every and --save-dir may differ).`,
+--save-every, --save-dir and --stream may differ).`,
 		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
+			streamFlag(),
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},

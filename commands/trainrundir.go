@@ -45,10 +45,11 @@ type runRecord struct {
 }
 
 // mayDiffer are the flags a resumed run may change: they do not change
-// the model (the E-step's sums do not depend on the number of workers).
+// the model (the E-step's sums do not depend on the number of workers,
+// nor on whether the corpus is held or streamed).
 var mayDiffer = map[string]bool{
 	"workers": true, "quiet": true, "output": true, "run-dir": true, "resume": true,
-	"save-every": true, "save-dir": true, "save-model": true,
+	"save-every": true, "save-dir": true, "save-model": true, "stream": true,
 }
 
 // runDir reads --run-dir and --resume: it checks the directory before the

@@ -44,6 +44,7 @@ Examples:
    train-sa --init zero --lambda 10 --delta0 -0.6 --save-dir sa wsj10.jsonl > sa.jsonl
    train-sa --init km --seg-beta0 0.5 --seg-beta-final 0 --log s.log wsj10.jsonl -o s.jsonl`,
 		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
+			streamFlag(),
 			&cli.Float64Flag{Name: "delta0", DefaultText: "none", Usage: "Model L: the first epoch's locality bias `δ₀`"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "Model L: δ += `Δδ` after each epoch"},
 			&cli.Float64Flag{Name: "delta-final", Value: 0.1, Usage: "Model L: the last epoch's `δ_f`"},

@@ -37,6 +37,12 @@ func UDEnglish(t testing.TB, maxLen int) *dmv.Corpus {
 // heads take more children).
 func Sampled(t testing.TB, sentences, tags, minLen, maxLen int, stopScale float64, seed uint64) *dmv.Corpus {
 	t.Helper()
+	return corpus(t, SampledSentences(t, sentences, tags, minLen, maxLen, stopScale, seed))
+}
+
+// SampledSentences are the records of Sampled's corpus.
+func SampledSentences(t testing.TB, sentences, tags, minLen, maxLen int, stopScale float64, seed uint64) []*format.Sentence {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	p := dmv.NewParams(tags)
 	for _, tab := range p.Tables() {
@@ -60,7 +66,7 @@ func Sampled(t testing.TB, sentences, tags, minLen, maxLen int, stopScale float6
 		}
 		sents = append(sents, s)
 	}
-	return corpus(t, sents)
+	return sents
 }
 
 // Random is sentences of 1..maxLen tags drawn uniformly over tags tags

@@ -85,6 +85,7 @@ func Size(n int) string {
 type Reader struct {
 	r    *bufio.Reader
 	n    int
+	off  int64 // bytes read through the current line's ending
 	text []byte
 	err  error // a read error, sticky; io.EOF is not one
 }
@@ -103,6 +104,7 @@ func (l *Reader) Scan() bool {
 	l.text = l.text[:0]
 	for {
 		chunk, err := l.r.ReadSlice('\n')
+		l.off += int64(len(chunk))
 		l.text = append(l.text, chunk...)
 		if len(l.text) > MaxLine+2 { // room for the \r\n, which is no part of the line
 			l.err = &TooLongError{Line: l.n + 1, Limit: MaxLine}
@@ -137,6 +139,14 @@ func (l *Reader) Bytes() []byte { return l.text }
 // Line is the 1-based number of the current line (of the last one read
 // after the end).
 func (l *Reader) Line() int { return l.n }
+
+// Offset is how many bytes of the input have been read through the end
+// of the current line (its ending included): where the next line starts.
+func (l *Reader) Offset() int64 { return l.off }
+
+// StartAt says the input begins at byte offset and line number line + 1
+// of a larger one (a reader that seeked there), for Offset and Line.
+func (l *Reader) StartAt(offset int64, line int) { l.off, l.n = offset, line }
 
 // Err is the read error that stopped Scan, if any: a failed read, a
 // *TooLongError or an *InvalidUTF8Error.

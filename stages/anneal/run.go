@@ -144,7 +144,11 @@ func stageReport(s *train.Session, a *Annealer, dir string, plain bool) func(int
 		msg := fmt.Sprintf("%s %d (%s %s): %s after %d iterations; objective %.10g", kind, k, a.Anneals.Name(),
 			a.Anneals.Format(v), state, res.Iterations, res.Objective)
 		if plain {
-			ll := estep.Run(res.Model, dmv.EStepOptions{LogLikOnly: true, Workers: s.Job.Workers}).LogLik
+			out := estep.Run(res.Model, dmv.EStepOptions{LogLikOnly: true, Workers: s.Job.Workers})
+			if out.Err != nil {
+				return out.Err
+			}
+			ll := out.LogLik
 			msg += fmt.Sprintf("; log-likelihood %.10g (plain DMV, %.6f bits/token)", ll, -ll/float64(s.Corpus.Tokens)/math.Ln2)
 		}
 		s.Job.Progress.Note("%s", msg)

@@ -51,7 +51,10 @@ const chunks = 64
 // lattices are built once, and the workspaces kept between evaluations.
 type Problem struct {
 	Corpus *dmv.Corpus
-	Kind   string
+	// Sents are the corpus's tag numbers at hand (CE visits them in its
+	// own order, and its lattices already cost far more).
+	Sents [][]int
+	Kind  string
 	// Lattices holds each sentence's neighbourhood; nil for length,
 	// whose lattice depends on the sentence's length alone. Where the
 	// neighbourhood has templates (nbhd.HasTemplate), the lattices of one
@@ -98,12 +101,12 @@ func NewProblem(c *dmv.Corpus, kind string, workers int) (*Problem, error) {
 
 // tooBig says which sentence's neighbourhood needs more memory than
 // allowed.
-func tooBig(c *dmv.Corpus, i int, kind string, err error) error {
+func tooBig(p *Problem, i int, kind string, err error) error {
 	id := ""
-	if i < len(c.Source) && c.Source[i] != nil && c.Source[i].ID != "" {
-		id = " (" + c.Source[i].ID + ")"
+	if x := p.Corpus.ID(i); x != "" {
+		id = " (" + x + ")"
 	}
-	return fmt.Errorf("sentence %d%s, %d words: its %s neighbourhood is too big: %w; raise --max-memory or leave long sentences out (filterlen)", i+1, id, len(c.Sents[i]), kind, err)
+	return fmt.Errorf("sentence %d%s, %d words: its %s neighbourhood is too big: %w; raise --max-memory or leave long sentences out (filterlen)", i+1, id, len(p.Sents[i]), kind, err)
 }
 
 // NewProblemWithin is NewProblem with the memory of each neighbourhood's
@@ -114,10 +117,10 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 	if !nbhd.Known(kind) {
 		return nil, fmt.Errorf("unknown neighbourhood %q (want one of %v)", kind, nbhd.Kinds)
 	}
-	p := &Problem{Corpus: c, Kind: kind}
+	p := &Problem{Corpus: c, Sents: c.Sentences(), Kind: kind}
 	if kind == nbhd.Length {
 		count := make([]int, c.MaxLen+1)
-		for _, s := range c.Sents {
+		for _, s := range p.Sents {
 			count[len(s)]++
 		}
 		for n, k := range count {
@@ -125,18 +128,18 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 				p.lengths, p.perLength = append(p.lengths, n), append(p.perLength, k)
 				l := nbhd.LengthLattice(n, c.Tags.Len())
 				if err := l.Prepare(maxMemory); err != nil {
-					return nil, tooBig(c, slices.IndexFunc(c.Sents, func(x []int) bool { return len(x) == n }), kind, err)
+					return nil, tooBig(p, slices.IndexFunc(p.Sents, func(x []int) bool { return len(x) == n }), kind, err)
 				}
 				p.lengthLattices = append(p.lengthLattices, l)
 			}
 		}
 		return p, nil
 	}
-	p.Lattices = make([]*dmv.Lattice, len(c.Sents))
+	p.Lattices = make([]*dmv.Lattice, len(p.Sents))
 	if nbhd.HasTemplate(kind) {
 		templates := make([]*nbhd.Template, c.MaxLen+1)
 		p.own = make([]int, c.MaxLen+1)
-		for i, x := range c.Sents {
+		for i, x := range p.Sents {
 			n := len(x)
 			if n == 0 {
 				return nil, fmt.Errorf("sentence %d: the neighbourhood of an empty sentence", i+1)
@@ -145,23 +148,23 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 				templates[n] = nbhd.NewTemplate(kind, n)
 				p.own[n] = templates[n].Sentence
 				if err := templates[n].Lattice.Prepare(maxMemory); err != nil {
-					return nil, tooBig(c, i, kind, err)
+					return nil, tooBig(p, i, kind, err)
 				}
 			}
 			p.Lattices[i] = templates[n].Instance(x)
 			p.order = append(p.order, i)
 		}
-		slices.SortStableFunc(p.order, func(i, j int) int { return len(c.Sents[i]) - len(c.Sents[j]) })
+		slices.SortStableFunc(p.order, func(i, j int) int { return len(p.Sents[i]) - len(p.Sents[j]) })
 		return p, nil
 	}
-	errs := make([]error, len(c.Sents))
+	errs := make([]error, len(p.Sents))
 	pipeline.ForEachChunk(chunks, workers, func(_, k int) {
 		lo, hi := p.bounds(k)
 		for i := lo; i < hi; i++ {
-			p.Lattices[i], errs[i] = nbhd.Build(kind, c.Sents[i], c.Tags.Len())
+			p.Lattices[i], errs[i] = nbhd.Build(kind, p.Sents[i], c.Tags.Len())
 			if errs[i] == nil {
 				if err := p.Lattices[i].Prepare(maxMemory); err != nil {
-					errs[i] = tooBig(c, i, kind, err)
+					errs[i] = tooBig(p, i, kind, err)
 				}
 			}
 		}
@@ -180,7 +183,7 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 
 // bounds are the positions in the chunks' order of chunk k's sentences.
 func (p *Problem) bounds(k int) (lo, hi int) {
-	n := len(p.Corpus.Sents)
+	n := len(p.Sents)
 	return k * n / chunks, (k + 1) * n / chunks
 }
 
@@ -285,7 +288,7 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 			}
 		}
 		for j := lo; j < hi; j++ {
-			if x := c.Sents[p.sentence(j)]; p.ownFinal(x) < 0 {
+			if x := p.Sents[p.sentence(j)]; p.ownFinal(x) < 0 {
 				numerator(x)
 			}
 		}
@@ -297,14 +300,14 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 				lanes = p.lanes(j, hi, lanes[:0])
 				lc.LoadLanes(lanes, pot, dist)
 				logZN += lc.Inside()
-				if f := p.ownFinal(c.Sents[p.sentence(j)]); f < 0 {
+				if f := p.ownFinal(p.Sents[p.sentence(j)]); f < 0 {
 					lc.Outside()
 				} else if zx, ok := lc.OutsideContrast(f); ok {
 					logZ += zx // and the counts are those over x less those over N(x)
 				} else { // Z(x) out of the lattice's range beside Z(N(x)): the sentence chart has it
 					lc.Outside()
 					for m := range lanes {
-						numerator(c.Sents[p.sentence(j+m)])
+						numerator(p.Sents[p.sentence(j+m)])
 					}
 				}
 				lc.AddCounts(grad, -1)
@@ -421,7 +424,7 @@ func (p *Problem) Lost(w *dmv.Params, s Settings) (n, first int) {
 	}
 	sc, lc := dmv.NewChart(c.MaxLen), dmv.NewLatticeChart()
 	first = -1
-	for i, x := range c.Sents {
+	for i, x := range p.Sents {
 		sc.Load(x, pot, dist)
 		z := sc.Inside()
 		if ok := !math.IsNaN(z) && !math.IsInf(z, 0); ok {

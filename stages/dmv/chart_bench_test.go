@@ -52,7 +52,7 @@ func BenchmarkEStep(b *testing.B) {
 	w := randomWeights(rand.New(rand.NewPCG(1, 1)), 35, true)
 	for _, n := range []int{10, 20, 40} {
 		sents := benchSentences(2000, n)
-		c := &Corpus{Tags: NewTagSet(), Sents: sents, Gold: make([][]int, len(sents)), Tokens: n * len(sents), MaxLen: n}
+		c := CorpusFromNumbers(NewTagSet(), sents)
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("len%d/workers%d", n, workers), func(b *testing.B) {
 				e := NewEStepper(c)

@@ -1,71 +1,332 @@
 package dmv
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 )
 
-// Corpus is a training or test set held in memory, its tags interned:
-// training loops read their data once and run every iteration over it.
+// Corpus is a training or test set of tag sequences, its tags interned.
+// In memory it is compact (a byte per token, 3 with gold heads, and 4
+// per sentence): every tag of every sentence in one array of bytes (of
+// uint16 when there are more than 256 tags), an offset per sentence, the
+// gold heads likewise, and nothing else of the records (no words, no
+// JSON, no slice per sentence). Streamed (OpenStream) it holds only its
+// statistics and a sparse index of its files, and reads them again on
+// every pass. Training loops read sentences with Each, by chunk.
 type Corpus struct {
 	Tags   *TagSet
-	Sents  [][]int            // tag numbers
-	Gold   [][]int            // gold heads per sentence, nil where absent
-	Source []*format.Sentence // the records as read, for decoding output
 	Tokens int
 	MaxLen int
+
+	n     int      // sentences
+	off   []uint32 // sentence i's tokens are [off[i], off[i+1])
+	tag8  []uint8  // tag numbers while they fit a byte,
+	tag16 []uint16 // then here
+	heads []uint16 // gold heads aligned with the tags (nil: none kept)
+	gold  []uint64 // bit i: sentence i has gold heads
+	golds int      // sentences with gold heads
+	ids   []byte   // the ids end to end, when kept
+	idOff []uint32 // sentence i's id is ids[idOff[i]:idOff[i+1]]
+
+	stream *stream // not nil: read from files on every pass
 }
+
+// MaxSentenceLen is the longest sentence a corpus holds (heads are
+// stored as uint16); the chart of a longer one would not fit in memory
+// anyway.
+const MaxSentenceLen = math.MaxUint16
 
 // NewCorpus interns the sentences' tags in ts; when ts is nil, a sorted
 // tag set of the sentences' own tags is made. A tag missing from a given
-// ts is an error naming the sentence.
+// ts is an error naming the sentence. Gold heads and ids are kept.
 func NewCorpus(sents []*format.Sentence, ts *TagSet) (*Corpus, error) {
-	if ts == nil {
-		seen := map[string]bool{}
-		var names []string
-		for _, s := range sents {
-			for _, t := range s.Tags {
-				if !seen[t] {
-					seen[t] = true
-					names = append(names, t)
-				}
-			}
-		}
-		ts = SortedTagSet(names)
-	}
-	c := &Corpus{Tags: ts, Source: sents, Sents: make([][]int, 0, len(sents)), Gold: make([][]int, 0, len(sents))}
-	tokens := 0
-	for _, s := range sents {
-		tokens += len(s.Tags)
-	}
-	flat := make([]int, tokens) // every sentence's tag numbers, in one piece
+	b := NewCorpusBuilder(CorpusOptions{Tags: ts, Gold: true, IDs: true})
 	for i, s := range sents {
-		n := len(s.Tags)
-		tags, err := ts.Encode(s.Tags, flat[:0:n])
-		if err != nil {
+		if err := b.Add(s); err != nil {
 			return nil, fmt.Errorf("sentence %d (%s): %w", i+1, s.ID, err)
 		}
-		flat = flat[n:]
-		c.Sents = append(c.Sents, tags)
-		c.Gold = append(c.Gold, s.Heads)
-		c.Tokens += len(tags)
-		c.MaxLen = max(c.MaxLen, len(tags))
+	}
+	return b.Finish(nil)
+}
+
+// CorpusOptions say what a CorpusBuilder keeps.
+type CorpusOptions struct {
+	// Tags, when not nil, is the tag set: a tag outside it is an error.
+	// Nil interns the corpus's own tags (Finish chooses their numbers).
+	Tags *TagSet
+	Gold bool // keep gold heads (for --gold counts and accuracy)
+	IDs  bool // keep ids (for error messages)
+}
+
+// CorpusBuilder makes a compact Corpus from sentences added one at a
+// time, so that a reader can stream records into it without holding
+// them.
+type CorpusBuilder struct {
+	opts  CorpusOptions
+	c     *Corpus
+	local map[string]int // the corpus's own tags, numbered as first seen
+	names []string
+	buf   []int
+}
+
+// NewCorpusBuilder starts an empty corpus.
+func NewCorpusBuilder(opts CorpusOptions) *CorpusBuilder {
+	return &CorpusBuilder{opts: opts, c: &Corpus{off: []uint32{0}}, local: map[string]int{}}
+}
+
+// intern numbers the tags of s: in the given tag set, or as first seen.
+func (b *CorpusBuilder) intern(s *format.Sentence) ([]int, error) {
+	if len(s.Tags) > MaxSentenceLen {
+		return nil, fmt.Errorf("%d tokens: longer than %d, the longest sentence grind trains on", len(s.Tags), MaxSentenceLen)
+	}
+	b.buf = b.buf[:0]
+	if ts := b.opts.Tags; ts != nil {
+		for _, t := range s.Tags {
+			i, ok := ts.Index(t)
+			if !ok {
+				return nil, fmt.Errorf("tag %q is not in the model", t)
+			}
+			b.buf = append(b.buf, i)
+		}
+		return b.buf, nil
+	}
+	for _, t := range s.Tags {
+		i, ok := b.local[t]
+		if !ok {
+			i = len(b.names)
+			b.local[t] = i
+			b.names = append(b.names, t)
+		}
+		b.buf = append(b.buf, i)
+	}
+	return b.buf, nil
+}
+
+// Add appends one sentence (already validated: format.Sentence.Validate).
+func (b *CorpusBuilder) Add(s *format.Sentence) error {
+	tags, err := b.intern(s)
+	if err != nil {
+		return err
+	}
+	c := b.c
+	if uint64(c.Tokens)+uint64(len(tags)) > math.MaxUint32 {
+		return fmt.Errorf("more than %d tokens: beyond what a corpus in memory holds (train with --stream)", uint64(math.MaxUint32))
+	}
+	if b.opts.IDs && uint64(len(c.ids))+uint64(len(s.ID)) > math.MaxUint32 {
+		return errors.New("the ids of the corpus take more than 4 GiB")
+	}
+	i := c.n
+	for _, t := range tags {
+		c.appendTag(t)
+	}
+	if b.opts.Gold && s.Heads != nil {
+		if c.heads == nil {
+			c.heads = make([]uint16, c.Tokens, max(c.Tokens+len(tags), 1024))
+		}
+		for _, h := range s.Heads {
+			c.heads = append(c.heads, uint16(h))
+		}
+		for len(c.gold) <= i/64 {
+			c.gold = append(c.gold, 0)
+		}
+		c.gold[i/64] |= 1 << (i % 64)
+		c.golds++
+	} else if c.heads != nil {
+		c.heads = append(c.heads, make([]uint16, len(tags))...)
+	}
+	if b.opts.IDs {
+		if c.idOff == nil {
+			c.idOff = make([]uint32, c.n+1)
+		}
+		c.ids = append(c.ids, s.ID...)
+		c.idOff = append(c.idOff, uint32(len(c.ids)))
+	}
+	c.n++
+	c.Tokens += len(tags)
+	c.MaxLen = max(c.MaxLen, len(tags))
+	c.off = append(c.off, uint32(c.Tokens))
+	return nil
+}
+
+// appendTag stores one tag number, widening the store to uint16 when a
+// number first needs it.
+func (c *Corpus) appendTag(t int) {
+	if c.tag16 == nil && t > math.MaxUint8 {
+		c.tag16 = make([]uint16, len(c.tag8), max(2*len(c.tag8), 1024))
+		for i, v := range c.tag8 {
+			c.tag16[i] = uint16(v)
+		}
+		c.tag8 = nil
+	}
+	if c.tag16 != nil {
+		c.tag16 = append(c.tag16, uint16(t))
+	} else {
+		c.tag8 = append(c.tag8, uint8(t))
+	}
+}
+
+// Names are the corpus's own tags in the order first seen (nil when the
+// builder was given a tag set): what dmv.Table.Extend takes.
+func (b *CorpusBuilder) Names() []string { return b.names }
+
+// Len is how many sentences have been added.
+func (b *CorpusBuilder) Len() int { return b.c.n }
+
+// Finish returns the corpus. Its tag set is the builder's given set, else
+// ts when not nil (it must hold every tag of the corpus), else the
+// corpus's own tags sorted.
+func (b *CorpusBuilder) Finish(ts *TagSet) (*Corpus, error) {
+	c := b.c
+	b.c = nil
+	if b.opts.Tags != nil { // numbered in it already
+		c.Tags = b.opts.Tags
+		return c, nil
+	}
+	if ts == nil {
+		ts = SortedTagSet(b.names)
+	}
+	// Renumber the first-seen numbers as ts numbers them.
+	to := make([]int, len(b.names))
+	for i, name := range b.names {
+		j, ok := ts.Index(name)
+		if !ok {
+			return nil, fmt.Errorf("tag %q is not in the model", name)
+		}
+		to[i] = j
+	}
+	c.Tags = ts
+	if c.tag16 != nil || ts.Len() <= math.MaxUint8+1 {
+		for i, v := range c.tag8 {
+			c.tag8[i] = uint8(to[v])
+		}
+		for i, v := range c.tag16 {
+			c.tag16[i] = uint16(to[v])
+		}
+		return c, nil
+	}
+	old := c.tag8
+	c.tag8 = nil
+	c.tag16 = make([]uint16, len(old))
+	for i, v := range old {
+		c.tag16[i] = uint16(to[v])
 	}
 	return c, nil
 }
 
+// Len is the number of sentences.
+func (c *Corpus) Len() int { return c.n }
+
+// Streamed says whether the corpus is read from its files on every pass
+// (Sent, Gold and ID are then not available: use Each).
+func (c *Corpus) Streamed() bool { return c.stream != nil }
+
+// SentLen is the length of sentence i (in memory).
+func (c *Corpus) SentLen(i int) int { return int(c.off[i+1] - c.off[i]) }
+
+// Sent writes the tag numbers of sentence i to buf (grown as needed) and
+// returns them (in memory).
+func (c *Corpus) Sent(i int, buf []int) []int {
+	lo, hi := c.off[i], c.off[i+1]
+	buf = buf[:0]
+	if c.tag16 != nil {
+		for _, t := range c.tag16[lo:hi] {
+			buf = append(buf, int(t))
+		}
+		return buf
+	}
+	for _, t := range c.tag8[lo:hi] {
+		buf = append(buf, int(t))
+	}
+	return buf
+}
+
+// Gold writes the gold heads of sentence i to buf and returns them, or
+// nil when it has none (or they were not kept).
+func (c *Corpus) Gold(i int, buf []int) []int {
+	if c.heads == nil || i/64 >= len(c.gold) || c.gold[i/64]&(1<<(i%64)) == 0 {
+		return nil
+	}
+	buf = buf[:0]
+	for _, h := range c.heads[c.off[i]:c.off[i+1]] {
+		buf = append(buf, int(h))
+	}
+	return buf
+}
+
+// ID is the id of sentence i ("" when ids were not kept).
+func (c *Corpus) ID(i int) string {
+	if c.idOff == nil {
+		return ""
+	}
+	return string(c.ids[c.idOff[i]:c.idOff[i+1]])
+}
+
 // HasGold says whether every sentence carries gold heads.
 func (c *Corpus) HasGold() bool {
-	for _, g := range c.Gold {
+	if c.stream != nil {
+		return c.stream.gold && c.stream.golds == c.n && c.n > 0
+	}
+	return c.golds == c.n && c.n > 0
+}
+
+// Sentences are the tag numbers of every sentence, one slice each, for
+// the stages that want them at hand (CE's lattices, DMV+CCM).
+func (c *Corpus) Sentences() [][]int {
+	out := make([][]int, c.n)
+	for i := range out {
+		out[i] = c.Sent(i, nil)
+	}
+	return out
+}
+
+// SingleRootGold applies SingleRoot to every gold tree and returns how
+// many had more than one root.
+func (c *Corpus) SingleRootGold() int {
+	multi := 0
+	var buf []int
+	for i := 0; i < c.n; i++ {
+		g := c.Gold(i, buf)
 		if g == nil {
-			return false
+			continue
+		}
+		buf = g
+		if one, moved := SingleRoot(g); moved > 0 {
+			multi++
+			for k, h := range one {
+				c.heads[int(c.off[i])+k] = uint16(h)
+			}
 		}
 	}
-	return len(c.Gold) > 0
+	return multi
+}
+
+// Each calls fn on sentences lo..hi−1 in order with their tag numbers and
+// gold heads (nil when absent); fn must not keep the slices. A streamed
+// corpus reads them from its files; an error there (a file changed since
+// the corpus was opened, a failed read) stops the pass.
+func (c *Corpus) Each(lo, hi int, fn func(i int, tags, heads []int)) error {
+	if lo >= hi {
+		return nil
+	}
+	if c.stream != nil {
+		return c.stream.each(c, lo, hi, fn)
+	}
+	var tags, heads []int
+	for i := lo; i < hi; i++ {
+		tags = c.Sent(i, tags)
+		g := c.Gold(i, heads)
+		if g != nil {
+			heads = g
+		}
+		fn(i, tags, g)
+	}
+	return nil
 }
 
 // EStepOptions choose the E-step's variant.
@@ -98,6 +359,8 @@ type EStepResult struct {
 	LogLik float64
 	// ZeroWeight counts the sentences whose every tree has weight 0.
 	ZeroWeight int
+	// Err is a failed read of a streamed corpus (nothing else is set).
+	Err error
 	// Unusable counts the sentences left out of LogLik and Counts because
 	// their weights span more than floating point holds at any scale
 	// (extreme log-linear weights, a large positive δ on long sentences:
@@ -129,7 +392,7 @@ func NewEStepper(c *Corpus) *EStepper {
 }
 
 func (e *EStepper) chunkBounds(k int) (lo, hi int) {
-	n := len(e.corpus.Sents)
+	n := e.corpus.Len()
 	return k * n / chunks, (k + 1) * n / chunks
 }
 
@@ -194,20 +457,20 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			}
 		}
 	}
+	errs := make([]error, chunks)
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		counts, ll, zero, bad := table(), 0.0, 0, 0
 		counts.Zero()
 		chart, heads := e.charts[worker], e.heads[worker]
 		lo, hi := e.chunkBounds(k)
-		for i := lo; i < hi; i++ {
-			tags := c.Sents[i]
+		errs[k] = c.Each(lo, hi, func(i int, tags, gold []int) {
 			var logZ float64
 			switch {
 			case len(tags) > longest && !opts.Gold: // some edge's distance factor is not a number
 				logZ = math.NaN()
 			case opts.Gold:
-				AddTreeCounts(tags, c.Gold[i], counts, 1)
-				logZ = TreeLogWeight(tags, c.Gold[i], w)
+				AddTreeCounts(tags, gold, counts, 1)
+				logZ = TreeLogWeight(tags, gold, w)
 			case opts.Hard:
 				chart.Load(tags, w, dist)
 				if opts.Segment {
@@ -234,15 +497,18 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			switch {
 			case math.IsNaN(logZ):
 				bad++
-				continue
+				return
 			case math.IsInf(logZ, -1):
 				zero++
 			}
 			ll += logZ
-		}
+		})
 		e.chunkLL[k], e.chunkZero[k], e.chunkBad[k] = ll, zero, bad
 		done(k, counts)
 	})
+	if err := errors.Join(errs...); err != nil {
+		return EStepResult{Err: err}
+	}
 	for k := 0; k < chunks; k++ {
 		res.LogLik += e.chunkLL[k]
 		res.ZeroWeight += e.chunkZero[k]
@@ -251,23 +517,74 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	return res
 }
 
-// Decode parses every sentence of the corpus with its Viterbi tree under
-// w (heads 1-based, 0 = root), in parallel. Sentences of weight 0 get
-// the fallback of Decoder.
-func (e *EStepper) Decode(tags *TagSet, w *Params, workers int) [][]int {
+// decodeBatch is how many sentences DecodeEach parses at a time.
+var decodeBatch = 4096
+
+// DecodeEach parses every sentence of the corpus with its Viterbi tree
+// under w (heads 1-based, 0 = root; sentences of weight 0 get the
+// fallback of Decoder) and calls fn in sentence order with its index,
+// its gold heads (nil when absent) and the parse, which fn must not
+// keep. Sentences are parsed a batch at a time, the batch spread over
+// the workers, so memory does not grow with the corpus (streamed or
+// held).
+func (e *EStepper) DecodeEach(tags *TagSet, w *Params, workers int, fn func(i int, gold, pred []int)) error {
 	c := e.corpus
 	dec := NewDecoder(tags, w)
 	workers = min(pipeline.Workers(workers), chunks)
 	for len(e.charts) < workers {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 	}
-	out := make([][]int, len(c.Sents))
-	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		lo, hi := e.chunkBounds(k)
-		for i := lo; i < hi; i++ {
-			out[i] = make([]int, len(c.Sents[i]))
-			dec.Decode(e.charts[worker], c.Sents[i], out[i], false)
+	type parse struct{ tags, gold, goldBuf, pred []int }
+	batch := make([]parse, min(decodeBatch, c.Len()))
+	first, held := 0, 0
+	flush := func() {
+		pieces := min(4*workers, held)
+		pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
+			for j := k * held / pieces; j < (k+1)*held/pieces; j++ {
+				b := &batch[j]
+				b.pred = slices.Grow(b.pred[:0], len(b.tags))[:len(b.tags)]
+				dec.Decode(e.charts[worker], b.tags, b.pred, false)
+			}
+		})
+		for j := range held {
+			fn(first+j, batch[j].gold, batch[j].pred)
+		}
+		first += held
+		held = 0
+	}
+	err := c.Each(0, c.Len(), func(_ int, x, gold []int) {
+		b := &batch[held]
+		b.tags = append(b.tags[:0], x...)
+		b.gold = nil
+		if gold != nil {
+			b.goldBuf = append(b.goldBuf[:0], gold...)
+			b.gold = b.goldBuf
+		}
+		if held++; held == len(batch) {
+			flush()
 		}
 	})
-	return out
+	if err != nil {
+		return err
+	}
+	if held > 0 {
+		flush()
+	}
+	return nil
+}
+
+// CorpusFromNumbers is a corpus of tag numbers already interned in ts
+// (no gold heads, no ids), for tests and benchmarks.
+func CorpusFromNumbers(ts *TagSet, sents [][]int) *Corpus {
+	c := &Corpus{Tags: ts, off: []uint32{0}}
+	for _, x := range sents {
+		for _, t := range x {
+			c.appendTag(t)
+		}
+		c.n++
+		c.Tokens += len(x)
+		c.MaxLen = max(c.MaxLen, len(x))
+		c.off = append(c.off, uint32(c.Tokens))
+	}
+	return c
 }

@@ -53,17 +53,28 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		ones.Fill(1)
 		return Start{Params: ones, Weights: true}, nil
 	case InitKM:
-		return Start{Params: MStep(KMCounts(c), opts.Lambda)}, nil
+		counts, err := KMCounts(c)
+		if err != nil {
+			return Start{}, err
+		}
+		return Start{Params: MStep(counts, opts.Lambda)}, nil
 	case InitKlein:
 		if !(opts.KleinConst > -1) || math.IsInf(opts.KleinConst, 0) {
 			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
 		}
-		return Start{Params: MStep(KleinCounts(c, opts.KleinConst), opts.Lambda)}, nil
+		counts, err := KleinCounts(c, opts.KleinConst)
+		if err != nil {
+			return Start{}, err
+		}
+		return Start{Params: MStep(counts, opts.Lambda)}, nil
 	case InitLocal:
 		ones := NewParams(t)
 		ones.Fill(1)
 		local := func(d int) float64 { return 1 + 1/float64(max(d, 1)) }
 		res := NewEStepper(c).Run(ones, EStepOptions{Dist: local, Workers: opts.Workers})
+		if res.Err != nil {
+			return Start{}, res.Err
+		}
 		return Start{Params: MStep(res.Counts, opts.Lambda)}, nil
 	case InitUniform:
 		return Start{Params: MStep(NewParams(t), 1)}, nil
@@ -88,16 +99,19 @@ func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Model(c, opts.Lambda, opts.Workers), nil
+	return s.Model(c, opts.Lambda, opts.Workers)
 }
 
 // Model is s as a normalised model (see InitialModel).
-func (s Start) Model(c *Corpus, lambda float64, workers int) *Params {
+func (s Start) Model(c *Corpus, lambda float64, workers int) (*Params, error) {
 	if !s.Weights {
-		return s.Params
+		return s.Params, nil
 	}
 	res := NewEStepper(c).Run(s.Params, EStepOptions{Workers: workers})
-	return MStep(res.Counts, lambda)
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	return MStep(res.Counts, lambda), nil
 }
 
 // KMCounts are the counts of Smith's K&M initializer (2006, §3.3.1): a
@@ -106,10 +120,10 @@ func (s Start) Model(c *Corpus, lambda float64, workers int) *Params {
 // with mass Z(n, j)/|i−j|, Z(n, j) = (1 − 1/n)/Σ_{i≠j} 1/|i−j|: each
 // token's mass as a dependent sums to 1 − 1/n. The stop counts are
 // grind's own rule (chainDecisions); the papers give none.
-func KMCounts(c *Corpus) *Params {
+func KMCounts(c *Corpus) (*Params, error) {
 	counts := NewParams(c.Tags.Len())
 	var mass [2][]float64 // [dir][head]: expected children on that side
-	for _, tags := range c.Sents {
+	err := c.Each(0, c.Len(), func(_ int, tags, _ []int) {
 		n := len(tags)
 		for d := range mass {
 			mass[d] = append(mass[d][:0], make([]float64, n)...)
@@ -133,8 +147,8 @@ func KMCounts(c *Corpus) *Params {
 			}
 		}
 		chainDecisions(counts, tags, mass)
-	}
-	return counts
+	})
+	return counts, err
 }
 
 // KleinCounts are the counts of Klein's own description of the harmonic
@@ -147,10 +161,10 @@ func KMCounts(c *Corpus) *Params {
 // has), spread over the other tokens in proportion to 1/(cst + |i−j|); the
 // root takes each token with mass 1/n. The stop counts follow grind's
 // rule (chainDecisions); Klein gives none.
-func KleinCounts(c *Corpus, cst float64) *Params {
+func KleinCounts(c *Corpus, cst float64) (*Params, error) {
 	counts := NewParams(c.Tags.Len())
 	var mass [2][]float64
-	for _, tags := range c.Sents {
+	err := c.Each(0, c.Len(), func(_ int, tags, _ []int) {
 		n := len(tags)
 		for d := range mass {
 			mass[d] = append(mass[d][:0], make([]float64, n)...)
@@ -174,8 +188,8 @@ func KleinCounts(c *Corpus, cst float64) *Params {
 			}
 		}
 		chainDecisions(counts, tags, mass)
-	}
-	return counts
+	})
+	return counts, err
 }
 
 // side is the direction of a child at position a from its head at h.

@@ -313,7 +313,7 @@ func TestReweightedCorpusEStep(t *testing.T) {
 		}
 		sents = append(sents, s)
 	}
-	corpus := &Corpus{Tags: NewTagSet("a", "b", "c"), Sents: sents, MaxLen: 6}
+	corpus := CorpusFromNumbers(NewTagSet("a", "b", "c"), sents)
 	r := Reweighting{Beta: 0.5, Skew: skew, Delta: -0.3, Segmented: true, SegBeta: -0.8}
 	for _, workers := range []int{1, 2} {
 		got := NewEStepper(corpus).Run(r.Weights(model), r.EStep(EStepOptions{Workers: workers}))

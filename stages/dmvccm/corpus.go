@@ -70,7 +70,7 @@ func (c *Corpus) Parse(m *Model, k int) Parse {
 	if m.headChoice {
 		f = headChoiceFactors(f, c.ccm.Sentences[k].N)
 	}
-	w := WeightsFromDMV(c.params, c.dmv.Sents[k])
+	w := WeightsFromDMV(c.params, c.dmv.Sent(k, nil))
 	w.RightFirst = m.rightFirst
 	return Viterbi(c.ccm.Sentences[k].N, w, f)
 }

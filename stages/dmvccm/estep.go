@@ -29,6 +29,7 @@ type worker struct {
 	weights Weights
 	factors ccm.FactorBuffer
 	counts  Counts
+	tags    []int
 }
 
 // NewEStepper prepares E-steps over the sentences of dc and cc (the same
@@ -60,7 +61,8 @@ func (e *EStepper) EStep(p *dmv.Params, m *ccm.Model, workers int) (*dmv.Params,
 		wk := &e.work[worker]
 		chart := &wk.chart
 		for i := k * len(sents) / chunks; i < (k+1)*len(sents)/chunks; i++ {
-			s, tags := sents[i], e.dmvData.Sents[i]
+			s, tags := sents[i], e.dmvData.Sent(i, wk.tags)
+			wk.tags = tags
 			f := m.SpanFactorsTo(e.ccmData, i, &wk.factors)
 			if e.headChoice {
 				f = headChoiceFactors(f, s.N)

@@ -170,7 +170,7 @@ func (m *Model) Parse(k int) Parse {
 	if m.headChoice {
 		f = headChoiceFactors(f, s.N)
 	}
-	w := WeightsFromDMV(m.DMV, m.dmvData.Sents[k])
+	w := WeightsFromDMV(m.DMV, m.dmvData.Sent(k, nil))
 	w.RightFirst = m.rightFirst
 	return Viterbi(s.N, w, f)
 }

@@ -122,13 +122,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	if opts.Gold {
-		multi := 0
-		for i, g := range corpus.Gold {
-			var moved int
-			if corpus.Gold[i], moved = dmv.SingleRoot(g); moved > 0 {
-				multi++
-			}
-		}
+		multi := corpus.SingleRootGold()
 		if multi > 0 && opts.Warn != nil {
 			fmt.Fprintf(opts.Warn, "estep: %d gold trees of more than one root: each counted with its leftmost root as the root and the other roots as its dependents\n", multi)
 		}
@@ -142,13 +136,13 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return err
 	}
 	res := dmv.NewEStepper(corpus).Run(r.Weights(weights), r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers}))
-	if res.Unusable > 0 && res.Unusable == len(corpus.Sents) {
+	if res.Unusable > 0 && res.Unusable == corpus.Len() {
 		return fmt.Errorf("%s: every sentence left out: their weights span more than floating point can hold (a large positive --delta?)", pipeline.DescribeInputs(src.Names))
 	}
 	if res.Unusable > 0 && opts.Warn != nil {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
-	stats := &format.Stats{Sentences: len(corpus.Sents), Tokens: corpus.Tokens, Loglik: res.LogLik}
+	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik}
 	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, eventio.CorpusHash(sents), stats)
 }
 

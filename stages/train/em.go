@@ -114,7 +114,10 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 				w = em.Weights(model)
 			}
 			out := estep.Run(w, em.EStep)
-			if n := len(em.Corpus.Sents); n > 0 && out.Unusable == n {
+			if out.Err != nil {
+				return nil, 0, out.Err
+			}
+			if n := em.Corpus.Len(); n > 0 && out.Unusable == n {
 				return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", iter)
 			}
 			obj := out.LogLik

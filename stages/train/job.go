@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,9 +29,11 @@ type Job struct {
 	SaveDir    string
 	Progress   *pipeline.Progress
 	// Evaluate scores Viterbi parses of the training data against its
-	// gold heads, for the log: directed and undirected accuracy. Nil
+	// gold heads, for the log: directed and undirected accuracy. It
+	// sees each sentence's gold and predicted heads in turn and must not
+	// keep them (a corpus of millions is parsed a batch at a time). Nil
 	// skips evaluation.
-	Evaluate func(gold, pred [][]int) (directed, undirected float64)
+	Evaluate func(pairs iter.Seq2[[]int, []int]) (directed, undirected float64)
 	// Unit is what the run's models hold: probabilities (format.Prob, the
 	// default) or log-linear weights (format.Weight, CE), which are saved
 	// as "w" and decoded with potentials exp(w).
@@ -40,6 +43,12 @@ type Job struct {
 	// continues from the checkpoint there instead of from the start.
 	RunDir string
 	Resume bool
+	// Stream reads the corpus again from its files on every pass instead
+	// of holding it (dmv.OpenStream): memory independent of its size.
+	Stream bool
+	// IDs keeps the sentences' ids, for the error messages of loops
+	// that name sentences (CE).
+	IDs bool
 }
 
 // Session is one training run under way: the corpus, the log, and the
@@ -58,25 +67,25 @@ type Session struct {
 	elapsed float64     // seconds the resumed run's log had reached
 }
 
-// Open reads the corpus of src and opens the log.
+// Open reads the corpus of src and opens the log. The corpus is read
+// into a compact store (dmv.Corpus), record by record, or with Stream
+// only indexed and read again on every pass.
 func Open(src pipeline.Source, job Job) (*Session, error) {
-	sents, err := pipeline.ReadSentences(src)
-	if err != nil {
-		return nil, err
-	}
-	var tags *dmv.TagSet
 	var start *dmv.Table
 	if job.StartModel != "" {
+		var err error
 		if start, err = dmv.ReadModel(job.StartModel); err != nil {
 			return nil, err
 		}
-		// The corpus's tags the start model has not seen begin as its
-		// average tag (dmv.Table.Extend) and are trained from there.
-		seqs := make([][]string, len(sents))
-		for i, s := range sents {
-			seqs[i] = s.Tags
+	}
+	// The tag set: the corpus's own, sorted; or with a start model, its
+	// tags and then the corpus's tags it has not seen, which begin as its
+	// average tag (dmv.Table.Extend) and are trained from there.
+	tagSet := func(names []string) (*dmv.TagSet, error) {
+		if start == nil {
+			return dmv.SortedTagSet(names), nil
 		}
-		ts, p, unseen, err := start.Extend(dmv.CorpusTags(seqs))
+		ts, p, unseen, err := start.Extend(names)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
@@ -87,11 +96,18 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 			p = dmv.MStep(p, 0) // one class per unseen tag: a distribution again
 		}
 		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats}
-		tags = start.Tags
+		return ts, nil
 	}
-	corpus, err := dmv.NewCorpus(sents, tags)
+	gold := job.Evaluate != nil && (job.LogPath != "" || job.RunDir != "")
+	var corpus *dmv.Corpus
+	var err error
+	if job.Stream {
+		corpus, err = dmv.OpenStream(src.Names, dmv.StreamOptions{Bad: src.Bad, Gold: gold, TagSet: tagSet})
+	} else {
+		corpus, err = readCorpus(src, dmv.CorpusOptions{Gold: gold, IDs: job.IDs}, tagSet)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		return nil, err
 	}
 	s := &Session{Job: job, Corpus: corpus, start: start, estep: dmv.NewEStepper(corpus)}
 	if !corpus.HasGold() {
@@ -166,8 +182,16 @@ func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 		if s.unit() == format.Weight {
 			pot = dmv.ExpWeights(model)
 		}
-		pred := s.estep.Decode(s.Corpus.Tags, pot, s.Job.Workers)
-		d, u := s.Job.Evaluate(s.Corpus.Gold, pred)
+		var err error
+		d, u := s.Job.Evaluate(func(yield func(gold, pred []int) bool) {
+			more := true
+			err = s.estep.DecodeEach(s.Corpus.Tags, pot, s.Job.Workers, func(_ int, gold, pred []int) {
+				more = more && yield(gold, pred)
+			})
+		})
+		if err != nil {
+			return err
+		}
 		it.Directed, it.Undirected = &d, &u
 	}
 	if s.log != nil {
@@ -301,4 +325,28 @@ func (s *Session) report(res *Result) {
 	if res.ZeroWeight > 0 {
 		s.Job.Progress.Note("%d sentences have probability 0 under the model", res.ZeroWeight)
 	}
+}
+
+// readCorpus reads the sentences of src into a compact corpus, one
+// record at a time, with the tag set tagSet chooses from the corpus's
+// own tags.
+func readCorpus(src pipeline.Source, opts dmv.CorpusOptions, tagSet func(names []string) (*dmv.TagSet, error)) (*dmv.Corpus, error) {
+	b := dmv.NewCorpusBuilder(opts)
+	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
+		if err := b.Add(s); err != nil {
+			return pipeline.BadRecord(err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if b.Len() == 0 {
+		return nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	ts, err := tagSet(b.Names())
+	if err != nil {
+		return nil, err
+	}
+	return b.Finish(ts)
 }

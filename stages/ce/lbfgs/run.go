@@ -28,6 +28,7 @@ type Options struct {
 // (0 everywhere for zero).
 func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 	job.Unit = format.Weight
+	job.IDs = true // its errors name sentences
 	s, err := train.Open(src, job)
 	if err != nil {
 		return err

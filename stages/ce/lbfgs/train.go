@@ -224,11 +224,11 @@ func (s *stageRun) noValue(start *dmv.Params) error {
 		return fmt.Errorf("the objective has no value%s at the start (weights too extreme for the charts)", at)
 	}
 	id := ""
-	if src := p.Corpus.Source; first < len(src) && src[first] != nil && src[first].ID != "" {
-		id = " (" + src[first].ID + ")"
+	if x := p.Corpus.ID(first); x != "" {
+		id = " (" + x + ")"
 	}
 	return fmt.Errorf("the objective has no value%s at the start: the charts cannot hold Z for %d of %d sentences, the first sentence %d%s of %d words (a positive δ multiplies long edges by e^{δ·d}, beyond floating point); use a smaller δ or leave long sentences out (filterlen)",
-		at, n, len(p.Corpus.Sents), first+1, id, len(p.Corpus.Sents[first]))
+		at, n, len(p.Sents), first+1, id, len(p.Sents[first]))
 }
 
 // stageSettings are gonum's settings for a stage of at most maxIter

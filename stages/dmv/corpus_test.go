@@ -1,0 +1,313 @@
+package dmv
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+)
+
+// randomSentences draws sentences over tagCount tags named t0, t1, …,
+// with gold heads (a right-branching chain) on every other one when
+// someGold.
+func randomSentences(rng *rand.Rand, count, maxLen, tagCount int, someGold bool) []*format.Sentence {
+	var out []*format.Sentence
+	for i := range count {
+		n := 1 + rng.IntN(maxLen)
+		s := &format.Sentence{ID: fmt.Sprintf("s#%d", i+1)}
+		for range n {
+			s.Tags = append(s.Tags, fmt.Sprintf("t%d", rng.IntN(tagCount)))
+		}
+		if !someGold || i%2 == 1 { // the first sentence without: its heads are filled in later
+			for k := range n {
+				s.Heads = append(s.Heads, k) // token k+1's head is token k; the first is the root
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// The compact corpus gives back every sentence's tags, gold heads and id,
+// with one byte per tag up to 256 tags and two beyond.
+func TestCompactCorpusKeepsEverySentence(t *testing.T) {
+	for _, tc := range []struct {
+		tags     int
+		someGold bool
+		wide     bool
+	}{{5, false, false}, {256, true, false}, {300, true, true}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.tags), 2))
+		sents := randomSentences(rng, 500, 30, tc.tags, tc.someGold)
+		c, err := NewCorpus(sents, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.tag16 != nil; got != tc.wide || (c.tag8 != nil) == tc.wide {
+			t.Errorf("%d tags: uint16 store %v, want %v", tc.tags, got, tc.wide)
+		}
+		if c.Len() != len(sents) || c.HasGold() == tc.someGold {
+			t.Fatalf("%d tags: %d sentences, gold %v", tc.tags, c.Len(), c.HasGold())
+		}
+		tokens, maxLen := 0, 0
+		for i, s := range sents {
+			want, err := c.Tags.Encode(s.Tags, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Sent(i, nil); !slices.Equal(got, want) {
+				t.Fatalf("sentence %d: tags %v, want %v", i, got, want)
+			}
+			if got := c.Gold(i, nil); !slices.Equal(got, s.Heads) || (got == nil) != (s.Heads == nil) {
+				t.Fatalf("sentence %d: heads %v, want %v", i, got, s.Heads)
+			}
+			if c.ID(i) != s.ID {
+				t.Fatalf("sentence %d: id %q, want %q", i, c.ID(i), s.ID)
+			}
+			tokens += len(s.Tags)
+			maxLen = max(maxLen, len(s.Tags))
+		}
+		if c.Tokens != tokens || c.MaxLen != maxLen {
+			t.Errorf("tokens %d, longest %d; want %d, %d", c.Tokens, c.MaxLen, tokens, maxLen)
+		}
+		if !slices.IsSorted(c.Tags.Names()) {
+			t.Errorf("tag set not sorted")
+		}
+	}
+}
+
+// A builder given a tag set numbers tags in it and refuses others; one
+// finished with a set (a start model's, extended) renumbers.
+func TestCorpusBuilderTagSets(t *testing.T) {
+	ts := NewTagSet("B", "A", "C")
+	b := NewCorpusBuilder(CorpusOptions{Tags: ts})
+	if err := b.Add(&format.Sentence{Tags: []string{"A", "C"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(&format.Sentence{Tags: []string{"D"}}); err == nil || !strings.Contains(err.Error(), `"D"`) {
+		t.Fatalf("unknown tag: %v", err)
+	}
+	c, _ := b.Finish(nil)
+	if got := c.Sent(0, nil); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("given set: %v", got)
+	}
+	b = NewCorpusBuilder(CorpusOptions{})
+	b.Add(&format.Sentence{Tags: []string{"C", "A"}})
+	if got := b.Names(); !slices.Equal(got, []string{"C", "A"}) {
+		t.Errorf("names in first-seen order: %v", got)
+	}
+	c, err := b.Finish(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Sent(0, nil); !slices.Equal(got, []int{2, 1}) {
+		t.Errorf("renumbered: %v", got)
+	}
+	b = NewCorpusBuilder(CorpusOptions{})
+	b.Add(&format.Sentence{Tags: []string{"Z"}})
+	if _, err := b.Finish(ts); err == nil {
+		t.Error("a tag outside the set Finish was given: no error")
+	}
+}
+
+// writeCorpusFile writes sentences as JSON lines, with the hostile parts
+// a reader must get through: a byte-order mark, blank lines, CRLF
+// endings, and bad records (which --skip-bad skips on every pass).
+func writeCorpusFile(t *testing.T, path string, sents []*format.Sentence, bom bool) {
+	var b bytes.Buffer
+	if bom {
+		b.Write(utf8BOM)
+	}
+	for i, s := range sents {
+		line, err := format.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		if i%7 == 3 {
+			b.WriteString("\r\n\n")
+		} else {
+			b.WriteString("\n")
+		}
+		if i%50 == 10 {
+			b.WriteString(`{"tags":[]}` + "\n" + "not json\n")
+		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sameParams(a, b *Params) bool {
+	ta, tb := a.Tables(), b.Tables()
+	for k := range ta {
+		if !slices.Equal(ta[k], tb[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// A streamed corpus is the corpus held in memory: the same sentences in
+// the same order from any starting point (its sparse index made tiny
+// here, so that its stride doubles many times), and E-steps equal to the
+// bit for any number of workers.
+func TestStreamedCorpusEqualsInMemory(t *testing.T) {
+	defer func(m int) { maxIndex = m }(maxIndex)
+	maxIndex = 4
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	sents := randomSentences(rng, 700, 12, 6, false)
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeCorpusFile(t, a, sents[:300], true)
+	writeCorpusFile(t, b, sents[300:], false)
+	src := pipeline.Source{Names: []string{a, b}, Bad: &pipeline.BadRecords{Skip: true}}
+	mem := NewCorpusBuilder(CorpusOptions{Gold: true})
+	if err := pipeline.EachSentence(src, func(s *format.Sentence) error { return mem.Add(s) }); err != nil {
+		t.Fatal(err)
+	}
+	inMemory, err := mem.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := &pipeline.BadRecords{Skip: true}
+	streamed, err := OpenStream(src.Names, StreamOptions{Bad: bad, Gold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad.Count != src.Bad.Count || bad.Count == 0 {
+		t.Errorf("bad records: streamed %d, in memory %d", bad.Count, src.Bad.Count)
+	}
+	if streamed.Len() != len(sents) || streamed.Tokens != inMemory.Tokens || streamed.MaxLen != inMemory.MaxLen ||
+		!slices.Equal(streamed.Tags.Names(), inMemory.Tags.Names()) || !streamed.HasGold() {
+		t.Fatalf("streamed corpus: %d sentences, %d tokens, longest %d, tags %v", streamed.Len(), streamed.Tokens, streamed.MaxLen, streamed.Tags.Names())
+	}
+	if streamed.stream.stride < 64 {
+		t.Fatalf("stride %d: the index never thinned", streamed.stream.stride)
+	}
+	type sent struct {
+		i           int
+		tags, heads []int
+	}
+	collect := func(c *Corpus, lo, hi int) []sent {
+		var out []sent
+		if err := c.Each(lo, hi, func(i int, tags, heads []int) {
+			out = append(out, sent{i, slices.Clone(tags), slices.Clone(heads)})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for range 30 {
+		lo := rng.IntN(len(sents))
+		hi := lo + rng.IntN(len(sents)-lo+1)
+		got, want := collect(streamed, lo, hi), collect(inMemory, lo, hi)
+		if len(got) != hi-lo || len(got) != len(want) {
+			t.Fatalf("Each(%d, %d): %d sentences streamed, %d in memory", lo, hi, len(got), len(want))
+		}
+		for k := range got {
+			if got[k].i != want[k].i || !slices.Equal(got[k].tags, want[k].tags) || !slices.Equal(got[k].heads, want[k].heads) {
+				t.Fatalf("Each(%d, %d): sentence %d streamed %v, in memory %v", lo, hi, lo+k, got[k], want[k])
+			}
+		}
+	}
+	w := randomWeights(rng, inMemory.Tags.Len(), true)
+	for _, opts := range []EStepOptions{{}, {Hard: true}, {Gold: true}} {
+		want := NewEStepper(inMemory).Run(w, EStepOptions{Workers: 1, Hard: opts.Hard, Gold: opts.Gold})
+		for workers := 1; workers <= 3; workers++ {
+			opts.Workers = workers
+			got := NewEStepper(streamed).Run(w, opts)
+			if got.Err != nil {
+				t.Fatal(got.Err)
+			}
+			if got.LogLik != want.LogLik || !sameParams(got.Counts, want.Counts) {
+				t.Errorf("%+v: streamed E-step differs (log-likelihood %v, in memory %v)", opts, got.LogLik, want.LogLik)
+			}
+		}
+	}
+}
+
+// A file that changes under a streamed corpus stops the next pass with
+// an error naming it; stdin, pipes and compressed files are refused.
+func TestStreamedCorpusRefusals(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.jsonl")
+	sents := randomSentences(rand.New(rand.NewPCG(1, 1)), 100, 8, 4, false)
+	writeCorpusFile(t, path, sents, false)
+	c, err := OpenStream([]string{path}, StreamOptions{Bad: &pipeline.BadRecords{Skip: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"tags":["t1"]}` + "\n")
+	f.Close()
+	res := NewEStepper(c).Run(randomWeights(rand.New(rand.NewPCG(2, 2)), c.Tags.Len(), true), EStepOptions{Workers: 2})
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "changed") || !strings.Contains(res.Err.Error(), path) {
+		t.Errorf("a changed file: %v", res.Err)
+	}
+	// Same size, different bytes, mtime moved on: still caught.
+	writeCorpusFile(t, path, sents, false)
+	c, _ = OpenStream([]string{path}, StreamOptions{Bad: &pipeline.BadRecords{Skip: true}})
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, bytes.Replace(data, []byte(`"t1"`), []byte(`"t9"`), 1), 0o644)
+	os.Chtimes(path, time.Now().Add(time.Hour), time.Now().Add(time.Hour))
+	if err := c.Each(0, c.Len(), func(int, []int, []int) {}); err == nil {
+		t.Error("a rewritten file: no error")
+	}
+
+	gz := filepath.Join(dir, "c.jsonl.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	os.WriteFile(gz, b.Bytes(), 0o644)
+	for _, names := range [][]string{nil, {"-"}, {gz}, {dir}} {
+		if _, err := OpenStream(names, StreamOptions{}); !errors.Is(err, ErrNotSeekable) {
+			t.Errorf("OpenStream(%v): %v, want ErrNotSeekable", names, err)
+		}
+	}
+	if _, err := OpenStream([]string{filepath.Join(dir, "missing")}, StreamOptions{}); err == nil || errors.Is(err, ErrNotSeekable) {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// DecodeEach parses every sentence, in order, as the decoder does one at
+// a time, across batches and for any number of workers.
+func TestDecodeEachInOrder(t *testing.T) {
+	defer func(b int) { decodeBatch = b }(decodeBatch)
+	decodeBatch = 7
+	rng := rand.New(rand.NewPCG(5, 5))
+	c, err := NewCorpus(randomSentences(rng, 100, 9, 4, true), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := randomWeights(rng, c.Tags.Len(), true)
+	dec, chart := NewDecoder(c.Tags, w), NewChart(c.MaxLen)
+	for workers := 1; workers <= 3; workers++ {
+		next := 0
+		err := NewEStepper(c).DecodeEach(c.Tags, w, workers, func(i int, gold, pred []int) {
+			if i != next {
+				t.Fatalf("sentence %d after %d", i, next-1)
+			}
+			next++
+			x := c.Sent(i, nil)
+			want := make([]int, len(x))
+			dec.Decode(chart, x, want, false)
+			if !slices.Equal(pred, want) || !slices.Equal(gold, c.Gold(i, nil)) || (gold == nil) != (c.Gold(i, nil) == nil) {
+				t.Fatalf("%d workers, sentence %d: parse %v gold %v, want %v and %v", workers, i, pred, gold, want, c.Gold(i, nil))
+			}
+		})
+		if err != nil || next != c.Len() {
+			t.Fatalf("%d workers: %d sentences, %v", workers, next, err)
+		}
+	}
+}
