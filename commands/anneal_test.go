@@ -38,6 +38,30 @@ func TestShellLoopEqualsTrainDA(t *testing.T) {
 	}
 }
 
+// train-da --below-one is the full run without its β = 1 stage: the
+// model of the stage before it, and the shell loop of its stages.
+func TestTrainDABelowOne(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	saves := filepath.Join(dir, "stages")
+	args := []string{"--init", "km", "--skew", "--beta0", "0.3", "--gamma", "2", "--max-iter", "3", "--tol", "1e-300", "-q"}
+	run(t, nil, append(append([]string{"train-da", "--save-dir", saves}, args...), corpus)...)
+	below := run(t, nil, append(append([]string{"train-da", "--below-one"}, args...), corpus)...)
+	saved, err := os.ReadFile(filepath.Join(saves, "stage-02-beta0.6.jsonl"))
+	if err != nil || !bytes.Equal(saved, below) {
+		t.Fatalf("train-da --below-one differs from the full run's stage β = 0.6 (%v)", err)
+	}
+	init := run(t, nil, "dmv-init", "--init", "km", corpus)
+	skew := writeTemp(t, dir, "init.jsonl", init)
+	model := init
+	for _, beta := range []string{"0.3", "0.6"} {
+		model = shellLoop(t, dir, corpus, model, 3, []string{"--beta", beta, "--skew", skew}, nil)
+	}
+	if !bytes.Equal(model, below) {
+		t.Fatal("train-da --below-one differs from the shell loop of stages β = 0.3, 0.6")
+	}
+}
+
 // zeroWeights is θ⁽⁰⁾ of zero as a file: the log-linear model whose
 // weights are all 0 (potentials 1), over the events of model.
 func zeroWeights(model []byte) []byte {

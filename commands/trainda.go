@@ -19,6 +19,9 @@ func trainDAApp() *cli.App {
 p(y|x)^β, every probability raised to β. The first stage runs at β = --beta0;
 each stage runs EM to convergence (--tol, --max-iter per stage), then
 β ← min(1, γ·β); the last stage runs at β = 1 exactly, which is plain EM.
+--below-one drops that last stage and ends at the last β₀γ^k < 1: what
+Smith's (2006) Tables 5.1 and 5.3 report (their H_C and iteration counts are
+those of runs stopped below 1, though his Fig. 5.1 runs β = 1 last).
 --skew is skewed DA: event weights p^β·λ₀^(1−β), where λ₀ is the
 initializer's θ⁽⁰⁾ (or -m), so that early stages lean toward the initializer.
 For --init zero, θ⁽⁰⁾ is all weights 1, and SDA from zero is DA from zero.
@@ -38,6 +41,7 @@ Examples:
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
+			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
@@ -50,6 +54,9 @@ Examples:
 				return err
 			}
 			betas, err := anneal.DASchedule(c.Float64("beta0"), c.Float64("gamma"))
+			if err == nil && c.Bool("below-one") {
+				betas, err = anneal.BelowOne(betas)
+			}
 			if err != nil {
 				return usagef("%v", err)
 			}
@@ -66,6 +73,7 @@ Examples:
 				return anneal.RunDA(src, w, job, anneal.DAOptions{
 					Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"), Skew: c.Bool("skew"),
 					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, SaveDir: dir,
+					BelowOne: c.Bool("below-one"),
 				})
 			})
 		},

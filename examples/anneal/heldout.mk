@@ -45,8 +45,10 @@ SIGMA2S     ?= 0.2154 0.4642 1 2.154 4.642 inf
 CE_INITS    ?= $(INITS)
 SELECTIONS  := supervised few unsupervised oracle
 # em0 is EM without smoothing (the λ = 0 runs of the EM grid): SDA is MLE, and
-# Smith's Tables 5.1 and 5.3 compare it with this EM.
-ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sa ce
+# Smith's Tables 5.1 and 5.3 compare it with this EM. sda-below1 is the same
+# grid run as Smith's tables were (train-da --below-one): each run ends at its
+# last β₀γ^k < 1, without the β = 1 stage his Fig. 5.1 describes.
+ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 sa ce
 
 .PHONY: all clean
 .SECONDARY:
@@ -77,6 +79,7 @@ else
 # ---- the grids ------------------------------------------------------------------
 EM_RUNS  := $(foreach i,$(INITS),$(foreach l,$(LAMBDAS),$(H)/em/$(i)-l$(l).model))
 SDA_RUNS := $(foreach i,$(INITS),$(foreach b,$(BETA0S),$(foreach g,$(GAMMAS),$(H)/sda/$(i)-b$(b)-g$(g).model)))
+SDA_BELOW1_RUNS := $(subst /sda/,/sda-below1/,$(SDA_RUNS))
 SA_DIRS  := $(foreach i,$(INITS),$(foreach d,$(DELTA0S),$(foreach s,$(DELTA_STEPS),$(foreach l,$(SA_LAMBDAS),$(H)/sa/$(i)-d$(d)-s$(s)-l$(l)))))
 CE_RUNS  := $(foreach i,$(CE_INITS),$(foreach s,$(SIGMA2S),$(H)/ce/$(i)-s$(s).model))
 
@@ -86,6 +89,9 @@ $(H)/em/%.model: $(OUT)/train.jsonl
 $(H)/sda/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-da --init $$1 --skew --beta0 $${2#b} --gamma $${3#g} --workers $(WORKERS) -q $< -o $@
+$(H)/sda-below1/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-da --init $$1 --skew --below-one --beta0 $${2#b} --gamma $${3#g} --workers $(WORKERS) -q $< -o $@
 $(H)/ce/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-ce --nbhd $(NBHD) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
@@ -108,6 +114,7 @@ $(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
 candidates_em  = $(EM_RUNS)
 candidates_em0 = $(filter %-l0.model,$(EM_RUNS))
 candidates_sda = $(SDA_RUNS)
+candidates_sda-below1 = $(SDA_BELOW1_RUNS)
 candidates_ce  = $(CE_RUNS)
 candidates_sa  = $(SA_DIRS:=/$(1).model)
 deps_sa        = $(SA_DIRS:=/done)

@@ -176,6 +176,15 @@ func (p Parameter) Format(v float64) string {
 // β = 1 exactly.
 func DASchedule(beta0, gamma float64) ([]float64, error) { return schedule.DA(beta0, gamma) }
 
+// BelowOne is a DA schedule without its last stage, β = 1: it ends at
+// the last β₀γ^k < 1. A schedule of β = 1 alone has nothing left.
+func BelowOne(betas []float64) ([]float64, error) {
+	if len(betas) < 2 || betas[len(betas)-1] != 1 {
+		return nil, errors.New("a schedule that starts at β₀ = 1 has no stage below 1")
+	}
+	return betas[:len(betas)-1], nil
+}
+
 // LinearSchedule is schedule.Linear: start, start + step, … up to final,
 // always the last epoch.
 func LinearSchedule(start, step, final float64) ([]float64, error) {

@@ -37,6 +37,22 @@ func TestDASchedule(t *testing.T) {
 	}
 }
 
+// Smith's tables' schedules end at the last β₀γ^k < 1 (docs/results.md):
+// 0.1 by 2.25 is 0.1, 0.225, 0.50625.
+func TestBelowOne(t *testing.T) {
+	betas, err := DASchedule(0.1, 2.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := BelowOne(betas)
+	if err != nil || len(got) != 3 || math.Abs(got[2]-0.50625) > 1e-12 {
+		t.Fatalf("0.1 by 2.25 below one: %v, %v", got, err)
+	}
+	if _, err := BelowOne([]float64{1}); err == nil {
+		t.Fatal("β₀ = 1 below one: no error")
+	}
+}
+
 func TestLinearSchedule(t *testing.T) {
 	cases := []struct {
 		start, step, final float64

@@ -22,6 +22,11 @@ type DAOptions struct {
 	Lambda  float64 // add-λ in every M-step
 	MaxIter int     // iterations per stage at most (0: the default)
 	Tol     float64 // relative change that ends a stage (0: the default)
+	// BelowOne drops the last stage, β = 1: the run ends with the last
+	// β₀γ^k < 1. Smith's (2006) text runs EM at β = 1 last (Fig. 5.1),
+	// but the H_C and iteration counts of his Tables 5.1 and 5.3 are
+	// those of runs that stopped below 1 (docs/results.md).
+	BelowOne bool
 	// SaveDir, when not "", receives each stage's final model as
 	// stage-NN-betaB.jsonl.
 	SaveDir string
@@ -33,6 +38,11 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	betas, err := DASchedule(opts.Beta0, opts.Gamma)
 	if err != nil {
 		return err
+	}
+	if opts.BelowOne {
+		if betas, err = BelowOne(betas); err != nil {
+			return err
+		}
 	}
 	s, start, err := train.Begin(src, job, opts.Lambda)
 	if err != nil {
@@ -53,7 +63,7 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	if err != nil {
 		return err
 	}
-	s.Job.Progress.Note("annealed through %d stages (β %g → 1) in %d iterations", len(stages), betas[0], res.Iterations)
+	s.Job.Progress.Note("annealed through %d stages (β %g → %g) in %d iterations", len(stages), betas[0], betas[len(betas)-1], res.Iterations)
 	return s.Write(w, res.Model)
 }
 

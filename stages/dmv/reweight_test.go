@@ -380,3 +380,81 @@ func TestAlignTags(t *testing.T) {
 		t.Fatal("a missing tag must be an error")
 	}
 }
+
+// Smith (2006) §5.1.2–5.3 state the annealed E-steps on posteriors, not
+// on event weights: DA's q(y | x) ∝ p_θ(y | x)^β · (1/|Y_x|)^(1−β), SDA's
+// q(y | x) ∝ p_θ(y | x)^β · p_θ⁽⁰⁾(y | x)^(1−β), and "to carry out the SDA
+// E step, we replace θ with βθ + (1 − β)θ⁽⁰⁾" — θ log-probabilities, so
+// event weights p^β·p₀^(1−β), unnormalised, straight into the chart. The
+// chart's expected counts under Reweighting.Weights must equal the
+// posterior formulas computed by enumerating trees and normalising each
+// model's posterior first; Zero's θ⁽⁰⁾ (all weights 1, a uniform
+// posterior) must make SDA equal DA. A skew renormalised per multinomial,
+// or interpolated linearly, fails this.
+func TestSkewedEStepIsThesisPosterior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	model, init := randomWeights(rng, 3, true), randomWeights(rng, 3, true)
+	ones := NewParams(3)
+	ones.Fill(1)
+	c := NewChart(2)
+	logPost := func(trees []enumerated, logP func(enumerated) float64) []float64 {
+		out, z := make([]float64, len(trees)), math.Inf(-1)
+		for i, e := range trees {
+			out[i] = logP(e)
+			z = logAdd(z, out[i])
+		}
+		for i := range out {
+			out[i] -= z
+		}
+		return out
+	}
+	for n := 1; n <= 4; n++ {
+		for _, tags := range allStrings(n, 3) {
+			trees := enumerate(tags, model, init, false)
+			post := logPost(trees, func(e enumerated) float64 { return e.logP })
+			post0 := logPost(trees, func(e enumerated) float64 { return e.logSkew })
+			uniform := -math.Log(float64(len(trees)))
+			for _, beta := range []float64{0.1, 0.45, 0.8} {
+				cases := []struct {
+					name string
+					r    Reweighting
+					q    func(i int) float64 // unnormalised log q(y_i | x)
+				}{
+					{"DA", Reweighting{Beta: beta}, func(i int) float64 { return beta*post[i] + (1-beta)*uniform }},
+					{"SDA", Reweighting{Beta: beta, Skew: init}, func(i int) float64 { return beta*post[i] + (1-beta)*post0[i] }},
+					{"SDA from zero", Reweighting{Beta: beta, Skew: ones}, func(i int) float64 { return beta*post[i] + (1-beta)*uniform }},
+				}
+				for _, tc := range cases {
+					z := math.Inf(-1)
+					for i := range trees {
+						z = logAdd(z, tc.q(i))
+					}
+					want := NewParams(3)
+					wt := want.Tables()
+					for i, e := range trees {
+						p := math.Exp(tc.q(i) - z)
+						for _, ev := range e.events {
+							wt[ev[0]][ev[1]] += p
+						}
+					}
+					c.Load(tags, tc.r.Weights(model), nil)
+					c.Inside()
+					if !c.Outside() {
+						t.Fatalf("%s β=%v, tags %v: Outside found Z = 0", tc.name, beta, tags)
+					}
+					got := NewParams(3)
+					c.AddCounts(tags, got, 1)
+					gt := got.Tables()
+					for k := range gt {
+						for i := range gt[k] {
+							if math.Abs(gt[k][i]-wt[k][i]) > 1e-9 {
+								t.Fatalf("%s β=%v, tags %v: table %d entry %d: chart %v, thesis posterior %v",
+									tc.name, beta, tags, k, i, gt[k][i], wt[k][i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
