@@ -1,11 +1,11 @@
 // Package anneal holds the annealing estimators of Smith & Eisner for the
 // DMV (DESIGN.md §5.4–5.5): deterministic annealing and skewed DA
 // (train-da), and structural annealing of a locality bias (Model L) or a
-// segmentation bias (Model S, train-sa). Each is a schedule of stages
-// around the one EM loop of package train: a stage runs EM to
-// convergence with the E-step re-weighted (dmv.Reweighting), starting
-// from the model the previous stage ended with. Nothing here touches the
-// chart.
+// segmentation bias (Model S, train-sa). Each is a schedule of stages of
+// the one EM loop (emloop's, with package train's DMV iterations): a
+// stage runs EM to convergence with the E-step re-weighted
+// (dmv.Reweighting), starting from the model the previous stage ended
+// with. Nothing here touches the chart.
 //
 // It is not for choosing among the models a schedule saves: that is
 // package selectmodel (select).
@@ -19,6 +19,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
@@ -59,74 +60,99 @@ type Annealer struct {
 }
 
 // Run trains from start through every stage and returns the last stage's
-// result, with Iterations counted over the whole schedule.
+// result, with Iterations counted over the whole schedule. The stages are
+// emloop's (the loop, its log records, checkpoints and resume): each one
+// train.EM's Steps with the stage's reweighted E-step, all on one
+// E-stepper.
 func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
 	if len(a.Stages) == 0 {
 		return nil, errors.New("an annealing schedule needs at least one stage")
+	}
+	for k, r := range a.Stages {
+		if err := r.Check(); err != nil {
+			return nil, fmt.Errorf("stage %d: %w", k+1, err)
+		}
+	}
+	first := 0
+	if r := a.Resume; r != nil {
+		if r.Stage > len(a.Stages) {
+			return nil, fmt.Errorf("the checkpoint is at stage %d of a schedule of %d", r.Stage, len(a.Stages))
+		}
+		first = r.Stage - 1
 	}
 	origin := a.EM.Start
 	if origin.IsZero() {
 		origin = time.Now()
 	}
-	model, iters, first := start, 0, 0
-	if r := a.Resume; r != nil {
-		if r.Stage > len(a.Stages) {
-			return nil, fmt.Errorf("the checkpoint is at stage %d of a schedule of %d", r.Stage, len(a.Stages))
-		}
-		model, iters, first = r.Model, r.Before, r.Stage-1
-	}
-	var res *train.Result
+	maxIter, tol := a.EM.Limits()
+	estep := dmv.NewEStepper(a.EM.Corpus)
+	steps := make([]*train.Steps, len(a.Stages))
+	stages := make([]emloop.Stage[*dmv.Params], len(a.Stages))
+	cur := 0 // the stage of the iteration under way
 	for k, r := range a.Stages {
-		if k < first {
-			continue
-		}
-		if err := r.Check(); err != nil {
-			return nil, fmt.Errorf("stage %d: %w", k+1, err)
-		}
 		em := a.EM
-		em.Start, em.FirstIter = origin, a.EM.FirstIter+iters
-		em.Resume, em.Checkpoint = nil, nil
+		em.Weights, em.EStep, em.Objective = r.Weights, r.EStep(a.EM.EStep), tempered(r.Beta)
+		var resume *train.Checkpoint
 		if k == first && a.Resume != nil && a.Resume.StageIters > 0 {
-			em.Resume = a.Resume
+			resume = a.Resume
 		}
-		if a.Checkpoint != nil {
-			before := iters
-			em.Checkpoint = func(c train.Checkpoint) error {
-				c.Stage, c.Before = k+1, before
-				return a.Checkpoint(c)
+		steps[k] = em.NewSteps(estep, resume)
+		stages[k] = emloop.Stage[*dmv.Params]{
+			Step: func(m *dmv.Params, beta float64) (*dmv.Params, float64, error) {
+				cur = k
+				next, obj, err := steps[k].Step(m, beta)
+				if err != nil {
+					return nil, 0, a.inStage(k, err)
+				}
+				return next, obj, nil
+			},
+			Label: func(it *format.Iteration) { a.label(it, r) },
+		}
+	}
+	loop := &emloop.Loop[*dmv.Params]{
+		Stages: stages, MaxIter: maxIter, Tol: tol, Converged: a.EM.Converged(), Tokens: a.EM.Corpus.Tokens,
+		FirstIter: a.EM.FirstIter, Start: origin,
+		Observe: func(it format.Iteration, m *dmv.Params) error {
+			if a.EM.Observe != nil {
+				if err := a.EM.Observe(it, m); err != nil {
+					return a.inStage(cur, err)
+				}
 			}
-		}
-		em.Weights, em.EStep = r.Weights, r.EStep(a.EM.EStep)
-		em.Objective = tempered(r.Beta)
-		stage, observe := k+1, a.EM.Observe
-		em.Observe = func(it format.Iteration, m *dmv.Params) error {
-			it.Stage = stage
-			a.label(&it, r)
-			if observe == nil {
+			if err := steps[cur].Stuck(); err != nil {
+				return a.inStage(cur, err)
+			}
+			return nil
+		},
+		AfterStage: func(k int, res *emloop.Result[*dmv.Params]) error {
+			if a.AfterStage == nil {
 				return nil
 			}
-			return observe(it, m)
-		}
-		var err error
-		if res, err = em.Run(model); err != nil {
-			return nil, fmt.Errorf("stage %d (%s %s): %w", stage, a.Anneals.Name(), a.Anneals.Format(a.Value(r)), err)
-		}
-		iters += res.Iterations
-		model = res.Model
-		if a.AfterStage != nil {
-			if err := a.AfterStage(stage, r, res); err != nil {
-				return nil, err
+			return a.AfterStage(k, a.Stages[k-1], steps[k-1].Result(res))
+		},
+	}
+	if a.Checkpoint != nil {
+		loop.Checkpoint = func(c train.Checkpoint) error {
+			err := a.Checkpoint(c)
+			if err != nil && c.StageIters > 0 {
+				// within a stage, as its iterations' errors
+				return a.inStage(c.Stage-1, err)
 			}
-		}
-		if a.Checkpoint != nil && k+1 < len(a.Stages) {
-			if err := a.Checkpoint(train.Checkpoint{Stage: k + 2, Before: iters, Model: model}); err != nil {
-				return nil, err
-			}
+			return err
 		}
 	}
-	out := *res
-	out.Iterations = iters
-	return &out, nil
+	if r := a.Resume; r != nil {
+		loop.Resume = &train.Checkpoint{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: r.Model}
+	}
+	out, err := loop.Run(start)
+	if err != nil {
+		return nil, err
+	}
+	return steps[len(steps)-1].Result(out), nil
+}
+
+// inStage says which stage (k from 0) err happened in.
+func (a *Annealer) inStage(k int, err error) error {
+	return fmt.Errorf("stage %d (%s %s): %w", k+1, a.Anneals.Name(), a.Anneals.Format(a.Value(a.Stages[k])), err)
 }
 
 // tempered is DA's objective at β, (1/β)·Σ log Σ_y p(x, y)^β (with a skew

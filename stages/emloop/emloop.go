@@ -9,8 +9,10 @@
 // checkpoint.
 //
 // The DMV's EM (stages/train) is one stage of this loop, with its own
-// stopping rule for Viterbi EM; its annealers (stages/anneal, stages/ce)
-// still run their stages themselves, one train.EM per stage.
+// stopping rule for Viterbi EM; its annealers (stages/anneal) run their
+// schedules as this loop's stages (Stages), each stage with its own
+// reweighted E-step and the annealed value in its log records. (CE,
+// stages/ce/lbfgs, is not EM: it keeps its own stages.)
 package emloop
 
 import (
@@ -31,6 +33,16 @@ type Loop[M any] struct {
 	Step func(m M, beta float64) (next M, objective float64, err error)
 	// Betas is the schedule, one β per stage; nil is one stage at β = 1.
 	Betas []float64
+	// Stages, when not nil, is the schedule instead of Betas and Step: a
+	// stage per element, each with its own step (a schedule that anneals
+	// more than the β Step is given: the DMV's locality bias, its
+	// segmentation weight). Every record carries its stage.
+	Stages []Stage[M]
+	// AfterStage, when not nil, hears each stage's outcome (k from 1) as
+	// it ends, before the checkpoint at its boundary; Iterations are the
+	// stage's own, those before a resume included. An error stops the
+	// run.
+	AfterStage func(k int, r *Result[M]) error
 	// Annealed records each iteration's stage and β in the log.
 	Annealed bool
 	// MaxIter bounds the iterations of each stage (≥ 1).
@@ -61,6 +73,16 @@ type Loop[M any] struct {
 	Start time.Time
 }
 
+// Stage is one stage of Loop.Stages.
+type Stage[M any] struct {
+	// Step runs one iteration of the stage, as Loop.Step does (β is
+	// the stage's own business: Step is given 1).
+	Step func(m M, beta float64) (next M, objective float64, err error)
+	// Label, when not nil, marks each iteration record of the stage with
+	// the value it anneals (the loop sets its stage).
+	Label func(it *format.Iteration)
+}
+
 // Result is the outcome of a run.
 type Result[M any] struct {
 	Model      M // after the last M-step
@@ -75,6 +97,12 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 	if betas == nil {
 		betas = []float64{1}
 	}
+	if l.Stages != nil {
+		betas = make([]float64, len(l.Stages))
+		for k := range betas {
+			betas[k] = 1
+		}
+	}
 	origin := l.Start
 	if origin.IsZero() {
 		origin = time.Now()
@@ -86,7 +114,11 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 	}
 	res := &Result[M]{Model: model, Iterations: done + resumedIters}
 	for stage := firstStage; stage < len(betas); stage++ {
-		beta := betas[stage]
+		beta, step := betas[stage], l.Step
+		var label func(*format.Iteration)
+		if l.Stages != nil {
+			step, label = l.Stages[stage].Step, l.Stages[stage].Label
+		}
 		first := 1
 		if stage == firstStage && l.Resume != nil {
 			first = resumedIters + 1
@@ -94,7 +126,7 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 		converged := false
 		iter := first - 1
 		for iter = first; iter <= l.MaxIter; iter++ {
-			next, obj, err := l.Step(model, beta)
+			next, obj, err := step(model, beta)
 			if err != nil {
 				return nil, err
 			}
@@ -106,7 +138,13 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 			if l.Tokens > 0 {
 				it.CrossEntropy = format.Real(-obj / float64(l.Tokens) / math.Ln2)
 			}
-			if l.Annealed {
+			switch {
+			case l.Stages != nil:
+				it.Stage = stage + 1
+				if label != nil {
+					label(&it)
+				}
+			case l.Annealed:
 				b := beta
 				it.Stage, it.Beta = stage+1, &b
 			}
@@ -136,7 +174,13 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 				}
 			}
 		}
-		done += min(iter, l.MaxIter)
+		stageIters := min(iter, l.MaxIter)
+		done += stageIters
+		if l.AfterStage != nil {
+			if err := l.AfterStage(stage+1, &Result[M]{Model: model, Iterations: stageIters, Objective: res.Objective, Converged: converged}); err != nil {
+				return nil, err
+			}
+		}
 		if l.Checkpoint != nil && stage+1 < len(betas) {
 			if err := l.Checkpoint(rundir.State[M]{Stage: stage + 2, Before: done, Prev: math.NaN(), Model: model}); err != nil {
 				return nil, err

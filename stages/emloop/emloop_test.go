@@ -2,6 +2,7 @@ package emloop
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -107,5 +108,66 @@ func TestEvery(t *testing.T) {
 	}
 	if want := []int{3, 6, 9, 6, 9}; !slices.Equal(saved, want) {
 		t.Errorf("saved at %v, want %v", saved, want)
+	}
+}
+
+// Stages, each with its own step and label, run as Betas does with Step
+// (the same records, result and checkpoints, resumed from every
+// checkpoint too), and AfterStage hears each stage's model and
+// iterations, which add up to the run's.
+func TestStagesEqualBetas(t *testing.T) {
+	betas := []float64{0.25, 0.5, 1}
+	byBetas := Loop[float64]{MaxIter: 50, Tol: 1e-4, Betas: betas, Annealed: true}
+	whole, want, wantStates := records(t, byBetas, 0)
+	var heard []Result[float64]
+	from := 1 // the first stage the run goes through
+	byStages := Loop[float64]{MaxIter: 50, Tol: 1e-4}
+	for _, b := range betas {
+		byStages.Stages = append(byStages.Stages, Stage[float64]{
+			Step: func(m, one float64) (float64, float64, error) {
+				if one != 1 {
+					t.Errorf("a stage's step was given β = %v, not 1", one)
+				}
+				return toy(m, b)
+			},
+			Label: func(it *format.Iteration) { it.Beta = &b },
+		})
+	}
+	byStages.AfterStage = func(k int, r *Result[float64]) error {
+		if k != from+len(heard) {
+			t.Errorf("AfterStage(%d) after %d stages from %d", k, len(heard), from)
+		}
+		heard = append(heard, *r)
+		return nil
+	}
+	// records replaces Step, which Stages must not use.
+	got, res, states := records(t, byStages, 0)
+	// (%v: a boundary's Prev is NaN)
+	if !slices.Equal(got, whole) || *res != *want || fmt.Sprint(states) != fmt.Sprint(wantStates) {
+		t.Fatalf("Stages: %+v\n%v\nwant %+v\n%v", *res, got, *want, whole)
+	}
+	if len(heard) != len(betas) {
+		t.Fatalf("AfterStage heard %d stages of %d", len(heard), len(betas))
+	}
+	sum := 0
+	for k, r := range heard {
+		sum += r.Iterations
+		if !r.Converged || math.Abs(r.Model-betas[k]*10) > 0.1 {
+			t.Errorf("stage %d ended %+v", k+1, r)
+		}
+	}
+	if sum != want.Iterations || heard[len(heard)-1].Model != want.Model || heard[len(heard)-1].Objective != want.Objective {
+		t.Errorf("stages %+v do not add up to %+v", heard, *want)
+	}
+	for _, st := range states {
+		heard, from = heard[:0], st.Stage
+		byStages.Resume = &st
+		rest, got, _ := records(t, byStages, math.NaN())
+		if *got != *want || !slices.Equal(rest, whole[st.Done():]) {
+			t.Errorf("resumed at %+v: %+v, want %+v", st, *got, *want)
+		}
+		if len(heard) != len(betas)-(st.Stage-1) {
+			t.Errorf("resumed at %+v: AfterStage heard %d stages", st, len(heard))
+		}
 	}
 }

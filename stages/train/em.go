@@ -27,8 +27,8 @@ const (
 // EM configures one run of EM to convergence.
 //
 // Its loop is emloop's (the CCM's and the HMM's), one stage with the
-// DMV's stopping rule for Viterbi EM (bits per token); the annealers
-// (stages/anneal, stages/ce) run it a stage at a time.
+// DMV's stopping rule for Viterbi EM (bits per token); the annealers of
+// stages/anneal run its Steps as the stages of one emloop loop.
 type EM struct {
 	Corpus *dmv.Corpus
 	// EStep chooses the E-step (Hard for Viterbi EM, Dist for a locality
@@ -83,7 +83,37 @@ type Result struct {
 // or after MaxIter iterations, and returns the model of the last M-step.
 // The loop is emloop's, one stage of it.
 func (em *EM) Run(start *dmv.Params) (*Result, error) {
-	maxIter, tol := em.MaxIter, em.Tol
+	maxIter, tol := em.Limits()
+	steps := em.NewSteps(dmv.NewEStepper(em.Corpus), em.Resume)
+	loop := &emloop.Loop[*dmv.Params]{
+		MaxIter: maxIter, Tol: tol, Converged: em.Converged(), Tokens: em.Corpus.Tokens,
+		FirstIter: em.FirstIter, Start: em.Start, Checkpoint: em.Checkpoint,
+		Step: steps.Step,
+		Observe: func(it format.Iteration, model *dmv.Params) error {
+			if em.Observe != nil {
+				if err := em.Observe(it, model); err != nil {
+					return err
+				}
+			}
+			return steps.Stuck()
+		},
+	}
+	if r := em.Resume; r != nil {
+		// The annealers' stage and earlier iterations are theirs: to the
+		// loop this is its one stage.
+		loop.Resume = &Checkpoint{Stage: 1, StageIters: r.StageIters, Prev: r.Prev, Model: r.Model}
+	}
+	out, err := loop.Run(start)
+	if err != nil {
+		return nil, err
+	}
+	return steps.Result(out), nil
+}
+
+// Limits are em's iteration bound and stopping threshold, the defaults
+// filled in.
+func (em *EM) Limits() (maxIter int, tol float64) {
+	maxIter, tol = em.MaxIter, em.Tol
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIter
 	}
@@ -93,65 +123,84 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 			tol = DefaultHardTol
 		}
 	}
+	return maxIter, tol
+}
+
+// Converged is em's stopping rule (emloop.Loop.Converged): the relative
+// change of the objective under Tol, or for Viterbi EM the change of
+// per-token cross-entropy in bits.
+func (em *EM) Converged() func(prev, obj float64) bool {
+	_, tol := em.Limits()
 	tokens := float64(em.Corpus.Tokens)
-	converged := func(prev, obj float64) bool {
+	return func(prev, obj float64) bool {
 		if em.EStep.Hard {
 			return math.Abs(obj-prev)/tokens/math.Ln2 < tol
 		}
 		return RelativeChange(prev, obj) < tol
 	}
-	estep := dmv.NewEStepper(em.Corpus)
-	var last dmv.EStepResult
-	var stuck error // every sentence of probability 0 twice in a row
-	iter, prev := 0, math.NaN()
-	loop := &emloop.Loop[*dmv.Params]{
-		MaxIter: maxIter, Tol: tol, Converged: converged, Tokens: em.Corpus.Tokens,
-		FirstIter: em.FirstIter, Start: em.Start, Checkpoint: em.Checkpoint,
-		Step: func(model *dmv.Params, _ float64) (*dmv.Params, float64, error) {
-			iter++
-			w := model
-			if em.Weights != nil {
-				w = em.Weights(model)
-			}
-			out := estep.Run(w, em.EStep)
-			if out.Err != nil {
-				return nil, 0, out.Err
-			}
-			if n := em.Corpus.Len(); n > 0 && out.Unusable == n {
-				return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", iter)
-			}
-			obj := out.LogLik
-			if em.Objective != nil {
-				obj = em.Objective(obj)
-			}
-			if math.IsInf(obj, -1) && math.IsInf(prev, -1) && !converged(prev, obj) {
-				// Raised once the iteration is observed (logged), as before.
-				stuck = fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", iter, out.ZeroWeight)
-			}
-			last, prev = out, obj
-			return dmv.MStep(out.Counts, em.Lambda), obj, nil
-		},
-		Observe: func(it format.Iteration, model *dmv.Params) error {
-			if em.Observe != nil {
-				if err := em.Observe(it, model); err != nil {
-					return err
-				}
-			}
-			return stuck
-		},
+}
+
+// Steps are the iterations of one stage of EM, for emloop: Run's one
+// stage, or one stage of an annealer's schedule (a Steps per stage, all
+// on one EStepper).
+type Steps struct {
+	em        *EM
+	estep     *dmv.EStepper
+	converged func(prev, obj float64) bool
+	iter      int     // iterations of the stage so far
+	prev      float64 // the last iteration's objective
+	last      dmv.EStepResult
+	stuck     error // every sentence of probability 0 twice in a row
+}
+
+// NewSteps runs em's E-steps on estep (over em's corpus); resume, when
+// not nil, is the checkpoint of a run stopped after its StageIters
+// iterations of this stage.
+func (em *EM) NewSteps(estep *dmv.EStepper, resume *Checkpoint) *Steps {
+	s := &Steps{em: em, estep: estep, converged: em.Converged(), prev: math.NaN()}
+	if resume != nil {
+		s.iter, s.prev = resume.StageIters, resume.Prev
 	}
-	if r := em.Resume; r != nil {
-		// The annealers' stage and earlier iterations are theirs: to the
-		// loop this is its one stage.
-		loop.Resume = &Checkpoint{Stage: 1, StageIters: r.StageIters, Prev: r.Prev, Model: r.Model}
-		iter, prev = r.StageIters, r.Prev
+	return s
+}
+
+// Step is one iteration (emloop.Loop.Step; β is em's Weights' business):
+// the E-step on the model's weight table and the M-step on its counts.
+func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error) {
+	em := s.em
+	s.iter++
+	w := model
+	if em.Weights != nil {
+		w = em.Weights(model)
 	}
-	out, err := loop.Run(start)
-	if err != nil {
-		return nil, err
+	out := s.estep.Run(w, em.EStep)
+	if out.Err != nil {
+		return nil, 0, out.Err
 	}
-	return &Result{Model: out.Model, Counts: last.Counts, Iterations: out.Iterations, Objective: out.Objective,
-		Converged: out.Converged, ZeroWeight: last.ZeroWeight, Unusable: last.Unusable}, nil
+	if n := em.Corpus.Len(); n > 0 && out.Unusable == n {
+		return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", s.iter)
+	}
+	obj := out.LogLik
+	if em.Objective != nil {
+		obj = em.Objective(obj)
+	}
+	if math.IsInf(obj, -1) && math.IsInf(s.prev, -1) && !s.converged(s.prev, obj) {
+		s.stuck = fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", s.iter, out.ZeroWeight)
+	}
+	s.last, s.prev = out, obj
+	return dmv.MStep(out.Counts, em.Lambda), obj, nil
+}
+
+// Stuck is the error the last iteration found (every sentence of
+// probability 0 twice in a row), for the loop to raise once the
+// iteration is observed (logged); nil when there is none.
+func (s *Steps) Stuck() error { return s.stuck }
+
+// Result is the outcome of the stage the loop reports in out, with the
+// last E-step's counts.
+func (s *Steps) Result(out *emloop.Result[*dmv.Params]) *Result {
+	return &Result{Model: out.Model, Counts: s.last.Counts, Iterations: out.Iterations, Objective: out.Objective,
+		Converged: out.Converged, ZeroWeight: s.last.ZeroWeight, Unusable: s.last.Unusable}
 }
 
 // RelativeChange is |b − a| / |a|, the stopping test of every training
