@@ -36,6 +36,7 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 		{"ccm2-sda", []string{"train-ccm", "--model", "ccm2", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "8"}, tags, 24},
 		{"dmvccm", []string{"train-ccm", "--model", "dmvccm", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
 		{"dmvccm-right-first", []string{"train-ccm", "--model", "dmvccm", "--right-first", "--dmv-init", "klein", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
+		{"dmvccm-sda", []string{"train-ccm", "--model", "dmvccm", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "6"}, short, 18},
 		{"hmm-em", []string{"train-hmm", "--states", "12", "--max-iter", "30"}, words, 30},
 		{"hmm-da", []string{"train-hmm", "--trigram", "--states", "6", "--estimator", "da", "--lambda", "0.1", "--beta0", "0.25", "--gamma", "2", "--max-iter", "8"}, words, 24},
 		{"hmm-vb", []string{"train-hmm", "--states", "12", "--estimator", "vb", "--max-iter", "24"}, words, 24},

@@ -40,13 +40,15 @@ saw is the DMV's average tag, as decode -m does (named on stderr unless --quiet)
 Models:
    ccm      Klein's Constituent-Context Model (Klein 2005, ch. 5)
    ccm2     Smith & Eisner's (2004) model 2: yields conditioned on length
-   dmvccm   Klein's product of the DMV and the CCM (§6.3), EM only
+   dmvccm   Klein's product of the DMV and the CCM (§6.3)
 
-Estimators (ccm, ccm2): em; da, whose E-step reads every probability raised
-to β, β from --beta0 times --gamma per stage up to 1 (each stage EM to
+Estimators: em; da, whose E-step reads every probability raised to β, β
+from --beta0 times --gamma per stage up to 1 (each stage EM to
 convergence); sda, which skews DA toward the start: θ^β·θ₀^(1−β), θ₀ the
-model of --init's M-step (Smith & Eisner 2004 §6). The CCM is smoothed as
-Klein's (2 constituent and 8 distituent pseudo-counts per yield and context).
+model of --init's M-step (Smith & Eisner 2004 §6; dmvccm: both halves'
+probabilities, θ₀ the start pair of --init and --dmv-init). The CCM is
+smoothed as Klein's (2 constituent and 8 distituent pseudo-counts per yield
+and context).
 
 Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
 the binary bracketing with the largest sum of bracket posteriors (CCM only).
@@ -54,7 +56,7 @@ the binary bracketing with the largest sum of bracket posteriors (CCM only).
 --log writes one JSON line per E-step (iter, stage, beta, objective: the
 log-likelihood plus the smoothing's log prior, tempered under DA; seconds),
 which plotcurve draws. Under dmvccm the objective is the product's
-log-likelihood, and with gold "heads" on every training sentence each line
+log-likelihood (under DA (1/β)·log Σ p^β, the tempered E-step's), and with gold "heads" on every training sentence each line
 has the directed and undirected accuracy (root counted) of that E-step's
 Viterbi parses of the training sentences.
 
@@ -69,7 +71,7 @@ Examples:
    train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
-			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda (da and sda for ccm and ccm2)"},
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
@@ -114,9 +116,6 @@ func trainCCM(c *cli.Context) error {
 		return usagef("--tol must be ≥ 0")
 	}
 	if model == "dmvccm" {
-		if est != ccm.EM {
-			return usagef("--estimator %s is for ccm and ccm2; dmvccm trains by em", est)
-		}
 		if c.Bool("mbr") {
 			return usagef("--mbr is for ccm and ccm2")
 		}
@@ -199,7 +198,7 @@ func trainCCM(c *cli.Context) error {
 	// the test sentences' yields and contexts in the model's symbols).
 	var saved *bytes.Buffer
 	if model == "dmvccm" {
-		saved, err = trainDMVCCM(c, train, out, start, report, rdPair)
+		saved, err = trainDMVCCM(c, est, train, out, start, report, rdPair)
 	} else {
 		saved, err = trainCCMAlone(c, model, est, start, train, out, report, rd)
 	}
@@ -386,7 +385,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	return saved, nil
 }
 
-func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
+func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
 	// With gold heads on every training sentence, the log carries the
 	// attachment accuracy (root counted) of each E-step's Viterbi parses.
 	gold := c.String("log") != "" || rd != nil
@@ -417,6 +416,7 @@ func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start,
 	}
 	opts := dmvccm.Options{
 		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
+		Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), observe, func(iter int, m *dmvccm.Model) error {
 			return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(o *pipeline.Output) error { return dmvccm.WriteModel(o, m) })

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
@@ -123,5 +124,44 @@ func TestTrainObserveAndResume(t *testing.T) {
 	}
 	if _, err := rf.FromSnapshot(states[0].Model); err == nil {
 		t.Error("a dmvccm checkpoint resumed a dmvccm-right-first run")
+	}
+}
+
+// DA whose schedule is β = 1 alone is EM, to the bit; SDA at β < 1 starts
+// from the start pair's own E-step (p^β·p^(1−β) = p, up to rounding).
+func TestAnnealingEndsAsEM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sents := randomSentences(rng, 20, 6, 4)
+	em, _, err := Train(sents, Options{MaxIter: 4, Tol: 1e-300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	da, _, err := Train(sents, Options{MaxIter: 4, Tol: 1e-300, Estimator: ccm.DA, Beta0: 1, Gamma: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(em.Snapshot())
+	b, _ := json.Marshal(da.Snapshot())
+	if string(a) != string(b) {
+		t.Error("DA at β = 1 differs from EM")
+	}
+	var first []float64
+	if _, _, err := Train(sents, Options{MaxIter: 1, Estimator: ccm.SDA, Beta0: 0.3, Gamma: 2, Observe: func(it format.Iteration, _ *Model) error {
+		first = append(first, float64(it.Objective))
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	// The first SDA stage's E-step, at the start, is the start's E-step
+	// scaled by 1/β: the log-likelihood again.
+	var emFirst float64
+	if _, _, err := Train(sents, Options{MaxIter: 1, Observe: func(it format.Iteration, _ *Model) error {
+		emFirst = float64(it.Objective)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 3 || math.Abs(first[0]*0.3-emFirst) > 1e-9*math.Abs(emFirst) {
+		t.Errorf("SDA's first objective %v (of %d stages), want the start's log-likelihood %v divided by 0.3", first, len(first), emFirst)
 	}
 }

@@ -30,6 +30,13 @@ type Options struct {
 	MaxIter   int           // 100 when 0
 	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
 	Workers   int           // E-step goroutines (0: every core); the result does not depend on it
+	// Estimator is EM (default), or DA or SDA (ccm.Estimator): a stage
+	// per β of ccm.Schedule(Beta0, Gamma) (0.01 and 1.5 when 0), whose
+	// E-step is the product's under every probability p of both halves
+	// raised to β (DA) or p^β·p₀^(1−β), p₀ of the start pair (SDA):
+	// Tempered. Each stage runs to Tol.
+	Estimator    ccm.Estimator
+	Beta0, Gamma float64
 	// HeadChoice multiplies Klein's head-choice factor 1/(j−i) into every
 	// sealed span [i,j) (his footnote in §6.3, which makes the product a
 	// model of lexicalised trees; he found it harmful). Every sealed span
@@ -53,7 +60,7 @@ type Options struct {
 }
 
 // Train initialises each model as alone (the DMV from its initializer,
-// the CCM from its start), then runs EM on the product: one joint E-step
+// the CCM from its start), then runs EM (or DA, SDA) on the product: one joint E-step
 // per iteration over every derivation gives the bracket posteriors for
 // the CCM's counts and the attachment posteriors for the DMV's, then one
 // M-step each (Klein §6.3). It stops after the iteration whose
@@ -78,24 +85,50 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 	if err != nil {
 		return nil, nil, err
 	}
+	var betas []float64
+	if opts.Estimator != "" && opts.Estimator != ccm.EM {
+		beta0, gamma := opts.Beta0, opts.Gamma
+		if beta0 == 0 {
+			beta0 = 0.01
+		}
+		if gamma == 0 {
+			gamma = 1.5
+		}
+		if betas, err = ccm.Schedule(beta0, gamma); err != nil {
+			return nil, nil, err
+		}
+	}
+	var skew *Model
+	if opts.Estimator == ccm.SDA {
+		skew = m
+	}
 	es := NewEStepper(m.dmvData, m.ccmData)
 	es.headChoice, es.rightFirst = opts.HeadChoice, opts.RightFirst
-	step := func(m *Model, _ float64) (*Model, float64, error) {
-		counts, ccmCounts := es.EStep(m.DMV, m.CCM, opts.Workers)
+	step := func(m *Model, beta float64) (*Model, float64, error) {
+		e := m
+		if beta != 1 {
+			e = m.Tempered(beta, skew)
+		}
+		counts, ccmCounts := es.EStep(e.DMV, e.CCM, opts.Workers)
+		logLik := ccmCounts.LogLik
+		if beta != 1 {
+			// (1/β) log Σ p^β: the log-likelihood at β = 1.
+			logLik /= beta
+		}
 		next := *m
 		next.DMV = dmv.MStep(counts, 0)
 		var err error
 		if next.CCM, err = ccm.MStep(ccmCounts, m.ccmData.Sym, ccm.Model1, opts.Smoothing); err != nil {
 			return nil, 0, err
 		}
-		return &next, ccmCounts.LogLik, nil
+		return &next, logLik, nil
 	}
 	tokens := 0
 	for _, s := range m.ccmData.Sentences {
 		tokens += s.N
 	}
 	l := &emloop.Loop[*Model]{
-		Step: step, MaxIter: opts.MaxIter, Tol: opts.Tol, Tokens: tokens,
+		Step: step, Betas: betas, Annealed: betas != nil, MaxIter: opts.MaxIter, Tol: opts.Tol, Tokens: tokens,
 		// Klein's rule, relative to the new log-likelihood and inclusive.
 		Converged: func(prev, obj float64) bool {
 			return !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj)
@@ -124,8 +157,9 @@ func signedChange(obs func(format.Iteration, *Model) error, l *emloop.Loop[*Mode
 			first = false
 		}
 		obj := float64(it.Objective)
+		had := it.Change != nil // from a stage's second iteration on
 		it.Change = nil
-		if it.Iter > 1 && prev != 0 {
+		if had && prev != 0 {
 			ch := format.Real((obj - prev) / math.Abs(prev))
 			it.Change = &ch
 		}
