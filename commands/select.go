@@ -106,7 +106,11 @@ Examples:
 				if err == nil && !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "%s: best by %s: %s\n", c.App.Name, by, rep.Best.Model)
 					if rep.UnseenTokens > 0 {
-						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev tokens (%d distinct %s) unseen in training by some model; each model gives them its own unseen probability\n", c.App.Name, rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat)
+						how := "each model gives them its own unseen probability"
+						if rep.UnseenWhat == "tags" { // DMV+CCM's
+							how = "each model's DMV reads them as its average tag"
+						}
+						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev tokens (%d distinct %s) unseen in training by some model; %s\n", c.App.Name, rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat, how)
 					}
 					if rep.Unscorable > 0 {
 						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", c.App.Name, rep.Unscorable)
