@@ -12,7 +12,8 @@ import (
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
-// train-ccm and train-hmm, on the loop every family shares (emloop), and
+// train-ccm (ccm, ccm2, dmvccm, dmvccm --right-first) and train-hmm, on
+// the loop every family shares (emloop), and
 // train-hmm's Gibbs sampler, killed with SIGKILL at seeded random
 // iterations (sweeps) and resumed with --resume, write the sentences and
 // the model (model.jsonl; none for gibbs) an uninterrupted run writes,
@@ -22,6 +23,9 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 	tags := sampledCorpus(t, dir, 300)
 	treebank, _ := filepath.Glob("../examples/treebank/*.mrg")
 	words := writeTemp(t, dir, "words.jsonl", run(t, nil, append([]string{"ptb2deps", "--keep-punct"}, treebank...)...))
+	// The product's chart is costly: its sentences are the treebank's of
+	// up to 10 words, with gold heads (the log's accuracies are resumed).
+	short := writeTemp(t, dir, "short.jsonl", run(t, nil, "filterlen", "10", words))
 	cases := []struct {
 		name   string
 		args   []string
@@ -30,6 +34,9 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 	}{
 		{"ccm-em", []string{"train-ccm", "--tol", "1e-300", "--max-iter", "24"}, tags, 24},
 		{"ccm2-sda", []string{"train-ccm", "--model", "ccm2", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "8"}, tags, 24},
+		{"dmvccm", []string{"train-ccm", "--model", "dmvccm", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
+		{"dmvccm-right-first", []string{"train-ccm", "--model", "dmvccm", "--right-first", "--dmv-init", "klein", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
+		{"dmvccm-sda", []string{"train-ccm", "--model", "dmvccm", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "6"}, short, 18},
 		{"hmm-em", []string{"train-hmm", "--states", "12", "--max-iter", "30"}, words, 30},
 		{"hmm-da", []string{"train-hmm", "--trigram", "--states", "6", "--estimator", "da", "--lambda", "0.1", "--beta0", "0.25", "--gamma", "2", "--max-iter", "8"}, words, 24},
 		{"hmm-vb", []string{"train-hmm", "--states", "12", "--estimator", "vb", "--max-iter", "24"}, words, 24},

@@ -35,11 +35,14 @@ func selectApp() *cli.App {
 Models of the other families (their headers say which; one family per
 run, mixing is refused) are ranked the same way, with the family's own
 measures: --by likelihood is the family's dev log-likelihood (the CCM's
-P(s) with the uniform bracketing prior, the HMM's forward probability, an
-unseen dev word given the model's unseen_word weight — counted on stderr);
---by accuracy is bracket F1 of the CCM's brackets against the dev "tree",
-or the HMM tags' many-to-1 against the gold tags (tag accuracy when the
-states are tag names, as with --dict). --by contrast is the DMV's.
+P(s) with the uniform bracketing prior, DMV+CCM's product P(s) as estep
+gives it, the HMM's forward probability, an unseen dev word given the
+model's unseen_word weight — counted on stderr); --by accuracy is bracket
+F1 of the CCM's brackets against the dev "tree", DMV+CCM's directed
+accuracy under --root when every dev sentence has gold heads (else its
+bracket F1), or the HMM tags' many-to-1 against the gold tags (tag
+accuracy when the states are tag names, as with --dict). --by contrast is
+the DMV's.
 
 --dev-sentences N keeps only the first N dev sentences: supervised selection
 with a few annotated sentences (Smith 2006, §8.6: 10 to 100 are enough).
@@ -103,7 +106,11 @@ Examples:
 				if err == nil && !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "%s: best by %s: %s\n", c.App.Name, by, rep.Best.Model)
 					if rep.UnseenTokens > 0 {
-						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev tokens (%d distinct %s) unseen in training by some model; each model gives them its own unseen probability\n", c.App.Name, rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat)
+						how := "each model gives them its own unseen probability"
+						if rep.UnseenWhat == "tags" { // DMV+CCM's
+							how = "each model's DMV reads them as its average tag"
+						}
+						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev tokens (%d distinct %s) unseen in training by some model; %s\n", c.App.Name, rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat, how)
 					}
 					if rep.Unscorable > 0 {
 						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", c.App.Name, rep.Unscorable)

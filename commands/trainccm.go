@@ -40,13 +40,15 @@ saw is the DMV's average tag, as decode -m does (named on stderr unless --quiet)
 Models:
    ccm      Klein's Constituent-Context Model (Klein 2005, ch. 5)
    ccm2     Smith & Eisner's (2004) model 2: yields conditioned on length
-   dmvccm   Klein's product of the DMV and the CCM (§6.3), EM only
+   dmvccm   Klein's product of the DMV and the CCM (§6.3)
 
-Estimators (ccm, ccm2): em; da, whose E-step reads every probability raised
-to β, β from --beta0 times --gamma per stage up to 1 (each stage EM to
+Estimators: em; da, whose E-step reads every probability raised to β, β
+from --beta0 times --gamma per stage up to 1 (each stage EM to
 convergence); sda, which skews DA toward the start: θ^β·θ₀^(1−β), θ₀ the
-model of --init's M-step (Smith & Eisner 2004 §6). The CCM is smoothed as
-Klein's (2 constituent and 8 distituent pseudo-counts per yield and context).
+model of --init's M-step (Smith & Eisner 2004 §6; dmvccm: both halves'
+probabilities, θ₀ the start pair of --init and --dmv-init). The CCM is
+smoothed as Klein's (2 constituent and 8 distituent pseudo-counts per yield
+and context).
 
 Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
 the binary bracketing with the largest sum of bracket posteriors (CCM only).
@@ -54,13 +56,14 @@ the binary bracketing with the largest sum of bracket posteriors (CCM only).
 --log writes one JSON line per E-step (iter, stage, beta, objective: the
 log-likelihood plus the smoothing's log prior, tempered under DA; seconds),
 which plotcurve draws. Under dmvccm the objective is the product's
-log-likelihood, and with gold "heads" on every training sentence each line
+log-likelihood (under DA (1/β)·log Σ p^β, the tempered E-step's), and with gold "heads" on every training sentence each line
 has the directed and undirected accuracy (root counted) of that E-step's
 Viterbi parses of the training sentences.
 
---run-dir DIR records the run (ccm, ccm2: run.json, iterations.jsonl, a
-checkpoint after every iteration, model.jsonl); --resume DIR continues a
-killed run to the same sentences and model, byte for byte.
+--run-dir DIR records the run (run.json, iterations.jsonl, a checkpoint
+after every iteration, model.jsonl; not with --head-choice, which a model
+file does not carry); --resume DIR continues a killed run to the same
+sentences and model, byte for byte.
 
 Examples:
    train-ccm wsj10.jsonl | score
@@ -68,7 +71,7 @@ Examples:
    train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
-			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda (da and sda for ccm and ccm2)"},
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
@@ -82,7 +85,7 @@ Examples:
 			workersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model to `FILE`, for estep -m, decode -m"},
-			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; ccm, ccm2)"},
+			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			outputFlag(), skipBadFlag(), quietFlag(),
 		}, runDirFlags()...),
@@ -113,9 +116,6 @@ func trainCCM(c *cli.Context) error {
 		return usagef("--tol must be ≥ 0")
 	}
 	if model == "dmvccm" {
-		if est != ccm.EM {
-			return usagef("--estimator %s is for ccm and ccm2; dmvccm trains by em", est)
-		}
 		if c.Bool("mbr") {
 			return usagef("--mbr is for ccm and ccm2")
 		}
@@ -132,19 +132,34 @@ func trainCCM(c *cli.Context) error {
 	if c.IsSet("test") {
 		inputs = append(inputs, c.String("test"))
 	}
-	if model == "dmvccm" && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
-		return usagef("--run-dir, --resume and --save-every are for ccm and ccm2")
+	if model == "dmvccm" && c.Bool("head-choice") && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
+		return usagef("--run-dir, --resume, --save-every and --head-choice: a dmvccm model file does not carry the head-choice factor")
 	}
 	if c.Int("save-every") > 0 {
 		if err := checkSaveDir(c, c.String("save-dir")); err != nil {
 			return err
 		}
 	}
-	rd, err := openTrainerRun[ccm.Snapshot](c, inputs)
+	// The run directory stores a checkpoint in its family's form: run is
+	// whichever of rd and rdPair there is (nil without --run-dir).
+	var (
+		rd     *trainerRun[ccm.Snapshot]
+		rdPair *trainerRun[dmvccm.Snapshot]
+		run    runFiles
+	)
+	if model == "dmvccm" {
+		if rdPair, err = openTrainerRun[dmvccm.Snapshot](c, inputs); rdPair != nil {
+			run = rdPair
+		}
+	} else if rd, err = openTrainerRun[ccm.Snapshot](c, inputs); rd != nil {
+		run = rd
+	}
 	if err != nil {
 		return err
 	}
-	defer rd.close()
+	if run != nil {
+		defer run.close()
+	}
 	src := source(c)
 	train, err := readTagged(src)
 	if err != nil {
@@ -161,11 +176,11 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if rd != nil {
-		logw = rd.log
+	began := time.Now()
+	if run != nil {
+		logw, began = run.logFile(), run.origin()
 	}
 	prog := progress(c, c.Int("max-iter"))
-	began := rd.origin()
 	tokens := 0
 	for _, s := range train {
 		tokens += len(s.Tags)
@@ -183,7 +198,7 @@ func trainCCM(c *cli.Context) error {
 	// the test sentences' yields and contexts in the model's symbols).
 	var saved *bytes.Buffer
 	if model == "dmvccm" {
-		saved, err = trainDMVCCM(c, train, out, start, report)
+		saved, err = trainDMVCCM(c, est, train, out, start, report, rdPair)
 	} else {
 		saved, err = trainCCMAlone(c, model, est, start, train, out, report, rd)
 	}
@@ -200,8 +215,8 @@ func trainCCM(c *cli.Context) error {
 		}
 		return err
 	}
-	if rd != nil {
-		if err := rd.saveModel(func(w io.Writer) error {
+	if run != nil {
+		if err := run.saveModel(func(w io.Writer) error {
 			_, err := w.Write(saved.Bytes())
 			return err
 		}); err != nil {
@@ -226,6 +241,16 @@ func trainCCM(c *cli.Context) error {
 		return nil
 	})
 }
+
+// runFiles is a trainerRun of either snapshot type.
+type runFiles interface {
+	logFile() io.Writer
+	origin() time.Time
+	saveModel(write func(io.Writer) error) error
+	close() error
+}
+
+func (r *trainerRun[S]) logFile() io.Writer { return r.log }
 
 // outName names the sentences being decoded, for errors.
 func outName(c *cli.Context) string {
@@ -360,57 +385,69 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 	return saved, nil
 }
 
-func trainDMVCCM(c *cli.Context, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration)) (*bytes.Buffer, error) {
-	var prev float64
+func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
 	// With gold heads on every training sentence, the log carries the
 	// attachment accuracy (root counted) of each E-step's Viterbi parses.
-	gold := c.String("log") != ""
+	gold := c.String("log") != "" || rd != nil
 	for _, s := range train {
 		gold = gold && len(s.Heads) == len(s.Tags)
 	}
-	fit := dmvccm.Train
-	if c.Int("max-iter") == 0 { // the start: each half's initial model
-		fit = func(sents []*format.Sentence, opts dmvccm.Options) (*dmvccm.Model, int, error) {
-			m, err := dmvccm.Start(sents, opts)
-			return m, 0, err
+	observe := func(it format.Iteration, m *dmvccm.Model) error {
+		if gold {
+			dir, undir, total := 0, 0, 0
+			for k, s := range train {
+				for i, h := range m.Parse(k).Heads {
+					g := s.Heads[i]
+					switch {
+					case h == g:
+						dir++
+						undir++
+					case h > 0 && s.Heads[h-1] == i+1:
+						undir++
+					}
+					total++
+				}
+			}
+			d, u := float64(dir)/float64(total), float64(undir)/float64(total)
+			it.Directed, it.Undirected = &d, &u
+		}
+		report(it)
+		return nil
+	}
+	opts := dmvccm.Options{
+		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
+		Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		Observe: emloop.Every(c.Int("save-every"), observe, func(iter int, m *dmvccm.Model) error {
+			return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(o *pipeline.Output) error { return dmvccm.WriteModel(o, m) })
+		}),
+	}
+	if rd != nil {
+		opts.Checkpoint = func(st rundir.State[*dmvccm.Model]) error {
+			return rd.checkpoint(rundir.Map(st, (*dmvccm.Model).Snapshot))
 		}
 	}
-	m, _, err := fit(train, dmvccm.Options{
-		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
-		Iteration: func(iter int, logLik float64, m *dmvccm.Model) {
-			it := format.Iteration{Iter: iter, Objective: format.Real(logLik)}
-			if gold {
-				dir, undir, total := 0, 0, 0
-				for k, s := range train {
-					for i, h := range m.Parse(k).Heads {
-						g := s.Heads[i]
-						switch {
-						case h == g:
-							dir++
-							undir++
-						case h > 0 && s.Heads[h-1] == i+1:
-							undir++
-						}
-						total++
-					}
-				}
-				d, u := float64(dir)/float64(total), float64(undir)/float64(total)
-				it.Directed, it.Undirected = &d, &u
-			}
-			if iter > 1 && prev != 0 {
-				ch := format.Real((logLik - prev) / math.Abs(prev))
-				it.Change = &ch
-			}
-			prev = logLik
-			report(it)
-		},
-	})
+	m, loop, err := dmvccm.NewLoop(train, opts)
 	if err != nil {
 		return nil, err
 	}
+	if rd != nil && rd.resumed != nil {
+		r := rd.resumed
+		from, err := m.FromSnapshot(r.Model)
+		if err != nil {
+			return nil, fmt.Errorf("--resume %s: %w", rd.dir, err)
+		}
+		loop.Resume = &rundir.State[*dmvccm.Model]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: from}
+	}
+	if c.Int("max-iter") > 0 { // 0: the start, each half's initial model
+		res, err := loop.Run(m)
+		if err != nil {
+			return nil, err
+		}
+		m = res.Model
+	}
 	var saved *bytes.Buffer
-	if c.IsSet("save-model") {
+	if c.IsSet("save-model") || rd != nil {
 		saved = new(bytes.Buffer)
 		if err := dmvccm.WriteModel(saved, m); err != nil {
 			return nil, err

@@ -24,6 +24,8 @@ type Corpus struct {
 	ccm    *ccm.Corpus
 	params *dmv.Params // the building model's DMV over Tags
 	es     *EStepper
+	// unseenTokens counts the tokens of the Unseen tags.
+	unseenTokens int
 }
 
 // NewCorpus interns sents for m.
@@ -37,12 +39,32 @@ func (m *Model) NewCorpus(sents []*format.Sentence) (*Corpus, error) {
 	if c.dmv, err = dmv.NewCorpus(sents, c.Tags); err != nil {
 		return nil, err
 	}
+	if len(c.Unseen) > 0 {
+		unseen := map[string]bool{}
+		for _, t := range c.Unseen {
+			unseen[t] = true
+		}
+		for _, ts := range tags {
+			for _, t := range ts {
+				if unseen[t] {
+					c.unseenTokens++
+				}
+			}
+		}
+	}
 	if c.ccm, err = ccm.NewCorpus(tags, m.CCM.Sym); err != nil {
 		return nil, err
 	}
 	m.CCM.Grow() // once, before workers share the model
 	return c, nil
 }
+
+// Len is the number of sentences.
+func (c *Corpus) Len() int { return len(c.ccm.Sentences) }
+
+// UnseenTokens is the number of tokens whose tag the model's DMV never
+// saw (Unseen).
+func (c *Corpus) UnseenTokens() int { return c.unseenTokens }
 
 // Sym is the CCM's symbols of the corpus (the model's, grown).
 func (c *Corpus) Sym() *ccm.Symbols { return c.ccm.Sym }
@@ -98,4 +120,19 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 		sc = skew.CCM
 	}
 	return &Model{Tags: m.Tags, DMV: d, CCM: m.CCM.Tempered(beta, sc), headChoice: m.headChoice, rightFirst: m.rightFirst}
+}
+
+// LogProb is log P(s) of sentence k under the model that made the corpus:
+// the product's inside probability, the term the E-step sums into its
+// log-likelihood (−Inf when the DMV half gives every tree 0). Safe for
+// concurrent calls.
+func (c *Corpus) LogProb(m *Model, k int) float64 {
+	n := c.ccm.Sentences[k].N
+	f := m.CCM.SpanFactors(c.ccm, k)
+	if m.headChoice {
+		f = headChoiceFactors(f, n)
+	}
+	w := WeightsFromDMV(c.params, c.dmv.Sent(k, nil))
+	w.RightFirst = m.rightFirst
+	return Inside(n, w, f).LogProb()
 }

@@ -2,10 +2,13 @@ package dmvccm
 
 import (
 	"math"
+	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
+	"github.com/grind-nlp/grind/stages/rundir"
 )
 
 // Model is a DMV+CCM pair: the product's two factors, the DMV over Tags.
@@ -27,6 +30,13 @@ type Options struct {
 	MaxIter   int           // 100 when 0
 	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
 	Workers   int           // E-step goroutines (0: every core); the result does not depend on it
+	// Estimator is EM (default), or DA or SDA (ccm.Estimator): a stage
+	// per β of ccm.Schedule(Beta0, Gamma) (0.01 and 1.5 when 0), whose
+	// E-step is the product's under every probability p of both halves
+	// raised to β (DA) or p^β·p₀^(1−β), p₀ of the start pair (SDA):
+	// Tempered. Each stage runs to Tol.
+	Estimator    ccm.Estimator
+	Beta0, Gamma float64
 	// HeadChoice multiplies Klein's head-choice factor 1/(j−i) into every
 	// sealed span [i,j) (his footnote in §6.3, which makes the product a
 	// model of lexicalised trees; he found it harmful). Every sealed span
@@ -39,44 +49,123 @@ type Options struct {
 	// interleaving is a derivation (Klein §6.3 releases the order), which
 	// weighs a tree by its number of interleavings as well (Weights).
 	RightFirst bool
-	// Iteration, when set, sees each E-step's log-likelihood and the
-	// model of that E-step (valid during the call; its Parse decodes the
-	// training sentences).
-	Iteration func(iter int, logLik float64, m *Model)
+	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop).
+	// Observe sees each E-step's log-likelihood (it.Change is signed:
+	// (L − L_prev)/|L_prev|) and the model of that E-step (its Parse
+	// decodes the training sentences).
+	Observe    func(it format.Iteration, m *Model) error
+	Checkpoint func(c rundir.State[*Model]) error
+	Resume     *rundir.State[*Model]
+	Clock      time.Time
 }
 
 // Train initialises each model as alone (the DMV from its initializer,
-// the CCM from its start), then runs EM on the product: one joint E-step
+// the CCM from its start), then runs EM (or DA, SDA) on the product: one joint E-step
 // per iteration over every derivation gives the bracket posteriors for
 // the CCM's counts and the attachment posteriors for the DMV's, then one
-// M-step each (Klein §6.3). It returns the models of the last M-step.
-// This is the library loop; the programs' family interface is separate.
+// M-step each (Klein §6.3). It stops after the iteration whose
+// log-likelihood L is within Tol·|L| of the one before, and returns the
+// models of the last M-step and the number of E-steps.
 func Train(sents []*format.Sentence, opts Options) (*Model, int, error) {
-	m, opts, err := start(sents, opts)
+	start, loop, err := NewLoop(sents, opts)
 	if err != nil {
 		return nil, 0, err
 	}
+	res, err := loop.Run(start)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res.Model, res.Iterations, nil
+}
+
+// NewLoop is Train's start (Start) and its loop on emloop, for a caller
+// that runs it itself. A step never changes the model it is given.
+func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Model], error) {
+	m, opts, err := start(sents, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var betas []float64
+	if opts.Estimator != "" && opts.Estimator != ccm.EM {
+		beta0, gamma := opts.Beta0, opts.Gamma
+		if beta0 == 0 {
+			beta0 = 0.01
+		}
+		if gamma == 0 {
+			gamma = 1.5
+		}
+		if betas, err = ccm.Schedule(beta0, gamma); err != nil {
+			return nil, nil, err
+		}
+	}
+	var skew *Model
+	if opts.Estimator == ccm.SDA {
+		skew = m
+	}
 	es := NewEStepper(m.dmvData, m.ccmData)
 	es.headChoice, es.rightFirst = opts.HeadChoice, opts.RightFirst
-	prev := math.Inf(-1)
-	iter := 0
-	for iter < opts.MaxIter {
-		iter++
-		counts, ccmCounts := es.EStep(m.DMV, m.CCM, opts.Workers)
+	step := func(m *Model, beta float64) (*Model, float64, error) {
+		e := m
+		if beta != 1 {
+			e = m.Tempered(beta, skew)
+		}
+		counts, ccmCounts := es.EStep(e.DMV, e.CCM, opts.Workers)
 		logLik := ccmCounts.LogLik
-		if opts.Iteration != nil {
-			opts.Iteration(iter, logLik, m)
+		if beta != 1 {
+			// (1/β) log Σ p^β: the log-likelihood at β = 1.
+			logLik /= beta
 		}
-		m.DMV = dmv.MStep(counts, 0)
-		if m.CCM, err = ccm.MStep(ccmCounts, m.ccmData.Sym, ccm.Model1, opts.Smoothing); err != nil {
-			return nil, iter, err
+		next := *m
+		next.DMV = dmv.MStep(counts, 0)
+		var err error
+		if next.CCM, err = ccm.MStep(ccmCounts, m.ccmData.Sym, ccm.Model1, opts.Smoothing); err != nil {
+			return nil, 0, err
 		}
-		if !math.IsInf(prev, -1) && math.Abs(logLik-prev) <= opts.Tol*math.Abs(logLik) {
-			break
-		}
-		prev = logLik
+		return &next, logLik, nil
 	}
-	return m, iter, nil
+	tokens := 0
+	for _, s := range m.ccmData.Sentences {
+		tokens += s.N
+	}
+	l := &emloop.Loop[*Model]{
+		Step: step, Betas: betas, Annealed: betas != nil, MaxIter: opts.MaxIter, Tol: opts.Tol, Tokens: tokens,
+		// Klein's rule, relative to the new log-likelihood and inclusive.
+		Converged: func(prev, obj float64) bool {
+			return !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj)
+		},
+		Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
+	}
+	l.Observe = signedChange(opts.Observe, l)
+	return m, l, nil
+}
+
+// signedChange gives obs each iteration with the change signed, as the
+// product's log has always had it (its likelihood may go down: its
+// M-steps are each half's own, not the product's).
+// The previous objective of a resumed run is its checkpoint's (l.Resume
+// may be set after NewLoop).
+func signedChange(obs func(format.Iteration, *Model) error, l *emloop.Loop[*Model]) func(format.Iteration, *Model) error {
+	if obs == nil {
+		return nil
+	}
+	prev, first := 0.0, true
+	return func(it format.Iteration, m *Model) error {
+		if first {
+			if r := l.Resume; r != nil && r.StageIters > 0 {
+				prev = r.Prev
+			}
+			first = false
+		}
+		obj := float64(it.Objective)
+		had := it.Change != nil // from a stage's second iteration on
+		it.Change = nil
+		if had && prev != 0 {
+			ch := format.Real((obj - prev) / math.Abs(prev))
+			it.Change = &ch
+		}
+		prev = obj
+		return obs(it, m)
+	}
 }
 
 // RightFirst says whether the product keeps the DMV's right-first order.

@@ -80,6 +80,33 @@ func (d dmvccmModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence
 	s.Pred, s.PredSpans = p.Heads, p.Spans
 }
 
+// LogProbs is log P(s) of each sentence under the product (its inside
+// probability, what estep's stats sum into loglik): tags the DMV never
+// saw are its average tag, yields and contexts the CCM never saw get
+// their smoothed zero-count probability.
+func (d dmvccmModel) LogProbs(cor family.Corpus, workers int) []float64 {
+	c := cor.(*dmvccm.Corpus)
+	out := make([]float64, c.Len())
+	const per = 16 // the product's chart is O(n⁴): small pieces
+	pipeline.ForEachChunk((len(out)+per-1)/per, pipeline.Workers(workers), func(_, k int) {
+		for i := k * per; i < min(len(out), (k+1)*per); i++ {
+			out[i] = c.LogProb(d.m, i)
+		}
+	})
+	return out
+}
+
+// Unseen is the dev tokens whose tag the DMV never saw (each scored as
+// its average tag).
+func (d dmvccmModel) Unseen(cor family.Corpus) (int, int, string) {
+	c := cor.(*dmvccm.Corpus)
+	return c.UnseenTokens(), len(c.Unseen), "tags"
+}
+
+// SentenceFamily is the family's family.Sentences (DMVCCM wraps it to
+// refuse --mbr), for select-model.
+func (f dmvccmFamily) SentenceFamily() family.Sentences { return f.Sentences }
+
 type dmvccmShard struct {
 	c          *dmvccm.Corpus
 	rightFirst bool

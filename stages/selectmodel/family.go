@@ -41,6 +41,7 @@ const (
 	measureBrackets  = "bracket F1"
 	measureManyToOne = "many-to-1"
 	measureTags      = "tag accuracy"
+	measureDirected  = "directed" // accuracy, under --root
 )
 
 // runFamily ranks models of a family other than the DMV, read and decoded
@@ -49,10 +50,15 @@ const (
 // sentences have of gold: bracket F1 of "pred_spans" against "tree" (the
 // CCM), or many-to-1 of the induced "tags" against the gold tags (the HMM;
 // tag accuracy when the states are tag names, as under --dict: some
-// predicted tag is a gold tag).
+// predicted tag is a gold tag). A family that predicts heads as well
+// (DMV+CCM) ranks by directed accuracy under --root when every dev
+// sentence has gold heads, else by bracket F1.
 func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sentence, devName string) (Report, error) {
 	var rep Report
 	sf, ok := fam.(family.Sentences)
+	if w, wraps := fam.(interface{ SentenceFamily() family.Sentences }); wraps {
+		sf, ok = w.SentenceFamily(), true
+	}
 	if !ok {
 		return rep, fmt.Errorf("%s: select-model cannot rank %s models yet", opts.Models[0], fam.Name())
 	}
@@ -85,7 +91,7 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 		for _, s := range dev {
 			row.Tokens += s.Len()
 		}
-		got, err := familyAccuracy(dev, decoded, &row)
+		got, err := familyAccuracy(dev, decoded, &row, opts.Root)
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", devName, err)
 		}
@@ -138,6 +144,8 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 			rows[i].acc = rows[i].ManyToOne
 		case measureTags:
 			rows[i].acc = rows[i].TagAccuracy
+		case measureDirected:
+			rows[i].acc = rows[i].Directed
 		}
 	}
 	if opts.By == Accuracy && measure == "" {
@@ -169,12 +177,33 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 // familyAccuracy scores the decoded dev sentences against the gold the dev
 // sentences have for what the decoder predicted, into row; it returns the
 // measure that ranks ("" when the dev sentences have no such gold).
-func familyAccuracy(dev, decoded []*format.Sentence, row *Row) (string, error) {
+func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention) (string, error) {
 	switch {
 	case slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.PredSpans != nil }):
+		heads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil }) &&
+			!slices.ContainsFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
+		if heads {
+			t := score.NewScorer()
+			for k, s := range dev {
+				t.Add(s.Heads, decoded[k].Pred)
+			}
+			r := t.Report(root)
+			c, e := r.Counted, r.Excluded
+			row.Root = root
+			row.Directed, row.Undirected = &r.Directed, &r.Undirected
+			row.CountedDirected, row.CountedUndirected = &c.Directed.Accuracy, &c.Undirected.Accuracy
+			row.ExcludedDirected, row.ExcludedUndirected = &e.Directed.F1, &e.Undirected.F1
+		}
+		measure := measureBrackets
+		if heads {
+			measure = measureDirected
+		}
 		var t score.BracketTally
 		for k, s := range dev {
 			if s.Tree == "" {
+				if heads {
+					return measure, nil
+				}
 				return "", nil
 			}
 			gold, n, err := score.GoldBrackets(s.Tree)
@@ -188,7 +217,7 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row) (string, error) {
 		}
 		f1 := t.Report("pred_spans").Standard.F1
 		row.BracketF1 = &f1
-		return measureBrackets, nil
+		return measure, nil
 	case decoded[0].GoldTags != nil:
 		c := tageval.NewCounter()
 		named := false // the states are tag names (--dict), not s0, s1, …
@@ -237,6 +266,9 @@ func copyModel(path, from string) error {
 func writeFamilyTable(w io.Writer, rows []Row, opts Options, fam, measure, dev string) error {
 	var b strings.Builder
 	by := "dev " + measure
+	if measure == measureDirected {
+		by = "dev directed accuracy (root " + map[bool]string{false: "counted", true: "excluded"}[opts.Root == score.RootExcluded] + ")"
+	}
 	if opts.By == Likelihood {
 		by = "dev log-likelihood (" + fam + ")"
 	}
