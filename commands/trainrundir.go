@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,7 +90,7 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		if sameFile(filepath.Dir(in), dir) {
 			return "", false, usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
 		}
-		h, err := hashFile(in)
+		h, err := rundir.HashFile(in)
 		if err != nil {
 			return "", false, err
 		}
@@ -157,19 +155,6 @@ func checkResume(path string, now runRecord) error {
 		return usagef("--resume: flags differ from the run's (%s): %s", path, strings.Join(differ, ", "))
 	}
 	return nil
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // trainerRun is the run directory of a trainer on emloop (train-ccm,

@@ -2,12 +2,9 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -125,10 +122,10 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 		return nil, err
 	}
 	p := &Provenance{Dir: dir, Info: *info, Test: spec.Test, UnknownTag: rep.Unknown}
-	if p.ModelHash, err = hashFile(model); err != nil {
+	if p.ModelHash, err = rundir.HashFile(model); err != nil {
 		return nil, err
 	}
-	if p.TestHash, err = hashFile(spec.Test); err != nil {
+	if p.TestHash, err = rundir.HashFile(spec.Test); err != nil {
 		return nil, err
 	}
 	r.From = p
@@ -225,17 +222,4 @@ func lineAt(b []byte, off int64) int {
 		off = int64(len(b))
 	}
 	return 1 + bytes.Count(b[:off], []byte{'\n'})
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
