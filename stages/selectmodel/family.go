@@ -151,27 +151,36 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	if opts.By == Accuracy && measure == "" {
 		return rep, fmt.Errorf("%s: supervised selection (--by accuracy) of %s models needs the gold annotation of every dev sentence (\"tree\" for brackets, gold tags for tags); --by likelihood does not", devName, fam.Name())
 	}
+	var err error
+	rep.Best, err = publish(w, rows, opts, func(i int) error { return copyModel(opts.Best, rows[i].Model) },
+		func(ranked []Row) error { return writeFamilyTable(w, ranked, opts, fam.Name(), measure, devName) })
+	return rep, err
+}
+
+// publish ranks rows, writes the best one's model to opts.Best (by
+// writeBest, given its index in rows) and the ranking to w — JSON lines,
+// or the table writeTable makes — and returns the best row.
+func publish(w io.Writer, rows []Row, opts Options, writeBest func(i int) error, writeTable func(ranked []Row) error) (Row, error) {
 	order := rank(rows, opts.By)
 	ranked := make([]Row, len(rows))
 	for r, i := range order {
 		ranked[r] = rows[i]
 		ranked[r].Rank = r + 1
 	}
-	rep.Best = ranked[0]
 	if opts.Best != "" {
-		if err := copyModel(opts.Best, ranked[0].Model); err != nil {
-			return rep, err
+		if err := writeBest(order[0]); err != nil {
+			return ranked[0], err
 		}
 	}
 	if opts.JSON {
 		for _, r := range ranked {
 			if err := pipeline.WriteRecord(w, r); err != nil {
-				return rep, err
+				return ranked[0], err
 			}
 		}
-		return rep, nil
+		return ranked[0], nil
 	}
-	return rep, writeFamilyTable(w, ranked, opts, fam.Name(), measure, devName)
+	return ranked[0], writeTable(ranked)
 }
 
 // familyAccuracy scores the decoded dev sentences against the gold the dev

@@ -204,31 +204,13 @@ func Run(w io.Writer, opts Options) (Report, error) {
 			rows[i].Contrast, rows[i].Nbhd = &c, opts.Nbhd
 		}
 	}
-	order := rank(rows, opts.By)
-	ranked := make([]Row, len(rows))
-	for r, i := range order {
-		ranked[r] = rows[i]
-		ranked[r].Rank = r + 1
-	}
-	rep.Best = ranked[0]
-	if opts.Best != "" {
-		best := models[order[0]]
-		err := pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
+	rep.Best, err = publish(w, rows, opts, func(i int) error {
+		best := models[i]
+		return pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
 			return dmv.WriteTable(o, best.Tags, best.Params, best.Unit, nil)
 		})
-		if err != nil {
-			return rep, err
-		}
-	}
-	if opts.JSON {
-		for _, r := range ranked {
-			if err := pipeline.WriteRecord(w, r); err != nil {
-				return rep, err
-			}
-		}
-		return rep, nil
-	}
-	return rep, writeTable(w, ranked, opts, devName, rep.Unscorable)
+	}, func(ranked []Row) error { return writeTable(w, ranked, opts, devName, rep.Unscorable) })
+	return rep, err
 }
 
 // commonlyKnown marks the dev sentences whose every tag every model
