@@ -1,6 +1,6 @@
 # The multilingual recipe: for every language of ../shared/data/ud-nopunct,
 # the held-out table of heldout.mk — attach-left and attach-right, and EM,
-# SDA, SA on δ and CE, each picked by supervised, few-sentence (FEW = 20),
+# SDA (to β = 1 and sda-below1), SA on δ and CE, each picked by supervised, few-sentence (FEW = 20),
 # unsupervised and oracle selection on one half of the language's dev file
 # and reported on the other half, with sign tests against EM — then one
 # summary line per language.
