@@ -233,32 +233,38 @@ func (s *scanner) bool() (bool, bool) {
 // strings reads an array of strings ([] is empty, not nil); names, when
 // not nil, interns them.
 func (s *scanner) strings(names *interner) ([]string, bool) {
+	var buf [64]string
+	xs, ok := s.stringsInto(buf[:0], names)
+	if !ok {
+		return nil, false
+	}
+	return append(make([]string, 0, len(xs)), xs...), true
+}
+
+// stringsInto is strings appending to dst[:0] (a reader's reused buffer).
+func (s *scanner) stringsInto(dst []string, names *interner) ([]string, bool) {
 	if !s.take('[') {
 		return nil, false
 	}
-	var buf [64]string
-	xs := buf[:0]
-	if !s.take(']') {
-		for {
-			b, ok := s.str()
-			if !ok {
-				return nil, false
-			}
-			if names != nil {
-				xs = append(xs, names.intern(b))
-			} else {
-				xs = append(xs, s.textOf(b))
-			}
-			if s.take(',') {
-				continue
-			}
-			if !s.take(']') {
-				return nil, false
-			}
-			break
-		}
+	xs := dst[:0]
+	if s.take(']') {
+		return xs, true
 	}
-	return append(make([]string, 0, len(xs)), xs...), true
+	for {
+		b, ok := s.str()
+		if !ok {
+			return nil, false
+		}
+		if names != nil {
+			xs = append(xs, names.intern(b))
+		} else {
+			xs = append(xs, s.textOf(b))
+		}
+		if s.take(',') {
+			continue
+		}
+		return xs, s.take(']')
+	}
 }
 
 // skipStrings reads an array of strings and says how many it holds.
@@ -282,28 +288,34 @@ func (s *scanner) skipStrings() (int, bool) {
 
 // ints reads an array of integers ([] is empty, not nil).
 func (s *scanner) ints() ([]int, bool) {
+	var buf [64]int
+	xs, ok := s.intsInto(buf[:0])
+	if !ok {
+		return nil, false
+	}
+	return append(make([]int, 0, len(xs)), xs...), true
+}
+
+// intsInto is ints appending to dst[:0].
+func (s *scanner) intsInto(dst []int) ([]int, bool) {
 	if !s.take('[') {
 		return nil, false
 	}
-	var buf [64]int
-	xs := buf[:0]
-	if !s.take(']') {
-		for {
-			v, ok := s.int()
-			if !ok {
-				return nil, false
-			}
-			xs = append(xs, v)
-			if s.take(',') {
-				continue
-			}
-			if !s.take(']') {
-				return nil, false
-			}
-			break
-		}
+	xs := dst[:0]
+	if s.take(']') {
+		return xs, true
 	}
-	return append(make([]int, 0, len(xs)), xs...), true
+	for {
+		v, ok := s.int()
+		if !ok {
+			return nil, false
+		}
+		xs = append(xs, v)
+		if s.take(',') {
+			continue
+		}
+		return xs, s.take(']')
+	}
 }
 
 // appendString writes s as a JSON string exactly as the codec does:

@@ -162,7 +162,7 @@ func checkSentenceRoads(t *testing.T, data []byte) bool {
 	// Without the words: the same but for Words, and only when the words
 	// are as many as the tags.
 	var lean Sentence
-	took := lean.scanWords(data, false)
+	took := lean.scanWords(data, false, nil)
 	if took != (long.Words == nil || len(long.Words) == len(long.Tags)) {
 		t.Fatalf("%q: read without words: %v", data, took)
 	}

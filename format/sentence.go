@@ -172,12 +172,20 @@ func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *intern
 // scan reads the plain sentences grind writes (id, words, tags, heads,
 // pred, gold_tags; strings without escapes) by the short road of
 // fastjson.go; false sends the line to the codec.
-func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true) }
+func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true, nil) }
+
+// sentenceBufs are the tag and head arrays of the previous record, which
+// a reader that lets each record go (SentenceOrLatticeNoWords read with
+// pipeline.EachRecordReused) fills again rather than allocating anew.
+type sentenceBufs struct {
+	tags  []string
+	heads []int
+}
 
 // scanWords is scan, keeping the words or not: without them a sentence
 // whose words are as many as its tags is read with Words nil (a sentence
 // whose are not is left to the codec, so Validate can refuse it).
-func (s *Sentence) scanWords(data []byte, keepWords bool) bool {
+func (s *Sentence) scanWords(data []byte, keepWords bool, bufs *sentenceBufs) bool {
 	sc := scanner{data: data}
 	var seen uint8
 	words := -1
@@ -221,9 +229,19 @@ func (s *Sentence) scanWords(data []byte, keepWords bool) bool {
 				words, ok = sc.skipStrings()
 			}
 		case 4:
-			s.Tags, ok = sc.strings(tagNames)
+			if bufs != nil {
+				s.Tags, ok = sc.stringsInto(bufs.tags, tagNames)
+				bufs.tags = s.Tags
+			} else {
+				s.Tags, ok = sc.strings(tagNames)
+			}
 		case 8:
-			s.Heads, ok = sc.ints()
+			if bufs != nil {
+				s.Heads, ok = sc.intsInto(bufs.heads)
+				bufs.heads = s.Heads
+			} else {
+				s.Heads, ok = sc.ints()
+			}
 		case 16:
 			s.Pred, ok = sc.ints()
 		case 32:
