@@ -57,7 +57,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		modelErr <- err
 	}()
-	in, err := readInput(src)
+	in, err := readInput(src, opts.Gold)
 	if err := <-modelErr; err != nil {
 		return err
 	}
@@ -161,11 +161,13 @@ type input struct {
 	lattices []*format.Lattice
 }
 
-// readInput reads the records of src. A sentence the corpus cannot take
+// readInput reads the records of src, keeping gold heads when gold
+// says. A sentence the corpus cannot take
 // (too long) is reported after the model's errors and the records',
 // as if the corpus were built after reading.
-func readInput(src pipeline.Source) (*input, error) {
-	in := &input{corpus: dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: true, IDs: true})}
+func readInput(src pipeline.Source, gold bool) (*input, error) {
+	// Only --gold looks at the heads; the E-step never at the ids.
+	in := &input{corpus: dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})}
 	n := 0
 	err := pipeline.EachRecordReused(src, func(r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
 		if err := r.Validate(); err != nil {
