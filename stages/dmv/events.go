@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/grind-nlp/grind/format"
-	"github.com/grind-nlp/grind/stages/eventio"
 )
 
 var dirNames = [2]string{format.Left, format.Right}
@@ -202,22 +201,6 @@ func (b *TableBuilder) Build() (*Table, error) {
 
 // describe names an event for "given twice" (built without fmt: the
 // count readers key every event by it).
-// ident is describe as a comparable value: the same fields, no string
-// built (mstep checks every event of a count stream for repeats).
-func ident(e *format.Event) eventio.Ident {
-	switch e.Ev {
-	case format.EvRoot:
-		return eventio.Ident{A: e.Ev, D: e.Arg}
-	case format.EvChild:
-		return eventio.Ident{A: e.Ev, B: e.Head, C: e.Dir, D: e.Arg}
-	}
-	adj := 0
-	if e.Adj {
-		adj = 1
-	}
-	return eventio.Ident{A: e.Ev, B: e.Head, C: e.Dir, N: adj}
-}
-
 func describe(e format.Event) string {
 	switch e.Ev {
 	case format.EvRoot:

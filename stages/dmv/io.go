@@ -56,8 +56,7 @@ func (b *TableBuilder) kind() eventio.Kind {
 				b.events = make([]tableEvent, 0, n)
 			}
 		},
-		Key:   func(e *format.Event) string { return describe(*e) },
-		Ident: ident,
+		Key: func(e *format.Event) string { return describe(*e) },
 	}
 }
 

@@ -26,21 +26,9 @@ type Kind struct {
 	Add func(e *format.Event) error
 	// Key describes an event, for "given twice".
 	Key func(e *format.Event) string
-	// Ident, when not nil, tells events apart as Key does, as a value
-	// made without allocating: the count readers look for an event given
-	// twice by it (every event of every shard) and call Key only to
-	// report one.
-	Ident func(e *format.Event) Ident
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
-}
-
-// Ident is an event's identity in a few fields, as a family's Kind.Ident
-// fills them.
-type Ident struct {
-	A, B, C, D string
-	N          int
 }
 
 // maxExpect bounds what a header's count makes room for: the count is
@@ -138,8 +126,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
-		var inShard map[string]int  // events of the open shard → their line
-		var inShardID map[Ident]int // the same by Ident, when the family has one
+		var inShard map[string]int // events of the open shard → their line
 		before := out.Shards
 		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
@@ -179,11 +166,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				corpus += c
 				out.Shards++
 				hdr, n, begun = h, 0, where
-				if k.Ident != nil {
-					inShardID = make(map[Ident]int, min(h.Events, maxExpect))
-				} else {
-					inShard = make(map[string]int, min(h.Events, maxExpect))
-				}
+				inShard = make(map[string]int, min(h.Events, maxExpect))
 				k.expect(h.Events)
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
@@ -211,19 +194,11 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
 				// Shards add up; within one, an event is given once.
-				if k.Ident != nil {
-					id := k.Ident(e)
-					if first, dup := inShardID[id]; dup {
-						return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", k.Key(e), first))
-					}
-					inShardID[id] = at.Line()
-				} else {
-					key := k.Key(e)
-					if first, dup := inShard[key]; dup {
-						return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
-					}
-					inShard[key] = at.Line()
+				key := k.Key(e)
+				if first, dup := inShard[key]; dup {
+					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
 				}
+				inShard[key] = at.Line()
 			}
 			return badRecord(k.Add(e))
 		})
