@@ -361,21 +361,19 @@ func readSpans(it *jsoniter.Iterator) [][2]int {
 type interner struct {
 	mu    sync.Mutex
 	names map[string]string
-	// seen is a copy of names that readers look in without taking the
-	// lock (a tag is looked up for every token read), made anew at each
-	// insert while names is small: a tag set is a few dozen strings.
-	seen atomic.Pointer[internTable]
+	// slots find most names without the lock and without a map lookup
+	// (a tag is looked up for every token read, by the corpus and model
+	// readers side by side): a name goes, once, into the first empty slot
+	// of its short probe sequence, and a slot never changes after. A
+	// reader that finds an empty slot, or none of its probes holding the
+	// name, takes the lock and the map.
+	slots [internSlots]atomic.Pointer[string]
 }
 
-// internTable is a read-only copy of an interner's names: a map, and
-// before it a table of slots by a hash of the name, which finds most tags
-// with one short comparison and no map lookup.
-type internTable struct {
-	names map[string]string
-	slots [internSlots]string
-}
-
-const internSlots = 512
+const (
+	internSlots  = 512
+	internProbes = 8
+)
 
 // internSlot is FNV-1a of b, folded to a slot.
 func internSlot(b []byte) int {
@@ -385,9 +383,6 @@ func internSlot(b []byte) int {
 	}
 	return int(h^h>>16) & (internSlots - 1)
 }
-
-// maxShared is how large names may grow and still be copied to seen.
-const maxShared = 1024
 
 // tagNames interns tags: a corpus has a few dozen of them and millions of
 // tokens, so reading them allocates almost nothing.
@@ -415,12 +410,14 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 
 // intern returns the shared copy of raw.
 func (in *interner) intern(raw []byte) string {
-	if seen := in.seen.Load(); seen != nil {
-		if s := seen.slots[internSlot(raw)]; s == string(raw) && s != "" {
-			return s
+	h := internSlot(raw)
+	for k := range internProbes {
+		p := in.slots[(h+k)&(internSlots-1)].Load()
+		if p == nil {
+			break
 		}
-		if s, ok := seen.names[string(raw)]; ok {
-			return s
+		if *p == string(raw) {
+			return *p
 		}
 	}
 	in.mu.Lock()
@@ -431,15 +428,11 @@ func (in *interner) intern(raw []byte) string {
 	s := string(raw)
 	if len(in.names) < maxInterned {
 		in.names[s] = s
-		if len(in.names) <= maxShared {
-			seen := &internTable{names: make(map[string]string, len(in.names))}
-			for k, v := range in.names {
-				seen.names[k] = v
-				if i := internSlot([]byte(k)); seen.slots[i] == "" {
-					seen.slots[i] = v
-				}
+		for k := range internProbes {
+			if slot := &in.slots[(h+k)&(internSlots-1)]; slot.Load() == nil {
+				slot.Store(&s)
+				break
 			}
-			in.seen.Store(seen)
 		}
 	}
 	return s
