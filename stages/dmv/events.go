@@ -201,14 +201,22 @@ func (b *TableBuilder) Build() (*Table, error) {
 
 // describe names an event for "given twice" (built without fmt: the
 // count readers key every event by it).
-func describe(e format.Event) string {
+func describe(e format.Event) string { return string(appendDescribe(nil, &e)) }
+
+// appendDescribe appends describe's text to dst.
+func appendDescribe(dst []byte, e *format.Event) []byte {
 	switch e.Ev {
 	case format.EvRoot:
-		return "root " + e.Arg
+		return append(append(dst, "root "...), e.Arg...)
 	case format.EvChild:
-		return "child " + e.Head + " " + e.Dir + " " + e.Arg
+		dst = append(append(dst, "child "...), e.Head...)
+		dst = append(append(dst, ' '), e.Dir...)
+		return append(append(dst, ' '), e.Arg...)
 	}
-	return e.Ev + " " + e.Head + " " + e.Dir + " adj=" + strconv.FormatBool(e.Adj)
+	dst = append(append(dst, e.Ev...), ' ')
+	dst = append(append(dst, e.Head...), ' ')
+	dst = append(append(dst, e.Dir...), " adj="...)
+	return strconv.AppendBool(dst, e.Adj)
 }
 
 // SumTolerance is how far from 1 a multinomial of a probability model may
