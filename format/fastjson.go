@@ -323,15 +323,22 @@ func (s *scanner) intsInto(dst []int) ([]int, bool) {
 func appendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-			st := codec.BorrowStream(nil)
-			defer codec.ReturnStream(st)
-			st.WriteString(s)
-			return append(dst, st.Buffer()...)
+			return appendStringByCodec(dst, s)
 		}
 	}
 	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// appendStringByCodec is appendString's long road, a function of its
+// own: a defer inside appendString's loop cost every call the runtime's
+// deferreturn (1.5 of the 31.5 million instructions of an XPOS mstep).
+func appendStringByCodec(dst []byte, s string) []byte {
+	st := codec.BorrowStream(nil)
+	defer codec.ReturnStream(st)
+	st.WriteString(s)
+	return append(dst, st.Buffer()...)
 }
 
 func appendStrings(dst []byte, xs []string) []byte {
