@@ -83,6 +83,18 @@ var eventLines = []string{
 	`{"arg":"A","n":1}`,
 	`{"ev":"split","arg":"A","n":1}`,
 	`{"ev":"root","arg":"A","n":1}x`,
+	// Near misses of scanDMV's template, which scanFields or the codec take.
+	`{"ev":"child","head":"A","dir":"right","arg":"B","n":1} `,
+	`{"ev":"stop","head":"A","dir":"left","adj":true,"arg":"B","n":1}`,
+	`{"ev":"root","arg":"A","head":"B","n":1}`,
+	`{"ev":"root", "arg":"A","n":1}`,
+	`{"ev":"root","arg":"A","n": 1}`,
+	`{"ev":"root","arg":"A","n":+1}`,
+	`{"ev":"root","arg":"A","n":1}}`,
+	`{"ev":"stop","head":"A","dir":"left","adj":truex,"n":1}`,
+	`{"ev":"stop","head":"A","dir":"left","adj":false}`,
+	`{"ev":"child","head":"A","dir":"left","arg":"B","q":1}`,
+	`{"ev":"child","head":"A","dir":"left","arg":"B","nn":1}`,
 	// Lines the short road leaves to the codec.
 	`{"ev":"root","arg":"A\"B","n":1}`,
 	`{"ev":"root","arg":"A","n":1,"note":"x"}`,
@@ -107,6 +119,14 @@ func TestEventRoadsAgree(t *testing.T) {
 	}
 	if scanned < 20 {
 		t.Errorf("the scanner took %d of the %d lines; it should take grind's own", scanned, len(eventLines))
+	}
+	// DMV lines as grind writes them take scanDMV's template.
+	for _, line := range eventLines[:4] {
+		var e Event
+		f := eventFields{loglik: math.NaN()}
+		if !f.scanDMV(&e, []byte(line)) {
+			t.Errorf("%s: not taken by scanDMV", line)
+		}
 	}
 	// Lines grind writes always take the short road.
 	for _, line := range eventLines[:13] {
