@@ -247,6 +247,9 @@ func (s *scanner) stringsInto(dst []string, names *interner) ([]string, bool) {
 		return nil, false
 	}
 	xs := dst[:0]
+	if xs == nil {
+		xs = []string{} // [] is empty, not nil, as for strings
+	}
 	if s.take(']') {
 		return xs, true
 	}
@@ -302,6 +305,9 @@ func (s *scanner) intsInto(dst []int) ([]int, bool) {
 		return nil, false
 	}
 	xs := dst[:0]
+	if xs == nil {
+		xs = []int{}
+	}
 	if s.take(']') {
 		return xs, true
 	}

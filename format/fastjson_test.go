@@ -192,6 +192,17 @@ func checkSentenceRoads(t *testing.T, data []byte) bool {
 			t.Fatalf("%q: the scanner without words reads %+v, the codec %+v", data, lean, long)
 		}
 	}
+	// Into the arrays of an earlier record (a reused record), empty or
+	// not: the same sentence.
+	for _, bufs := range []sentenceBufs{{}, {tags: []string{"X", "Y", "Z"}, heads: []int{7, 8, 9}}} {
+		var reused Sentence
+		if reused.scanWords(data, false, &bufs) != took {
+			t.Fatalf("%q: read into reused arrays: taken %v, without them %v", data, !took, took)
+		}
+		if took && !reflect.DeepEqual(reused, lean) {
+			t.Fatalf("%q: read into reused arrays %+v, into new ones %+v", data, reused, lean)
+		}
+	}
 	return true
 }
 
