@@ -231,6 +231,15 @@ func TestSentenceRoadsAgree(t *testing.T) {
 			t.Errorf("%s: scanner took it: %v", line, took)
 		}
 	}
+	// Sentences as grind writes them take scanTemplate's road.
+	for _, line := range []string{sentenceLines[0], `{"tags":["A"]}`, `{"id":"x","tags":["A","B"],"heads":[2,0]}`} {
+		for _, keep := range []bool{true, false} {
+			var s Sentence
+			if !s.scanTemplate([]byte(line), keep, nil) {
+				t.Errorf("%s: not taken by scanTemplate", line)
+			}
+		}
+	}
 }
 
 func FuzzSentenceRoads(f *testing.F) {

@@ -186,6 +186,94 @@ type sentenceBufs struct {
 // whose words are as many as its tags is read with Words nil (a sentence
 // whose are not is left to the codec, so Validate can refuse it).
 func (s *Sentence) scanWords(data []byte, keepWords bool, bufs *sentenceBufs) bool {
+	if s.scanTemplate(data, keepWords, bufs) {
+		return true
+	}
+	*s = Sentence{}
+	return s.scanFields(data, keepWords, bufs)
+}
+
+// scanTemplate reads a sentence as grind writes it, without white space
+// and with its fields in MarshalJSON's order, each optional but tags:
+//
+//	{"id":…,"words":[…],"tags":[…],"heads":[…]}
+//
+// matching the field names as they stand instead of reading and looking
+// up each one (estep reads every sentence of its corpus on every step of
+// a shell loop). Anything else is left to scanFields.
+func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs) bool {
+	sc := scanner{data: data}
+	lit := func(l string) bool {
+		if len(sc.data)-sc.i < len(l) || string(sc.data[sc.i:sc.i+len(l)]) != l {
+			return false
+		}
+		sc.i += len(l)
+		return true
+	}
+	if !lit(`{`) {
+		return false
+	}
+	sep := ""
+	words := -1
+	if lit(`"id":`) {
+		if sc.i >= len(sc.data) || sc.data[sc.i] != '"' {
+			return false
+		}
+		b, ok := sc.str()
+		if !ok {
+			return false
+		}
+		if keepWords {
+			s.ID = sc.textOf(b)
+		} else {
+			s.ID = string(b)
+		}
+		sep = ","
+	}
+	if lit(sep + `"words":[`) {
+		sc.i-- // the array's '[' is the readers'
+		ok := false
+		if keepWords {
+			s.Words, ok = sc.strings(nil)
+		} else {
+			words, ok = sc.skipStrings()
+		}
+		if !ok {
+			return false
+		}
+		sep = ","
+	}
+	if !lit(sep + `"tags":[`) {
+		return false
+	}
+	sc.i--
+	ok := false
+	if bufs != nil {
+		s.Tags, ok = sc.stringsInto(bufs.tags, tagNames)
+		bufs.tags = s.Tags
+	} else {
+		s.Tags, ok = sc.strings(tagNames)
+	}
+	if !ok {
+		return false
+	}
+	if lit(`,"heads":[`) {
+		sc.i--
+		if bufs != nil {
+			s.Heads, ok = sc.intsInto(bufs.heads)
+			bufs.heads = s.Heads
+		} else {
+			s.Heads, ok = sc.ints()
+		}
+		if !ok {
+			return false
+		}
+	}
+	return sc.i == len(sc.data)-1 && sc.data[sc.i] == '}' && (words < 0 || words == len(s.Tags))
+}
+
+// scanFields reads a plain sentence's fields in any order.
+func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) bool {
 	sc := scanner{data: data}
 	var seen uint8
 	words := -1
