@@ -165,6 +165,28 @@ func (e *Event) CheckWrite() error {
 // the codec: count streams and models are written on every step of a
 // shell loop. The event must be one MarshalJSON accepts.
 func (e *Event) AppendJSON(dst []byte) []byte {
+	// The DMV's kinds and directions are written as the constants they
+	// are (thousands of lines per model), the rest through appendString.
+	switch e.Ev {
+	case EvRoot:
+		dst = appendString(append(dst, `{"ev":"root","arg":`...), e.Arg)
+		return e.appendValue(dst)
+	case EvChild:
+		dst = appendString(append(dst, `{"ev":"child","head":`...), e.Head)
+		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
+		dst = appendString(append(dst, `,"arg":`...), e.Arg)
+		return e.appendValue(dst)
+	case EvStop, EvCont:
+		if e.Ev == EvStop {
+			dst = append(dst, `{"ev":"stop","head":`...)
+		} else {
+			dst = append(dst, `{"ev":"cont","head":`...)
+		}
+		dst = appendString(dst, e.Head)
+		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
+		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
+		return e.appendValue(dst)
+	}
 	dst = append(dst, `{"ev":`...)
 	dst = appendString(dst, e.Ev)
 	switch e.Ev {
@@ -183,16 +205,6 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = strconv.AppendInt(append(dst, `,"tokens":`...), int64(e.Stats.Tokens), 10)
 		dst = appendReal(append(dst, `,"loglik":`...), e.Stats.Loglik)
 		return append(dst, '}')
-	case EvRoot:
-		dst = appendString(append(dst, `,"arg":`...), e.Arg)
-	case EvChild:
-		dst = appendString(append(dst, `,"head":`...), e.Head)
-		dst = appendString(append(dst, `,"dir":`...), e.Dir)
-		dst = appendString(append(dst, `,"arg":`...), e.Arg)
-	case EvStop, EvCont:
-		dst = appendString(append(dst, `,"head":`...), e.Head)
-		dst = appendString(append(dst, `,"dir":`...), e.Dir)
-		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
 	case EvSpan:
 		dst = appendStrings(append(dst, `,"yield":`...), e.Yield)
 		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
@@ -214,9 +226,25 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvUnseenWord:
 		dst = appendString(append(dst, `,"state":`...), e.State)
 	}
+	return e.appendValue(dst)
+}
+
+// appendValue ends an event: its unit, value and closing brace.
+func (e *Event) appendValue(dst []byte) []byte {
 	dst = append(dst, ',', '"', byte(e.Unit), '"', ':')
 	dst = appendReal(dst, e.Value)
 	return append(dst, '}')
+}
+
+// appendDir writes a direction, the two the DMV has as constants.
+func appendDir(dst []byte, dir string) []byte {
+	switch dir {
+	case Left:
+		return append(dst, `"left"`...)
+	case Right:
+		return append(dst, `"right"`...)
+	}
+	return appendString(dst, dir)
 }
 
 // UnmarshalJSON reads an event and checks that it has the fields its kind
