@@ -165,6 +165,28 @@ func (e *Event) CheckWrite() error {
 // the codec: count streams and models are written on every step of a
 // shell loop. The event must be one MarshalJSON accepts.
 func (e *Event) AppendJSON(dst []byte) []byte {
+	// The DMV's kinds and directions are written as the constants they
+	// are (thousands of lines per model), the rest through appendString.
+	switch e.Ev {
+	case EvRoot:
+		dst = appendString(append(dst, `{"ev":"root","arg":`...), e.Arg)
+		return e.appendValue(dst)
+	case EvChild:
+		dst = appendString(append(dst, `{"ev":"child","head":`...), e.Head)
+		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
+		dst = appendString(append(dst, `,"arg":`...), e.Arg)
+		return e.appendValue(dst)
+	case EvStop, EvCont:
+		if e.Ev == EvStop {
+			dst = append(dst, `{"ev":"stop","head":`...)
+		} else {
+			dst = append(dst, `{"ev":"cont","head":`...)
+		}
+		dst = appendString(dst, e.Head)
+		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
+		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
+		return e.appendValue(dst)
+	}
 	dst = append(dst, `{"ev":`...)
 	dst = appendString(dst, e.Ev)
 	switch e.Ev {
@@ -183,16 +205,6 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = strconv.AppendInt(append(dst, `,"tokens":`...), int64(e.Stats.Tokens), 10)
 		dst = appendReal(append(dst, `,"loglik":`...), e.Stats.Loglik)
 		return append(dst, '}')
-	case EvRoot:
-		dst = appendString(append(dst, `,"arg":`...), e.Arg)
-	case EvChild:
-		dst = appendString(append(dst, `,"head":`...), e.Head)
-		dst = appendString(append(dst, `,"dir":`...), e.Dir)
-		dst = appendString(append(dst, `,"arg":`...), e.Arg)
-	case EvStop, EvCont:
-		dst = appendString(append(dst, `,"head":`...), e.Head)
-		dst = appendString(append(dst, `,"dir":`...), e.Dir)
-		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
 	case EvSpan:
 		dst = appendStrings(append(dst, `,"yield":`...), e.Yield)
 		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
@@ -214,9 +226,25 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvUnseenWord:
 		dst = appendString(append(dst, `,"state":`...), e.State)
 	}
+	return e.appendValue(dst)
+}
+
+// appendValue ends an event: its unit, value and closing brace.
+func (e *Event) appendValue(dst []byte) []byte {
 	dst = append(dst, ',', '"', byte(e.Unit), '"', ':')
 	dst = appendReal(dst, e.Value)
 	return append(dst, '}')
+}
+
+// appendDir writes a direction, the two the DMV has as constants.
+func appendDir(dst []byte, dir string) []byte {
+	switch dir {
+	case Left:
+		return append(dst, `"left"`...)
+	case Right:
+		return append(dst, `"right"`...)
+	}
+	return appendString(dst, dir)
 }
 
 // UnmarshalJSON reads an event and checks that it has the fields its kind
@@ -345,6 +373,109 @@ func constant(b []byte) string {
 // decode. Tags (head, arg, yield, prev, next, state, left, right) are
 // interned; words are not.
 func (f *eventFields) scan(e *Event, data []byte) bool {
+	if f.scanDMV(e, data) {
+		return true
+	}
+	*e = Event{}
+	*f = eventFields{loglik: math.NaN()}
+	return f.scanFields(e, data)
+}
+
+// scanDMV reads a DMV event line as grind writes it, its fields in
+// AppendJSON's order and no white space between them:
+//
+//	{"ev":"root","arg":A,"n":V}
+//	{"ev":"child","head":H,"dir":D,"arg":A,"n":V}
+//	{"ev":"stop","head":H,"dir":D,"adj":B,"n":V}
+//
+// (or "p", "w"), which is most of what estep and mstep read. It matches
+// the field names as they stand rather than reading and looking up each
+// one; anything else is left to scanFields.
+func (f *eventFields) scanDMV(e *Event, data []byte) bool {
+	s := scanner{data: data}
+	lit := func(l string) bool {
+		if len(s.data)-s.i < len(l) || string(s.data[s.i:s.i+len(l)]) != l {
+			return false
+		}
+		s.i += len(l)
+		return true
+	}
+	str := func() ([]byte, bool) {
+		if s.i < len(s.data) && s.data[s.i] == '"' {
+			return s.str()
+		}
+		return nil, false
+	}
+	if !lit(`{"ev":`) {
+		return false
+	}
+	b, ok := str()
+	if !ok {
+		return false
+	}
+	switch e.Ev = constant(b); e.Ev {
+	case EvRoot:
+	case EvChild, EvStop, EvCont:
+		if !lit(`,"head":`) {
+			return false
+		}
+		if b, ok = str(); !ok {
+			return false
+		}
+		e.Head = tagNames.intern(b)
+		if !lit(`,"dir":`) {
+			return false
+		}
+		if b, ok = str(); !ok {
+			return false
+		}
+		e.Dir = constant(b)
+	default:
+		return false
+	}
+	if e.Ev == EvStop || e.Ev == EvCont {
+		if !lit(`,"adj":`) {
+			return false
+		}
+		switch {
+		case lit("true"):
+			f.adj = true
+		case lit("false"):
+		default:
+			return false
+		}
+		f.hasAdj = true
+	} else {
+		if !lit(`,"arg":`) {
+			return false
+		}
+		if b, ok = str(); !ok {
+			return false
+		}
+		e.Arg = tagNames.intern(b)
+	}
+	if len(s.data)-s.i < 5 || s.data[s.i] != ',' || s.data[s.i+1] != '"' || s.data[s.i+3] != '"' || s.data[s.i+4] != ':' {
+		return false
+	}
+	switch u := s.data[s.i+2]; u {
+	case 'n', 'p', 'w':
+		e.Unit = Unit(u)
+	default:
+		return false
+	}
+	s.i += 5
+	if s.i >= len(s.data) || s.data[s.i] != '-' && !digit(s.data[s.i]) {
+		return false
+	}
+	f.values = 1
+	if e.Value, ok = s.float(); !ok {
+		return false
+	}
+	return s.i == len(s.data)-1 && s.data[s.i] == '}'
+}
+
+// scanFields reads any plain event line, its fields in any order.
+func (f *eventFields) scanFields(e *Event, data []byte) bool {
 	s := scanner{data: data}
 	var seen uint32
 	return s.object(func(name []byte) bool {

@@ -233,32 +233,41 @@ func (s *scanner) bool() (bool, bool) {
 // strings reads an array of strings ([] is empty, not nil); names, when
 // not nil, interns them.
 func (s *scanner) strings(names *interner) ([]string, bool) {
+	var buf [64]string
+	xs, ok := s.stringsInto(buf[:0], names)
+	if !ok {
+		return nil, false
+	}
+	return append(make([]string, 0, len(xs)), xs...), true
+}
+
+// stringsInto is strings appending to dst[:0] (a reader's reused buffer).
+func (s *scanner) stringsInto(dst []string, names *interner) ([]string, bool) {
 	if !s.take('[') {
 		return nil, false
 	}
-	var buf [64]string
-	xs := buf[:0]
-	if !s.take(']') {
-		for {
-			b, ok := s.str()
-			if !ok {
-				return nil, false
-			}
-			if names != nil {
-				xs = append(xs, names.intern(b))
-			} else {
-				xs = append(xs, s.textOf(b))
-			}
-			if s.take(',') {
-				continue
-			}
-			if !s.take(']') {
-				return nil, false
-			}
-			break
-		}
+	xs := dst[:0]
+	if xs == nil {
+		xs = []string{} // [] is empty, not nil, as for strings
 	}
-	return append(make([]string, 0, len(xs)), xs...), true
+	if s.take(']') {
+		return xs, true
+	}
+	for {
+		b, ok := s.str()
+		if !ok {
+			return nil, false
+		}
+		if names != nil {
+			xs = append(xs, names.intern(b))
+		} else {
+			xs = append(xs, s.textOf(b))
+		}
+		if s.take(',') {
+			continue
+		}
+		return xs, s.take(']')
+	}
 }
 
 // skipStrings reads an array of strings and says how many it holds.
@@ -282,28 +291,37 @@ func (s *scanner) skipStrings() (int, bool) {
 
 // ints reads an array of integers ([] is empty, not nil).
 func (s *scanner) ints() ([]int, bool) {
+	var buf [64]int
+	xs, ok := s.intsInto(buf[:0])
+	if !ok {
+		return nil, false
+	}
+	return append(make([]int, 0, len(xs)), xs...), true
+}
+
+// intsInto is ints appending to dst[:0].
+func (s *scanner) intsInto(dst []int) ([]int, bool) {
 	if !s.take('[') {
 		return nil, false
 	}
-	var buf [64]int
-	xs := buf[:0]
-	if !s.take(']') {
-		for {
-			v, ok := s.int()
-			if !ok {
-				return nil, false
-			}
-			xs = append(xs, v)
-			if s.take(',') {
-				continue
-			}
-			if !s.take(']') {
-				return nil, false
-			}
-			break
-		}
+	xs := dst[:0]
+	if xs == nil {
+		xs = []int{}
 	}
-	return append(make([]int, 0, len(xs)), xs...), true
+	if s.take(']') {
+		return xs, true
+	}
+	for {
+		v, ok := s.int()
+		if !ok {
+			return nil, false
+		}
+		xs = append(xs, v)
+		if s.take(',') {
+			continue
+		}
+		return xs, s.take(']')
+	}
 }
 
 // appendString writes s as a JSON string exactly as the codec does:
@@ -311,15 +329,22 @@ func (s *scanner) ints() ([]int, bool) {
 func appendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-			st := codec.BorrowStream(nil)
-			defer codec.ReturnStream(st)
-			st.WriteString(s)
-			return append(dst, st.Buffer()...)
+			return appendStringByCodec(dst, s)
 		}
 	}
 	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// appendStringByCodec is appendString's long road, a function of its
+// own: a defer inside appendString's loop cost every call the runtime's
+// deferreturn (1.5 of the 31.5 million instructions of an XPOS mstep).
+func appendStringByCodec(dst []byte, s string) []byte {
+	st := codec.BorrowStream(nil)
+	defer codec.ReturnStream(st)
+	st.WriteString(s)
+	return append(dst, st.Buffer()...)
 }
 
 func appendStrings(dst []byte, xs []string) []byte {

@@ -83,6 +83,18 @@ var eventLines = []string{
 	`{"arg":"A","n":1}`,
 	`{"ev":"split","arg":"A","n":1}`,
 	`{"ev":"root","arg":"A","n":1}x`,
+	// Near misses of scanDMV's template, which scanFields or the codec take.
+	`{"ev":"child","head":"A","dir":"right","arg":"B","n":1} `,
+	`{"ev":"stop","head":"A","dir":"left","adj":true,"arg":"B","n":1}`,
+	`{"ev":"root","arg":"A","head":"B","n":1}`,
+	`{"ev":"root", "arg":"A","n":1}`,
+	`{"ev":"root","arg":"A","n": 1}`,
+	`{"ev":"root","arg":"A","n":+1}`,
+	`{"ev":"root","arg":"A","n":1}}`,
+	`{"ev":"stop","head":"A","dir":"left","adj":truex,"n":1}`,
+	`{"ev":"stop","head":"A","dir":"left","adj":false}`,
+	`{"ev":"child","head":"A","dir":"left","arg":"B","q":1}`,
+	`{"ev":"child","head":"A","dir":"left","arg":"B","nn":1}`,
 	// Lines the short road leaves to the codec.
 	`{"ev":"root","arg":"A\"B","n":1}`,
 	`{"ev":"root","arg":"A","n":1,"note":"x"}`,
@@ -107,6 +119,14 @@ func TestEventRoadsAgree(t *testing.T) {
 	}
 	if scanned < 20 {
 		t.Errorf("the scanner took %d of the %d lines; it should take grind's own", scanned, len(eventLines))
+	}
+	// DMV lines as grind writes them take scanDMV's template.
+	for _, line := range eventLines[:4] {
+		var e Event
+		f := eventFields{loglik: math.NaN()}
+		if !f.scanDMV(&e, []byte(line)) {
+			t.Errorf("%s: not taken by scanDMV", line)
+		}
 	}
 	// Lines grind writes always take the short road.
 	for _, line := range eventLines[:13] {
@@ -162,7 +182,7 @@ func checkSentenceRoads(t *testing.T, data []byte) bool {
 	// Without the words: the same but for Words, and only when the words
 	// are as many as the tags.
 	var lean Sentence
-	took := lean.scanWords(data, false)
+	took := lean.scanWords(data, false, nil)
 	if took != (long.Words == nil || len(long.Words) == len(long.Tags)) {
 		t.Fatalf("%q: read without words: %v", data, took)
 	}
@@ -170,6 +190,17 @@ func checkSentenceRoads(t *testing.T, data []byte) bool {
 		long.Words = nil
 		if !reflect.DeepEqual(lean, long) {
 			t.Fatalf("%q: the scanner without words reads %+v, the codec %+v", data, lean, long)
+		}
+	}
+	// Into the arrays of an earlier record (a reused record), empty or
+	// not: the same sentence.
+	for _, bufs := range []sentenceBufs{{}, {tags: []string{"X", "Y", "Z"}, heads: []int{7, 8, 9}}} {
+		var reused Sentence
+		if reused.scanWords(data, false, &bufs) != took {
+			t.Fatalf("%q: read into reused arrays: taken %v, without them %v", data, !took, took)
+		}
+		if took && !reflect.DeepEqual(reused, lean) {
+			t.Fatalf("%q: read into reused arrays %+v, into new ones %+v", data, reused, lean)
 		}
 	}
 	return true
@@ -198,6 +229,15 @@ func TestSentenceRoadsAgree(t *testing.T) {
 	for i, line := range sentenceLines {
 		if took := checkSentenceRoads(t, []byte(line)); took != (i < 6) {
 			t.Errorf("%s: scanner took it: %v", line, took)
+		}
+	}
+	// Sentences as grind writes them take scanTemplate's road.
+	for _, line := range []string{sentenceLines[0], `{"tags":["A"]}`, `{"id":"x","tags":["A","B"],"heads":[2,0]}`} {
+		for _, keep := range []bool{true, false} {
+			var s Sentence
+			if !s.scanTemplate([]byte(line), keep, nil) {
+				t.Errorf("%s: not taken by scanTemplate", line)
+			}
 		}
 	}
 }

@@ -222,12 +222,31 @@ func (r *SentenceOrLattice) UnmarshalJSON(data []byte) error {
 // (Words nil), which spares a corpus reader a copy of every word. A
 // sentence whose words are not as many as its tags is read with its
 // words, so that Validate refuses it as for SentenceOrLattice.
-type SentenceOrLatticeNoWords struct{ SentenceOrLattice }
+//
+// Read with pipeline.EachRecordReused, one value takes every line and a
+// plain sentence's tags and heads reuse the previous line's arrays (the
+// reader must copy what it keeps of them); a lattice, or a sentence read
+// by the codec, is always new.
+type SentenceOrLatticeNoWords struct {
+	SentenceOrLattice
+	spare *Sentence // the plain sentence of the previous line, reused
+	bufs  sentenceBufs
+}
+
+// ResetForReuse clears the record for the next line of
+// pipeline.EachRecordReused, keeping its arrays.
+func (r *SentenceOrLatticeNoWords) ResetForReuse() { r.SentenceOrLattice = SentenceOrLattice{} }
 
 // UnmarshalJSON reads the record as SentenceOrLattice does, without the
 // words of a plain sentence.
 func (r *SentenceOrLatticeNoWords) UnmarshalJSON(data []byte) error {
-	if s := new(Sentence); s.scanWords(data, false) {
+	s := r.spare
+	if s == nil {
+		s = new(Sentence)
+		r.spare = s
+	}
+	*s = Sentence{}
+	if s.scanWords(data, false, &r.bufs) {
 		r.SentenceOrLattice = SentenceOrLattice{Sentence: s}
 		return nil
 	}

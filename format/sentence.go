@@ -172,12 +172,108 @@ func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *intern
 // scan reads the plain sentences grind writes (id, words, tags, heads,
 // pred, gold_tags; strings without escapes) by the short road of
 // fastjson.go; false sends the line to the codec.
-func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true) }
+func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true, nil) }
+
+// sentenceBufs are the tag and head arrays of the previous record, which
+// a reader that lets each record go (SentenceOrLatticeNoWords read with
+// pipeline.EachRecordReused) fills again rather than allocating anew.
+type sentenceBufs struct {
+	tags  []string
+	heads []int
+}
 
 // scanWords is scan, keeping the words or not: without them a sentence
 // whose words are as many as its tags is read with Words nil (a sentence
 // whose are not is left to the codec, so Validate can refuse it).
-func (s *Sentence) scanWords(data []byte, keepWords bool) bool {
+func (s *Sentence) scanWords(data []byte, keepWords bool, bufs *sentenceBufs) bool {
+	if s.scanTemplate(data, keepWords, bufs) {
+		return true
+	}
+	*s = Sentence{}
+	return s.scanFields(data, keepWords, bufs)
+}
+
+// scanTemplate reads a sentence as grind writes it, without white space
+// and with its fields in MarshalJSON's order, each optional but tags:
+//
+//	{"id":…,"words":[…],"tags":[…],"heads":[…]}
+//
+// matching the field names as they stand instead of reading and looking
+// up each one (estep reads every sentence of its corpus on every step of
+// a shell loop). Anything else is left to scanFields.
+func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs) bool {
+	sc := scanner{data: data}
+	lit := func(l string) bool {
+		if len(sc.data)-sc.i < len(l) || string(sc.data[sc.i:sc.i+len(l)]) != l {
+			return false
+		}
+		sc.i += len(l)
+		return true
+	}
+	if !lit(`{`) {
+		return false
+	}
+	sep := ""
+	words := -1
+	if lit(`"id":`) {
+		if sc.i >= len(sc.data) || sc.data[sc.i] != '"' {
+			return false
+		}
+		b, ok := sc.str()
+		if !ok {
+			return false
+		}
+		if keepWords {
+			s.ID = sc.textOf(b)
+		} else {
+			s.ID = string(b)
+		}
+		sep = ","
+	}
+	if lit(sep + `"words":[`) {
+		sc.i-- // the array's '[' is the readers'
+		ok := false
+		if keepWords {
+			s.Words, ok = sc.strings(nil)
+		} else {
+			words, ok = sc.skipStrings()
+		}
+		if !ok {
+			return false
+		}
+		sep = ","
+	}
+	if !lit(sep + `"tags":[`) {
+		return false
+	}
+	sc.i--
+	ok := false
+	if bufs != nil {
+		s.Tags, ok = sc.stringsInto(bufs.tags, tagNames)
+		bufs.tags = s.Tags
+	} else {
+		s.Tags, ok = sc.strings(tagNames)
+	}
+	if !ok {
+		return false
+	}
+	if lit(`,"heads":[`) {
+		sc.i--
+		if bufs != nil {
+			s.Heads, ok = sc.intsInto(bufs.heads)
+			bufs.heads = s.Heads
+		} else {
+			s.Heads, ok = sc.ints()
+		}
+		if !ok {
+			return false
+		}
+	}
+	return sc.i == len(sc.data)-1 && sc.data[sc.i] == '}' && (words < 0 || words == len(s.Tags))
+}
+
+// scanFields reads a plain sentence's fields in any order.
+func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) bool {
 	sc := scanner{data: data}
 	var seen uint8
 	words := -1
@@ -221,9 +317,19 @@ func (s *Sentence) scanWords(data []byte, keepWords bool) bool {
 				words, ok = sc.skipStrings()
 			}
 		case 4:
-			s.Tags, ok = sc.strings(tagNames)
+			if bufs != nil {
+				s.Tags, ok = sc.stringsInto(bufs.tags, tagNames)
+				bufs.tags = s.Tags
+			} else {
+				s.Tags, ok = sc.strings(tagNames)
+			}
 		case 8:
-			s.Heads, ok = sc.ints()
+			if bufs != nil {
+				s.Heads, ok = sc.intsInto(bufs.heads)
+				bufs.heads = s.Heads
+			} else {
+				s.Heads, ok = sc.ints()
+			}
 		case 16:
 			s.Pred, ok = sc.ints()
 		case 32:
@@ -343,21 +449,19 @@ func readSpans(it *jsoniter.Iterator) [][2]int {
 type interner struct {
 	mu    sync.Mutex
 	names map[string]string
-	// seen is a copy of names that readers look in without taking the
-	// lock (a tag is looked up for every token read), made anew at each
-	// insert while names is small: a tag set is a few dozen strings.
-	seen atomic.Pointer[internTable]
+	// slots find most names without the lock and without a map lookup
+	// (a tag is looked up for every token read, by the corpus and model
+	// readers side by side): a name goes, once, into the first empty slot
+	// of its short probe sequence, and a slot never changes after. A
+	// reader that finds an empty slot, or none of its probes holding the
+	// name, takes the lock and the map.
+	slots [internSlots]atomic.Pointer[string]
 }
 
-// internTable is a read-only copy of an interner's names: a map, and
-// before it a table of slots by a hash of the name, which finds most tags
-// with one short comparison and no map lookup.
-type internTable struct {
-	names map[string]string
-	slots [internSlots]string
-}
-
-const internSlots = 512
+const (
+	internSlots  = 512
+	internProbes = 8
+)
 
 // internSlot is FNV-1a of b, folded to a slot.
 func internSlot(b []byte) int {
@@ -367,9 +471,6 @@ func internSlot(b []byte) int {
 	}
 	return int(h^h>>16) & (internSlots - 1)
 }
-
-// maxShared is how large names may grow and still be copied to seen.
-const maxShared = 1024
 
 // tagNames interns tags: a corpus has a few dozen of them and millions of
 // tokens, so reading them allocates almost nothing.
@@ -397,12 +498,14 @@ func (in *interner) read(it *jsoniter.Iterator) string {
 
 // intern returns the shared copy of raw.
 func (in *interner) intern(raw []byte) string {
-	if seen := in.seen.Load(); seen != nil {
-		if s := seen.slots[internSlot(raw)]; s == string(raw) && s != "" {
-			return s
+	h := internSlot(raw)
+	for k := range internProbes {
+		p := in.slots[(h+k)&(internSlots-1)].Load()
+		if p == nil {
+			break
 		}
-		if s, ok := seen.names[string(raw)]; ok {
-			return s
+		if *p == string(raw) {
+			return *p
 		}
 	}
 	in.mu.Lock()
@@ -413,15 +516,11 @@ func (in *interner) intern(raw []byte) string {
 	s := string(raw)
 	if len(in.names) < maxInterned {
 		in.names[s] = s
-		if len(in.names) <= maxShared {
-			seen := &internTable{names: make(map[string]string, len(in.names))}
-			for k, v := range in.names {
-				seen.names[k] = v
-				if i := internSlot([]byte(k)); seen.slots[i] == "" {
-					seen.slots[i] = v
-				}
+		for k := range internProbes {
+			if slot := &in.slots[(h+k)&(internSlots-1)]; slot.Load() == nil {
+				slot.Store(&s)
+				break
 			}
-			in.seen.Store(seen)
 		}
 	}
 	return s

@@ -183,7 +183,10 @@ func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) 
 
 // EachRecordReused is EachRecord with one value, cleared, for every line:
 // fn must not keep rec or what it points into. For the readers of models
-// and counts, which take each event's numbers and let it go.
+// and counts, which take each event's numbers and let it go, and of
+// corpora into compact form. A record with a ResetForReuse method clears
+// itself with it (keeping its arrays for the next line); others are set
+// to their zero value.
 func EachRecordReused[T any](src Source, fn func(rec *T, at *Lines) error) error {
 	return EachInput(src.Names, src.Stdin, func(in *Input) error {
 		return eachRecordIn(in, src.Bad, true, fn)
@@ -208,7 +211,11 @@ func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, fn func(rec *T,
 			continue
 		}
 		if reuse {
-			*rec = zero
+			if r, ok := any(rec).(interface{ ResetForReuse() }); ok {
+				r.ResetForReuse()
+			} else {
+				*rec = zero
+			}
 		} else {
 			rec = new(T)
 		}

@@ -15,7 +15,8 @@ dmv-init --init "$init" "$corpus" > "$dir/model.jsonl"
 i=0
 while [ "$i" -lt "$iterations" ]; do
 	i=$((i + 1))
-	estep -m "$dir/model.jsonl" "$corpus" | mstep -o "$dir/next.jsonl"
-	mv "$dir/next.jsonl" "$dir/model.jsonl"
+	# mstep -o writes beside the model and renames only at the end, after
+	# estep has read the model and finished: the model is replaced in place.
+	estep -m "$dir/model.jsonl" "$corpus" | mstep -o "$dir/model.jsonl"
 done
 cat "$dir/model.jsonl"

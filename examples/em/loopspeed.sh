@@ -1,7 +1,9 @@
 #!/bin/sh
 # How much slower EM is as a shell loop of processes than in one process:
-# milliseconds per iteration of `estep | mstep` (two process starts, the
-# corpus, the model and the counts read and written each time) and of
+# milliseconds per iteration of `estep -m M C | mstep -o M` (two process
+# starts, the corpus, the model and the counts read and written each
+# time; mstep -o renames its output onto M only when it is done, after
+# estep has read M and finished) and of
 # train-em (the same E-step and M-step in memory), and their ratio.
 #
 # usage: loopspeed.sh CORPUS [LOOP_ITERATIONS [REPEATS]]
@@ -33,8 +35,7 @@ while [ "$r" -lt "$repeats" ]; do
 	i=0
 	while [ "$i" -lt "$n" ]; do
 		i=$((i + 1))
-		estep -m "$dir/m.jsonl" "$corpus" | mstep -o "$dir/next.jsonl"
-		mv "$dir/next.jsonl" "$dir/m.jsonl"
+		estep -m "$dir/m.jsonl" "$corpus" | mstep -o "$dir/m.jsonl"
 	done
 	t1=$(now)
 	best loop $((t1 - t0))

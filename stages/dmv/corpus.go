@@ -73,6 +73,26 @@ type CorpusBuilder struct {
 	local map[string]int // the corpus's own tags, numbered as first seen
 	names []string
 	buf   []int
+	// slots cache local by a hash of the tag: most tokens are found
+	// with one short comparison, not a map lookup (estep numbers every
+	// token of its corpus on every step of a shell loop).
+	slots [builderSlots]builderSlot
+}
+
+type builderSlot struct {
+	name string
+	i    int
+}
+
+const builderSlots = 256
+
+// builderSlot is FNV-1a of name, folded to a slot.
+func builderSlotOf(name string) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return int(h^h>>16) & (builderSlots - 1)
 }
 
 // NewCorpusBuilder starts an empty corpus.
@@ -97,11 +117,19 @@ func (b *CorpusBuilder) intern(s *format.Sentence) ([]int, error) {
 		return b.buf, nil
 	}
 	for _, t := range s.Tags {
+		slot := &b.slots[builderSlotOf(t)]
+		if slot.name == t && t != "" {
+			b.buf = append(b.buf, slot.i)
+			continue
+		}
 		i, ok := b.local[t]
 		if !ok {
 			i = len(b.names)
 			b.local[t] = i
 			b.names = append(b.names, t)
+		}
+		if slot.name == "" {
+			*slot = builderSlot{t, i}
 		}
 		b.buf = append(b.buf, i)
 	}

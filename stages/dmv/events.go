@@ -152,12 +152,16 @@ func (b *TableBuilder) Build() (*Table, error) {
 	}
 	seen := map[string]bool{}
 	var names []string
+	last := "" // events come grouped by head: most lookups are the last name's
 	for i := range b.events {
 		e := &b.events[i]
 		for _, n := range [2]string{e.head, e.arg} {
-			if n != "" && !seen[n] {
+			if n != "" && n != last && !seen[n] {
 				seen[n] = true
 				names = append(names, n)
+			}
+			if n != "" {
+				last = n
 			}
 		}
 	}
@@ -165,6 +169,14 @@ func (b *TableBuilder) Build() (*Table, error) {
 	p := NewParams(ts.Len())
 	// which entries are set, by a key over all four tables
 	set := make([]bool, len(p.Root)+len(p.Child)+len(p.Stop)+len(p.Cont))
+	lastHead, lastH := "", 0
+	head := func(name string) int { // events come grouped by head
+		if name != lastHead || lastHead == "" {
+			lastHead = name
+			lastH, _ = ts.Index(name)
+		}
+		return lastH
+	}
 	for k := range b.events {
 		e := &b.events[k]
 		var tab []float64
@@ -174,12 +186,12 @@ func (b *TableBuilder) Build() (*Table, error) {
 			a, _ := ts.Index(e.arg)
 			tab, i, key = p.Root, a, a
 		case format.EvChild:
-			h, _ := ts.Index(e.head)
+			h := head(e.head)
 			a, _ := ts.Index(e.arg)
 			i = p.ChildIndex(h, e.dir, a)
 			tab, key = p.Child, len(p.Root)+i
 		case format.EvStop, format.EvCont:
-			h, _ := ts.Index(e.head)
+			h := head(e.head)
 			v := NonAdj
 			if e.adj {
 				v = Adj
@@ -201,14 +213,22 @@ func (b *TableBuilder) Build() (*Table, error) {
 
 // describe names an event for "given twice" (built without fmt: the
 // count readers key every event by it).
-func describe(e format.Event) string {
+func describe(e format.Event) string { return string(appendDescribe(nil, &e)) }
+
+// appendDescribe appends describe's text to dst.
+func appendDescribe(dst []byte, e *format.Event) []byte {
 	switch e.Ev {
 	case format.EvRoot:
-		return "root " + e.Arg
+		return append(append(dst, "root "...), e.Arg...)
 	case format.EvChild:
-		return "child " + e.Head + " " + e.Dir + " " + e.Arg
+		dst = append(append(dst, "child "...), e.Head...)
+		dst = append(append(dst, ' '), e.Dir...)
+		return append(append(dst, ' '), e.Arg...)
 	}
-	return e.Ev + " " + e.Head + " " + e.Dir + " adj=" + strconv.FormatBool(e.Adj)
+	dst = append(append(dst, e.Ev...), ' ')
+	dst = append(append(dst, e.Head...), ' ')
+	dst = append(append(dst, e.Dir...), " adj="...)
+	return strconv.AppendBool(dst, e.Adj)
 }
 
 // SumTolerance is how far from 1 a multinomial of a probability model may

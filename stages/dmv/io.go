@@ -56,7 +56,8 @@ func (b *TableBuilder) kind() eventio.Kind {
 				b.events = make([]tableEvent, 0, n)
 			}
 		},
-		Key: func(e *format.Event) string { return describe(*e) },
+		Key:       func(e *format.Event) string { return describe(*e) },
+		AppendKey: appendDescribe,
 	}
 }
 

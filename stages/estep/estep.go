@@ -5,6 +5,7 @@
 package estep
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -56,7 +57,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		modelErr <- err
 	}()
-	sents, lattices, err := ce.ReadSentencesOrLattices(src)
+	in, err := readInput(src, opts.Gold)
 	if err := <-modelErr; err != nil {
 		return err
 	}
@@ -66,6 +67,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
+	lattices := in.lattices
 	var tags *dmv.TagSet
 	var weights *dmv.Params
 	modelHash := eventio.ModelNone
@@ -88,14 +90,15 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skew)
 		}
 		// Tags the model has not seen back off to its average tag.
-		var seqs [][]string
-		for _, s := range sents {
-			seqs = append(seqs, s.Tags)
+		names := in.corpus.Names()
+		if lattices != nil {
+			var seqs [][]string
+			for _, l := range lattices {
+				seqs = append(seqs, l.Tags, latticeTags(l))
+			}
+			names = dmv.CorpusTags(seqs)
 		}
-		for _, l := range lattices {
-			seqs = append(seqs, l.Tags, latticeTags(l))
-		}
-		ts, p, unseen, err := model.Extend(dmv.CorpusTags(seqs))
+		ts, p, unseen, err := model.Extend(names)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
@@ -110,14 +113,13 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if lattices != nil {
 		return latticeCounts(src, w, opts, lattices, tags, weights, modelHash)
 	}
-	if opts.Gold {
-		for i, s := range sents {
-			if s.Heads == nil {
-				return fmt.Errorf("%s: sentence %d (%s) has no gold heads", pipeline.DescribeInputs(src.Names), i+1, s.ID)
-			}
-		}
+	if opts.Gold && in.noGold > 0 {
+		return fmt.Errorf("%s: sentence %d (%s) has no gold heads", pipeline.DescribeInputs(src.Names), in.noGold, in.noGoldID)
 	}
-	corpus, err := dmv.NewCorpus(sents, tags)
+	if in.addErr != nil {
+		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), in.addErr)
+	}
+	corpus, err := in.corpus.Finish(tags)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
@@ -143,7 +145,62 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
 	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik}
-	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, eventio.CorpusHash(sents), stats)
+	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, eventio.CorpusSum(in.hash), stats)
+}
+
+// input is what estep reads: sentences, or lattices (nbhd's output).
+// Sentences go straight into a compact corpus as they are read, their
+// tags numbered as first seen until the model's tag set is known, and
+// the corpus hash is summed as they go: no record is kept.
+type input struct {
+	corpus   *dmv.CorpusBuilder
+	hash     uint64 // the sum of eventio.SentenceHash
+	noGold   int    // the first sentence without gold heads, 1-based (0: none)
+	noGoldID string
+	addErr   error // the first sentence the corpus could not take
+	lattices []*format.Lattice
+}
+
+// readInput reads the records of src, keeping gold heads when gold
+// says. A sentence the corpus cannot take
+// (too long) is reported after the model's errors and the records',
+// as if the corpus were built after reading.
+func readInput(src pipeline.Source, gold bool) (*input, error) {
+	// Only --gold looks at the heads; the E-step never at the ids.
+	in := &input{corpus: dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})}
+	n := 0
+	err := pipeline.EachRecordReused(src, func(r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
+		if err := r.Validate(); err != nil {
+			return pipeline.BadRecord(err)
+		}
+		switch {
+		case r.Lattice != nil && n > 0:
+			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
+		case r.Sentence != nil && len(in.lattices) > 0:
+			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
+		case r.Lattice != nil:
+			in.lattices = append(in.lattices, r.Lattice) // a new value on every line
+			return nil
+		}
+		s := r.Sentence
+		n++
+		if s.Heads == nil && in.noGold == 0 {
+			in.noGold, in.noGoldID = n, s.ID
+		}
+		if in.addErr != nil {
+			return nil
+		}
+		if err := in.corpus.Add(s); err != nil {
+			in.addErr = fmt.Errorf("sentence %d (%s): %w", n, s.ID, err)
+			return nil
+		}
+		in.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+		return nil
+	})
+	if err == nil && n == 0 && len(in.lattices) == 0 {
+		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return in, err
 }
 
 // reweighting is the annealing E-step asked for, its skew model read and

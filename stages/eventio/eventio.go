@@ -25,7 +25,10 @@ type Kind struct {
 	// reported at the event's line.
 	Add func(e *format.Event) error
 	// Key describes an event, for "given twice".
-	Key func(e *format.Event) string
+	// AppendKey, when not nil, appends Key's text to dst: the count
+	// readers look every event up by it without building a string.
+	Key       func(e *format.Event) string
+	AppendKey func(dst []byte, e *format.Event) []byte
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
@@ -127,6 +130,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
 		var inShard map[string]int // events of the open shard → their line
+		var key []byte
 		before := out.Shards
 		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
@@ -194,11 +198,15 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
 				// Shards add up; within one, an event is given once.
-				key := k.Key(e)
-				if first, dup := inShard[key]; dup {
+				if k.AppendKey != nil {
+					key = k.AppendKey(key[:0], e)
+				} else {
+					key = append(key[:0], k.Key(e)...)
+				}
+				if first, dup := inShard[string(key)]; dup {
 					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
 				}
-				inShard[key] = at.Line()
+				inShard[string(key)] = at.Line()
 			}
 			return badRecord(k.Add(e))
 		})

@@ -58,22 +58,43 @@ func HashStrings(parts ...string) string {
 // and a lost shard shows (mstep --expect-corpus).
 func CorpusHash(sents []*format.Sentence) string {
 	var sum uint64
-	var num [20]byte
 	for _, s := range sents {
-		// FNV-1a written out: estep hashes its whole corpus every step of
-		// a shell loop, and hash.Hash64 costs a call and a copy per piece.
-		h := fnvString(fnvOffset, s.ID)
-		h = fnvByte(h, 0)
-		for _, t := range s.Tags {
-			h = fnvByte(fnvString(h, t), 0)
-		}
-		for _, x := range s.Heads {
-			h = fnvByte(fnvBytes(h, strconv.AppendInt(num[:0], int64(x), 10)), 1)
-		}
-		sum += h
+		sum += SentenceHash(s.ID, s.Tags, s.Heads)
 	}
-	return fmt.Sprintf("%016x", sum)
+	return CorpusSum(sum)
 }
+
+// SentenceHash is one sentence's term of CorpusHash, for readers that
+// add them up as they go rather than keep the sentences.
+func SentenceHash(id string, tags []string, heads []int) uint64 {
+	// FNV-1a written out: estep hashes its whole corpus every step of a
+	// shell loop, and hash.Hash64 costs a call and a copy per piece.
+	h := fnvString(fnvOffset, id)
+	h = fnvByte(h, 0)
+	for _, t := range tags {
+		h = fnvByte(fnvString(h, t), 0)
+	}
+	var num [20]byte
+	for _, x := range heads {
+		var digits []byte
+		if x >= 0 && x < 100 { // heads are small: no strconv
+			if x >= 10 {
+				num[0], num[1] = byte('0'+x/10), byte('0'+x%10)
+				digits = num[:2]
+			} else {
+				num[0] = byte('0' + x)
+				digits = num[:1]
+			}
+		} else {
+			digits = strconv.AppendInt(num[:0], int64(x), 10)
+		}
+		h = fnvByte(fnvBytes(h, digits), 1)
+	}
+	return h
+}
+
+// CorpusSum writes a sum of SentenceHash terms as CorpusHash does.
+func CorpusSum(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 
 // FNV-1a, 64 bits (hash/fnv's New64a).
 const (
