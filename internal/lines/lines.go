@@ -8,7 +8,6 @@ package lines
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -85,9 +84,10 @@ func Size(n int) string {
 type Reader struct {
 	r    *bufio.Reader
 	n    int
-	off  int64 // bytes read through the current line's ending
-	text []byte
-	err  error // a read error, sticky; io.EOF is not one
+	off  int64  // bytes read through the current line's ending
+	text []byte // the current line: in bufio's buffer or in buf
+	buf  []byte // lines longer than bufio's buffer are put together here
+	err  error  // a read error, sticky; io.EOF is not one
 }
 
 // New reads lines from r.
@@ -101,11 +101,20 @@ func (l *Reader) Scan() bool {
 	if l.err != nil {
 		return false
 	}
-	l.text = l.text[:0]
+	l.text = l.buf[:0]
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		l.off += int64(len(chunk))
-		l.text = append(l.text, chunk...)
+		if len(l.text) == 0 && err != bufio.ErrBufferFull {
+			// The whole line is in bufio's buffer: no copy (estep reads
+			// its corpus every step of a shell loop). Its capacity ends
+			// with it, so an append by the caller cannot write over the
+			// input yet unread.
+			l.text = chunk[:len(chunk):len(chunk)]
+		} else {
+			l.text = append(l.text, chunk...)
+			l.buf = l.text
+		}
 		if len(l.text) > MaxLine+2 { // room for the \r\n, which is no part of the line
 			l.err = &TooLongError{Line: l.n + 1, Limit: MaxLine}
 			l.text = nil
@@ -124,7 +133,11 @@ func (l *Reader) Scan() bool {
 			return false
 		}
 		l.n++
-		l.text = bytes.TrimRight(l.text, "\r\n")
+		end := len(l.text) // bytes.TrimRight(l.text, "\r\n"), without its cutset set up per line
+		for end > 0 && (l.text[end-1] == '\n' || l.text[end-1] == '\r') {
+			end--
+		}
+		l.text = l.text[:end]
 		if err := CheckUTF8(l.text, l.n); err != nil {
 			l.err, l.text = err, nil
 			return false
