@@ -23,11 +23,6 @@ TAGS     ?= urfave_cli_no_docs
 build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w' -o $(BIN)/ ./cmd/...
-	@# The same bytes, copied: a binary the linker has just written sits in
-	@# the page cache in small pieces, and each process start then pays
-	@# for them (0.3-0.4 ms more per start of estep, measured with
-	@# the page cache warm); a copy is written in large ones.
-	@for f in $(BIN)/*; do cp "$$f" "$$f.copy" && mv "$$f.copy" "$$f"; done
 
 install:
 	CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath ./cmd/...
