@@ -19,6 +19,7 @@ import (
 	"github.com/grind-nlp/grind/stages/dmvccm"
 	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/rundir"
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 func init() { register("train-ccm", trainCCMApp) }
@@ -102,7 +103,7 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if _, err := ccm.Schedule(c.Float64("beta0"), c.Float64("gamma")); err != nil {
+	if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
 		return usagef("%v", err)
 	}
 	start, err := ccm.ParseStart(c.String("init"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 func init() { register("train-da", trainDAApp) }
@@ -53,7 +54,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			betas, err := anneal.DASchedule(c.Float64("beta0"), c.Float64("gamma"))
+			betas, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma"))
 			if err == nil && c.Bool("below-one") {
 				betas, err = anneal.BelowOne(betas)
 			}

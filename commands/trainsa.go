@@ -7,6 +7,7 @@ import (
 
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 func init() { register("train-sa", trainSAApp) }
@@ -100,7 +101,7 @@ func saSchedule(c *cli.Context) (anneal.SAOptions, int, error) {
 	default:
 		return opts, 0, usagef("missing --delta0 (Model L) or --seg-beta0 (Model S)")
 	}
-	values, err := anneal.LinearSchedule(opts.Start, opts.Step, opts.Final)
+	values, err := schedule.Linear(opts.Start, opts.Step, opts.Final)
 	if err != nil {
 		return opts, 0, usagef("%v", err)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/emloop"
-	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -198,10 +197,6 @@ func (p Parameter) Format(v float64) string {
 	return fmt.Sprintf("%+.3f", v)
 }
 
-// DASchedule is schedule.DA: β₀, then β ← min(1, γβ), the last stage at
-// β = 1 exactly.
-func DASchedule(beta0, gamma float64) ([]float64, error) { return schedule.DA(beta0, gamma) }
-
 // BelowOne is a DA schedule without its last stage, β = 1: it ends at
 // the last β₀γ^k < 1. A schedule of β = 1 alone has nothing left.
 func BelowOne(betas []float64) ([]float64, error) {
@@ -209,10 +204,4 @@ func BelowOne(betas []float64) ([]float64, error) {
 		return nil, errors.New("a schedule that starts at β₀ = 1 has no stage below 1")
 	}
 	return betas[:len(betas)-1], nil
-}
-
-// LinearSchedule is schedule.Linear: start, start + step, … up to final,
-// always the last epoch.
-func LinearSchedule(start, step, final float64) ([]float64, error) {
-	return schedule.Linear(start, step, final)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkEStepReweighted(b *testing.B) {
 // convergence in each of the 8 epochs, with every core.
 func BenchmarkSASchedule(b *testing.B) {
 	c := udEnglish10(b)
-	values, _ := LinearSchedule(-0.6, 0.1, 0.1)
+	values, _ := schedule.Linear(-0.6, 0.1, 0.1)
 	iters := 0
 	for b.Loop() {
 		start, err := dmv.InitialModel(c, dmv.InitZero, dmv.InitOptions{})

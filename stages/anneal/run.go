@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -35,7 +36,7 @@ type DAOptions struct {
 // RunDA trains by deterministic annealing (or skewed DA) and writes the
 // model of the last stage, β = 1, to w.
 func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) error {
-	betas, err := DASchedule(opts.Beta0, opts.Gamma)
+	betas, err := schedule.DA(opts.Beta0, opts.Gamma)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ type SAOptions struct {
 // bias applies in training only: the models saved and written are plain
 // DMVs, and the log-likelihood reported after each epoch is theirs.
 func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) error {
-	values, err := LinearSchedule(opts.Start, opts.Step, opts.Final)
+	values, err := schedule.Linear(opts.Start, opts.Step, opts.Final)
 	if err != nil {
 		return err
 	}

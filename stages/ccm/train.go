@@ -130,10 +130,6 @@ func ParseEstimator(s string) (Estimator, error) {
 	return "", fmt.Errorf("estimator must be %q, %q or %q, not %q", EM, DA, SDA, s)
 }
 
-// Schedule is the annealing schedule β0, γ·β0, γ²·β0, …, ending at 1
-// exactly.
-func Schedule(beta0, gamma float64) ([]float64, error) { return schedule.DA(beta0, gamma) }
-
 // Tempered is the model whose tables are m's raised to β, times skew's
 // raised to 1 − β when skew is not nil (both on the same Symbols): the
 // E-step under it gives DA's (SDA's) posteriors. It is not normalised.
@@ -236,7 +232,7 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 	var betas []float64
 	if opts.Estimator != EM {
 		var err error
-		if betas, err = Schedule(opts.Beta0, opts.Gamma); err != nil {
+		if betas, err = schedule.DA(opts.Beta0, opts.Gamma); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/rundir"
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 // Model is a DMV+CCM pair: the product's two factors, the DMV over Tags.
@@ -31,7 +32,7 @@ type Options struct {
 	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
 	Workers   int           // E-step goroutines (0: every core); the result does not depend on it
 	// Estimator is EM (default), or DA or SDA (ccm.Estimator): a stage
-	// per β of ccm.Schedule(Beta0, Gamma) (0.01 and 1.5 when 0), whose
+	// per β of schedule.DA(Beta0, Gamma) (0.01 and 1.5 when 0), whose
 	// E-step is the product's under every probability p of both halves
 	// raised to β (DA) or p^β·p₀^(1−β), p₀ of the start pair (SDA):
 	// Tempered. Each stage runs to Tol.
@@ -94,7 +95,7 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 		if gamma == 0 {
 			gamma = 1.5
 		}
-		if betas, err = ccm.Schedule(beta0, gamma); err != nil {
+		if betas, err = schedule.DA(beta0, gamma); err != nil {
 			return nil, nil, err
 		}
 	}

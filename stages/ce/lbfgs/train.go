@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/grind-nlp/grind/format"
-	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -67,12 +67,12 @@ type Result struct {
 
 // Deltas is the schedule of δ the trainer runs: one value, or δ to
 // DeltaFinal by DeltaStep (the last stage at DeltaFinal exactly), as
-// train-sa's schedules and capped as they are (anneal.LinearSchedule).
+// train-sa's schedules and capped as they are (schedule.Linear).
 func (t *Trainer) Deltas() ([]float64, error) {
 	if t.DeltaStep == 0 {
 		return []float64{t.Delta}, nil
 	}
-	ds, err := anneal.LinearSchedule(t.Delta, t.DeltaStep, t.DeltaFinal)
+	ds, err := schedule.Linear(t.Delta, t.DeltaStep, t.DeltaFinal)
 	if err != nil {
 		return nil, fmt.Errorf("δ: %w", err)
 	}
