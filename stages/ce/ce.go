@@ -256,13 +256,7 @@ type Value struct {
 func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 	c := p.Corpus
 	pot := dmv.ExpWeights(w)
-	var dist []float64
-	if s.Delta != 0 {
-		dist = make([]float64, c.MaxLen+1)
-		for d := range dist {
-			dist[d] = math.Exp(s.Delta * float64(d))
-		}
-	}
+	dist := dmv.DistanceFactors(s.Delta, c.MaxLen)
 	workers := min(pipeline.Workers(s.Workers), chunks)
 	for len(p.sent) < workers {
 		p.sent = append(p.sent, dmv.NewChart(c.MaxLen))
@@ -415,13 +409,7 @@ func finite(p *dmv.Params) bool {
 func (p *Problem) Lost(w *dmv.Params, s Settings) (n, first int) {
 	c := p.Corpus
 	pot := dmv.ExpWeights(w)
-	var dist []float64
-	if s.Delta != 0 {
-		dist = make([]float64, c.MaxLen+1)
-		for d := range dist {
-			dist[d] = math.Exp(s.Delta * float64(d))
-		}
-	}
+	dist := dmv.DistanceFactors(s.Delta, c.MaxLen)
 	sc, lc := dmv.NewChart(c.MaxLen), dmv.NewLatticeChart()
 	first = -1
 	for i, x := range p.Sents {

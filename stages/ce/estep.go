@@ -73,13 +73,7 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 		tokens += len(rec.Tags)
 		depth = max(depth, rec.States) // bounds every string's length
 	}
-	var dist []float64
-	if delta != 0 {
-		dist = make([]float64, depth+1)
-		for d := range dist {
-			dist[d] = math.Exp(delta * float64(d))
-		}
-	}
+	dist := dmv.DistanceFactors(delta, depth)
 	workers = min(pipeline.Workers(workers), chunks)
 	charts := make([]*dmv.LatticeChart, workers)
 	for i := range charts {

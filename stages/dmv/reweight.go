@@ -83,6 +83,20 @@ func (r Reweighting) Weights(model *Params) *Params {
 	return w
 }
 
+// DistanceFactors is Model L's factor e^{δ·d} of an attachment of
+// distance d, for d = 0..maxDist, as the lattice charts take it (nil
+// when δ = 0: no factor).
+func DistanceFactors(delta float64, maxDist int) []float64 {
+	if delta == 0 {
+		return nil
+	}
+	dist := make([]float64, maxDist+1)
+	for d := range dist {
+		dist[d] = math.Exp(delta * float64(d))
+	}
+	return dist
+}
+
 // EStep sets the structural parts of r (Model L's distance factor, Model
 // S's segmentation) on the E-step options opts.
 func (r Reweighting) EStep(opts EStepOptions) EStepOptions {
