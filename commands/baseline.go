@@ -5,10 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/baseline"
 )
 
-func init() { register("baseline", baselineApp) }
+func init() { program.Register("baseline", baselineApp) }
 
 func baselineApp() *cli.App {
 	return &cli.App{
@@ -41,26 +42,26 @@ Examples:
 			&cli.StringFlag{Name: "attach", Usage: "`left`, right or random: write \"pred\""},
 			&cli.StringFlag{Name: "brackets", Usage: "`left`, right, random or ubound: write \"pred_spans\""},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of --attach random and --brackets random"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.IsSet("attach") == c.IsSet("brackets") {
-				return usagef("give one of --attach left, right or random and --brackets left, right, random or ubound")
+				return program.Usagef("give one of --attach left, right or random and --brackets left, right, random or ubound")
 			}
 			opts := baseline.Options{Seed: c.Uint64("seed")}
 			var err error
 			if c.IsSet("brackets") {
 				if opts.Brackets, err = baseline.ParseBracketing(c.String("brackets")); err != nil {
-					return usagef("%v", err)
+					return program.Usagef("%v", err)
 				}
 			} else if opts.Attach, err = baseline.ParseAttach(c.String("attach")); err != nil {
-				return usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
 			if c.IsSet("seed") && opts.Attach != baseline.Random && opts.Brackets != baseline.RandomTree {
-				return usagef("--seed is only for --attach random and --brackets random")
+				return program.Usagef("--seed is only for --attach random and --brackets random")
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return baseline.Predict(src, w, opts)
 			})
 		},

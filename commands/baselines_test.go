@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/stages/score"
@@ -20,7 +21,7 @@ import (
 func runProgram(t *testing.T, stdin []byte, args ...string) []byte {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if code := Run(args[0], args, bytes.NewReader(stdin), &stdout, &stderr); code != ExitOK {
+	if code := program.Run(args[0], args, bytes.NewReader(stdin), &stdout, &stderr); code != program.ExitOK {
 		t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
 	}
 	return stdout.Bytes()
@@ -31,7 +32,7 @@ func runProgram(t *testing.T, stdin []byte, args ...string) []byte {
 // conll2deps (default flags; PUNCT and SYM removed for ud/, as that table
 // does) | filterlen 10 | baseline --attach right|left | score, root counted.
 func TestTrivialBaselinesTable(t *testing.T) {
-	if !slices.Contains(Names(), "conll2deps") {
+	if !slices.Contains(program.Names(), "conll2deps") {
 		t.Skip("conll2deps is not registered yet; this test needs it to read the treebanks")
 	}
 	rows := []struct {
@@ -94,7 +95,7 @@ func TestSplitCompressedRoundTrip(t *testing.T) {
 	prefix := filepath.Join(dir, "c")
 	var stderr bytes.Buffer
 	args := []string{"split-corpus", "--prefix", prefix, "--every", "5", "--dev", "0", "--test", "4", "--suffix", ".zst"}
-	if code := Run("split-corpus", args, bytes.NewReader(input.Bytes()), new(bytes.Buffer), &stderr); code != ExitOK {
+	if code := program.Run("split-corpus", args, bytes.NewReader(input.Bytes()), new(bytes.Buffer), &stderr); code != program.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if want := "split-corpus: train 14, dev 5, test 4, dropped 0 (by position mod 5: train the rest, dev 0, test 4)\n"; stderr.String() != want {

@@ -8,10 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/conll2deps"
 )
 
-func init() { register("conll2deps", conll2depsApp) }
+func init() { program.Register("conll2deps", conll2depsApp) }
 
 func conll2depsApp() *cli.App {
 	return &cli.App{
@@ -41,7 +42,7 @@ Examples:
 				Usage: "CoNLL tag `COLUMN`: upos (column 4) or xpos (column 5); .dp files have one"},
 			&cli.StringFlag{Name: "punct", Usage: "comma-separated punctuation `TAGS` to remove (default PUNCT for CoNLL, the PTB punctuation tags for .dp)"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "remove nothing"},
-			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := conll2deps.Options{
@@ -50,14 +51,14 @@ Examples:
 				KeepPunct: c.Bool("keep-punct"),
 			}
 			if !slices.Contains(conll2deps.Formats, opts.Format) {
-				return usagef("--format must be auto, conllu, conllx or dp, not %q", opts.Format)
+				return program.Usagef("--format must be auto, conllu, conllx or dp, not %q", opts.Format)
 			}
 			if opts.Tag != conll2deps.UPOS && opts.Tag != conll2deps.XPOS {
-				return usagef("--tag must be upos or xpos, not %q", opts.Tag)
+				return program.Usagef("--tag must be upos or xpos, not %q", opts.Tag)
 			}
 			if c.IsSet("punct") {
 				if opts.KeepPunct {
-					return usagef("--punct and --keep-punct contradict each other")
+					return program.Usagef("--punct and --keep-punct contradict each other")
 				}
 				for _, t := range strings.Split(c.String("punct"), ",") {
 					if t = strings.TrimSpace(t); t != "" {
@@ -65,7 +66,7 @@ Examples:
 					}
 				}
 				if len(opts.Punct) == 0 {
-					return usagef("--punct needs at least one tag (use --keep-punct to remove nothing)")
+					return program.Usagef("--punct needs at least one tag (use --keep-punct to remove nothing)")
 				}
 			}
 			src, err := treebankSource(c)
@@ -73,7 +74,7 @@ Examples:
 				return err
 			}
 			var sum conll2deps.Summary
-			err = writeOutput(c, src, func(w io.Writer) error {
+			err = program.WriteOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = conll2deps.Convert(src, w, opts)
 				return err

@@ -7,11 +7,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/decode"
 	"github.com/grind-nlp/grind/stages/families"
 )
 
-func init() { register("decode", decodeApp) }
+func init() { program.Register("decode", decodeApp) }
 
 func decodeApp() *cli.App {
 	return &cli.App{
@@ -32,19 +33,19 @@ Examples:
    decode -m model.jsonl test10.jsonl | score
    decode --mbr -m model.jsonl dev.jsonl -o dev.parsed.jsonl`,
 		Flags: []cli.Flag{
-			modelFlag(true),
+			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "mbr", Usage: "minimum-Bayes-risk decoding instead of Viterbi"},
-			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "-" {
-				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
 			}
-			if err := checkWorkers(c); err != nil {
+			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
 				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
 					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",

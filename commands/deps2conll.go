@@ -6,11 +6,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/deps2conll"
 )
 
-func init() { register("deps2conll", deps2conllApp) }
+func init() { program.Register("deps2conll", deps2conllApp) }
 
 func deps2conllApp() *cli.App {
 	return &cli.App{
@@ -33,7 +34,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "conllu", Usage: "output `FORMAT`: conllu or conllx"},
 			&cli.BoolFlag{Name: "pred", Usage: `write the predicted heads ("pred") instead of the gold ones ("heads")`},
 			&cli.StringFlag{Name: "tag", Value: string(deps2conll.Both), Usage: "the tag `COLUMN`: both, upos (column 4; XPOS is _) or xpos (column 5; UPOS is _)"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := deps2conll.Options{Pred: c.Bool("pred")}
@@ -43,16 +44,16 @@ Examples:
 			case "conllx":
 				opts.Dialect = format.CoNLLX
 			default:
-				return usagef("--format must be conllu or conllx, not %q", c.String("format"))
+				return program.Usagef("--format must be conllu or conllx, not %q", c.String("format"))
 			}
 			switch opts.Tag = deps2conll.Column(c.String("tag")); opts.Tag {
 			case deps2conll.Both, deps2conll.UPOS, deps2conll.XPOS:
 			default:
-				return usagef("--tag must be both, upos or xpos, not %q", c.String("tag"))
+				return program.Usagef("--tag must be both, upos or xpos, not %q", c.String("tag"))
 			}
-			src := source(c)
+			src := program.Source(c)
 			var sum deps2conll.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err := program.WriteOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = deps2conll.Write(src, w, opts)
 				return err

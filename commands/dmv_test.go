@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -19,7 +20,7 @@ import (
 func run(t *testing.T, stdin []byte, args ...string) []byte {
 	t.Helper()
 	var out, errs bytes.Buffer
-	if code := Run(args[0], args, bytes.NewReader(stdin), &out, &errs); code != 0 {
+	if code := program.Run(args[0], args, bytes.NewReader(stdin), &out, &errs); code != 0 {
 		t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs.String())
 	}
 	return out.Bytes()

@@ -1,30 +1,16 @@
 package commands
 
 import (
-	"strings"
-
 	"math"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 )
 
-// Flags of the programs that work with DMV models.
-func modelFlag(required bool) cli.Flag {
-	return &cli.StringFlag{Name: "model", Aliases: []string{"m"}, Required: required, Usage: "the model `FILE` (event records, as dmv-init, mstep and train-em write)"}
-}
-
-func workersFlag() cli.Flag {
-	return &cli.IntFlag{Name: "workers", Value: 0, Usage: "`N` goroutines for the E-step (0: every core); the result does not depend on it"}
-}
-
 func seedFlag() cli.Flag {
 	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S`; the same seed gives the same output"}
-}
-
-func lambdaFlag(usage string) cli.Flag {
-	return &cli.Float64Flag{Name: "lambda", Value: 0, Usage: strings.Replace(usage, "λ", "`λ`", 1)}
 }
 
 // progress reports on stderr for the program, unless --quiet.
@@ -47,7 +33,7 @@ func tolerance(c *cli.Context) (float64, error) {
 	tol := c.Float64("tol")
 	switch {
 	case !(tol >= 0) || math.IsInf(tol, 1):
-		return 0, usagef("--tol must be a finite number ≥ 0, not %g", tol)
+		return 0, program.Usagef("--tol must be a finite number ≥ 0, not %g", tol)
 	case tol == 0:
 		return math.SmallestNonzeroFloat64, nil
 	}

@@ -7,11 +7,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/dmvinit"
 )
 
-func init() { register("dmv-init", dmvInitApp) }
+func init() { program.Register("dmv-init", dmvInitApp) }
 
 func initFlag(value string) cli.Flag {
 	return &cli.StringFlag{Name: "init", Value: value, Usage: "the initializer, `NAME`: " + strings.Join(dmv.Initializers, ", ")}
@@ -23,10 +24,10 @@ func kleinConstFlag() cli.Flag {
 
 func checkInit(c *cli.Context) error {
 	if !(c.Float64("klein-const") > -1) {
-		return usagef("--klein-const must be > −1, not %v", c.Float64("klein-const"))
+		return program.Usagef("--klein-const must be > −1, not %v", c.Float64("klein-const"))
 	}
 	if !slices.Contains(dmv.Initializers, c.String("init")) {
-		return usagef("--init must be one of %s, not %q", strings.Join(dmv.Initializers, ", "), c.String("init"))
+		return program.Usagef("--init must be one of %s, not %q", strings.Join(dmv.Initializers, ", "), c.String("init"))
 	}
 	return nil
 }
@@ -58,21 +59,21 @@ Examples:
    dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl`,
 		Flags: []cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
-			lambdaFlag("add-λ smoothing in the initial M-step"),
-			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			program.LambdaFlag("add-λ smoothing in the initial M-step"),
+			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := checkInit(c); err != nil {
 				return err
 			}
-			if err := checkLambda(c); err != nil {
+			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
-			if err := checkWorkers(c); err != nil {
+			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")})
 			})
 		},

@@ -5,10 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/dmvsample"
 )
 
-func init() { register("dmv-sample", dmvSampleApp) }
+func init() { program.Register("dmv-sample", dmvSampleApp) }
 
 func dmvSampleApp() *cli.App {
 	return &cli.App{
@@ -22,22 +23,22 @@ Examples:
    estep --gold train.jsonl | mstep > supervised.jsonl
    dmv-sample -m supervised.jsonl -n 5000 --max-len 10 --seed 1 > synthetic.jsonl`,
 		Flags: []cli.Flag{
-			modelFlag(true),
+			program.ModelFlag(true),
 			&cli.IntFlag{Name: "n", Aliases: []string{"count"}, Required: true, Usage: "write `N` sentences"},
 			seedFlag(),
 			&cli.IntFlag{Name: "min-len", Value: 1, Usage: "shortest sentence kept, `N` tags"},
 			&cli.IntFlag{Name: "max-len", Value: 0, Usage: "longest sentence kept, `N` tags (0: 1000); longer draws are abandoned as they grow"},
-			outputFlag(), quietFlag(),
+			program.OutputFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Int("n") < 0 {
-				return usagef("-n must be ≥ 0")
+				return program.Usagef("-n must be ≥ 0")
 			}
 			if c.Int("max-len") > 0 && c.Int("max-len") < c.Int("min-len") {
-				return usagef("--max-len is below --min-len")
+				return program.Usagef("--max-len is below --min-len")
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return dmvsample.Run(w, dmvsample.Options{Model: c.String("model"), N: c.Int("n"), Seed: c.Uint64("seed"), MinLen: c.Int("min-len"), MaxLen: c.Int("max-len")})
 			})
 		},

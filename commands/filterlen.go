@@ -6,10 +6,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/filterlen"
 )
 
-func init() { register("filterlen", filterlenApp) }
+func init() { program.Register("filterlen", filterlenApp) }
 
 func filterlenApp() *cli.App {
 	return &cli.App{
@@ -24,19 +25,19 @@ Examples:
    filterlen --min 5 20 corpus.jsonl.gz -o mid.jsonl.zst`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "min", Value: 1, Usage: "shortest length kept, `N` tokens"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
-				return usagef("missing MAX, the longest length kept")
+				return program.Usagef("missing MAX, the longest length kept")
 			}
 			max, err := strconv.Atoi(c.Args().First())
 			if err != nil || max < 1 {
-				return usagef("MAX must be a positive integer, not %q", c.Args().First())
+				return program.Usagef("MAX must be a positive integer, not %q", c.Args().First())
 			}
-			src := source(c)
+			src := program.Source(c)
 			src.Names = c.Args().Tail()
-			return writeOutput(c, src, func(w io.Writer) error {
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return filterlen.Filter(src, w, filterlen.Options{Min: c.Int("min"), Max: max})
 			})
 		},

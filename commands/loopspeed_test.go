@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/internal/testenv"
 )
 
@@ -38,7 +39,7 @@ func runOK(b *testing.B, args []string, stdin io.Reader, stdout io.Writer) {
 		stdin = bytes.NewReader(nil)
 	}
 	var stderr bytes.Buffer
-	if code := Run(args[0], args, stdin, stdout, &stderr); code != 0 {
+	if code := program.Run(args[0], args, stdin, stdout, &stderr); code != 0 {
 		b.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
 }

@@ -6,10 +6,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-func init() { register("nbhd", nbhdApp) }
+func init() { program.Register("nbhd", nbhdApp) }
 
 func nbhdApp() *cli.App {
 	return &cli.App{
@@ -46,23 +47,23 @@ Examples:
    nbhd --kind length -m model.jsonl wsj10.jsonl | estep -m model.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kind", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
-			modelFlag(false),
+			program.ModelFlag(false),
 			&cli.StringFlag{Name: "tags", Usage: "length's tag set, as a comma-separated `LIST` (instead of -m)"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			kind := c.String("kind")
 			if !nbhd.Known(kind) {
-				return usagef("unknown --kind %q (want one of %s)", kind, strings.Join(nbhd.Kinds, ", "))
+				return program.Usagef("unknown --kind %q (want one of %s)", kind, strings.Join(nbhd.Kinds, ", "))
 			}
 			if kind != nbhd.Length && (c.String("model") != "" || c.String("tags") != "") {
-				return usagef("-m and --tags give the tag set of --kind length only")
+				return program.Usagef("-m and --tags give the tag set of --kind length only")
 			}
 			if c.String("model") != "" && c.String("tags") != "" {
-				return usagef("give length's tag set once: -m MODEL or --tags LIST")
+				return program.Usagef("give length's tag set once: -m MODEL or --tags LIST")
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags")})
 			})
 		},

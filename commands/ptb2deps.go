@@ -5,11 +5,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/headrules"
 	"github.com/grind-nlp/grind/stages/ptbstrip"
 )
 
-func init() { register("ptb2deps", ptb2depsApp) }
+func init() { program.Register("ptb2deps", ptb2depsApp) }
 
 func ptb2depsApp() *cli.App {
 	return &cli.App{
@@ -43,7 +44,7 @@ Examples:
 				Usage: "Collins' coordination `RULE`: collins (not in base NPs), always, or never; ignored with --rules ym"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "keep the punctuation tokens"},
 			&cli.BoolFlag{Name: "tree", Usage: "add the cleaned bracketing to each record as tree"},
-			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := headrules.Options{
@@ -53,19 +54,19 @@ Examples:
 				Tree:      c.Bool("tree"),
 			}
 			if opts.Rules != headrules.Collins && opts.Rules != headrules.YM {
-				return usagef("--rules must be collins or ym, not %q", opts.Rules)
+				return program.Usagef("--rules must be collins or ym, not %q", opts.Rules)
 			}
 			switch opts.Coord {
 			case headrules.CoordCollins, headrules.CoordAlways, headrules.CoordNever:
 			default:
-				return usagef("--coord must be collins, always or never, not %q", opts.Coord)
+				return program.Usagef("--coord must be collins, always or never, not %q", opts.Coord)
 			}
 			src, err := treebankSource(c)
 			if err != nil {
 				return err
 			}
 			var sum ptbstrip.Summary
-			err = writeOutput(c, src, func(w io.Writer) error {
+			err = program.WriteOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = headrules.Convert(src, w, opts)
 				return err

@@ -6,12 +6,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ptbstrip"
 	"github.com/grind-nlp/grind/stages/treebanks"
 )
 
-func init() { register("ptbstrip", ptbstripApp) }
+func init() { program.Register("ptbstrip", ptbstripApp) }
 
 func ptbstripApp() *cli.App {
 	return &cli.App{
@@ -55,7 +56,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep-punct", Usage: "keep the punctuation preterminals"},
 			&cli.StringFlag{Name: "format", Value: "ptb", Usage: "treebank `FORMAT`: ptb, cess (CESS-ESP .tbf) or sinica (Sinica parsed)"},
-			encodingFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			encodingFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			src, err := treebankSource(c)
@@ -66,7 +67,7 @@ Examples:
 				return stripTreebank(c, src, f)
 			}
 			var sum ptbstrip.Summary
-			err = writeOutput(c, src, func(w io.Writer) error {
+			err = program.WriteOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = ptbstrip.Strip(src, w, ptbstrip.Options{KeepPunct: c.Bool("keep-punct")})
 				return err
@@ -88,10 +89,10 @@ func reportEmptyTrees(c *cli.Context, err error, sum ptbstrip.Summary) {
 func stripTreebank(c *cli.Context, src pipeline.Source, name string) error {
 	f, err := treebanks.ParseFormat(name)
 	if err != nil {
-		return usagef("%v", err)
+		return program.Usagef("%v", err)
 	}
 	var sum treebanks.Summary
-	err = writeOutput(c, src, func(w io.Writer) error {
+	err = program.WriteOutput(c, src, func(w io.Writer) error {
 		var err error
 		sum, err = treebanks.Strip(src, w, f, c.Bool("keep-punct"))
 		return err

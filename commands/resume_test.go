@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/internal/clitest"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
 // TestResumeChild is the trainer TestResumeAfterSIGKILL kills.
-func TestResumeChild(t *testing.T) { clitest.RunChild(t, Run) }
+func TestResumeChild(t *testing.T) { clitest.RunChild(t, program.Run) }
 
 // logLines counts the complete lines of a run's iteration log.
 func logLines(dir string) int {
@@ -126,14 +127,14 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 	} {
 		var out, errs bytes.Buffer
 		args := append(append([]string{}, tc.args...), "--resume", rd, corpus)
-		code := Run(args[0], args, nil, &out, &errs)
+		code := program.Run(args[0], args, nil, &out, &errs)
 		switch {
 		case tc.err == "" && code != 0:
 			t.Errorf("%v: exit %d: %s", args, code, errs.String())
 		case tc.err == "" && !bytes.Equal(readFile(t, filepath.Join(dir, "m.jsonl")), want):
 			t.Errorf("%v: a different model", args)
-		case tc.err != "" && (code != ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err))):
-			t.Errorf("%v: exit %d, %q; want exit %d and %q", args, code, errs.String(), ExitUsage, tc.err)
+		case tc.err != "" && (code != program.ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err))):
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", args, code, errs.String(), program.ExitUsage, tc.err)
 		}
 	}
 	for _, tc := range []struct {
@@ -147,8 +148,8 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 		{[]string{"train-em", "--log", filepath.Join(dir, "l"), "--run-dir", filepath.Join(dir, "new"), corpus}, "the run directory has its log"},
 	} {
 		var out, errs bytes.Buffer
-		if code := Run(tc.args[0], tc.args, bytes.NewReader(nil), &out, &errs); code != ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err)) {
-			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errs.String(), ExitUsage, tc.err)
+		if code := program.Run(tc.args[0], tc.args, bytes.NewReader(nil), &out, &errs); code != program.ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err)) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errs.String(), program.ExitUsage, tc.err)
 		}
 	}
 }

@@ -6,10 +6,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/score"
 )
 
-func init() { register("score", scoreApp) }
+func init() { program.Register("score", scoreApp) }
 
 func scoreApp() *cli.App {
 	return &cli.App{
@@ -59,22 +60,22 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "write the report as one JSON line"},
 			&cli.StringFlag{Name: "gold", Usage: "take gold heads from the sentences of `FILE`, matched to the input by order (their tags must agree), for predictions that dropped \"heads\""},
 			&cli.StringFlag{Name: "against", Usage: "sign test against the \"pred\" of `FILE` (the same sentences, in order)"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			root, err := score.ParseConvention(c.String("root"))
 			if err != nil {
-				return usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
 			opts := score.Options{Root: root, JSON: c.Bool("json"), Gold: c.String("gold"), Against: c.String("against")}
 			if opts.Against == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-") || opts.Gold == "-") {
-				return usagef("--against - and another input cannot both come from stdin")
+				return program.Usagef("--against - and another input cannot both come from stdin")
 			}
 			if opts.Gold == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-")) {
-				return usagef("--gold - and the predictions cannot both come from stdin")
+				return program.Usagef("--gold - and the predictions cannot both come from stdin")
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return score.Score(src, w, opts)
 			})
 		},

@@ -7,11 +7,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/tageval"
 )
 
-func init() { register("score-tags", scoreTagsApp) }
+func init() { program.Register("score-tags", scoreTagsApp) }
 
 // scoreTagsReport is score-tags' JSON line: the measures, the number of
 // sentences and, with --against, the sign test.
@@ -52,14 +53,14 @@ Examples:
 			&cli.StringFlag{Name: "exclude", Usage: "space-separated gold `TAGS` whose tokens are not counted (\",\" is a tag)"},
 			&cli.BoolFlag{Name: "json", Usage: "write one JSON line instead of the text for people"},
 			&cli.StringFlag{Name: "against", Usage: "also run the paired sign test on accuracy against the tagging of the same sentences in `FILE`"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			var o tageval.Options
 			if c.IsSet("exclude") {
 				o.Exclude = strings.Fields(c.String("exclude"))
 			}
-			src := source(c)
+			src := program.Source(c)
 			sents, err := tageval.ReadTagged(src)
 			if err != nil {
 				return err
@@ -76,7 +77,7 @@ Examples:
 				}
 				out.SignTest = &st
 			}
-			return writeOutput(c, src, func(w io.Writer) error {
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				if c.Bool("json") {
 					return pipeline.WriteRecord(w, out)
 				}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/nbhd"
 	"github.com/grind-nlp/grind/stages/score"
 	"github.com/grind-nlp/grind/stages/selectmodel"
 )
 
-func init() { register("select-model", selectApp) }
+func init() { program.Register("select-model", selectApp) }
 
 func selectApp() *cli.App {
 	return &cli.App{
@@ -77,28 +78,28 @@ Examples:
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON line per model instead of the table"},
-			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			by, err := selectmodel.ParseCriterion(c.String("by"))
 			if err != nil {
-				return usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
 			root, err := score.ParseConvention(c.String("root"))
 			if err != nil {
-				return usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
 			if c.NArg() == 0 {
-				return usagef("no models to select from")
+				return program.Usagef("no models to select from")
 			}
 			if !nbhd.Known(c.String("nbhd")) {
-				return usagef("unknown --nbhd %q (want one of %s)", c.String("nbhd"), strings.Join(nbhd.Kinds, ", "))
+				return program.Usagef("unknown --nbhd %q (want one of %s)", c.String("nbhd"), strings.Join(nbhd.Kinds, ", "))
 			}
 			if c.Int("dev-sentences") < 0 {
-				return usagef("--dev-sentences must be ≥ 0")
+				return program.Usagef("--dev-sentences must be ≥ 0")
 			}
 			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}
-			return writeOutput(c, dev, func(w io.Writer) error {
+			return program.WriteOutput(c, dev, func(w io.Writer) error {
 				rep, err := selectmodel.Run(w, selectmodel.Options{
 					Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), DevSentences: c.Int("dev-sentences"),
 					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),

@@ -5,10 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/showtree"
 )
 
-func init() { register("showtree", showtreeApp) }
+func init() { program.Register("showtree", showtreeApp) }
 
 func showtreeApp() *cli.App {
 	return &cli.App{
@@ -25,12 +26,12 @@ Examples:
    decode -m model.jsonl dev.jsonl | head -3 | showtree --ascii`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ascii", Usage: "plain ASCII (- | + v ^ x) instead of box-drawing characters"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := showtree.Options{ASCII: c.Bool("ascii")}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return showtree.Show(src, w, opts)
 			})
 		},

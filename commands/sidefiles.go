@@ -9,16 +9,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 )
 
 // The trainers' side files — the --log and the models saved in --save-dir
 // — are checked before the run starts, never overwrite an input, and are
-// written like -o: atomically, appearing with it when the run succeeds.
-
-// sideOutputsKey holds, in the app's Metadata, the side files of a run
-// that writeOutput commits together with -o.
-const sideOutputsKey = "grind.sideOutputs"
+// written like -o: atomically, appearing with it when the run succeeds
+// (program.AddSideOutput).
 
 // savedModelName matches the names trainers give the models they save
 // (train.Session's iter-NNNN.jsonl, the annealers' stage-… and epoch-…).
@@ -57,17 +55,17 @@ func reserveLog(c *cli.Context) (string, error) {
 	}
 	for _, in := range runInputs(c) {
 		if sameFile(path, in) {
-			return "", usagef("--log %s is an input of this run; it would be overwritten", path)
+			return "", program.Usagef("--log %s is an input of this run; it would be overwritten", path)
 		}
 	}
 	if out := c.String("output"); out != "" && out != "-" && (sameFile(path, out) || filepath.Clean(path) == filepath.Clean(out)) {
-		return "", usagef("--log and -o both name %s", path)
+		return "", program.Usagef("--log and -o both name %s", path)
 	}
 	o, err := pipeline.Reserve(path)
 	if err != nil {
 		return "", fmt.Errorf("--log: %w", err)
 	}
-	addSideOutput(c, o)
+	program.AddSideOutput(c, o)
 	return o.Name(), nil
 }
 
@@ -76,7 +74,7 @@ func reserveLog(c *cli.Context) (string, error) {
 // input.
 func checkSaveDir(c *cli.Context, dir string) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return usagef("--save-dir %s is not a folder", dir)
+		return program.Usagef("--save-dir %s is not a folder", dir)
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("--save-dir: %w", err)
@@ -91,23 +89,10 @@ func checkSaveDir(c *cli.Context, dir string) error {
 			continue
 		}
 		if sameFile(filepath.Dir(in), dir) {
-			return usagef("--save-dir %s would overwrite the input %s (saved models are named like it); save elsewhere", dir, in)
+			return program.Usagef("--save-dir %s would overwrite the input %s (saved models are named like it); save elsewhere", dir, in)
 		}
 	}
 	return nil
-}
-
-func addSideOutput(c *cli.Context, o *pipeline.Output) {
-	if c.App.Metadata == nil {
-		c.App.Metadata = map[string]any{}
-	}
-	outs, _ := c.App.Metadata[sideOutputsKey].([]*pipeline.Output)
-	c.App.Metadata[sideOutputsKey] = append(outs, o)
-}
-
-func sideOutputs(c *cli.Context) []*pipeline.Output {
-	outs, _ := c.App.Metadata[sideOutputsKey].([]*pipeline.Output)
-	return outs
 }
 
 // savedModelPath is where --save-every writes the model of iteration iter.

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/grind-nlp/grind/commands/program"
 )
 
 // TestSignalChild is the program TestSignalLeavesNoTemporaryFile runs in
@@ -17,8 +19,8 @@ func TestSignalChild(t *testing.T) {
 	if out == "" {
 		t.Skip("only run by TestSignalLeavesNoTemporaryFile")
 	}
-	removeTempsOnSignal()
-	os.Exit(Run("filterlen", []string{"filterlen", "10", "-o", out}, os.Stdin, os.Stdout, os.Stderr))
+	os.Args = []string{"filterlen", "10", "-o", out}
+	os.Exit(program.Main("filterlen"))
 }
 
 // SIGINT and SIGTERM in the middle of a run leave no temporary file and

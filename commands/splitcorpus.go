@@ -6,11 +6,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/split"
 )
 
-func init() { register("split-corpus", splitApp) }
+func init() { program.Register("split-corpus", splitApp) }
 
 func splitApp() *cli.App {
 	return &cli.App{
@@ -45,20 +46,20 @@ Examples:
 			&cli.StringFlag{Name: "train", Usage: "sections (or residues with --every) of the training file: a `SET` like 2-21"},
 			&cli.StringFlag{Name: "dev", Usage: "sections (or residues) of the development file: a `SET` like 22"},
 			&cli.StringFlag{Name: "test", Usage: "sections (or residues) of the test file: a `SET` like 23"},
-			skipBadFlag(), quietFlag(),
+			program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			prefix := c.String("prefix")
 			if prefix == "" {
-				return usagef("missing --prefix, the start of the output file names")
+				return program.Usagef("missing --prefix, the start of the output file names")
 			}
 			suffix := c.String("suffix")
 			if suffix != "" && suffix != ".gz" && suffix != ".zst" {
-				return usagef("--suffix must be .gz or .zst, not %q", suffix)
+				return program.Usagef("--suffix must be .gz or .zst, not %q", suffix)
 			}
 			opts := split.Options{Every: c.Int("every")}
 			if c.IsSet("every") && opts.Every < 1 {
-				return usagef("--every must be a positive number, not %d", opts.Every)
+				return program.Usagef("--every must be a positive number, not %d", opts.Every)
 			}
 			sets := map[string]*split.Set{"train": &opts.Train, "dev": &opts.Dev, "test": &opts.Test}
 			for name, set := range sets {
@@ -67,19 +68,19 @@ Examples:
 				}
 				s, err := split.ParseSet(c.String(name))
 				if err != nil {
-					return usagef("--%s: %v", name, err)
+					return program.Usagef("--%s: %v", name, err)
 				}
 				*set = s
 			}
 			if !c.IsSet("every") && !c.IsSet("train") && !c.IsSet("dev") && !c.IsSet("test") {
 				opts.Auto = true
 			} else if c.IsSet("every") && !c.IsSet("dev") && !c.IsSet("test") {
-				return usagef("--every needs --dev or --test (e.g. --every 10 --dev 8 --test 9)")
+				return program.Usagef("--every needs --dev or --test (e.g. --every 10 --dev 8 --test 9)")
 			}
 			if err := opts.Check(); err != nil {
-				return usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
-			src := source(c)
+			src := program.Source(c)
 			counts, used, err := splitFiles(src, func(p split.Part) string { return prefix + "." + p.String() + ".jsonl" + suffix }, c.App.Writer, opts)
 			if !c.Bool("quiet") {
 				src.Bad.Report(c.App.ErrWriter, c.App.Name)

@@ -6,12 +6,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
 )
 
-func init() { register("tag", tagApp) }
+func init() { program.Register("tag", tagApp) }
 
 func tagApp() *cli.App {
 	return &cli.App{
@@ -28,16 +29,16 @@ Examples:
    train-hmm --states 45 --save-model hmm.jsonl train.jsonl > /dev/null
    tag -m hmm.jsonl test.jsonl | score-tags`,
 		Flags: []cli.Flag{
-			modelFlag(true),
+			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "viterbi", Usage: "the most probable tagging instead of each token's most probable state"},
-			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			model := c.String("model")
 			if model == "-" {
-				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
 			}
-			if err := checkWorkers(c); err != nil {
+			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
 			fam, err := families.All.ForFile(model)
@@ -47,8 +48,8 @@ Examples:
 			if fam.Name() != hmm.Family {
 				return fmt.Errorf("%s: not an HMM model (its header names family %q, or it has none): tag takes train-hmm --save-model's or mstep's HMM models; decode takes the others", model, fam.Name())
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				_, err := fam.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers")})
 				return err
 			})

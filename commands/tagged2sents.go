@@ -7,10 +7,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/tagged2sents"
 )
 
-func init() { register("tagged2sents", tagged2sentsApp) }
+func init() { program.Register("tagged2sents", tagged2sentsApp) }
 
 func tagged2sentsApp() *cli.App {
 	return &cli.App{
@@ -35,19 +36,19 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "input `FORMAT`: brown or conll2000 (required)"},
 			&cli.BoolFlag{Name: "simplify", Usage: "Brown: strip -tl, -hl, -nc and fw- from tags"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts := tagged2sents.Options{Format: tagged2sents.Format(c.String("format")), Simplify: c.Bool("simplify")}
 			if !slices.Contains(tagged2sents.Formats, opts.Format) {
-				return usagef("--format must be brown or conll2000, not %q", opts.Format)
+				return program.Usagef("--format must be brown or conll2000, not %q", opts.Format)
 			}
 			if opts.Simplify && opts.Format != tagged2sents.Brown {
-				return usagef("--simplify is for --format brown")
+				return program.Usagef("--simplify is for --format brown")
 			}
-			src := source(c)
+			src := program.Source(c)
 			var sum tagged2sents.Summary
-			err := writeOutput(c, src, func(w io.Writer) error {
+			err := program.WriteOutput(c, src, func(w io.Writer) error {
 				var err error
 				sum, err = tagged2sents.Convert(src, w, opts)
 				return err

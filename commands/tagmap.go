@@ -6,11 +6,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/tagmap"
 )
 
-func init() { register("tagmap", tagmapApp) }
+func init() { program.Register("tagmap", tagmapApp) }
 
 func tagmapApp() *cli.App {
 	return &cli.App{
@@ -43,13 +44,13 @@ Examples:
 			&cli.StringFlag{Name: "builtin", Usage: "use a built-in map: `NAME` is " + strings.Join(tagmap.Builtins(), ", ")},
 			&cli.BoolFlag{Name: "keep-unknown", Usage: "leave tags the table lacks unchanged instead of failing"},
 			&cli.BoolFlag{Name: "print-table", Usage: "print the table in the --table format and exit"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			var table tagmap.Table
 			switch file, name := c.String("table"), c.String("builtin"); {
 			case file != "" && name != "":
-				return usagef("give --table or --builtin, not both")
+				return program.Usagef("give --table or --builtin, not both")
 			case file != "":
 				err := pipeline.EachInput([]string{file}, c.App.Reader, func(in *pipeline.Input) error {
 					var err error
@@ -62,20 +63,20 @@ Examples:
 			case name != "":
 				var err error
 				if table, err = tagmap.Builtin(name); err != nil {
-					return usagef("%v", err)
+					return program.Usagef("%v", err)
 				}
 			default:
-				return usagef("missing the table: give --table FILE or --builtin NAME")
+				return program.Usagef("missing the table: give --table FILE or --builtin NAME")
 			}
 			if c.Bool("print-table") {
 				if c.NArg() > 0 {
-					return usagef("--print-table reads no input")
+					return program.Usagef("--print-table reads no input")
 				}
 				return pipeline.WriteFile(c.String("output"), c.App.Writer, func(o *pipeline.Output) error { return table.Write(o) })
 			}
 			opts := tagmap.Options{Table: table, KeepUnknown: c.Bool("keep-unknown")}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return tagmap.Map(src, w, opts)
 			})
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ccm"
@@ -22,7 +23,7 @@ import (
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { register("train-ccm", trainCCMApp) }
+func init() { program.Register("train-ccm", trainCCMApp) }
 
 // train-ccm trains in-process and writes predictions; --save-model writes
 // the model (ccm, ccm2, dmvccm) for the family stages.
@@ -83,12 +84,12 @@ Examples:
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
-			workersFlag(),
+			program.WorkersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model to `FILE`, for estep -m, decode -m"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, runDirFlags()...),
 		Action: trainCCM,
 	}
@@ -97,44 +98,44 @@ Examples:
 func trainCCM(c *cli.Context) error {
 	model := c.String("model")
 	if model != "ccm" && model != "ccm2" && model != "dmvccm" {
-		return usagef("--model must be ccm, ccm2 or dmvccm, not %q", model)
+		return program.Usagef("--model must be ccm, ccm2 or dmvccm, not %q", model)
 	}
 	est, err := ccm.ParseEstimator(c.String("estimator"))
 	if err != nil {
-		return usagef("%v", err)
+		return program.Usagef("%v", err)
 	}
 	if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
-		return usagef("%v", err)
+		return program.Usagef("%v", err)
 	}
 	start, err := ccm.ParseStart(c.String("init"))
 	if err != nil {
-		return usagef("%v", err)
+		return program.Usagef("%v", err)
 	}
 	if c.Int("max-iter") < 0 {
-		return usagef("--max-iter must be at least 0 (0: the start model itself)")
+		return program.Usagef("--max-iter must be at least 0 (0: the start model itself)")
 	}
 	if c.Float64("tol") < 0 {
-		return usagef("--tol must be ≥ 0")
+		return program.Usagef("--tol must be ≥ 0")
 	}
 	if model == "dmvccm" {
 		if c.Bool("mbr") {
-			return usagef("--mbr is for ccm and ccm2")
+			return program.Usagef("--mbr is for ccm and ccm2")
 		}
 		if !validInit(c.String("dmv-init")) {
-			return usagef("unknown --dmv-init %q", c.String("dmv-init"))
+			return program.Usagef("unknown --dmv-init %q", c.String("dmv-init"))
 		}
 		if c.IsSet("save-model") && c.Bool("head-choice") {
-			return usagef("--save-model and --head-choice: a dmvccm model file does not carry the head-choice factor")
+			return program.Usagef("--save-model and --head-choice: a dmvccm model file does not carry the head-choice factor")
 		}
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") || c.IsSet("right-first") {
-		return usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
+		return program.Usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
 	}
 	inputs := c.Args().Slice()
 	if c.IsSet("test") {
 		inputs = append(inputs, c.String("test"))
 	}
 	if model == "dmvccm" && c.Bool("head-choice") && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
-		return usagef("--run-dir, --resume, --save-every and --head-choice: a dmvccm model file does not carry the head-choice factor")
+		return program.Usagef("--run-dir, --resume, --save-every and --head-choice: a dmvccm model file does not carry the head-choice factor")
 	}
 	if c.Int("save-every") > 0 {
 		if err := checkSaveDir(c, c.String("save-dir")); err != nil {
@@ -161,7 +162,7 @@ func trainCCM(c *cli.Context) error {
 	if run != nil {
 		defer run.close()
 	}
-	src := source(c)
+	src := program.Source(c)
 	train, err := readTagged(src)
 	if err != nil {
 		return err
@@ -233,7 +234,7 @@ func trainCCM(c *cli.Context) error {
 			return err
 		}
 	}
-	return writeOutput(c, src, func(w io.Writer) error {
+	return program.WriteOutput(c, src, func(w io.Writer) error {
 		for _, s := range out {
 			if err := pipeline.WriteRecord(w, s); err != nil {
 				return err

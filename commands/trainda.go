@@ -5,12 +5,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { register("train-da", trainDAApp) }
+func init() { program.Register("train-da", trainDAApp) }
 
 func trainDAApp() *cli.App {
 	return &cli.App{
@@ -43,12 +44,12 @@ Examples:
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
-			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
+			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
-				return usagef("--lambda must be ≥ 0")
+				return program.Usagef("--lambda must be ≥ 0")
 			}
 			tol, err := tolerance(c)
 			if err != nil {
@@ -59,7 +60,7 @@ Examples:
 				betas, err = anneal.BelowOne(betas)
 			}
 			if err != nil {
-				return usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
 			dir, err := stageDir(c)
 			if err != nil {
@@ -69,8 +70,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return anneal.RunDA(src, w, job, anneal.DAOptions{
 					Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"), Skew: c.Bool("skew"),
 					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, SaveDir: dir,

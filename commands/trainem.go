@@ -6,24 +6,25 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { register("train-em", trainEMApp) }
+func init() { program.Register("train-em", trainEMApp) }
 
 // trainFlags are the flags every training loop shares.
 func trainFlags(defaultInit string) []cli.Flag {
 	return []cli.Flag{
 		initFlag(defaultInit), kleinConstFlag(),
-		modelFlag(false),
+		program.ModelFlag(false),
 		seedFlag(),
 		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
-		workersFlag(),
+		program.WorkersFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
-		outputFlag(), skipBadFlag(), quietFlag(),
+		program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 	}
 }
 
@@ -48,7 +49,7 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 	if c.Bool("stream") {
 		if err := dmv.CheckStreamable(c.Args().Slice()); err != nil {
 			if errors.Is(err, dmv.ErrNotSeekable) {
-				return train.Job{}, usagef("--stream: %v", err)
+				return train.Job{}, program.Usagef("--stream: %v", err)
 			}
 			return train.Job{}, err
 		}
@@ -102,14 +103,14 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
 		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
 			streamFlag(),
-			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
+			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
 			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
-				return usagef("--lambda must be ≥ 0")
+				return program.Usagef("--lambda must be ≥ 0")
 			}
 			tol, err := tolerance(c)
 			if err != nil {
@@ -119,8 +120,8 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			if err != nil {
 				return err
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{
 					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
 					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/hmm"
@@ -18,7 +19,7 @@ import (
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-func init() { register("train-hmm", trainHMMApp) }
+func init() { program.Register("train-hmm", trainHMMApp) }
 
 func trainHMMApp() *cli.App {
 	return &cli.App{
@@ -81,7 +82,7 @@ Examples:
 			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
-			outputFlag(), skipBadFlag(), quietFlag(),
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, runDirFlags()...),
 		Action: func(c *cli.Context) error {
 			o := hmm.Options{
@@ -97,35 +98,35 @@ Examples:
 			ce := o.Estimator == "ce"
 			var logw io.Writer
 			if !slices.Contains(hmm.Estimators, o.Estimator) && !ce {
-				return usagef("--estimator must be em, map, da, sda, vb, gibbs or ce, not %q", o.Estimator)
+				return program.Usagef("--estimator must be em, map, da, sda, vb, gibbs or ce, not %q", o.Estimator)
 			}
 			if o.Estimator == hmm.MAP && !c.IsSet("lambda") {
 				o.Lambda = 1
 			}
 			switch {
 			case o.States < 1:
-				return usagef("--states must be at least 1")
+				return program.Usagef("--states must be at least 1")
 			case o.Iterations < 1:
-				return usagef("--iter must be at least 1")
+				return program.Usagef("--iter must be at least 1")
 			case o.Lambda < 0 || o.Tol < 0:
-				return usagef("--lambda and --tol must not be negative")
+				return program.Usagef("--lambda and --tol must not be negative")
 			case !(o.Noise > 0):
-				return usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
+				return program.Usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
-				return usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
+				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
 			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":
-				return usagef("--save-model: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
+				return program.Usagef("--save-model: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
 			case c.Int("dict") < 0:
-				return usagef("--dict must be 0 (none) or a minimum count ≥ 1")
+				return program.Usagef("--dict must be 0 (none) or a minimum count ≥ 1")
 			case ce && o.Order != 1:
-				return usagef("--estimator ce is for the bitag HMM (drop --trigram)")
+				return program.Usagef("--estimator ce is for the bitag HMM (drop --trigram)")
 			case ce && !(c.Float64("sigma2") > 0):
-				return usagef("--sigma2 must be > 0 (inf: no prior)")
+				return program.Usagef("--sigma2 must be > 0 (inf: no prior)")
 			case ce && c.String("nbhd") != nbhd.Trans1 && c.String("nbhd") != nbhd.Del1OrTrans1 && c.String("nbhd") != nbhd.Length:
-				return usagef("--nbhd must be trans1, del1ortrans1 or length, not %q", c.String("nbhd"))
+				return program.Usagef("--nbhd must be trans1, del1ortrans1 or length, not %q", c.String("nbhd"))
 			}
 			if (o.Estimator == hmm.Gibbs || ce) && c.Int("save-every") > 0 {
-				return usagef("--save-every: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
+				return program.Usagef("--save-every: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
 			}
 			if c.Int("save-every") > 0 {
 				if err := checkSaveDir(c, c.String("save-dir")); err != nil {
@@ -133,7 +134,7 @@ Examples:
 				}
 			}
 			if ce && (c.IsSet("run-dir") || c.IsSet("resume")) {
-				return usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
+				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
 			}
 			rd, err := openTrainerRun[hmm.Snapshot](c, c.Args().Slice())
 			if err != nil {
@@ -146,7 +147,7 @@ Examples:
 				o.Resume = rd.resumed
 				o.Checkpoint = rd.checkpoint
 			}
-			src := source(c)
+			src := program.Source(c)
 			sents, err := pipeline.ReadSentences(src)
 			if err != nil {
 				return err
@@ -211,7 +212,7 @@ Examples:
 					return err
 				}
 			}
-			return writeOutput(c, src, func(w io.Writer) error {
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return hmm.WriteTagged(w, corpus, res.States, res.Tags)
 			})
 		},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/train"
@@ -61,7 +62,7 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 	dir, resume = c.String("run-dir"), c.IsSet("resume")
 	if resume {
 		if dir != "" {
-			return "", false, usagef("--run-dir and --resume: a run either starts or resumes")
+			return "", false, program.Usagef("--run-dir and --resume: a run either starts or resumes")
 		}
 		dir = c.String("resume")
 	}
@@ -70,10 +71,10 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 	}
 	flag := map[bool]string{false: "--run-dir", true: "--resume"}[resume]
 	if c.String("log") != "" {
-		return "", false, usagef("--log and %s: the run directory has its log, %s", flag, train.RunLog)
+		return "", false, program.Usagef("--log and %s: the run directory has its log, %s", flag, train.RunLog)
 	}
 	if c.NArg() == 0 {
-		return "", false, usagef("%s needs input files: stdin cannot be read again on --resume", flag)
+		return "", false, program.Usagef("%s needs input files: stdin cannot be read again on --resume", flag)
 	}
 	rec := runRecord{Program: c.App.Name, Argv: os.Args, Args: c.Args().Slice(), Flags: map[string]string{}}
 	for _, f := range c.App.Flags {
@@ -85,10 +86,10 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 	}
 	for _, in := range inputs {
 		if in == "-" {
-			return "", false, usagef("%s needs input files: stdin cannot be read again on --resume", flag)
+			return "", false, program.Usagef("%s needs input files: stdin cannot be read again on --resume", flag)
 		}
 		if sameFile(filepath.Dir(in), dir) {
-			return "", false, usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
+			return "", false, program.Usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
 		}
 		h, err := rundir.HashFile(in)
 		if err != nil {
@@ -97,17 +98,17 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		rec.Inputs = append(rec.Inputs, h)
 	}
 	if out := c.String("output"); out != "" && out != "-" && sameFile(filepath.Dir(out), dir) {
-		return "", false, usagef("%s %s: write -o outside it (the run writes %s there)", flag, dir, train.RunModel)
+		return "", false, program.Usagef("%s %s: write -o outside it (the run writes %s there)", flag, dir, train.RunModel)
 	}
 	path := filepath.Join(dir, "run.json")
 	if resume {
 		return dir, true, checkResume(path, rec)
 	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return "", false, usagef("--run-dir %s is not a folder", dir)
+		return "", false, program.Usagef("--run-dir %s is not a folder", dir)
 	}
 	if _, err := os.Stat(path); err == nil {
-		return "", false, usagef("--run-dir %s already holds a run; continue it with --resume %s or choose another", dir, dir)
+		return "", false, program.Usagef("--run-dir %s already holds a run; continue it with --resume %s or choose another", dir, dir)
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return "", false, fmt.Errorf("--run-dir: %w", err)
@@ -129,7 +130,7 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 func checkResume(path string, now runRecord) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("--resume %s: no run.json there (not a run directory)", filepath.Dir(path))
+		return program.Usagef("--resume %s: no run.json there (not a run directory)", filepath.Dir(path))
 	}
 	if err != nil {
 		return err
@@ -139,10 +140,10 @@ func checkResume(path string, now runRecord) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if was.Program != now.Program {
-		return usagef("--resume: %s is a run of %s, not %s", filepath.Dir(path), was.Program, now.Program)
+		return program.Usagef("--resume: %s is a run of %s, not %s", filepath.Dir(path), was.Program, now.Program)
 	}
 	if strings.Join(was.Inputs, " ") != strings.Join(now.Inputs, " ") {
-		return usagef("--resume: the inputs differ from the run's (%s); the run read %s", path, strings.Join(was.Args, " "))
+		return program.Usagef("--resume: the inputs differ from the run's (%s); the run read %s", path, strings.Join(was.Args, " "))
 	}
 	var differ []string
 	for name, v := range now.Flags {
@@ -152,7 +153,7 @@ func checkResume(path string, now runRecord) error {
 	}
 	if len(differ) > 0 {
 		sort.Strings(differ)
-		return usagef("--resume: flags differ from the run's (%s): %s", path, strings.Join(differ, ", "))
+		return program.Usagef("--resume: flags differ from the run's (%s): %s", path, strings.Join(differ, ", "))
 	}
 	return nil
 }

@@ -5,12 +5,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { register("train-sa", trainSAApp) }
+func init() { program.Register("train-sa", trainSAApp) }
 
 func trainSAApp() *cli.App {
 	return &cli.App{
@@ -52,12 +53,12 @@ Examples:
 			&cli.Float64Flag{Name: "seg-beta0", DefaultText: "none", Usage: "Model S: the first epoch's segmentation weight `β₀` (log of the weight per extra tree)"},
 			&cli.Float64Flag{Name: "seg-beta-step", Value: -0.1, Usage: "Model S: β += `Δβ` after each epoch"},
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
-			lambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
+			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.Float64("lambda") < 0 {
-				return usagef("--lambda must be ≥ 0")
+				return program.Usagef("--lambda must be ≥ 0")
 			}
 			tol, err := tolerance(c)
 			if err != nil {
@@ -77,8 +78,8 @@ Examples:
 				return err
 			}
 			opts.Lambda, opts.MaxIter, opts.Tol = c.Float64("lambda"), c.Int("max-iter"), tol
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return anneal.RunSA(src, w, job, opts)
 			})
 		},
@@ -93,17 +94,17 @@ func saSchedule(c *cli.Context) (anneal.SAOptions, int, error) {
 	var opts anneal.SAOptions
 	switch {
 	case locality && segments:
-		return opts, 0, usagef("anneal either the locality bias (--delta…) or the segmentation weight (--seg-beta…), not both")
+		return opts, 0, program.Usagef("anneal either the locality bias (--delta…) or the segmentation weight (--seg-beta…), not both")
 	case locality && c.IsSet("delta0"):
 		opts = anneal.SAOptions{Anneals: anneal.Delta, Start: c.Float64("delta0"), Step: c.Float64("delta-step"), Final: c.Float64("delta-final")}
 	case segments && c.IsSet("seg-beta0"):
 		opts = anneal.SAOptions{Anneals: anneal.SegBeta, Start: c.Float64("seg-beta0"), Step: c.Float64("seg-beta-step"), Final: c.Float64("seg-beta-final")}
 	default:
-		return opts, 0, usagef("missing --delta0 (Model L) or --seg-beta0 (Model S)")
+		return opts, 0, program.Usagef("missing --delta0 (Model L) or --seg-beta0 (Model S)")
 	}
 	values, err := schedule.Linear(opts.Start, opts.Step, opts.Final)
 	if err != nil {
-		return opts, 0, usagef("%v", err)
+		return opts, 0, program.Usagef("%v", err)
 	}
 	return opts, len(values), nil
 }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
+	_ "github.com/grind-nlp/grind/commands/stepcmd" // registers mstep: a binary without the trainers, which starts faster
 )
 
-func main() { os.Exit(commands.Main("mstep")) }
+func main() { os.Exit(program.Main("mstep")) }

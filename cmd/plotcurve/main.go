@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
 	_ "github.com/grind-nlp/grind/commands/plotcmd" // registers plotcurve
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("plotcurve")) }
+func main() { os.Exit(program.Main("plotcurve")) }

@@ -5,7 +5,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands" // registers ptb2deps
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("ptb2deps")) }
+func main() { os.Exit(program.Main("ptb2deps")) }

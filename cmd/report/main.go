@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 	_ "github.com/grind-nlp/grind/commands/reportcmd" // registers report
 )
 
-func main() { os.Exit(commands.Main("report")) }
+func main() { os.Exit(program.Main("report")) }

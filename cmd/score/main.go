@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands" // registers score
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("score")) }
+func main() { os.Exit(program.Main("score")) }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands" // registers split-corpus
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("split-corpus")) }
+func main() { os.Exit(program.Main("split-corpus")) }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands" // registers tagged2sents
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("tagged2sents")) }
+func main() { os.Exit(program.Main("tagged2sents")) }

@@ -5,7 +5,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands" // registers train-ccm
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("train-ccm")) }
+func main() { os.Exit(program.Main("train-ccm")) }

@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
 	_ "github.com/grind-nlp/grind/commands/cecmd" // registers train-ce
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("train-ce")) }
+func main() { os.Exit(program.Main("train-ce")) }

@@ -5,7 +5,8 @@ package main
 import (
 	"os"
 
-	"github.com/grind-nlp/grind/commands"
+	_ "github.com/grind-nlp/grind/commands" // registers train-sa
+	"github.com/grind-nlp/grind/commands/program"
 )
 
-func main() { os.Exit(commands.Main("train-sa")) }
+func main() { os.Exit(program.Main("train-sa")) }

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/internal/clitest"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
 // TestResumeCEChild is the train-ce TestResumeCEAfterSIGKILL kills.
-func TestResumeCEChild(t *testing.T) { clitest.RunChild(t, commands.Run) }
+func TestResumeCEChild(t *testing.T) { clitest.RunChild(t, program.Run) }
 
 func logLines(dir string) int {
 	b, _ := os.ReadFile(filepath.Join(dir, train.RunLog))

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 )
 
 func run(t *testing.T, args ...string) []byte {
 	t.Helper()
 	var out, errs bytes.Buffer
-	if code := commands.Run(args[0], args, strings.NewReader(""), &out, &errs); code != 0 {
+	if code := program.Run(args[0], args, strings.NewReader(""), &out, &errs); code != 0 {
 		t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errs.String())
 	}
 	return out.Bytes()

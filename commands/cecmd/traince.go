@@ -12,13 +12,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-func init() { commands.Register("train-ce", trainCEApp) }
+func init() { program.Register("train-ce", trainCEApp) }
 
 func trainCEApp() *cli.App {
 	return &cli.App{
@@ -75,14 +76,14 @@ Examples:
 			}
 			deltas, err := (&lbfgs.Trainer{Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep}).Deltas()
 			if err != nil {
-				return commands.Usagef("%v", err)
+				return program.Usagef("%v", err)
 			}
 			job, err := commands.TrainJob(c, len(deltas)*(c.Int("max-iter")+1))
 			if err != nil {
 				return err
 			}
-			src := commands.Source(c)
-			return commands.WriteOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return lbfgs.Run(src, w, job, opts)
 			})
 		},
@@ -93,12 +94,12 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 	opts := lbfgs.Options{Kind: c.String("nbhd"), Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
 	if c.IsSet("delta") {
 		if c.IsSet("delta0") {
-			return opts, commands.Usagef("--delta is the old name of --delta0: give one")
+			return opts, program.Usagef("--delta is the old name of --delta0: give one")
 		}
 		opts.Delta = c.Float64("delta")
 	}
 	if !nbhd.Known(opts.Kind) {
-		return opts, commands.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
+		return opts, program.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
 	}
 	s := strings.ToLower(c.String("sigma2"))
 	if s == "inf" || s == "+inf" {
@@ -106,16 +107,16 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 	} else {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v > 0) {
-			return opts, commands.Usagef("--sigma2 must be a positive number or inf, not %q", c.String("sigma2"))
+			return opts, program.Usagef("--sigma2 must be a positive number or inf, not %q", c.String("sigma2"))
 		}
 		opts.Sigma2 = v
 	}
 	if c.Int64("max-memory") < 0 || c.Int64("max-memory") > 1<<40 {
-		return opts, commands.Usagef("--max-memory must be between 0 and 2^40 MiB, not %d", c.Int64("max-memory"))
+		return opts, program.Usagef("--max-memory must be between 0 and 2^40 MiB, not %d", c.Int64("max-memory"))
 	}
 	opts.MaxMemory = c.Int64("max-memory") << 20
 	if c.Int("max-iter") < 1 {
-		return opts, commands.Usagef("--max-iter must be at least 1")
+		return opts, program.Usagef("--max-iter must be at least 1")
 	}
 	tol, err := commands.Tolerance(c)
 	if err != nil {
@@ -129,7 +130,7 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 		if opts.DeltaFinal == opts.Delta {
 			opts.DeltaStep = 0 // one stage
 		} else if opts.DeltaStep == 0 || (opts.DeltaFinal-opts.Delta)*opts.DeltaStep < 0 {
-			return opts, commands.Usagef("--delta-step %g does not lead from δ = %g to %g", opts.DeltaStep, opts.Delta, opts.DeltaFinal)
+			return opts, program.Usagef("--delta-step %g does not lead from δ = %g to %g", opts.DeltaStep, opts.Delta, opts.DeltaFinal)
 		}
 	}
 	return opts, nil

@@ -10,12 +10,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/plotcurve"
 )
 
-func init() { commands.Register("plotcurve", plotcurveApp) }
+func init() { program.Register("plotcurve", plotcurveApp) }
 
 func plotcurveApp() *cli.App {
 	return &cli.App{
@@ -42,7 +42,7 @@ Examples:
 			&cli.StringFlag{Name: "width", Value: "7in", Usage: "image width, a `LENGTH` in in, cm, mm or pt (a bare number is inches)"},
 			&cli.StringFlag{Name: "height", Usage: "image height, a `LENGTH` (default 3.5in with one panel, 5.8in with two, 0.3in more with a title)"},
 			&cli.IntFlag{Name: "dpi", Value: plotcurve.DefaultDPI, Usage: "pixels per inch of a PNG, `N`"},
-			commands.SkipBadFlag(), commands.QuietFlag(),
+			program.SkipBadFlag(), program.QuietFlag(),
 		},
 		DisableSliceFlagSeparator: true, // a label may hold a comma
 		Action: func(c *cli.Context) error {
@@ -50,9 +50,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			src := commands.Source(c)
+			src := program.Source(c)
 			if opts.Labels != nil && len(opts.Labels) != max(c.NArg(), 1) {
-				return commands.Usagef("%d --label for %d logs: give one per log", len(opts.Labels), max(c.NArg(), 1))
+				return program.Usagef("%d --label for %d logs: give one per log", len(opts.Labels), max(c.NArg(), 1))
 			}
 			var series []*plotcurve.Series
 			err = pipeline.WriteFile(c.String("output"), c.App.Writer, func(o *pipeline.Output) error {
@@ -74,28 +74,28 @@ func plotcurveOptions(c *cli.Context) (plotcurve.Options, error) {
 	var opts plotcurve.Options
 	out := c.String("output")
 	if out == "" || out == "-" {
-		return opts, commands.Usagef("missing -o FILE: plotcurve writes an image file (.svg, .png or .pdf)")
+		return opts, program.Usagef("missing -o FILE: plotcurve writes an image file (.svg, .png or .pdf)")
 	}
 	var err error
 	if opts.Format, err = plotcurve.FormatOf(out); err != nil {
-		return opts, commands.Usagef("%v", err)
+		return opts, program.Usagef("%v", err)
 	}
 	if opts.X, err = plotcurve.ParseXAxis(c.String("x")); err != nil {
-		return opts, commands.Usagef("--x: %v", err)
+		return opts, program.Usagef("--x: %v", err)
 	}
 	if opts.Width, err = plotcurve.ParseLength(c.String("width")); err != nil {
-		return opts, commands.Usagef("--width: %v", err)
+		return opts, program.Usagef("--width: %v", err)
 	}
 	if h := c.String("height"); h != "" {
 		if opts.Height, err = plotcurve.ParseLength(h); err != nil {
-			return opts, commands.Usagef("--height: %v", err)
+			return opts, program.Usagef("--height: %v", err)
 		}
 	}
 	opts.DPI = c.Int("dpi")
 	opts.Title = c.String("title")
 	opts.Labels = c.StringSlice("label")
 	if err := opts.Validate(); err != nil {
-		return opts, commands.Usagef("%v", err)
+		return opts, program.Usagef("%v", err)
 	}
 	return opts, nil
 }

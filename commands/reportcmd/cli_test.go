@@ -3,9 +3,9 @@ package reportcmd
 import (
 	"testing"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/internal/clitest"
 )
 
 // TestCLI runs report's command-line cases.
-func TestCLI(t *testing.T) { clitest.Cases(t, "testdata/cli/*.txt", commands.Run) }
+func TestCLI(t *testing.T) { clitest.Cases(t, "testdata/cli/*.txt", program.Run) }

@@ -10,12 +10,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/report"
 )
 
-func init() { commands.Register("report", reportApp) }
+func init() { program.Register("report", reportApp) }
 
 func reportApp() *cli.App {
 	return &cli.App{
@@ -57,13 +57,13 @@ Examples:
 			&cli.StringFlag{Name: "title", Usage: "the page's `TITLE` (default \"Training report\")"},
 			&cli.IntFlag{Name: "top", Value: report.DefaultTop, Usage: "`N` rows of the tag and tag-pair tables"},
 			&cli.IntFlag{Name: "trees", Value: report.DefaultTrees, Usage: "`N` sentences to draw (0 for none)"},
-			commands.SkipBadFlag(), commands.QuietFlag(),
+			program.SkipBadFlag(), program.QuietFlag(),
 		},
 		DisableSliceFlagSeparator: true,
 		Action: func(c *cli.Context) error {
 			out := c.String("output")
 			if out == "" {
-				return commands.Usagef("missing -o FILE: report writes an HTML page")
+				return program.Usagef("missing -o FILE: report writes an HTML page")
 			}
 			specs, err := parseRuns(c.StringSlice("run"), c.Args().Slice())
 			if err != nil {
@@ -78,23 +78,23 @@ Examples:
 			}
 			switch {
 			case dirs > 0 && test == "":
-				return commands.Usagef("missing --test CORPUS: a run directory's model is scored on the sentences of --test")
+				return program.Usagef("missing --test CORPUS: a run directory's model is scored on the sentences of --test")
 			case dirs == 0 && test != "":
-				return commands.Usagef("--test is for run directories, and no run is one (a folder)")
+				return program.Usagef("--test is for run directories, and no run is one (a folder)")
 			case test == "-":
-				return commands.Usagef("--test -: the corpus is decoded once for every run; give a file")
+				return program.Usagef("--test -: the corpus is decoded once for every run; give a file")
 			}
 			if c.Int("top") < 1 {
-				return commands.Usagef("--top must be at least 1, not %d", c.Int("top"))
+				return program.Usagef("--top must be at least 1, not %d", c.Int("top"))
 			}
 			if c.Int("trees") < 0 {
-				return commands.Usagef("--trees must be 0 or more, not %d", c.Int("trees"))
+				return program.Usagef("--trees must be 0 or more, not %d", c.Int("trees"))
 			}
 			opts := report.Options{Title: c.String("title"), Top: c.Int("top"), Trees: c.Int("trees")}
 			if opts.Trees == 0 {
 				opts.Trees = -1
 			}
-			src := commands.Source(c)
+			src := program.Source(c)
 			var runs []*report.Run
 			err = func() error {
 				testBad := src.Bad // the test corpus's bad records, counted once
@@ -136,13 +136,13 @@ type runSpec struct {
 // directory.
 func parseRuns(values, dirs []string) ([]runSpec, error) {
 	if len(values) == 0 && len(dirs) == 0 {
-		return nil, commands.Usagef("no run given: name at least one run directory, or --run NAME=[LOG,]PARSED")
+		return nil, program.Usagef("no run given: name at least one run directory, or --run NAME=[LOG,]PARSED")
 	}
 	var specs []runSpec
 	seen := map[string]bool{}
 	name := func(n, v string) error {
 		if seen[n] {
-			return commands.Usagef("%s: two runs named %q (name them with --run NAME=RUNDIR)", v, n)
+			return program.Usagef("%s: two runs named %q (name them with --run NAME=RUNDIR)", v, n)
 		}
 		seen[n] = true
 		return nil
@@ -150,7 +150,7 @@ func parseRuns(values, dirs []string) ([]runSpec, error) {
 	for _, v := range values {
 		n, files, ok := strings.Cut(v, "=")
 		if !ok || n == "" || files == "" {
-			return nil, commands.Usagef("--run %q: want NAME=RUNDIR or NAME=[LOG,]PARSED", v)
+			return nil, program.Usagef("--run %q: want NAME=RUNDIR or NAME=[LOG,]PARSED", v)
 		}
 		if err := name(n, "--run"); err != nil {
 			return nil, err
@@ -159,7 +159,7 @@ func parseRuns(values, dirs []string) ([]runSpec, error) {
 		if i := strings.LastIndex(files, ","); i >= 0 {
 			s.Log, s.Parsed = files[:i], files[i+1:]
 			if s.Log == "" || s.Parsed == "" {
-				return nil, commands.Usagef("--run %q: want NAME=RUNDIR or NAME=[LOG,]PARSED", v)
+				return nil, program.Usagef("--run %q: want NAME=RUNDIR or NAME=[LOG,]PARSED", v)
 			}
 		} else if fi, err := os.Stat(files); err == nil && fi.IsDir() {
 			s.dir, s.Parsed = files, ""
@@ -168,7 +168,7 @@ func parseRuns(values, dirs []string) ([]runSpec, error) {
 	}
 	for _, d := range dirs {
 		if d == "" || d == "-" {
-			return nil, commands.Usagef("run directory %q: name a folder", d)
+			return nil, program.Usagef("run directory %q: name a folder", d)
 		}
 		n := filepath.Base(filepath.Clean(d))
 		if err := name(n, d); err != nil {

@@ -15,14 +15,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grind-nlp/grind/commands"
+	"github.com/grind-nlp/grind/commands/program"
 )
 
 // grind runs a program in-process and returns its stdout.
 func grind(t *testing.T, stdin []byte, name string, args ...string) []byte {
 	t.Helper()
 	var out, errs bytes.Buffer
-	if code := commands.Run(name, append([]string{name}, args...), bytes.NewReader(stdin), &out, &errs); code != 0 {
+	if code := program.Run(name, append([]string{name}, args...), bytes.NewReader(stdin), &out, &errs); code != 0 {
 		t.Fatalf("%s %s: exit %d: %s", name, strings.Join(args, " "), code, errs.String())
 	}
 	return out.Bytes()
@@ -275,7 +275,7 @@ func TestReportOtherFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errs bytes.Buffer
-	code := commands.Run("report", []string{"report", "-o", out + ".2", "--test", noTree, ccmRun}, nil, io.Discard, &errs)
+	code := program.Run("report", []string{"report", "-o", out + ".2", "--test", noTree, ccmRun}, nil, io.Discard, &errs)
 	if wantErr := noTree + `:1: sentence has no gold "tree" to score brackets against`; code != 1 || !strings.Contains(errs.String(), wantErr) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errs.String(), wantErr)
 	}

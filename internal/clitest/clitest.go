@@ -19,7 +19,7 @@ import (
 )
 
 // Runner runs the named program with args on the given streams and
-// returns its exit code (commands.Run).
+// returns its exit code (program.Run).
 type Runner func(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 // Cases runs every case matching pattern: a txtar archive whose

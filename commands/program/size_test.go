@@ -1,4 +1,4 @@
-package commands
+package program
 
 import "testing"
 

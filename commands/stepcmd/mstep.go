@@ -1,15 +1,16 @@
-package commands
+package stepcmd
 
 import (
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/mstep"
 )
 
-func init() { register("mstep", mstepApp) }
+func init() { program.Register("mstep", mstepApp) }
 
 func mstepApp() *cli.App {
 	return &cli.App{
@@ -28,20 +29,20 @@ Examples:
    estep -m model.jsonl wsj10.jsonl | mstep --lambda 0.2154 > next.jsonl
    mstep --expect-sentences 5387 shard-*.counts > next.jsonl`,
 		Flags: []cli.Flag{
-			lambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
+			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
-			expectCorpusFlag(),
-			outputFlag(), quietFlag(),
+			program.ExpectCorpusFlag(),
+			program.OutputFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if err := checkLambda(c); err != nil {
+			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
 			if n := c.Int("expect-sentences"); n < -1 {
-				return usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
+				return program.Usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},

@@ -1,15 +1,16 @@
-package commands
+package stepcmd
 
 import (
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/sumcounts"
 )
 
-func init() { register("sumcounts", sumcountsApp) }
+func init() { program.Register("sumcounts", sumcountsApp) }
 
 func sumcountsApp() *cli.App {
 	return &cli.App{
@@ -23,10 +24,10 @@ error naming file and line. --expect-corpus also catches a whole shard lost.
 Examples:
    sumcounts shard-*.counts | mstep > next.jsonl
    parallel --pipe -N 1000 estep -m model.jsonl < corpus.jsonl | sumcounts > counts.jsonl`,
-		Flags: []cli.Flag{expectCorpusFlag(), outputFlag(), quietFlag()},
+		Flags: []cli.Flag{program.ExpectCorpusFlag(), program.OutputFlag(), program.QuietFlag()},
 		Action: func(c *cli.Context) error {
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error { return sumcounts.Run(families.All, src, w, c.String("expect-corpus")) })
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error { return sumcounts.Run(families.All, src, w, c.String("expect-corpus")) })
 		},
 	}
 }

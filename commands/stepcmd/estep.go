@@ -1,16 +1,17 @@
-package commands
+package stepcmd
 
 import (
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/families"
 )
 
-func init() { register("estep", estepApp) }
+func init() { program.Register("estep", estepApp) }
 
 func estepApp() *cli.App {
 	return &cli.App{
@@ -36,34 +37,34 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
    estep --beta 0.1 --skew init.jsonl -m model.jsonl wsj10.jsonl | mstep > next.jsonl
    estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl`,
 		Flags: []cli.Flag{
-			modelFlag(false),
+			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
 			&cli.StringFlag{Name: "skew", Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
-			workersFlag(), outputFlag(), skipBadFlag(), quietFlag(),
+			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
-				return usagef("missing -m MODEL")
+				return program.Usagef("missing -m MODEL")
 			}
 			if c.String("model") == "-" || c.String("skew") == "-" {
-				return usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
 			}
 			if c.Bool("hard") && c.Bool("gold") {
-				return usagef("--hard and --gold exclude each other")
+				return program.Usagef("--hard and --gold exclude each other")
 			}
-			if err := checkWorkers(c); err != nil {
+			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
 			r, err := reweightFlags(c)
 			if err != nil {
 				return err
 			}
-			src := source(c)
-			return writeOutput(c, src, func(w io.Writer) error {
+			src := program.Source(c)
+			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
 					Reweight: r, Skew: c.String("skew")}
 				if !c.Bool("quiet") {
@@ -79,10 +80,10 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 func reweightFlags(c *cli.Context) (*dmv.Reweighting, error) {
 	r := dmv.Reweighting{Beta: c.Float64("beta"), Delta: c.Float64("delta"), Segmented: c.IsSet("seg-beta"), SegBeta: c.Float64("seg-beta")}
 	if err := r.Check(); err != nil {
-		return nil, usagef("%v", err)
+		return nil, program.Usagef("%v", err)
 	}
 	if c.Bool("gold") && (!r.IsPlain() || c.String("skew") != "") {
-		return nil, usagef("--gold counts the gold trees: --beta, --skew, --delta and --seg-beta do not apply")
+		return nil, program.Usagef("--gold counts the gold trees: --beta, --skew, --delta and --seg-beta do not apply")
 	}
 	if r.IsPlain() {
 		return nil, nil
