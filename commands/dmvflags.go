@@ -6,16 +6,16 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
-	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 )
 
 func seedFlag() cli.Flag {
 	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S`; the same seed gives the same output"}
 }
 
-// progress reports on stderr for the program, unless --quiet.
-func progress(c *cli.Context, total int) *pipeline.Progress {
-	return pipeline.NewProgress(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
+// newProgress reports on stderr for the program, unless --quiet.
+func newProgress(c *cli.Context, total int) *progress.Reporter {
+	return progress.New(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
 }
 
 // Tolerance is tolerance, for trainers defined outside this package.

@@ -182,7 +182,7 @@ func trainCCM(c *cli.Context) error {
 	if run != nil {
 		logw, began = run.logFile(), run.origin()
 	}
-	prog := progress(c, c.Int("max-iter"))
+	prog := newProgress(c, c.Int("max-iter"))
 	tokens := 0
 	for _, s := range train {
 		tokens += len(s.Tags)

@@ -66,7 +66,7 @@ func trainJob(c *cli.Context, total int) (train.Job, error) {
 		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"),
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
-		Progress: progress(c, total), Evaluate: attachmentAccuracy,
+		Progress: newProgress(c, total), Evaluate: attachmentAccuracy,
 		RunDir: dir, Resume: resume, Stream: c.Bool("stream"),
 	}, nil
 }

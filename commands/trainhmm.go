@@ -14,6 +14,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -180,7 +181,7 @@ Examples:
 				defer f.Close()
 				logw = f
 			}
-			prog := pipeline.NewProgress(c.App.ErrWriter, c.App.Name, o.Iterations, c.Bool("quiet"))
+			prog := progress.New(c.App.ErrWriter, c.App.Name, o.Iterations, c.Bool("quiet"))
 			var logErr error
 			o.Progress = func(it format.Iteration) {
 				prog.Iteration(it)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
@@ -27,7 +28,7 @@ type Job struct {
 	LogPath    string // one format.Iteration per line ("" for none)
 	SaveEvery  int    // save the model every SaveEvery iterations (0: never)
 	SaveDir    string
-	Progress   *pipeline.Progress
+	Progress   *progress.Reporter
 	// Evaluate scores Viterbi parses of the training data against its
 	// gold heads, for the log: directed and undirected accuracy. It
 	// sees each sentence's gold and predicted heads in turn and must not

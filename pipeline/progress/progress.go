@@ -1,4 +1,7 @@
-package pipeline
+// Package progress tells people how training goes. It is a package of its
+// own so that programs without a training loop (estep, mstep) do not link
+// the progress-bar library or pay for its initialisation at every start.
+package progress
 
 import (
 	"fmt"
@@ -11,9 +14,9 @@ import (
 	"github.com/grind-nlp/grind/format"
 )
 
-// Progress tells people how training goes: a progress bar when stderr is
+// Reporter tells people how training goes: a progress bar when stderr is
 // a terminal, one line per iteration otherwise, nothing when quiet.
-type Progress struct {
+type Reporter struct {
 	w   io.Writer
 	bar *pb.ProgressBar
 }
@@ -22,12 +25,12 @@ type Progress struct {
 // bar, the time taken, and the latest objective.
 const barTemplate = `{{string . "prefix"}} {{counters . }} {{bar . }} {{etime . }} {{string . "suffix"}}`
 
-// NewProgress reports to w on a run of at most total iterations.
-func NewProgress(w io.Writer, program string, total int, quiet bool) *Progress {
+// New reports to w on a run of at most total iterations.
+func New(w io.Writer, program string, total int, quiet bool) *Reporter {
 	if quiet {
-		return &Progress{}
+		return &Reporter{}
 	}
-	p := &Progress{w: w}
+	p := &Reporter{w: w}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = pb.New(total).SetWriter(w).SetTemplateString(barTemplate).SetMaxWidth(100).
 			Set("prefix", program).Set(pb.CleanOnFinish, true).Start()
@@ -36,7 +39,7 @@ func NewProgress(w io.Writer, program string, total int, quiet bool) *Progress {
 }
 
 // Iteration reports one iteration.
-func (p *Progress) Iteration(it format.Iteration) {
+func (p *Reporter) Iteration(it format.Iteration) {
 	switch {
 	case p.w == nil:
 	case p.bar != nil:
@@ -48,7 +51,7 @@ func (p *Progress) Iteration(it format.Iteration) {
 }
 
 // Note prints a line for people (above the bar on a terminal).
-func (p *Progress) Note(format string, args ...any) {
+func (p *Reporter) Note(format string, args ...any) {
 	switch {
 	case p.w == nil:
 	case p.bar != nil:
@@ -60,7 +63,7 @@ func (p *Progress) Note(format string, args ...any) {
 }
 
 // Done ends the report.
-func (p *Progress) Done() {
+func (p *Reporter) Done() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
