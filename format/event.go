@@ -679,13 +679,19 @@ func (f *eventFields) finish(e *Event) error {
 		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus}
 		return nil
 	}
+	// The DMV's kinds, thousands per model, check first what a whole
+	// event has and join the errors only when something is missing.
 	switch e.Ev {
 	case EvRoot:
 		err = need(e.Arg != "", "arg")
 	case EvChild:
-		err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
+		if e.Head == "" || e.Arg == "" || e.Dir != Left && e.Dir != Right {
+			err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
+		}
 	case EvStop, EvCont:
-		err = errors.Join(need(e.Head != "", "head"), need(f.hasAdj, "adj"), checkDir(e.Dir))
+		if e.Head == "" || !f.hasAdj || e.Dir != Left && e.Dir != Right {
+			err = errors.Join(need(e.Head != "", "head"), need(f.hasAdj, "adj"), checkDir(e.Dir))
+		}
 		if f.hasAdj {
 			e.Adj = f.adj
 		}

@@ -50,14 +50,10 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 func (b *TableBuilder) kind() eventio.Kind {
 	return eventio.Kind{
 		Families: []string{Family},
-		Add:      b.add,
-		Expect: func(n int) {
-			if b.events == nil {
-				b.events = make([]tableEvent, 0, n)
-			}
-		},
-		Key:       func(e *format.Event) string { return describe(*e) },
-		AppendKey: appendDescribe,
+		Add:      b.addValid,
+		Expect:   b.expect,
+		Key:      func(e *format.Event) string { return describe(*e) },
+		ID:       b.id,
 	}
 }
 

@@ -25,10 +25,11 @@ type Kind struct {
 	// reported at the event's line.
 	Add func(e *format.Event) error
 	// Key describes an event, for "given twice".
-	// AppendKey, when not nil, appends Key's text to dst: the count
-	// readers look every event up by it without building a string.
-	Key       func(e *format.Event) string
-	AppendKey func(dst []byte, e *format.Event) []byte
+	Key func(e *format.Event) string
+	// ID, when not nil, is a number that tells an event from every other
+	// of the family (Key's text as a number): the count readers look
+	// every event up by it rather than by building Key's string.
+	ID func(e *format.Event) uint64
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
@@ -129,8 +130,9 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
-		var inShard map[string]int // events of the open shard → their line
-		var key []byte
+		// events of the open shard → their line, by ID or else by Key
+		var inShard map[string]int
+		var inShardID map[uint64]int
 		before := out.Shards
 		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
@@ -170,7 +172,11 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				corpus += c
 				out.Shards++
 				hdr, n, begun = h, 0, where
-				inShard = make(map[string]int, min(h.Events, maxExpect))
+				if k.ID != nil {
+					inShardID = make(map[uint64]int, min(h.Events, maxExpect))
+				} else {
+					inShard = make(map[string]int, min(h.Events, maxExpect))
+				}
 				k.expect(h.Events)
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
@@ -198,15 +204,22 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
 				// Shards add up; within one, an event is given once.
-				if k.AppendKey != nil {
-					key = k.AppendKey(key[:0], e)
+				var first int
+				var dup bool
+				if k.ID != nil {
+					id := k.ID(e)
+					if first, dup = inShardID[id]; !dup {
+						inShardID[id] = at.Line()
+					}
 				} else {
-					key = append(key[:0], k.Key(e)...)
+					key := k.Key(e)
+					if first, dup = inShard[key]; !dup {
+						inShard[key] = at.Line()
+					}
 				}
-				if first, dup := inShard[string(key)]; dup {
-					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
+				if dup {
+					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", k.Key(e), first))
 				}
-				inShard[string(key)] = at.Line()
 			}
 			return badRecord(k.Add(e))
 		})
