@@ -103,10 +103,10 @@ type TableBuilder struct {
 	// The numbers of the last head and argument looked up: events come
 	// grouped by head, their arguments in the order of the root events.
 	lastHead, lastArg int32
-	n     int              // events added
-	twice string           // the first event given twice (a model), for Build
-	stats *format.Stats
-	unit  format.Unit
+	n                 int    // events added
+	twice             string // the first event given twice (a model), for Build
+	stats             *format.Stats
+	unit              format.Unit
 	// Sum adds repeated events and stats records (count shards); without
 	// it a repeated event or stats record is an error (a model).
 	Sum bool
