@@ -381,17 +381,53 @@ func (f *eventFields) scan(e *Event, data []byte) bool {
 	return f.scanFields(e, data)
 }
 
-// scanDMV reads a DMV event line as grind writes it, its fields in
+// scanDMV reads a DMV event line as grind writes it (ScanDMVLine), which
+// is most of what estep and mstep read; anything else is left to
+// scanFields.
+func (f *eventFields) scanDMV(e *Event, data []byte) bool {
+	l, ok := ScanDMVLine(data)
+	if !ok {
+		return false
+	}
+	e.Ev, e.Dir, e.Unit, e.Value = l.Ev, l.Dir, l.Unit, l.Value
+	if l.Ev != EvRoot {
+		e.Head = tagNames.intern(l.Head)
+	}
+	if l.Ev == EvStop || l.Ev == EvCont {
+		f.adj, f.hasAdj = l.Adj, true
+	} else {
+		e.Arg = tagNames.intern(l.Arg)
+	}
+	f.values = 1
+	return true
+}
+
+// DMVLine is a DMV event line read by ScanDMVLine, its tags still bytes
+// of the line: the readers of models and counts take most lines this way,
+// without an Event.
+type DMVLine struct {
+	Ev        string // EvRoot, EvChild, EvStop or EvCont
+	Head, Arg []byte // head: not of root; arg: of root and child
+	Dir       string // not of root; Left, Right or another (finish refuses it)
+	Adj       bool   // of stop and cont
+	Unit      Unit
+	Value     float64
+}
+
+// ScanDMVLine reads a DMV event line as grind writes it, its fields in
 // AppendJSON's order and no white space between them:
 //
 //	{"ev":"root","arg":A,"n":V}
 //	{"ev":"child","head":H,"dir":D,"arg":A,"n":V}
 //	{"ev":"stop","head":H,"dir":D,"adj":B,"n":V}
 //
-// (or "p", "w"), which is most of what estep and mstep read. It matches
-// the field names as they stand rather than reading and looking up each
-// one; anything else is left to scanFields.
-func (f *eventFields) scanDMV(e *Event, data []byte) bool {
+// (or "p", "w"). It matches the field names as they stand rather than
+// reading and looking up each one, and reports false for anything else.
+// A line it takes is one Event.UnmarshalJSON reads to the same fields
+// (the tags as strings); whether that event is valid (a known dir, a
+// finite value, no empty tag) is for the caller to check.
+func ScanDMVLine(data []byte) (DMVLine, bool) {
+	var l DMVLine
 	s := scanner{data: data}
 	lit := func(l string) bool {
 		if len(s.data)-s.i < len(l) || string(s.data[s.i:s.i+len(l)]) != l {
@@ -407,71 +443,67 @@ func (f *eventFields) scanDMV(e *Event, data []byte) bool {
 		return nil, false
 	}
 	if !lit(`{"ev":`) {
-		return false
+		return l, false
 	}
 	b, ok := str()
 	if !ok {
-		return false
+		return l, false
 	}
-	switch e.Ev = constant(b); e.Ev {
+	switch l.Ev = constant(b); l.Ev {
 	case EvRoot:
 	case EvChild, EvStop, EvCont:
 		if !lit(`,"head":`) {
-			return false
+			return l, false
 		}
-		if b, ok = str(); !ok {
-			return false
+		if l.Head, ok = str(); !ok {
+			return l, false
 		}
-		e.Head = tagNames.intern(b)
 		if !lit(`,"dir":`) {
-			return false
+			return l, false
 		}
 		if b, ok = str(); !ok {
-			return false
+			return l, false
 		}
-		e.Dir = constant(b)
+		l.Dir = constant(b)
 	default:
-		return false
+		return l, false
 	}
-	if e.Ev == EvStop || e.Ev == EvCont {
+	if l.Ev == EvStop || l.Ev == EvCont {
 		if !lit(`,"adj":`) {
-			return false
+			return l, false
 		}
 		switch {
 		case lit("true"):
-			f.adj = true
+			l.Adj = true
 		case lit("false"):
 		default:
-			return false
+			return l, false
 		}
-		f.hasAdj = true
 	} else {
 		if !lit(`,"arg":`) {
-			return false
+			return l, false
 		}
-		if b, ok = str(); !ok {
-			return false
+		if l.Arg, ok = str(); !ok {
+			return l, false
 		}
-		e.Arg = tagNames.intern(b)
 	}
 	if len(s.data)-s.i < 5 || s.data[s.i] != ',' || s.data[s.i+1] != '"' || s.data[s.i+3] != '"' || s.data[s.i+4] != ':' {
-		return false
+		return l, false
 	}
 	switch u := s.data[s.i+2]; u {
 	case 'n', 'p', 'w':
-		e.Unit = Unit(u)
+		l.Unit = Unit(u)
 	default:
-		return false
+		return l, false
 	}
 	s.i += 5
 	if s.i >= len(s.data) || s.data[s.i] != '-' && !digit(s.data[s.i]) {
-		return false
+		return l, false
 	}
-	f.values = 1
-	if e.Value, ok = s.float(); !ok {
-		return false
+	if l.Value, ok = s.float(); !ok {
+		return l, false
 	}
-	return s.i == len(s.data)-1 && s.data[s.i] == '}'
+	return l, s.i == len(s.data)-1 && s.data[s.i] == '}'
 }
 
 // scanFields reads any plain event line, its fields in any order.

@@ -54,6 +54,8 @@ func (b *TableBuilder) kind() eventio.Kind {
 		Expect:   b.expect,
 		Key:      func(e *format.Event) string { return describe(*e) },
 		ID:       b.id,
+		Short:    b.scanLine,
+		Commit:   b.commit,
 	}
 }
 

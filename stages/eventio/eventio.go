@@ -30,6 +30,16 @@ type Kind struct {
 	// of the family (Key's text as a number): the count readers look
 	// every event up by it rather than by building Key's string.
 	ID func(e *format.Event) uint64
+	// Short, when not nil (with ID and Commit), is the family's short
+	// road for the plain lines of models and counts, thousands per file
+	// read on every step of a shell loop: it reads line, and when it
+	// holds an event carrying unit that Add would take without error, it
+	// keeps it for Commit and returns the event's ID and true. The lines
+	// it leaves, and those the readers' checks refuse (a shard's event
+	// given twice, one more than the header announces), take the long
+	// road (format.Event, Add), which gives the same result or the error.
+	Short  func(line []byte, unit format.Unit) (id uint64, ok bool)
+	Commit func()
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
@@ -64,34 +74,50 @@ func (k Kind) checkFamily(h *format.Header) error {
 func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
 	var hdr *format.Header
 	n := 0
-	err := pipeline.EachRecordReused(src, func(e *format.Event, at *pipeline.Lines) error {
-		if err := e.Validate(); err != nil {
-			return pipeline.BadRecord(err)
+	short := func(line []byte, at *pipeline.Lines) bool {
+		if hdr == nil || n >= hdr.Events {
+			return false
 		}
-		switch {
-		case e.Ev == format.EvHeader && hdr != nil:
-			return pipeline.BadRecord(errors.New("a second header: one model per file"))
-		case e.Ev == format.EvHeader:
-			if err := k.checkFamily(e.Header); err != nil {
+		if _, ok := k.Short(line, hdr.Unit); !ok {
+			return false
+		}
+		n++
+		k.Commit()
+		return true
+	}
+	if k.Short == nil {
+		short = nil
+	}
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		return pipeline.EachRecordReusedOr(in, src.Bad, short, func(e *format.Event, at *pipeline.Lines) error {
+			if err := e.Validate(); err != nil {
 				return pipeline.BadRecord(err)
 			}
-			if e.Header.Unit == format.Count {
-				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
+			switch {
+			case e.Ev == format.EvHeader && hdr != nil:
+				return pipeline.BadRecord(errors.New("a second header: one model per file"))
+			case e.Ev == format.EvHeader:
+				if err := k.checkFamily(e.Header); err != nil {
+					return pipeline.BadRecord(err)
+				}
+				if e.Header.Unit == format.Count {
+					return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
+				}
+				hdr = e.Header
+				k.expect(hdr.Events)
+				return nil
+			case hdr == nil:
+				return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
+			case e.Ev == format.EvStats:
+				return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
+			case e.Unit != hdr.Unit:
+				return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
 			}
-			hdr = e.Header
-			k.expect(hdr.Events)
-			return nil
-		case hdr == nil:
-			return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
-		case e.Ev == format.EvStats:
-			return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
-		case e.Unit != hdr.Unit:
-			return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
-		}
-		if n++; n > hdr.Events {
-			return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
-		}
-		return badRecord(k.Add(e))
+			if n++; n > hdr.Events {
+				return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
+			}
+			return badRecord(k.Add(e))
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -134,7 +160,26 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 		var inShard map[string]int
 		var inShardID map[uint64]int
 		before := out.Shards
-		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
+		short := func(line []byte, at *pipeline.Lines) bool {
+			if hdr == nil || n >= hdr.Events {
+				return false
+			}
+			id, ok := k.Short(line, format.Count)
+			if !ok {
+				return false
+			}
+			if _, dup := inShardID[id]; dup {
+				return false
+			}
+			inShardID[id] = at.Line()
+			n++
+			k.Commit()
+			return true
+		}
+		if k.Short == nil {
+			short = nil
+		}
+		err := pipeline.EachRecordReusedOr(in, src.Bad, short, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
 				return pipeline.BadRecord(err)
 			}
