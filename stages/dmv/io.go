@@ -46,17 +46,23 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 	return t, nil
 }
 
+// shortRoad says whether the readers take plain lines by scanLine (the
+// tests turn it off to hold the short road to the long one).
+var shortRoad = true
+
 // kind tells eventio's readers the DMV's family and events.
 func (b *TableBuilder) kind() eventio.Kind {
-	return eventio.Kind{
+	k := eventio.Kind{
 		Families: []string{Family},
 		Add:      b.addValid,
 		Expect:   b.expect,
 		Key:      func(e *format.Event) string { return describe(*e) },
 		ID:       b.id,
-		Short:    b.scanLine,
-		Commit:   b.commit,
 	}
+	if shortRoad {
+		k.Short, k.Commit = b.scanLine, b.commit
+	}
+	return k
 }
 
 // checkModel checks a model read whole: every parameter given, a
