@@ -22,7 +22,8 @@ type TableBuilder struct {
 	// The numbers of the last head and argument looked up: events come
 	// grouped by head, their arguments in the order of the root events.
 	lastHead, lastArg int32
-	held              heldEvent // scanLine's, for commit
+	held              heldEvent // for commit
+	lastID            int32     // the last ID given to an entry
 	n                 int       // events added
 	twice             string    // the first event given twice (a model), for Build
 	stats             *format.Stats
@@ -45,6 +46,7 @@ type builderTag struct {
 type entry struct {
 	value float64
 	set   bool
+	id    int32 // the event's ID, from 1 in order of first sight (0: none yet)
 }
 
 func decisionSlot(dir, valence int, cont bool) int {
@@ -55,10 +57,11 @@ func decisionSlot(dir, valence int, cont bool) int {
 	return i
 }
 
-// heldEvent is a DMV event by tag numbers: kind (an Ev constant), head
-// (not of root), argument (of root and child), direction (not of root),
-// adjacency (of stop and cont) and value.
+// heldEvent is an event hold has found its entry for: kind (an Ev
+// constant), head and direction (not of root), argument (of root and
+// child), adjacency (of stop and cont), unit and value.
 type heldEvent struct {
+	at        *entry // valid until the next hold
 	ev        string
 	head, arg int32
 	dir       int
@@ -106,42 +109,54 @@ func (b *TableBuilder) tag(name []byte, last *int32) int32 {
 	return n
 }
 
-// hold numbers the tags of an event of kind ev (an Ev constant of the
-// DMV) and holds it for commit; it returns the event's ID.
+// hold finds the entry of an event of kind ev (an Ev constant of the
+// DMV), numbering its tags, and holds the event for commit; it returns
+// the event's ID: a number from 1 that tells it from every other DMV
+// event, given in order of first sight (eventio's "given twice" check
+// indexes a table by it). The fields an event's kind has not (a root's
+// head and direction, a child's adjacency) are not looked at, as for
+// describe.
 func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, unit format.Unit, value float64) uint64 {
-	h := heldEvent{ev: ev, dir: dirIndex(dir), adj: adj, unit: unit, value: value}
+	h := heldEvent{ev: ev, unit: unit, value: value}
 	if ev != format.EvRoot {
-		h.head = b.tag(head, &b.lastHead)
+		h.head, h.dir = b.tag(head, &b.lastHead), dirIndex(dir)
+	}
+	if ev == format.EvStop || ev == format.EvCont {
+		h.adj = adj
 	}
 	if ev == format.EvRoot || ev == format.EvChild {
 		h.arg = b.tag(arg, &b.lastArg)
 	}
-	b.held = h
-	return h.id()
-}
-
-// id is a number that tells a DMV event from every other (eventio's
-// "given twice" check): its kind, direction, valence and tags' numbers.
-func (h *heldEvent) id() uint64 {
-	var kind uint64
-	switch h.ev {
+	switch ev {
 	case format.EvRoot:
-		kind = 1
+		h.at = &b.tags[h.arg].root
 	case format.EvChild:
-		kind = 2
-	case format.EvStop:
-		kind = 3
-	case format.EvCont:
-		kind = 4
+		kids := &b.tags[h.head].child[h.dir]
+		switch a := int(h.arg); {
+		case a < len(*kids):
+		case a < cap(*kids):
+			*kids = (*kids)[:a+1]
+		default:
+			// room for every tag known so far (a model's root events
+			// have named them all before its first child event)
+			grown := make([]entry, a+1, max(2*a+1, len(b.tags)))
+			copy(grown, *kids)
+			*kids = grown
+		}
+		h.at = &(*kids)[h.arg]
+	default:
+		v := NonAdj
+		if h.adj {
+			v = Adj
+		}
+		h.at = &b.tags[h.head].decision[decisionSlot(h.dir, v, ev == format.EvCont)]
 	}
-	id := kind<<60 | uint64(h.head)<<30 | uint64(h.arg)
-	if h.dir == Right {
-		id |= 1 << 63
+	if h.at.id == 0 {
+		b.lastID++
+		h.at.id = b.lastID
 	}
-	if h.adj {
-		id |= 1 << 59
-	}
-	return id
+	b.held = h
+	return uint64(h.at.id)
 }
 
 func isDMVKind(ev string) bool {
@@ -230,44 +245,29 @@ func (b *TableBuilder) addValid(e *format.Event) error {
 // commit adds the event held by hold (scanLine, or addValid).
 func (b *TableBuilder) commit() {
 	h := &b.held
-	var at *entry
-	switch h.ev {
-	case format.EvRoot:
-		at = &b.tags[h.arg].root
-	case format.EvChild:
-		kids := &b.tags[h.head].child[h.dir]
-		switch a := int(h.arg); {
-		case a < len(*kids):
-		case a < cap(*kids):
-			*kids = (*kids)[:a+1]
-		default:
-			// room for every tag known so far (a model's root events
-			// have named them all before its first child event)
-			grown := make([]entry, a+1, max(2*a+1, len(b.tags)))
-			copy(grown, *kids)
-			*kids = grown
-		}
-		at = &(*kids)[h.arg]
-	default:
-		v := NonAdj
-		if h.adj {
-			v = Adj
-		}
-		at = &b.tags[h.head].decision[decisionSlot(h.dir, v, h.ev == format.EvCont)]
-	}
 	if h.ev != format.EvRoot {
 		b.tags[h.head].used = true
 	}
 	if h.ev == format.EvRoot || h.ev == format.EvChild {
 		b.tags[h.arg].used = true
 	}
-	if at.set && !b.Sum && b.twice == "" {
-		b.twice = describe(format.Event{Ev: h.ev, Head: b.names[h.head], Dir: dirNames[h.dir], Arg: b.names[h.arg], Adj: h.adj})
+	if h.at.set && !b.Sum && b.twice == "" {
+		b.twice = b.describeHeld()
 	}
-	at.set = true
-	at.value += h.value
+	h.at.set = true
+	h.at.value += h.value
 	b.unit = h.unit
 	b.n++
+}
+
+// describeHeld is describe of the held event.
+func (b *TableBuilder) describeHeld() string {
+	h := &b.held
+	e := format.Event{Ev: h.ev, Dir: dirNames[h.dir], Adj: h.adj, Arg: b.names[h.arg]}
+	if h.ev != format.EvRoot {
+		e.Head = b.names[h.head]
+	}
+	return describe(e)
 }
 
 // Build makes the table. It fails when there were no events.

@@ -27,8 +27,9 @@ type Kind struct {
 	// Key describes an event, for "given twice".
 	Key func(e *format.Event) string
 	// ID, when not nil, is a number that tells an event from every other
-	// of the family (Key's text as a number): the count readers look
-	// every event up by it rather than by building Key's string.
+	// of the family (Key's text as a number), small: below the number of
+	// different events the family has been given (the count readers
+	// index a table by it rather than look up Key's string).
 	ID func(e *format.Event) uint64
 	// Short, when not nil (with ID and Commit), is the family's short
 	// road for the plain lines of models and counts, thousands per file
@@ -156,9 +157,15 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
-		// events of the open shard → their line, by ID or else by Key
+		// events of the open shard → their line, by Key or (0: none) by ID
 		var inShard map[string]int
-		var inShardID map[uint64]int
+		var inShardID []int
+		seenID := func(id uint64) (first int, dup bool) {
+			if id >= uint64(len(inShardID)) {
+				inShardID = append(inShardID, make([]int, int(id)+1-len(inShardID))...)
+			}
+			return inShardID[id], inShardID[id] != 0
+		}
 		before := out.Shards
 		short := func(line []byte, at *pipeline.Lines) bool {
 			if hdr == nil || n >= hdr.Events {
@@ -168,7 +175,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 			if !ok {
 				return false
 			}
-			if _, dup := inShardID[id]; dup {
+			if _, dup := seenID(id); dup {
 				return false
 			}
 			inShardID[id] = at.Line()
@@ -218,7 +225,10 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				out.Shards++
 				hdr, n, begun = h, 0, where
 				if k.ID != nil {
-					inShardID = make(map[uint64]int, min(h.Events, maxExpect))
+					clear(inShardID)
+					if want := min(h.Events, maxExpect) + 1; len(inShardID) < want {
+						inShardID = make([]int, want)
+					}
 				} else {
 					inShard = make(map[string]int, min(h.Events, maxExpect))
 				}
@@ -253,7 +263,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				var dup bool
 				if k.ID != nil {
 					id := k.ID(e)
-					if first, dup = inShardID[id]; !dup {
+					if first, dup = seenID(id); !dup {
 						inShardID[id] = at.Line()
 					}
 				} else {
