@@ -89,36 +89,37 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 	if k.Short == nil {
 		short = nil
 	}
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
-		return pipeline.EachRecordReusedOr(in, src.Bad, short, func(e *format.Event, at *pipeline.Lines) error {
-			if err := e.Validate(); err != nil {
+	long := func(e *format.Event, at *pipeline.Lines) error {
+		if err := e.Validate(); err != nil {
+			return pipeline.BadRecord(err)
+		}
+		switch {
+		case e.Ev == format.EvHeader && hdr != nil:
+			return pipeline.BadRecord(errors.New("a second header: one model per file"))
+		case e.Ev == format.EvHeader:
+			if err := k.checkFamily(e.Header); err != nil {
 				return pipeline.BadRecord(err)
 			}
-			switch {
-			case e.Ev == format.EvHeader && hdr != nil:
-				return pipeline.BadRecord(errors.New("a second header: one model per file"))
-			case e.Ev == format.EvHeader:
-				if err := k.checkFamily(e.Header); err != nil {
-					return pipeline.BadRecord(err)
-				}
-				if e.Header.Unit == format.Count {
-					return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
-				}
-				hdr = e.Header
-				k.expect(hdr.Events)
-				return nil
-			case hdr == nil:
-				return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
-			case e.Ev == format.EvStats:
-				return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
-			case e.Unit != hdr.Unit:
-				return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
+			if e.Header.Unit == format.Count {
+				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
 			}
-			if n++; n > hdr.Events {
-				return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
-			}
-			return badRecord(k.Add(e))
-		})
+			hdr = e.Header
+			k.expect(hdr.Events)
+			return nil
+		case hdr == nil:
+			return pipeline.BadRecord(fmt.Errorf(`a model begins with its header ({"ev":"header","family":%q,...}); this file does not (not a model, or written by an older grind)`, k.Families[0]))
+		case e.Ev == format.EvStats:
+			return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
+		case e.Unit != hdr.Unit:
+			return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
+		}
+		if n++; n > hdr.Events {
+			return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
+		}
+		return badRecord(k.Add(e))
+	}
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		return pipeline.EachRecordReusedOr(in, src.Bad, short, long)
 	})
 	if err != nil {
 		return nil, err
