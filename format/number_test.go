@@ -2,8 +2,10 @@ package format
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +65,42 @@ func TestParseNumberAsStrconv(t *testing.T) {
 				checkParseNumber(t, text)
 			}
 		}
+	}
+}
+
+// Mantissas of 16–19 digits, the integer road's, at every power of ten
+// it takes and past them; and exact ties between two float64s, which
+// round to the even one.
+func TestParseNumberLongMantissas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 300000 {
+		digits := 16 + rng.IntN(4)
+		m := rng.Uint64N(uintPowers[digits-1]*9) + uintPowers[digits-1]
+		text := strconv.FormatUint(m, 10)
+		switch e := rng.IntN(50) - 25; {
+		case rng.IntN(2) == 0: // a decimal point inside
+			p := 1 + rng.IntN(len(text)-1)
+			text = text[:p] + "." + text[p:] + "e" + strconv.Itoa(e)
+		default:
+			text += "e" + strconv.Itoa(e)
+		}
+		checkParseNumber(t, text)
+	}
+	for range 100000 {
+		// The tie between x = N·2^−k (N of 53 bits) and the next float64
+		// has k+1 decimals, 17–19 digits for k ≤ 2; and its neighbours a
+		// last digit away, which are no ties.
+		k := rng.IntN(3)
+		n := 1<<52 + rng.Int64N(1<<52)
+		tie := new(big.Float).SetPrec(200).SetInt64(2*n + 1)
+		tie.SetMantExp(tie, -k-1)
+		text := tie.Text('f', k+1)
+		digits := strings.Replace(text, ".", "", 1)
+		checkParseNumber(t, text)
+		checkParseNumber(t, digits+"e-"+strconv.Itoa(k+1))
+		last, _ := strconv.ParseUint(digits, 10, 64)
+		checkParseNumber(t, strconv.FormatUint(last+1, 10)+"e-"+strconv.Itoa(k+1))
+		checkParseNumber(t, strconv.FormatUint(last-1, 10)+"e-"+strconv.Itoa(k+1))
 	}
 }
 
