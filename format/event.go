@@ -229,6 +229,36 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	return e.appendValue(dst)
 }
 
+// AppendQuoted appends s as a JSON string, as AppendJSON writes strings.
+func AppendQuoted(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// AppendDMV appends the line AppendJSON writes for a DMV event (root,
+// child, stop or cont; head and dir not of root, arg not of stop and
+// cont, adj only of stop and cont), its tags given as JSON strings
+// (AppendQuoted): the writers of models and counts quote their few dozen
+// tags once, not on each of thousands of lines.
+func AppendDMV(dst []byte, ev string, head []byte, dir string, adj bool, arg []byte, unit Unit, value float64) []byte {
+	switch ev {
+	case EvRoot:
+		dst = append(append(dst, `{"ev":"root","arg":`...), arg...)
+	case EvChild:
+		dst = append(append(dst, `{"ev":"child","head":`...), head...)
+		dst = appendDir(append(dst, `,"dir":`...), dir)
+		dst = append(append(dst, `,"arg":`...), arg...)
+	default:
+		if ev == EvStop {
+			dst = append(dst, `{"ev":"stop","head":`...)
+		} else {
+			dst = append(dst, `{"ev":"cont","head":`...)
+		}
+		dst = appendDir(append(append(dst, head...), `,"dir":`...), dir)
+		dst = strconv.AppendBool(append(dst, `,"adj":`...), adj)
+	}
+	dst = append(dst, ',', '"', byte(unit), '"', ':')
+	dst = appendReal(dst, value)
+	return append(dst, '}')
+}
+
 // appendValue ends an event: its unit, value and closing brace.
 func (e *Event) appendValue(dst []byte) []byte {
 	dst = append(dst, ',', '"', byte(e.Unit), '"', ':')

@@ -34,39 +34,65 @@ func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
 // eachEvent gives the events of Events one by one to emit, in one reused
 // record, and stops at emit's first error.
 func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event) error) error {
+	e := format.Event{Unit: unit}
+	return eachEntry(ts, p, func(ev string, h, dir int, adj bool, a int, v float64) error {
+		e.Ev, e.Head, e.Dir, e.Adj, e.Arg, e.Value = ev, "", "", adj, "", v
+		if ev != format.EvRoot {
+			e.Head, e.Dir = ts.Name(h), dirNames[dir]
+		}
+		if ev == format.EvRoot || ev == format.EvChild {
+			e.Arg = ts.Name(a)
+		}
+		return emit(&e)
+	})
+}
+
+// eachLine gives the lines of eachEvent's events (format.AppendDMV), a
+// newline ending each, in one reused buffer.
+func eachLine(ts *TagSet, p *Params, unit format.Unit, emit func(line []byte) error) error {
+	quoted := make([][]byte, ts.Len()) // each tag as a JSON string, made once
+	for i := range quoted {
+		quoted[i] = format.AppendQuoted(nil, ts.Name(i))
+	}
+	var line []byte
+	return eachEntry(ts, p, func(ev string, h, dir int, adj bool, a int, v float64) error {
+		var head, arg []byte
+		if ev != format.EvRoot {
+			head = quoted[h]
+		}
+		if ev == format.EvRoot || ev == format.EvChild {
+			arg = quoted[a]
+		}
+		line = append(format.AppendDMV(line[:0], ev, head, dirNames[dir], adj, arg, unit, v), '\n')
+		return emit(line)
+	})
+}
+
+// eachEntry gives every entry of p, in Events' order, to fn: its event
+// kind, head and direction (not of root), adjacency (stop and cont),
+// argument (root and child) and value; it stops at fn's first error.
+func eachEntry(ts *TagSet, p *Params, fn func(ev string, h, dir int, adj bool, a int, v float64) error) error {
 	t := ts.Len()
-	// Only the fields that change are set: the record is large, and
-	// thousands are written on every step of a shell loop.
-	e := format.Event{Ev: format.EvRoot, Unit: unit}
 	for a := 0; a < t; a++ {
-		e.Arg, e.Value = ts.Name(a), p.Root[a]
-		if err := emit(&e); err != nil {
+		if err := fn(format.EvRoot, 0, 0, false, a, p.Root[a]); err != nil {
 			return err
 		}
 	}
 	for h := 0; h < t; h++ {
-		e.Head, e.Arg = ts.Name(h), ""
 		for dir := Left; dir <= Right; dir++ {
-			e.Dir = dirNames[dir]
 			for v := Adj; v <= NonAdj; v++ {
 				i := DecisionIndex(h, dir, v)
-				e.Adj = v == Adj
-				e.Ev, e.Value = format.EvStop, p.Stop[i]
-				if err := emit(&e); err != nil {
+				if err := fn(format.EvStop, h, dir, v == Adj, 0, p.Stop[i]); err != nil {
 					return err
 				}
-				e.Ev, e.Value = format.EvCont, p.Cont[i]
-				if err := emit(&e); err != nil {
+				if err := fn(format.EvCont, h, dir, v == Adj, 0, p.Cont[i]); err != nil {
 					return err
 				}
 			}
 		}
-		e.Ev, e.Adj = format.EvChild, false
 		for dir := Left; dir <= Right; dir++ {
-			e.Dir = dirNames[dir]
 			for a := 0; a < t; a++ {
-				e.Arg, e.Value = ts.Name(a), p.Child[p.ChildIndex(h, dir, a)]
-				if err := emit(&e); err != nil {
+				if err := fn(format.EvChild, h, dir, false, a, p.Child[p.ChildIndex(h, dir, a)]); err != nil {
 					return err
 				}
 			}

@@ -146,8 +146,12 @@ func WriteCounts(w io.Writer, ts *TagSet, counts *Params, model, corpus string, 
 // then writes the header, the events and the stats record.
 func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *format.Stats) error {
 	what := "model"
-	if hdr.Unit == format.Count {
+	switch hdr.Unit {
+	case format.Count:
 		what = "counts"
+	case format.Prob, format.Weight:
+	default:
+		return fmt.Errorf("unit %q: want \"n\", \"p\" or \"w\"", string(hdr.Unit))
 	}
 	if err := checkFinite(p, what); err != nil {
 		return fmt.Errorf("%v: nothing written", err)
@@ -167,8 +171,8 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 			}
 		}
 	}
-	return eventio.WriteEach(w, hdr, NumEvents(ts.Len()), func(emit func(*format.Event) error) error {
-		return eachEvent(ts, p, hdr.Unit, emit)
+	return eventio.WriteLines(w, hdr, NumEvents(ts.Len()), func(emit func(line []byte) error) error {
+		return eachLine(ts, p, hdr.Unit, emit)
 	}, stats)
 }
 

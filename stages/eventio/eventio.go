@@ -320,23 +320,39 @@ func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.St
 // lines are made in one reused buffer (format.Event.AppendJSON): models
 // and counts are written on every step of a shell loop.
 func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*format.Event) error) error, stats *format.Stats) error {
+	return WriteLines(w, hdr, n, func(emit func(line []byte) error) error {
+		var line []byte
+		return each(func(e *format.Event) error {
+			if err := e.CheckWrite(); err != nil {
+				return err
+			}
+			line = append(e.AppendJSON(line[:0]), '\n')
+			return emit(line)
+		})
+	}, stats)
+}
+
+// WriteLines is WriteEach for a family that makes its event lines itself
+// (format.AppendDMV), each as Event.AppendJSON would, and a newline.
+func WriteLines(w io.Writer, hdr *format.Header, n int, each func(emit func(line []byte) error) error, stats *format.Stats) error {
 	hdr.Events = n
-	var line []byte
+	var buf []byte
 	write := func(e *format.Event) error {
 		if err := e.CheckWrite(); err != nil {
 			return err
 		}
-		line = append(e.AppendJSON(line[:0]), '\n')
-		_, err := w.Write(line)
+		buf = append(e.AppendJSON(buf[:0]), '\n')
+		_, err := w.Write(buf)
 		return err
 	}
 	if err := write(&format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
 		return err
 	}
 	written := 0
-	err := each(func(e *format.Event) error {
+	err := each(func(line []byte) error {
 		written++
-		return write(e)
+		_, err := w.Write(line)
+		return err
 	})
 	if err != nil {
 		return err
