@@ -214,7 +214,7 @@ func (o *Output) place() error {
 	if !temps.live[o.tmp] {
 		return fmt.Errorf("%s: interrupted", o.name)
 	}
-	err := os.Rename(o.tmp, o.path)
+	err := replaceFile(o.tmp, o.path)
 	if err != nil {
 		os.Remove(o.tmp)
 		err = fmt.Errorf("%s: %w", o.name, unwrapPathError(err))
