@@ -438,7 +438,7 @@ func (f *eventFields) scanDMV(e *Event, data []byte) bool {
 type DMVLine struct {
 	Ev        string // EvRoot, EvChild, EvStop or EvCont
 	Head, Arg []byte // head: not of root; arg: of root and child
-	Dir       string // not of root; Left, Right or another (finish refuses it)
+	Dir       string // not of root: Left or Right
 	Adj       bool   // of stop and cont
 	Unit      Unit
 	Value     float64
@@ -454,8 +454,8 @@ type DMVLine struct {
 // (or "p", "w"). It matches the field names as they stand rather than
 // reading and looking up each one, and reports false for anything else.
 // A line it takes is one Event.UnmarshalJSON reads to the same fields
-// (the tags as strings); whether that event is valid (a known dir, a
-// finite value, no empty tag) is for the caller to check.
+// (the tags as strings); whether that event is valid (a finite value, no
+// empty tag) is for the caller to check.
 func ScanDMVLine(data []byte) (DMVLine, bool) {
 	var l DMVLine
 	s := scanner{data: data}
@@ -466,37 +466,54 @@ func ScanDMVLine(data []byte) (DMVLine, bool) {
 		s.i += len(l)
 		return true
 	}
+	// str reads a tag: a few bytes, which a plain loop reads faster than
+	// scanner.str's eight at a time.
 	str := func() ([]byte, bool) {
-		if s.i < len(s.data) && s.data[s.i] == '"' {
-			return s.str()
+		if s.i >= len(s.data) || s.data[s.i] != '"' {
+			return nil, false
+		}
+		for j := s.i + 1; j < len(s.data); j++ {
+			switch c := s.data[j]; {
+			case c == '"':
+				b := s.data[s.i+1 : j]
+				s.i = j + 1
+				return b, true
+			case c == '\\' || c < 0x20:
+				return nil, false
+			}
 		}
 		return nil, false
 	}
-	if !lit(`{"ev":`) {
+	var ok bool
+	switch {
+	case !lit(`{"ev":"`):
+		return l, false
+	case lit(`root"`):
+		l.Ev = EvRoot
+	case lit(`child"`):
+		l.Ev = EvChild
+	case lit(`stop"`):
+		l.Ev = EvStop
+	case lit(`cont"`):
+		l.Ev = EvCont
+	default:
 		return l, false
 	}
-	b, ok := str()
-	if !ok {
-		return l, false
-	}
-	switch l.Ev = constant(b); l.Ev {
-	case EvRoot:
-	case EvChild, EvStop, EvCont:
+	if l.Ev != EvRoot {
 		if !lit(`,"head":`) {
 			return l, false
 		}
 		if l.Head, ok = str(); !ok {
 			return l, false
 		}
-		if !lit(`,"dir":`) {
+		switch {
+		case lit(`,"dir":"left"`):
+			l.Dir = Left
+		case lit(`,"dir":"right"`):
+			l.Dir = Right
+		default:
 			return l, false
 		}
-		if b, ok = str(); !ok {
-			return l, false
-		}
-		l.Dir = constant(b)
-	default:
-		return l, false
 	}
 	if l.Ev == EvStop || l.Ev == EvCont {
 		if !lit(`,"adj":`) {

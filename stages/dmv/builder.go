@@ -187,7 +187,7 @@ func (b *TableBuilder) scanLine(line []byte, unit format.Unit) (uint64, bool) {
 		return 0, false
 	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0 && unit != format.Weight || v > 1 && unit == format.Prob:
 		return 0, false
-	case l.Ev != format.EvRoot && (len(l.Head) == 0 || l.Dir != format.Left && l.Dir != format.Right):
+	case l.Ev != format.EvRoot && len(l.Head) == 0:
 		return 0, false
 	case (l.Ev == format.EvRoot || l.Ev == format.EvChild) && len(l.Arg) == 0:
 		return 0, false
