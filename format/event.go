@@ -229,6 +229,36 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	return e.appendValue(dst)
 }
 
+// AppendQuoted appends s as a JSON string, as AppendJSON writes strings.
+func AppendQuoted(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// AppendDMV appends the line AppendJSON writes for a DMV event (root,
+// child, stop or cont; head and dir not of root, arg not of stop and
+// cont, adj only of stop and cont), its tags given as JSON strings
+// (AppendQuoted): the writers of models and counts quote their few dozen
+// tags once, not on each of thousands of lines.
+func AppendDMV(dst []byte, ev string, head []byte, dir string, adj bool, arg []byte, unit Unit, value float64) []byte {
+	switch ev {
+	case EvRoot:
+		dst = append(append(dst, `{"ev":"root","arg":`...), arg...)
+	case EvChild:
+		dst = append(append(dst, `{"ev":"child","head":`...), head...)
+		dst = appendDir(append(dst, `,"dir":`...), dir)
+		dst = append(append(dst, `,"arg":`...), arg...)
+	default:
+		if ev == EvStop {
+			dst = append(dst, `{"ev":"stop","head":`...)
+		} else {
+			dst = append(dst, `{"ev":"cont","head":`...)
+		}
+		dst = appendDir(append(append(dst, head...), `,"dir":`...), dir)
+		dst = strconv.AppendBool(append(dst, `,"adj":`...), adj)
+	}
+	dst = append(dst, ',', '"', byte(unit), '"', ':')
+	dst = appendReal(dst, value)
+	return append(dst, '}')
+}
+
 // appendValue ends an event: its unit, value and closing brace.
 func (e *Event) appendValue(dst []byte) []byte {
 	dst = append(dst, ',', '"', byte(e.Unit), '"', ':')
@@ -381,17 +411,53 @@ func (f *eventFields) scan(e *Event, data []byte) bool {
 	return f.scanFields(e, data)
 }
 
-// scanDMV reads a DMV event line as grind writes it, its fields in
+// scanDMV reads a DMV event line as grind writes it (ScanDMVLine), which
+// is most of what estep and mstep read; anything else is left to
+// scanFields.
+func (f *eventFields) scanDMV(e *Event, data []byte) bool {
+	l, ok := ScanDMVLine(data)
+	if !ok {
+		return false
+	}
+	e.Ev, e.Dir, e.Unit, e.Value = l.Ev, l.Dir, l.Unit, l.Value
+	if l.Ev != EvRoot {
+		e.Head = tagNames.intern(l.Head)
+	}
+	if l.Ev == EvStop || l.Ev == EvCont {
+		f.adj, f.hasAdj = l.Adj, true
+	} else {
+		e.Arg = tagNames.intern(l.Arg)
+	}
+	f.values = 1
+	return true
+}
+
+// DMVLine is a DMV event line read by ScanDMVLine, its tags still bytes
+// of the line: the readers of models and counts take most lines this way,
+// without an Event.
+type DMVLine struct {
+	Ev        string // EvRoot, EvChild, EvStop or EvCont
+	Head, Arg []byte // head: not of root; arg: of root and child
+	Dir       string // not of root: Left or Right
+	Adj       bool   // of stop and cont
+	Unit      Unit
+	Value     float64
+}
+
+// ScanDMVLine reads a DMV event line as grind writes it, its fields in
 // AppendJSON's order and no white space between them:
 //
 //	{"ev":"root","arg":A,"n":V}
 //	{"ev":"child","head":H,"dir":D,"arg":A,"n":V}
 //	{"ev":"stop","head":H,"dir":D,"adj":B,"n":V}
 //
-// (or "p", "w"), which is most of what estep and mstep read. It matches
-// the field names as they stand rather than reading and looking up each
-// one; anything else is left to scanFields.
-func (f *eventFields) scanDMV(e *Event, data []byte) bool {
+// (or "p", "w"). It matches the field names as they stand rather than
+// reading and looking up each one, and reports false for anything else.
+// A line it takes is one Event.UnmarshalJSON reads to the same fields
+// (the tags as strings); whether that event is valid (a finite value, no
+// empty tag) is for the caller to check.
+func ScanDMVLine(data []byte) (DMVLine, bool) {
+	var l DMVLine
 	s := scanner{data: data}
 	lit := func(l string) bool {
 		if len(s.data)-s.i < len(l) || string(s.data[s.i:s.i+len(l)]) != l {
@@ -400,78 +466,91 @@ func (f *eventFields) scanDMV(e *Event, data []byte) bool {
 		s.i += len(l)
 		return true
 	}
+	// str reads a tag: a few bytes, which a plain loop reads faster than
+	// scanner.str's eight at a time.
 	str := func() ([]byte, bool) {
-		if s.i < len(s.data) && s.data[s.i] == '"' {
-			return s.str()
+		if s.i >= len(s.data) || s.data[s.i] != '"' {
+			return nil, false
+		}
+		for j := s.i + 1; j < len(s.data); j++ {
+			switch c := s.data[j]; {
+			case c == '"':
+				b := s.data[s.i+1 : j]
+				s.i = j + 1
+				return b, true
+			case c == '\\' || c < 0x20:
+				return nil, false
+			}
 		}
 		return nil, false
 	}
-	if !lit(`{"ev":`) {
-		return false
-	}
-	b, ok := str()
-	if !ok {
-		return false
-	}
-	switch e.Ev = constant(b); e.Ev {
-	case EvRoot:
-	case EvChild, EvStop, EvCont:
-		if !lit(`,"head":`) {
-			return false
-		}
-		if b, ok = str(); !ok {
-			return false
-		}
-		e.Head = tagNames.intern(b)
-		if !lit(`,"dir":`) {
-			return false
-		}
-		if b, ok = str(); !ok {
-			return false
-		}
-		e.Dir = constant(b)
+	var ok bool
+	switch {
+	case !lit(`{"ev":"`):
+		return l, false
+	case lit(`root"`):
+		l.Ev = EvRoot
+	case lit(`child"`):
+		l.Ev = EvChild
+	case lit(`stop"`):
+		l.Ev = EvStop
+	case lit(`cont"`):
+		l.Ev = EvCont
 	default:
-		return false
+		return l, false
 	}
-	if e.Ev == EvStop || e.Ev == EvCont {
+	if l.Ev != EvRoot {
+		if !lit(`,"head":`) {
+			return l, false
+		}
+		if l.Head, ok = str(); !ok {
+			return l, false
+		}
+		switch {
+		case lit(`,"dir":"left"`):
+			l.Dir = Left
+		case lit(`,"dir":"right"`):
+			l.Dir = Right
+		default:
+			return l, false
+		}
+	}
+	if l.Ev == EvStop || l.Ev == EvCont {
 		if !lit(`,"adj":`) {
-			return false
+			return l, false
 		}
 		switch {
 		case lit("true"):
-			f.adj = true
+			l.Adj = true
 		case lit("false"):
 		default:
-			return false
+			return l, false
 		}
-		f.hasAdj = true
 	} else {
 		if !lit(`,"arg":`) {
-			return false
+			return l, false
 		}
-		if b, ok = str(); !ok {
-			return false
+		if l.Arg, ok = str(); !ok {
+			return l, false
 		}
-		e.Arg = tagNames.intern(b)
 	}
 	if len(s.data)-s.i < 5 || s.data[s.i] != ',' || s.data[s.i+1] != '"' || s.data[s.i+3] != '"' || s.data[s.i+4] != ':' {
-		return false
+		return l, false
 	}
 	switch u := s.data[s.i+2]; u {
 	case 'n', 'p', 'w':
-		e.Unit = Unit(u)
+		l.Unit = Unit(u)
 	default:
-		return false
+		return l, false
 	}
 	s.i += 5
 	if s.i >= len(s.data) || s.data[s.i] != '-' && !digit(s.data[s.i]) {
-		return false
+		return l, false
 	}
-	f.values = 1
-	if e.Value, ok = s.float(); !ok {
-		return false
+	if l.Value, ok = s.float(); !ok {
+		return l, false
 	}
-	return s.i == len(s.data)-1 && s.data[s.i] == '}'
+	return l, s.i == len(s.data)-1 && s.data[s.i] == '}'
 }
 
 // scanFields reads any plain event line, its fields in any order.
@@ -679,13 +758,19 @@ func (f *eventFields) finish(e *Event) error {
 		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus}
 		return nil
 	}
+	// The DMV's kinds, thousands per model, check first what a whole
+	// event has and join the errors only when something is missing.
 	switch e.Ev {
 	case EvRoot:
 		err = need(e.Arg != "", "arg")
 	case EvChild:
-		err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
+		if e.Head == "" || e.Arg == "" || e.Dir != Left && e.Dir != Right {
+			err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
+		}
 	case EvStop, EvCont:
-		err = errors.Join(need(e.Head != "", "head"), need(f.hasAdj, "adj"), checkDir(e.Dir))
+		if e.Head == "" || !f.hasAdj || e.Dir != Left && e.Dir != Right {
+			err = errors.Join(need(e.Head != "", "head"), need(f.hasAdj, "adj"), checkDir(e.Dir))
+		}
 		if f.hasAdj {
 			e.Adj = f.adj
 		}

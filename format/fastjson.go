@@ -3,7 +3,6 @@ package format
 import (
 	"encoding/binary"
 	"math/bits"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -190,8 +189,7 @@ func (s *scanner) float() (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(string(text), 64)
-	return f, err == nil
+	return parseNumber(text)
 }
 
 // int reads an integer of at most 18 digits (the codec's limits are

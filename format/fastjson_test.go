@@ -305,3 +305,34 @@ func TestSpecial8(t *testing.T) {
 		}
 	}
 }
+
+// AppendDMV writes what AppendJSON writes, its tags quoted beforehand.
+func TestAppendDMVAsAppendJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tags := []string{"NN", "VBD", "<>", "a\"b", "é", "x\\y", "tab\t", ""}
+	values := []float64{0, math.Copysign(0, -1), 5e-324, 1e-300, 1, 7, 1e22, 168.463438845793, 0.031272218089064975, -2.5, math.Inf(1), math.NaN()}
+	for range 5000 {
+		e := Event{Ev: []string{EvRoot, EvChild, EvStop, EvCont}[rng.IntN(4)], Unit: Unit("npw"[rng.IntN(3)]), Value: values[rng.IntN(len(values))]}
+		if e.Ev != EvRoot {
+			e.Head, e.Dir = tags[rng.IntN(len(tags))], []string{Left, Right, "up"}[rng.IntN(3)]
+		}
+		if e.Ev == EvRoot || e.Ev == EvChild {
+			e.Arg = tags[rng.IntN(len(tags))]
+		}
+		if e.Ev == EvStop || e.Ev == EvCont {
+			e.Adj = rng.IntN(2) == 0
+		}
+		var head, arg []byte
+		if e.Head != "" || e.Ev != EvRoot {
+			head = AppendQuoted(nil, e.Head)
+		}
+		if e.Ev == EvRoot || e.Ev == EvChild {
+			arg = AppendQuoted(nil, e.Arg)
+		}
+		got := AppendDMV([]byte("x"), e.Ev, head, e.Dir, e.Adj, arg, e.Unit, e.Value)
+		want := e.AppendJSON([]byte("x"))
+		if string(got) != string(want) {
+			t.Fatalf("%+v: AppendDMV writes %s, AppendJSON %s", e, got, want)
+		}
+	}
+}

@@ -18,7 +18,8 @@ import (
 )
 
 // Output is where a program writes its records. A named regular file is
-// written to a temporary file beside it and renamed on Commit, so a failed
+// written to a temporary file beside it and put in its place on Commit
+// (replaceFile: a rename, or on Linux an exchange of names), so a failed
 // run leaves nothing half-written; ".gz" and ".zst" names are compressed.
 // A symbolic link is followed: its target is replaced, the link stays. A
 // FIFO or a device (/dev/null, /dev/stdout) is written through directly,
@@ -214,7 +215,7 @@ func (o *Output) place() error {
 	if !temps.live[o.tmp] {
 		return fmt.Errorf("%s: interrupted", o.name)
 	}
-	err := os.Rename(o.tmp, o.path)
+	err := replaceFile(o.tmp, o.path)
 	if err != nil {
 		os.Remove(o.tmp)
 		err = fmt.Errorf("%s: %w", o.name, unwrapPathError(err))

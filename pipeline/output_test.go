@@ -211,3 +211,33 @@ func TestLatin1AndBOM(t *testing.T) {
 		t.Errorf("BOM: read %q", got)
 	}
 }
+
+// A committed output replaces the file it names as a rename would: the
+// new bytes under the name, no temporary file left, a hard link to the
+// old file still the old file, and a name not there yet created.
+func TestCommitReplaces(t *testing.T) {
+	dir := t.TempDir()
+	final, link := filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "old.jsonl")
+	for round, want := range []string{"first\n", "second\n", "third\n"} {
+		o, err := Create(final, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.WriteString(want)
+		if err := o.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(final); string(got) != want {
+			t.Errorf("round %d: %q, want %q", round, got, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1+min(round, 1) {
+			t.Errorf("round %d: %d files in the folder", round, len(entries))
+		}
+		if round == 0 {
+			os.Link(final, link)
+		}
+		if got, _ := os.ReadFile(link); round > 0 && string(got) != "first\n" {
+			t.Errorf("round %d: the hard link reads %q, want the old file", round, got)
+		}
+	}
+}

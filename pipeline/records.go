@@ -178,7 +178,7 @@ func EachRecord[T any](src Source, fn func(rec *T, at *Lines) error) error {
 // programs that look at an input's first bytes before deciding how to read
 // it. bad may be nil (stop at the first bad record).
 func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) error) error {
-	return eachRecordIn(in, bad, false, fn)
+	return eachRecordIn(in, bad, false, nil, fn)
 }
 
 // EachRecordReused is EachRecord with one value, cleared, for every line:
@@ -189,16 +189,24 @@ func EachRecordIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) 
 // to their zero value.
 func EachRecordReused[T any](src Source, fn func(rec *T, at *Lines) error) error {
 	return EachInput(src.Names, src.Stdin, func(in *Input) error {
-		return eachRecordIn(in, src.Bad, true, fn)
+		return eachRecordIn(in, src.Bad, true, nil, fn)
 	})
 }
 
 // EachRecordReusedIn is EachRecordReused over one input that is open.
 func EachRecordReusedIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *Lines) error) error {
-	return eachRecordIn(in, bad, true, fn)
+	return eachRecordIn(in, bad, true, nil, fn)
 }
 
-func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, fn func(rec *T, at *Lines) error) error {
+// EachRecordReusedOr is EachRecordReusedIn with a short road: short sees
+// every non-blank line first and says whether it took it; the lines it
+// leaves are decoded and go to fn. For the readers of models and counts,
+// whose plain lines need no record.
+func EachRecordReusedOr[T any](in *Input, bad *BadRecords, short func(line []byte, at *Lines) bool, fn func(rec *T, at *Lines) error) error {
+	return eachRecordIn(in, bad, true, short, fn)
+}
+
+func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, short func([]byte, *Lines) bool, fn func(rec *T, at *Lines) error) error {
 	if bad == nil {
 		bad = &BadRecords{}
 	}
@@ -207,7 +215,7 @@ func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, fn func(rec *T,
 	rec := new(T)
 	for lines.Scan() {
 		text := bytes.TrimSpace(lines.Bytes())
-		if len(text) == 0 {
+		if len(text) == 0 || short != nil && short(text, lines) {
 			continue
 		}
 		if reuse {

@@ -34,33 +34,65 @@ func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
 // eachEvent gives the events of Events one by one to emit, in one reused
 // record, and stops at emit's first error.
 func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event) error) error {
+	e := format.Event{Unit: unit}
+	return eachEntry(ts, p, func(ev string, h, dir int, adj bool, a int, v float64) error {
+		e.Ev, e.Head, e.Dir, e.Adj, e.Arg, e.Value = ev, "", "", adj, "", v
+		if ev != format.EvRoot {
+			e.Head, e.Dir = ts.Name(h), dirNames[dir]
+		}
+		if ev == format.EvRoot || ev == format.EvChild {
+			e.Arg = ts.Name(a)
+		}
+		return emit(&e)
+	})
+}
+
+// eachLine gives the lines of eachEvent's events (format.AppendDMV), a
+// newline ending each, in one reused buffer.
+func eachLine(ts *TagSet, p *Params, unit format.Unit, emit func(line []byte) error) error {
+	quoted := make([][]byte, ts.Len()) // each tag as a JSON string, made once
+	for i := range quoted {
+		quoted[i] = format.AppendQuoted(nil, ts.Name(i))
+	}
+	var line []byte
+	return eachEntry(ts, p, func(ev string, h, dir int, adj bool, a int, v float64) error {
+		var head, arg []byte
+		if ev != format.EvRoot {
+			head = quoted[h]
+		}
+		if ev == format.EvRoot || ev == format.EvChild {
+			arg = quoted[a]
+		}
+		line = append(format.AppendDMV(line[:0], ev, head, dirNames[dir], adj, arg, unit, v), '\n')
+		return emit(line)
+	})
+}
+
+// eachEntry gives every entry of p, in Events' order, to fn: its event
+// kind, head and direction (not of root), adjacency (stop and cont),
+// argument (root and child) and value; it stops at fn's first error.
+func eachEntry(ts *TagSet, p *Params, fn func(ev string, h, dir int, adj bool, a int, v float64) error) error {
 	t := ts.Len()
-	var e format.Event
 	for a := 0; a < t; a++ {
-		e = format.Event{Ev: format.EvRoot, Arg: ts.Name(a), Unit: unit, Value: p.Root[a]}
-		if err := emit(&e); err != nil {
+		if err := fn(format.EvRoot, 0, 0, false, a, p.Root[a]); err != nil {
 			return err
 		}
 	}
 	for h := 0; h < t; h++ {
-		head := ts.Name(h)
 		for dir := Left; dir <= Right; dir++ {
 			for v := Adj; v <= NonAdj; v++ {
 				i := DecisionIndex(h, dir, v)
-				e = format.Event{Ev: format.EvStop, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Stop[i]}
-				if err := emit(&e); err != nil {
+				if err := fn(format.EvStop, h, dir, v == Adj, 0, p.Stop[i]); err != nil {
 					return err
 				}
-				e = format.Event{Ev: format.EvCont, Head: head, Dir: dirNames[dir], Adj: v == Adj, Unit: unit, Value: p.Cont[i]}
-				if err := emit(&e); err != nil {
+				if err := fn(format.EvCont, h, dir, v == Adj, 0, p.Cont[i]); err != nil {
 					return err
 				}
 			}
 		}
 		for dir := Left; dir <= Right; dir++ {
 			for a := 0; a < t; a++ {
-				e = format.Event{Ev: format.EvChild, Head: head, Dir: dirNames[dir], Arg: ts.Name(a), Unit: unit, Value: p.Child[p.ChildIndex(h, dir, a)]}
-				if err := emit(&e); err != nil {
+				if err := fn(format.EvChild, h, dir, false, a, p.Child[p.ChildIndex(h, dir, a)]); err != nil {
 					return err
 				}
 			}
@@ -81,134 +113,6 @@ type Table struct {
 	Model, Corpus string
 	Shards        int
 	events        int // event records read
-}
-
-// TableBuilder collects event records (a model, or count shards) into a
-// Table. Tags are those the events mention, in sorted order.
-type TableBuilder struct {
-	events []tableEvent
-	stats  *format.Stats
-	unit   format.Unit
-	// Sum adds repeated events and stats records (count shards); without
-	// it a repeated event or stats record is an error (a model).
-	Sum bool
-}
-
-// tableEvent is the part of an event a table keeps (a format.Event is
-// several times its size, and a model has thousands).
-type tableEvent struct {
-	ev        string
-	head, arg string
-	dir       int
-	adj       bool
-	value     float64
-}
-
-func (e *tableEvent) event() format.Event {
-	return format.Event{Ev: e.ev, Head: e.head, Dir: dirNames[e.dir], Arg: e.arg, Adj: e.adj}
-}
-
-// Add takes one event. Headers are the readers' business (io.go) and
-// are passed over.
-func (b *TableBuilder) Add(e format.Event) error { return b.add(&e) }
-
-func (b *TableBuilder) add(e *format.Event) error {
-	if e.Ev == format.EvHeader {
-		return nil
-	}
-	if err := e.Validate(); err != nil {
-		return err
-	}
-	if e.Ev == format.EvStats {
-		if b.stats != nil && !b.Sum {
-			return fmt.Errorf("a second stats record")
-		}
-		if b.stats == nil {
-			s := *e.Stats
-			b.stats = &s
-			return nil
-		}
-		b.stats.Sentences += e.Stats.Sentences
-		b.stats.Tokens += e.Stats.Tokens
-		b.stats.Loglik += e.Stats.Loglik
-		return nil
-	}
-	if b.unit == 0 {
-		b.unit = e.Unit
-	} else if e.Unit != b.unit {
-		return fmt.Errorf("event carries %q but earlier events carry %q", string(e.Unit), string(b.unit))
-	}
-	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
-		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)
-	}
-	b.events = append(b.events, tableEvent{ev: e.Ev, head: e.Head, arg: e.Arg, dir: dirIndex(e.Dir), adj: e.Adj, value: e.Value})
-	return nil
-}
-
-// Build makes the table. It fails when there were no events.
-func (b *TableBuilder) Build() (*Table, error) {
-	if len(b.events) == 0 {
-		return nil, fmt.Errorf("no events")
-	}
-	seen := map[string]bool{}
-	var names []string
-	last := "" // events come grouped by head: most lookups are the last name's
-	for i := range b.events {
-		e := &b.events[i]
-		for _, n := range [2]string{e.head, e.arg} {
-			if n != "" && n != last && !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-			if n != "" {
-				last = n
-			}
-		}
-	}
-	ts := SortedTagSet(names)
-	p := NewParams(ts.Len())
-	// which entries are set, by a key over all four tables
-	set := make([]bool, len(p.Root)+len(p.Child)+len(p.Stop)+len(p.Cont))
-	lastHead, lastH := "", 0
-	head := func(name string) int { // events come grouped by head
-		if name != lastHead || lastHead == "" {
-			lastHead = name
-			lastH, _ = ts.Index(name)
-		}
-		return lastH
-	}
-	for k := range b.events {
-		e := &b.events[k]
-		var tab []float64
-		var i, key int
-		switch e.ev {
-		case format.EvRoot:
-			a, _ := ts.Index(e.arg)
-			tab, i, key = p.Root, a, a
-		case format.EvChild:
-			h := head(e.head)
-			a, _ := ts.Index(e.arg)
-			i = p.ChildIndex(h, e.dir, a)
-			tab, key = p.Child, len(p.Root)+i
-		case format.EvStop, format.EvCont:
-			h := head(e.head)
-			v := NonAdj
-			if e.adj {
-				v = Adj
-			}
-			i = DecisionIndex(h, e.dir, v)
-			tab, key = p.Stop, len(p.Root)+len(p.Child)+i
-			if e.ev == format.EvCont {
-				tab, key = p.Cont, key+len(p.Stop)
-			}
-		}
-		if set[key] && !b.Sum {
-			return nil, fmt.Errorf("event given twice: %s", describe(e.event()))
-		}
-		set[key] = true
-		tab[i] += e.value
-	}
-	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats, events: len(b.events)}, nil
 }
 
 // describe names an event for "given twice" (built without fmt: the
@@ -249,9 +153,11 @@ func CheckDistribution(ts *TagSet, p *Params) error {
 			}
 		}
 	}
-	check := func(what string, sum float64) error {
+	// what names the multinomial, made only for the error (a model has
+	// hundreds of multinomials, read and written every step of a loop).
+	check := func(sum float64, what func() string) error {
 		if math.Abs(sum-1) > SumTolerance {
-			return fmt.Errorf("%s sums to %.17g, not 1 (tolerance %g): not a normalised model", what, sum, SumTolerance)
+			return fmt.Errorf("%s sums to %.17g, not 1 (tolerance %g): not a normalised model", what(), sum, SumTolerance)
 		}
 		return nil
 	}
@@ -263,17 +169,17 @@ func CheckDistribution(ts *TagSet, p *Params) error {
 		return s
 	}
 	t := ts.Len()
-	if err := check("root", sum(p.Root)); err != nil {
+	if err := check(sum(p.Root), func() string { return "root" }); err != nil {
 		return err
 	}
 	for h := 0; h < t; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			if err := check(fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir]), sum(p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)])); err != nil {
+			if err := check(sum(p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)]), func() string { return childName(ts, h, dir) }); err != nil {
 				return err
 			}
 			for v := Adj; v <= NonAdj; v++ {
 				i := DecisionIndex(h, dir, v)
-				if err := check(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), p.Stop[i]+p.Cont[i]); err != nil {
+				if err := check(p.Stop[i]+p.Cont[i], func() string { return decisionName(ts, h, dir, v) }); err != nil {
 					return err
 				}
 			}
@@ -293,28 +199,38 @@ func CheckTotals(ts *TagSet, counts *Params, lambda float64) error {
 		}
 		return s
 	}
-	bad := func(what string, s float64) error {
+	bad := func(s float64, what func() string) error {
 		if math.IsInf(s, 0) || math.IsNaN(s) {
-			return fmt.Errorf("M-step overflow: the counts of %s add up to %v, beyond floating point", what, s)
+			return fmt.Errorf("M-step overflow: the counts of %s add up to %v, beyond floating point", what(), s)
 		}
 		return nil
 	}
 	t := ts.Len()
-	if err := bad("root", total(counts.Root)); err != nil {
+	if err := bad(total(counts.Root), func() string { return "root" }); err != nil {
 		return err
 	}
 	for h := 0; h < t; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			if err := bad(fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir]), total(counts.Child[counts.ChildIndex(h, dir, 0):counts.ChildIndex(h, dir, t)])); err != nil {
+			if err := bad(total(counts.Child[counts.ChildIndex(h, dir, 0):counts.ChildIndex(h, dir, t)]), func() string { return childName(ts, h, dir) }); err != nil {
 				return err
 			}
 			for v := Adj; v <= NonAdj; v++ {
 				i := DecisionIndex(h, dir, v)
-				if err := bad(fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj), counts.Stop[i]+counts.Cont[i]+2*lambda); err != nil {
+				if err := bad(counts.Stop[i]+counts.Cont[i]+2*lambda, func() string { return decisionName(ts, h, dir, v) }); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// childName and decisionName name a multinomial in the errors of
+// CheckDistribution and CheckTotals.
+func childName(ts *TagSet, h, dir int) string {
+	return fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir])
+}
+
+func decisionName(ts *TagSet, h, dir, v int) string {
+	return fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj)
 }

@@ -25,10 +25,22 @@ type Kind struct {
 	// reported at the event's line.
 	Add func(e *format.Event) error
 	// Key describes an event, for "given twice".
-	// AppendKey, when not nil, appends Key's text to dst: the count
-	// readers look every event up by it without building a string.
-	Key       func(e *format.Event) string
-	AppendKey func(dst []byte, e *format.Event) []byte
+	Key func(e *format.Event) string
+	// ID, when not nil, is a number that tells an event from every other
+	// of the family (Key's text as a number), small: below the number of
+	// different events the family has been given (the count readers
+	// index a table by it rather than look up Key's string).
+	ID func(e *format.Event) uint64
+	// Short, when not nil (with ID and Commit), is the family's short
+	// road for the plain lines of models and counts, thousands per file
+	// read on every step of a shell loop: it reads line, and when it
+	// holds an event carrying unit that Add would take without error, it
+	// keeps it for Commit and returns the event's ID and true. The lines
+	// it leaves, and those the readers' checks refuse (a shard's event
+	// given twice, one more than the header announces), take the long
+	// road (format.Event, Add), which gives the same result or the error.
+	Short  func(line []byte, unit format.Unit) (id uint64, ok bool)
+	Commit func()
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
@@ -63,7 +75,21 @@ func (k Kind) checkFamily(h *format.Header) error {
 func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
 	var hdr *format.Header
 	n := 0
-	err := pipeline.EachRecordReused(src, func(e *format.Event, at *pipeline.Lines) error {
+	short := func(line []byte, at *pipeline.Lines) bool {
+		if hdr == nil || n >= hdr.Events {
+			return false
+		}
+		if _, ok := k.Short(line, hdr.Unit); !ok {
+			return false
+		}
+		n++
+		k.Commit()
+		return true
+	}
+	if k.Short == nil {
+		short = nil
+	}
+	long := func(e *format.Event, at *pipeline.Lines) error {
 		if err := e.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -91,6 +117,9 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 			return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
 		}
 		return badRecord(k.Add(e))
+	}
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		return pipeline.EachRecordReusedOr(in, src.Bad, short, long)
 	})
 	if err != nil {
 		return nil, err
@@ -129,10 +158,36 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
-		var inShard map[string]int // events of the open shard → their line
-		var key []byte
+		// events of the open shard → their line, by Key or (0: none) by ID
+		var inShard map[string]int
+		var inShardID []int
+		seenID := func(id uint64) (first int, dup bool) {
+			if id >= uint64(len(inShardID)) {
+				inShardID = append(inShardID, make([]int, int(id)+1-len(inShardID))...)
+			}
+			return inShardID[id], inShardID[id] != 0
+		}
 		before := out.Shards
-		err := pipeline.EachRecordReusedIn(in, src.Bad, func(e *format.Event, at *pipeline.Lines) error {
+		short := func(line []byte, at *pipeline.Lines) bool {
+			if hdr == nil || n >= hdr.Events {
+				return false
+			}
+			id, ok := k.Short(line, format.Count)
+			if !ok {
+				return false
+			}
+			if _, dup := seenID(id); dup {
+				return false
+			}
+			inShardID[id] = at.Line()
+			n++
+			k.Commit()
+			return true
+		}
+		if k.Short == nil {
+			short = nil
+		}
+		err := pipeline.EachRecordReusedOr(in, src.Bad, short, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
 				return pipeline.BadRecord(err)
 			}
@@ -170,7 +225,14 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				corpus += c
 				out.Shards++
 				hdr, n, begun = h, 0, where
-				inShard = make(map[string]int, min(h.Events, maxExpect))
+				if k.ID != nil {
+					clear(inShardID)
+					if want := min(h.Events, maxExpect) + 1; len(inShardID) < want {
+						inShardID = make([]int, want)
+					}
+				} else {
+					inShard = make(map[string]int, min(h.Events, maxExpect))
+				}
 				k.expect(h.Events)
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
@@ -198,15 +260,22 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
 				// Shards add up; within one, an event is given once.
-				if k.AppendKey != nil {
-					key = k.AppendKey(key[:0], e)
+				var first int
+				var dup bool
+				if k.ID != nil {
+					id := k.ID(e)
+					if first, dup = seenID(id); !dup {
+						inShardID[id] = at.Line()
+					}
 				} else {
-					key = append(key[:0], k.Key(e)...)
+					key := k.Key(e)
+					if first, dup = inShard[key]; !dup {
+						inShard[key] = at.Line()
+					}
 				}
-				if first, dup := inShard[string(key)]; dup {
-					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", key, first))
+				if dup {
+					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", k.Key(e), first))
 				}
-				inShard[string(key)] = at.Line()
 			}
 			return badRecord(k.Add(e))
 		})
@@ -251,23 +320,39 @@ func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.St
 // lines are made in one reused buffer (format.Event.AppendJSON): models
 // and counts are written on every step of a shell loop.
 func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*format.Event) error) error, stats *format.Stats) error {
+	return WriteLines(w, hdr, n, func(emit func(line []byte) error) error {
+		var line []byte
+		return each(func(e *format.Event) error {
+			if err := e.CheckWrite(); err != nil {
+				return err
+			}
+			line = append(e.AppendJSON(line[:0]), '\n')
+			return emit(line)
+		})
+	}, stats)
+}
+
+// WriteLines is WriteEach for a family that makes its event lines itself
+// (format.AppendDMV), each as Event.AppendJSON would, and a newline.
+func WriteLines(w io.Writer, hdr *format.Header, n int, each func(emit func(line []byte) error) error, stats *format.Stats) error {
 	hdr.Events = n
-	var line []byte
+	var buf []byte
 	write := func(e *format.Event) error {
 		if err := e.CheckWrite(); err != nil {
 			return err
 		}
-		line = append(e.AppendJSON(line[:0]), '\n')
-		_, err := w.Write(line)
+		buf = append(e.AppendJSON(buf[:0]), '\n')
+		_, err := w.Write(buf)
 		return err
 	}
 	if err := write(&format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
 		return err
 	}
 	written := 0
-	err := each(func(e *format.Event) error {
+	err := each(func(line []byte) error {
 		written++
-		return write(e)
+		_, err := w.Write(line)
+		return err
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,317 @@
+package dmv
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/grind-nlp/grind/format"
+)
+
+// TableBuilder collects event records (a model, or count shards) into a
+// Table. Tags are those the events mention, in sorted order.
+//
+// Models and counts are read on every step of a shell loop, so events go
+// straight into dense tables indexed by their tags' order of first
+// appearance (no record kept per event, no string looked up twice), and
+// the readers' plain lines need no format.Event at all (scanLine); Build
+// sorts the tags and moves the entries to their places.
+type TableBuilder struct {
+	ids   map[string]int32 // tag → its number here (order of appearance)
+	names []string         // by number
+	tags  []builderTag     // by number
+	// The numbers of the last head and argument looked up: events come
+	// grouped by head, their arguments in the order of the root events.
+	lastHead, lastArg int32
+	held              heldEvent // for commit
+	lastID            int32     // the last ID given to an entry
+	n                 int       // events added
+	twice             string    // the first event given twice (a model), for Build
+	stats             *format.Stats
+	unit              format.Unit
+	// Sum adds repeated events and stats records (count shards); without
+	// it a repeated event or stats record is an error (a model).
+	Sum bool
+}
+
+// builderTag holds the entries of one tag: as a root's argument, and as
+// a head its stop and cont decisions (decisionSlot) and its children by
+// direction and argument number.
+type builderTag struct {
+	used     bool // mentioned by an event added (not only looked up)
+	root     entry
+	decision [8]entry
+	child    [2][]entry
+}
+
+type entry struct {
+	value float64
+	set   bool
+	id    int32 // the event's ID, from 1 in order of first sight (0: none yet)
+}
+
+func decisionSlot(dir, valence int, cont bool) int {
+	i := (dir*2 + valence) * 2
+	if cont {
+		i++
+	}
+	return i
+}
+
+// heldEvent is an event hold has found its entry for: kind (an Ev
+// constant), head and direction (not of root), argument (of root and
+// child), adjacency (of stop and cont), unit and value.
+type heldEvent struct {
+	at        *entry // valid until the next hold
+	ev        string
+	head, arg int32
+	dir       int
+	adj       bool
+	unit      format.Unit
+	value     float64
+}
+
+// expect makes room for the tags of a model or shard of n events.
+func (b *TableBuilder) expect(n int) {
+	if b.tags != nil {
+		return
+	}
+	t := 0
+	for NumEvents(t) < n {
+		t++
+	}
+	b.ids = make(map[string]int32, t)
+	b.names = make([]string, 0, t)
+	b.tags = make([]builderTag, 0, t)
+}
+
+// tag numbers name, giving it the next number when new. last is the
+// number of the tag last looked up in the same role: most lookups are
+// of it or of the next one, and take no map.
+func (b *TableBuilder) tag(name []byte, last *int32) int32 {
+	n := *last
+	switch {
+	case int(n) < len(b.names) && b.names[n] == string(name):
+	case int(n)+1 < len(b.names) && b.names[n+1] == string(name):
+		n++
+	default:
+		var ok bool
+		if n, ok = b.ids[string(name)]; !ok {
+			if b.ids == nil {
+				b.ids = map[string]int32{}
+			}
+			n = int32(len(b.names))
+			b.ids[string(name)] = n
+			b.names = append(b.names, string(name))
+			b.tags = append(b.tags, builderTag{})
+		}
+	}
+	*last = n
+	return n
+}
+
+// hold finds the entry of an event of kind ev (an Ev constant of the
+// DMV), numbering its tags, and holds the event for commit; it returns
+// the event's ID: a number from 1 that tells it from every other DMV
+// event, given in order of first sight (eventio's "given twice" check
+// indexes a table by it). The fields an event's kind has not (a root's
+// head and direction, a child's adjacency) are not looked at, as for
+// describe.
+func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, unit format.Unit, value float64) uint64 {
+	h := heldEvent{ev: ev, unit: unit, value: value}
+	if ev != format.EvRoot {
+		h.head, h.dir = b.tag(head, &b.lastHead), dirIndex(dir)
+	}
+	if ev == format.EvStop || ev == format.EvCont {
+		h.adj = adj
+	}
+	if ev == format.EvRoot || ev == format.EvChild {
+		h.arg = b.tag(arg, &b.lastArg)
+	}
+	switch ev {
+	case format.EvRoot:
+		h.at = &b.tags[h.arg].root
+	case format.EvChild:
+		kids := &b.tags[h.head].child[h.dir]
+		switch a := int(h.arg); {
+		case a < len(*kids):
+		case a < cap(*kids):
+			*kids = (*kids)[:a+1]
+		default:
+			// room for every tag known so far (a model's root events
+			// have named them all before its first child event)
+			grown := make([]entry, a+1, max(2*a+1, len(b.tags)))
+			copy(grown, *kids)
+			*kids = grown
+		}
+		h.at = &(*kids)[h.arg]
+	default:
+		v := NonAdj
+		if h.adj {
+			v = Adj
+		}
+		h.at = &b.tags[h.head].decision[decisionSlot(h.dir, v, ev == format.EvCont)]
+	}
+	if h.at.id == 0 {
+		b.lastID++
+		h.at.id = b.lastID
+	}
+	b.held = h
+	return uint64(h.at.id)
+}
+
+func isDMVKind(ev string) bool {
+	switch ev {
+	case format.EvRoot, format.EvChild, format.EvStop, format.EvCont:
+		return true
+	}
+	return false
+}
+
+// id is the ID of an event read the long way (eventio.Kind.ID).
+func (b *TableBuilder) id(e *format.Event) uint64 {
+	if !isDMVKind(e.Ev) {
+		return 0 // not an event of the DMV: add refuses it
+	}
+	return b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Unit, e.Value)
+}
+
+// scanLine is the readers' short road (eventio.Kind.Short): a DMV event
+// line as grind writes it (format.ScanDMVLine) carrying unit, held for
+// commit when it is one the long road (format.Event, Validate, add)
+// would take without error. It returns the event's ID.
+func (b *TableBuilder) scanLine(line []byte, unit format.Unit) (uint64, bool) {
+	l, ok := format.ScanDMVLine(line)
+	v := l.Value
+	switch {
+	case !ok || l.Unit != unit || b.unit != 0 && b.unit != unit:
+		return 0, false
+	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0 && unit != format.Weight || v > 1 && unit == format.Prob:
+		return 0, false
+	case l.Ev != format.EvRoot && len(l.Head) == 0:
+		return 0, false
+	case (l.Ev == format.EvRoot || l.Ev == format.EvChild) && len(l.Arg) == 0:
+		return 0, false
+	}
+	return b.hold(l.Ev, l.Head, l.Arg, l.Dir, l.Adj, l.Unit, v), true
+}
+
+// Add takes one event. Headers are the readers' business (io.go) and
+// are passed over.
+func (b *TableBuilder) Add(e format.Event) error { return b.add(&e) }
+
+func (b *TableBuilder) add(e *format.Event) error {
+	if e.Ev == format.EvHeader {
+		return nil
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	return b.addValid(e)
+}
+
+// addValid is add for the readers of eventio, which validate every event
+// before they pass it on.
+func (b *TableBuilder) addValid(e *format.Event) error {
+	switch {
+	case e.Ev == format.EvHeader:
+		return nil
+	case e.Ev == format.EvStats:
+		if b.stats != nil && !b.Sum {
+			return fmt.Errorf("a second stats record")
+		}
+		if b.stats == nil {
+			s := *e.Stats
+			b.stats = &s
+			return nil
+		}
+		b.stats.Sentences += e.Stats.Sentences
+		b.stats.Tokens += e.Stats.Tokens
+		b.stats.Loglik += e.Stats.Loglik
+		return nil
+	case !isDMVKind(e.Ev):
+		return fmt.Errorf("a %q event in a DMV model or counts", e.Ev)
+	}
+	if b.unit != 0 && e.Unit != b.unit {
+		return fmt.Errorf("event carries %q but earlier events carry %q", string(e.Unit), string(b.unit))
+	}
+	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
+		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)
+	}
+	b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Unit, e.Value)
+	b.commit()
+	return nil
+}
+
+// commit adds the event held by hold (scanLine, or addValid).
+func (b *TableBuilder) commit() {
+	h := &b.held
+	if h.ev != format.EvRoot {
+		b.tags[h.head].used = true
+	}
+	if h.ev == format.EvRoot || h.ev == format.EvChild {
+		b.tags[h.arg].used = true
+	}
+	if h.at.set && !b.Sum && b.twice == "" {
+		b.twice = b.describeHeld()
+	}
+	h.at.set = true
+	h.at.value += h.value
+	b.unit = h.unit
+	b.n++
+}
+
+// describeHeld is describe of the held event.
+func (b *TableBuilder) describeHeld() string {
+	h := &b.held
+	e := format.Event{Ev: h.ev, Dir: dirNames[h.dir], Adj: h.adj, Arg: b.names[h.arg]}
+	if h.ev != format.EvRoot {
+		e.Head = b.names[h.head]
+	}
+	return describe(e)
+}
+
+// Build makes the table. It fails when there were no events.
+func (b *TableBuilder) Build() (*Table, error) {
+	if b.n == 0 {
+		return nil, fmt.Errorf("no events")
+	}
+	if b.twice != "" {
+		return nil, fmt.Errorf("event given twice: %s", b.twice)
+	}
+	var names []string
+	for n, name := range b.names {
+		if b.tags[n].used {
+			names = append(names, name)
+		}
+	}
+	ts := SortedTagSet(names)
+	// to[n] is the tag numbered n here in ts (-1: not used)
+	to := make([]int, len(b.tags))
+	for i := range to {
+		to[i] = -1
+	}
+	for i, name := range ts.Names() {
+		to[b.ids[name]] = i
+	}
+	p := NewParams(ts.Len())
+	for n := range b.tags {
+		bt, h := &b.tags[n], to[n]
+		if h < 0 {
+			continue
+		}
+		p.Root[h] = bt.root.value
+		for dir := Left; dir <= Right; dir++ {
+			for v := Adj; v <= NonAdj; v++ {
+				i := DecisionIndex(h, dir, v)
+				p.Stop[i] = bt.decision[decisionSlot(dir, v, false)].value
+				p.Cont[i] = bt.decision[decisionSlot(dir, v, true)].value
+			}
+			for a, kid := range bt.child[dir] {
+				if kid.set {
+					p.Child[p.ChildIndex(h, dir, to[a])] = kid.value
+				}
+			}
+		}
+	}
+	return &Table{Tags: ts, Params: p, Unit: b.unit, Stats: b.stats, events: b.n}, nil
+}
