@@ -199,10 +199,14 @@ func EachRecordReusedIn[T any](in *Input, bad *BadRecords, fn func(rec *T, at *L
 }
 
 func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, fn func(rec *T, at *Lines) error) error {
+	return eachRecordLines(NewLines(in), bad, reuse, fn)
+}
+
+// eachRecordLines is eachRecordIn over lines already set up.
+func eachRecordLines[T any](lines *Lines, bad *BadRecords, reuse bool, fn func(rec *T, at *Lines) error) error {
 	if bad == nil {
 		bad = &BadRecords{}
 	}
-	lines := NewLines(in)
 	var zero T
 	rec := new(T)
 	for lines.Scan() {
