@@ -210,10 +210,17 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		sc.i += len(l)
 		return true
 	}
+	// next is a field's name as it follows a field, or the '{' (without
+	// its comma): no string put together per field.
+	next := func(name string) string {
+		if sc.i == 1 {
+			return name[1:]
+		}
+		return name
+	}
 	if !lit(`{`) {
 		return false
 	}
-	sep := ""
 	words := -1
 	if lit(`"id":`) {
 		if sc.i >= len(sc.data) || sc.data[sc.i] != '"' {
@@ -228,9 +235,8 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		} else {
 			s.ID = string(b)
 		}
-		sep = ","
 	}
-	if lit(sep + `"words":[`) {
+	if lit(next(`,"words":[`)) {
 		sc.i-- // the array's '[' is the readers'
 		ok := false
 		if keepWords {
@@ -241,9 +247,8 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		if !ok {
 			return false
 		}
-		sep = ","
 	}
-	if !lit(sep + `"tags":[`) {
+	if !lit(next(`,"tags":[`)) {
 		return false
 	}
 	sc.i--

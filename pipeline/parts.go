@@ -132,14 +132,22 @@ func EachRecordReusedInParts[T any](src Source, parts *FileParts, workers int, f
 	failed.Store(int64(parts.Len()))
 	var inSequence atomic.Bool
 	errStopped := errors.New("an earlier part failed")
-	ForEachChunk(parts.Len(), workers, func(_, k int) {
+	readers := make([]*Lines, min(Workers(workers), parts.Len())) // a worker's buffers serve all its parts
+	ForEachChunk(parts.Len(), workers, func(w, k int) {
 		run := &runs[k]
 		if int64(k) > failed.Load() || inSequence.Load() {
 			run.err = errStopped
 			return
 		}
 		lo, hi := parts.cuts[k], parts.cuts[k+1]
-		at := NewLines(&Input{Name: parts.Name, Reader: io.NewSectionReader(parts.f, lo, hi-lo)})
+		part := io.NewSectionReader(parts.f, lo, hi-lo)
+		at := readers[w]
+		if at == nil {
+			at = NewLines(&Input{Name: parts.Name, Reader: part})
+			readers[w] = at
+		} else {
+			at.Reset(part)
+		}
 		run.bad.Skip = skip
 		run.err = eachRecordLines(at, &run.bad, true, func(rec *T, l *Lines) error {
 			if int64(k) > failed.Load() || inSequence.Load() {

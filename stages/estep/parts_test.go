@@ -258,3 +258,28 @@ func TestRunSameInParts(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadCorpus reads a corpus the size of UD English ≤10 (5,400
+// sentences, about 800 KB) in sequence and in parts.
+func BenchmarkReadCorpus(b *testing.B) {
+	lines := sentenceLines(rand.New(rand.NewPCG(5, 6)), 5400, 45)
+	path := filepath.Join(b.TempDir(), "c.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	src := pipeline.Source{Names: []string{path}}
+	b.Run("sequence", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := readSequence(src, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parts", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := readInput(src, false, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
