@@ -225,7 +225,25 @@ func (b *CorpusBuilder) Join(o *CorpusBuilder) error {
 	if b.opts.Tags != nil { // both numbered in the given set already
 		to = nil
 	}
-	for i := 0; i < oc.Tokens; i++ {
+	done := 0 // of o's tokens
+	if c.tag16 == nil && oc.tag16 == nil && len(b.names) <= math.MaxUint8+1 {
+		// Bytes to bytes, the common case: one tight pass (the parts of
+		// estep's corpus are joined after they are read, by one core).
+		var to8 [math.MaxUint8 + 1]uint8
+		for i := range to8 {
+			to8[i] = uint8(i)
+		}
+		for i, j := range to {
+			to8[i] = uint8(j)
+		}
+		n := len(c.tag8)
+		c.tag8 = append(c.tag8, oc.tag8...)
+		for i, v := range c.tag8[n:] {
+			c.tag8[n+i] = to8[v]
+		}
+		done = oc.Tokens
+	}
+	for i := done; i < oc.Tokens; i++ {
 		var t int
 		if oc.tag16 != nil {
 			t = int(oc.tag16[i])
