@@ -167,19 +167,25 @@ type input struct {
 // model's errors and the records', as if the corpus were built after
 // reading.
 func readInput(src pipeline.Source, gold bool, workers int) (*input, error) {
-	if parts, ok := src.SplitFile(pipeline.Workers(workers)*partsPerWorker, minPart); ok {
-		var bad pipeline.BadRecords
-		if src.Bad != nil {
-			bad = *src.Bad
-		}
-		in, err := readParts(src, parts, gold, workers)
-		parts.Close()
-		if err != pipeline.ErrInSequence {
-			return in, err
-		}
-		if src.Bad != nil {
-			*src.Bad = bad // counted again in sequence
-		}
+	w := pipeline.Workers(workers)
+	if w < 2 { // one goroutine reads parts no faster than the whole
+		return readSequence(src, gold)
+	}
+	parts, ok := src.SplitFile(w*partsPerWorker, minPart)
+	if !ok {
+		return readSequence(src, gold)
+	}
+	var bad pipeline.BadRecords
+	if src.Bad != nil {
+		bad = *src.Bad
+	}
+	in, err := readParts(src, parts, gold, workers)
+	parts.Close()
+	if err != pipeline.ErrInSequence {
+		return in, err
+	}
+	if src.Bad != nil {
+		*src.Bad = bad // counted again in sequence
 	}
 	return readSequence(src, gold)
 }
