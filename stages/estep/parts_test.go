@@ -283,3 +283,38 @@ func BenchmarkReadCorpus(b *testing.B) {
 		}
 	})
 }
+
+// Small corpora with bad records, blank lines, lattices and overlong
+// sentences drawn at random, cut everywhere: the parts give
+// readSequence's input every time.
+func TestReadPartsRandomCorpora(t *testing.T) {
+	defer func(m int64) { minPart = m }(minPart)
+	minPart = 1
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	long, _ := format.Marshal(&format.Sentence{Tags: slices.Repeat([]string{"T1"}, dmv.MaxSentenceLen+1)})
+	odd := []string{
+		"", "   ", "\r", "{oops", `{"tags":[]}`, `{"tags":["T1"],"heads":[1]}`, `{"id":"x","tags":["T1","T2"],"heads":[2,1]}`,
+		`{"id":"e","tags":["T9","T1"],"heads":[0,1],"ev":"x"}`, `{"tags":["T1"],"words":["a","b"]}`, "{\"id\":\"\xc3\"}", string(long),
+		`{"id":"l","tags":["T1"],"states":2,"start":0,"final":[1],"arcs":[[0,1,"T1"]]}`,
+		`{"id":"esc\"aped","tags":["T\u00e9"]}`, `{"tags":["T1"]}`,
+	}
+	for round := range 150 {
+		lines := sentenceLines(rng, 5+rng.IntN(40), 2+rng.IntN(8))
+		for range rng.IntN(4) {
+			lines[rng.IntN(len(lines))] = odd[rng.IntN(len(odd))]
+		}
+		path := writeLines(t, dir, fmt.Sprintf("r%d.jsonl", round), lines)
+		gold, skip := rng.IntN(2) == 0, rng.IntN(2) == 0
+		src := pipeline.Source{Names: []string{path}, Bad: &pipeline.BadRecords{Skip: skip}}
+		in, err := readSequence(src, gold)
+		want := summary(t, in, err, src.Bad)
+		for _, workers := range []int{2, 3, 7} {
+			src.Bad = &pipeline.BadRecords{Skip: skip}
+			in, err := readInput(src, gold, workers)
+			if got := summary(t, in, err, src.Bad); got != want {
+				t.Fatalf("round %d, gold %v, skip %v, %d workers:\n got %.600s\nwant %.600s\nlines %.2000q", round, gold, skip, workers, got, want, lines)
+			}
+		}
+	}
+}
