@@ -265,7 +265,7 @@ func (b *CorpusBuilder) Join(o *CorpusBuilder) error {
 			c.heads = append(c.heads, make([]uint16, oc.Tokens)...)
 		}
 	}
-	for i := 0; i < oc.n; i++ {
+	for i := 0; i < oc.n && oc.golds > 0; i++ {
 		if i/64 < len(oc.gold) && oc.gold[i/64]&(1<<(i%64)) != 0 {
 			j := c.n + i
 			for len(c.gold) <= j/64 {
