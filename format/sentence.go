@@ -265,7 +265,7 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 	if lit(`,"heads":[`) {
 		sc.i--
 		if bufs != nil {
-			s.Heads, ok = sc.intsInto(bufs.heads)
+			s.Heads, ok = sc.headsInto(bufs.heads)
 			bufs.heads = s.Heads
 		} else {
 			s.Heads, ok = sc.ints()
@@ -275,6 +275,48 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		}
 	}
 	return sc.i == len(sc.data)-1 && sc.data[sc.i] == '}' && (words < 0 || words == len(s.Tags))
+}
+
+// headsInto is intsInto for heads as grind writes them, small numbers
+// without white space ([2,0,4,2]), read digit by digit; anything else
+// (white space, a sign, a leading zero, five digits or more) it leaves to
+// intsInto from the same '[': the same result either way, and estep
+// reads the heads of every sentence of its corpus on every step of a
+// shell loop.
+func (s *scanner) headsInto(dst []int) ([]int, bool) {
+	d, i := s.data, s.i
+	if i >= len(d) || d[i] != '[' {
+		return s.intsInto(dst)
+	}
+	xs := dst[:0]
+	if xs == nil {
+		xs = []int{} // [] is empty, not nil, as for intsInto
+	}
+	i++
+	if i < len(d) && d[i] == ']' {
+		s.i = i + 1
+		return xs, true
+	}
+	for {
+		v, j := 0, i
+		for j < len(d) && j-i < 4 && digit(d[j]) {
+			v = v*10 + int(d[j]-'0')
+			j++
+		}
+		if j == i || j >= len(d) || d[i] == '0' && j-i > 1 {
+			return s.intsInto(dst)
+		}
+		xs = append(xs, v)
+		switch d[j] {
+		case ',':
+			i = j + 1
+		case ']':
+			s.i = j + 1
+			return xs, true
+		default: // a fifth digit, white space, a fraction: intsInto's
+			return s.intsInto(dst)
+		}
+	}
 }
 
 // scanFields reads a plain sentence's fields in any order.

@@ -2,7 +2,9 @@ package format
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +105,41 @@ func TestSentenceDuplicateFields(t *testing.T) {
 	for _, line := range []string{`{"tags":["A"],"x":1,"tags":["B"]}`, b.String() + `,"f199999":0}`, b.String() + `,"tags":[]}`} {
 		if err := Unmarshal([]byte(line), &s); err == nil || !strings.Contains(err.Error(), "given twice") {
 			t.Errorf("%.40s…: %v", line, err)
+		}
+	}
+}
+
+// headsInto reads what intsInto reads, to the same place, or refuses
+// what it refuses: on arrays as grind writes heads and on every kind of
+// number and spacing it leaves to intsInto.
+func TestHeadsIntoAsIntsInto(t *testing.T) {
+	inputs := []string{
+		"[]", "[0]", "[2,0,4,2]", "[10,0,12,9999]", "[12345,1]", "[99999]", "[1,2", "[1,", "[", "", "x",
+		"[ ]", " [1]", "[1 ,2]", "[1, 2]", "[-1]", "[01]", "[00]", "[0,0]", "[1.5]", "[1e2]", "[1]x", "[1]]",
+		"[2,]", "[,2]", "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]", "[123456789012345678901]", "[\"1\"]", "[true]",
+	}
+	rng := rand.New(rand.NewPCG(3, 1))
+	for range 2000 {
+		var b strings.Builder
+		b.WriteByte('[')
+		for k := range rng.IntN(6) {
+			if k > 0 {
+				b.WriteString([]string{",", ",", ",", " ,", ", "}[rng.IntN(5)])
+			}
+			b.WriteString([]string{"0", "7", "42", "100", "1000", "65535", "-3", "05", "2.0"}[rng.IntN(9)])
+		}
+		if rng.IntN(8) > 0 {
+			b.WriteByte(']')
+		}
+		inputs = append(inputs, b.String()+[]string{"", "}", ",\"x\":1}"}[rng.IntN(3)])
+	}
+	for _, in := range inputs {
+		fast := scanner{data: []byte(in)}
+		slow := scanner{data: []byte(in)}
+		got, gotOK := fast.headsInto(make([]int, 3))
+		want, wantOK := slow.intsInto(nil)
+		if gotOK != wantOK || gotOK && (!slices.Equal(got, want) || got == nil || fast.i != slow.i) {
+			t.Errorf("%q: headsInto %v %v at %d, intsInto %v %v at %d", in, got, gotOK, fast.i, want, wantOK, slow.i)
 		}
 	}
 }
