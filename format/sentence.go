@@ -2,9 +2,11 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -242,7 +244,7 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		if keepWords {
 			s.Words, ok = sc.strings(nil)
 		} else {
-			words, ok = sc.skipStrings()
+			words, ok = sc.countWords()
 		}
 		if !ok {
 			return false
@@ -254,7 +256,7 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 	sc.i--
 	ok := false
 	if bufs != nil {
-		s.Tags, ok = sc.stringsInto(bufs.tags, tagNames)
+		s.Tags, ok = sc.tagsInto(bufs.tags)
 		bufs.tags = s.Tags
 	} else {
 		s.Tags, ok = sc.strings(tagNames)
@@ -275,6 +277,92 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		}
 	}
 	return sc.i == len(sc.data)-1 && sc.data[sc.i] == '}' && (words < 0 || words == len(s.Tags))
+}
+
+// The arrays of a sentence as grind writes it, read by the short roads
+// below: no white space, strings without escapes. Anything else they
+// leave to the scanner's general readers from the same '[', so the
+// result is the same either way; estep reads the words, tags and heads
+// of every sentence of its corpus on every step of a shell loop.
+
+// plainString finds the string that starts at data[i], '"' and all, if
+// it has no escapes or control characters: its text is data[lo:hi] and
+// the closing '"' is at hi.
+func (s *scanner) plainString(i int) (lo, hi int, ok bool) {
+	d := s.data
+	if i >= len(d) || d[i] != '"' {
+		return 0, 0, false
+	}
+	lo = i + 1
+	j := lo
+	for j+8 <= len(d) { // as str
+		if m := special8(binary.LittleEndian.Uint64(d[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+		j += 8
+	}
+	for ; j < len(d); j++ {
+		switch c := d[j]; {
+		case c == '"':
+			return lo, j, true
+		case c == '\\' || c < 0x20:
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
+
+// countWords is skipStrings for words as grind writes them.
+func (s *scanner) countWords() (int, bool) {
+	d, i := s.data, s.i
+	if i+1 < len(d) && d[i] == '[' && d[i+1] == ']' {
+		s.i = i + 2
+		return 0, true
+	}
+	if i >= len(d) || d[i] != '[' {
+		return s.skipStrings()
+	}
+	for n, i := 1, i+1; ; n++ {
+		_, hi, ok := s.plainString(i)
+		if !ok || hi+1 >= len(d) {
+			return s.skipStrings()
+		}
+		switch d[hi+1] {
+		case ',':
+			i = hi + 2
+		case ']':
+			s.i = hi + 2
+			return n, true
+		default:
+			return s.skipStrings()
+		}
+	}
+}
+
+// tagsInto is stringsInto(dst, tagNames) for tags as grind writes them.
+func (s *scanner) tagsInto(dst []string) ([]string, bool) {
+	d, i := s.data, s.i
+	if i >= len(d) || d[i] != '[' || i+1 < len(d) && d[i+1] == ']' {
+		return s.stringsInto(dst, tagNames)
+	}
+	xs := dst[:0]
+	for i++; ; {
+		lo, hi, ok := s.plainString(i)
+		if !ok || hi+1 >= len(d) {
+			return s.stringsInto(dst, tagNames)
+		}
+		xs = append(xs, tagNames.intern(d[lo:hi]))
+		switch d[hi+1] {
+		case ',':
+			i = hi + 2
+		case ']':
+			s.i = hi + 2
+			return xs, true
+		default:
+			return s.stringsInto(dst, tagNames)
+		}
+	}
 }
 
 // headsInto is intsInto for heads as grind writes them, small numbers
@@ -361,7 +449,7 @@ func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) b
 			if keepWords {
 				s.Words, ok = sc.strings(nil)
 			} else {
-				words, ok = sc.skipStrings()
+				words, ok = sc.countWords()
 			}
 		case 4:
 			if bufs != nil {

@@ -143,3 +143,46 @@ func TestHeadsIntoAsIntsInto(t *testing.T) {
 		}
 	}
 }
+
+// countWords and tagsInto read what skipStrings and stringsInto read, to
+// the same place, or refuse what they refuse: on arrays as grind writes
+// them and on every kind of string and spacing they leave to those.
+func TestWordsAndTagsAsStrings(t *testing.T) {
+	inputs := []string{
+		`[]`, `["a"]`, `["NN","VBD","NN"]`, `[ ]`, ` ["a"]`, `["a" ,"b"]`, `["a", "b"]`, `["a",]`, `[,"a"]`, `["a"`, `["a`, `[`, ``,
+		`["a\"b"]`, "[\"a\tb\"]", `["é","€"]`, `["a"]]`, `["a"]x`, `[1]`, `["` + strings.Repeat("long", 9) + `","x"]`, `[""]`, `["",""]`,
+	}
+	rng := rand.New(rand.NewPCG(4, 1))
+	for range 3000 {
+		var b strings.Builder
+		if rng.IntN(10) == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('[')
+		for k := range rng.IntN(6) {
+			if k > 0 {
+				b.WriteString([]string{",", ",", ",", " ,", ", ", ""}[rng.IntN(6)])
+			}
+			b.WriteString([]string{`"NN"`, `"a"`, `""`, `"word12345"`, `"x\"y"`, `"\u00e9"`, "\"t\x01\"", `"é"`, `7`, `"unterminated`}[rng.IntN(10)])
+		}
+		if rng.IntN(8) > 0 {
+			b.WriteByte(']')
+		}
+		b.WriteString([]string{"", "}", `,"tags":["A"]}`}[rng.IntN(3)])
+		inputs = append(inputs, b.String())
+	}
+	for _, in := range inputs {
+		fast, slow := scanner{data: []byte(in)}, scanner{data: []byte(in)}
+		n, okN := fast.countWords()
+		m, okM := slow.skipStrings()
+		if okN != okM || okN && (n != m || fast.i != slow.i) {
+			t.Errorf("%q: countWords %d %v at %d, skipStrings %d %v at %d", in, n, okN, fast.i, m, okM, slow.i)
+		}
+		fast, slow = scanner{data: []byte(in)}, scanner{data: []byte(in)}
+		got, gotOK := fast.tagsInto(make([]string, 2))
+		want, wantOK := slow.stringsInto(nil, tagNames)
+		if gotOK != wantOK || gotOK && (!slices.Equal(got, want) || got == nil || fast.i != slow.i) {
+			t.Errorf("%q: tagsInto %q %v at %d, stringsInto %q %v at %d", in, got, gotOK, fast.i, want, wantOK, slow.i)
+		}
+	}
+}
