@@ -125,15 +125,30 @@ type partRun struct {
 // stopped where they are): what it kept of them is to be dropped. A
 // callback's ErrInSequence ends the run with it and leaves src.Bad as it
 // was.
-func EachRecordReusedInParts[T any](src Source, parts *FileParts, workers int, fn func(part int, rec *T, at *Lines) error) error {
+//
+// side, when not nil, is run once, by the first goroutine free, before
+// the parts it does not take: other work the caller waits for with the
+// parts (estep's model). On a goroutine of its own it would compete with
+// the parts' for the cores, and the scheduler lets whichever runs first
+// keep its core, so that the parts could wait for it or it for them.
+func EachRecordReusedInParts[T any](src Source, parts *FileParts, workers int, side func(), fn func(part int, rec *T, at *Lines) error) error {
 	skip := src.Bad != nil && src.Bad.Skip
 	runs := make([]partRun, parts.Len())
 	var failed atomic.Int64 // the first part that failed, or Len
 	failed.Store(int64(parts.Len()))
 	var inSequence atomic.Bool
 	errStopped := errors.New("an earlier part failed")
-	readers := make([]*Lines, min(Workers(workers), parts.Len())) // a worker's buffers serve all its parts
-	ForEachChunk(parts.Len(), workers, func(w, k int) {
+	first := 0 // chunk 0 is side, when there is one
+	if side != nil {
+		first = 1
+	}
+	readers := make([]*Lines, min(Workers(workers), first+parts.Len())) // a worker's buffers serve all its parts
+	ForEachChunk(first+parts.Len(), workers, func(w, k int) {
+		if k < first {
+			side()
+			return
+		}
+		k -= first
 		run := &runs[k]
 		if int64(k) > failed.Load() || inSequence.Load() {
 			run.err = errStopped

@@ -124,7 +124,7 @@ func readInParts(t *testing.T, path string, skip bool, n int) readAll {
 	ids := make([][]string, parts.Len())
 	var mu sync.Mutex // only to let the race detector see parts are apart
 	bad := &BadRecords{Skip: skip}
-	err := EachRecordReusedInParts(Source{Names: []string{path}, Bad: bad}, parts, 3, func(k int, s *format.Sentence, at *Lines) error {
+	err := EachRecordReusedInParts(Source{Names: []string{path}, Bad: bad}, parts, 3, nil, func(k int, s *format.Sentence, at *Lines) error {
 		if err := s.Validate(); err != nil {
 			return BadRecord(err)
 		}
@@ -231,7 +231,7 @@ func TestEachRecordInPartsInSequence(t *testing.T) {
 	parts, _ := Source{Names: []string{path}}.SplitFile(4, 1)
 	defer parts.Close()
 	bad := &BadRecords{Skip: true}
-	err := EachRecordReusedInParts(Source{Names: []string{path}, Bad: bad}, parts, 2, func(k int, s *format.Sentence, at *Lines) error {
+	err := EachRecordReusedInParts(Source{Names: []string{path}, Bad: bad}, parts, 2, nil, func(k int, s *format.Sentence, at *Lines) error {
 		if s.ID == "s95" {
 			return ErrInSequence
 		}

@@ -30,39 +30,26 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
-	// The model and the corpus are read side by side (each on a core of
-	// its own: one step of a shell loop is mostly reading); a bad model
-	// is reported before a bad corpus, as if read first.
+	// The model and the corpus are read side by side (one step of a shell
+	// loop is mostly reading); a bad model is reported before a bad
+	// corpus, as if read first.
 	var model *dmv.Table
-	modelErr := make(chan error, 1)
-	var panicked any
-	go func() {
-		// A panic here would end the process with no one to catch it:
-		// it is carried to the caller's goroutine.
-		defer func() {
-			if r := recover(); r != nil {
-				panicked = r
-				modelErr <- nil
-			}
-		}()
+	var modelErr error
+	readModel := func() {
 		if opts.Model == "" {
-			modelErr <- nil
 			return
 		}
-		var err error
-		if model, err = dmv.ReadModel(opts.Model); err == nil {
-			if _, err = model.Potentials(); err != nil {
+		m, err := dmv.ReadModel(opts.Model)
+		if err == nil {
+			if _, err = m.Potentials(); err != nil {
 				err = fmt.Errorf("%s: %w", opts.Model, err)
 			}
 		}
-		modelErr <- err
-	}()
-	in, err := readInput(src, opts.Gold, opts.Workers)
-	if err := <-modelErr; err != nil {
-		return err
+		model, modelErr = m, err
 	}
-	if panicked != nil {
-		panic(panicked)
+	in, err := readInput(src, opts.Gold, opts.Workers, readModel)
+	if modelErr != nil {
+		return modelErr
 	}
 	if err != nil {
 		return err
@@ -162,32 +149,47 @@ type input struct {
 }
 
 // readInput reads the records of src, keeping gold heads when gold
-// says: a plain file in parts side by side (readParts), else in sequence.
-// A sentence the corpus cannot take (too long) is reported after the
-// model's errors and the records', as if the corpus were built after
-// reading.
-func readInput(src pipeline.Source, gold bool, workers int) (*input, error) {
-	w := pipeline.Workers(workers)
-	if w < 2 { // one goroutine reads parts no faster than the whole
+// says, and runs side (the model's reading) meanwhile: a plain file in
+// parts side by side with side (readParts), else in sequence with side
+// on a goroutine of its own. A sentence the corpus cannot take (too
+// long) is reported after the model's errors and the records', as if the
+// corpus were built after reading.
+func readInput(src pipeline.Source, gold bool, workers int, side func()) (*input, error) {
+	if w := pipeline.Workers(workers); w >= 2 { // one goroutine reads parts no faster than the whole
+		if parts, ok := src.SplitFile(w*partsPerWorker, minPart); ok {
+			var bad pipeline.BadRecords
+			if src.Bad != nil {
+				bad = *src.Bad
+			}
+			in, err := readParts(src, parts, gold, workers, side)
+			parts.Close()
+			if err != pipeline.ErrInSequence {
+				return in, err
+			}
+			if src.Bad != nil {
+				*src.Bad = bad // counted again in sequence
+			}
+			side = nil // it has run
+		}
+	}
+	if side == nil {
 		return readSequence(src, gold)
 	}
-	parts, ok := src.SplitFile(w*partsPerWorker, minPart)
-	if !ok {
-		return readSequence(src, gold)
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		// A panic here would end the process with no one to catch it:
+		// it is carried to the caller's goroutine.
+		defer func() { panicked = recover() }()
+		side()
+	}()
+	in, err := readSequence(src, gold)
+	<-done
+	if panicked != nil {
+		panic(panicked)
 	}
-	var bad pipeline.BadRecords
-	if src.Bad != nil {
-		bad = *src.Bad
-	}
-	in, err := readParts(src, parts, gold, workers)
-	parts.Close()
-	if err != pipeline.ErrInSequence {
-		return in, err
-	}
-	if src.Bad != nil {
-		*src.Bad = bad // counted again in sequence
-	}
-	return readSequence(src, gold)
+	return in, err
 }
 
 // The parts of a corpus: a few per worker, so that the model, read on a
@@ -254,9 +256,9 @@ type part struct {
 // in file order: the same input as readSequence's, down to the tags'
 // order of first sight. Lattices, whose checks look at the records before
 // them, send the file back to readSequence (pipeline.ErrInSequence).
-func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, workers int) (*input, error) {
+func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, workers int, side func()) (*input, error) {
 	ps := make([]part, parts.Len())
-	err := pipeline.EachRecordReusedInParts(src, parts, workers, func(k int, r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
+	err := pipeline.EachRecordReusedInParts(src, parts, workers, side, func(k int, r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
 		if err := r.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -143,7 +144,7 @@ func TestReadPartsAsInSequence(t *testing.T) {
 				for _, workers := range []int{1, 2, 3, 50} {
 					minPart = 1
 					src.Bad = &pipeline.BadRecords{Skip: skip}
-					in, err := readInput(src, gold, workers)
+					in, err := readInput(src, gold, workers, nil)
 					if got := summary(t, in, err, src.Bad); got != want {
 						t.Errorf("%s, gold %v, skip %v, %d workers:\n got %.600s\nwant %.600s", name, gold, skip, workers, got, want)
 					}
@@ -212,6 +213,10 @@ func TestRunSameInParts(t *testing.T) {
 	bad := slices.Clone(lines)
 	bad[250] = `{"tags":["T1","T2"],"heads":[0,9]}`
 	badCorpus := writeLines(t, dir, "bad.jsonl", bad)
+	badModel := filepath.Join(dir, "badmodel.jsonl")
+	if err := os.WriteFile(badModel, []byte("{\"ev\":\"header\",\"family\":\"dmv\",\"unit\":\"p\"}\n{oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lattice := `{"id":"l","tags":["T1","T2"],"nbhd":"trans1","states":4,"start":0,"final":[3],"arcs":[[0,2,"T1"],[0,1,"T2"],[1,3,"T1"],[2,3,"T2"]]}`
 	lattices := writeLines(t, dir, "lat.jsonl", slices.Repeat([]string{lattice}, 200))
 	reweight := func(beta, delta float64, seg bool) *dmv.Reweighting {
@@ -235,6 +240,9 @@ func TestRunSameInParts(t *testing.T) {
 		{"bad", badCorpus, Options{Model: model}, false, true},
 		{"bad skipped", badCorpus, Options{Model: model}, true, false},
 		{"lattices", lattices, Options{Model: model, Reweight: reweight(1, -0.2, false)}, false, false},
+		{"bad model", corpus, Options{Model: badModel}, false, true},
+		{"bad model, bad corpus", badCorpus, Options{Model: badModel}, false, true},
+		{"bad model, lattices", lattices, Options{Model: badModel}, false, true},
 	} {
 		run := func(min int64, workers int) string {
 			minPart = min
@@ -253,6 +261,9 @@ func TestRunSameInParts(t *testing.T) {
 			}
 		}
 		minPart = saved
+		if strings.HasPrefix(tc.name, "bad model") && !strings.Contains(want, "badmodel.jsonl:1: invalid JSON") {
+			t.Errorf("%s: the model's error is not the one reported: %.300s", tc.name, want)
+		}
 		if strings.Contains(want, `"ev":"stats"`) == tc.fails {
 			t.Errorf("%s: %.300s", tc.name, want)
 		}
@@ -277,7 +288,7 @@ func BenchmarkReadCorpus(b *testing.B) {
 	})
 	b.Run("parts", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := readInput(src, false, 0); err != nil {
+			if _, err := readInput(src, false, 0, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -311,9 +322,36 @@ func TestReadPartsRandomCorpora(t *testing.T) {
 		want := summary(t, in, err, src.Bad)
 		for _, workers := range []int{2, 3, 7} {
 			src.Bad = &pipeline.BadRecords{Skip: skip}
-			in, err := readInput(src, gold, workers)
+			in, err := readInput(src, gold, workers, nil)
 			if got := summary(t, in, err, src.Bad); got != want {
 				t.Fatalf("round %d, gold %v, skip %v, %d workers:\n got %.600s\nwant %.600s\nlines %.2000q", round, gold, skip, workers, got, want, lines)
+			}
+		}
+	}
+}
+
+// The side work (the model's reading) runs once, whichever way the
+// corpus is read: in parts, in sequence, or in parts and then again in
+// sequence (lattices).
+func TestReadInputRunsSideOnce(t *testing.T) {
+	defer func(m int64) { minPart = m }(minPart)
+	dir := t.TempDir()
+	lines := sentenceLines(rand.New(rand.NewPCG(9, 9)), 100, 10)
+	lattice := `{"id":"l","tags":["T1"],"states":2,"start":0,"final":[1],"arcs":[[0,1,"T1"]]}`
+	for name, path := range map[string]string{
+		"sentences": writeLines(t, dir, "s.jsonl", lines),
+		"lattices":  writeLines(t, dir, "l.jsonl", slices.Repeat([]string{lattice}, 100)),
+	} {
+		for _, min := range []int64{1, 1 << 40} {
+			for _, workers := range []int{1, 2, 4} {
+				minPart = min
+				var runs atomic.Int32
+				if _, err := readInput(pipeline.Source{Names: []string{path}}, false, workers, func() { runs.Add(1) }); err != nil {
+					t.Fatal(err)
+				}
+				if runs.Load() != 1 {
+					t.Errorf("%s, parts of %d bytes, %d workers: side ran %d times", name, min, workers, runs.Load())
+				}
 			}
 		}
 	}
