@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -182,6 +183,33 @@ func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true, nil) 
 type sentenceBufs struct {
 	tags  []string
 	heads []int
+	ids   *strings.Builder // the ids read, end to end: see id
+}
+
+// idArena is the most bytes of ids one allocation of sentenceBufs.ids
+// holds; the first holds 64, each next twice as many, so that a record
+// read once (not reused) costs no more than its id.
+const idArena = 16 << 10
+
+// id is b as a string: a piece of ids, which only grows, so that the
+// pieces handed out stay as they are; one allocation for many ids rather
+// than one each (estep reads every id of its corpus, only to hash it, on
+// every step of a shell loop).
+func (bufs *sentenceBufs) id(b []byte) string {
+	if bufs.ids == nil || bufs.ids.Cap()-bufs.ids.Len() < len(b) {
+		if len(b) > idArena/4 {
+			return string(b)
+		}
+		size := 64
+		if bufs.ids != nil {
+			size = min(2*bufs.ids.Cap(), idArena)
+		}
+		bufs.ids = new(strings.Builder)
+		bufs.ids.Grow(max(size, len(b)))
+	}
+	at := bufs.ids.Len()
+	bufs.ids.Write(b)
+	return bufs.ids.String()[at:]
 }
 
 // scanWords is scan, keeping the words or not: without them a sentence
@@ -232,9 +260,12 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		if !ok {
 			return false
 		}
-		if keepWords {
+		switch {
+		case keepWords:
 			s.ID = sc.textOf(b)
-		} else {
+		case bufs != nil:
+			s.ID = bufs.id(b)
+		default:
 			s.ID = string(b)
 		}
 	}

@@ -186,3 +186,39 @@ func TestWordsAndTagsAsStrings(t *testing.T) {
 		}
 	}
 }
+
+// Ids read into a reused record share their allocations and stay as they
+// were read, however many are read after them.
+func TestReusedRecordIDs(t *testing.T) {
+	var r SentenceOrLatticeNoWords
+	var got, want []string
+	for i := range 3000 {
+		id := fmt.Sprintf("corpus.conllu#%d", i)
+		switch i % 500 {
+		case 7:
+			id = strings.Repeat("long", 2000) // past what an arena takes
+		case 8:
+			id = ""
+		}
+		line := fmt.Sprintf(`{"id":%q,"words":["a","b"],"tags":["A","B"],"heads":[2,0]}`, id)
+		r.ResetForReuse()
+		if err := Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		got, want = append(got, r.Sentence.ID), append(want, id)
+	}
+	if !slices.Equal(got, want) {
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("id %d read as %.40q, want %.40q", i, got[i], want[i])
+			}
+		}
+	}
+	line := []byte(`{"id":"en-ud-train-nopunct-len15.conllu#8","words":["a"],"tags":["A"],"heads":[0]}`)
+	if n := testing.AllocsPerRun(1000, func() {
+		r.ResetForReuse()
+		Unmarshal(line, &r)
+	}); n > 0.1 {
+		t.Errorf("%.2f allocations a line", n)
+	}
+}
