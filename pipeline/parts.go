@@ -26,6 +26,9 @@ type FileParts struct {
 // Len is the number of parts.
 func (p *FileParts) Len() int { return len(p.cuts) - 1 }
 
+// Size is the number of bytes of part k.
+func (p *FileParts) Size(k int) int64 { return p.cuts[k+1] - p.cuts[k] }
+
 // Close closes the file.
 func (p *FileParts) Close() error { return p.f.Close() }
 

@@ -199,6 +199,24 @@ func (c *Corpus) appendTag(t int) {
 	}
 }
 
+// Reserve makes room for sentences and tokens more, so that a builder
+// told its corpus's size ahead allocates its arrays once.
+func (b *CorpusBuilder) Reserve(sentences, tokens int) {
+	c := b.c
+	c.off = slices.Grow(c.off, sentences)
+	if c.tag16 != nil {
+		c.tag16 = slices.Grow(c.tag16, tokens)
+	} else {
+		c.tag8 = slices.Grow(c.tag8, tokens)
+	}
+	if c.heads != nil {
+		c.heads = slices.Grow(c.heads, tokens)
+	}
+}
+
+// Tokens is how many tokens have been added.
+func (b *CorpusBuilder) Tokens() int { return b.c.Tokens }
+
 // Join appends the sentences of o, built from a later part of the same
 // input with the same options, as if they had been added to b: tags new
 // to b are numbered in the order o first saw them. o is used up. An error

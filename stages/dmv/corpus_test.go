@@ -343,6 +343,7 @@ func TestCorpusBuilderJoin(t *testing.T) {
 			var joined *CorpusBuilder
 			for k := 0; k+1 < len(cuts); k++ {
 				b := NewCorpusBuilder(tc.opts)
+				b.Reserve(k, 7*k) // room ahead changes nothing
 				for _, s := range sents[cuts[k]:cuts[k+1]] {
 					if err := b.Add(s); err != nil {
 						t.Fatal(err)
@@ -350,7 +351,10 @@ func TestCorpusBuilderJoin(t *testing.T) {
 				}
 				if joined == nil {
 					joined = b
-				} else if err := joined.Join(b); err != nil {
+					continue
+				}
+				joined.Reserve(b.Len(), b.Tokens())
+				if err := joined.Join(b); err != nil {
 					t.Fatal(err)
 				}
 			}

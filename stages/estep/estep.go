@@ -268,6 +268,9 @@ func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, worker
 		p := &ps[k]
 		if p.corpus == nil {
 			p.corpus = dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})
+			// Room for the part's tokens at once: sentences as grind
+			// writes them take 20 bytes a token or more.
+			p.corpus.Reserve(int(parts.Size(k)/64)+1, int(parts.Size(k)/20)+1)
 		}
 		s := r.Sentence
 		p.n++
@@ -306,6 +309,13 @@ func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, worker
 			continue
 		case in.corpus == nil:
 			in.corpus, in.hash = p.corpus, p.hash
+			sents, tokens := 0, 0
+			for _, q := range ps[k+1:] {
+				if q.corpus != nil {
+					sents, tokens = sents+q.n, tokens+q.corpus.Tokens()
+				}
+			}
+			in.corpus.Reserve(sents, tokens) // the parts joined to it, at once
 			continue
 		}
 		if err := in.corpus.Join(p.corpus); err != nil {
