@@ -192,10 +192,10 @@ func readInput(src pipeline.Source, gold bool, workers int, side func()) (*input
 	return in, err
 }
 
-// The parts of a corpus: a few per worker, so that the model, read on a
-// goroutine of its own meanwhile, does not leave one core with the last
-// part to read alone; none so small that setting it up costs more than
-// reading it.
+// The parts of a corpus: a few per worker, so that the model, read by
+// one of the workers meanwhile, does not leave the other core with the
+// last parts to read alone; none so small that setting it up costs more
+// than reading it.
 const partsPerWorker = 4
 
 var minPart int64 = 32 << 10 // a variable for the tests
