@@ -161,8 +161,10 @@ func readInput(src pipeline.Source, gold bool, workers int, side func()) (*input
 			if src.Bad != nil {
 				bad = *src.Bad
 			}
-			in, err := readParts(src, parts, gold, workers, side)
-			parts.Close()
+			in, err := func() (*input, error) {
+				defer parts.Close()
+				return readParts(src, parts, gold, workers, side)
+			}()
 			if err != pipeline.ErrInSequence {
 				return in, err
 			}
