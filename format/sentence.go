@@ -2,9 +2,12 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -180,6 +183,33 @@ func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true, nil) 
 type sentenceBufs struct {
 	tags  []string
 	heads []int
+	ids   *strings.Builder // the ids read, end to end: see id
+}
+
+// idArena is the most bytes of ids one allocation of sentenceBufs.ids
+// holds; the first holds 64, each next twice as many, so that a record
+// read once (not reused) costs no more than its id.
+const idArena = 16 << 10
+
+// id is b as a string: a piece of ids, which only grows, so that the
+// pieces handed out stay as they are; one allocation for many ids rather
+// than one each (estep reads every id of its corpus, only to hash it, on
+// every step of a shell loop).
+func (bufs *sentenceBufs) id(b []byte) string {
+	if bufs.ids == nil || bufs.ids.Cap()-bufs.ids.Len() < len(b) {
+		if len(b) > idArena/4 {
+			return string(b)
+		}
+		size := 64
+		if bufs.ids != nil {
+			size = min(2*bufs.ids.Cap(), idArena)
+		}
+		bufs.ids = new(strings.Builder)
+		bufs.ids.Grow(max(size, len(b)))
+	}
+	at := bufs.ids.Len()
+	bufs.ids.Write(b)
+	return bufs.ids.String()[at:]
 }
 
 // scanWords is scan, keeping the words or not: without them a sentence
@@ -210,10 +240,17 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		sc.i += len(l)
 		return true
 	}
+	// next is a field's name as it follows a field, or the '{' (without
+	// its comma): no string put together per field.
+	next := func(name string) string {
+		if sc.i == 1 {
+			return name[1:]
+		}
+		return name
+	}
 	if !lit(`{`) {
 		return false
 	}
-	sep := ""
 	words := -1
 	if lit(`"id":`) {
 		if sc.i >= len(sc.data) || sc.data[sc.i] != '"' {
@@ -223,33 +260,34 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		if !ok {
 			return false
 		}
-		if keepWords {
+		switch {
+		case keepWords:
 			s.ID = sc.textOf(b)
-		} else {
+		case bufs != nil:
+			s.ID = bufs.id(b)
+		default:
 			s.ID = string(b)
 		}
-		sep = ","
 	}
-	if lit(sep + `"words":[`) {
+	if lit(next(`,"words":[`)) {
 		sc.i-- // the array's '[' is the readers'
 		ok := false
 		if keepWords {
 			s.Words, ok = sc.strings(nil)
 		} else {
-			words, ok = sc.skipStrings()
+			words, ok = sc.countWords()
 		}
 		if !ok {
 			return false
 		}
-		sep = ","
 	}
-	if !lit(sep + `"tags":[`) {
+	if !lit(next(`,"tags":[`)) {
 		return false
 	}
 	sc.i--
 	ok := false
 	if bufs != nil {
-		s.Tags, ok = sc.stringsInto(bufs.tags, tagNames)
+		s.Tags, ok = sc.tagsInto(bufs.tags)
 		bufs.tags = s.Tags
 	} else {
 		s.Tags, ok = sc.strings(tagNames)
@@ -260,7 +298,7 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 	if lit(`,"heads":[`) {
 		sc.i--
 		if bufs != nil {
-			s.Heads, ok = sc.intsInto(bufs.heads)
+			s.Heads, ok = sc.headsInto(bufs.heads)
 			bufs.heads = s.Heads
 		} else {
 			s.Heads, ok = sc.ints()
@@ -270,6 +308,134 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 		}
 	}
 	return sc.i == len(sc.data)-1 && sc.data[sc.i] == '}' && (words < 0 || words == len(s.Tags))
+}
+
+// The arrays of a sentence as grind writes it, read by the short roads
+// below: no white space, strings without escapes. Anything else they
+// leave to the scanner's general readers from the same '[', so the
+// result is the same either way; estep reads the words, tags and heads
+// of every sentence of its corpus on every step of a shell loop.
+
+// plainString finds the string that starts at data[i], '"' and all, if
+// it has no escapes or control characters: its text is data[lo:hi] and
+// the closing '"' is at hi.
+func (s *scanner) plainString(i int) (lo, hi int, ok bool) {
+	d := s.data
+	if i >= len(d) || d[i] != '"' {
+		return 0, 0, false
+	}
+	lo = i + 1
+	j := lo
+	for j+8 <= len(d) { // as str
+		if m := special8(binary.LittleEndian.Uint64(d[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+		j += 8
+	}
+	for ; j < len(d); j++ {
+		switch c := d[j]; {
+		case c == '"':
+			return lo, j, true
+		case c == '\\' || c < 0x20:
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
+
+// countWords is skipStrings for words as grind writes them.
+func (s *scanner) countWords() (int, bool) {
+	d, i := s.data, s.i
+	if i+1 < len(d) && d[i] == '[' && d[i+1] == ']' {
+		s.i = i + 2
+		return 0, true
+	}
+	if i >= len(d) || d[i] != '[' {
+		return s.skipStrings()
+	}
+	for n, i := 1, i+1; ; n++ {
+		_, hi, ok := s.plainString(i)
+		if !ok || hi+1 >= len(d) {
+			return s.skipStrings()
+		}
+		switch d[hi+1] {
+		case ',':
+			i = hi + 2
+		case ']':
+			s.i = hi + 2
+			return n, true
+		default:
+			return s.skipStrings()
+		}
+	}
+}
+
+// tagsInto is stringsInto(dst, tagNames) for tags as grind writes them.
+func (s *scanner) tagsInto(dst []string) ([]string, bool) {
+	d, i := s.data, s.i
+	if i >= len(d) || d[i] != '[' || i+1 < len(d) && d[i+1] == ']' {
+		return s.stringsInto(dst, tagNames)
+	}
+	xs := dst[:0]
+	for i++; ; {
+		lo, hi, ok := s.plainString(i)
+		if !ok || hi+1 >= len(d) {
+			return s.stringsInto(dst, tagNames)
+		}
+		xs = append(xs, tagNames.intern(d[lo:hi]))
+		switch d[hi+1] {
+		case ',':
+			i = hi + 2
+		case ']':
+			s.i = hi + 2
+			return xs, true
+		default:
+			return s.stringsInto(dst, tagNames)
+		}
+	}
+}
+
+// headsInto is intsInto for heads as grind writes them, small numbers
+// without white space ([2,0,4,2]), read digit by digit; anything else
+// (white space, a sign, a leading zero, five digits or more) it leaves to
+// intsInto from the same '[': the same result either way, and estep
+// reads the heads of every sentence of its corpus on every step of a
+// shell loop.
+func (s *scanner) headsInto(dst []int) ([]int, bool) {
+	d, i := s.data, s.i
+	if i >= len(d) || d[i] != '[' {
+		return s.intsInto(dst)
+	}
+	xs := dst[:0]
+	if xs == nil {
+		xs = []int{} // [] is empty, not nil, as for intsInto
+	}
+	i++
+	if i < len(d) && d[i] == ']' {
+		s.i = i + 1
+		return xs, true
+	}
+	for {
+		v, j := 0, i
+		for j < len(d) && j-i < 4 && digit(d[j]) {
+			v = v*10 + int(d[j]-'0')
+			j++
+		}
+		if j == i || j >= len(d) || d[i] == '0' && j-i > 1 {
+			return s.intsInto(dst)
+		}
+		xs = append(xs, v)
+		switch d[j] {
+		case ',':
+			i = j + 1
+		case ']':
+			s.i = j + 1
+			return xs, true
+		default: // a fifth digit, white space, a fraction: intsInto's
+			return s.intsInto(dst)
+		}
+	}
 }
 
 // scanFields reads a plain sentence's fields in any order.
@@ -314,7 +480,7 @@ func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) b
 			if keepWords {
 				s.Words, ok = sc.strings(nil)
 			} else {
-				words, ok = sc.skipStrings()
+				words, ok = sc.countWords()
 			}
 		case 4:
 			if bufs != nil {

@@ -2,7 +2,9 @@ package format
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +106,119 @@ func TestSentenceDuplicateFields(t *testing.T) {
 		if err := Unmarshal([]byte(line), &s); err == nil || !strings.Contains(err.Error(), "given twice") {
 			t.Errorf("%.40s…: %v", line, err)
 		}
+	}
+}
+
+// headsInto reads what intsInto reads, to the same place, or refuses
+// what it refuses: on arrays as grind writes heads and on every kind of
+// number and spacing it leaves to intsInto.
+func TestHeadsIntoAsIntsInto(t *testing.T) {
+	inputs := []string{
+		"[]", "[0]", "[2,0,4,2]", "[10,0,12,9999]", "[12345,1]", "[99999]", "[1,2", "[1,", "[", "", "x",
+		"[ ]", " [1]", "[1 ,2]", "[1, 2]", "[-1]", "[01]", "[00]", "[0,0]", "[1.5]", "[1e2]", "[1]x", "[1]]",
+		"[2,]", "[,2]", "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]", "[123456789012345678901]", "[\"1\"]", "[true]",
+	}
+	rng := rand.New(rand.NewPCG(3, 1))
+	for range 2000 {
+		var b strings.Builder
+		b.WriteByte('[')
+		for k := range rng.IntN(6) {
+			if k > 0 {
+				b.WriteString([]string{",", ",", ",", " ,", ", "}[rng.IntN(5)])
+			}
+			b.WriteString([]string{"0", "7", "42", "100", "1000", "65535", "-3", "05", "2.0"}[rng.IntN(9)])
+		}
+		if rng.IntN(8) > 0 {
+			b.WriteByte(']')
+		}
+		inputs = append(inputs, b.String()+[]string{"", "}", ",\"x\":1}"}[rng.IntN(3)])
+	}
+	for _, in := range inputs {
+		fast := scanner{data: []byte(in)}
+		slow := scanner{data: []byte(in)}
+		got, gotOK := fast.headsInto(make([]int, 3))
+		want, wantOK := slow.intsInto(nil)
+		if gotOK != wantOK || gotOK && (!slices.Equal(got, want) || got == nil || fast.i != slow.i) {
+			t.Errorf("%q: headsInto %v %v at %d, intsInto %v %v at %d", in, got, gotOK, fast.i, want, wantOK, slow.i)
+		}
+	}
+}
+
+// countWords and tagsInto read what skipStrings and stringsInto read, to
+// the same place, or refuse what they refuse: on arrays as grind writes
+// them and on every kind of string and spacing they leave to those.
+func TestWordsAndTagsAsStrings(t *testing.T) {
+	inputs := []string{
+		`[]`, `["a"]`, `["NN","VBD","NN"]`, `[ ]`, ` ["a"]`, `["a" ,"b"]`, `["a", "b"]`, `["a",]`, `[,"a"]`, `["a"`, `["a`, `[`, ``,
+		`["a\"b"]`, "[\"a\tb\"]", `["é","€"]`, `["a"]]`, `["a"]x`, `[1]`, `["` + strings.Repeat("long", 9) + `","x"]`, `[""]`, `["",""]`,
+	}
+	rng := rand.New(rand.NewPCG(4, 1))
+	for range 3000 {
+		var b strings.Builder
+		if rng.IntN(10) == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('[')
+		for k := range rng.IntN(6) {
+			if k > 0 {
+				b.WriteString([]string{",", ",", ",", " ,", ", ", ""}[rng.IntN(6)])
+			}
+			b.WriteString([]string{`"NN"`, `"a"`, `""`, `"word12345"`, `"x\"y"`, `"\u00e9"`, "\"t\x01\"", `"é"`, `7`, `"unterminated`}[rng.IntN(10)])
+		}
+		if rng.IntN(8) > 0 {
+			b.WriteByte(']')
+		}
+		b.WriteString([]string{"", "}", `,"tags":["A"]}`}[rng.IntN(3)])
+		inputs = append(inputs, b.String())
+	}
+	for _, in := range inputs {
+		fast, slow := scanner{data: []byte(in)}, scanner{data: []byte(in)}
+		n, okN := fast.countWords()
+		m, okM := slow.skipStrings()
+		if okN != okM || okN && (n != m || fast.i != slow.i) {
+			t.Errorf("%q: countWords %d %v at %d, skipStrings %d %v at %d", in, n, okN, fast.i, m, okM, slow.i)
+		}
+		fast, slow = scanner{data: []byte(in)}, scanner{data: []byte(in)}
+		got, gotOK := fast.tagsInto(make([]string, 2))
+		want, wantOK := slow.stringsInto(nil, tagNames)
+		if gotOK != wantOK || gotOK && (!slices.Equal(got, want) || got == nil || fast.i != slow.i) {
+			t.Errorf("%q: tagsInto %q %v at %d, stringsInto %q %v at %d", in, got, gotOK, fast.i, want, wantOK, slow.i)
+		}
+	}
+}
+
+// Ids read into a reused record share their allocations and stay as they
+// were read, however many are read after them.
+func TestReusedRecordIDs(t *testing.T) {
+	var r SentenceOrLatticeNoWords
+	var got, want []string
+	for i := range 3000 {
+		id := fmt.Sprintf("corpus.conllu#%d", i)
+		switch i % 500 {
+		case 7:
+			id = strings.Repeat("long", 2000) // past what an arena takes
+		case 8:
+			id = ""
+		}
+		line := fmt.Sprintf(`{"id":%q,"words":["a","b"],"tags":["A","B"],"heads":[2,0]}`, id)
+		r.ResetForReuse()
+		if err := Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		got, want = append(got, r.Sentence.ID), append(want, id)
+	}
+	if !slices.Equal(got, want) {
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("id %d read as %.40q, want %.40q", i, got[i], want[i])
+			}
+		}
+	}
+	line := []byte(`{"id":"en-ud-train-nopunct-len15.conllu#8","words":["a"],"tags":["A"],"heads":[0]}`)
+	if n := testing.AllocsPerRun(1000, func() {
+		r.ResetForReuse()
+		Unmarshal(line, &r)
+	}); n > 0.1 {
+		t.Errorf("%.2f allocations a line", n)
 	}
 }

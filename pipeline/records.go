@@ -207,10 +207,14 @@ func EachRecordReusedOr[T any](in *Input, bad *BadRecords, short func(line []byt
 }
 
 func eachRecordIn[T any](in *Input, bad *BadRecords, reuse bool, short func([]byte, *Lines) bool, fn func(rec *T, at *Lines) error) error {
+	return eachRecordLines(NewLines(in), bad, reuse, short, fn)
+}
+
+// eachRecordLines is eachRecordIn over lines already set up.
+func eachRecordLines[T any](lines *Lines, bad *BadRecords, reuse bool, short func([]byte, *Lines) bool, fn func(rec *T, at *Lines) error) error {
 	if bad == nil {
 		bad = &BadRecords{}
 	}
-	lines := NewLines(in)
 	var zero T
 	rec := new(T)
 	for lines.Scan() {

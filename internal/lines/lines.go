@@ -95,6 +95,13 @@ func New(r io.Reader) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 1<<16)}
 }
 
+// Reset reads lines from r from its first line on, keeping the buffers
+// (a reader of many inputs, or of many parts of one, allocates them once).
+func (l *Reader) Reset(r io.Reader) {
+	l.r.Reset(r)
+	*l = Reader{r: l.r, buf: l.buf[:0]}
+}
+
 // Scan advances to the next line and says whether there is one; it is
 // false at the end of the input or after a read error (see Err).
 func (l *Reader) Scan() bool {

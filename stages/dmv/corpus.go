@@ -199,6 +199,124 @@ func (c *Corpus) appendTag(t int) {
 	}
 }
 
+// Reserve makes room for sentences and tokens more, so that a builder
+// told its corpus's size ahead allocates its arrays once.
+func (b *CorpusBuilder) Reserve(sentences, tokens int) {
+	c := b.c
+	c.off = slices.Grow(c.off, sentences)
+	if c.tag16 != nil {
+		c.tag16 = slices.Grow(c.tag16, tokens)
+	} else {
+		c.tag8 = slices.Grow(c.tag8, tokens)
+	}
+	if c.heads != nil {
+		c.heads = slices.Grow(c.heads, tokens)
+	}
+}
+
+// Tokens is how many tokens have been added.
+func (b *CorpusBuilder) Tokens() int { return b.c.Tokens }
+
+// Join appends the sentences of o, built from a later part of the same
+// input with the same options, as if they had been added to b: tags new
+// to b are numbered in the order o first saw them. o is used up. An error
+// (the corpus grows past what it holds) leaves b as it was.
+func (b *CorpusBuilder) Join(o *CorpusBuilder) error {
+	c, oc := b.c, o.c
+	o.c = nil
+	if uint64(c.Tokens)+uint64(oc.Tokens) > math.MaxUint32 {
+		return fmt.Errorf("more than %d tokens: beyond what a corpus in memory holds (train with --stream)", uint64(math.MaxUint32))
+	}
+	if b.opts.IDs && uint64(len(c.ids))+uint64(len(oc.ids)) > math.MaxUint32 {
+		return errors.New("the ids of the corpus take more than 4 GiB")
+	}
+	to := make([]int, len(o.names)) // o's numbers in b's
+	for i, name := range o.names {
+		j, ok := b.local[name]
+		if !ok {
+			j = len(b.names)
+			b.local[name] = j
+			b.names = append(b.names, name)
+		}
+		to[i] = j
+	}
+	if b.opts.Tags != nil { // both numbered in the given set already
+		to = nil
+	}
+	done := 0 // of o's tokens
+	if c.tag16 == nil && oc.tag16 == nil && len(b.names) <= math.MaxUint8+1 {
+		// Bytes to bytes, the common case: one tight pass (the parts of
+		// estep's corpus are joined after they are read, by one core).
+		var to8 [math.MaxUint8 + 1]uint8
+		for i := range to8 {
+			to8[i] = uint8(i)
+		}
+		for i, j := range to {
+			to8[i] = uint8(j)
+		}
+		n := len(c.tag8)
+		c.tag8 = append(c.tag8, oc.tag8...)
+		for i, v := range c.tag8[n:] {
+			c.tag8[n+i] = to8[v]
+		}
+		done = oc.Tokens
+	}
+	for i := done; i < oc.Tokens; i++ {
+		var t int
+		if oc.tag16 != nil {
+			t = int(oc.tag16[i])
+		} else {
+			t = int(oc.tag8[i])
+		}
+		if to != nil {
+			t = to[t]
+		}
+		c.appendTag(t)
+	}
+	if c.heads != nil || oc.heads != nil {
+		if c.heads == nil {
+			c.heads = make([]uint16, c.Tokens, c.Tokens+oc.Tokens)
+		}
+		if oc.heads != nil {
+			c.heads = append(c.heads, oc.heads...)
+		} else {
+			c.heads = append(c.heads, make([]uint16, oc.Tokens)...)
+		}
+	}
+	for i := 0; i < oc.n && oc.golds > 0; i++ {
+		if i/64 < len(oc.gold) && oc.gold[i/64]&(1<<(i%64)) != 0 {
+			j := c.n + i
+			for len(c.gold) <= j/64 {
+				c.gold = append(c.gold, 0)
+			}
+			c.gold[j/64] |= 1 << (j % 64)
+		}
+	}
+	c.golds += oc.golds
+	if b.opts.IDs {
+		if c.idOff == nil {
+			c.idOff = make([]uint32, c.n+1)
+		}
+		base := uint32(len(c.ids))
+		c.ids = append(c.ids, oc.ids...)
+		for i := 1; i <= oc.n; i++ {
+			off := base
+			if oc.idOff != nil {
+				off += oc.idOff[i]
+			}
+			c.idOff = append(c.idOff, off)
+		}
+	}
+	base := uint32(c.Tokens)
+	for _, off := range oc.off[1:] {
+		c.off = append(c.off, base+off)
+	}
+	c.n += oc.n
+	c.Tokens += oc.Tokens
+	c.MaxLen = max(c.MaxLen, oc.MaxLen)
+	return nil
+}
+
 // Names are the corpus's own tags in the order first seen (nil when the
 // builder was given a tag set): what dmv.Table.Extend takes.
 func (b *CorpusBuilder) Names() []string { return b.names }

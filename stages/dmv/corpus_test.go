@@ -311,3 +311,80 @@ func TestDecodeEachInOrder(t *testing.T) {
 		}
 	}
 }
+
+// Builders of consecutive parts joined give the corpus of one builder
+// that took every sentence: the same tags in the same first-seen order,
+// gold heads, ids, and a store widened to uint16 wherever one builder
+// would widen it.
+func TestCorpusBuilderJoin(t *testing.T) {
+	for _, tc := range []struct {
+		tags     int
+		someGold bool
+		opts     CorpusOptions
+	}{
+		{5, false, CorpusOptions{}},
+		{40, true, CorpusOptions{Gold: true, IDs: true}},
+		{300, true, CorpusOptions{Gold: true, IDs: true}}, // uint16 in some parts, not in others
+		{300, true, CorpusOptions{IDs: true}},
+		{3, true, CorpusOptions{Tags: NewTagSet("t2", "t0", "t1"), Gold: true}},
+	} {
+		rng := rand.New(rand.NewPCG(uint64(tc.tags), 9))
+		sents := randomSentences(rng, 400, 12, tc.tags, tc.someGold)
+		for i := 0; i < len(sents); i += 5 { // parts of gold-only and gold-free runs too
+			sents[i].Heads = nil
+		}
+		one := NewCorpusBuilder(tc.opts)
+		for _, s := range sents {
+			if err := one.Add(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, cuts := range [][]int{{0, 400}, {0, 1, 400}, {0, 3, 150, 151, 399, 400}, {0, 0, 200, 200, 400}} {
+			var joined *CorpusBuilder
+			for k := 0; k+1 < len(cuts); k++ {
+				b := NewCorpusBuilder(tc.opts)
+				b.Reserve(k, 7*k) // room ahead changes nothing
+				for _, s := range sents[cuts[k]:cuts[k+1]] {
+					if err := b.Add(s); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if joined == nil {
+					joined = b
+					continue
+				}
+				joined.Reserve(b.Len(), b.Tokens())
+				if err := joined.Join(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(joined.Names(), one.Names()) {
+				t.Fatalf("%d tags, cuts %v: names %v, want %v", tc.tags, cuts, joined.Names(), one.Names())
+			}
+			got, err := joined.Finish(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := NewCorpusBuilder(tc.opts)
+			for _, s := range sents {
+				ref.Add(s)
+			}
+			want, err := ref.Finish(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Len() != want.Len() || got.Tokens != want.Tokens || got.MaxLen != want.MaxLen || got.HasGold() != want.HasGold() ||
+				(got.tag16 == nil) != (want.tag16 == nil) || !slices.Equal(got.Tags.Names(), want.Tags.Names()) {
+				t.Fatalf("%d tags, cuts %v: %d sentences, %d tokens, longest %d, gold %v, wide %v; want %d, %d, %d, %v, %v", tc.tags, cuts,
+					got.Len(), got.Tokens, got.MaxLen, got.HasGold(), got.tag16 != nil, want.Len(), want.Tokens, want.MaxLen, want.HasGold(), want.tag16 != nil)
+			}
+			for i := range want.Len() {
+				if !slices.Equal(got.Sent(i, nil), want.Sent(i, nil)) || !slices.Equal(got.Gold(i, nil), want.Gold(i, nil)) ||
+					(got.Gold(i, nil) == nil) != (want.Gold(i, nil) == nil) || got.ID(i) != want.ID(i) {
+					t.Fatalf("%d tags, cuts %v: sentence %d: %v %v %q, want %v %v %q", tc.tags, cuts, i,
+						got.Sent(i, nil), got.Gold(i, nil), got.ID(i), want.Sent(i, nil), want.Gold(i, nil), want.ID(i))
+				}
+			}
+		}
+	}
+}

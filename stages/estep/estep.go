@@ -30,39 +30,26 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
-	// The model and the corpus are read side by side (each on a core of
-	// its own: one step of a shell loop is mostly reading); a bad model
-	// is reported before a bad corpus, as if read first.
+	// The model and the corpus are read side by side (one step of a shell
+	// loop is mostly reading); a bad model is reported before a bad
+	// corpus, as if read first.
 	var model *dmv.Table
-	modelErr := make(chan error, 1)
-	var panicked any
-	go func() {
-		// A panic here would end the process with no one to catch it:
-		// it is carried to the caller's goroutine.
-		defer func() {
-			if r := recover(); r != nil {
-				panicked = r
-				modelErr <- nil
-			}
-		}()
+	var modelErr error
+	readModel := func() {
 		if opts.Model == "" {
-			modelErr <- nil
 			return
 		}
-		var err error
-		if model, err = dmv.ReadModel(opts.Model); err == nil {
-			if _, err = model.Potentials(); err != nil {
+		m, err := dmv.ReadModel(opts.Model)
+		if err == nil {
+			if _, err = m.Potentials(); err != nil {
 				err = fmt.Errorf("%s: %w", opts.Model, err)
 			}
 		}
-		modelErr <- err
-	}()
-	in, err := readInput(src, opts.Gold)
-	if err := <-modelErr; err != nil {
-		return err
+		model, modelErr = m, err
 	}
-	if panicked != nil {
-		panic(panicked)
+	in, err := readInput(src, opts.Gold, opts.Workers, readModel)
+	if modelErr != nil {
+		return modelErr
 	}
 	if err != nil {
 		return err
@@ -162,10 +149,61 @@ type input struct {
 }
 
 // readInput reads the records of src, keeping gold heads when gold
-// says. A sentence the corpus cannot take
-// (too long) is reported after the model's errors and the records',
-// as if the corpus were built after reading.
-func readInput(src pipeline.Source, gold bool) (*input, error) {
+// says, and runs side (the model's reading) meanwhile: a plain file in
+// parts side by side with side (readParts), else in sequence with side
+// on a goroutine of its own. A sentence the corpus cannot take (too
+// long) is reported after the model's errors and the records', as if the
+// corpus were built after reading.
+func readInput(src pipeline.Source, gold bool, workers int, side func()) (*input, error) {
+	if w := pipeline.Workers(workers); w >= 2 { // one goroutine reads parts no faster than the whole
+		if parts, ok := src.SplitFile(w*partsPerWorker, minPart); ok {
+			var bad pipeline.BadRecords
+			if src.Bad != nil {
+				bad = *src.Bad
+			}
+			in, err := func() (*input, error) {
+				defer parts.Close()
+				return readParts(src, parts, gold, workers, side)
+			}()
+			if err != pipeline.ErrInSequence {
+				return in, err
+			}
+			if src.Bad != nil {
+				*src.Bad = bad // counted again in sequence
+			}
+			side = nil // it has run
+		}
+	}
+	if side == nil {
+		return readSequence(src, gold)
+	}
+	done := make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		// A panic here would end the process with no one to catch it:
+		// it is carried to the caller's goroutine.
+		defer func() { panicked = recover() }()
+		side()
+	}()
+	in, err := readSequence(src, gold)
+	<-done
+	if panicked != nil {
+		panic(panicked)
+	}
+	return in, err
+}
+
+// The parts of a corpus: a few per worker, so that the model, read by
+// one of the workers meanwhile, does not leave the other core with the
+// last parts to read alone; none so small that setting it up costs more
+// than reading it.
+const partsPerWorker = 4
+
+var minPart int64 = 32 << 10 // a variable for the tests
+
+// readSequence reads src in sequence.
+func readSequence(src pipeline.Source, gold bool) (*input, error) {
 	// Only --gold looks at the heads; the E-step never at the ids.
 	in := &input{corpus: dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})}
 	n := 0
@@ -201,6 +239,99 @@ func readInput(src pipeline.Source, gold bool) (*input, error) {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
 	return in, err
+}
+
+// part is what readParts keeps of one part of the corpus: what
+// readSequence keeps, its sentences numbered from 1 in the part.
+type part struct {
+	corpus   *dmv.CorpusBuilder
+	hash     uint64
+	n        int
+	noGold   int
+	noGoldID string
+	addAt    int // the first sentence Add refused (0: none), its id and error
+	addID    string
+	addErr   error
+}
+
+// readParts reads the parts of a plain file side by side and joins them
+// in file order: the same input as readSequence's, down to the tags'
+// order of first sight. Lattices, whose checks look at the records before
+// them, send the file back to readSequence (pipeline.ErrInSequence).
+func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, workers int, side func()) (*input, error) {
+	ps := make([]part, parts.Len())
+	err := pipeline.EachRecordReusedInParts(src, parts, workers, side, func(k int, r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
+		if err := r.Validate(); err != nil {
+			return pipeline.BadRecord(err)
+		}
+		if r.Lattice != nil {
+			return pipeline.ErrInSequence
+		}
+		p := &ps[k]
+		if p.corpus == nil {
+			p.corpus = dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})
+			// Room for the part's tokens at once: sentences as grind
+			// writes them take 20 bytes a token or more.
+			p.corpus.Reserve(int(parts.Size(k)/64)+1, int(parts.Size(k)/20)+1)
+		}
+		s := r.Sentence
+		p.n++
+		if s.Heads == nil && p.noGold == 0 {
+			p.noGold, p.noGoldID = p.n, s.ID
+		}
+		if p.addErr != nil {
+			return nil
+		}
+		if err := p.corpus.Add(s); err != nil {
+			p.addAt, p.addID, p.addErr = p.n, s.ID, err
+			return nil
+		}
+		p.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+		return nil
+	})
+	if err == pipeline.ErrInSequence {
+		return nil, err
+	}
+	in := &input{}
+	if err != nil {
+		return in, err
+	}
+	n := 0
+	for k := range ps {
+		p := &ps[k]
+		if p.noGold > 0 && in.noGold == 0 {
+			in.noGold, in.noGoldID = n+p.noGold, p.noGoldID
+		}
+		if p.addErr != nil && in.addErr == nil {
+			in.addErr = fmt.Errorf("sentence %d (%s): %w", n+p.addAt, p.addID, p.addErr)
+		}
+		n += p.n
+		switch {
+		case in.addErr != nil || p.corpus == nil:
+			continue
+		case in.corpus == nil:
+			in.corpus, in.hash = p.corpus, p.hash
+			sents, tokens := 0, 0
+			for _, q := range ps[k+1:] {
+				if q.corpus != nil {
+					sents, tokens = sents+q.n, tokens+q.corpus.Tokens()
+				}
+			}
+			in.corpus.Reserve(sents, tokens) // the parts joined to it, at once
+			continue
+		}
+		if err := in.corpus.Join(p.corpus); err != nil {
+			return nil, pipeline.ErrInSequence // the sentence that crossed the limit is readSequence's to name
+		}
+		in.hash += p.hash
+	}
+	if in.corpus == nil { // no sentence, or the first refused
+		in.corpus = dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})
+	}
+	if n == 0 {
+		return in, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return in, nil
 }
 
 // reweighting is the annealing E-step asked for, its skew model read and
