@@ -105,10 +105,16 @@ func readArcs(it *jsoniter.Iterator, names *interner) []Arc {
 	if it.ReadNil() {
 		return nil
 	}
+	if !openArray(it) {
+		return nil
+	}
 	arcs := []Arc{}
 	for it.ReadArray() {
 		var a Arc
 		var parts int
+		if !openArray(it) {
+			return nil
+		}
 		for it.ReadArray() {
 			switch parts {
 			case 0:

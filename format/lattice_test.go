@@ -54,6 +54,8 @@ func TestLatticeErrors(t *testing.T) {
 		{`{"tags":["A"],"states":2,"start":0,"final":[1],"arcs":[[1,1,"A"]]}`, "topological order"},
 		{`{"tags":["A"],"states":3,"start":0,"final":[2],"arcs":[[1,2,"A"],[0,1,"A"],[0,2,"A"]]}`, "arcs 2 and 3 both leave state 0 with tag \"A\""},
 		{`{"tags":["A"],"states":2,"start":0,"final":[1],"arcs":[[0,1,""]]}`, "empty tag"},
+		{`{"tags":["A"],"states":2,"start":0,"final":[1],"arcs":]}`, "expected a JSON value, found ']'"},
+		{`{"tags":["A"],"states":2,"start":0,"final":[1],"arcs":[,0,1,"A"]]}`, "expected a JSON value, found ','"},
 	}
 	for _, c := range cases {
 		var l Lattice

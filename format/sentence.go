@@ -561,6 +561,9 @@ func readStrings(it *jsoniter.Iterator, names *interner) []string {
 	if it.ReadNil() {
 		return nil
 	}
+	if !openArray(it) {
+		return nil
+	}
 	var buf [64]string
 	xs := buf[:0]
 	for it.ReadArray() {
@@ -578,6 +581,9 @@ func readInts(it *jsoniter.Iterator) []int {
 	if it.ReadNil() {
 		return nil
 	}
+	if !openArray(it) {
+		return nil
+	}
 	var buf [64]int
 	xs := buf[:0]
 	for it.ReadArray() {
@@ -591,10 +597,16 @@ func readSpans(it *jsoniter.Iterator) [][2]int {
 	if it.ReadNil() {
 		return nil
 	}
+	if !openArray(it) {
+		return nil
+	}
 	spans := [][2]int{}
 	for it.ReadArray() {
 		var sp [2]int
 		k := 0
+		if !openArray(it) {
+			return nil
+		}
 		for it.ReadArray() {
 			if k < 2 {
 				sp[k] = it.ReadInt()
@@ -609,6 +621,17 @@ func readSpans(it *jsoniter.Iterator) [][2]int {
 		spans = append(spans, sp)
 	}
 	return spans
+}
+
+// openArray makes a ',' or ']' where an array should start an error:
+// jsoniter's ReadArray takes either as the inside of an array already
+// open, so `"tags":]` would read as [] and `"tags":,"A"]` as ["A"].
+func openArray(it *jsoniter.Iterator) bool {
+	if it.WhatIsNext() == jsoniter.InvalidValue {
+		it.Skip() // the error: "expected a JSON value, found ']'"
+		return false
+	}
+	return true
 }
 
 // interner hands out one shared copy of each string it reads.

@@ -45,6 +45,14 @@ func TestSentenceDecodeErrors(t *testing.T) {
 		`{"tags":["a",`:                         `field "tags": the line ends in the middle of the value`,
 		`{"tags":["a"]`:                         `the line ends in the middle of the value`,
 		`{"tags":["a"],"pred_spans":[[0,1,2]]}`: `field "pred_spans": a span is a pair [i, j]`,
+		// The parser would take a ',' or ']' where an array starts as one
+		// already open: "tags":,"a"] as ["a"], "pred_spans":] as [].
+		`{"tags":,"a"]}`:                       `field "tags": expected a JSON value, found ','`,
+		`{"tags":]}`:                           `field "tags": expected a JSON value, found ']'`,
+		`{"tags":["a"],"heads":]}`:             `field "heads": expected a JSON value, found ']'`,
+		`{"tags":["a"],"pred_spans":]}`:        `field "pred_spans": expected a JSON value, found ']'`,
+		`{"tags":["a"],"pred_spans":[,]}`:      `field "pred_spans": expected a JSON value, found ','`,
+		`{"tags":["a"],"pred_spans":[[0,1],]}`: `field "pred_spans": expected a JSON value, found ']'`,
 	} {
 		var s Sentence
 		err := Unmarshal([]byte(line), &s)
