@@ -14,9 +14,10 @@ import (
 // empties), which cost every step of a shell loop (mstep -o M) half a
 // millisecond; exchanging the two names and removing the old file under
 // the temporary one does not (nor guards: after a power cut the file may
-// be empty, as any file grind writes without fsync may be). Only a regular file is exchanged (a folder
-// would be swapped, not refused); where the exchange is not to be had (no
-// final file yet, another file system, an older kernel) it is a rename.
+// be empty, as any file grind writes without fsync may be). Only a
+// regular file is exchanged (a folder would be swapped, not refused);
+// where the exchange is not to be had (no final file yet, another file
+// system, an older kernel) it is a rename.
 func replaceFile(tmp, final string) error {
 	fi, err := os.Lstat(final)
 	if err != nil || !fi.Mode().IsRegular() {
