@@ -132,6 +132,12 @@ func digit(c byte) bool { return c >= '0' && c <= '9' }
 func (s *scanner) number() (text []byte, integer, ok bool) {
 	s.space()
 	d, j := s.data, s.i
+	digits := func(j int) int { // past the digits from j
+		for j < len(d) && digit(d[j]) {
+			j++
+		}
+		return j
+	}
 	if j < len(d) && d[j] == '-' {
 		j++
 	}
@@ -139,37 +145,28 @@ func (s *scanner) number() (text []byte, integer, ok bool) {
 	case j < len(d) && d[j] == '0':
 		j++
 	case j < len(d) && d[j] >= '1' && d[j] <= '9':
-		for j < len(d) && digit(d[j]) {
-			j++
-		}
+		j = digits(j)
 	default:
 		return nil, false, false
 	}
 	integer = true
 	if j < len(d) && d[j] == '.' {
-		j++
-		k := j
-		for j < len(d) && digit(d[j]) {
-			j++
-		}
-		if j == k {
+		k := digits(j + 1)
+		if k == j+1 {
 			return nil, false, false
 		}
-		integer = false
+		j, integer = k, false
 	}
 	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
 		j++
 		if j < len(d) && (d[j] == '+' || d[j] == '-') {
 			j++
 		}
-		k := j
-		for j < len(d) && digit(d[j]) {
-			j++
-		}
-		if j == k {
+		k := digits(j)
+		if k == j {
 			return nil, false, false
 		}
-		integer = false
+		j, integer = k, false
 	}
 	if j < len(d) {
 		switch d[j] {
