@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/report"
+	"github.com/grind-nlp/grind/stages/rundir"
 )
 
 func init() { program.Register("report", reportApp) }
@@ -98,11 +99,17 @@ Examples:
 			var runs []*report.Run
 			err = func() error {
 				testBad := src.Bad // the test corpus's bad records, counted once
+				testHash := ""     // hashed once, for every run directory
 				for _, s := range specs {
 					var r *report.Run
 					var err error
 					if s.dir != "" {
-						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, Workers: c.Int("workers")}, testBad)
+						if testHash == "" {
+							if testHash, err = rundir.HashFile(test); err != nil {
+								return err
+							}
+						}
+						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, TestHash: testHash, Workers: c.Int("workers")}, testBad)
 						testBad = &pipeline.BadRecords{Skip: src.Bad.Skip}
 					} else {
 						r, err = report.Load(s.Spec, c.App.Reader, src.Bad)

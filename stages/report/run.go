@@ -50,20 +50,27 @@ type Spec struct {
 	Name, Log, Parsed string // Log may be empty
 }
 
+// readLog reads the run's learning curve from the log at path.
+func (r *Run) readLog(path string, stdin io.Reader, bad *pipeline.BadRecords) error {
+	return pipeline.EachInput([]string{path}, stdin, func(in *pipeline.Input) error {
+		s, err := plotcurve.ReadLog(in, bad)
+		if err != nil {
+			return err
+		}
+		r.Log = s
+		r.Log.Name = r.Name
+		return nil
+	})
+}
+
 // Load reads the files of one run. Every sentence must carry both gold
 // heads and a prediction: the report scores them all.
 func Load(spec Spec, stdin io.Reader, bad *pipeline.BadRecords) (*Run, error) {
 	r := &Run{Name: spec.Name, Parsed: spec.Parsed}
 	if spec.Log != "" {
-		err := pipeline.EachInput([]string{spec.Log}, stdin, func(in *pipeline.Input) error {
-			s, err := plotcurve.ReadLog(in, bad)
-			r.Log = s
-			return err
-		})
-		if err != nil {
+		if err := r.readLog(spec.Log, stdin, bad); err != nil {
 			return nil, err
 		}
-		r.Log.Name = spec.Name
 	}
 	err := pipeline.EachInput([]string{spec.Parsed}, stdin, func(in *pipeline.Input) error {
 		return r.readParsed(in, bad)

@@ -16,7 +16,6 @@ import (
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
-	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
 	"github.com/grind-nlp/grind/stages/tageval"
@@ -39,7 +38,10 @@ type RunInfo struct {
 // DirSpec names a run directory and the corpus its model is scored on.
 type DirSpec struct {
 	Name, Dir, Test string
-	Workers         int // decoding goroutines (0: every core)
+	// TestHash is rundir.HashFile(Test), hashed once by the caller for
+	// every run scored on it.
+	TestHash string
+	Workers  int // decoding goroutines (0: every core)
 }
 
 // Provenance is what a run directory says about where a run came from,
@@ -79,15 +81,9 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	if _, err := os.Stat(logPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no %s: the run directory has no iteration log", dir, rundir.Log)
 	}
-	err = pipeline.EachInput([]string{logPath}, nil, func(in *pipeline.Input) error {
-		s, err := plotcurve.ReadLog(in, bad)
-		r.Log = s
-		return err
-	})
-	if err != nil {
+	if err := r.readLog(logPath, nil, bad); err != nil {
 		return nil, err
 	}
-	r.Log.Name = spec.Name
 
 	model := filepath.Join(dir, rundir.Model)
 	if _, err := os.Stat(model); errors.Is(err, fs.ErrNotExist) {
@@ -121,11 +117,8 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	if err := read(&pipeline.Input{Name: spec.Test, Reader: &parsed}, bad); err != nil {
 		return nil, err
 	}
-	p := &Provenance{Dir: dir, Info: *info, Test: spec.Test, UnknownTag: rep.Unknown}
+	p := &Provenance{Dir: dir, Info: *info, Test: spec.Test, TestHash: spec.TestHash, UnknownTag: rep.Unknown}
 	if p.ModelHash, err = rundir.HashFile(model); err != nil {
-		return nil, err
-	}
-	if p.TestHash, err = rundir.HashFile(spec.Test); err != nil {
 		return nil, err
 	}
 	r.From = p
