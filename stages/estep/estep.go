@@ -205,44 +205,33 @@ var minPart int64 = 32 << 10 // a variable for the tests
 // readSequence reads src in sequence.
 func readSequence(src pipeline.Source, gold bool) (*input, error) {
 	// Only --gold looks at the heads; the E-step never at the ids.
-	in := &input{corpus: dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})}
-	n := 0
+	p := part{corpus: dmv.NewCorpusBuilder(dmv.CorpusOptions{Gold: gold})}
+	var lattices []*format.Lattice
 	err := pipeline.EachRecordReused(src, func(r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
 		if err := r.Validate(); err != nil {
 			return pipeline.BadRecord(err)
 		}
 		switch {
-		case r.Lattice != nil && n > 0:
+		case r.Lattice != nil && p.n > 0:
 			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
-		case r.Sentence != nil && len(in.lattices) > 0:
+		case r.Sentence != nil && len(lattices) > 0:
 			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
 		case r.Lattice != nil:
-			in.lattices = append(in.lattices, r.Lattice) // a new value on every line
+			lattices = append(lattices, r.Lattice) // a new value on every line
 			return nil
 		}
-		s := r.Sentence
-		n++
-		if s.Heads == nil && in.noGold == 0 {
-			in.noGold, in.noGoldID = n, s.ID
-		}
-		if in.addErr != nil {
-			return nil
-		}
-		if err := in.corpus.Add(s); err != nil {
-			in.addErr = fmt.Errorf("sentence %d (%s): %w", n, s.ID, err)
-			return nil
-		}
-		in.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+		p.add(r.Sentence)
 		return nil
 	})
-	if err == nil && n == 0 && len(in.lattices) == 0 {
+	if err == nil && p.n == 0 && len(lattices) == 0 {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
-	return in, err
+	return &input{corpus: p.corpus, hash: p.hash, noGold: p.noGold, noGoldID: p.noGoldID, addErr: p.refused(0), lattices: lattices}, err
 }
 
-// part is what readParts keeps of one part of the corpus: what
-// readSequence keeps, its sentences numbered from 1 in the part.
+// part is what estep keeps of a run of sentences, the whole corpus
+// (readSequence) or one part of it (readParts), its sentences numbered
+// from 1 in the run.
 type part struct {
 	corpus   *dmv.CorpusBuilder
 	hash     uint64
@@ -252,6 +241,32 @@ type part struct {
 	addAt    int // the first sentence Add refused (0: none), its id and error
 	addID    string
 	addErr   error
+}
+
+// add keeps sentence s: into the corpus, its hash into the sum. After a
+// sentence the corpus refused, the others are only counted.
+func (p *part) add(s *format.Sentence) {
+	p.n++
+	if s.Heads == nil && p.noGold == 0 {
+		p.noGold, p.noGoldID = p.n, s.ID
+	}
+	if p.addErr != nil {
+		return
+	}
+	if err := p.corpus.Add(s); err != nil {
+		p.addAt, p.addID, p.addErr = p.n, s.ID, err
+		return
+	}
+	p.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+}
+
+// refused is the error of the sentence the corpus refused, numbered as
+// if the run began after before sentences (nil: none refused).
+func (p *part) refused(before int) error {
+	if p.addErr == nil {
+		return nil
+	}
+	return fmt.Errorf("sentence %d (%s): %w", before+p.addAt, p.addID, p.addErr)
 }
 
 // readParts reads the parts of a plain file side by side and joins them
@@ -274,19 +289,7 @@ func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, worker
 			// writes them take 20 bytes a token or more.
 			p.corpus.Reserve(int(parts.Size(k)/64)+1, int(parts.Size(k)/20)+1)
 		}
-		s := r.Sentence
-		p.n++
-		if s.Heads == nil && p.noGold == 0 {
-			p.noGold, p.noGoldID = p.n, s.ID
-		}
-		if p.addErr != nil {
-			return nil
-		}
-		if err := p.corpus.Add(s); err != nil {
-			p.addAt, p.addID, p.addErr = p.n, s.ID, err
-			return nil
-		}
-		p.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+		p.add(r.Sentence)
 		return nil
 	})
 	if err == pipeline.ErrInSequence {
@@ -302,8 +305,8 @@ func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, worker
 		if p.noGold > 0 && in.noGold == 0 {
 			in.noGold, in.noGoldID = n+p.noGold, p.noGoldID
 		}
-		if p.addErr != nil && in.addErr == nil {
-			in.addErr = fmt.Errorf("sentence %d (%s): %w", n+p.addAt, p.addID, p.addErr)
+		if in.addErr == nil {
+			in.addErr = p.refused(n)
 		}
 		n += p.n
 		switch {
