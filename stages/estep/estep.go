@@ -54,6 +54,12 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
+	var skew *dmv.Table // read once: its hash marks the counts, its weights the E-step
+	if opts.Skew != "" {
+		if skew, err = dmv.ReadModel(opts.Skew); err != nil {
+			return err
+		}
+	}
 	lattices := in.lattices
 	var tags *dmv.TagSet
 	var weights *dmv.Params
@@ -63,18 +69,14 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		// The E-step's model is the model re-weighted: shards of
 		// different β, δ, segment weights or skew models do not mix.
 		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || opts.Skew != "" {
-			r, skew := dmv.Plain(), ""
+			r, skewHash := dmv.Plain(), ""
 			if rw != nil {
 				r = *rw
 			}
-			if opts.Skew != "" {
-				m, err := dmv.ReadModel(opts.Skew)
-				if err != nil {
-					return err
-				}
-				skew = m.Hash()
+			if skew != nil {
+				skewHash = skew.Hash()
 			}
-			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skew)
+			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skewHash)
 		}
 		// Tags the model has not seen back off to its average tag.
 		names := in.corpus.Names()
@@ -120,7 +122,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		weights = dmv.NewParams(corpus.Tags.Len())
 		weights.Fill(1)
 	}
-	r, err := reweighting(opts, corpus.Tags)
+	r, err := reweighting(opts, skew, corpus.Tags)
 	if err != nil {
 		return err
 	}
@@ -337,18 +339,15 @@ func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, worker
 	return in, nil
 }
 
-// reweighting is the annealing E-step asked for, its skew model read and
-// indexed by the model's tags.
-func reweighting(opts Options, tags *dmv.TagSet) (dmv.Reweighting, error) {
+// reweighting is the annealing E-step asked for, its skew model (nil:
+// none) indexed by the model's tags.
+func reweighting(opts Options, skew *dmv.Table, tags *dmv.TagSet) (dmv.Reweighting, error) {
 	r := dmv.Plain()
 	if opts.Reweight != nil {
 		r = *opts.Reweight
 	}
-	if opts.Skew != "" {
-		skew, err := dmv.ReadModel(opts.Skew)
-		if err != nil {
-			return r, err
-		}
+	if skew != nil {
+		var err error
 		if skew.Unit != format.Prob {
 			return r, fmt.Errorf("%s: a skew model holds probabilities (\"p\")", opts.Skew)
 		}
