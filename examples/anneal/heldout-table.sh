@@ -11,8 +11,9 @@ dir=$1
 shift
 # Smith (2006), WSJ10 test, directed, root excluded: Tables 3.2 (EM; its
 # supervised and unsupervised selection picked the same model), 5.3 (SDA,
-# beside both sda rows, and em0: EM without smoothing from K&M), 4.2 (CE, DEL1ORTRANS1), 6.2 and
-# 8.8 (SA on δ; the baselines).
+# beside both sda rows, and em0: EM without smoothing from K&M), 4.2 (CE,
+# DEL1ORTRANS1 and each further neighbourhood), 6.2 and 8.8 (SA on δ; the
+# baselines).
 smith() {
 	case $1 in
 	attach-left) echo 22.6 ;;
@@ -25,6 +26,18 @@ smith() {
 	sa.unsupervised) echo 43.6 ;;
 	ce.supervised) echo 57.6 ;;
 	ce.unsupervised) echo 47.3 ;;
+	ce-del1.supervised) echo 39.7 ;;
+	ce-del1.unsupervised) echo 18.3 ;;
+	ce-trans1.supervised) echo 41.2 ;;
+	ce-trans1.unsupervised) echo 29.4 ;;
+	ce-length.supervised | ce-length.unsupervised) echo 45.5 ;;
+	ce-dynasearch.supervised) echo 47.6 ;;
+	ce-dynasearch.unsupervised) echo 39.7 ;;
+	ce-trans2.supervised | ce-trans2.unsupervised) echo 40.2 ;;
+	ce-del1ortrans2.supervised) echo 51.2 ;;
+	ce-del1ortrans2.unsupervised) echo 37.9 ;;
+	ce-del1subseq.supervised) echo 26.6 ;;
+	ce-del1subseq.unsupervised) echo 18.9 ;;
 	*) echo - ;;
 	esac
 }

@@ -41,6 +41,10 @@ DELTA_STEPS ?= 0.05 0.1
 DELTA_FINAL ?= 0.3
 SA_LAMBDAS  ?= $(LAMBDAS)
 NBHD        ?= del1ortrans1
+# More neighbourhoods, each an estimator of its own (rows ce-NAME) on the same
+# grid: Smith's chapter 8 ran five, DEL1ORTRANS1 and CE_NBHDS="del1 trans1
+# length dynasearch"; chapter 4 (Table 4.2) eight.
+CE_NBHDS    ?=
 SIGMA2S     ?= 0.2154 0.4642 1 2.154 4.642 inf
 CE_INITS    ?= $(INITS)
 SELECTIONS  := supervised few unsupervised oracle
@@ -48,10 +52,18 @@ SELECTIONS  := supervised few unsupervised oracle
 # Smith's Tables 5.1 and 5.3 compare it with this EM. sda-below1 is the same
 # grid run as Smith's tables were (train-da --below-one): each run ends at its
 # last β₀γ^k < 1, without the β = 1 stage his Fig. 5.1 describes.
-ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 sa ce
+CE_ESTIMATORS := ce $(CE_NBHDS:%=ce-%)
+# sda-map and sda-below1-map are not Smith's: the same schedules with add-λ
+# smoothing in every M-step, λ over SDA_LAMBDAS and 0 (the sda runs), picked as
+# EM is over its λ grid — the comparison with MAP/EM that Smith's Table 8.5
+# calls "not fair" for his unsmoothed SDA. SDA_LAMBDAS= leaves them out.
+SDA_LAMBDAS ?= $(filter-out 0,$(LAMBDAS))
+SDA_MAP     := $(if $(SDA_LAMBDAS),sda-map sda-below1-map)
+ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa $(CE_ESTIMATORS)
+# nbhd_of CE-ESTIMATOR: its neighbourhood (ce is NBHD's, ce-NAME is NAME's).
+nbhd_of = $(if $(filter ce,$(1)),$(NBHD),$(1:ce-%=%))
 
 .PHONY: all clean
-.SECONDARY:
 ifeq ($(wildcard $(NEEDS)),)
 all:
 	@echo "examples/anneal: $(NEEDS) not found; skipping the held-out table on $(DATA)"
@@ -63,6 +75,7 @@ ifeq ($(FOLD),all)
 # ---- cross-validation: each fold runs this file; a row's test parses are the
 # folds' ones concatenated, in fold order (the same sentences for every row).
 CV_FOLDS := $(shell seq 1 $(words $(PTB_FOLDS)))
+.SECONDARY: $(CV_FOLDS:%=$(H)/fold-%.done)
 $(H)/fold-%.done:
 	@mkdir -p $(@D)
 	$(MAKE) -f heldout.mk DATA=$(DATA) FOLD=$*
@@ -80,27 +93,31 @@ else
 EM_RUNS  := $(foreach i,$(INITS),$(foreach l,$(LAMBDAS),$(H)/em/$(i)-l$(l).model))
 SDA_RUNS := $(foreach i,$(INITS),$(foreach b,$(BETA0S),$(foreach g,$(GAMMAS),$(H)/sda/$(i)-b$(b)-g$(g).model)))
 SDA_BELOW1_RUNS := $(subst /sda/,/sda-below1/,$(SDA_RUNS))
+SDA_MAP_RUNS := $(SDA_RUNS) $(foreach l,$(SDA_LAMBDAS),$(SDA_RUNS:.model=-l$(l).model))
 SA_DIRS  := $(foreach i,$(INITS),$(foreach d,$(DELTA0S),$(foreach s,$(DELTA_STEPS),$(foreach l,$(SA_LAMBDAS),$(H)/sa/$(i)-d$(d)-s$(s)-l$(l)))))
-CE_RUNS  := $(foreach i,$(CE_INITS),$(foreach s,$(SIGMA2S),$(H)/ce/$(i)-s$(s).model))
+ce_runs   = $(foreach i,$(CE_INITS),$(foreach s,$(SIGMA2S),$(H)/$(1)/$(i)-s$(s).model))
 
 $(H)/em/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-em --init $$1 --lambda $${2#l} --workers $(WORKERS) -q $< -o $@
 $(H)/sda/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
-	@set -- $$(echo $* | tr '-' ' '); train-da --init $$1 --skew --beta0 $${2#b} --gamma $${3#g} --workers $(WORKERS) -q $< -o $@
+	@set -- $$(echo $* | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
 $(H)/sda-below1/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
-	@set -- $$(echo $* | tr '-' ' '); train-da --init $$1 --skew --below-one --beta0 $${2#b} --gamma $${3#g} --workers $(WORKERS) -q $< -o $@
-$(H)/ce/%.model: $(OUT)/train.jsonl
+	@set -- $$(echo $* | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew --below-one --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
+$(foreach e,$(CE_ESTIMATORS),$(call ce_runs,$(e))): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
-	@set -- $$(echo $* | tr '-' ' '); train-ce --nbhd $(NBHD) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
+	@set -- $$(echo $(*F) | tr '-' ' '); train-ce --nbhd $(call nbhd_of,$(*D)) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
 
-# ranking ARGS: select-model's ranking of the models, as JSON lines.
+# select-model's options for each selection; by ESTIMATOR,SELECTION are those
+# for one estimator: CE's unsupervised selection ranks by the contrastive
+# objective under the estimator's own neighbourhood.
 by_supervised   = --dev $(OUT)/dev.jsonl --root exclude
 by_few          = --dev $(OUT)/dev.jsonl --root exclude --dev-sentences $(FEW)
 by_unsupervised = --dev $(OUT)/dev.jsonl --root exclude --by likelihood
 by_oracle       = --dev $(OUT)/test.jsonl --root exclude
+by = $(if $(and $(filter unsupervised,$(2)),$(filter $(CE_ESTIMATORS),$(1))),--dev $(OUT)/dev.jsonl --root exclude --by contrast --nbhd $(call nbhd_of,$(1)),$(by_$(2)))
 
 # An SA run trains, then keeps its best epoch under each criterion.
 $(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
@@ -115,14 +132,16 @@ candidates_em  = $(EM_RUNS)
 candidates_em0 = $(filter %-l0.model,$(EM_RUNS))
 candidates_sda = $(SDA_RUNS)
 candidates_sda-below1 = $(SDA_BELOW1_RUNS)
-candidates_ce  = $(CE_RUNS)
+candidates_sda-map = $(SDA_MAP_RUNS)
+candidates_sda-below1-map = $(subst /sda/,/sda-below1/,$(SDA_MAP_RUNS))
+$(foreach e,$(CE_ESTIMATORS),$(eval candidates_$(e) = $(call ce_runs,$(e))))
 candidates_sa  = $(SA_DIRS:=/$(1).model)
 deps_sa        = $(SA_DIRS:=/done)
 
 # ---- selection: H/EST.SEL.jsonl ranks, H/EST.SEL.model is the pick ---------------
 define select
 $(H)/$(1).$(2).jsonl: $(if $(filter sa,$(1)),$(deps_sa),$(candidates_$(1))) $(OUT)/dev.jsonl $(OUT)/test.jsonl
-	@$(SELECT) $(if $(filter ce-unsupervised,$(1)-$(2)),--dev $(OUT)/dev.jsonl --root exclude --by contrast --nbhd $(NBHD),$(by_$(2))) \
+	@$(SELECT) $(call by,$(1),$(2)) \
 	  --json -q --best $(H)/$(1).$(2).model $(if $(filter sa,$(1)),$(call candidates_sa,$(2)),$(candidates_$(1))) > $$@.tmp && mv $$@.tmp $$@
 $(H)/$(1).$(2).model: $(H)/$(1).$(2).jsonl
 	@test -f $$@ && touch $$@

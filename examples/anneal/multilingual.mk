@@ -20,9 +20,9 @@ SHARED ?= $(abspath ../../../shared/data)
 OUT    ?= out/multilingual
 UD     := $(SHARED)/ud-nopunct
 LANGS  ?= $(foreach l,en zh tr pt ja de bg,$(if $(wildcard $(UD)/$(l)-ud-dev-nopunct.conllu),$(l)))
-GRID   ?= SIGMA2S="0.2154 0.4642 1 2.154 4.642 10 inf"
+GRID   ?= SIGMA2S="0.2154 0.4642 1 2.154 4.642 10 inf" CE_NBHDS="del1 trans1 length dynasearch"
 
-.PHONY: all clean
+.PHONY: all clean FORCE
 ifeq ($(strip $(LANGS)),)
 all:
 	@echo "examples/anneal: no language files in $(UD); skipping the multilingual recipe"
@@ -30,9 +30,12 @@ else
 all: $(LANGS:%=$(OUT)/%/heldout/table.tsv)
 	@sh multilingual-summary.sh $(OUT) $(LANGS)
 
-$(OUT)/%/heldout/table.tsv:
+# heldout.mk decides what is out of date (a grid changed on the command line,
+# a row added), so it is always asked.
+$(OUT)/%/heldout/table.tsv: FORCE
 	$(MAKE) -f heldout.mk DATA=ud-upos-$* OUT=$(OUT)/$* $(GRID) $(OUT)/$*/heldout/table.tsv
 endif
 
+FORCE:
 clean:
 	rm -rf $(OUT)
