@@ -1,6 +1,7 @@
 # The multilingual recipe: for every language of ../shared/data/ud-nopunct,
 # the held-out table of heldout.mk — attach-left and attach-right, and EM,
-# SDA (to β = 1 and sda-below1), SA on δ and CE, each picked by supervised, few-sentence (FEW = 20),
+# SDA (to β = 1 and sda-below1, each also smoothed), SA on δ and CE with
+# Smith's five chapter-8 neighbourhoods, each picked by supervised, few-sentence (FEW = 20),
 # unsupervised and oracle selection on one half of the language's dev file
 # and reported on the other half, with sign tests against EM — then one
 # summary line per language.
@@ -13,7 +14,7 @@
 # (marked * in the summary). A language whose files are absent is left
 # out; without ../shared/data the recipe skips. The grids are Smith's
 # whole grids of heldout.mk, with CE on his multilingual σ² grid (§8.3):
-# about 20 minutes on 2 cores. GRID narrows them (docs/results.md gives
+# about MINUTES minutes on 2 cores. GRID narrows them (docs/results.md gives
 # the small grids of earlier tables). Needs the programs in ../../bin and jq.
 
 SHARED ?= $(abspath ../../../shared/data)
@@ -30,7 +31,7 @@ else
 all: $(LANGS:%=$(OUT)/%/heldout/table.tsv)
 	@sh multilingual-summary.sh $(OUT) $(LANGS)
 
-# heldout.mk decides what is out of date (a grid changed on the command line,
+# heldout.mk decides what is out of date (a grid widened on the command line,
 # a row added), so it is always asked.
 $(OUT)/%/heldout/table.tsv: FORCE
 	$(MAKE) -f heldout.mk DATA=ud-upos-$* OUT=$(OUT)/$* $(GRID) $(OUT)/$*/heldout/table.tsv
