@@ -14,7 +14,7 @@
 # (marked * in the summary). A language whose files are absent is left
 # out; without ../shared/data the recipe skips. The grids are Smith's
 # whole grids of heldout.mk, with CE on his multilingual σ² grid (§8.3):
-# about MINUTES minutes on 2 cores. GRID narrows them (docs/results.md gives
+# about 40 minutes on 2 cores. GRID narrows them (docs/results.md gives
 # the small grids of earlier tables). Needs the programs in ../../bin and jq.
 
 SHARED ?= $(abspath ../../../shared/data)
