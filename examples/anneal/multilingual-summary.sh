@@ -41,5 +41,5 @@ for l in "$@"; do
 done
 echo
 echo "Test = the even-numbered sentences of each dev file (length <= 10), root excluded (%);"
-echo "selection on the odd-numbered ones; s/f/u = supervised/few-sentence/unsupervised."
+echo "selection on the odd-numbered ones; each estimator: supervised/few-sentence/unsupervised selection."
 echo "* no train file: trained on the selection half."
