@@ -63,7 +63,8 @@ ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa 
 # nbhd_of CE-ESTIMATOR: its neighbourhood (ce is NBHD's, ce-NAME is NAME's).
 nbhd_of = $(if $(filter ce,$(1)),$(NBHD),$(1:ce-%=%))
 
-.PHONY: all clean
+.PHONY: all clean FORCE
+FORCE:
 ifeq ($(wildcard $(NEEDS)),)
 all:
 	@echo "examples/anneal: $(NEEDS) not found; skipping the held-out table on $(DATA)"
@@ -75,8 +76,10 @@ ifeq ($(FOLD),all)
 # ---- cross-validation: each fold runs this file; a row's test parses are the
 # folds' ones concatenated, in fold order (the same sentences for every row).
 CV_FOLDS := $(shell seq 1 $(words $(PTB_FOLDS)))
+# Each fold's make is always asked (it decides what a widened grid or a new
+# row needs); its stamp is kept.
 .SECONDARY: $(CV_FOLDS:%=$(H)/fold-%.done)
-$(H)/fold-%.done:
+$(H)/fold-%.done: FORCE
 	@mkdir -p $(@D)
 	$(MAKE) -f heldout.mk DATA=$(DATA) FOLD=$*
 	@touch $@
