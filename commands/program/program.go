@@ -236,23 +236,19 @@ func Version() string {
 func checkRequiredFlags(app *cli.App) {
 	var required []cli.Flag
 	for _, f := range app.Flags {
+		var isRequired *bool
 		switch f := f.(type) {
 		case *cli.StringFlag:
-			if f.Required {
-				f.Required, required = false, append(required, f)
-			}
+			isRequired = &f.Required
 		case *cli.IntFlag:
-			if f.Required {
-				f.Required, required = false, append(required, f)
-			}
+			isRequired = &f.Required
 		case *cli.Float64Flag:
-			if f.Required {
-				f.Required, required = false, append(required, f)
-			}
+			isRequired = &f.Required
 		case *cli.StringSliceFlag:
-			if f.Required {
-				f.Required, required = false, append(required, f)
-			}
+			isRequired = &f.Required
+		}
+		if isRequired != nil && *isRequired {
+			*isRequired, required = false, append(required, f)
 		}
 	}
 	if len(required) == 0 || app.Action == nil {
