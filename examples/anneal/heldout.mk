@@ -95,20 +95,18 @@ else
 # ---- the grids ------------------------------------------------------------------
 EM_RUNS  := $(foreach i,$(INITS),$(foreach l,$(LAMBDAS),$(H)/em/$(i)-l$(l).model))
 SDA_RUNS := $(foreach i,$(INITS),$(foreach b,$(BETA0S),$(foreach g,$(GAMMAS),$(H)/sda/$(i)-b$(b)-g$(g).model)))
-SDA_BELOW1_RUNS := $(subst /sda/,/sda-below1/,$(SDA_RUNS))
 SDA_MAP_RUNS := $(SDA_RUNS) $(foreach l,$(SDA_LAMBDAS),$(SDA_RUNS:.model=-l$(l).model))
+below1 = $(subst /sda/,/sda-below1/,$(1))
 SA_DIRS  := $(foreach i,$(INITS),$(foreach d,$(DELTA0S),$(foreach s,$(DELTA_STEPS),$(foreach l,$(SA_LAMBDAS),$(H)/sa/$(i)-d$(d)-s$(s)-l$(l)))))
 ce_runs   = $(foreach i,$(CE_INITS),$(foreach s,$(SIGMA2S),$(H)/$(1)/$(i)-s$(s).model))
 
 $(H)/em/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-em --init $$1 --lambda $${2#l} --workers $(WORKERS) -q $< -o $@
-$(H)/sda/%.model: $(OUT)/train.jsonl
+$(SDA_MAP_RUNS) $(call below1,$(SDA_MAP_RUNS)): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
-	@set -- $$(echo $* | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
-$(H)/sda-below1/%.model: $(OUT)/train.jsonl
-	@mkdir -p $(@D)
-	@set -- $$(echo $* | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew --below-one --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
+	@set -- $$(echo $(*F) | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew $(if $(filter sda-below1,$(*D)),--below-one) \
+	  --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
 $(foreach e,$(CE_ESTIMATORS),$(call ce_runs,$(e))): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $(*F) | tr '-' ' '); train-ce --nbhd $(call nbhd_of,$(*D)) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
@@ -134,9 +132,9 @@ $(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
 candidates_em  = $(EM_RUNS)
 candidates_em0 = $(filter %-l0.model,$(EM_RUNS))
 candidates_sda = $(SDA_RUNS)
-candidates_sda-below1 = $(SDA_BELOW1_RUNS)
 candidates_sda-map = $(SDA_MAP_RUNS)
-candidates_sda-below1-map = $(subst /sda/,/sda-below1/,$(SDA_MAP_RUNS))
+candidates_sda-below1 = $(call below1,$(SDA_RUNS))
+candidates_sda-below1-map = $(call below1,$(SDA_MAP_RUNS))
 $(foreach e,$(CE_ESTIMATORS),$(eval candidates_$(e) = $(call ce_runs,$(e))))
 candidates_sa  = $(SA_DIRS:=/$(1).model)
 deps_sa        = $(SA_DIRS:=/done)
