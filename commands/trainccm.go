@@ -96,6 +96,9 @@ Examples:
 }
 
 func trainCCM(c *cli.Context) error {
+	if err := program.CheckWorkers(c); err != nil {
+		return err
+	}
 	model := c.String("model")
 	if model != "ccm" && model != "ccm2" && model != "dmvccm" {
 		return program.Usagef("--model must be ccm, ccm2 or dmvccm, not %q", model)

@@ -36,6 +36,9 @@ func streamFlag() cli.Flag {
 
 // trainJob reads the shared training flags.
 func trainJob(c *cli.Context, total int) (train.Job, error) {
+	if err := program.CheckWorkers(c); err != nil {
+		return train.Job{}, err
+	}
 	if c.String("model") == "" {
 		if err := checkInit(c); err != nil {
 			return train.Job{}, err
@@ -109,8 +112,8 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
-			if c.Float64("lambda") < 0 {
-				return program.Usagef("--lambda must be ≥ 0")
+			if err := program.CheckLambda(c); err != nil {
+				return err
 			}
 			tol, err := tolerance(c)
 			if err != nil {

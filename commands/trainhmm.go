@@ -14,7 +14,6 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -86,6 +85,12 @@ Examples:
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, runDirFlags()...),
 		Action: func(c *cli.Context) error {
+			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			if err := program.CheckLambda(c); err != nil {
+				return err
+			}
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
 				Iterations: c.Int("max-iter"), Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
@@ -181,7 +186,7 @@ Examples:
 				defer f.Close()
 				logw = f
 			}
-			prog := progress.New(c.App.ErrWriter, c.App.Name, o.Iterations, c.Bool("quiet"))
+			prog := newProgress(c, o.Iterations)
 			var logErr error
 			o.Progress = func(it format.Iteration) {
 				prog.Iteration(it)

@@ -57,8 +57,8 @@ Examples:
 			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
 		),
 		Action: func(c *cli.Context) error {
-			if c.Float64("lambda") < 0 {
-				return program.Usagef("--lambda must be ≥ 0")
+			if err := program.CheckLambda(c); err != nil {
+				return err
 			}
 			tol, err := tolerance(c)
 			if err != nil {
