@@ -30,12 +30,17 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
-	// The model and the corpus are read side by side (one step of a shell
-	// loop is mostly reading); a bad model is reported before a bad
-	// corpus, as if read first.
-	var model *dmv.Table
-	var modelErr error
-	readModel := func() {
+	// The models and the corpus are read side by side (one step of a
+	// shell loop is mostly reading); a bad model is reported before a bad
+	// corpus, and a bad skew model after it, as if read in that order.
+	// The skew model is read once: its hash marks the counts, its weights
+	// the E-step.
+	var model, skew *dmv.Table
+	var modelErr, skewErr error
+	readModels := func() {
+		if opts.Skew != "" {
+			skew, skewErr = dmv.ReadModel(opts.Skew)
+		}
 		if opts.Model == "" {
 			return
 		}
@@ -47,18 +52,15 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		model, modelErr = m, err
 	}
-	in, err := readInput(src, opts.Gold, opts.Workers, readModel)
+	in, err := readInput(src, opts.Gold, opts.Workers, readModels)
 	if modelErr != nil {
 		return modelErr
 	}
 	if err != nil {
 		return err
 	}
-	var skew *dmv.Table // read once: its hash marks the counts, its weights the E-step
-	if opts.Skew != "" {
-		if skew, err = dmv.ReadModel(opts.Skew); err != nil {
-			return err
-		}
+	if skewErr != nil {
+		return skewErr
 	}
 	lattices := in.lattices
 	var tags *dmv.TagSet
@@ -68,7 +70,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		modelHash = model.Hash()
 		// The E-step's model is the model re-weighted: shards of
 		// different β, δ, segment weights or skew models do not mix.
-		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || opts.Skew != "" {
+		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || skew != nil {
 			r, skewHash := dmv.Plain(), ""
 			if rw != nil {
 				r = *rw
@@ -163,10 +165,8 @@ func readInput(src pipeline.Source, gold bool, workers int, side func()) (*input
 			if src.Bad != nil {
 				bad = *src.Bad
 			}
-			in, err := func() (*input, error) {
-				defer parts.Close()
-				return readParts(src, parts, gold, workers, side)
-			}()
+			in, err := readParts(src, parts, gold, workers, side)
+			parts.Close()
 			if err != pipeline.ErrInSequence {
 				return in, err
 			}
