@@ -14,15 +14,7 @@ import (
 
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/stages/train"
 )
-
-// TrainFlags are the flags every training program shares (for trainers
-// defined outside this package).
-func TrainFlags(defaultInit string) []cli.Flag { return trainFlags(defaultInit) }
-
-// TrainJob reads the shared training flags.
-func TrainJob(c *cli.Context, total int) (train.Job, error) { return trainJob(c, total) }
 
 // encodingFlag is the treebank readers' --encoding.
 func encodingFlag() cli.Flag {

@@ -18,15 +18,12 @@ func newProgress(c *cli.Context, total int) *progress.Reporter {
 	return progress.New(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
 }
 
-// Tolerance is tolerance, for trainers defined outside this package.
-func Tolerance(c *cli.Context) (float64, error) { return tolerance(c) }
-
-// tolerance reads --tol: absent, 0 tells the training loop to use its
+// Tolerance reads --tol: absent, 0 tells the training loop to use its
 // default; given, it is taken at its word. The loops stop when the
 // relative change is below the tolerance, so --tol 0 becomes the smallest
 // positive number: only an objective that does not change at all stops
 // the run before --max-iter.
-func tolerance(c *cli.Context) (float64, error) {
+func Tolerance(c *cli.Context) (float64, error) {
 	if !c.IsSet("tol") {
 		return 0, nil
 	}

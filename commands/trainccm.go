@@ -90,7 +90,7 @@ Examples:
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, runDirFlags()...),
+		}, RunDirFlags()...),
 		Action: trainCCM,
 	}
 }

@@ -38,7 +38,7 @@ Examples:
    train-da --init zero --beta0 0.01 --gamma 1.5 wsj10.jsonl > da.jsonl
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
-		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
+		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
@@ -51,7 +51,7 @@ Examples:
 			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
-			tol, err := tolerance(c)
+			tol, err := Tolerance(c)
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			job, err := trainJob(c, len(betas)*c.Int("max-iter"))
+			job, err := TrainJob(c, len(betas)*c.Int("max-iter"))
 			if err != nil {
 				return err
 			}

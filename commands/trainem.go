@@ -13,8 +13,8 @@ import (
 
 func init() { program.Register("train-em", trainEMApp) }
 
-// trainFlags are the flags every training loop shares.
-func trainFlags(defaultInit string) []cli.Flag {
+// TrainFlags are the flags every training loop shares (train-ce's too).
+func TrainFlags(defaultInit string) []cli.Flag {
 	return []cli.Flag{
 		initFlag(defaultInit), kleinConstFlag(),
 		program.ModelFlag(false),
@@ -34,8 +34,8 @@ func streamFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "stream", Usage: "read the corpus FILEs again on every pass instead of holding them: memory independent of the corpus's size, the same model (plain files, not stdin or compressed input)"}
 }
 
-// trainJob reads the shared training flags.
-func trainJob(c *cli.Context, total int) (train.Job, error) {
+// TrainJob reads the shared training flags.
+func TrainJob(c *cli.Context, total int) (train.Job, error) {
 	if err := program.CheckWorkers(c); err != nil {
 		return train.Job{}, err
 	}
@@ -104,7 +104,7 @@ Examples:
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
-		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
+		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
@@ -115,11 +115,11 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
-			tol, err := tolerance(c)
+			tol, err := Tolerance(c)
 			if err != nil {
 				return err
 			}
-			job, err := trainJob(c, c.Int("max-iter"))
+			job, err := TrainJob(c, c.Int("max-iter"))
 			if err != nil {
 				return err
 			}

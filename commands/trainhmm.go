@@ -83,7 +83,7 @@ Examples:
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, runDirFlags()...),
+		}, RunDirFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckWorkers(c); err != nil {
 				return err

@@ -20,19 +20,15 @@ import (
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-// runDirFlags are --run-dir and --resume, for the trainers that can
+// RunDirFlags are --run-dir and --resume, for the trainers that can
 // continue a killed run (train-em, train-da, train-sa, train-ce,
 // train-ccm, train-hmm).
-func runDirFlags() []cli.Flag {
+func RunDirFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "run-dir", Usage: "record the run in `DIR`: run.json (command, flags, input hashes), iterations.jsonl, checkpoint.json after every iteration, model.jsonl"},
 		&cli.StringFlag{Name: "resume", Usage: "continue the killed run of `DIR` (same program, flags and inputs)"},
 	}
 }
-
-// RunDirFlags are --run-dir and --resume, for trainers defined outside
-// this package (train-ce).
-func RunDirFlags() []cli.Flag { return runDirFlags() }
 
 // runRecord is run.json: what a resumed run must match.
 type runRecord struct {

@@ -45,7 +45,7 @@ value can be chosen afterwards:
 Examples:
    train-sa --init zero --lambda 10 --delta0 -0.6 --save-dir sa wsj10.jsonl > sa.jsonl
    train-sa --init km --seg-beta0 0.5 --seg-beta-final 0 --log s.log wsj10.jsonl -o s.jsonl`,
-		Flags: append(append(trainFlags(dmv.DefaultInit), runDirFlags()...),
+		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "delta0", DefaultText: "none", Usage: "Model L: the first epoch's locality bias `δ₀`"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "Model L: δ += `Δδ` after each epoch"},
@@ -60,7 +60,7 @@ Examples:
 			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
-			tol, err := tolerance(c)
+			tol, err := Tolerance(c)
 			if err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ Examples:
 				return err
 			}
 			opts.SaveDir = dir
-			job, err := trainJob(c, epochs*c.Int("max-iter"))
+			job, err := TrainJob(c, epochs*c.Int("max-iter"))
 			if err != nil {
 				return err
 			}
