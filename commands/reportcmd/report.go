@@ -99,16 +99,16 @@ Examples:
 			var runs []*report.Run
 			err = func() error {
 				testBad := src.Bad // the test corpus's bad records, counted once
-				testHash := ""     // hashed once, for every run directory
+				var testHash string
+				if dirs > 0 {
+					if testHash, err = rundir.HashFile(test); err != nil {
+						return err
+					}
+				}
 				for _, s := range specs {
 					var r *report.Run
 					var err error
 					if s.dir != "" {
-						if testHash == "" {
-							if testHash, err = rundir.HashFile(test); err != nil {
-								return err
-							}
-						}
 						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, TestHash: testHash, Workers: c.Int("workers")}, testBad)
 						testBad = &pipeline.BadRecords{Skip: src.Bad.Skip}
 					} else {
