@@ -170,12 +170,12 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	switch e.Ev {
 	case EvRoot:
 		dst = appendString(append(dst, `{"ev":"root","arg":`...), e.Arg)
-		return e.appendValue(dst)
+		return appendValue(dst, e.Unit, e.Value)
 	case EvChild:
 		dst = appendString(append(dst, `{"ev":"child","head":`...), e.Head)
 		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
 		dst = appendString(append(dst, `,"arg":`...), e.Arg)
-		return e.appendValue(dst)
+		return appendValue(dst, e.Unit, e.Value)
 	case EvStop, EvCont:
 		if e.Ev == EvStop {
 			dst = append(dst, `{"ev":"stop","head":`...)
@@ -185,7 +185,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = appendString(dst, e.Head)
 		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
 		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
-		return e.appendValue(dst)
+		return appendValue(dst, e.Unit, e.Value)
 	}
 	dst = append(dst, `{"ev":`...)
 	dst = appendString(dst, e.Ev)
@@ -226,7 +226,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvUnseenWord:
 		dst = appendString(append(dst, `,"state":`...), e.State)
 	}
-	return e.appendValue(dst)
+	return appendValue(dst, e.Unit, e.Value)
 }
 
 // AppendQuoted appends s as a JSON string, as AppendJSON writes strings.
@@ -254,15 +254,13 @@ func AppendDMV(dst []byte, ev string, head []byte, dir string, adj bool, arg []b
 		dst = appendDir(append(append(dst, head...), `,"dir":`...), dir)
 		dst = strconv.AppendBool(append(dst, `,"adj":`...), adj)
 	}
-	dst = append(dst, ',', '"', byte(unit), '"', ':')
-	dst = appendReal(dst, value)
-	return append(dst, '}')
+	return appendValue(dst, unit, value)
 }
 
 // appendValue ends an event: its unit, value and closing brace.
-func (e *Event) appendValue(dst []byte) []byte {
-	dst = append(dst, ',', '"', byte(e.Unit), '"', ':')
-	dst = appendReal(dst, e.Value)
+func appendValue(dst []byte, unit Unit, value float64) []byte {
+	dst = append(dst, ',', '"', byte(unit), '"', ':')
+	dst = appendReal(dst, value)
 	return append(dst, '}')
 }
 
@@ -403,12 +401,7 @@ func constant(b []byte) string {
 // decode. Tags (head, arg, yield, prev, next, state, left, right) are
 // interned; words are not.
 func (f *eventFields) scan(e *Event, data []byte) bool {
-	if f.scanDMV(e, data) {
-		return true
-	}
-	*e = Event{}
-	*f = eventFields{loglik: math.NaN()}
-	return f.scanFields(e, data)
+	return f.scanDMV(e, data) || f.scanFields(e, data)
 }
 
 // scanDMV reads a DMV event line as grind writes it (ScanDMVLine), which

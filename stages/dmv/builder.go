@@ -159,7 +159,8 @@ func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, u
 	return uint64(h.at.id)
 }
 
-func isDMVKind(ev string) bool {
+// IsEvent tells the event kinds of the DMV (root, child, stop, cont).
+func IsEvent(ev string) bool {
 	switch ev {
 	case format.EvRoot, format.EvChild, format.EvStop, format.EvCont:
 		return true
@@ -169,7 +170,7 @@ func isDMVKind(ev string) bool {
 
 // id is the ID of an event read the long way (eventio.Kind.ID).
 func (b *TableBuilder) id(e *format.Event) uint64 {
-	if !isDMVKind(e.Ev) {
+	if !IsEvent(e.Ev) {
 		return 0 // not an event of the DMV: add refuses it
 	}
 	return b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Unit, e.Value)
@@ -210,11 +211,9 @@ func (b *TableBuilder) add(e *format.Event) error {
 }
 
 // addValid is add for the readers of eventio, which validate every event
-// before they pass it on.
+// and take headers themselves before they pass it on.
 func (b *TableBuilder) addValid(e *format.Event) error {
 	switch {
-	case e.Ev == format.EvHeader:
-		return nil
 	case e.Ev == format.EvStats:
 		if b.stats != nil && !b.Sum {
 			return fmt.Errorf("a second stats record")
@@ -228,14 +227,11 @@ func (b *TableBuilder) addValid(e *format.Event) error {
 		b.stats.Tokens += e.Stats.Tokens
 		b.stats.Loglik += e.Stats.Loglik
 		return nil
-	case !isDMVKind(e.Ev):
+	case !IsEvent(e.Ev):
 		return fmt.Errorf("a %q event in a DMV model or counts", e.Ev)
 	}
 	if b.unit != 0 && e.Unit != b.unit {
 		return fmt.Errorf("event carries %q but earlier events carry %q", string(e.Unit), string(b.unit))
-	}
-	if e.Value < 0 && e.Unit != format.Weight || e.Value != e.Value {
-		return fmt.Errorf("%s event has invalid value %v", e.Ev, e.Value)
 	}
 	b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Unit, e.Value)
 	b.commit()

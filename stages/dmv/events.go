@@ -115,24 +115,15 @@ type Table struct {
 	events        int // event records read
 }
 
-// describe names an event for "given twice" (built without fmt: the
-// count readers key every event by it).
-func describe(e format.Event) string { return string(appendDescribe(nil, &e)) }
-
-// appendDescribe appends describe's text to dst.
-func appendDescribe(dst []byte, e *format.Event) []byte {
+// describe names an event for "given twice".
+func describe(e format.Event) string {
 	switch e.Ev {
 	case format.EvRoot:
-		return append(append(dst, "root "...), e.Arg...)
+		return "root " + e.Arg
 	case format.EvChild:
-		dst = append(append(dst, "child "...), e.Head...)
-		dst = append(append(dst, ' '), e.Dir...)
-		return append(append(dst, ' '), e.Arg...)
+		return "child " + e.Head + " " + e.Dir + " " + e.Arg
 	}
-	dst = append(append(dst, e.Ev...), ' ')
-	dst = append(append(dst, e.Head...), ' ')
-	dst = append(append(dst, e.Dir...), " adj="...)
-	return strconv.AppendBool(dst, e.Adj)
+	return e.Ev + " " + e.Head + " " + e.Dir + " adj=" + strconv.FormatBool(e.Adj)
 }
 
 // SumTolerance is how far from 1 a multinomial of a probability model may

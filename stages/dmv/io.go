@@ -146,12 +146,8 @@ func WriteCounts(w io.Writer, ts *TagSet, counts *Params, model, corpus string, 
 // then writes the header, the events and the stats record.
 func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *format.Stats) error {
 	what := "model"
-	switch hdr.Unit {
-	case format.Count:
+	if hdr.Unit == format.Count {
 		what = "counts"
-	case format.Prob, format.Weight:
-	default:
-		return fmt.Errorf("unit %q: want \"n\", \"p\" or \"w\"", string(hdr.Unit))
 	}
 	if err := checkFinite(p, what); err != nil {
 		return fmt.Errorf("%v: nothing written", err)
@@ -170,6 +166,8 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 				}
 			}
 		}
+	default:
+		return fmt.Errorf("unit %q: want \"n\", \"p\" or \"w\"", string(hdr.Unit))
 	}
 	return eventio.WriteLines(w, hdr, NumEvents(ts.Len()), func(emit func(line []byte) error) error {
 		return eachLine(ts, p, hdr.Unit, emit)

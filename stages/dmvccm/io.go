@@ -82,19 +82,11 @@ func newReader(sym *ccm.Symbols, counts bool) *reader {
 	return &reader{dmv: dmv.TableBuilder{Sum: counts}, ccm: ccm.NewEvents(sym, counts)}
 }
 
-func isDMVEvent(e *format.Event) bool {
-	switch e.Ev {
-	case format.EvRoot, format.EvChild, format.EvStop, format.EvCont:
-		return true
-	}
-	return false
-}
-
 func (r *reader) kind() eventio.Kind {
 	return eventio.Kind{
 		Families: []string{Family, FamilyRightFirst},
 		Add: func(e *format.Event) error {
-			if isDMVEvent(e) {
+			if dmv.IsEvent(e.Ev) {
 				r.dmvEvents++
 				return r.dmv.Add(*e)
 			}
@@ -105,7 +97,7 @@ func (r *reader) kind() eventio.Kind {
 			return fmt.Errorf("a %q event in a DMV+CCM model or counts", e.Ev)
 		},
 		Key: func(e *format.Event) string {
-			if isDMVEvent(e) {
+			if dmv.IsEvent(e.Ev) {
 				return fmt.Sprintf("%s %s %s %s adj=%v", e.Ev, e.Head, e.Dir, e.Arg, e.Adj)
 			}
 			return r.ccm.Key(e)

@@ -226,9 +226,10 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				out.Shards++
 				hdr, n, begun = h, 0, where
 				if k.ID != nil {
-					clear(inShardID)
 					if want := min(h.Events, maxExpect) + 1; len(inShardID) < want {
 						inShardID = make([]int, want)
+					} else {
+						clear(inShardID)
 					}
 				} else {
 					inShard = make(map[string]int, min(h.Events, maxExpect))
@@ -322,14 +323,21 @@ func Write(w io.Writer, hdr *format.Header, evs []format.Event, stats *format.St
 func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*format.Event) error) error, stats *format.Stats) error {
 	return WriteLines(w, hdr, n, func(emit func(line []byte) error) error {
 		var line []byte
-		return each(func(e *format.Event) error {
-			if err := e.CheckWrite(); err != nil {
+		return each(func(e *format.Event) (err error) {
+			if line, err = appendLine(line, e); err != nil {
 				return err
 			}
-			line = append(e.AppendJSON(line[:0]), '\n')
 			return emit(line)
 		})
 	}, stats)
+}
+
+// appendLine makes e's line in buf, checked as a reader will check it.
+func appendLine(buf []byte, e *format.Event) ([]byte, error) {
+	if err := e.CheckWrite(); err != nil {
+		return buf, err
+	}
+	return append(e.AppendJSON(buf[:0]), '\n'), nil
 }
 
 // WriteLines is WriteEach for a family that makes its event lines itself
@@ -337,12 +345,11 @@ func WriteEach(w io.Writer, hdr *format.Header, n int, each func(emit func(*form
 func WriteLines(w io.Writer, hdr *format.Header, n int, each func(emit func(line []byte) error) error, stats *format.Stats) error {
 	hdr.Events = n
 	var buf []byte
-	write := func(e *format.Event) error {
-		if err := e.CheckWrite(); err != nil {
+	write := func(e *format.Event) (err error) {
+		if buf, err = appendLine(buf, e); err != nil {
 			return err
 		}
-		buf = append(e.AppendJSON(buf[:0]), '\n')
-		_, err := w.Write(buf)
+		_, err = w.Write(buf)
 		return err
 	}
 	if err := write(&format.Event{Ev: format.EvHeader, Header: hdr}); err != nil {
