@@ -266,6 +266,19 @@ var udNoPunctCounts = map[string]counts{
 	"pt-ud-dev-nopunct.conllu":         {267, 4262, 84, 550, 0, 0},
 	"ja-ud-train-nopunct-len15.conllu": {7441, 54582, 5908, 35219, 0, 0},
 	"ja-ud-dev-nopunct.conllu":         {916, 8017, 645, 3834, 0, 0},
+	// The six languages added later (the README's second table gives
+	// no root counts for them: -1, not checked).
+	"eu-ud-train-nopunct-len15.conllu": {4271, 38804, 2720, 18912, 0, -1},
+	"eu-ud-dev-nopunct.conllu":         {1798, 20122, 935, 6398, 0, -1},
+	"fr-ud-train-nopunct-len15.conllu": {4976, 53410, 2182, 17013, 0, -1},
+	"fr-ud-dev-nopunct.conllu":         {1488, 29275, 221, 1764, 0, -1},
+	"it-ud-train-nopunct-len15.conllu": {6492, 55846, 4243, 26828, 0, -1},
+	"it-ud-dev-nopunct.conllu":         {448, 7554, 146, 1034, 0, -1},
+	"pl-ud-train-nopunct-len15.conllu": {6201, 46897, 4827, 29593, 0, -1},
+	"pl-ud-dev-nopunct.conllu":         {700, 5761, 518, 3045, 0, -1},
+	"es-ud-train-nopunct-len15.conllu": {4177, 44906, 1779, 13477, 0, -1},
+	"es-ud-dev-nopunct.conllu":         {1397, 28928, 188, 1434, 0, -1},
+	"nl-ud-dev-nopunct.conllu":         {345, 5520, 90, 733, 0, -1},
 }
 
 func checkCounts(t *testing.T, dir string, table map[string]counts, opts Options) {
