@@ -94,6 +94,28 @@ func (c *Chart) Len() int { return c.n }
 // by the same factor, which logScale keeps. Every potential is then at
 // most 1 and Z stays in range for hundreds of tokens.
 func (c *Chart) Load(tags []int, w *Params, dist []float64) {
+	c.loadPotentials(tags, w, dist)
+	c.scale()
+}
+
+// LoadFactored is Load with every attachment also multiplied by a factor
+// of the sentence's own: d attached to h by edge[h·n+d], to the wall by
+// root[d] (posterior regularization's e^{−λ} per potential edge,
+// stages/pr).
+func (c *Chart) LoadFactored(tags []int, w *Params, dist []float64, edge, root []float64) {
+	c.loadPotentials(tags, w, dist)
+	n := len(tags)
+	for i, f := range edge[:n*n] {
+		c.edge[i] *= f
+	}
+	for d, f := range root[:n] {
+		c.root[d] *= f
+	}
+	c.scale()
+}
+
+// loadPotentials is Load before scaling.
+func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 	n := len(tags)
 	c.grow(n)
 	c.n = n
@@ -124,7 +146,6 @@ func (c *Chart) Load(tags []int, w *Params, dist []float64) {
 		}
 		c.root[h] = w.Root[th]
 	}
-	c.scale()
 }
 
 // LoadScores sets potentials for maximising a sum of additive scores:

@@ -495,6 +495,15 @@ type EStepOptions struct {
 	LogLikOnly bool
 	// Workers is the number of goroutines (≤ 0: every core).
 	Workers int
+	// Factors, when not nil, multiplies the attachments of sentence i by
+	// factors of its own (posterior regularization, stages/pr): it fills
+	// edge[h·n+d] (d attached to h) and root[d] for the sentence's n
+	// tokens. Called from the workers, for each sentence once.
+	Factors func(i int, edge, root []float64)
+	// Posteriors, when not nil, sees the attachment posteriors of
+	// sentence i after its outside pass (edge[h·n+d], root[d]); not for
+	// a sentence without usable posteriors. Called from the workers.
+	Posteriors func(i int, edge, root []float64)
 }
 
 // EStepResult is what one pass over the corpus gives.
@@ -525,6 +534,7 @@ type EStepper struct {
 	corpus    *Corpus
 	charts    []*Chart
 	heads     [][]int
+	factors   [][]float64 // a worker's attachment factors (Factors), n² + n
 	free      []*Params // count tables of chunks, for reuse
 	chunkLL   []float64
 	chunkZero []int
@@ -550,6 +560,9 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	for len(e.charts) < workers {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 		e.heads = append(e.heads, make([]int, c.MaxLen))
+	}
+	for opts.Factors != nil && len(e.factors) < workers {
+		e.factors = append(e.factors, make([]float64, c.MaxLen*c.MaxLen+c.MaxLen))
 	}
 	if len(e.free) > 0 && e.free[0].T != w.T {
 		e.free = nil
@@ -627,7 +640,13 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
 				}
 			default:
-				chart.Load(tags, w, dist)
+				if opts.Factors != nil {
+					n, f := len(tags), e.factors[worker]
+					opts.Factors(i, f[:n*n], f[n*n:n*n+n])
+					chart.LoadFactored(tags, w, dist, f[:n*n], f[n*n:n*n+n])
+				} else {
+					chart.Load(tags, w, dist)
+				}
 				if opts.Segment {
 					chart.Segment(opts.SegBeta)
 				}
@@ -635,6 +654,10 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 				if !opts.LogLikOnly && !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
 					if chart.Outside() {
 						chart.AddCounts(tags, counts, 1)
+						if opts.Posteriors != nil {
+							n := len(tags)
+							opts.Posteriors(i, chart.edgePost[:n*n], chart.rootPost[:n])
+						}
 					} else {
 						logZ = math.NaN() // no usable posteriors
 					}

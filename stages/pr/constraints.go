@@ -1,0 +1,322 @@
+package pr
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// eStep is what both duals share: the E-step they run, the weights and
+// options it runs with, and the evaluation pending acceptance.
+type eStep struct {
+	estep         *dmv.EStepper
+	w             *dmv.Params
+	opts          dmv.EStepOptions
+	pending, kept dmv.EStepResult
+}
+
+func (e *eStep) set(w *dmv.Params, opts dmv.EStepOptions) { e.w, e.opts = w, opts }
+func (e *eStep) accept()                                  { e.kept = e.pending }
+func (e *eStep) result() dmv.EStepResult                  { return e.kept }
+
+// ruleProblem is the dual of Naseem et al.'s constraint: one variable λ ≥
+// 0; q's weights are the model's with every attachment that is no rule
+// multiplied by e^{−λ} (a re-weighted parameter table: no per-sentence
+// work), f(λ) = Σ log Z(λ) + λ·b with b = (1 − τ)·N, ∇f = b − E_q[#no
+// rule], which the counts give.
+type ruleProblem struct {
+	eStep
+	mask mask
+	b    float64
+	cap  float64 // λ ≤ cap
+	rw   *dmv.Params
+}
+
+func newRuleProblem(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) *ruleProblem {
+	return &ruleProblem{
+		eStep: eStep{estep: estep},
+		mask:  opts.Rules.mask(corpus.Tags),
+		b:     (1 - opts.RuleShare) * float64(corpus.Tokens),
+		cap:   opts.RuleCap,
+	}
+}
+
+func (r *ruleProblem) project(x []float64) { x[0] = min(max(0, x[0]), r.cap) }
+
+func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
+	if r.rw == nil || r.rw.T != r.w.T {
+		r.rw = dmv.NewParams(r.w.T)
+	}
+	r.rw.CopyFrom(r.w)
+	reweightRules(r.rw, r.mask, x[0])
+	res := r.estep.Run(r.rw, r.opts)
+	if res.Err != nil {
+		return 0, res.Err
+	}
+	r.pending = res
+	grad[0] = r.b - nonRuleCount(res.Counts, r.mask)
+	return res.LogLik + x[0]*r.b, nil
+}
+
+// reweightRules multiplies, in place, every attachment of w that is no
+// rule by e^{−λ}.
+func reweightRules(w *dmv.Params, m mask, lambda float64) {
+	if lambda == 0 {
+		return
+	}
+	f := math.Exp(-lambda)
+	for i, not := range m.child {
+		if not {
+			w.Child[i] *= f
+		}
+	}
+	for i, not := range m.root {
+		if not {
+			w.Root[i] *= f
+		}
+	}
+}
+
+// nonRuleCount is the count of attachments that are no rule.
+func nonRuleCount(c *dmv.Params, m mask) float64 {
+	sum := 0.0
+	for i, not := range m.child {
+		if not {
+			sum += c.Child[i]
+		}
+	}
+	for i, not := range m.root {
+		if not {
+			sum += c.Root[i]
+		}
+	}
+	return sum
+}
+
+// sparsityProblem is the dual of the L1/L∞ penalty: one variable per
+// instance, λ ≥ 0 with Σ_i λ_i ≤ σ over the instances of each type; q's
+// weights are the model's with each potential attachment multiplied by
+// e^{−λ} of its instance, f(λ) = Σ log Z(λ), ∇f = −E_q[φ] per instance.
+//
+// The instances of a sentence of n tokens live in n² slots: slot h·n+d is
+// the potential edge d ← h, slot d·n+d the attachment of d to the wall.
+// A slot's λ is held by its representative slot: itself (ungrouped), or
+// the first slot of the same child and parent tag (and side, with
+// Direction) when grouped; -1 when it has no λ (the wall unless Root).
+type sparsityProblem struct {
+	eStep
+	sigma float64
+	off   []int   // sentence i's slots start at off[i]
+	rep   []int32 // per slot: its representative within the sentence (h·n+d), -1 none
+	// The representatives of each type: typeSlots[typeStart[t]:typeStart[t+1]].
+	typeStart []int
+	typeSlots []int32
+	post      []float64 // posteriors by slot, of the evaluation pending
+	x         []float64 // the dual the E-step runs at
+	buf       []float64
+}
+
+func newSparsityProblem(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) (*sparsityProblem, error) {
+	s := &sparsityProblem{eStep: eStep{estep: estep}, sigma: opts.Sigma}
+	t := corpus.Tags.Len()
+	s.off = make([]int, corpus.Len()+1)
+	total := 0
+	err := corpus.Each(0, corpus.Len(), func(i int, tags, _ []int) {
+		s.off[i] = total
+		total += len(tags) * len(tags)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.off[corpus.Len()] = total
+	s.rep = make([]int32, total)
+	slotType := make([]int32, total) // of representatives; -1 otherwise
+	types := map[[3]int]int32{}      // {child tag, parent tag (t: the wall), side}
+	typeOf := func(key [3]int) int32 {
+		id, ok := types[key]
+		if !ok {
+			id = int32(len(types))
+			types[key] = id
+		}
+		return id
+	}
+	err = corpus.Each(0, corpus.Len(), func(i int, tags, _ []int) {
+		n, base := len(tags), s.off[i]
+		for h := 0; h < n; h++ {
+			for d := 0; d < n; d++ {
+				k := h*n + d
+				s.rep[base+k], slotType[base+k] = -1, -1
+				if h == d {
+					if opts.Root {
+						s.rep[base+k], slotType[base+k] = int32(k), typeOf([3]int{tags[d], t, 0})
+					}
+					continue
+				}
+				side := 0
+				if opts.Direction && d > h {
+					side = 1
+				}
+				r := h
+				if opts.Grouped { // the first parent of the same tag (and side)
+					for g := 0; g < n; g++ {
+						if g != d && tags[g] == tags[h] && (!opts.Direction || (d > g) == (d > h)) {
+							r = g
+							break
+						}
+					}
+				}
+				s.rep[base+k] = int32(r*n + d)
+				if r == h {
+					slotType[base+k] = typeOf([3]int{tags[d], tags[h], side})
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Gather the representatives by type (counting sort, in slot order).
+	s.typeStart = make([]int, len(types)+1)
+	for _, ty := range slotType {
+		if ty >= 0 {
+			s.typeStart[ty+1]++
+		}
+	}
+	for ty := range len(types) {
+		s.typeStart[ty+1] += s.typeStart[ty]
+	}
+	s.typeSlots = make([]int32, s.typeStart[len(types)])
+	fill := slices.Clone(s.typeStart[:len(types)])
+	for slot, ty := range slotType {
+		if ty >= 0 {
+			s.typeSlots[fill[ty]] = int32(slot)
+			fill[ty]++
+		}
+	}
+	if total > math.MaxInt32 {
+		return nil, fmt.Errorf("%d potential edges: more than the sparsity penalty's dual can index", total)
+	}
+	s.post = make([]float64, total)
+	return s, nil
+}
+
+// slots is the number of dual variables (some always 0).
+func (s *sparsityProblem) slots() int { return len(s.rep) }
+
+// factors fills sentence i's attachment factors e^{−λ}.
+func (s *sparsityProblem) factors(i int, edge, root []float64) {
+	base := s.off[i]
+	n := len(root)
+	for k := range edge {
+		f := 1.0
+		if r := s.rep[base+k]; r >= 0 {
+			if l := s.x[base+int(r)]; l != 0 {
+				f = math.Exp(-l)
+			}
+		}
+		if k/n == k%n {
+			root[k%n] = f
+			f = 1
+		}
+		edge[k] = f
+	}
+}
+
+// posteriors keeps sentence i's attachment posteriors by slot.
+func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
+	base := s.off[i]
+	n := len(root)
+	copy(s.post[base:base+n*n], edge)
+	for d := 0; d < n; d++ {
+		s.post[base+d*n+d] = root[d]
+	}
+}
+
+func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
+	s.x = x
+	clear(s.post)
+	opts := s.opts
+	opts.Factors, opts.Posteriors = s.factors, s.posteriors
+	res := s.estep.Run(s.w, opts)
+	if res.Err != nil {
+		return 0, res.Err
+	}
+	s.pending = res
+	clear(grad)
+	for i := 0; i+1 < len(s.off); i++ {
+		base := s.off[i]
+		for k, r := range s.rep[base:s.off[i+1]] {
+			if r >= 0 {
+				grad[base+int(r)] -= s.post[base+k]
+			}
+		}
+	}
+	return res.LogLik, nil
+}
+
+// project maps every type's variables onto {λ ≥ 0, Σ λ ≤ σ} (the sorted
+// projection onto the simplex: λ_i = max(0, v_i − θ) with θ ≥ 0 the
+// smallest threshold that brings the sum within σ), and every slot
+// without an instance to 0.
+func (s *sparsityProblem) project(x []float64) {
+	for i := 0; i+1 < len(s.off); i++ {
+		base := s.off[i]
+		for k, r := range s.rep[base:s.off[i+1]] {
+			if int(r) != k { // not a representative: no variable of its own
+				x[base+k] = 0
+			}
+		}
+	}
+	for ty := 0; ty+1 < len(s.typeStart); ty++ {
+		slots := s.typeSlots[s.typeStart[ty]:s.typeStart[ty+1]]
+		sum := 0.0
+		for _, k := range slots {
+			x[k] = math.Max(0, x[k])
+			sum += x[k]
+		}
+		if sum <= s.sigma {
+			continue
+		}
+		theta := simplexThreshold(s.gather(x, slots), s.sigma)
+		for _, k := range slots {
+			x[k] = math.Max(0, x[k]-theta)
+		}
+	}
+}
+
+// gather copies the positive values of x at slots into the scratch buffer.
+func (s *sparsityProblem) gather(x []float64, slots []int32) []float64 {
+	s.buf = s.buf[:0]
+	for _, k := range slots {
+		if x[k] > 0 {
+			s.buf = append(s.buf, x[k])
+		}
+	}
+	return s.buf
+}
+
+// simplexThreshold is the θ ≥ 0 for which Σ max(0, v_i − θ) = sum over
+// positive values v whose total exceeds sum (sorts v).
+func simplexThreshold(v []float64, sum float64) float64 {
+	slices.SortFunc(v, func(a, b float64) int { // descending
+		switch {
+		case a > b:
+			return -1
+		case a < b:
+			return 1
+		}
+		return 0
+	})
+	acc, theta := 0.0, 0.0
+	for k, u := range v {
+		acc += u
+		t := (acc - sum) / float64(k+1)
+		if u <= t {
+			break
+		}
+		theta = t
+	}
+	return math.Max(0, theta)
+}

@@ -1,0 +1,145 @@
+package pr
+
+import "math"
+
+// problem is the dual of one KL projection as the optimizer sees it: a
+// convex function of the dual variables, minimised over a convex set.
+type problem interface {
+	// evaluate runs the E-step at x and returns the dual objective
+	// f(x) = Σ log Z(x) + b·x and fills grad with its gradient b − E_q[φ].
+	evaluate(x, grad []float64) (float64, error)
+	// project maps x onto the feasible set, in place.
+	project(x []float64)
+	// accept keeps the last evaluation as the one the projection ends on
+	// (its counts, its posteriors).
+	accept()
+}
+
+// solver minimises a problem by projected gradient descent with an Armijo
+// line search along the projection arc (Bertsekas, Nonlinear Programming
+// §2.3, as pr-toolkit's projection does): x' = P(x − α∇f), accepted when
+// f(x') ≤ f(x) + c₁∇f·(x' − x), α cut back by safeguarded quadratic
+// interpolation otherwise. The first trial step is the Barzilai–Borwein
+// step of the last two points (kept from one projection to the next, as
+// the dual variables are), or first of all FirstStep.
+type solver struct {
+	MaxSteps  int     // projected-gradient steps per projection
+	Tol       float64 // stop when f changes, or the projected gradient shrinks, by less than this (relatively)
+	FirstStep float64 // the very first trial step
+
+	step float64 // the last accepted step length α (0: none yet)
+	// Scratch.
+	grad, next, nextGrad, pg []float64
+}
+
+const (
+	armijo       = 1e-4 // c₁
+	maxBacktrack = 30
+)
+
+// Stats say how one projection went.
+type Stats struct {
+	Steps       int     // accepted steps
+	Evaluations int     // E-steps run
+	Value       float64 // the dual objective at the end: the PR objective of the E-step
+	Converged   bool    // stopped by Tol, not by MaxSteps or a failed line search
+}
+
+// minimise runs the solver from x (changed in place to the end point).
+func (s *solver) minimise(p problem, x []float64) (Stats, error) {
+	n := len(x)
+	if len(s.grad) != n {
+		s.grad, s.next, s.nextGrad, s.pg = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	p.project(x)
+	f, err := p.evaluate(x, s.grad)
+	if err != nil {
+		return Stats{}, err
+	}
+	p.accept()
+	st := Stats{Evaluations: 1, Value: f}
+	pg0 := s.projectedGradientNorm(p, x)
+	if pg0 == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		st.Converged = pg0 == 0
+		return st, nil
+	}
+	alpha := s.step
+	if alpha == 0 {
+		alpha = s.FirstStep
+	}
+	for st.Steps < s.MaxSteps {
+		accepted := false
+		var fNext float64
+		for trial := 0; trial < maxBacktrack; trial++ {
+			for i := range x {
+				s.next[i] = x[i] - alpha*s.grad[i]
+			}
+			p.project(s.next)
+			slope := 0.0 // ∇f·(x' − x), ≤ 0
+			for i := range x {
+				slope += s.grad[i] * (s.next[i] - x[i])
+			}
+			if slope == 0 { // the projection does not move: a stationary point
+				st.Converged = true
+				return st, nil
+			}
+			fNext, err = p.evaluate(s.next, s.nextGrad)
+			if err != nil {
+				return st, err
+			}
+			st.Evaluations++
+			if fNext <= f+armijo*slope {
+				accepted = true
+				break
+			}
+			// The minimiser of the quadratic through f, the slope and
+			// f(α), kept within [α/10, α/2].
+			q := -slope / (2 * (fNext - f - slope))
+			alpha *= math.Min(0.5, math.Max(0.1, q))
+			if math.IsNaN(q) || math.IsInf(fNext, 0) || math.IsNaN(fNext) {
+				alpha = alpha / 2
+			}
+		}
+		if !accepted {
+			return st, nil // no step decreases f: as far as floating point goes
+		}
+		p.accept()
+		st.Steps++
+		// Barzilai–Borwein: α = Δx·Δx / Δx·Δg, when the curvature is positive.
+		dxdx, dxdg := 0.0, 0.0
+		for i := range x {
+			dx, dg := s.next[i]-x[i], s.nextGrad[i]-s.grad[i]
+			dxdx += dx * dx
+			dxdg += dx * dg
+		}
+		s.step = alpha
+		if dxdg > 0 {
+			s.step = dxdx / dxdg
+		}
+		alpha = s.step
+		copy(x, s.next)
+		s.grad, s.nextGrad = s.nextGrad, s.grad
+		prev := f
+		f = fNext
+		st.Value = f
+		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
+			st.Converged = true
+			break
+		}
+	}
+	return st, nil
+}
+
+// projectedGradientNorm is ‖P(x − ∇f) − x‖, zero exactly at a minimiser.
+func (s *solver) projectedGradientNorm(p problem, x []float64) float64 {
+	for i := range x {
+		s.pg[i] = x[i] - s.grad[i]
+	}
+	p.project(s.pg)
+	sum := 0.0
+	for i := range x {
+		d := s.pg[i] - x[i]
+		sum += d * d
+	}
+	return math.Sqrt(sum)
+}

@@ -1,0 +1,198 @@
+// Package pr is posterior regularization (Ganchev, Graça, Gillenwater &
+// Taskar 2010) for the DMV: the E-step's posterior over trees replaced by
+// its KL projection onto a set of distributions whose expectations obey
+// constraints, computed through the dual. EM for PR climbs
+//
+//	J(θ) = log p_θ(X) − min_{q ∈ Q} [KL(q ‖ p_θ(Z|X)) + penalty(q)]
+//
+// by taking, in every E-step, q = argmin and the M-step's counts under q.
+// The projection's q is the model's own posterior with every potential
+// attachment re-weighted by e^{−λ} for its dual variables λ, so it is an
+// ordinary inside–outside pass (dmv.EStepper with Factors, or with
+// re-weighted parameters), and the dual is solved by projected gradient
+// over such passes (dual.go). Two kinds of constraint, one at a time:
+//
+//   - sparsity (Gillenwater et al. 2010, 2011): the L1/L∞ penalty
+//     σ·Σ_types max_instances E_q[φ] over the types (child tag, parent
+//     tag) of dependencies, an instance being one potential edge of the
+//     corpus (or with Grouped one child token and one parent tag);
+//   - universal rules (Naseem et al. 2010): E_q[#dependencies that are no
+//     rule] ≤ (1 − τ)·N for the N dependencies of the corpus (the roots'
+//     included), one dual variable for the whole corpus.
+//
+// At the dual optimum the PR objective of the E-step is the dual's value,
+// Σ log Z(λ*) + λ*·b, which is what the trainer logs and EM for PR never
+// decreases (with the projection solved exactly).
+package pr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// Options choose the constraint and the dual's optimizer.
+type Options struct {
+	// Rules, when not nil, asks that the share of dependencies that
+	// instantiate a rule be at least RuleShare (τ), in expectation.
+	Rules     *Rules
+	RuleShare float64
+	// RuleCap bounds λ: a share of rules that no q reaches (some
+	// dependents no rule names) is not an error but a soft constraint,
+	// min KL(q‖p) + RuleCap·max(0, E_q[#no rule] − (1 − τ)·N), whose dual
+	// is λ ∈ [0, RuleCap]. Zero means DefaultRuleCap.
+	RuleCap float64
+	// Sigma > 0 is the sparsity penalty's strength σ. Grouped takes one
+	// instance per child token and parent tag (pr-toolkit's "Fernando"
+	// constraints) instead of one per potential edge; Root counts the
+	// attachments to the wall as a parent type of their own; Direction
+	// makes left and right dependencies different types.
+	Sigma                    float64
+	Grouped, Root, Direction bool
+	// MaxSteps bounds the dual's projected-gradient steps per E-step
+	// (pr-toolkit: 200); Tol stops them when the dual objective changes
+	// by less than Tol relatively, or the projected gradient's norm falls
+	// below Tol times its first (pr-toolkit: 1e-5 for both).
+	MaxSteps int
+	Tol      float64
+}
+
+// Defaults of the dual's optimizer (pr-toolkit's L1LMax).
+const (
+	DefaultMaxSteps  = 200
+	DefaultTol       = 1e-5
+	DefaultSigma     = 10  // pr-toolkit's -constraint-strength
+	DefaultRuleShare = 0.8 // Naseem et al.'s released code's threshold
+	// DefaultRuleCap makes an attachment that is no rule e^{−20} ≈ 2·10⁻⁹
+	// times as likely at most: a constraint that binds hard when it can.
+	DefaultRuleCap = 20
+)
+
+// On says whether opts asks for any constraint.
+func (o Options) On() bool { return o.Rules != nil || o.Sigma > 0 }
+
+// Check reports settings no projection can use.
+func (o Options) Check() error {
+	switch {
+	case o.Rules != nil && o.Sigma > 0:
+		return errors.New("one constraint at a time: universal rules or sparsity, not both")
+	case o.Sigma < 0 || math.IsNaN(o.Sigma) || math.IsInf(o.Sigma, 0):
+		return fmt.Errorf("σ must be a finite number > 0, not %v", o.Sigma)
+	case o.Rules != nil && !(o.RuleShare >= 0 && o.RuleShare <= 1):
+		return fmt.Errorf("the rules' share τ must be in [0, 1], not %v", o.RuleShare)
+	case o.RuleCap < 0 || math.IsNaN(o.RuleCap) || math.IsInf(o.RuleCap, 0):
+		return fmt.Errorf("the rules' cap on λ must be a finite number > 0, not %v", o.RuleCap)
+	case o.Rules == nil && (o.Grouped || o.Root || o.Direction) && o.Sigma == 0:
+		return errors.New("grouped, root and direction are options of the sparsity penalty (σ)")
+	case o.MaxSteps < 0 || o.Tol < 0 || math.IsNaN(o.Tol):
+		return errors.New("the dual's step bound and tolerance must not be negative")
+	}
+	return nil
+}
+
+// Projector runs the E-steps of posterior regularization over one
+// corpus. Its dual variables live from one E-step to the next (a warm
+// start, as pr-toolkit's), so the projection of EM's next iteration
+// begins where this one ended.
+type Projector struct {
+	opts   Options
+	corpus *dmv.Corpus
+	estep  *dmv.EStepper
+	solver solver
+	dual   []float64
+	prob   eStepProblem
+}
+
+// eStepProblem is a dual over E-steps: set gives it the model's weights
+// and the E-step's options before a projection, result is the E-step of
+// the point the projection ended on.
+type eStepProblem interface {
+	problem
+	set(w *dmv.Params, opts dmv.EStepOptions)
+	result() dmv.EStepResult
+}
+
+// New prepares the projections over corpus (its tags are the models').
+func New(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) (*Projector, error) {
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	if !opts.On() {
+		return nil, errors.New("posterior regularization without a constraint")
+	}
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	if opts.Tol == 0 {
+		opts.Tol = DefaultTol
+	}
+	if opts.RuleCap == 0 {
+		opts.RuleCap = DefaultRuleCap
+	}
+	p := &Projector{opts: opts, corpus: corpus, estep: estep}
+	p.solver = solver{MaxSteps: opts.MaxSteps, Tol: opts.Tol}
+	if opts.Rules != nil {
+		p.prob = newRuleProblem(corpus, estep, opts)
+		p.dual = make([]float64, 1)
+		p.solver.FirstStep = 1 / float64(max(corpus.Tokens, 1)) // λ moves by at most about 1 on the first trial
+	} else {
+		sp, err := newSparsityProblem(corpus, estep, opts)
+		if err != nil {
+			return nil, err
+		}
+		p.prob = sp
+		p.dual = make([]float64, sp.slots())
+		p.solver.FirstStep = 1000 // pr-toolkit's first step
+	}
+	return p, nil
+}
+
+// Result is one projected E-step.
+type Result struct {
+	dmv.EStepResult // counts under q, and Σ log Z(λ) of q's re-weighted model
+	Stats
+}
+
+// EStep runs the projected E-step under the weight table w (the model's
+// potentials, or annealing's re-weighting of them) with the E-step
+// options opts (Workers, Dist: Model L's bias composes; Hard and Gold
+// do not), and returns the counts under the projected posterior.
+func (p *Projector) EStep(w *dmv.Params, opts dmv.EStepOptions) (Result, error) {
+	if opts.Hard || opts.Gold || opts.Segment {
+		return Result{}, errors.New("posterior regularization projects the posterior: it has no meaning for Viterbi (--hard), gold counts or segmentation")
+	}
+	p.prob.set(w, opts)
+	st, err := p.solver.minimise(p.prob, p.dual)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{EStepResult: p.prob.result(), Stats: st}, nil
+}
+
+// Dual is the dual variables the last projection ended with.
+func (p *Projector) Dual() []float64 { return p.dual }
+
+// SetDual restores dual variables saved from a projector over the same
+// corpus and options (a resumed run, a shell loop's state file), and the
+// optimizer's last step length.
+func (p *Projector) SetDual(dual []float64, step float64) error {
+	if len(dual) != len(p.dual) {
+		return fmt.Errorf("%d dual variables, the corpus has %d", len(dual), len(p.dual))
+	}
+	for _, v := range dual {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("a dual variable of %v: they are finite numbers ≥ 0", v)
+		}
+	}
+	if !(step >= 0) || math.IsInf(step, 1) {
+		return fmt.Errorf("a step length of %v: it is a finite number ≥ 0", step)
+	}
+	copy(p.dual, dual)
+	p.solver.step = step
+	return nil
+}
+
+// Step is the optimizer's last step length (for SetDual).
+func (p *Projector) Step() float64 { return p.solver.step }

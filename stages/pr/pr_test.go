@@ -1,0 +1,440 @@
+package pr
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/grind-nlp/grind/stages/dmv"
+)
+
+// projectiveTrees calls fn with every projective single-root tree over n
+// tokens (heads 1-based, 0 = root).
+func projectiveTrees(n int, fn func(heads []int)) {
+	heads := make([]int, n)
+	var rec func(d int)
+	rec = func(d int) {
+		if d == n {
+			if isProjectiveTree(heads) {
+				fn(heads)
+			}
+			return
+		}
+		for h := 0; h <= n; h++ {
+			if h != d+1 {
+				heads[d] = h
+				rec(d + 1)
+			}
+		}
+	}
+	rec(0)
+}
+
+func isProjectiveTree(heads []int) bool {
+	n, roots := len(heads), 0
+	for d, h := range heads {
+		if h == 0 {
+			roots++
+		}
+		// acyclic: the walk up from d reaches the root within n steps
+		x := d + 1
+		for steps := 0; x != 0; steps++ {
+			if steps > n {
+				return false
+			}
+			x = heads[x-1]
+		}
+	}
+	if roots != 1 {
+		return false
+	}
+	// no two arcs cross (the root arc spans everything)
+	for a, ha := range heads {
+		for b, hb := range heads {
+			if ha == 0 || hb == 0 {
+				continue
+			}
+			l1, r1 := min(a+1, ha), max(a+1, ha)
+			l2, r2 := min(b+1, hb), max(b+1, hb)
+			if l1 < l2 && l2 < r1 && r1 < r2 {
+				return false
+			}
+		}
+	}
+	// nor the root's span: nothing may pass over the root
+	for d, h := range heads {
+		if h != 0 {
+			continue
+		}
+		for b, hb := range heads {
+			if hb != 0 && min(b+1, hb) < d+1 && d+1 < max(b+1, hb) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// randomModel is a normalised DMV over t tags.
+func randomModel(rng *rand.Rand, t int) *dmv.Params {
+	draws := dmv.NewParams(t)
+	for _, tab := range draws.Tables() {
+		for i := range tab {
+			tab[i] = rng.ExpFloat64()
+		}
+	}
+	return dmv.MStep(draws, 0)
+}
+
+func randomCorpus(rng *rand.Rand, t, sentences, maxLen int) *dmv.Corpus {
+	names := []string{"A", "B", "C", "D", "E", "F"}[:t]
+	var sents [][]int
+	for range sentences {
+		x := make([]int, 1+rng.IntN(maxLen))
+		for i := range x {
+			x[i] = rng.IntN(t)
+		}
+		sents = append(sents, x)
+	}
+	return dmv.CorpusFromNumbers(dmv.NewTagSet(names...), sents)
+}
+
+// bruteEdgePosteriors enumerates every tree of tags under w times the
+// factors e^{−λ} of each attachment (lambda[h·n+d], the root's on the
+// diagonal) and returns log Z and the posterior of every slot.
+func bruteEdgePosteriors(tags []int, w *dmv.Params, lambda []float64) (float64, []float64) {
+	n := len(tags)
+	post := make([]float64, n*n)
+	var weights []float64
+	var trees [][]int
+	projectiveTrees(n, func(heads []int) {
+		lw := dmv.TreeLogWeight(tags, heads, w)
+		for d, h := range heads {
+			k := d*n + d
+			if h > 0 {
+				k = (h-1)*n + d
+			}
+			lw -= lambda[k]
+		}
+		weights = append(weights, math.Exp(lw))
+		trees = append(trees, slices.Clone(heads))
+	})
+	z := 0.0
+	for _, v := range weights {
+		z += v
+	}
+	for i, heads := range trees {
+		for d, h := range heads {
+			k := d*n + d
+			if h > 0 {
+				k = (h-1)*n + d
+			}
+			post[k] += weights[i] / z
+		}
+	}
+	return math.Log(z), post
+}
+
+func TestProjectiveTreeCounts(t *testing.T) {
+	want := []int{1, 2, 7, 30, 143, 728}
+	for n := 1; n <= 6; n++ {
+		got := 0
+		projectiveTrees(n, func([]int) { got++ })
+		if got != want[n-1] {
+			t.Errorf("n = %d: %d trees, want %d", n, got, want[n-1])
+		}
+	}
+}
+
+// The E-step with the sparsity dual's factors is the posterior of the
+// model times e^{−λ} per attachment, against enumeration (n ≤ 6), for
+// every kind of instance.
+func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, opts := range []Options{
+		{Sigma: 3},
+		{Sigma: 3, Root: true},
+		{Sigma: 3, Grouped: true},
+		{Sigma: 3, Grouped: true, Direction: true, Root: true},
+	} {
+		corpus := randomCorpus(rng, 3, 12, 6)
+		w := randomModel(rng, 3)
+		sp, err := newSparsityProblem(corpus, dmv.NewEStepper(corpus), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, sp.slots())
+		for i := range x {
+			x[i] = 2 * rng.Float64()
+		}
+		sp.project(x) // representatives only, within σ per type
+		sp.set(w, dmv.EStepOptions{Workers: 2})
+		grad := make([]float64, len(x))
+		f, err := sp.evaluate(x, grad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantF := 0.0
+		for i, sent := range corpus.Sentences() {
+			n, base := len(sent), sp.off[i]
+			lambda := make([]float64, n*n) // each slot's λ, from its representative
+			for k := range lambda {
+				if r := sp.rep[base+k]; r >= 0 {
+					lambda[k] = x[base+int(r)]
+				}
+			}
+			logZ, post := bruteEdgePosteriors(sent, w, lambda)
+			wantF += logZ
+			for k, p := range post {
+				if math.Abs(sp.post[base+k]-p) > 1e-9 {
+					t.Fatalf("%+v: sentence %d slot %d: posterior %v, enumeration %v", opts, i, k, sp.post[base+k], p)
+				}
+			}
+			// the gradient of a representative is minus its group's posterior
+			for k := range post {
+				r := sp.rep[base+k]
+				if int(r) != k {
+					continue
+				}
+				want := 0.0
+				for j, rj := range sp.rep[base : base+n*n] {
+					if rj == r {
+						want -= post[j]
+					}
+				}
+				if math.Abs(grad[base+k]-want) > 1e-9 {
+					t.Fatalf("%+v: sentence %d slot %d: gradient %v, want %v", opts, i, k, grad[base+k], want)
+				}
+			}
+		}
+		if math.Abs(f-wantF) > 1e-9*math.Abs(wantF) {
+			t.Errorf("%+v: Σ log Z = %v, enumeration %v", opts, f, wantF)
+		}
+	}
+}
+
+// The rules' dual reweights the model: its value and gradient are those
+// of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule}.
+func TestRulePosteriorsMatchEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	corpus := randomCorpus(rng, 3, 10, 6)
+	w := randomModel(rng, 3)
+	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"C", "C"}})
+	opts := Options{Rules: rules, RuleShare: 0.7}
+	rp := newRuleProblem(corpus, dmv.NewEStepper(corpus), opts)
+	rp.set(w, dmv.EStepOptions{Workers: 3})
+	lambda := 0.83
+	grad := make([]float64, 1)
+	f, err := rp.evaluate([]float64{lambda}, grad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := corpus.Tags.Names()
+	wantF, wantE := 0.0, 0.0
+	for _, sent := range corpus.Sentences() {
+		n := len(sent)
+		slot := make([]float64, n*n)
+		for h := 0; h < n; h++ {
+			for d := 0; d < n; d++ {
+				head := Root
+				if h != d {
+					head = names[sent[h]]
+				}
+				if !rules.Allows(head, names[sent[d]]) {
+					slot[h*n+d] = lambda
+				}
+			}
+		}
+		logZ, post := bruteEdgePosteriors(sent, w, slot)
+		wantF += logZ
+		for k, p := range post {
+			if slot[k] != 0 {
+				wantE += p
+			}
+		}
+	}
+	b := (1 - 0.7) * float64(corpus.Tokens)
+	if math.Abs(f-(wantF+lambda*b)) > 1e-9*math.Abs(wantF) {
+		t.Errorf("f = %v, enumeration %v", f, wantF+lambda*b)
+	}
+	if math.Abs(grad[0]-(b-wantE)) > 1e-9*b {
+		t.Errorf("gradient %v, enumeration %v", grad[0], b-wantE)
+	}
+}
+
+// Both duals' gradients against central finite differences of their
+// objective.
+func TestDualGradientsFiniteDifferences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	corpus := randomCorpus(rng, 4, 20, 7)
+	w := randomModel(rng, 4)
+	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}})
+	problems := map[string]eStepProblem{
+		"rules": newRuleProblem(corpus, dmv.NewEStepper(corpus), Options{Rules: rules, RuleShare: 0.8, RuleCap: DefaultRuleCap}),
+	}
+	sp, err := newSparsityProblem(corpus, dmv.NewEStepper(corpus), Options{Sigma: 2, Grouped: true, Root: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems["sparsity"] = sp
+	for name, p := range problems {
+		p.set(w, dmv.EStepOptions{Workers: 2})
+		dim := 1
+		if name == "sparsity" {
+			dim = sp.slots()
+		}
+		x := make([]float64, dim)
+		for i := range x {
+			x[i] = 0.2 + rng.Float64()
+		}
+		p.project(x)
+		grad := make([]float64, dim)
+		if _, err := p.evaluate(x, grad); err != nil {
+			t.Fatal(err)
+		}
+		scratch := make([]float64, dim)
+		checked := 0
+		for i := 0; i < dim && checked < 25; i++ {
+			if x[i] == 0 { // not a variable of its own
+				continue
+			}
+			checked++
+			const h = 1e-5
+			xp, xm := slices.Clone(x), slices.Clone(x)
+			xp[i] += h
+			xm[i] -= h
+			fp, _ := p.evaluate(xp, scratch)
+			fm, _ := p.evaluate(xm, scratch)
+			fd := (fp - fm) / (2 * h)
+			if math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(grad[i])) {
+				t.Errorf("%s: ∂f/∂x[%d] = %v, finite differences %v", name, i, grad[i], fd)
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s: no variable checked", name)
+		}
+	}
+}
+
+// The sorted simplex threshold against bisection.
+func TestSimplexThreshold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 500; trial++ {
+		v := make([]float64, 1+rng.IntN(12))
+		total := 0.0
+		for i := range v {
+			v[i] = 5 * rng.Float64()
+			total += v[i]
+		}
+		sum := rng.Float64() * total
+		theta := simplexThreshold(slices.Clone(v), sum)
+		got := 0.0
+		for _, u := range v {
+			got += math.Max(0, u-theta)
+		}
+		if math.Abs(got-sum) > 1e-9*math.Max(1, sum) {
+			t.Fatalf("v %v, sum %v: θ %v leaves %v", v, sum, theta, got)
+		}
+	}
+}
+
+// After a projection the dual's optimality conditions hold: for the
+// rules, λ = 0 and E_q ≤ b, or λ > 0 and E_q = b; for sparsity, every
+// type within σ, and a type's positive λ only on instances whose
+// posterior is the type's largest, its λ summing to σ when the penalty
+// binds.
+func TestProjectionReachesTheOptimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	corpus := randomCorpus(rng, 4, 40, 7)
+	w := randomModel(rng, 4)
+	for _, share := range []float64{0.3, 0.95} {
+		rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}, {"A", "D"}})
+		p, err := New(corpus, dmv.NewEStepper(corpus), Options{Rules: rules, RuleShare: share, Tol: 1e-12, MaxSteps: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.EStep(w, dmv.EStepOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := p.prob.(*ruleProblem)
+		e := nonRuleCount(res.Counts, rp.mask)
+		lambda := p.Dual()[0]
+		switch {
+		case lambda == 0 && e > rp.b*(1+1e-6):
+			t.Errorf("τ %v: λ = 0 with E_q[no rule] %v > b %v", share, e, rp.b)
+		case lambda == rp.cap && e < rp.b:
+			t.Errorf("τ %v: λ at its cap with E_q[no rule] %v < b %v", share, e, rp.b)
+		case lambda > 0 && lambda < rp.cap && math.Abs(e-rp.b) > 1e-4*rp.b:
+			t.Errorf("τ %v: λ = %v with E_q[no rule] %v ≠ b %v", share, lambda, e, rp.b)
+		}
+		if share == 0.95 && lambda == 0 {
+			t.Errorf("τ 0.95: the constraint should bind")
+		}
+	}
+	p, err := New(corpus, dmv.NewEStepper(corpus), Options{Sigma: 1.5, Tol: 1e-12, MaxSteps: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.EStep(w, dmv.EStepOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	sp := p.prob.(*sparsityProblem)
+	x := p.Dual()
+	grad := make([]float64, len(x))
+	sp.evaluate(x, grad)
+	binding := 0
+	for ty := 0; ty+1 < len(sp.typeStart); ty++ {
+		slots := sp.typeSlots[sp.typeStart[ty]:sp.typeStart[ty+1]]
+		sum, maxE := 0.0, 0.0
+		for _, k := range slots {
+			sum += x[k]
+			maxE = math.Max(maxE, -grad[k])
+		}
+		if sum > 1.5*(1+1e-9) {
+			t.Errorf("type %d: Σλ = %v > σ", ty, sum)
+		}
+		if sum > 1.5*(1-1e-6) {
+			binding++
+		}
+		for _, k := range slots {
+			if x[k] > 1e-6 && -grad[k] < maxE-1e-3 {
+				t.Errorf("type %d: λ %v on an instance of posterior %v, below the type's max %v", ty, x[k], -grad[k], maxE)
+			}
+		}
+	}
+	if binding == 0 {
+		t.Errorf("no type's penalty binds at σ = 1.5")
+	}
+}
+
+// EM for PR climbs its objective: the projected E-step's dual value never
+// decreases from one iteration to the next (projections solved tightly).
+func TestEMForPRNeverDecreases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	corpus := randomCorpus(rng, 4, 60, 8)
+	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}})
+	for _, opts := range []Options{
+		{Rules: rules, RuleShare: 0.9, Tol: 1e-12, MaxSteps: 500},
+		{Sigma: 3, Tol: 1e-12, MaxSteps: 1000},
+	} {
+		p, err := New(corpus, dmv.NewEStepper(corpus), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model := randomModel(rng, 4)
+		prev := math.Inf(-1)
+		for it := 0; it < 15; it++ {
+			res, err := p.EStep(model, dmv.EStepOptions{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value < prev-1e-6*math.Abs(prev) {
+				t.Errorf("%v: iteration %d: objective %v < %v", opts.Rules != nil, it, res.Value, prev)
+			}
+			prev = res.Value
+			model = dmv.MStep(res.Counts, 0)
+		}
+	}
+}
