@@ -86,6 +86,12 @@ sentences, until the log-likelihood changes by less than --tol (relative) or
 iteration is the E-step on those weights and dmv-init writes its M-step: the
 shell loop from it is one iteration behind).
 
+--rules and --sparsity make it EM for posterior regularization (Ganchev et
+al. 2010): each E-step's posterior is projected onto distributions whose
+expected dependencies obey universal rules (Naseem et al. 2010: at least
+--rule-share of them instantiate a rule of the table) or pay the L1/L∞
+sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
+
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits
 (default 2^-20). --lambda adds λ to every count in each M-step (MAP with a
@@ -97,6 +103,8 @@ Examples:
    train-em --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
    train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
+   train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
+   train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
 
@@ -104,13 +112,13 @@ Examples:
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
-		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
 			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
-		),
+		), program.PRFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -118,6 +126,13 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			tol, err := Tolerance(c)
 			if err != nil {
 				return err
+			}
+			prOpts, err := program.PROptions(c)
+			if err != nil {
+				return err
+			}
+			if prOpts.On() && c.Bool("hard") {
+				return program.Usagef("posterior regularization (--rules, --sparsity) projects the posterior over trees: not with --hard")
 			}
 			job, err := TrainJob(c, c.Int("max-iter"))
 			if err != nil {
@@ -127,7 +142,7 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{
 					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
-					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol,
+					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol, PR: prOpts,
 				})
 			})
 		},

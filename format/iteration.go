@@ -16,6 +16,9 @@ type Iteration struct {
 	Beta         *float64 `json:"beta,omitempty"`  // annealing temperature, when annealing
 	Delta        *float64 `json:"delta,omitempty"` // locality bias δ (Model L)
 	SegBeta      *float64 `json:"seg_beta,omitempty"`
+	// DualSteps are the projected-gradient steps of posterior
+	// regularization's projection in the iteration's E-step.
+	DualSteps *int `json:"dual_steps,omitempty"`
 	Seconds      float64  `json:"seconds"` // wall time since training began
 	// Directed and Undirected are attachment accuracies (root counted) of
 	// the iteration's model on the training data, when it has gold heads

@@ -17,7 +17,9 @@ type eStep struct {
 	pending, kept dmv.EStepResult
 }
 
-func (e *eStep) set(w *dmv.Params, opts dmv.EStepOptions) { e.w, e.opts = w, opts }
+func (e *eStep) set(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOptions) {
+	e.estep, e.w, e.opts = estep, w, opts
+}
 func (e *eStep) accept()                                  { e.kept = e.pending }
 func (e *eStep) result() dmv.EStepResult                  { return e.kept }
 
@@ -34,9 +36,8 @@ type ruleProblem struct {
 	rw   *dmv.Params
 }
 
-func newRuleProblem(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) *ruleProblem {
+func newRuleProblem(corpus *dmv.Corpus, opts Options) *ruleProblem {
 	return &ruleProblem{
-		eStep: eStep{estep: estep},
 		mask:  opts.Rules.mask(corpus.Tags),
 		b:     (1 - opts.RuleShare) * float64(corpus.Tokens),
 		cap:   opts.RuleCap,
@@ -118,8 +119,8 @@ type sparsityProblem struct {
 	buf       []float64
 }
 
-func newSparsityProblem(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) (*sparsityProblem, error) {
-	s := &sparsityProblem{eStep: eStep{estep: estep}, sigma: opts.Sigma}
+func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, error) {
+	s := &sparsityProblem{sigma: opts.Sigma}
 	t := corpus.Tags.Len()
 	s.off = make([]int, corpus.Len()+1)
 	total := 0

@@ -99,7 +99,6 @@ func (o Options) Check() error {
 type Projector struct {
 	opts   Options
 	corpus *dmv.Corpus
-	estep  *dmv.EStepper
 	solver solver
 	dual   []float64
 	prob   eStepProblem
@@ -110,12 +109,12 @@ type Projector struct {
 // the point the projection ended on.
 type eStepProblem interface {
 	problem
-	set(w *dmv.Params, opts dmv.EStepOptions)
+	set(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOptions)
 	result() dmv.EStepResult
 }
 
 // New prepares the projections over corpus (its tags are the models').
-func New(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) (*Projector, error) {
+func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
 	}
@@ -131,14 +130,14 @@ func New(corpus *dmv.Corpus, estep *dmv.EStepper, opts Options) (*Projector, err
 	if opts.RuleCap == 0 {
 		opts.RuleCap = DefaultRuleCap
 	}
-	p := &Projector{opts: opts, corpus: corpus, estep: estep}
+	p := &Projector{opts: opts, corpus: corpus}
 	p.solver = solver{MaxSteps: opts.MaxSteps, Tol: opts.Tol}
 	if opts.Rules != nil {
-		p.prob = newRuleProblem(corpus, estep, opts)
+		p.prob = newRuleProblem(corpus, opts)
 		p.dual = make([]float64, 1)
 		p.solver.FirstStep = 1 / float64(max(corpus.Tokens, 1)) // λ moves by at most about 1 on the first trial
 	} else {
-		sp, err := newSparsityProblem(corpus, estep, opts)
+		sp, err := newSparsityProblem(corpus, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -155,15 +154,16 @@ type Result struct {
 	Stats
 }
 
-// EStep runs the projected E-step under the weight table w (the model's
-// potentials, or annealing's re-weighting of them) with the E-step
-// options opts (Workers, Dist: Model L's bias composes; Hard and Gold
-// do not), and returns the counts under the projected posterior.
-func (p *Projector) EStep(w *dmv.Params, opts dmv.EStepOptions) (Result, error) {
+// EStep runs the projected E-step on estep (over the projector's corpus)
+// under the weight table w (the model's potentials, or annealing's
+// re-weighting of them) with the E-step options opts (Workers, Dist:
+// Model L's bias composes; Hard and Gold do not), and returns the counts
+// under the projected posterior.
+func (p *Projector) EStep(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOptions) (Result, error) {
 	if opts.Hard || opts.Gold || opts.Segment {
 		return Result{}, errors.New("posterior regularization projects the posterior: it has no meaning for Viterbi (--hard), gold counts or segmentation")
 	}
-	p.prob.set(w, opts)
+	p.prob.set(estep, w, opts)
 	st, err := p.solver.minimise(p.prob, p.dual)
 	if err != nil {
 		return Result{}, err

@@ -160,7 +160,7 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 	} {
 		corpus := randomCorpus(rng, 3, 12, 6)
 		w := randomModel(rng, 3)
-		sp, err := newSparsityProblem(corpus, dmv.NewEStepper(corpus), opts)
+		sp, err := newSparsityProblem(corpus, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 			x[i] = 2 * rng.Float64()
 		}
 		sp.project(x) // representatives only, within σ per type
-		sp.set(w, dmv.EStepOptions{Workers: 2})
+		sp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		grad := make([]float64, len(x))
 		f, err := sp.evaluate(x, grad)
 		if err != nil {
@@ -222,8 +222,8 @@ func TestRulePosteriorsMatchEnumeration(t *testing.T) {
 	w := randomModel(rng, 3)
 	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"C", "C"}})
 	opts := Options{Rules: rules, RuleShare: 0.7}
-	rp := newRuleProblem(corpus, dmv.NewEStepper(corpus), opts)
-	rp.set(w, dmv.EStepOptions{Workers: 3})
+	rp := newRuleProblem(corpus, opts)
+	rp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 3})
 	lambda := 0.83
 	grad := make([]float64, 1)
 	f, err := rp.evaluate([]float64{lambda}, grad)
@@ -271,15 +271,15 @@ func TestDualGradientsFiniteDifferences(t *testing.T) {
 	w := randomModel(rng, 4)
 	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}})
 	problems := map[string]eStepProblem{
-		"rules": newRuleProblem(corpus, dmv.NewEStepper(corpus), Options{Rules: rules, RuleShare: 0.8, RuleCap: DefaultRuleCap}),
+		"rules": newRuleProblem(corpus, Options{Rules: rules, RuleShare: 0.8, RuleCap: DefaultRuleCap}),
 	}
-	sp, err := newSparsityProblem(corpus, dmv.NewEStepper(corpus), Options{Sigma: 2, Grouped: true, Root: true})
+	sp, err := newSparsityProblem(corpus, Options{Sigma: 2, Grouped: true, Root: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	problems["sparsity"] = sp
 	for name, p := range problems {
-		p.set(w, dmv.EStepOptions{Workers: 2})
+		p.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		dim := 1
 		if name == "sparsity" {
 			dim = sp.slots()
@@ -350,11 +350,11 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 	w := randomModel(rng, 4)
 	for _, share := range []float64{0.3, 0.95} {
 		rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}, {"A", "D"}})
-		p, err := New(corpus, dmv.NewEStepper(corpus), Options{Rules: rules, RuleShare: share, Tol: 1e-12, MaxSteps: 500})
+		p, err := New(corpus, Options{Rules: rules, RuleShare: share, Tol: 1e-12, MaxSteps: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := p.EStep(w, dmv.EStepOptions{Workers: 2})
+		res, err := p.EStep(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,11 +373,11 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 			t.Errorf("τ 0.95: the constraint should bind")
 		}
 	}
-	p, err := New(corpus, dmv.NewEStepper(corpus), Options{Sigma: 1.5, Tol: 1e-12, MaxSteps: 2000})
+	p, err := New(corpus, Options{Sigma: 1.5, Tol: 1e-12, MaxSteps: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.EStep(w, dmv.EStepOptions{Workers: 2}); err != nil {
+	if _, err := p.EStep(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	sp := p.prob.(*sparsityProblem)
@@ -419,14 +419,15 @@ func TestEMForPRNeverDecreases(t *testing.T) {
 		{Rules: rules, RuleShare: 0.9, Tol: 1e-12, MaxSteps: 500},
 		{Sigma: 3, Tol: 1e-12, MaxSteps: 1000},
 	} {
-		p, err := New(corpus, dmv.NewEStepper(corpus), opts)
+		p, err := New(corpus, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		model := randomModel(rng, 4)
+		estep := dmv.NewEStepper(corpus)
 		prev := math.Inf(-1)
 		for it := 0; it < 15; it++ {
-			res, err := p.EStep(model, dmv.EStepOptions{Workers: 2})
+			res, err := p.EStep(estep, model, dmv.EStepOptions{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/emloop"
+	"github.com/grind-nlp/grind/stages/pr"
 )
 
 // Defaults of the stopping rules.
@@ -61,6 +62,10 @@ type EM struct {
 	// Checkpoint, when not nil, hears the state after every iteration the
 	// loop goes on from (Stage 1, Before 0: the annealers fill them in).
 	Checkpoint func(c Checkpoint) error
+	// Projector, when not nil, makes every E-step posterior
+	// regularization's projected one (stages/pr): the counts are those of
+	// the projected posterior, the objective the PR objective.
+	Projector *pr.Projector
 }
 
 // Result is the outcome of a run.
@@ -90,6 +95,9 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 		FirstIter: em.FirstIter, Start: em.Start, Checkpoint: em.Checkpoint,
 		Step: steps.Step,
 		Observe: func(it format.Iteration, model *dmv.Params) error {
+			if em.Projector != nil {
+				it.DualSteps = &steps.dual.Steps
+			}
 			if em.Observe != nil {
 				if err := em.Observe(it, model); err != nil {
 					return err
@@ -150,7 +158,8 @@ type Steps struct {
 	iter      int     // iterations of the stage so far
 	prev      float64 // the last iteration's objective
 	last      dmv.EStepResult
-	stuck     error // every sentence of probability 0 twice in a row
+	dual      pr.Stats // the last projection's, under posterior regularization
+	stuck     error    // every sentence of probability 0 twice in a row
 }
 
 // NewSteps runs em's E-steps on estep (over em's corpus); resume, when
@@ -173,14 +182,24 @@ func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error)
 	if em.Weights != nil {
 		w = em.Weights(model)
 	}
-	out := s.estep.Run(w, em.EStep)
+	var out dmv.EStepResult
+	obj := 0.0
+	if em.Projector != nil {
+		res, err := em.Projector.EStep(s.estep, w, em.EStep)
+		if err != nil {
+			return nil, 0, err
+		}
+		out, obj, s.dual = res.EStepResult, res.Value, res.Stats
+	} else {
+		out = s.estep.Run(w, em.EStep)
+		obj = out.LogLik
+	}
 	if out.Err != nil {
 		return nil, 0, out.Err
 	}
 	if n := em.Corpus.Len(); n > 0 && out.Unusable == n {
 		return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", s.iter)
 	}
-	obj := out.LogLik
 	if em.Objective != nil {
 		obj = em.Objective(obj)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
@@ -279,6 +280,9 @@ type EMOptions struct {
 	Hard        bool
 	MaxIter     int
 	Tol         float64
+	// PR, when it asks for a constraint, is EM for posterior
+	// regularization (stages/pr).
+	PR pr.Options
 }
 
 // RunEM trains by EM, MAP/EM or Viterbi EM and writes the model to w.
@@ -300,6 +304,11 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	if job.RunDir != "" {
 		em.Checkpoint = s.Checkpoint
+	}
+	if opts.PR.On() {
+		if em.Projector, err = pr.New(s.Corpus, opts.PR); err != nil {
+			return err
+		}
 	}
 	res, err := em.Run(start.Params)
 	if err != nil {

@@ -1,0 +1,68 @@
+package program
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/pr"
+)
+
+// PRFlags are posterior regularization's flags (stages/pr), shared by
+// train-em and estep so that the shell loop names them as the trainer
+// does.
+func PRFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "rules", Usage: "posterior regularization by universal rules: the built-in table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE (lines HEAD DEPENDENT, ROOT for the root)"},
+		&cli.Float64Flag{Name: "rule-share", Value: pr.DefaultRuleShare, Usage: "with --rules: at least this share `τ` of the dependencies instantiate a rule, in expectation"},
+		&cli.Float64Flag{Name: "rule-cap", Value: pr.DefaultRuleCap, Usage: "with --rules: the dual variable's bound `C` (a share no tree reaches costs C nats per dependency short)"},
+		&cli.Float64Flag{Name: "sparsity", Usage: "posterior regularization by the L1/L∞ sparsity penalty of strength `σ` on (child tag, parent tag) dependency types (pr-toolkit's default is 10)"},
+		&cli.BoolFlag{Name: "sparsity-grouped", Usage: "with --sparsity: one instance per child token and parent tag, not per potential edge"},
+		&cli.BoolFlag{Name: "sparsity-root", Usage: "with --sparsity: constrain the attachments to the root too (as a parent type of their own)"},
+		&cli.BoolFlag{Name: "sparsity-direction", Usage: "with --sparsity: left and right dependencies are different types"},
+		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step"},
+		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
+	}
+}
+
+// PROptions reads PRFlags; a constraint's options without the constraint,
+// or a bad value, is a usage error.
+func PROptions(c *cli.Context) (pr.Options, error) {
+	opts := pr.Options{
+		RuleShare: c.Float64("rule-share"), RuleCap: c.Float64("rule-cap"),
+		Sigma:   c.Float64("sparsity"),
+		Grouped: c.Bool("sparsity-grouped"), Root: c.Bool("sparsity-root"), Direction: c.Bool("sparsity-direction"),
+		MaxSteps: c.Int("dual-steps"), Tol: c.Float64("dual-tol"),
+	}
+	if name := c.String("rules"); name != "" {
+		rules, err := pr.LoadRules(name)
+		if err != nil {
+			return opts, err
+		}
+		opts.Rules = rules
+	} else {
+		for _, f := range []string{"rule-share", "rule-cap"} {
+			if c.IsSet(f) {
+				return opts, Usagef("--%s is an option of --rules", f)
+			}
+		}
+	}
+	if c.IsSet("sparsity") && !(opts.Sigma > 0) {
+		return opts, Usagef("--sparsity must be a finite number > 0, not %v", opts.Sigma)
+	}
+	if !opts.On() {
+		for _, f := range []string{"dual-steps", "dual-tol"} {
+			if c.IsSet(f) {
+				return opts, Usagef("--%s is an option of posterior regularization (--rules or --sparsity)", f)
+			}
+		}
+	}
+	if c.IsSet("dual-steps") && opts.MaxSteps < 1 {
+		return opts, Usagef("--dual-steps must be at least 1, not %d", opts.MaxSteps)
+	}
+	if c.IsSet("dual-tol") && !(opts.Tol > 0 && opts.Tol < 1) {
+		return opts, Usagef("--dual-tol must be a number in (0, 1), not %v", opts.Tol)
+	}
+	if err := opts.Check(); err != nil {
+		return opts, Usagef("%v", err)
+	}
+	return opts, nil
+}
