@@ -18,8 +18,8 @@ type Iteration struct {
 	SegBeta      *float64 `json:"seg_beta,omitempty"`
 	// DualSteps are the projected-gradient steps of posterior
 	// regularization's projection in the iteration's E-step.
-	DualSteps *int `json:"dual_steps,omitempty"`
-	Seconds      float64  `json:"seconds"` // wall time since training began
+	DualSteps *int    `json:"dual_steps,omitempty"`
+	Seconds   float64 `json:"seconds"` // wall time since training began
 	// Directed and Undirected are attachment accuracies (root counted) of
 	// the iteration's model on the training data, when it has gold heads
 	// and the log asked for them.

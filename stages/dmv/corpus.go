@@ -535,7 +535,7 @@ type EStepper struct {
 	charts    []*Chart
 	heads     [][]int
 	factors   [][]float64 // a worker's attachment factors (Factors), n² + n
-	free      []*Params // count tables of chunks, for reuse
+	free      []*Params   // count tables of chunks, for reuse
 	chunkLL   []float64
 	chunkZero []int
 	chunkBad  []int

@@ -20,8 +20,8 @@ type eStep struct {
 func (e *eStep) set(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOptions) {
 	e.estep, e.w, e.opts = estep, w, opts
 }
-func (e *eStep) accept()                                  { e.kept = e.pending }
-func (e *eStep) result() dmv.EStepResult                  { return e.kept }
+func (e *eStep) accept()                 { e.kept = e.pending }
+func (e *eStep) result() dmv.EStepResult { return e.kept }
 
 // ruleProblem is the dual of Naseem et al.'s constraint: one variable λ ≥
 // 0; q's weights are the model's with every attachment that is no rule
@@ -38,9 +38,9 @@ type ruleProblem struct {
 
 func newRuleProblem(corpus *dmv.Corpus, opts Options) *ruleProblem {
 	return &ruleProblem{
-		mask:  opts.Rules.mask(corpus.Tags),
-		b:     (1 - opts.RuleShare) * float64(corpus.Tokens),
-		cap:   opts.RuleCap,
+		mask: opts.Rules.mask(corpus.Tags),
+		b:    (1 - opts.RuleShare) * float64(corpus.Tokens),
+		cap:  opts.RuleCap,
 	}
 }
 
