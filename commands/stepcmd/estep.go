@@ -35,8 +35,16 @@ each root drawn from root, with weight e^β per tree beyond the first (Model S).
 They combine. loglik is then Σ log Z under the re-weighted model, the
 quantity the annealed EM climbs (DA's tempered objective is loglik / β).
    estep --beta 0.1 --skew init.jsonl -m model.jsonl wsj10.jsonl | mstep > next.jsonl
-   estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl`,
-		Flags: []cli.Flag{
+   estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl
+
+Posterior regularization (the loop is train-em --rules or --sparsity): the
+posterior is projected onto distributions whose dependencies obey universal
+rules or pay the L1/L∞ sparsity penalty, over the whole corpus (the
+projection couples every sentence: give estep the corpus, not a shard);
+--dual FILE carries its dual variables from one E-step to the next, and
+loglik is the PR objective.
+   estep --rules ud1 --dual dual.json -m model.jsonl ud10.jsonl | mstep > next.jsonl`,
+		Flags: append([]cli.Flag{
 			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
@@ -44,8 +52,9 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			&cli.StringFlag{Name: "skew", Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
+			&cli.StringFlag{Name: "dual", Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		},
+		}, program.PRFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
 				return program.Usagef("missing -m MODEL")
@@ -63,10 +72,17 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			if err != nil {
 				return err
 			}
+			prOpts, err := program.PROptions(c)
+			if err != nil {
+				return err
+			}
+			if c.IsSet("dual") && !prOpts.On() {
+				return program.Usagef("--dual is the state of posterior regularization's dual (--rules or --sparsity)")
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew")}
+					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual")}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/grind-nlp/grind/format"
@@ -16,6 +17,7 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/eventio"
 	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/pr"
 )
 
 // Options choose the model and the kind of counts (family.EStepOptions:
@@ -128,7 +130,18 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
-	res := dmv.NewEStepper(corpus).Run(r.Weights(weights), r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers}))
+	corpusHash := eventio.CorpusSum(in.hash)
+	eOpts := r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers})
+	var res dmv.EStepResult
+	var proj *pr.Projector
+	if opts.PR.On() {
+		if res, proj, err = projectedEStep(corpus, corpusHash, r.Weights(weights), eOpts, opts); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
+		modelHash = eventio.HashStrings(modelHash, opts.PR.Describe())
+	} else {
+		res = dmv.NewEStepper(corpus).Run(r.Weights(weights), eOpts)
+	}
 	if res.Unusable > 0 && res.Unusable == corpus.Len() {
 		return fmt.Errorf("%s: every sentence left out: their weights span more than floating point can hold (a large positive --delta?)", pipeline.DescribeInputs(src.Names))
 	}
@@ -136,7 +149,43 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
 	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik}
-	return dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, eventio.CorpusSum(in.hash), stats)
+	if err := dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, corpusHash, stats); err != nil {
+		return err
+	}
+	if proj != nil && opts.Dual != "" { // once the counts are out
+		return pr.WriteState(opts.Dual, proj.State(corpusHash))
+	}
+	return nil
+}
+
+// projectedEStep is posterior regularization's E-step (stages/pr) over
+// the whole corpus, its dual started from opts.Dual when that file
+// exists; LogLik is the PR objective, what the stats record then holds.
+func projectedEStep(corpus *dmv.Corpus, corpusHash string, w *dmv.Params, eOpts dmv.EStepOptions, opts Options) (dmv.EStepResult, *pr.Projector, error) {
+	if opts.Gold || opts.Hard {
+		return dmv.EStepResult{}, nil, errors.New("posterior regularization (--rules, --sparsity) projects the posterior over trees: not with --hard or --gold")
+	}
+	proj, err := pr.New(corpus, opts.PR)
+	if err != nil {
+		return dmv.EStepResult{}, nil, err
+	}
+	if opts.Dual != "" {
+		if _, statErr := os.Stat(opts.Dual); statErr == nil {
+			state, err := pr.ReadState(opts.Dual)
+			if err != nil {
+				return dmv.EStepResult{}, nil, err
+			}
+			if err := proj.Restore(state, corpusHash, opts.Dual); err != nil {
+				return dmv.EStepResult{}, nil, err
+			}
+		}
+	}
+	res, err := proj.EStep(dmv.NewEStepper(corpus), w, eOpts)
+	if err != nil {
+		return dmv.EStepResult{}, nil, err
+	}
+	res.EStepResult.LogLik = res.Value
+	return res.EStepResult, proj, nil
 }
 
 // input is what estep reads: sentences, or lattices (nbhd's output).

@@ -20,6 +20,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
 )
 
 // Family is one model family.
@@ -68,6 +69,13 @@ type EStepOptions struct {
 	// Warn, when not nil, hears about what the E-step had to back off or
 	// leave out.
 	Warn io.Writer
+	// PR, when it asks for a constraint, projects the DMV's posterior
+	// (posterior regularization, stages/pr); Dual, when not "", is the
+	// file its dual variables are read from (when it exists) and written
+	// back to, so that a shell loop's projections start where the last
+	// one ended, as the trainer's do.
+	PR   pr.Options
+	Dual string
 }
 
 // DecodeOptions of the decoders.

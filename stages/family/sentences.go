@@ -68,6 +68,8 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 	switch {
 	case opts.Hard || opts.Gold:
 		return fmt.Errorf("--hard and --gold are the DMV's: a %s E-step counts posteriors", f.Family)
+	case opts.PR.On():
+		return fmt.Errorf("posterior regularization (--rules, --sparsity) is the DMV's, not a %s model's", f.Family)
 	case r.Delta != 0 || r.Segmented:
 		return fmt.Errorf("--delta and --seg-beta are the DMV's: of the re-weightings a %s model takes --beta and --skew", f.Family)
 	case !(r.Beta > 0 && r.Beta <= 1):

@@ -173,26 +173,3 @@ func (p *Projector) EStep(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOpti
 
 // Dual is the dual variables the last projection ended with.
 func (p *Projector) Dual() []float64 { return p.dual }
-
-// SetDual restores dual variables saved from a projector over the same
-// corpus and options (a resumed run, a shell loop's state file), and the
-// optimizer's last step length.
-func (p *Projector) SetDual(dual []float64, step float64) error {
-	if len(dual) != len(p.dual) {
-		return fmt.Errorf("%d dual variables, the corpus has %d", len(dual), len(p.dual))
-	}
-	for _, v := range dual {
-		if !(v >= 0) || math.IsInf(v, 1) {
-			return fmt.Errorf("a dual variable of %v: they are finite numbers ≥ 0", v)
-		}
-	}
-	if !(step >= 0) || math.IsInf(step, 1) {
-		return fmt.Errorf("a step length of %v: it is a finite number ≥ 0", step)
-	}
-	copy(p.dual, dual)
-	p.solver.step = step
-	return nil
-}
-
-// Step is the optimizer's last step length (for SetDual).
-func (p *Projector) Step() float64 { return p.solver.step }

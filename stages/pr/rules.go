@@ -2,8 +2,11 @@ package pr
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -209,6 +212,9 @@ func ReadRules(path string) (*Rules, error) {
 func LoadRules(name string) (*Rules, error) {
 	if slices.Contains(BuiltinRules(), name) {
 		return Builtin(name)
+	}
+	if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(name, `/\.`) {
+		return nil, fmt.Errorf("%s: no built-in rule table or file of that name (built in: %s)", name, strings.Join(BuiltinRules(), ", "))
 	}
 	return ReadRules(name)
 }

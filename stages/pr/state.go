@@ -1,0 +1,108 @@
+package pr
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/eventio"
+)
+
+// Describe names the constraint and its settings, for the counts' model
+// hash (shards of different constraints do not mix) and for state files
+// (a dual is only taken back by the same constraint).
+func (o Options) Describe() string {
+	if o.Rules != nil {
+		var pairs []string
+		for _, p := range o.Rules.Pairs() {
+			pairs = append(pairs, p[0]+" "+p[1])
+		}
+		return fmt.Sprintf("rules %s (%d pairs, %s) share=%v cap=%v", o.Rules.Name, o.Rules.Len(),
+			eventio.HashStrings(pairs...), o.RuleShare, o.RuleCap)
+	}
+	d := fmt.Sprintf("sparsity sigma=%v", o.Sigma)
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{o.Grouped, "grouped"}, {o.Root, "root"}, {o.Direction, "direction"}} {
+		if f.on {
+			d += " " + f.name
+		}
+	}
+	return d
+}
+
+// State is what a projector carries from one E-step to the next: its dual
+// variables and its optimizer's last step length, for the shell loop's
+// state file (estep --dual) and a run directory's checkpoints. Constraint
+// and Corpus say what it belongs to; Iterations, in a run directory, the
+// checkpoint it goes with.
+type State struct {
+	Constraint string    `json:"constraint"`
+	Corpus     string    `json:"corpus,omitempty"`
+	Iterations int       `json:"iterations,omitempty"`
+	Step       float64   `json:"step"`
+	Dual       []float64 `json:"dual"`
+}
+
+// State is p's state now.
+func (p *Projector) State(corpus string) State {
+	return State{Constraint: p.opts.Describe(), Corpus: corpus, Step: p.solver.step, Dual: p.dual}
+}
+
+// Restore takes back a state saved by a projector of the same constraint
+// over the same corpus; where names the state for errors.
+func (p *Projector) Restore(s State, corpus, where string) error {
+	if want := p.opts.Describe(); s.Constraint != want {
+		return fmt.Errorf("%s: the dual of %q, not of this run's %q", where, s.Constraint, want)
+	}
+	if s.Corpus != corpus {
+		return fmt.Errorf("%s: the dual of another corpus (%s, not %s)", where, s.Corpus, corpus)
+	}
+	if len(s.Dual) != len(p.dual) {
+		return fmt.Errorf("%s: %d dual variables, the corpus has %d", where, len(s.Dual), len(p.dual))
+	}
+	for i, v := range s.Dual {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%s: dual variable %d is %v: they are finite numbers ≥ 0", where, i+1, v)
+		}
+	}
+	if !(s.Step >= 0) || math.IsInf(s.Step, 1) {
+		return fmt.Errorf("%s: a step length of %v: it is a finite number ≥ 0", where, s.Step)
+	}
+	copy(p.dual, s.Dual)
+	p.solver.step = s.Step
+	return nil
+}
+
+// ReadState reads a state file (JSON; float64s round-trip exactly).
+func ReadState(path string) (State, error) {
+	in, err := pipeline.Open(path, nil)
+	if err != nil {
+		return State{}, err
+	}
+	defer in.Close()
+	var s State
+	dec := json.NewDecoder(in)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		if err == io.EOF {
+			return State{}, fmt.Errorf("%s: empty: not a dual state", in.Name)
+		}
+		return State{}, fmt.Errorf("%s: not a dual state: %v", in.Name, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if s.Constraint == "" || s.Dual == nil {
+		return State{}, fmt.Errorf("%s: not a dual state: no constraint or no dual", in.Name)
+	}
+	return s, nil
+}
+
+// WriteState writes s to path atomically (a temporary file renamed).
+func WriteState(path string, s State) error {
+	return pipeline.WriteFile(path, nil, func(w *pipeline.Output) error {
+		return json.NewEncoder(w).Encode(s)
+	})
+}
