@@ -37,6 +37,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		{"em", []string{"train-em", "--init", "km", "--lambda", "0.1", "--tol", "0", "--max-iter", "40"}, 40},
 		{"da", []string{"train-da", "--init", "km", "--skew", "--beta0", "0.25", "--gamma", "2", "--lambda", "0.1", "--tol", "0", "--max-iter", "12"}, 36},
 		{"sa", []string{"train-sa", "--init", "zero", "--lambda", "10", "--delta0", "-0.4", "--delta-step", "0.2", "--delta-final", "0", "--tol", "0", "--max-iter", "12"}, 36},
+		// Posterior regularization's dual goes on from the checkpoint's.
+		{"pr-rules", []string{"train-em", "--rules", writeTemp(t, dir, "rules.txt", []byte(prRules)), "--rule-share", "0.9", "--tol", "0", "--max-iter", "30"}, 30},
+		{"pr-sparsity", []string{"train-em", "--sparsity", "3", "--tol", "0", "--max-iter", "30"}, 30},
 	}
 	rng := rand.New(rand.NewPCG(14, 2))
 	for _, tc := range cases {

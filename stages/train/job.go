@@ -309,6 +309,9 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		if em.Projector, err = pr.New(s.Corpus, opts.PR); err != nil {
 			return err
 		}
+		if err := s.keepDual(em); err != nil {
+			return err
+		}
 	}
 	res, err := em.Run(start.Params)
 	if err != nil {
@@ -320,6 +323,48 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	s.report(res)
 	return s.Write(w, model)
+}
+
+// keepDual puts posterior regularization's dual into the run directory
+// beside each checkpoint, as dual-NNNNNN.json of the checkpoint's
+// iteration count (written before the checkpoint, the older ones removed
+// after it, so a kill at any moment leaves the dual of the checkpoint
+// there), and a resumed run takes back the one of its checkpoint.
+func (s *Session) keepDual(em *EM) error {
+	dir := s.Job.RunDir
+	if dir == "" {
+		return nil
+	}
+	name := func(done int) string { return filepath.Join(dir, fmt.Sprintf("dual-%06d.json", done)) }
+	if r := s.Resumed(); r != nil {
+		path := name(r.Done())
+		state, err := pr.ReadState(path)
+		if err != nil {
+			return err
+		}
+		if err := em.Projector.Restore(state, "", path); err != nil {
+			return err
+		}
+	}
+	checkpoint := em.Checkpoint
+	em.Checkpoint = func(c Checkpoint) error {
+		state := em.Projector.State("")
+		state.Iterations = c.Done()
+		if err := pr.WriteState(name(c.Done()), state); err != nil {
+			return err
+		}
+		if err := checkpoint(c); err != nil {
+			return err
+		}
+		old, _ := filepath.Glob(filepath.Join(dir, "dual-*.json"))
+		for _, path := range old {
+			if path != name(c.Done()) {
+				os.Remove(path)
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 func (s *Session) report(res *Result) {
