@@ -257,19 +257,11 @@ func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 	return res.LogLik, nil
 }
 
-// project maps every type's variables onto {λ ≥ 0, Σ λ ≤ σ} (the sorted
+// project maps every type's variables onto {λ ≥ 0, Σ λ ≤ σ} (the
 // projection onto the simplex: λ_i = max(0, v_i − θ) with θ ≥ 0 the
-// smallest threshold that brings the sum within σ), and every slot
-// without an instance to 0.
+// smallest threshold that brings the sum within σ). The slots without a
+// variable of their own have no gradient and stay 0 from the start.
 func (s *sparsityProblem) project(x []float64) {
-	for i := 0; i+1 < len(s.off); i++ {
-		base := s.off[i]
-		for k, r := range s.rep[base:s.off[i+1]] {
-			if int(r) != k { // not a representative: no variable of its own
-				x[base+k] = 0
-			}
-		}
-	}
 	for ty := 0; ty+1 < len(s.typeStart); ty++ {
 		slots := s.typeSlots[s.typeStart[ty]:s.typeStart[ty+1]]
 		sum := 0.0
@@ -299,25 +291,25 @@ func (s *sparsityProblem) gather(x []float64, slots []int32) []float64 {
 }
 
 // simplexThreshold is the θ ≥ 0 for which Σ max(0, v_i − θ) = sum over
-// positive values v whose total exceeds sum (sorts v).
+// positive values v whose total exceeds sum, by Michelot's (1986)
+// algorithm: θ from the values still above it, until none drops out — a
+// few passes over v, no sort (v is reordered).
 func simplexThreshold(v []float64, sum float64) float64 {
-	slices.SortFunc(v, func(a, b float64) int { // descending
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
+	for {
+		total := 0.0
+		for _, u := range v {
+			total += u
 		}
-		return 0
-	})
-	acc, theta := 0.0, 0.0
-	for k, u := range v {
-		acc += u
-		t := (acc - sum) / float64(k+1)
-		if u <= t {
-			break
+		theta := (total - sum) / float64(len(v))
+		kept := v[:0]
+		for _, u := range v {
+			if u > theta {
+				kept = append(kept, u)
+			}
 		}
-		theta = t
+		if len(kept) == len(v) || len(kept) == 0 {
+			return math.Max(0, theta)
+		}
+		v = kept
 	}
-	return math.Max(0, theta)
 }

@@ -74,6 +74,7 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 		return fmt.Errorf("%s: a step length of %v: it is a finite number ≥ 0", where, s.Step)
 	}
 	copy(p.dual, s.Dual)
+	p.prob.project(p.dual) // a dual edited by hand is made feasible
 	p.solver.step = s.Step
 	return nil
 }
