@@ -10,6 +10,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/nbhd"
+	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/score"
 	"github.com/grind-nlp/grind/stages/selectmodel"
 )
@@ -32,6 +33,10 @@ func selectApp() *cli.App {
                      2006): the contrastive objective Σ log Z(x) − log Z(N(x))
                      of the dev sentences under --nbhd (no prior, no gold);
                      ranks log-linear ("w") and probability models alike
+   --by rules        unsupervised selection by universal rules: the share of
+                     the dependencies of the dev parses (roots included) that
+                     instantiate a rule of --rules (a table of train-em
+                     --rules, or a rule file), then the dev log-likelihood
 
 Models of the other families (their headers say which; one family per
 run, mixing is refused) are ranked the same way, with the family's own
@@ -68,12 +73,14 @@ Examples:
    select-model --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1
    select-model --dev dev.jsonl --dev-sentences 20 runs/*/*.jsonl    # 20 annotated
    select-model --dev dev.jsonl --by contrast --nbhd del1ortrans1 ce/*.jsonl
+   select-model --dev dev.jsonl --by rules --rules ud1 runs/*.jsonl     # universal rules
    train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null
    select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
-			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood or contrast (unsupervised)"},
+			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast or rules (unsupervised)"},
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--by contrast: the neighbourhood `KIND` (" + strings.Join(nbhd.Kinds, ", ") + ")"},
+			&cli.StringFlag{Name: "rules", Usage: "--by rules: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE; with another --by, the rows show the share too"},
 			&cli.IntFlag{Name: "dev-sentences", Usage: "use only the first `N` dev sentences (0: all)"},
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
@@ -98,10 +105,19 @@ Examples:
 			if c.Int("dev-sentences") < 0 {
 				return program.Usagef("--dev-sentences must be ≥ 0")
 			}
+			if by == selectmodel.Rules && c.String("rules") == "" {
+				return program.Usagef("--by rules needs --rules NAME|FILE")
+			}
+			var rules *pr.Rules
+			if c.String("rules") != "" {
+				if rules, err = pr.LoadRules(c.String("rules")); err != nil {
+					return err
+				}
+			}
 			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}
 			return program.WriteOutput(c, dev, func(w io.Writer) error {
 				rep, err := selectmodel.Run(w, selectmodel.Options{
-					Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), DevSentences: c.Int("dev-sentences"),
+					Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), Rules: rules, DevSentences: c.Int("dev-sentences"),
 					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),
 				})
 				if err == nil && !c.Bool("quiet") {

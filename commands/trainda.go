@@ -38,7 +38,7 @@ Examples:
    train-da --init zero --beta0 0.01 --gamma 1.5 wsj10.jsonl > da.jsonl
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
-		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
@@ -46,9 +46,13 @@ Examples:
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
-		),
+		), program.PRFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
+				return err
+			}
+			prOpts, err := program.PROptions(c)
+			if err != nil {
 				return err
 			}
 			tol, err := Tolerance(c)
@@ -75,7 +79,7 @@ Examples:
 				return anneal.RunDA(src, w, job, anneal.DAOptions{
 					Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"), Skew: c.Bool("skew"),
 					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, SaveDir: dir,
-					BelowOne: c.Bool("below-one"),
+					BelowOne: c.Bool("below-one"), PR: prOpts,
 				})
 			})
 		},

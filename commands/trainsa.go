@@ -45,7 +45,7 @@ value can be chosen afterwards:
 Examples:
    train-sa --init zero --lambda 10 --delta0 -0.6 --save-dir sa wsj10.jsonl > sa.jsonl
    train-sa --init km --seg-beta0 0.5 --seg-beta-final 0 --log s.log wsj10.jsonl -o s.jsonl`,
-		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "delta0", DefaultText: "none", Usage: "Model L: the first epoch's locality bias `δ₀`"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "Model L: δ += `Δδ` after each epoch"},
@@ -55,9 +55,13 @@ Examples:
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
-		),
+		), program.PRFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
+				return err
+			}
+			prOpts, err := program.PROptions(c)
+			if err != nil {
 				return err
 			}
 			tol, err := Tolerance(c)
@@ -77,7 +81,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts.Lambda, opts.MaxIter, opts.Tol = c.Float64("lambda"), c.Int("max-iter"), tol
+			if prOpts.On() && opts.Anneals == anneal.SegBeta {
+				return program.Usagef("posterior regularization (--rules, --sparsity) projects a posterior over single trees: not with Model S (--seg-beta…)")
+			}
+			opts.Lambda, opts.MaxIter, opts.Tol, opts.PR = c.Float64("lambda"), c.Int("max-iter"), tol, prOpts
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return anneal.RunSA(src, w, job, opts)

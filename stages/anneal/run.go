@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
 )
@@ -20,9 +21,10 @@ type DAOptions struct {
 	// initializer's θ⁽⁰⁾ weights (or the -m model); for zero all 1, so
 	// SDA from zero is DA from zero.
 	Skew    bool
-	Lambda  float64 // add-λ in every M-step
-	MaxIter int     // iterations per stage at most (0: the default)
-	Tol     float64 // relative change that ends a stage (0: the default)
+	Lambda  float64    // add-λ in every M-step
+	PR      pr.Options // posterior regularization in every E-step, when on
+	MaxIter int        // iterations per stage at most (0: the default)
+	Tol     float64    // relative change that ends a stage (0: the default)
 	// BelowOne drops the last stage, β = 1: the run ends with the last
 	// β₀γ^k < 1. Smith's (2006) text runs EM at β = 1 last (Fig. 5.1),
 	// but the H_C and iteration counts of his Tables 5.1 and 5.3 are
@@ -58,7 +60,10 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	for k, b := range betas {
 		stages[k] = dmv.Reweighting{Beta: b, Skew: skew}
 	}
-	a := newAnnealer(s, stages, Beta, opts.Lambda, opts.MaxIter, opts.Tol)
+	a, err := newAnnealer(s, stages, Beta, opts.Lambda, opts.MaxIter, opts.Tol, opts.PR)
+	if err != nil {
+		return err
+	}
 	a.AfterStage = stageReport(s, a, opts.SaveDir, false)
 	res, err := a.Run(start.Params)
 	if err != nil {
@@ -70,11 +75,12 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 
 // SAOptions are train-sa's own settings.
 type SAOptions struct {
-	Anneals            Parameter // Delta (Model L) or SegBeta (Model S)
-	Start, Step, Final float64   // the schedule of the annealed value
-	Lambda             float64   // add-λ in every M-step
-	MaxIter            int       // iterations per epoch at most (0: the default)
-	Tol                float64   // relative change that ends an epoch (0: the default)
+	Anneals            Parameter  // Delta (Model L) or SegBeta (Model S)
+	Start, Step, Final float64    // the schedule of the annealed value
+	Lambda             float64    // add-λ in every M-step
+	PR                 pr.Options // posterior regularization in every E-step, when on (Model L only)
+	MaxIter            int        // iterations per epoch at most (0: the default)
+	Tol                float64    // relative change that ends an epoch (0: the default)
 	// SaveDir, when not "", receives each epoch's final model as
 	// epoch-NN-delta±D.DDD.jsonl (or seg-beta), for select.
 	SaveDir string
@@ -103,7 +109,10 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 			stages[k].Delta = v
 		}
 	}
-	a := newAnnealer(s, stages, opts.Anneals, opts.Lambda, opts.MaxIter, opts.Tol)
+	a, err := newAnnealer(s, stages, opts.Anneals, opts.Lambda, opts.MaxIter, opts.Tol, opts.PR)
+	if err != nil {
+		return err
+	}
 	a.AfterStage = stageReport(s, a, opts.SaveDir, true)
 	res, err := a.Run(start.Params)
 	if err != nil {
@@ -114,7 +123,7 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 	return s.Write(w, res.Model)
 }
 
-func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda float64, maxIter int, tol float64) *Annealer {
+func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda float64, maxIter int, tol float64, prOpts pr.Options) (*Annealer, error) {
 	a := &Annealer{
 		EM: train.EM{
 			Corpus:  s.Corpus,
@@ -132,7 +141,9 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 	if s.Job.RunDir != "" {
 		a.Checkpoint = s.Checkpoint
 	}
-	return a
+	var err error
+	a.EM.Projector, a.Checkpoint, err = s.Projector(prOpts, a.Checkpoint)
+	return a, err
 }
 
 // stageReport notes each stage's outcome on stderr and saves its model in

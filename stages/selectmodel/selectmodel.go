@@ -19,6 +19,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/score"
 )
 
@@ -31,15 +32,19 @@ const (
 	// Likelihood is unsupervised selection: dev log-likelihood under the
 	// plain DMV, higher first.
 	Likelihood Criterion = "likelihood"
+	// Rules is unsupervised selection by universal rules: the share of
+	// the dependencies of the model's dev parses that instantiate a rule
+	// (Options.Rules), higher first, then the dev log-likelihood.
+	Rules Criterion = "rules"
 )
 
 // ParseCriterion reads the value of --by.
 func ParseCriterion(s string) (Criterion, error) {
 	switch c := Criterion(s); c {
-	case Accuracy, Likelihood, Contrast:
+	case Accuracy, Likelihood, Contrast, Rules:
 		return c, nil
 	}
-	return "", fmt.Errorf("--by must be %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, s)
+	return "", fmt.Errorf("--by must be %q, %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, Rules, s)
 }
 
 // Options of a selection.
@@ -49,6 +54,9 @@ type Options struct {
 	By     Criterion
 	// Nbhd is the neighbourhood of --by contrast (nbhd.Kinds).
 	Nbhd string
+	// Rules are the universal rules of --by rules (stages/pr); with
+	// another criterion, when not nil, the rows still show the share.
+	Rules *pr.Rules
 	// DevSentences, when > 0, keeps only the first that many dev
 	// sentences: selection with a few annotated sentences (Smith §8.6).
 	DevSentences int
@@ -94,6 +102,9 @@ type Row struct {
 	// model knows, under neighbourhood Nbhd (--by contrast only).
 	Contrast *format.Real `json:"contrast,omitempty"`
 	Nbhd     string       `json:"nbhd,omitempty"`
+	// RuleShare is the share of the dev parses' dependencies (the roots'
+	// included) that instantiate a rule of Options.Rules.
+	RuleShare *float64 `json:"rule_share,omitempty"`
 	// Family is the models' family when it is not the DMV's; its dev
 	// accuracy is BracketF1 (standard, whole-sentence bracket counted) of
 	// "pred_spans" against "tree", or ManyToOne and, when every predicted
@@ -148,6 +159,9 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	gold := true
 	for _, s := range dev {
 		gold = gold && s.Heads != nil
+	}
+	if opts.By == Rules && opts.Rules == nil {
+		return rep, errors.New("--by rules needs the rules (--rules)")
 	}
 	if opts.By == Accuracy && !gold {
 		return rep, fmt.Errorf("%s: supervised selection (--by accuracy) needs gold heads on every dev sentence; --by likelihood does not", devName)
@@ -237,6 +251,10 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) Row {
 	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
 	pred, logZ := parse(dev, known, dec, w, opts.Workers)
+	if opts.Rules != nil {
+		share := ruleShare(dev, pred, opts.Rules)
+		row.RuleShare = &share
+	}
 	if gold {
 		t := score.NewScorer()
 		for i, p := range pred {
@@ -274,6 +292,25 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decod
 	row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
 	row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
 	return row
+}
+
+// ruleShare is the share of the parses' dependencies, the roots'
+// included, that instantiate a rule.
+func ruleShare(dev []*format.Sentence, pred [][]int, rules *pr.Rules) float64 {
+	ok, all := 0, 0
+	for i, s := range dev {
+		for d, h := range pred[i] {
+			head := pr.Root
+			if h > 0 {
+				head = s.Tags[h-1]
+			}
+			if rules.Allows(head, s.Tags[d]) {
+				ok++
+			}
+			all++
+		}
+	}
+	return float64(ok) / float64(max(all, 1))
 }
 
 // chunks splits the dev set for parallel parsing independently of the
@@ -324,6 +361,11 @@ func rank(rows []Row, by Criterion) []int {
 		if by == Contrast {
 			return cmp.Compare(float64(*rb.Contrast), float64(*ra.Contrast))
 		}
+		if by == Rules {
+			if c := cmp.Compare(*rb.RuleShare, *ra.RuleShare); c != 0 {
+				return c
+			}
+		}
 		if c := cmp.Compare(ra.ZeroProbability, rb.ZeroProbability); c != 0 {
 			return c
 		}
@@ -345,6 +387,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	if opts.By == Contrast {
 		by = "dev contrastive objective (" + opts.Nbhd + ")"
 	}
+	if opts.By == Rules {
+		by = "the share of rules (" + opts.Rules.Name + ") in the dev parses, then dev log-likelihood"
+	}
 	fmt.Fprintf(&b, "%d models ranked by %s on %s: %d sentences, %d tokens", len(rows), by, dev, rows[0].Sentences, rows[0].Tokens)
 	if unscorable > 0 {
 		fmt.Fprintf(&b, "; log-likelihood over the %d sentences whose tags every model knows", rows[0].LogLikSentences)
@@ -352,6 +397,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	contrastHead := ""
 	if opts.By == Contrast {
 		contrastHead = "        contrast"
+	}
+	if opts.Rules != nil {
+		contrastHead += "  rules"
 	}
 	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0%s  model\n", contrastHead)
 	pct := func(f *float64) string {
@@ -367,6 +415,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		}
 		if r.Contrast != nil {
 			ll += fmt.Sprintf("  %14.6g", float64(*r.Contrast))
+		}
+		if r.RuleShare != nil {
+			ll += fmt.Sprintf("  %5.1f", 100**r.RuleShare)
 		}
 		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected), ll, r.Model)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/score"
 )
 
@@ -281,5 +282,54 @@ func TestSelectLogLinearModels(t *testing.T) {
 	_, err := Run(&bytes.Buffer{}, Options{Dev: src, Models: []string{weights}, By: Likelihood})
 	if err == nil || !strings.Contains(err.Error(), "--by accuracy") {
 		t.Fatalf("--by likelihood of a log-linear model: %v", err)
+	}
+}
+
+// --by rules ranks by the share of the dev parses' dependencies that are
+// rules: every pair a rule makes every share 1 (then the likelihood
+// decides); only ROOT → tag rules make the share the roots' share, one per
+// sentence; the gold trees' own pairs favour the model that parses like
+// them (the true DMV over the uniform one).
+func TestSelectByRules(t *testing.T) {
+	dir, dev, _ := fixture(t)
+	src := pipeline.Source{Names: []string{filepath.Join(dir, "dev.jsonl")}}
+	candidates := models(dir, "uniform", "true")
+	var all, roots, gold [][2]string
+	tokens := 0
+	for _, s := range dev {
+		tokens += len(s.Tags)
+		for d, h := range s.Heads {
+			head := pr.Root
+			if h > 0 {
+				head = s.Tags[h-1]
+			}
+			gold = append(gold, [2]string{head, s.Tags[d]})
+		}
+	}
+	for _, d := range tagNames {
+		roots = append(roots, [2]string{pr.Root, d})
+		all = append(all, [2]string{pr.Root, d})
+		for _, h := range tagNames {
+			all = append(all, [2]string{h, d})
+		}
+	}
+	rows := runJSON(t, Options{Dev: src, Models: candidates, By: Rules, Rules: pr.NewRules("all", all)})
+	if *rows[0].RuleShare != 1 || *rows[1].RuleShare != 1 || rows[0].Model != candidates[1] {
+		t.Errorf("all pairs: shares %v %v, first %s; want 1, 1 and the likelier true model first", *rows[0].RuleShare, *rows[1].RuleShare, rows[0].Model)
+	}
+	rows = runJSON(t, Options{Dev: src, Models: candidates, By: Rules, Rules: pr.NewRules("roots", roots)})
+	for _, r := range rows {
+		if want := float64(len(dev)) / float64(tokens); math.Abs(*r.RuleShare-want) > 1e-12 {
+			t.Errorf("roots only: %s has share %v, want %v", r.Model, *r.RuleShare, want)
+		}
+	}
+	// Few tags: the gold trees use nearly every pair; keep the pairs of
+	// one direction's worth by dropping those the gold trees use least.
+	rows = runJSON(t, Options{Dev: src, Models: candidates, By: Rules, Rules: pr.NewRules("gold", gold[:len(gold)/3])})
+	if rows[0].Model != candidates[1] || *rows[0].RuleShare <= *rows[1].RuleShare {
+		t.Errorf("gold pairs: %s first with share %v (then %v); want the true model first", rows[0].Model, *rows[0].RuleShare, *rows[1].RuleShare)
+	}
+	if _, err := Run(&bytes.Buffer{}, Options{Dev: src, Models: candidates, By: Rules}); err == nil {
+		t.Error("--by rules without rules: no error")
 	}
 }

@@ -305,13 +305,8 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	if job.RunDir != "" {
 		em.Checkpoint = s.Checkpoint
 	}
-	if opts.PR.On() {
-		if em.Projector, err = pr.New(s.Corpus, opts.PR); err != nil {
-			return err
-		}
-		if err := s.keepDual(em); err != nil {
-			return err
-		}
+	if em.Projector, em.Checkpoint, err = s.Projector(opts.PR, em.Checkpoint); err != nil {
+		return err
 	}
 	res, err := em.Run(start.Params)
 	if err != nil {
@@ -325,30 +320,37 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	return s.Write(w, model)
 }
 
-// keepDual puts posterior regularization's dual into the run directory
-// beside each checkpoint, as dual-NNNNNN.json of the checkpoint's
-// iteration count (written before the checkpoint, the older ones removed
-// after it, so a kill at any moment leaves the dual of the checkpoint
-// there), and a resumed run takes back the one of its checkpoint.
-func (s *Session) keepDual(em *EM) error {
+// Projector makes posterior regularization's projector for opts (nil
+// when opts asks for no constraint) and, in a run directory, keeps its
+// dual beside each checkpoint: checkpoint wrapped so that dual-NNNNNN.json
+// of the checkpoint's iteration count is written before it and the older
+// ones removed after it (a kill at any moment leaves the dual of the
+// checkpoint there); a resumed run takes back the one of its checkpoint.
+func (s *Session) Projector(opts pr.Options, checkpoint func(Checkpoint) error) (*pr.Projector, func(Checkpoint) error, error) {
+	if !opts.On() {
+		return nil, checkpoint, nil
+	}
+	proj, err := pr.New(s.Corpus, opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	dir := s.Job.RunDir
 	if dir == "" {
-		return nil
+		return proj, checkpoint, nil
 	}
 	name := func(done int) string { return filepath.Join(dir, fmt.Sprintf("dual-%06d.json", done)) }
 	if r := s.Resumed(); r != nil {
 		path := name(r.Done())
 		state, err := pr.ReadState(path)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if err := em.Projector.Restore(state, "", path); err != nil {
-			return err
+		if err := proj.Restore(state, "", path); err != nil {
+			return nil, nil, err
 		}
 	}
-	checkpoint := em.Checkpoint
-	em.Checkpoint = func(c Checkpoint) error {
-		state := em.Projector.State("")
+	return proj, func(c Checkpoint) error {
+		state := proj.State("")
 		state.Iterations = c.Done()
 		if err := pr.WriteState(name(c.Done()), state); err != nil {
 			return err
@@ -363,8 +365,7 @@ func (s *Session) keepDual(em *EM) error {
 			}
 		}
 		return nil
-	}
-	return nil
+	}, nil
 }
 
 func (s *Session) report(res *Result) {
