@@ -156,27 +156,47 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	if !isDMV(fam) {
 		return runFamily(w, opts, fam, dev, devName)
 	}
+	models := make([]*dmv.Table, len(opts.Models))
+	for i, path := range opts.Models {
+		if models[i], err = dmv.ReadModel(path); err != nil {
+			return rep, err
+		}
+	}
+	rows, rep, err := evaluateAll(dev, devName, models, opts)
+	if err != nil {
+		return rep, err
+	}
+	rep.Best, err = publish(w, rows, opts, func(i int) error {
+		best := models[i]
+		return pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
+			return dmv.WriteTable(o, best.Tags, best.Params, best.Unit, nil)
+		})
+	}, func(ranked []Row) error { return writeTable(w, ranked, opts, devName, rep.Unscorable) })
+	return rep, err
+}
+
+// evaluateAll evaluates DMV models (opts.Models names them) on the dev
+// sentences, in the order given.
+func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, opts Options) ([]Row, Report, error) {
+	var rep Report
 	gold := true
 	for _, s := range dev {
 		gold = gold && s.Heads != nil
 	}
 	if opts.By == Rules && opts.Rules == nil {
-		return rep, errors.New("--by rules needs the rules (--rules)")
+		return nil, rep, errors.New("--by rules needs the rules (--rules)")
 	}
 	if opts.By == Accuracy && !gold {
-		return rep, fmt.Errorf("%s: supervised selection (--by accuracy) needs gold heads on every dev sentence; --by likelihood does not", devName)
+		return nil, rep, fmt.Errorf("%s: supervised selection (--by accuracy) needs gold heads on every dev sentence; --by likelihood does not", devName)
 	}
-	models := make([]*dmv.Table, len(opts.Models))
-	potentials := make([]*dmv.Params, len(opts.Models))
+	potentials := make([]*dmv.Params, len(models))
+	var err error
 	for i, path := range opts.Models {
-		if models[i], err = dmv.ReadModel(path); err != nil {
-			return rep, err
-		}
 		if models[i].Unit != format.Prob && opts.By == Likelihood {
-			return rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by contrast or --by accuracy", path)
+			return nil, rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by contrast or --by accuracy", path)
 		}
 		if potentials[i], err = models[i].Potentials(); err != nil {
-			return rep, fmt.Errorf("%s: %w", path, err)
+			return nil, rep, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	var names [][]string
@@ -188,7 +208,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		// Unseen tags are parsed as the model's average tag; a model that
 		// knows none of the dev tags is of another tag set.
 		if _, _, _, err := m.Extend(devTags); err != nil {
-			return rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
+			return nil, rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
 		}
 	}
 	known := commonlyKnown(dev, models)
@@ -198,13 +218,13 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		}
 	}
 	if opts.By == Likelihood && rep.Unscorable == len(dev) {
-		return rep, fmt.Errorf("%s: no dev sentence has only tags every model knows, so no log-likelihoods to compare (select --by accuracy, or map the tags with tagmap)", devName)
+		return nil, rep, fmt.Errorf("%s: no dev sentence has only tags every model knows, so no log-likelihoods to compare (select --by accuracy, or map the tags with tagmap)", devName)
 	}
 	rows := make([]Row, len(models))
 	for i, m := range models {
 		dec, err := m.Decoder()
 		if err != nil {
-			return rep, fmt.Errorf("%s: %w", opts.Models[i], err)
+			return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
 		}
 		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
@@ -212,19 +232,33 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		if opts.By == Contrast {
 			v, err := contrast(dev, known, m, opts.Nbhd, opts.Workers)
 			if err != nil {
-				return rep, fmt.Errorf("%s: %w", opts.Models[i], err)
+				return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
 			}
 			c := format.Real(v)
 			rows[i].Contrast, rows[i].Nbhd = &c, opts.Nbhd
 		}
 	}
-	rep.Best, err = publish(w, rows, opts, func(i int) error {
-		best := models[i]
-		return pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
-			return dmv.WriteTable(o, best.Tags, best.Params, best.Unit, nil)
-		})
-	}, func(ranked []Row) error { return writeTable(w, ranked, opts, devName, rep.Unscorable) })
-	return rep, err
+	return rows, rep, nil
+}
+
+// Rank evaluates DMV models held in memory (opts.Models names them, one
+// name per model) on the dev sentences by opts.By and returns their rows
+// best first, as select-model ranks model files (induce's selection).
+func Rank(dev []*format.Sentence, devName string, models []*dmv.Table, opts Options) ([]Row, Report, error) {
+	if opts.Root == "" {
+		opts.Root = score.RootCounted
+	}
+	rows, rep, err := evaluateAll(dev, devName, models, opts)
+	if err != nil {
+		return nil, rep, err
+	}
+	ranked := make([]Row, len(rows))
+	for r, i := range rank(rows, opts.By) {
+		ranked[r] = rows[i]
+		ranked[r].Rank = r + 1
+	}
+	rep.Best = ranked[0]
+	return ranked, rep, nil
 }
 
 // commonlyKnown marks the dev sentences whose every tag every model
