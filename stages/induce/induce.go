@@ -1,0 +1,318 @@
+// Package induce is grind's answer to "a grammar for my language, without
+// annotation": given unannotated training and dev sentences (gold heads,
+// when present, are never read), it trains the estimators the held-out
+// tables recommend (docs/results.md, "A new language") and picks one model
+// by a criterion that needs no gold trees: the share of universal rules
+// in the dev parses (selectmodel's --by rules), then the dev likelihood.
+// The recommendation is the tables', not a fixed favourite: when they
+// change, the candidates here change with them.
+package induce
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/anneal"
+	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
+	"github.com/grind-nlp/grind/stages/schedule"
+	"github.com/grind-nlp/grind/stages/selectmodel"
+	"github.com/grind-nlp/grind/stages/train"
+)
+
+// Options of a run.
+type Options struct {
+	Train, Dev pipeline.Source
+	// Rules is the rule table (a built-in name or a file); "" detects it
+	// from the corpus's tags (DetectRules).
+	Rules string
+	// Preset chooses the candidates: "quick", "default" or "full".
+	Preset  string
+	Workers int
+	// Notes, when not nil, hears progress (a line per trained candidate).
+	Notes io.Writer
+}
+
+// Presets are the names of the candidate grids, smallest first.
+func Presets() []string { return []string{"quick", "default", "full"} }
+
+// Candidate is one training run: an initializer, add-λ, universal rules
+// at share τ (posterior regularization; τ = 0: none) and, for structural
+// annealing, Model L's δ schedule (nil: EM).
+type Candidate struct {
+	Init   string
+	Lambda float64
+	Share  float64
+	Deltas []float64
+}
+
+// Name says what the candidate is, as the report lists it.
+func (c Candidate) Name() string {
+	est := "em"
+	if c.Deltas != nil {
+		est = fmt.Sprintf("sa(δ %+.1f→%+.1f)", c.Deltas[0], c.Deltas[len(c.Deltas)-1])
+	}
+	name := fmt.Sprintf("%s init=%s λ=%g", est, c.Init, c.Lambda)
+	if c.Share > 0 {
+		name += fmt.Sprintf(" rules τ=%g", c.Share)
+	}
+	return name
+}
+
+// Grid is the preset's candidates. Plain EM and SA (τ = 0) are in every
+// grid: the estimators the rules improve on, so the report shows what the
+// rules bring.
+func Grid(preset string) ([]Candidate, error) {
+	var out []Candidate
+	add := func(inits []string, lambdas, shares []float64, deltas []float64) {
+		for _, init := range inits {
+			for _, l := range lambdas {
+				for _, s := range shares {
+					out = append(out, Candidate{Init: init, Lambda: l, Share: s, Deltas: deltas})
+				}
+			}
+		}
+	}
+	sa := func(start float64) []float64 {
+		d, _ := schedule.Linear(start, 0.2, 0)
+		return d
+	}
+	both := []string{dmv.InitKM, dmv.InitZero}
+	switch preset {
+	case "quick":
+		add([]string{dmv.InitZero}, []float64{1}, []float64{0, 0.8, 0.9}, nil)
+	case "default":
+		add(both, []float64{0, 1}, []float64{0, 0.7, 0.8, 0.9}, nil)
+		add(both, []float64{1}, []float64{0.8, 0.9}, sa(-0.6))
+	case "full":
+		add([]string{dmv.InitKM, dmv.InitZero, dmv.InitUniform}, []float64{0, 0.1, 1, 10}, []float64{0, 0.6, 0.7, 0.8, 0.9, 0.95}, nil)
+		add(both, []float64{1}, []float64{0, 0.8, 0.9}, sa(-0.6))
+		add(both, []float64{1}, []float64{0, 0.8, 0.9}, sa(-0.4))
+	default:
+		return nil, fmt.Errorf("no preset %q (want %s)", preset, strings.Join(Presets(), ", "))
+	}
+	return out, nil
+}
+
+var (
+	udV2 = []string{"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"}
+	udV1 = []string{"ADJ", "ADP", "ADV", "AUX", "CONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"}
+	penn = []string{"CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS", "LS", "MD", "NN", "NNS", "NNP", "NNPS", "PDT", "POS", "PRP", "PRP$", "RB", "RBR", "RBS", "RP", "SYM", "TO", "UH", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "WDT", "WP", "WP$", "WRB", "#", "$", ".", ",", ":", "``", "''", "-LRB-", "-RRB-"}
+)
+
+// DetectRules names the built-in rule table for the tags of a corpus:
+// ud1 when they are UD v1's universal tags (CONJ), ud for UD v2's (or
+// either, without a conjunction), ptb for the Penn tags; an error when
+// they are none of these.
+func DetectRules(tags []string) (string, error) {
+	in := func(set []string) bool {
+		for _, t := range tags {
+			if !slices.Contains(set, t) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case in(udV2):
+		return "ud", nil
+	case in(udV1):
+		return "ud1", nil
+	case in(penn):
+		return "ptb", nil
+	}
+	return "", fmt.Errorf("the corpus's tags (%s) are neither UD's universal tags nor the Penn tags: give the universal rules for them with --rules FILE", abbreviate(tags))
+}
+
+func abbreviate(tags []string) string {
+	if len(tags) > 8 {
+		return strings.Join(tags[:8], " ") + fmt.Sprintf(" … %d in all", len(tags))
+	}
+	return strings.Join(tags, " ")
+}
+
+// Trained is one candidate's outcome.
+type Trained struct {
+	Candidate
+	Model      *dmv.Params
+	Iterations int
+	Seconds    float64
+}
+
+// Result is what Run chose and from what.
+type Result struct {
+	Rules     string // the rule table, and how it was chosen
+	Ranked    []selectmodel.Row
+	Trained   []Trained // in grid order
+	Best      Trained
+	Sentences int // training sentences
+	Tokens    int
+	Seconds   float64
+}
+
+// Run trains the preset's candidates on the training sentences, ranks
+// them on the dev sentences and writes the chosen model to w.
+func Run(w io.Writer, opts Options) (*Result, error) {
+	began := time.Now()
+	grid, err := Grid(opts.Preset)
+	if err != nil {
+		return nil, err
+	}
+	corpus, err := readTrain(opts.Train)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := pipeline.ReadSentences(opts.Dev) // an empty file is an error there
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range dev { // never read: the choice is made without annotation
+		s.Heads, s.Pred = nil, nil
+	}
+	res := &Result{Sentences: corpus.Len(), Tokens: corpus.Tokens}
+	name := opts.Rules
+	if name == "" {
+		if name, err = DetectRules(corpus.Tags.Names()); err != nil {
+			return nil, err
+		}
+		res.Rules = name + " (detected from the tags)"
+	} else {
+		res.Rules = name
+	}
+	rules, err := pr.LoadRules(name)
+	if err != nil {
+		return nil, err
+	}
+	if rules.Covers(corpus.Tags) == 0 {
+		return nil, fmt.Errorf("the rules of %s name none of the corpus's tags (%s)", name, abbreviate(corpus.Tags.Names()))
+	}
+	res.Trained, err = trainAll(corpus, grid, rules, opts)
+	if err != nil {
+		return nil, err
+	}
+	tables := make([]*dmv.Table, len(res.Trained))
+	names := make([]string, len(res.Trained))
+	for i, t := range res.Trained {
+		tables[i] = &dmv.Table{Tags: corpus.Tags, Params: t.Model, Unit: format.Prob}
+		names[i] = t.Name()
+	}
+	res.Ranked, _, err = selectmodel.Rank(dev, pipeline.DescribeInputs(opts.Dev.Names), tables,
+		selectmodel.Options{Models: names, By: selectmodel.Rules, Rules: rules, Workers: opts.Workers})
+	if err != nil {
+		return nil, err
+	}
+	best := slices.Index(names, res.Ranked[0].Model)
+	res.Best = res.Trained[best]
+	res.Seconds = time.Since(began).Seconds()
+	return res, dmv.WriteTable(w, corpus.Tags, res.Best.Model, format.Prob, nil)
+}
+
+// readTrain reads the training sentences' tags (their heads are not kept).
+func readTrain(src pipeline.Source) (*dmv.Corpus, error) {
+	b := dmv.NewCorpusBuilder(dmv.CorpusOptions{})
+	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
+		if err := b.Add(s); err != nil {
+			return pipeline.BadRecord(err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if b.Len() == 0 {
+		return nil, fmt.Errorf("%s: no training sentences", pipeline.DescribeInputs(src.Names))
+	}
+	return b.Finish(nil)
+}
+
+// trainAll trains the candidates, as many at a time as there are
+// workers, each E-step on one: the models do not depend on the workers.
+func trainAll(corpus *dmv.Corpus, grid []Candidate, rules *pr.Rules, opts Options) ([]Trained, error) {
+	out := make([]Trained, len(grid))
+	errs := make([]error, len(grid))
+	var mu sync.Mutex
+	done := 0
+	pipeline.ForEachChunk(len(grid), min(pipeline.Workers(opts.Workers), len(grid)), func(_, k int) {
+		began := time.Now()
+		out[k], errs[k] = trainOne(corpus, grid[k], rules)
+		out[k].Seconds = time.Since(began).Seconds()
+		if opts.Notes != nil {
+			mu.Lock()
+			done++
+			fmt.Fprintf(opts.Notes, "induce: [%d/%d] %s: %d iterations, %.1f s\n", done, len(grid), grid[k].Name(), out[k].Iterations, out[k].Seconds)
+			mu.Unlock()
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func trainOne(corpus *dmv.Corpus, c Candidate, rules *pr.Rules) (Trained, error) {
+	t := Trained{Candidate: c}
+	start, err := dmv.Initialize(corpus, c.Init, dmv.InitOptions{Lambda: c.Lambda, Workers: 1})
+	if err != nil {
+		return t, err
+	}
+	em := train.EM{Corpus: corpus, EStep: dmv.EStepOptions{Workers: 1}, Lambda: c.Lambda}
+	if c.Share > 0 {
+		if em.Projector, err = pr.New(corpus, pr.Options{Rules: rules, RuleShare: c.Share}); err != nil {
+			return t, err
+		}
+	}
+	var res *train.Result
+	if c.Deltas == nil {
+		res, err = em.Run(start.Params)
+	} else {
+		stages := make([]dmv.Reweighting, len(c.Deltas))
+		for k, d := range c.Deltas {
+			stages[k] = dmv.Reweighting{Beta: 1, Delta: d}
+		}
+		a := &anneal.Annealer{EM: em, Stages: stages, Anneals: anneal.Delta}
+		res, err = a.Run(start.Params)
+	}
+	if err != nil {
+		return t, fmt.Errorf("%s: %w", c.Name(), err)
+	}
+	t.Model, t.Iterations = res.Model, res.Iterations
+	return t, nil
+}
+
+// WriteReport writes what Run tried and chose, for people.
+func (r *Result) WriteReport(w io.Writer, preset string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "induce: %d candidates (preset %s) trained on %d sentences, %d tokens, in %.1f s\n",
+		len(r.Trained), preset, r.Sentences, r.Tokens, r.Seconds)
+	fmt.Fprintf(&b, "universal rules: %s\n", r.Rules)
+	fmt.Fprintf(&b, "ranked by the share of rules in the dev parses, then dev log-likelihood (no gold trees read):\n\n")
+	fmt.Fprintf(&b, "rank  rules   bits/token  iterations  seconds  candidate\n")
+	seconds := map[string]Trained{}
+	for _, t := range r.Trained {
+		seconds[t.Name()] = t
+	}
+	for _, row := range r.Ranked {
+		t := seconds[row.Model]
+		ce := float64(row.CrossEntropy)
+		bits := fmt.Sprintf("%10.4f", ce)
+		if math.IsInf(ce, 0) || math.IsNaN(ce) {
+			bits = fmt.Sprintf("%10s", "-")
+		}
+		fmt.Fprintf(&b, "%4d  %5.1f  %s  %10d  %7.1f  %s\n", row.Rank, 100**row.RuleShare, bits, t.Iterations, t.Seconds, row.Model)
+	}
+	fmt.Fprintf(&b, "\nchosen: %s — the most dev dependencies that universal rules license (%.1f%%)", r.Best.Name(), 100**r.Ranked[0].RuleShare)
+	if len(r.Ranked) > 1 && *r.Ranked[1].RuleShare == *r.Ranked[0].RuleShare {
+		b.WriteString(", and of those the highest dev likelihood")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
