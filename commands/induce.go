@@ -37,13 +37,16 @@ Examples:
    conll2deps xx-dev.conllu | filterlen 10 > dev.jsonl
    induce --train train.jsonl --dev dev.jsonl -o model.jsonl
    decode -m model.jsonl test.jsonl | score
-   induce --train train.jsonl --dev dev.jsonl --preset quick --report why.txt -o model.jsonl`,
+   induce --train train.jsonl --dev dev.jsonl --preset quick --report why.txt -o model.jsonl
+   induce --train train.jsonl --dev dev.jsonl --save-dir runs -o model.jsonl
+   select-model --dev annotated-dev.jsonl runs/*.jsonl     # what 20 annotated sentences would pick`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "train", Required: true, Usage: "the unannotated training sentences `FILE`"},
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},
 			&cli.StringFlag{Name: "preset", Value: "default", Usage: "the candidates: `NAME` quick, default or full"},
 			&cli.StringFlag{Name: "rules", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE (default: detected from the tags)"},
 			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`"},
+			&cli.StringFlag{Name: "save-dir", Usage: "save every candidate's model in `DIR` (made if missing), as em-INIT-lλ-rτ.jsonl or sa±δ₀-INIT-lλ-rτ.jsonl"},
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -61,6 +64,7 @@ Examples:
 				Train: pipeline.Source{Names: []string{c.String("train")}, Stdin: c.App.Reader, Bad: bad},
 				Dev:   pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: bad},
 				Rules: c.String("rules"), Preset: c.String("preset"), Workers: c.Int("workers"),
+				SaveDir: c.String("save-dir"),
 			}
 			if !c.Bool("quiet") {
 				opts.Notes = c.App.ErrWriter

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +41,9 @@ type Options struct {
 	Workers int
 	// Notes, when not nil, hears progress (a line per trained candidate).
 	Notes io.Writer
+	// SaveDir, when not "", receives every candidate's model as
+	// FileName().jsonl (for select-model, or to look at what lost).
+	SaveDir string
 }
 
 // Presets are the names of the candidate grids, smallest first.
@@ -65,6 +70,16 @@ func (c Candidate) Name() string {
 		name += fmt.Sprintf(" rules τ=%g", c.Share)
 	}
 	return name
+}
+
+// FileName names the candidate's model in a save directory:
+// em-km-l1-r0.9, sa-zero-l1-r0.8 (r0: no rules).
+func (c Candidate) FileName() string {
+	est := "em"
+	if c.Deltas != nil {
+		est = fmt.Sprintf("sa%+.1f", c.Deltas[0])
+	}
+	return fmt.Sprintf("%s-%s-l%g-r%g", est, c.Init, c.Lambda, c.Share)
 }
 
 // Grid is the preset's candidates. Plain EM and SA (τ = 0) are in every
@@ -110,23 +125,25 @@ var (
 
 // DetectRules names the built-in rule table for the tags of a corpus:
 // ud1 when they are UD v1's universal tags (CONJ), ud for UD v2's (or
-// either, without a conjunction), ptb for the Penn tags; an error when
-// they are none of these.
+// either, without a conjunction), ptb when at least 80% of them are Penn
+// tags (UD English's XPOS add a few of the Web Treebank's: ADD, GW, NFP,
+// AFX, XX); an error when they are none of these.
 func DetectRules(tags []string) (string, error) {
-	in := func(set []string) bool {
+	share := func(set []string) float64 {
+		in := 0
 		for _, t := range tags {
-			if !slices.Contains(set, t) {
-				return false
+			if slices.Contains(set, t) {
+				in++
 			}
 		}
-		return true
+		return float64(in) / float64(max(len(tags), 1))
 	}
 	switch {
-	case in(udV2):
+	case share(udV2) == 1:
 		return "ud", nil
-	case in(udV1):
+	case share(udV1) == 1:
 		return "ud1", nil
-	case in(penn):
+	case share(penn) >= 0.8:
 		return "ptb", nil
 	}
 	return "", fmt.Errorf("the corpus's tags (%s) are neither UD's universal tags nor the Penn tags: give the universal rules for them with --rules FILE", abbreviate(tags))
@@ -211,6 +228,20 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	}
 	best := slices.Index(names, res.Ranked[0].Model)
 	res.Best = res.Trained[best]
+	if opts.SaveDir != "" {
+		if err := os.MkdirAll(opts.SaveDir, 0o777); err != nil {
+			return nil, err
+		}
+		for _, t := range res.Trained {
+			path := filepath.Join(opts.SaveDir, t.FileName()+".jsonl")
+			err := pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
+				return dmv.WriteTable(o, corpus.Tags, t.Model, format.Prob, nil)
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	res.Seconds = time.Since(began).Seconds()
 	return res, dmv.WriteTable(w, corpus.Tags, res.Best.Model, format.Prob, nil)
 }

@@ -1,0 +1,94 @@
+# A new language, honestly: for every language of ../shared/data/ud-nopunct
+# (UD v1.4, UPOS tags), the model `induce` chooses without annotation,
+# against EM chosen without annotation and both attach baselines, on
+# held-out sentences, with sign tests.
+#
+#   make -C examples/induce -f newlang.mk -j2
+#   make -C examples/induce -f newlang.mk -j2 LANGS='en ja'
+#   make -C examples/induce -f newlang.mk -j2 TRAIN_MAX=15 TEST_MAX=40 LANGS='eu nl fr de it pl pt es'
+#
+# Each language's dev file is split as the held-out protocol splits it
+# (examples/corpora.mk): the odd-numbered sentences (≤ TRAIN_MAX words) are
+# the unannotated dev set induce and EM's selection see, the even-numbered
+# ones (≤ TEST_MAX words) the report; it trains on the train file (≤
+# TRAIN_MAX), or where there is none (de, bg, nl) on the selection half.
+# Rows, scored root counted and root excluded:
+#   attach-left, attach-right  the baselines
+#   em          EM from km and zero, λ 0 and 1, picked by dev likelihood
+#   induce      induce --preset PRESET (its choice: by the share of
+#               universal rules in the dev parses, then dev likelihood)
+#   induce-sup  the same candidates picked by dev accuracy (gold heads of
+#               the selection half): how far the unsupervised pick lands
+#               from a supervised one — not a result without annotation
+# summary.sh prints one line per language and the verdicts.
+# Needs the programs in ../../bin and jq.
+
+SHARED    ?= $(abspath ../../../shared/data)
+UD        := $(SHARED)/ud-nopunct
+TRAIN_MAX ?= 10
+TEST_MAX  ?= 10
+PRESET    ?= default
+WORKERS   ?= 1
+LANGS     ?= $(foreach l,en zh tr pt ja de bg eu fr it pl es nl,$(if $(wildcard $(UD)/$(l)-ud-dev-nopunct.conllu),$(l)))
+OUT       ?= out/newlang-$(TRAIN_MAX)-$(TEST_MAX)
+export PATH := $(abspath ../../bin):$(PATH)
+
+ROWS := attach-left attach-right em induce induce-sup
+
+.PHONY: all clean
+ifeq ($(strip $(LANGS)),)
+all:
+	@echo "examples/induce: no language files in $(UD); skipping"
+else
+all: $(foreach l,$(LANGS),$(foreach r,$(ROWS),$(OUT)/$(l)/$(r).score))
+	@sh summary.sh $(OUT) $(LANGS)
+endif
+
+dev_of = conll2deps --tag upos -q $(UD)/$(1)-ud-dev-nopunct.conllu
+$(OUT)/%/dev.jsonl:
+	@mkdir -p $(@D)
+	$(call dev_of,$*) | awk 'NR % 2 == 1' | filterlen $(TRAIN_MAX) > $@.tmp && mv $@.tmp $@
+$(OUT)/%/test.jsonl:
+	@mkdir -p $(@D)
+	$(call dev_of,$*) | awk 'NR % 2 == 0' | filterlen $(TEST_MAX) > $@.tmp && mv $@.tmp $@
+$(OUT)/%/train.jsonl: $(OUT)/%/dev.jsonl
+	@if [ -f $(UD)/$*-ud-train-nopunct-len15.conllu ]; then \
+	  conll2deps --tag upos -q $(UD)/$*-ud-train-nopunct-len15.conllu | filterlen $(TRAIN_MAX) > $@.tmp; \
+	else cp $< $@.tmp; fi && mv $@.tmp $@
+
+# EM without annotation: four runs, the likeliest on dev.
+EM_RUNS := km-0 km-1 zero-0 zero-1
+$(OUT)/%/em.model: $(OUT)/%/train.jsonl $(OUT)/%/dev.jsonl
+	@mkdir -p $(@D)/em
+	@for r in $(EM_RUNS); do set -- $$(echo $$r | tr - ' '); \
+	  train-em --init $$1 --lambda $$2 --workers $(WORKERS) -q $< -o $(@D)/em/$$r.jsonl || exit 1; done
+	select-model --dev $(@D)/dev.jsonl --by likelihood -q --best $@ $(EM_RUNS:%=$(@D)/em/%.jsonl) > $(@D)/em.ranking
+
+# induce, keeping every candidate for the supervised reference.
+$(OUT)/%/induce.model: $(OUT)/%/train.jsonl $(OUT)/%/dev.jsonl
+	@rm -rf $(@D)/runs
+	induce --train $< --dev $(@D)/dev.jsonl --preset $(PRESET) --workers $(WORKERS) -q \
+	  --save-dir $(@D)/runs --report $(@D)/induce.report -o $@
+$(OUT)/%/induce-sup.model: $(OUT)/%/induce.model
+	select-model --dev $(@D)/dev.jsonl --root count -q --best $@ $(@D)/runs/*.jsonl > $(@D)/induce-sup.ranking
+
+$(OUT)/%.test.jsonl: $(OUT)/%.model
+	decode -m $< -q $(dir $@)test.jsonl > $@.tmp && mv $@.tmp $@
+$(OUT)/%/attach-left.test.jsonl: $(OUT)/%/test.jsonl
+	baseline --attach left $< > $@.tmp && mv $@.tmp $@
+$(OUT)/%/attach-right.test.jsonl: $(OUT)/%/test.jsonl
+	baseline --attach right $< > $@.tmp && mv $@.tmp $@
+
+# Each row's score: root counted, with the sign test against attach-right;
+# .vs-em: against EM.
+$(OUT)/%.score: $(OUT)/%.test.jsonl
+	score --root count --json --against $(dir $@)attach-right.test.jsonl $< -o $@
+$(OUT)/%.vs-em: $(OUT)/%.test.jsonl
+	score --root count --json --against $(dir $@)em.test.jsonl $< -o $@
+$(foreach l,$(LANGS),$(OUT)/$(l)/attach-right.score): $(OUT)/%.score: $(OUT)/%.test.jsonl
+	score --root count --json $< -o $@
+all: $(foreach l,$(LANGS),$(OUT)/$(l)/induce.vs-em)
+
+.SECONDARY:
+clean:
+	rm -rf $(OUT)
