@@ -40,9 +40,7 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 	}
 	t, err := b.Build()
 	if err == nil {
-		if hdr.VBAlpha > 0 {
-			t.VB = &VB{Alpha: hdr.VBAlpha, Bound: hdr.VBBound}
-		}
+		t.VB = vbOf(hdr)
 		err = t.checkModel()
 	}
 	if err != nil {
@@ -153,6 +151,15 @@ func WriteVB(w io.Writer, ts *TagSet, p *Params, vb VB) error {
 	return writeTable(w, ts, p, &format.Header{Family: Family, Unit: format.Prob, VBAlpha: vb.Alpha, VBBound: vb.Bound}, nil)
 }
 
+// vbOf is what a header says of a model of variational Bayes (nil: it
+// is none).
+func vbOf(h *format.Header) *VB {
+	if h.VBAlpha > 0 {
+		return &VB{Alpha: h.VBAlpha, Bound: h.VBBound}
+	}
+	return nil
+}
+
 // WriteModel writes t's parameters as the model it is: a model of
 // variational Bayes when t.VB says so.
 func WriteModel(w io.Writer, t *Table) error {
@@ -183,10 +190,7 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	if err := checkFinite(p, what); err != nil {
 		return fmt.Errorf("%v: nothing written", err)
 	}
-	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, events: NumEvents(ts.Len())}
-	if hdr.VBAlpha > 0 {
-		t.VB = &VB{Alpha: hdr.VBAlpha, Bound: hdr.VBBound}
-	}
+	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, VB: vbOf(hdr), events: NumEvents(ts.Len())}
 	switch hdr.Unit {
 	case format.Prob, format.Weight:
 		if err := t.checkModel(); err != nil {

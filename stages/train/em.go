@@ -187,14 +187,14 @@ func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error)
 		return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", s.iter)
 	}
 	obj := out.LogLik
-	if em.Objective != nil {
-		obj = em.Objective(obj)
-	}
-	if em.VBAlpha > 0 {
+	switch {
+	case em.VBAlpha > 0:
 		var err error
 		if obj, err = dmv.VBBound(out.LogLik, out.Counts, w, em.VBAlpha); err != nil {
 			return nil, 0, fmt.Errorf("iteration %d: %w", s.iter, err)
 		}
+	case em.Objective != nil:
+		obj = em.Objective(obj)
 	}
 	if math.IsInf(obj, -1) && math.IsInf(s.prev, -1) && !s.converged(s.prev, obj) {
 		s.stuck = fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", s.iter, out.ZeroWeight)
