@@ -96,6 +96,73 @@ func TestShellLoopEqualsTrainEM(t *testing.T) {
 	}
 }
 
+// Variational Bayes: the shell loop "estep -m M | mstep --vb -m M > M"
+// from dmv-init --vb's model and train-em --estimator vb give the same
+// model, bound in its header included, byte for byte, for any --workers;
+// from zero the loop is one iteration behind, as for EM. --save-every
+// saves the models the iterations ran on, each with its bound.
+func TestVBShellLoopEqualsTrainEM(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 400)
+	for _, alpha := range []string{"0.01", "1"} {
+		model := run(t, nil, "dmv-init", "--vb", "--alpha", alpha, corpus)
+		var models [][]byte
+		for i := 0; i < 8; i++ {
+			m := writeTemp(t, dir, "model.jsonl", model)
+			counts := run(t, nil, "estep", "--workers", fmt.Sprint(1+i%3), "-m", m, corpus)
+			model = run(t, counts, "mstep", "--vb", "--alpha", alpha, "-m", m)
+			models = append(models, model)
+		}
+		for _, workers := range []string{"1", "3"} {
+			saves := filepath.Join(dir, "saves"+alpha+workers)
+			trained := run(t, nil, "train-em", "--estimator", "vb", "--alpha", alpha, "--max-iter", "8", "--tol", "0",
+				"--workers", workers, "--save-every", "1", "--save-dir", saves, "-q", corpus)
+			if !bytes.Equal(model, trained) {
+				t.Fatalf("α=%s, %s workers: 8 iterations of estep | mstep --vb differ from train-em --estimator vb", alpha, workers)
+			}
+			if !bytes.HasPrefix(model, []byte(`{"ev":"header","family":"dmv","unit":"p","events":`)) || !bytes.Contains(model[:200], []byte(`,"vb_alpha":`+alpha+`,"vb_bound":`)) {
+				t.Fatalf("α=%s: header %s", alpha, model[:bytes.IndexByte(model, '\n')])
+			}
+			for i := 2; i <= 8; i++ { // iter-i is the model iteration i ran on
+				if saved := readFile(t, filepath.Join(saves, fmt.Sprintf("iter-%04d.jsonl", i))); !bytes.Equal(saved, models[i-2]) {
+					t.Fatalf("α=%s: iter-%04d.jsonl is not the loop's model after %d iterations", alpha, i, i-1)
+				}
+			}
+		}
+	}
+	zero := run(t, nil, "dmv-init", "--init", "zero", "--vb", "--alpha", "0.5", corpus)
+	for i := 0; i < 3; i++ {
+		m := writeTemp(t, dir, "model.jsonl", zero)
+		zero = run(t, run(t, nil, "estep", "-m", m, corpus), "mstep", "--vb", "--alpha", "0.5", "-m", m)
+	}
+	trained := run(t, nil, "train-em", "--estimator", "vb", "--alpha", "0.5", "--init", "zero", "--max-iter", "4", "-q", corpus)
+	if !bytes.Equal(zero, trained) {
+		t.Fatal("dmv-init --init zero --vb and 3 iterations of estep | mstep --vb differ from train-em --estimator vb --init zero --max-iter 4")
+	}
+	// From a model of VB that lacks some of the corpus's tags (each
+	// starts as the model's average tag, not renormalised) the loop and
+	// train-em -m agree too.
+	var some []string
+	for _, l := range strings.Split(strings.TrimSpace(string(readFile(t, corpus))), "\n") {
+		if !strings.Contains(l, `"RB"`) && !strings.Contains(l, `"IN"`) {
+			some = append(some, l)
+		}
+	}
+	part := writeTemp(t, dir, "part.jsonl", []byte(strings.Join(some, "\n")+"\n"))
+	start := writeTemp(t, dir, "start.jsonl", run(t, nil, "train-em", "--estimator", "vb", "--alpha", "0.2", "--max-iter", "2", "-q", part))
+	loop := run(t, run(t, nil, "estep", "-q", "-m", start, corpus), "mstep", "--vb", "--alpha", "0.2", "-m", start)
+	if trained := run(t, nil, "train-em", "--estimator", "vb", "--alpha", "0.2", "-m", start, "--max-iter", "1", "-q", corpus); !bytes.Equal(loop, trained) {
+		t.Fatal("from a VB model without two of the corpus's tags, estep | mstep --vb differs from train-em -m")
+	}
+	// --final-lambda α: the posterior mean of θ, a normalised model, as
+	// mstep --lambda α makes from the last counts.
+	m := writeTemp(t, dir, "model.jsonl", run(t, nil, "train-em", "--estimator", "vb", "--alpha", "0.5", "--max-iter", "3", "-q", corpus))
+	mean := run(t, nil, "train-em", "--estimator", "vb", "--alpha", "0.5", "--max-iter", "4", "--final-lambda", "0.5", "-q", corpus)
+	if want := run(t, run(t, nil, "estep", "-m", m, corpus), "mstep", "--lambda", "0.5"); !bytes.Equal(mean, want) {
+		t.Fatal("train-em --estimator vb --final-lambda α differs from mstep --lambda α on the last counts")
+	}
+}
+
 func writeTemp(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()
 	path := filepath.Join(dir, name)

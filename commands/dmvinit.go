@@ -51,15 +51,21 @@ Initializers (θ⁽⁰⁾ of every trainer; km is their default):
    local    one E-step under edge weights 1 + 1/|i−j| (inside–outside)
    uniform  every multinomial uniform (the start of Viterbi EM)
    random   every multinomial drawn from a flat Dirichlet (--seed)
-Every initializer's M-step adds --lambda, as the trainer's M-steps do.
+Every initializer's M-step adds --lambda, as the trainer's M-steps do; with
+--vb it is variational Bayes's M-step with Dirichlet(--alpha) instead, as
+under train-em --estimator vb (km, klein, local and zero; uniform and random
+stay normalised), and the model's header says so ("vb_alpha").
 
 Examples:
    dmv-init wsj10.jsonl > init.jsonl
    dmv-init --init klein --klein-const 2 wsj10.jsonl > init-klein.jsonl
-   dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl`,
+   dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl
+   dmv-init --vb --alpha 0.1 wsj10.jsonl > init-vb.jsonl`,
 		Flags: []cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
+			&cli.BoolFlag{Name: "vb", Usage: "the initial M-step is variational Bayes's (train-em --estimator vb's start)"},
+			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -72,9 +78,13 @@ Examples:
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
+			alpha, err := program.VBAlpha(c, c.Bool("vb"), "--vb")
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")})
+				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), VBAlpha: alpha, Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")})
 			})
 		},
 	}

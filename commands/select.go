@@ -20,7 +20,7 @@ func init() { program.Register("select-model", selectApp) }
 func selectApp() *cli.App {
 	return &cli.App{
 		Usage:     "rank saved models on dev data and pick the best",
-		UsageText: "select-model --dev FILE [--by accuracy|likelihood] [options] MODEL...",
+		UsageText: "select-model --dev FILE [--by accuracy|likelihood|contrast|bound] [options] MODEL...",
 		Description: `Evaluates every model on the dev sentences and prints them ranked, best first
 (ties keep the order given):
 
@@ -37,6 +37,11 @@ func selectApp() *cli.App {
                      the dependencies of the dev parses (roots included) that
                      instantiate a rule of --rules (a table of train-em
                      --rules, or a rule file), then the dev log-likelihood
+   --by bound        unsupervised selection for variational Bayes: the
+                     variational bound each model reached on its training
+                     corpus (its header's vb_bound; train-em --estimator vb,
+                     mstep --vb -m): runs on one corpus, any --alpha; a
+                     model without a bound is refused
 
 Models of the other families (their headers say which; one family per
 run, mixing is refused) are ranked the same way, with the family's own
@@ -61,7 +66,9 @@ Models that give some dev sentences probability 0 (unsmoothed; column p=0)
 rank below the others by likelihood: fewer such sentences first, then the
 log-likelihood of the rest. Log-linear models (train-ce's "w") have no
 likelihood ("-" in the likelihood columns): rank them --by accuracy or
---by contrast.
+--by contrast. A model of variational Bayes's likelihood is Σ log Z̃ under
+its sub-normalised weights, a lower bound: --by likelihood ranks such models
+among themselves and refuses them beside normalised ones.
 --best FILE writes the winning model there; --json writes one JSON line per
 model instead of the table (rank, model, directed, undirected, counted_* and
 excluded_* accuracies, loglik, cross_entropy, ...). The winner is also named
@@ -74,11 +81,12 @@ Examples:
    select-model --dev dev.jsonl --dev-sentences 20 runs/*/*.jsonl    # 20 annotated
    select-model --dev dev.jsonl --by contrast --nbhd del1ortrans1 ce/*.jsonl
    select-model --dev dev.jsonl --by rules --rules ud1 runs/*.jsonl     # universal rules
+   select-model --dev dev.jsonl --by bound vb-*/model.jsonl --best vb.jsonl
    train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null
    select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
-			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast or rules (unsupervised)"},
+			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast, rules or bound (unsupervised)"},
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--by contrast: the neighbourhood `KIND` (" + strings.Join(nbhd.Kinds, ", ") + ")"},
 			&cli.StringFlag{Name: "rules", Usage: "--by rules: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE; with another --by, the rows show the share too"},
 			&cli.IntFlag{Name: "dev-sentences", Usage: "use only the first `N` dev sentences (0: all)"},

@@ -76,7 +76,7 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 
 func trainEMApp() *cli.App {
 	return &cli.App{
-		Usage:     "train a DMV by EM, MAP/EM or Viterbi EM",
+		Usage:     "train a DMV by EM, MAP/EM, Viterbi EM or variational Bayes",
 		UsageText: "train-em [options] [FILE...]",
 		Description: `Reads the corpus once and runs E and M steps in-process, in parallel over
 sentences, until the log-likelihood changes by less than --tol (relative) or
@@ -98,10 +98,20 @@ et al. 2010) when per-token cross-entropy changes by less than --tol bits
 symmetric Dirichlet); --final-lambda smooths the last counts once more before
 the model is written.
 
+--estimator vb is mean-field variational Bayes with a symmetric
+Dirichlet(--alpha) prior on every multinomial: each M-step (the initializer's
+included: dmv-init --vb) writes the weights exp ψ(n + α) / exp ψ(Σn + K·α),
+which sum to less than 1 and which the next E-step and decode take as they
+are; the objective is the variational bound after each M-step, which never
+decreases, and the model carries it in its header. It equals the shell loop
+"estep -m M | mstep --vb --alpha α -m M > M" from dmv-init --vb's model.
+--final-lambda α writes the posterior mean of θ instead (a normalised model).
+
 Examples:
    train-em wsj10.jsonl > model.jsonl                  # from the km start
    train-em --lambda 0.2154 --log map.log wsj10.jsonl -o map.jsonl
    train-em --init uniform --hard --lambda 1 wsj10.jsonl > viterbi.jsonl
+   train-em --estimator vb --alpha 0.1 --log vb.log wsj10.jsonl > vb.jsonl
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
    train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
@@ -114,6 +124,8 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
 		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
+			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
+			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
@@ -134,10 +146,25 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			if prOpts.On() && c.Bool("hard") {
 				return program.Usagef("posterior regularization (--rules, --sparsity) projects the posterior over trees: not with --hard")
 			}
+			est := c.String("estimator")
+			if est != "em" && est != "vb" {
+				return program.Usagef("--estimator must be em or vb, not %q", est)
+			}
+			alpha, err := program.VBAlpha(c, est == "vb", "--estimator vb")
+			if err != nil {
+				return err
+			}
+			if alpha > 0 && prOpts.On() {
+				return program.Usagef("--estimator vb's bound does not hold for a projected posterior: not with --rules or --sparsity")
+			}
+			if alpha > 0 && c.Bool("hard") {
+				return program.Usagef("--hard is Viterbi EM's; --estimator vb takes expected counts")
+			}
 			job, err := TrainJob(c, c.Int("max-iter"))
 			if err != nil {
 				return err
 			}
+			job.VBAlpha = alpha
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{

@@ -120,6 +120,12 @@ type Header struct {
 	Events int
 	Model  string // counts only
 	Corpus string // counts only
+	// VBAlpha, when > 0, marks a model of variational Bayes ("p" only):
+	// its values are the weights exp E[log θ] under q(θ) = Dir(counts +
+	// VBAlpha), and its multinomials sum to less than 1. VBBound, when not
+	// nil, is the variational bound of the E-step and M-step that made it.
+	VBAlpha float64
+	VBBound *float64
 }
 
 // Stats closes a count stream: how much data the counts came from and its
@@ -198,6 +204,12 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		if h.Unit == Count {
 			dst = appendString(append(dst, `,"model":`...), h.Model)
 			dst = appendString(append(dst, `,"corpus":`...), h.Corpus)
+		}
+		if h.VBAlpha > 0 {
+			dst = appendReal(append(dst, `,"vb_alpha":`...), h.VBAlpha)
+			if h.VBBound != nil {
+				dst = appendReal(append(dst, `,"vb_bound":`...), *h.VBBound)
+			}
 		}
 		return append(dst, '}')
 	case EvStats:
@@ -305,6 +317,8 @@ type eventFields struct {
 	family, unit, model, corpus string
 	sentence                    bool // a sentence or lattice record where an event is due
 	loglik                      float64
+	vbAlpha, vbBound            float64
+	hasVBAlpha, hasVBBound      bool
 }
 
 // eventFieldBit numbers the fields an event may have, for the scanner's
@@ -702,6 +716,10 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.model = it.ReadString()
 		case "corpus":
 			f.corpus = it.ReadString()
+		case "vb_alpha":
+			f.vbAlpha, f.hasVBAlpha = readReal(it), true
+		case "vb_bound":
+			f.vbBound, f.hasVBBound = readReal(it), true
 		case "tags", "arcs":
 			f.sentence = true
 			it.Skip()
@@ -749,7 +767,7 @@ func (f *eventFields) finish(e *Event) error {
 			}
 		}
 		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus}
-		return nil
+		return f.finishVB(e.Header)
 	}
 	// The DMV's kinds, thousands per model, check first what a whole
 	// event has and join the errors only when something is missing.
@@ -800,6 +818,28 @@ func (f *eventFields) finish(e *Event) error {
 	}
 	if f.values != 1 {
 		return fmt.Errorf("%q event needs exactly one of \"n\", \"p\", \"w\"", e.Ev)
+	}
+	return nil
+}
+
+// finishVB checks a header's variational-Bayes fields and sets them.
+func (f *eventFields) finishVB(h *Header) error {
+	switch {
+	case !f.hasVBAlpha && !f.hasVBBound:
+		return nil
+	case !f.hasVBAlpha:
+		return errors.New(`header with "vb_bound" but no "vb_alpha"`)
+	case h.Unit != Prob:
+		return fmt.Errorf(`header of unit %q with "vb_alpha": only a model of "p" is one of variational Bayes`, string(h.Unit))
+	case !(f.vbAlpha > 0) || math.IsInf(f.vbAlpha, 1):
+		return fmt.Errorf(`header with "vb_alpha" %v: want a finite number > 0`, f.vbAlpha)
+	case f.hasVBBound && (math.IsNaN(f.vbBound) || math.IsInf(f.vbBound, 1)):
+		return fmt.Errorf(`header with "vb_bound" %v: want a number or "-inf"`, f.vbBound)
+	}
+	h.VBAlpha = f.vbAlpha
+	if f.hasVBBound {
+		b := f.vbBound
+		h.VBBound = &b
 	}
 	return nil
 }

@@ -19,6 +19,10 @@ func TestEventRoundTrip(t *testing.T) {
 		`{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}`,
 		`{"ev":"unseen_span","constituent":true,"length":3,"p":1.2e-05}`,
 		`{"ev":"unseen_context","constituent":false,"p":3.4e-06}`,
+		`{"ev":"header","family":"dmv","unit":"p","events":26}`,
+		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":0.01}`,
+		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":1,"vb_bound":-1234.5678901234567}`,
+		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":0.5,"vb_bound":"-inf"}`,
 	} {
 		var e Event
 		if err := Unmarshal([]byte(line), &e); err != nil {
@@ -41,21 +45,28 @@ func TestEventRoundTrip(t *testing.T) {
 
 func TestEventErrors(t *testing.T) {
 	for line, want := range map[string]string{
-		`{"ev":"stop","head":"A","dir":"left","n":1}`:               `"stop" event without "adj"`,
-		`{"ev":"child","head":"A","dir":"up","arg":"B","n":1}`:      `dir must be "left" or "right", not "up"`,
-		`{"ev":"root","arg":"A","n":1,"p":0.5}`:                     `needs exactly one of "n", "p", "w"`,
-		`{"ev":"root","arg":"A"}`:                                   `needs exactly one of "n", "p", "w"`,
-		`{"ev":"split","arg":"A","n":1}`:                            `unknown event kind "split"`,
-		`{"ev":"span","constituent":true,"n":1}`:                    `"span" event without "yield"`,
-		`{"ev":"span","yield":["A"],"n":1}`:                         `"span" event without "constituent"`,
-		`{"ev":"context","left":"A","constituent":true,"n":1}`:      `"context" event without "right"`,
-		`{"ev":"unseen_span","constituent":true,"p":1}`:             `"unseen_span" event without "length"`,
-		`{"ev":"unseen_span","constituent":true,"length":-1,"p":1}`: `length -1`,
-		`{"arg":"A","n":1}`:                                         `record without "ev"`,
-		`{"ev":"stats","tokens":3}`:                                 `"stats" event without "sentences"`,
-		`{"ev":"root","arg":"A","n":"many"}`:                        `not a number`,
-		`["root"]`:                                                  `must be a JSON object`,
-		`{"ev":"child","head":"A","dir":"left","arg":"B","n":tru}`:  `n`,
+		`{"ev":"stop","head":"A","dir":"left","n":1}`:                                                `"stop" event without "adj"`,
+		`{"ev":"child","head":"A","dir":"up","arg":"B","n":1}`:                                       `dir must be "left" or "right", not "up"`,
+		`{"ev":"root","arg":"A","n":1,"p":0.5}`:                                                      `needs exactly one of "n", "p", "w"`,
+		`{"ev":"root","arg":"A"}`:                                                                    `needs exactly one of "n", "p", "w"`,
+		`{"ev":"split","arg":"A","n":1}`:                                                             `unknown event kind "split"`,
+		`{"ev":"span","constituent":true,"n":1}`:                                                     `"span" event without "yield"`,
+		`{"ev":"span","yield":["A"],"n":1}`:                                                          `"span" event without "constituent"`,
+		`{"ev":"context","left":"A","constituent":true,"n":1}`:                                       `"context" event without "right"`,
+		`{"ev":"unseen_span","constituent":true,"p":1}`:                                              `"unseen_span" event without "length"`,
+		`{"ev":"unseen_span","constituent":true,"length":-1,"p":1}`:                                  `length -1`,
+		`{"arg":"A","n":1}`:                                                                          `record without "ev"`,
+		`{"ev":"stats","tokens":3}`:                                                                  `"stats" event without "sentences"`,
+		`{"ev":"root","arg":"A","n":"many"}`:                                                         `not a number`,
+		`["root"]`:                                                                                   `must be a JSON object`,
+		`{"ev":"child","head":"A","dir":"left","arg":"B","n":tru}`:                                   `n`,
+		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":0}`:                          `"vb_alpha" 0: want a finite number > 0`,
+		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":"inf"}`:                      `"vb_alpha" +Inf: want a finite number > 0`,
+		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":1,"vb_bound":"inf"}`:         `"vb_bound" +Inf: want a number or "-inf"`,
+		`{"ev":"header","family":"dmv","unit":"w","events":2,"vb_alpha":1}`:                          `header of unit "w" with "vb_alpha"`,
+		`{"ev":"header","family":"dmv","unit":"n","events":2,"model":"x","corpus":"y","vb_alpha":1}`: `header of unit "n" with "vb_alpha"`,
+		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_bound":-3}`:                         `"vb_bound" but no "vb_alpha"`,
+		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":1,"vb_alpha":2}`:             `given twice`,
 	} {
 		var e Event
 		err := Unmarshal([]byte(line), &e)

@@ -50,3 +50,27 @@ func CheckWorkers(c *cli.Context) error {
 	}
 	return nil
 }
+
+// AlphaFlag is --alpha, the symmetric Dirichlet hyperparameter of the
+// DMV's variational-Bayes M-step, default def.
+func AlphaFlag(def float64, usage string) cli.Flag {
+	return &cli.Float64Flag{Name: "alpha", Value: def, Usage: strings.Replace(usage, "α", "`α`", 1)}
+}
+
+// VBAlpha reads --alpha when vb (the run's M-step is variational Bayes,
+// chosen by the flag named choose): a finite number > 0, and no --lambda
+// beside it. Without vb, --alpha is refused and 0 returned.
+func VBAlpha(c *cli.Context, vb bool, choose string) (float64, error) {
+	a := c.Float64("alpha")
+	switch {
+	case !vb && c.IsSet("alpha"):
+		return 0, Usagef("--alpha is the Dirichlet hyperparameter of variational Bayes: give it with %s", choose)
+	case !vb:
+		return 0, nil
+	case !(a > 0) || math.IsInf(a, 1):
+		return 0, Usagef("--alpha must be a finite number > 0, not %v", a)
+	case c.IsSet("lambda"):
+		return 0, Usagef("--lambda is add-λ's smoothing; with %s the M-step is variational Bayes's, of --alpha", choose)
+	}
+	return a, nil
+}

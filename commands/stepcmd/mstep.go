@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/mstep"
 )
@@ -14,12 +15,20 @@ func init() { program.Register("mstep", mstepApp) }
 
 func mstepApp() *cli.App {
 	return &cli.App{
-		Usage:     "a model from expected counts: DMV (add-λ) or CCM (Klein's smoothing) (one M-step)",
+		Usage:     "a model from expected counts: DMV (add-λ or variational Bayes) or CCM (Klein's smoothing) (one M-step)",
 		UsageText: "mstep [options] [COUNTS...]",
 		Description: `Reads count streams (estep or sumcounts output; several files are added) and
 writes the model: within each multinomial — root; child(head, dir); the stop/cont
 decision of (head, dir, adj) — λ is added to every count and the counts are
 normalised. A multinomial without any mass becomes uniform.
+
+--vb is variational Bayes's M-step instead (DMV counts), with a symmetric
+Dirichlet(--alpha) prior on every multinomial: each weight is
+exp ψ(n + α) / exp ψ(Σn + K·α), and the model's header says so ("vb_alpha"):
+its multinomials sum to less than 1, and estep and decode take them as they
+are. -m MODEL, the model the counts' E-step ran with (checked against their
+header), adds the variational bound to the header ("vb_bound"): the loop
+"estep -m M | mstep --vb -m M" equals train-em --estimator vb, byte for byte.
 
 Every input must end with its stats record: a shard whose E-step crashed or was
 cut short is refused, never silently dropped. --expect-sentences N also
@@ -27,9 +36,13 @@ catches a shard that is missing altogether.
 
 Examples:
    estep -m model.jsonl wsj10.jsonl | mstep --lambda 0.2154 > next.jsonl
-   mstep --expect-sentences 5387 shard-*.counts > next.jsonl`,
+   mstep --expect-sentences 5387 shard-*.counts > next.jsonl
+   estep -m m.jsonl wsj10.jsonl | mstep --vb --alpha 0.1 -m m.jsonl -o m.jsonl`,
 		Flags: []cli.Flag{
 			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
+			&cli.BoolFlag{Name: "vb", Usage: "variational Bayes's M-step (DMV counts): weights exp E[log θ] under Dir(counts + α)"},
+			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "--vb: the model `FILE` the counts' E-step ran with; the model made carries the variational bound"},
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
 			program.ExpectCorpusFlag(),
 			program.OutputFlag(), program.QuietFlag(),
@@ -38,12 +51,20 @@ Examples:
 			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
+			alpha, err := program.VBAlpha(c, c.Bool("vb"), "--vb")
+			if err != nil {
+				return err
+			}
+			if c.IsSet("model") && !c.Bool("vb") {
+				return program.Usagef("-m is the model of the counts' E-step, for --vb's bound: give it with --vb")
+			}
 			if n := c.Int("expect-sentences"); n < -1 {
 				return program.Usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
+				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), VBAlpha: alpha, Model: c.String("model"),
+					ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},
 	}

@@ -112,7 +112,10 @@ type Table struct {
 	// many shards were added.
 	Model, Corpus string
 	Shards        int
-	events        int // event records read
+	// VB, when not nil, marks a model of variational Bayes (its header's
+	// vb_alpha): Params are sub-normalised weights (CheckSubDistribution).
+	VB     *VB
+	events int // event records read
 }
 
 // describe names an event for "given twice".
@@ -137,6 +140,34 @@ const SumTolerance = 1e-6
 // stop/cont decision of (h, dir, valence)) summing to 1 within
 // SumTolerance. The error names the first multinomial that does not.
 func CheckDistribution(ts *TagSet, p *Params) error {
+	return checkSums(ts, p, func(sum float64) string {
+		switch {
+		case math.Abs(sum-1) <= SumTolerance:
+			return ""
+		case sum < 1:
+			return fmt.Sprintf("not 1 (tolerance %g): not a normalised model (a model of variational Bayes says so in its header: \"vb_alpha\")", SumTolerance)
+		}
+		return fmt.Sprintf("not 1 (tolerance %g): not a normalised model", SumTolerance)
+	})
+}
+
+// CheckSubDistribution checks a model of variational Bayes as
+// CheckDistribution checks a normalised one, but for each multinomial
+// summing to at most 1 (within SumTolerance): its weights exp E[log θ]
+// lose mass (Jensen), the less the more counts a multinomial has.
+func CheckSubDistribution(ts *TagSet, p *Params) error {
+	return checkSums(ts, p, func(sum float64) string {
+		if sum <= 1+SumTolerance {
+			return ""
+		}
+		return fmt.Sprintf("more than 1 (tolerance %g): not a model of variational Bayes", SumTolerance)
+	})
+}
+
+// checkSums checks every probability in [0, 1] and every multinomial's
+// sum by complaint ("" when the sum is right); the error names the first
+// that is not.
+func checkSums(ts *TagSet, p *Params, complaint func(sum float64) string) error {
 	for _, tab := range p.Tables() {
 		for _, v := range tab {
 			if !(v >= 0 && v <= 1) {
@@ -147,8 +178,8 @@ func CheckDistribution(ts *TagSet, p *Params) error {
 	// what names the multinomial, made only for the error (a model has
 	// hundreds of multinomials, read and written every step of a loop).
 	check := func(sum float64, what func() string) error {
-		if math.Abs(sum-1) > SumTolerance {
-			return fmt.Errorf("%s sums to %.17g, not 1 (tolerance %g): not a normalised model", what(), sum, SumTolerance)
+		if c := complaint(sum); c != "" {
+			return fmt.Errorf("%s sums to %.17g, %s", what(), sum, c)
 		}
 		return nil
 	}

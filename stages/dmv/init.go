@@ -27,21 +27,35 @@ const DefaultKleinConst = 1.0
 
 // InitOptions configure Initialize.
 type InitOptions struct {
-	Lambda     float64 // add-λ in the initializer's M-step: the run's own λ
+	Lambda float64 // add-λ in the initializer's M-step: the run's own λ
+	// VBAlpha, when > 0, makes the initializer's M-step the run's VB
+	// M-step instead (VariationalBayes with this α).
+	VBAlpha    float64
 	Seed       uint64  // for random
 	KleinConst float64 // c in klein's 1/(c + |i−j|); must be > −1
 	Workers    int
 }
 
 // Start is θ⁽⁰⁾, what an estimator's first E-step runs on. It is either a
-// normalised model (Weights false) or, for zero, a table of unnormalised
-// weights (all 1) that is not a model: every estimator loads it into its
-// chart exactly as it would a model — with β for DA, the skew for SDA,
-// e^{δ|i−j|} for Model L, log weights for CE — so one mechanism serves
-// all of them.
+// normalised model (Weights false), a model of variational Bayes (VB:
+// an initializer's counts through VB's M-step) or, for zero, a table of
+// unnormalised weights (all 1) that is not a model: every estimator loads
+// it into its chart exactly as it would a model — with β for DA, the skew
+// for SDA, e^{δ|i−j|} for Model L, log weights for CE — so one mechanism
+// serves all of them.
 type Start struct {
 	Params  *Params
 	Weights bool
+	VB      bool
+}
+
+// mstep is the initializer's M-step on counts: the run's own, add-λ or
+// VB's.
+func (o InitOptions) mstep(counts *Params) Start {
+	if o.VBAlpha > 0 {
+		return Start{Params: VariationalBayes(counts, o.VBAlpha), VB: true}
+	}
+	return Start{Params: MStep(counts, o.Lambda)}
 }
 
 // Initialize makes θ⁽⁰⁾ for the corpus with the named initializer.
@@ -57,7 +71,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if err != nil {
 			return Start{}, err
 		}
-		return Start{Params: MStep(counts, opts.Lambda)}, nil
+		return opts.mstep(counts), nil
 	case InitKlein:
 		if !(opts.KleinConst > -1) || math.IsInf(opts.KleinConst, 0) {
 			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
@@ -66,7 +80,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if err != nil {
 			return Start{}, err
 		}
-		return Start{Params: MStep(counts, opts.Lambda)}, nil
+		return opts.mstep(counts), nil
 	case InitLocal:
 		ones := NewParams(t)
 		ones.Fill(1)
@@ -75,7 +89,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if res.Err != nil {
 			return Start{}, res.Err
 		}
-		return Start{Params: MStep(res.Counts, opts.Lambda)}, nil
+		return opts.mstep(res.Counts), nil
 	case InitUniform:
 		return Start{Params: MStep(NewParams(t), 1)}, nil
 	case InitRandom:
@@ -91,27 +105,27 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 	return Start{}, fmt.Errorf("unknown initializer %q (want one of %v)", name, Initializers)
 }
 
-// InitialModel is the initializer's start as a normalised model: for a
-// weight table (zero), the M-step of one plain E-step over it — what
-// dmv-init writes, and what plain EM's first iteration gives.
+// InitialModel is the initializer's start as a model: for a weight table
+// (zero), the M-step of one plain E-step over it — what dmv-init writes,
+// and what plain EM's first iteration gives.
 func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
-	s, err := Initialize(c, name, opts)
-	if err != nil {
-		return nil, err
-	}
-	return s.Model(c, opts.Lambda, opts.Workers)
+	s, err := InitialStart(c, name, opts)
+	return s.Params, err
 }
 
-// Model is s as a normalised model (see InitialModel).
-func (s Start) Model(c *Corpus, lambda float64, workers int) (*Params, error) {
-	if !s.Weights {
-		return s.Params, nil
+// InitialStart is InitialModel with its VB: whether it is a model of
+// variational Bayes (opts.VBAlpha: km, klein, local and zero; uniform and
+// random are normalised whatever the run's M-step).
+func InitialStart(c *Corpus, name string, opts InitOptions) (Start, error) {
+	s, err := Initialize(c, name, opts)
+	if err != nil || !s.Weights {
+		return s, err
 	}
-	res := NewEStepper(c).Run(s.Params, EStepOptions{Workers: workers})
+	res := NewEStepper(c).Run(s.Params, EStepOptions{Workers: opts.Workers})
 	if res.Err != nil {
-		return nil, res.Err
+		return Start{}, res.Err
 	}
-	return MStep(res.Counts, lambda), nil
+	return opts.mstep(res.Counts), nil
 }
 
 // KMCounts are the counts of Smith's K&M initializer (2006, §3.3.1): a

@@ -25,7 +25,8 @@ func NumEvents(t int) int { return t + 8*t + 2*t*t }
 
 // ReadModel reads a model file (probabilities or log-linear weights): its
 // header, exactly the events the header announces, every parameter once;
-// a probability model's multinomials each sum to 1 (SumTolerance).
+// a probability model's multinomials each sum to 1 (SumTolerance), or to
+// at most 1 when its header marks it a model of variational Bayes.
 func ReadModel(path string) (*Table, error) {
 	return readModel(pipeline.Source{Names: []string{path}}, path)
 }
@@ -33,11 +34,13 @@ func ReadModel(path string) (*Table, error) {
 // readModel reads the model of src (one input), called path in errors.
 func readModel(src pipeline.Source, path string) (*Table, error) {
 	b := &TableBuilder{}
-	if _, err := eventio.ReadModel(src, path, b.kind()); err != nil {
+	hdr, err := eventio.ReadModel(src, path, b.kind())
+	if err != nil {
 		return nil, err
 	}
 	t, err := b.Build()
 	if err == nil {
+		t.VB = vbOf(hdr)
 		err = t.checkModel()
 	}
 	if err != nil {
@@ -58,6 +61,7 @@ func (b *TableBuilder) kind() eventio.Kind {
 		Expect:   b.expect,
 		Key:      func(e *format.Event) string { return describe(*e) },
 		ID:       b.id,
+		VB:       true,
 	}
 	if shortRoad {
 		k.Short, k.Commit = b.scanLine, b.commit
@@ -66,13 +70,17 @@ func (b *TableBuilder) kind() eventio.Kind {
 }
 
 // checkModel checks a model read whole: every parameter given, a
-// probability model normalised, log-linear weights within MaxWeight.
+// probability model normalised (a VB model's sums at most 1), log-linear
+// weights within MaxWeight.
 func (t *Table) checkModel() error {
 	if got, want := t.events, NumEvents(t.Tags.Len()); got != want {
 		return fmt.Errorf("%d events for %d tags, a model has %d: some parameters are missing", got, t.Tags.Len(), want)
 	}
 	switch t.Unit {
 	case format.Prob:
+		if t.VB != nil {
+			return CheckSubDistribution(t.Tags, t.Params)
+		}
 		return CheckDistribution(t.Tags, t.Params)
 	case format.Weight:
 		for _, tab := range t.Params.Tables() {
@@ -131,6 +139,36 @@ func WriteTable(w io.Writer, ts *TagSet, p *Params, unit format.Unit, stats *for
 	return writeTable(w, ts, p, &format.Header{Family: Family, Unit: unit}, nil)
 }
 
+// WriteVB writes a model of variational Bayes: its header (with vb's
+// α and bound), then the weights p as probabilities.
+func WriteVB(w io.Writer, ts *TagSet, p *Params, vb VB) error {
+	if err := CheckAlpha(vb.Alpha); err != nil {
+		return fmt.Errorf("%v: nothing written", err)
+	}
+	if b := vb.Bound; b != nil && (math.IsNaN(*b) || math.IsInf(*b, 1)) {
+		return fmt.Errorf("a variational bound of %v: nothing written", *b)
+	}
+	return writeTable(w, ts, p, &format.Header{Family: Family, Unit: format.Prob, VBAlpha: vb.Alpha, VBBound: vb.Bound}, nil)
+}
+
+// vbOf is what a header says of a model of variational Bayes (nil: it
+// is none).
+func vbOf(h *format.Header) *VB {
+	if h.VBAlpha > 0 {
+		return &VB{Alpha: h.VBAlpha, Bound: h.VBBound}
+	}
+	return nil
+}
+
+// WriteModel writes t's parameters as the model it is: a model of
+// variational Bayes when t.VB says so.
+func WriteModel(w io.Writer, t *Table) error {
+	if t.VB != nil {
+		return WriteVB(w, t.Tags, t.Params, *t.VB)
+	}
+	return WriteTable(w, t.Tags, t.Params, t.Unit, nil)
+}
+
 // WriteCounts writes one shard of counts: its header (the hashes of the
 // model the E-step ran with, eventio.ModelNone for none, and of its sentences),
 // every entry of counts, and the stats record.
@@ -152,7 +190,7 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	if err := checkFinite(p, what); err != nil {
 		return fmt.Errorf("%v: nothing written", err)
 	}
-	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, events: NumEvents(ts.Len())}
+	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, VB: vbOf(hdr), events: NumEvents(ts.Len())}
 	switch hdr.Unit {
 	case format.Prob, format.Weight:
 		if err := t.checkModel(); err != nil {

@@ -21,9 +21,12 @@ func Run(src pipeline.Source, w io.Writer, init string, opts dmv.InitOptions) er
 	if err != nil {
 		return err
 	}
-	model, err := dmv.InitialModel(corpus, init, opts)
+	start, err := dmv.InitialStart(corpus, init, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
-	return dmv.WriteTable(w, corpus.Tags, model, format.Prob, nil)
+	if start.VB {
+		return dmv.WriteVB(w, corpus.Tags, start.Params, dmv.VB{Alpha: opts.VBAlpha})
+	}
+	return dmv.WriteTable(w, corpus.Tags, start.Params, format.Prob, nil)
 }

@@ -43,6 +43,9 @@ func Run(w io.Writer, opts Options) error {
 	if model.Unit != format.Prob {
 		return fmt.Errorf("%s: sampling needs a probability model (\"p\")", opts.Model)
 	}
+	if model.VB != nil {
+		return fmt.Errorf("%s: a model of variational Bayes (vb_alpha %v): its weights exp E[log θ] sum to less than 1, no distribution to sample from (train-em --final-lambda α writes the posterior mean, a normalised model)", opts.Model, model.VB.Alpha)
+	}
 	if err := dmv.CheckSampleable(model.Params, model.Tags.Name); err != nil {
 		return fmt.Errorf("%s: cannot sample: %w", opts.Model, err)
 	}

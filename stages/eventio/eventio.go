@@ -44,6 +44,9 @@ type Kind struct {
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
+	// VB says the family has models of variational Bayes (a header's
+	// vb_alpha); the other families refuse them.
+	VB bool
 }
 
 // maxExpect bounds what a header's count makes room for: the count is
@@ -102,6 +105,9 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 			}
 			if e.Header.Unit == format.Count {
 				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
+			}
+			if e.Header.VBAlpha > 0 && !k.VB {
+				return pipeline.BadRecord(fmt.Errorf("a %s model of variational Bayes (\"vb_alpha\"): grind trains only the DMV's by VB", e.Header.Family))
 			}
 			hdr = e.Header
 			k.expect(hdr.Events)

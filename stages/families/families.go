@@ -101,3 +101,29 @@ func (c dmvCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	return dmv.WriteTable(w, c.t.Tags, dmv.MStep(c.t.Params, lambda), format.Prob, nil)
 }
+
+func (c dmvCounts) WriteVB(w io.Writer, alpha float64, model string) error {
+	if err := dmv.CheckTotals(c.t.Tags, c.t.Params, alpha); err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
+	vb := dmv.VB{Alpha: alpha}
+	if model != "" {
+		m, err := dmv.ReadModel(model)
+		if err != nil {
+			return err
+		}
+		if h := m.Hash(); h != c.t.Model {
+			return fmt.Errorf("%s: the counts' E-step ran with model %s, and %s is %s: the bound needs the model estep -m had (not re-weighted)", c.where, c.t.Model, model, h)
+		}
+		weights, err := m.EStepWeights(c.t.Tags)
+		if err != nil {
+			return fmt.Errorf("%s: %w", model, err)
+		}
+		bound, err := dmv.VBBound(c.t.Stats.Loglik, c.t.Params, weights, alpha)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.where, err)
+		}
+		vb.Bound = &bound
+	}
+	return dmv.WriteVB(w, c.t.Tags, dmv.VariationalBayes(c.t.Params, alpha), vb)
+}

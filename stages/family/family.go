@@ -54,6 +54,16 @@ type Counts interface {
 	WriteMStep(w io.Writer, lambda float64) error
 }
 
+// VBCounts are the counts of a family with a variational-Bayes M-step
+// (the DMV's).
+type VBCounts interface {
+	// WriteVB writes the model of VB's M-step with a symmetric
+	// Dirichlet(alpha) prior; given model, the file of the model the
+	// counts' E-step ran with (checked by its hash), the model carries the
+	// variational bound too.
+	WriteVB(w io.Writer, alpha float64, model string) error
+}
+
 // EStepOptions choose the model and the kind of counts. A family refuses
 // the options it has no meaning for.
 type EStepOptions struct {
@@ -173,6 +183,11 @@ func (r Registry) forFirstLine(in *pipeline.Input) (Family, error) {
 // MStepOptions of the M-step stage.
 type MStepOptions struct {
 	Lambda float64
+	// VBAlpha, when > 0, makes the M-step variational Bayes's with this
+	// Dirichlet hyperparameter (VBCounts); Model is then the model the
+	// counts' E-step ran with, for the bound ("": no bound).
+	VBAlpha float64
+	Model   string
 	// ExpectSentences, when ≥ 0, is the number of sentences the counts
 	// must come from: a lost shard is caught even when every shard that
 	// arrived is whole.

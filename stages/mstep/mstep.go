@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/family"
 )
@@ -16,10 +17,16 @@ import (
 // Options of the M-step.
 type Options = family.MStepOptions
 
-// Run normalises the counts of src into a model of their family.
+// Run normalises the counts of src into a model of their family, or with
+// opts.VBAlpha makes the DMV's model of variational Bayes.
 func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) error {
 	if !(opts.Lambda >= 0) || math.IsInf(opts.Lambda, 1) {
 		return fmt.Errorf("--lambda must be a finite number ≥ 0, not %v", opts.Lambda)
+	}
+	if opts.VBAlpha != 0 {
+		if err := dmv.CheckAlpha(opts.VBAlpha); err != nil {
+			return err
+		}
 	}
 	fam, src, err := reg.ForSource(src)
 	if err != nil {
@@ -31,6 +38,13 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	}
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), opts.ExpectSentences, opts.ExpectCorpus, corpusHash); err != nil {
 		return err
+	}
+	if opts.VBAlpha > 0 {
+		vb, ok := counts.(family.VBCounts)
+		if !ok {
+			return fmt.Errorf("%s: --vb is the DMV's M-step, not the %s family's (train-hmm --estimator vb trains an HMM by VB)", pipeline.DescribeInputs(src.Names), fam.Name())
+		}
+		return vb.WriteVB(w, opts.VBAlpha, opts.Model)
 	}
 	return counts.WriteMStep(w, opts.Lambda)
 }

@@ -73,8 +73,7 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 	if !(s.Step >= 0) || math.IsInf(s.Step, 1) {
 		return fmt.Errorf("%s: a step length of %v: it is a finite number ≥ 0", where, s.Step)
 	}
-	copy(p.dual, s.Dual)
-	p.prob.project(p.dual) // a dual edited by hand is made feasible
+	copy(p.dual, s.Dual) // made feasible, if it is not, by the next projection's first step
 	p.solver.step = s.Step
 	return nil
 }

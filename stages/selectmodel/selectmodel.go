@@ -36,15 +36,19 @@ const (
 	// the dependencies of the model's dev parses that instantiate a rule
 	// (Options.Rules), higher first, then the dev log-likelihood.
 	Rules Criterion = "rules"
+	// Bound is unsupervised selection of models of variational Bayes: the
+	// variational bound each reached on its training corpus (its header's
+	// vb_bound), higher first; runs on one corpus, any Dirichlet α.
+	Bound Criterion = "bound"
 )
 
 // ParseCriterion reads the value of --by.
 func ParseCriterion(s string) (Criterion, error) {
 	switch c := Criterion(s); c {
-	case Accuracy, Likelihood, Contrast, Rules:
+	case Accuracy, Likelihood, Contrast, Rules, Bound:
 		return c, nil
 	}
-	return "", fmt.Errorf("--by must be %q, %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, Rules, s)
+	return "", fmt.Errorf("--by must be %q, %q, %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, Rules, Bound, s)
 }
 
 // Options of a selection.
@@ -105,6 +109,12 @@ type Row struct {
 	// RuleShare is the share of the dev parses' dependencies (the roots'
 	// included) that instantiate a rule of Options.Rules.
 	RuleShare *float64 `json:"rule_share,omitempty"`
+	// VBAlpha and VBBound are a model of variational Bayes's Dirichlet α
+	// and training bound (its header's); its LogLik is Σ log Z̃ under its
+	// weights exp E[log θ], a lower bound on the expected dev
+	// log-likelihood.
+	VBAlpha float64      `json:"vb_alpha,omitempty"`
+	VBBound *format.Real `json:"vb_bound,omitempty"`
 	// Family is the models' family when it is not the DMV's; its dev
 	// accuracy is BracketF1 (standard, whole-sentence bracket counted) of
 	// "pred_spans" against "tree", or ManyToOne and, when every predicted
@@ -169,7 +179,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	rep.Best, err = publish(w, rows, opts, func(i int) error {
 		best := models[i]
 		return pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
-			return dmv.WriteTable(o, best.Tags, best.Params, best.Unit, nil)
+			return dmv.WriteModel(o, best)
 		})
 	}, func(ranked []Row) error { return writeTable(w, ranked, opts, devName, rep.Unscorable) })
 	return rep, err
@@ -192,6 +202,9 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 	potentials := make([]*dmv.Params, len(models))
 	var err error
 	for i, path := range opts.Models {
+		if err := checkVB(models, i, path, opts); err != nil {
+			return nil, rep, err
+		}
 		if models[i].Unit != format.Prob && opts.By == Likelihood {
 			return nil, rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by contrast or --by accuracy", path)
 		}
@@ -228,6 +241,13 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		}
 		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
+		if m.VB != nil {
+			rows[i].VBAlpha = m.VB.Alpha
+			if b := m.VB.Bound; b != nil {
+				r := format.Real(*b)
+				rows[i].VBBound = &r
+			}
+		}
 		rows[i].acc = rows[i].Directed
 		if opts.By == Contrast {
 			v, err := contrast(dev, known, m, opts.Nbhd, opts.Workers)
@@ -259,6 +279,25 @@ func Rank(dev []*format.Sentence, devName string, models []*dmv.Table, opts Opti
 	}
 	rep.Best = ranked[0]
 	return ranked, rep, nil
+}
+
+// checkVB refuses what a ranking cannot compare (model i, read from
+// path): by bound a model without one; by likelihood a model of
+// variational Bayes beside a normalised one (Σ log Z̃ under weights that
+// sum to less than 1 is a lower bound, not a likelihood).
+func checkVB(models []*dmv.Table, i int, path string, opts Options) error {
+	m := models[i]
+	switch {
+	case opts.By == Bound && (m.VB == nil || m.VB.Bound == nil):
+		return fmt.Errorf("%s: no variational bound in its header (not a model of train-em --estimator vb, or of mstep --vb -m): rank it --by likelihood or --by accuracy", path)
+	case opts.By == Likelihood && i > 0 && (m.VB == nil) != (models[0].VB == nil):
+		vb, normalised := path, opts.Models[0]
+		if m.VB == nil {
+			vb, normalised = normalised, vb
+		}
+		return fmt.Errorf("%s is a model of variational Bayes and %s a normalised one: the dev log-likelihood of θ̃ (sub-normalised) is a lower bound, not comparable with a likelihood; rank them --by accuracy, or each kind by itself", vb, normalised)
+	}
+	return nil
 }
 
 // commonlyKnown marks the dev sentences whose every tag every model
@@ -400,6 +439,9 @@ func rank(rows []Row, by Criterion) []int {
 				return c
 			}
 		}
+		if by == Bound {
+			return cmp.Compare(float64(*rb.VBBound), float64(*ra.VBBound))
+		}
 		if c := cmp.Compare(ra.ZeroProbability, rb.ZeroProbability); c != 0 {
 			return c
 		}
@@ -424,6 +466,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	if opts.By == Rules {
 		by = "the share of rules (" + opts.Rules.Name + ") in the dev parses, then dev log-likelihood"
 	}
+	if opts.By == Bound {
+		by = "the variational bound of their training (vb_bound); dev columns"
+	}
 	fmt.Fprintf(&b, "%d models ranked by %s on %s: %d sentences, %d tokens", len(rows), by, dev, rows[0].Sentences, rows[0].Tokens)
 	if unscorable > 0 {
 		fmt.Fprintf(&b, "; log-likelihood over the %d sentences whose tags every model knows", rows[0].LogLikSentences)
@@ -434,6 +479,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	}
 	if opts.Rules != nil {
 		contrastHead += "  rules"
+	}
+	if opts.By == Bound {
+		contrastHead += "           bound"
 	}
 	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0%s  model\n", contrastHead)
 	pct := func(f *float64) string {
@@ -452,6 +500,9 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		}
 		if r.RuleShare != nil {
 			ll += fmt.Sprintf("  %5.1f", 100**r.RuleShare)
+		}
+		if opts.By == Bound {
+			ll += fmt.Sprintf("  %14.6g", float64(*r.VBBound))
 		}
 		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected), ll, r.Model)
 	}

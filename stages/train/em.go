@@ -36,6 +36,10 @@ type EM struct {
 	// bias) and the number of workers.
 	EStep  dmv.EStepOptions
 	Lambda float64 // add-λ in every M-step (0: maximum likelihood)
+	// VBAlpha, when > 0, makes every M-step variational Bayes's with a
+	// symmetric Dirichlet(VBAlpha) prior (dmv.VariationalBayes; Lambda
+	// unused), and the objective the bound after it (dmv.VBBound).
+	VBAlpha float64
 	// MaxIter bounds the iterations; Tol is the stopping threshold: the
 	// relative change of the log-likelihood, or for Hard the change of
 	// per-token cross-entropy in bits. Zero values mean the defaults.
@@ -175,6 +179,8 @@ func (em *EM) NewSteps(estep *dmv.EStepper, resume *Checkpoint) *Steps {
 
 // Step is one iteration (emloop.Loop.Step; β is em's Weights' business):
 // the E-step on the model's weight table and the M-step on its counts.
+// Its objective is the E-step's (Σ log Z, through em.Objective), or under
+// VB the variational bound after the M-step.
 func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error) {
 	em := s.em
 	s.iter++
@@ -200,13 +206,22 @@ func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error)
 	if n := em.Corpus.Len(); n > 0 && out.Unusable == n {
 		return nil, 0, fmt.Errorf("iteration %d: every sentence left out: their weights span more than floating point can hold (a large positive δ?)", s.iter)
 	}
-	if em.Objective != nil {
+	switch {
+	case em.VBAlpha > 0:
+		var err error
+		if obj, err = dmv.VBBound(out.LogLik, out.Counts, w, em.VBAlpha); err != nil {
+			return nil, 0, fmt.Errorf("iteration %d: %w", s.iter, err)
+		}
+	case em.Objective != nil:
 		obj = em.Objective(obj)
 	}
 	if math.IsInf(obj, -1) && math.IsInf(s.prev, -1) && !s.converged(s.prev, obj) {
 		s.stuck = fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", s.iter, out.ZeroWeight)
 	}
 	s.last, s.prev = out, obj
+	if em.VBAlpha > 0 {
+		return dmv.VariationalBayes(out.Counts, em.VBAlpha), obj, nil
+	}
 	return dmv.MStep(out.Counts, em.Lambda), obj, nil
 }
 

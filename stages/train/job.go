@@ -40,6 +40,10 @@ type Job struct {
 	// default) or log-linear weights (format.Weight, CE), which are saved
 	// as "w" and decoded with potentials exp(w).
 	Unit format.Unit
+	// VBAlpha, when > 0, makes the run's M-steps (the initializer's
+	// included) variational Bayes's with this Dirichlet hyperparameter,
+	// and its models models of VB (dmv.VB).
+	VBAlpha float64
 	// RunDir, when not "", receives the log (RunLog), a checkpoint after
 	// every iteration and the final model (RunModel); with Resume the run
 	// continues from the checkpoint there instead of from the start.
@@ -62,6 +66,9 @@ type Session struct {
 	// weights is θ⁽⁰⁾ when it is a weight table (zero), not a model:
 	// iterations that run on it are logged but not saved as models.
 	weights *dmv.Params
+	// vb marks the model the next iteration runs on as a model of VB (nil:
+	// normalised): θ⁽⁰⁾ as it came, then each VB M-step's with its bound.
+	vb      *dmv.VB
 	estep   *dmv.EStepper
 	log     *os.File
 	iters   int
@@ -94,10 +101,10 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		if len(unseen) > 0 && job.Progress != nil {
 			job.Progress.Note("%d tags unknown to %s start as its average tag: %s\n", len(unseen), job.StartModel, strings.Join(unseen, " "))
 		}
-		if start.Unit == format.Prob && len(unseen) > 1 {
+		if start.Unit == format.Prob && start.VB == nil && len(unseen) > 1 {
 			p = dmv.MStep(p, 0) // one class per unseen tag: a distribution again
 		}
-		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats}
+		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats, VB: start.VB}
 		return ts, nil
 	}
 	gold := job.Evaluate != nil && (job.LogPath != "" || job.RunDir != "")
@@ -126,6 +133,9 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		if s.resumed != nil {
 			done = s.resumed.Done()
 			s.iters = done
+			if job.VBAlpha > 0 { // the checkpoint's model: its bound is the last objective
+				s.vb = &dmv.VB{Alpha: job.VBAlpha, Bound: &s.resumed.Prev}
+			}
 		}
 		if s.log, s.elapsed, err = rundir.OpenLog(job.RunDir, job.Resume, done); err != nil {
 			return nil, err
@@ -154,7 +164,10 @@ func (s *Session) Start(lambda float64) (dmv.Start, error) {
 		if s.start.Unit != format.Prob {
 			return dmv.Start{}, fmt.Errorf("%s: not a probability model", s.Job.StartModel)
 		}
-		return dmv.Start{Params: s.start.Params}, nil
+		if vb := s.start.VB; vb != nil && s.resumed == nil {
+			s.vb = &dmv.VB{Alpha: vb.Alpha} // its bound was another run's
+		}
+		return dmv.Start{Params: s.start.Params, VB: s.start.VB != nil}, nil
 	}
 	st, err := dmv.Initialize(s.Corpus, s.Job.Init, s.InitOptions(lambda))
 	if err != nil {
@@ -162,6 +175,9 @@ func (s *Session) Start(lambda float64) (dmv.Start, error) {
 	}
 	if st.Weights {
 		s.weights = st.Params
+	}
+	if st.VB && s.resumed == nil {
+		s.vb = &dmv.VB{Alpha: s.Job.VBAlpha}
 	}
 	return st, nil
 }
@@ -172,7 +188,7 @@ func (s *Session) InitOptions(lambda float64) dmv.InitOptions {
 	if c == 0 {
 		c = dmv.DefaultKleinConst
 	}
-	return dmv.InitOptions{Lambda: lambda, Seed: s.Job.Seed, KleinConst: c, Workers: s.Job.Workers}
+	return dmv.InitOptions{Lambda: lambda, VBAlpha: s.Job.VBAlpha, Seed: s.Job.Seed, KleinConst: c, Workers: s.Job.Workers}
 }
 
 // Observe is the observer of every iteration: accuracy (when asked),
@@ -208,24 +224,36 @@ func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 			return err
 		}
 	}
+	s.vb = nil // the model this iteration made
+	if s.Job.VBAlpha > 0 {
+		bound := float64(it.Objective)
+		s.vb = &dmv.VB{Alpha: s.Job.VBAlpha, Bound: &bound}
+	}
 	return nil
 }
 
-// Save writes a model file atomically.
+// Save writes a model file atomically: the model the next iteration runs
+// on, a model of VB when it is one.
 func (s *Session) Save(path string, model *dmv.Params) error {
-	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
-		return dmv.WriteTable(o, s.Corpus.Tags, model, s.unit(), nil)
-	})
+	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error { return s.write(o, model) })
 }
 
-// Write writes the final model to w, and to the run directory.
+func (s *Session) write(w io.Writer, model *dmv.Params) error {
+	if s.vb != nil && s.unit() == format.Prob {
+		return dmv.WriteVB(w, s.Corpus.Tags, model, *s.vb)
+	}
+	return dmv.WriteTable(w, s.Corpus.Tags, model, s.unit(), nil)
+}
+
+// Write writes the final model to w, and to the run directory: the
+// model the last iteration made (a model of VB when it is one).
 func (s *Session) Write(w io.Writer, model *dmv.Params) error {
 	if s.Job.RunDir != "" {
 		if err := s.Save(filepath.Join(s.Job.RunDir, RunModel), model); err != nil {
 			return err
 		}
 	}
-	return dmv.WriteTable(w, s.Corpus.Tags, model, s.unit(), nil)
+	return s.write(w, model)
 }
 
 // Origin is where the log's seconds count from: now, or for a resumed
@@ -285,7 +313,8 @@ type EMOptions struct {
 	PR pr.Options
 }
 
-// RunEM trains by EM, MAP/EM or Viterbi EM and writes the model to w.
+// RunEM trains by EM, MAP/EM, Viterbi EM or (job.VBAlpha) variational
+// Bayes and writes the model to w.
 func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	s, start, err := Begin(src, job, opts.Lambda)
 	if err != nil {
@@ -296,6 +325,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		Corpus:  s.Corpus,
 		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers},
 		Lambda:  opts.Lambda,
+		VBAlpha: job.VBAlpha,
 		MaxIter: opts.MaxIter,
 		Tol:     opts.Tol,
 		Observe: s.Observe,
@@ -315,6 +345,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	model := res.Model
 	if opts.FinalLambda >= 0 {
 		model = dmv.MStep(res.Counts, opts.FinalLambda)
+		s.vb = nil // normalised: under VB with λ = α, the posterior mean
 	}
 	s.report(res)
 	return s.Write(w, model)
