@@ -30,25 +30,29 @@ TEST_MAX  ?= 10
 PRESET    ?= default
 WORKERS   ?= 1
 LANGS     ?= $(foreach l,en zh tr pt ja de bg eu fr it pl es nl,$(if $(wildcard $(UD)/$(l)-ud-dev-nopunct.conllu),$(l)))
-OUT       ?= out/newlang-$(TRAIN_MAX)-$(TEST_MAX)
+OUT       ?= out/newlang-$(TRAIN_MAX)
+# The report half at TEST_MAX: test$(TEST_MAX).jsonl, and each row's
+# ROW.t$(TEST_MAX).test.jsonl and .score (the models do not depend on it).
+T         := t$(TEST_MAX)
 export PATH := $(abspath ../../bin):$(PATH)
 
 ROWS := attach-left attach-right em induce induce-sup
+.SECONDEXPANSION:
 
 .PHONY: all clean
 ifeq ($(strip $(LANGS)),)
 all:
 	@echo "examples/induce: no language files in $(UD); skipping"
 else
-all: $(foreach l,$(LANGS),$(foreach r,$(ROWS),$(OUT)/$(l)/$(r).score))
-	@sh summary.sh $(OUT) $(LANGS)
+all: $(foreach l,$(LANGS),$(foreach r,$(ROWS),$(OUT)/$(l)/$(r).$(T).score)) $(foreach l,$(LANGS),$(OUT)/$(l)/induce.$(T).vs-em)
+	@sh summary.sh $(OUT) $(T) $(LANGS)
 endif
 
 dev_of = conll2deps --tag upos -q $(UD)/$(1)-ud-dev-nopunct.conllu
 $(OUT)/%/dev.jsonl:
 	@mkdir -p $(@D)
 	$(call dev_of,$*) | awk 'NR % 2 == 1' | filterlen $(TRAIN_MAX) > $@.tmp && mv $@.tmp $@
-$(OUT)/%/test.jsonl:
+$(OUT)/%/test$(TEST_MAX).jsonl:
 	@mkdir -p $(@D)
 	$(call dev_of,$*) | awk 'NR % 2 == 0' | filterlen $(TEST_MAX) > $@.tmp && mv $@.tmp $@
 $(OUT)/%/train.jsonl: $(OUT)/%/dev.jsonl
@@ -72,22 +76,21 @@ $(OUT)/%/induce.model: $(OUT)/%/train.jsonl $(OUT)/%/dev.jsonl
 $(OUT)/%/induce-sup.model: $(OUT)/%/induce.model
 	select-model --dev $(@D)/dev.jsonl --root count -q --best $@ $(@D)/runs/*.jsonl > $(@D)/induce-sup.ranking
 
-$(OUT)/%.test.jsonl: $(OUT)/%.model
-	decode -m $< -q $(dir $@)test.jsonl > $@.tmp && mv $@.tmp $@
-$(OUT)/%/attach-left.test.jsonl: $(OUT)/%/test.jsonl
+$(OUT)/%.$(T).test.jsonl: $(OUT)/%.model $$(dir $$@)test$(TEST_MAX).jsonl
+	decode -m $< -q $(dir $@)test$(TEST_MAX).jsonl > $@.tmp && mv $@.tmp $@
+$(OUT)/%/attach-left.$(T).test.jsonl: $(OUT)/%/test$(TEST_MAX).jsonl
 	baseline --attach left $< > $@.tmp && mv $@.tmp $@
-$(OUT)/%/attach-right.test.jsonl: $(OUT)/%/test.jsonl
+$(OUT)/%/attach-right.$(T).test.jsonl: $(OUT)/%/test$(TEST_MAX).jsonl
 	baseline --attach right $< > $@.tmp && mv $@.tmp $@
 
 # Each row's score: root counted, with the sign test against attach-right;
 # .vs-em: against EM.
-$(OUT)/%.score: $(OUT)/%.test.jsonl
-	score --root count --json --against $(dir $@)attach-right.test.jsonl $< -o $@
-$(OUT)/%.vs-em: $(OUT)/%.test.jsonl
-	score --root count --json --against $(dir $@)em.test.jsonl $< -o $@
-$(foreach l,$(LANGS),$(OUT)/$(l)/attach-right.score): $(OUT)/%.score: $(OUT)/%.test.jsonl
+$(OUT)/%.$(T).score: $(OUT)/%.$(T).test.jsonl
+	score --root count --json --against $(dir $@)attach-right.$(T).test.jsonl $< -o $@
+$(OUT)/%.$(T).vs-em: $(OUT)/%.$(T).test.jsonl
+	score --root count --json --against $(dir $@)em.$(T).test.jsonl $< -o $@
+$(foreach l,$(LANGS),$(OUT)/$(l)/attach-right.$(T).score): $(OUT)/%.$(T).score: $(OUT)/%.$(T).test.jsonl
 	score --root count --json $< -o $@
-all: $(foreach l,$(LANGS),$(OUT)/$(l)/induce.vs-em)
 
 .SECONDARY:
 clean:
