@@ -3,8 +3,10 @@
 # has a row per estimator and selection; sda-map picks among the unsmoothed SDA
 # runs and those with λ, and its λ run is train-da's with --lambda; each further
 # neighbourhood (CE_NBHDS) trains CE under that neighbourhood and is picked,
-# unsupervisedly, by its own contrastive objective. Skips when ../shared/data is
-# absent. Needs the programs in ../../bin (make build) and jq.
+# unsupervisedly, by its own contrastive objective; em-rules is train-em --rules
+# picked unsupervisedly by the share of rules, em-vb by its bound, and the
+# induce row is induce's model. Skips when ../shared/data is absent. Needs the
+# programs in ../../bin (make build) and jq.
 set -eu
 cd "$(dirname "$0")"
 [ -d ../../../shared/data/ptb-sample/wsj ] || { echo "check-heldout: ../shared/data not found; skipped"; exit 0; }
@@ -14,14 +16,16 @@ trap 'rm -rf "$out"' EXIT
 fail() { echo "check-heldout: $*" >&2; exit 1; }
 
 make -s -f heldout.mk -j2 DATA=ptb OUT="$out" INITS=km LAMBDAS='0 1' BETA0S=0.1 GAMMAS=2.5 \
-	DELTA0S=-0.2 DELTA_STEPS=0.1 DELTA_FINAL=0 SIGMA2S=1 CE_NBHDS=length "$out/heldout/table.tsv" >/dev/null
+	DELTA0S=-0.2 DELTA_STEPS=0.1 DELTA_FINAL=0 SIGMA2S=1 CE_NBHDS=length \
+	RULE_SHARES='0.8 0.9' PR_INITS=km PR_LAMBDAS=1 SIGMAS=3 VB_ALPHAS='1 0.1' "$out/heldout/table.tsv" >/dev/null
 h=$out/heldout
 
 rows=$(cut -f1 "$h/table.tsv" | tail -n +2 | tr '\n' ' ')
 want="attach-left attach-right"
-for e in em em0 sda sda-below1 sda-map sda-below1-map sa ce ce-length; do
+for e in em em0 sda sda-below1 sda-map sda-below1-map sa ce ce-length em-rules em-sparsity em-vb; do
 	for s in supervised few unsupervised oracle; do want="$want $e.$s"; done
 done
+want="$want induce.unsupervised"
 [ "$rows" = "$want " ] || fail "the table's rows are
   $rows
 not
@@ -42,4 +46,13 @@ cmp -s "$out/ce-length.model" "$h/ce-length/km-s1.model" || fail "ce-length is n
 want=$(select-model --dev "$out/dev.jsonl" --root exclude --by contrast --nbhd length --json -q "$h/ce-length/km-s1.model" | jq .contrast)
 [ "$(jq .contrast "$h/ce-length.unsupervised.jsonl")" = "$want" ] ||
 	fail "ce-length's unsupervised ranking is not its LENGTH contrastive objective"
+# em-rules trains with the rules and is picked unsupervisedly by their share;
+# em-vb by its bound; the induce row is induce's own model.
+train-em --rules ptb --init km --lambda 1 --rule-share 0.9 -q "$out/train.jsonl" -o "$out/rules.model"
+cmp -s "$out/rules.model" "$h/em-rules/km-l1-t0.9.model" || fail "em-rules is not train-em --rules ptb"
+[ "$(jq -r '.by + " " + (.rule_share | type)' "$h/em-rules.unsupervised.jsonl" | sort -u)" = "rules number" ] ||
+	fail "em-rules's unsupervised ranking is not by the share of rules"
+[ "$(jq -r .by "$h/em-vb.unsupervised.jsonl" | sort -u)" = bound ] || fail "em-vb's unsupervised ranking is not by its bound"
+induce --train "$out/train.jsonl" --dev "$out/dev.jsonl" --rules ptb -q -o "$out/induce.model"
+cmp -s "$out/induce.model" "$h/induce.unsupervised.model" || fail "the induce row is not induce's model"
 echo "check-heldout: ok ($(echo "$rows" | wc -w) rows)"

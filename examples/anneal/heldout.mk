@@ -59,7 +59,26 @@ CE_ESTIMATORS := ce $(CE_NBHDS:%=ce-%)
 # calls "not fair" for his unsmoothed SDA. SDA_LAMBDAS= leaves them out.
 SDA_LAMBDAS ?= $(filter-out 0,$(LAMBDAS))
 SDA_MAP     := $(if $(SDA_LAMBDAS),sda-map sda-below1-map)
-ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa $(CE_ESTIMATORS)
+# Beyond the seeds (DESIGN.md §5.10–5.15), each an estimator of its own:
+#   em-rules     EM for posterior regularization by universal rules (train-em
+#                --rules RULES) over PR_INITS × PR_LAMBDAS × RULE_SHARES; its
+#                unsupervised selection is by the share of rules in the dev
+#                parses (select-model --by rules), the criterion induce uses
+#   em-sparsity  EM for posterior sparsity (train-em --sparsity σ) over
+#                PR_INITS × SIGMAS; unsupervised by dev likelihood
+#   em-vb        variational Bayes (train-em --estimator vb) over INITS ×
+#                VB_ALPHAS; unsupervised by its bound (select-model --by bound)
+#   induce       induce's own choice (its default preset; an "unsupervised"
+#                row only: it reads no gold)
+# RULES= SIGMAS= VB_ALPHAS= leave them out.
+RULES       ?= $(if $(filter ud-upos-%,$(DATA)),ud1,ptb)
+RULE_SHARES ?= 0.7 0.8 0.9
+PR_INITS    ?= km zero
+PR_LAMBDAS  ?= 0 1
+SIGMAS      ?= 1 3 10 30
+VB_ALPHAS   ?= 1 0.1 0.01 0.001
+NEW_ESTIMATORS := $(if $(RULES),em-rules) $(if $(SIGMAS),em-sparsity) $(if $(VB_ALPHAS),em-vb)
+ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa $(CE_ESTIMATORS) $(NEW_ESTIMATORS)
 # nbhd_of CE-ESTIMATOR: its neighbourhood (ce is NBHD's, ce-NAME is NAME's).
 nbhd_of = $(if $(filter ce,$(1)),$(NBHD),$(1:ce-%=%))
 
@@ -107,6 +126,23 @@ $(SDA_MAP_RUNS) $(call below1,$(SDA_MAP_RUNS)): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $(*F) | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew $(if $(filter sda-below1,$(*D)),--below-one) \
 	  --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
+RULES_RUNS    := $(foreach i,$(PR_INITS),$(foreach l,$(PR_LAMBDAS),$(foreach t,$(RULE_SHARES),$(H)/em-rules/$(i)-l$(l)-t$(t).model)))
+SPARSITY_RUNS := $(foreach i,$(PR_INITS),$(foreach g,$(SIGMAS),$(H)/em-sparsity/$(i)-s$(g).model))
+VB_RUNS       := $(foreach i,$(INITS),$(foreach a,$(VB_ALPHAS),$(H)/em-vb/$(i)-a$(a).model))
+$(RULES_RUNS): $(H)/em-rules/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-em --rules $(RULES) --init $$1 --lambda $${2#l} --rule-share $${3#t} --workers $(WORKERS) -q $< -o $@
+$(SPARSITY_RUNS): $(H)/em-sparsity/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-em --sparsity $${2#s} --init $$1 --workers $(WORKERS) -q $< -o $@
+$(VB_RUNS): $(H)/em-vb/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-em --estimator vb --alpha $${2#a} --init $$1 --workers $(WORKERS) -q $< -o $@
+# induce's choice, and its name where the table looks for a pick.
+$(H)/induce.unsupervised.model: $(OUT)/train.jsonl $(OUT)/dev.jsonl
+	@mkdir -p $(@D)
+	induce --train $< --dev $(OUT)/dev.jsonl --rules $(RULES) --workers $(WORKERS) -q --report $(H)/induce.report -o $@
+	@sed -n 's/^chosen: \(.*\) — .*/\1/p' $(H)/induce.report | jq -R -c '{model: .}' > $(H)/induce.unsupervised.jsonl
 $(foreach e,$(CE_ESTIMATORS),$(call ce_runs,$(e))): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $(*F) | tr '-' ' '); train-ce --nbhd $(call nbhd_of,$(*D)) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
@@ -118,7 +154,9 @@ by_supervised   = --dev $(OUT)/dev.jsonl --root exclude
 by_few          = --dev $(OUT)/dev.jsonl --root exclude --dev-sentences $(FEW)
 by_unsupervised = --dev $(OUT)/dev.jsonl --root exclude --by likelihood
 by_oracle       = --dev $(OUT)/test.jsonl --root exclude
-by = $(if $(and $(filter unsupervised,$(2)),$(filter $(CE_ESTIMATORS),$(1))),--dev $(OUT)/dev.jsonl --root exclude --by contrast --nbhd $(call nbhd_of,$(1)),$(by_$(2)))
+by_unsupervised_em-rules = --dev $(OUT)/dev.jsonl --root exclude --by rules --rules $(RULES)
+by_unsupervised_em-vb    = --dev $(OUT)/dev.jsonl --root exclude --by bound
+by = $(if $(and $(filter unsupervised,$(2)),$(filter $(CE_ESTIMATORS),$(1))),--dev $(OUT)/dev.jsonl --root exclude --by contrast --nbhd $(call nbhd_of,$(1)),$(or $(by_$(2)_$(1)),$(by_$(2))))
 
 # An SA run trains, then keeps its best epoch under each criterion.
 $(H)/sa/%/done: $(OUT)/train.jsonl $(OUT)/dev.jsonl $(OUT)/test.jsonl
@@ -136,6 +174,9 @@ candidates_sda-map = $(SDA_MAP_RUNS)
 candidates_sda-below1 = $(call below1,$(SDA_RUNS))
 candidates_sda-below1-map = $(call below1,$(SDA_MAP_RUNS))
 $(foreach e,$(CE_ESTIMATORS),$(eval candidates_$(e) = $(call ce_runs,$(e))))
+candidates_em-rules    = $(RULES_RUNS)
+candidates_em-sparsity = $(SPARSITY_RUNS)
+candidates_em-vb       = $(VB_RUNS)
 candidates_sa  = $(SA_DIRS:=/$(1).model)
 deps_sa        = $(SA_DIRS:=/done)
 
@@ -164,8 +205,9 @@ $(H)/$(1).score: $(H)/$(1).test.jsonl $(H)/em.$(2).test.jsonl
 endef
 $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(eval $(call report,$(e).$(c),$(c)))))
 $(foreach a,left right,$(eval $(call report,attach-$(a),supervised)))
+$(if $(RULES),$(eval $(call report,induce.unsupervised,unsupervised)))
 
-ROWS := attach-left attach-right $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(e).$(c)))
+ROWS := attach-left attach-right $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(e).$(c))) $(if $(RULES),induce.unsupervised)
 $(H)/table.tsv: $(ROWS:%=$(H)/%.score)
 	@$(TABLE_ENV) sh heldout-table.sh $(H) $(ROWS) > $@.tmp && mv $@.tmp $@
 
