@@ -35,8 +35,15 @@ each root drawn from root, with weight e^β per tree beyond the first (Model S).
 They combine. loglik is then Σ log Z under the re-weighted model, the
 quantity the annealed EM climbs (DA's tempered objective is loglik / β).
    estep --beta 0.1 --skew init.jsonl -m model.jsonl wsj10.jsonl | mstep > next.jsonl
-   estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl`,
-		Flags: []cli.Flag{
+   estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl
+
+--max-depth D counts only the trees whose left-corner parse needs at most D
+stack levels (Noji, Miyao & Johnson 2016; --max-chunk N: center embeddings of
+at most N words do not count); loglik is then Σ log Z over those trees. It
+combines with --hard, --beta, --skew and --delta; the counts' header marks
+the bound, so shards of different bounds do not mix.
+   estep --max-depth 1 --max-chunk 3 -m model.jsonl ud15.jsonl | mstep > next.jsonl`,
+		Flags: append(append([]cli.Flag{
 			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
@@ -44,8 +51,9 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			&cli.StringFlag{Name: "skew", Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
+		}, program.DepthFlags()...),
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
 				return program.Usagef("missing -m MODEL")
@@ -63,10 +71,21 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			if err != nil {
 				return err
 			}
+			max, chunk, err := program.DepthBound(c)
+			if err != nil {
+				return err
+			}
+			bound := dmv.DepthBound{Max: max, Chunk: chunk}
+			switch {
+			case bound.On() && c.Bool("gold"):
+				return program.Usagef("--gold counts the gold trees: --max-depth does not apply")
+			case bound.On() && c.IsSet("seg-beta"):
+				return program.Usagef("--max-depth and --seg-beta do not combine: Model S's segmentations are not trees of the bounded chart")
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew")}
+					Reweight: r, Skew: c.String("skew"), Bound: bound}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

@@ -493,6 +493,10 @@ type EStepOptions struct {
 	// LogLikOnly computes Σ log Z alone, without outside pass or counts
 	// (the plain likelihood of a model trained under a bias).
 	LogLikOnly bool
+	// Bound, when on, restricts every sentence's trees to those within
+	// the left-corner depth bound (BoundedChart): posteriors, Viterbi
+	// trees and LogLik alike. It does not combine with Segment.
+	Bound DepthBound
 	// Workers is the number of goroutines (≤ 0: every core).
 	Workers int
 }
@@ -524,6 +528,7 @@ const chunks = 64
 type EStepper struct {
 	corpus    *Corpus
 	charts    []*Chart
+	bounded   []*BoundedChart // for EStepOptions.Bound
 	heads     [][]int
 	free      []*Params // count tables of chunks, for reuse
 	chunkLL   []float64
@@ -546,10 +551,19 @@ func (e *EStepper) chunkBounds(k int) (lo, hi int) {
 // under weight table w.
 func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	c := e.corpus
+	if opts.Bound.On() && opts.Segment {
+		return EStepResult{Err: errors.New("the depth bound and Model S's segments do not combine")}
+	}
 	workers := min(pipeline.Workers(opts.Workers), chunks)
 	for len(e.charts) < workers {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 		e.heads = append(e.heads, make([]int, c.MaxLen))
+	}
+	if len(e.bounded) > 0 && e.bounded[0].bound != opts.Bound {
+		e.bounded = nil
+	}
+	for opts.Bound.On() && len(e.bounded) < workers {
+		e.bounded = append(e.bounded, NewBoundedChart(opts.Bound, c.MaxLen))
 	}
 	if len(e.free) > 0 && e.free[0].T != w.T {
 		e.free = nil
@@ -608,6 +622,10 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		counts, ll, zero, bad := table(), 0.0, 0, 0
 		counts.Zero()
 		chart, heads := e.charts[worker], e.heads[worker]
+		var tc TreeChart = chart // Segment is the plain chart's only
+		if opts.Bound.On() {
+			tc = e.bounded[worker]
+		}
 		lo, hi := e.chunkBounds(k)
 		errs[k] = c.Each(lo, hi, func(i int, tags, gold []int) {
 			var logZ float64
@@ -618,23 +636,23 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 				AddTreeCounts(tags, gold, counts, 1)
 				logZ = TreeLogWeight(tags, gold, w)
 			case opts.Hard:
-				chart.Load(tags, w, dist)
+				tc.Load(tags, w, dist)
 				if opts.Segment {
 					chart.Segment(opts.SegBeta)
 				}
-				logZ = chart.Viterbi(heads)
+				logZ = tc.Viterbi(heads)
 				if !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
 					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
 				}
 			default:
-				chart.Load(tags, w, dist)
+				tc.Load(tags, w, dist)
 				if opts.Segment {
 					chart.Segment(opts.SegBeta)
 				}
-				logZ = chart.Inside()
+				logZ = tc.Inside()
 				if !opts.LogLikOnly && !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
-					if chart.Outside() {
-						chart.AddCounts(tags, counts, 1)
+					if tc.Outside() {
+						tc.AddCounts(tags, counts, 1)
 					} else {
 						logZ = math.NaN() // no usable posteriors
 					}

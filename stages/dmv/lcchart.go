@@ -90,6 +90,12 @@ type BoundedChart struct {
 	pot   *Chart // potentials, scaling and posteriors
 	n     int
 	sq    int // n·n, the size of one depth level of a table
+	// levels are the depths the sentence can reach within the bound:
+	// each deeper half lies inside an embedding at least one word
+	// shorter than the one before, so n words reach at most depth n.
+	levels int
+	// chunk is the bound's Chunk, at most n: no embedding is longer.
+	chunk int
 
 	// Inside items, [d·sq + …]: rows h·n+j for right halves and
 	// attachments, transposes where the inner loops read columns.
@@ -127,7 +133,7 @@ func (b *BoundedChart) grow(n int) {
 	if n <= b.capacity {
 		return
 	}
-	size := b.bound.Max * n * n
+	size := min(b.bound.Max, n) * n * n
 	f := func() []float64 { return make([]float64, size) }
 	g := func() []int32 { return make([]int32, size) }
 	b.rsN, b.rcN, b.rsPT, b.ls0T, b.ls1, b.lc = f(), f(), f(), f(), f(), f()
@@ -135,7 +141,8 @@ func (b *BoundedChart) grow(n int) {
 	b.brsN, b.brcN, b.brsPT, b.bls0T, b.bls1, b.blc = f(), f(), f(), f(), f(), f()
 	b.birN, b.birP, b.bil0 = f(), f(), f()
 	b.bpIRN, b.bpIRP, b.bpIL0, b.bpRN, b.bpRP, b.bpL0, b.bpL1 = g(), g(), g(), g(), g(), g(), g()
-	b.a, b.ba, b.bpA = make([][]float64, b.bound.Chunk+1), make([][]float64, b.bound.Chunk+1), make([][]int32, b.bound.Chunk+1)
+	chunks := min(b.bound.Chunk, n) + 1
+	b.a, b.ba, b.bpA = make([][]float64, chunks), make([][]float64, chunks), make([][]int32, chunks)
 	for l := range b.a {
 		b.a[l], b.ba[l], b.bpA[l] = f(), f(), g()
 	}
@@ -161,6 +168,7 @@ func (b *BoundedChart) LoadScores(n int, edge, root []float64) {
 func (b *BoundedChart) loaded() {
 	b.n = b.pot.n
 	b.sq = b.n * b.n
+	b.levels, b.chunk = min(b.bound.Max, b.n), min(b.bound.Chunk, b.n)
 	b.grow(b.n)
 }
 
@@ -250,7 +258,7 @@ func (b *BoundedChart) noTree() bool {
 // inside fills the chart bottom-up by width, every depth at each width;
 // with viterbi in the max-product semiring, keeping back-pointers.
 func (b *BoundedChart) inside(viterbi bool) {
-	n, sq, lam, levels := b.n, b.sq, b.bound.Chunk, b.bound.Max
+	n, sq, lam, levels := b.n, b.sq, b.chunk, b.levels
 	c := b.pot
 	for d := 0; d < levels; d++ {
 		o := d * sq
@@ -315,23 +323,37 @@ func (b *BoundedChart) inside(viterbi bool) {
 				s, k := dotK(rs, lcRow)
 				b.il0[o+j*n+cc], b.bpIL0[o+j*n+cc] = e*s, int32(cc+k)
 				// A_ℓ: the child's right half over cc..k one deeper when
-				// ℓ + k − cc ≥ λ; with s = λ−ℓ the first s split points
-				// stay at d.
+				// ℓ + k − cc ≥ λ. The split points r = k − cc ≥ λ are
+				// deeper for every ℓ: their sum is taken once; the first
+				// m = min(λ, w) are added one by one, at d for r < λ−ℓ
+				// (in Viterbi from the last, so that ties go to the
+				// first).
 				var rsDeep []float64
 				if deeper {
 					rsDeep = b.rsN[o+sq+cc*n+cc : o+sq+cc*n+j]
 				}
+				m := min(lam, w)
+				tail, kt := 0.0, 0
+				if rsDeep != nil && m < w {
+					tail, kt = dotK(rsDeep[m:], lcRow[m:])
+					kt += m
+				}
 				for l := 0; l <= lam; l++ {
-					sh := min(lam-l, w)
-					s1, k1 := dotK(rs[:sh], lcRow)
-					s2, k2 := -1.0, 0
-					if !viterbi {
-						s2 = 0
+					s, k := tail, kt
+					for r := m - 1; r >= 0; r-- {
+						v := 0.0
+						switch {
+						case l+r < lam:
+							v = rs[r] * lcRow[r]
+						case rsDeep != nil:
+							v = rsDeep[r] * lcRow[r]
+						}
+						if !viterbi {
+							s += v
+						} else if v >= s {
+							s, k = v, r
+						}
 					}
-					if rsDeep != nil && sh < w {
-						s2, k2 = dotK(rsDeep[sh:], lcRow[sh:])
-					}
-					s, k = sum2(s1, k1, s2, sh+k2)
 					b.a[l][o+j*n+cc], b.bpA[l][o+j*n+cc] = e*s, int32(cc+k)
 				}
 			}

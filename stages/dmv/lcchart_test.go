@@ -54,14 +54,21 @@ func TestLCDepthHandMade(t *testing.T) {
 	}
 }
 
+var boundCache = map[[3]int][][]int{}
+
 // withinBound lists the projective trees over n tokens of depth ≤ max.
 func withinBound(n int, b DepthBound) [][]int {
+	key := [3]int{n, b.Max, b.Chunk}
+	if trees, ok := boundCache[key]; ok {
+		return trees
+	}
 	var out [][]int
 	for _, heads := range projectiveTrees(n) {
 		if lcDepth(heads, b.Chunk) <= b.Max {
 			out = append(out, heads)
 		}
 	}
+	boundCache[key] = out
 	return out
 }
 
@@ -174,7 +181,8 @@ func TestDepthBoundCuts(t *testing.T) {
 }
 
 // With a bound no tree reaches (a depth of n), the bounded chart is the
-// plain chart: the same log Z, counts and Viterbi tree.
+// plain chart: the same log Z, counts and Viterbi tree. So is a chunk
+// longer than any sentence, whatever the depth.
 func TestUnreachedBoundIsPlainChart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 20))
 	w := randomWeights(rng, 6, true)
@@ -185,7 +193,10 @@ func TestUnreachedBoundIsPlainChart(t *testing.T) {
 		for i := range tags {
 			tags[i] = rng.IntN(6)
 		}
-		c := NewBoundedChart(DepthBound{Max: n, Chunk: 1 + trial%3}, 2)
+		// Depth n, beyond any sentence (the chart keeps n levels), or
+		// depth 1 with a chunk beyond any sentence.
+		b := []DepthBound{{n, 1 + trial%2}, {1 << 30, 2}, {1, 1 << 30}}[trial%3]
+		c := NewBoundedChart(b, 2)
 		plain.Load(tags, w, nil)
 		c.Load(tags, w, nil)
 		want, got := plain.Inside(), c.Inside()
@@ -325,6 +336,72 @@ func TestBoundedViterbiRandomScores(t *testing.T) {
 			if !slices.Equal(heads, want) || math.Abs(got-best) > 1e-9*math.Max(1, math.Abs(best)) {
 				t.Fatalf("bound %+v, n=%d: Viterbi %v (%v), brute force %v (%v)", b, n, heads, got, want, best)
 			}
+		}
+	}
+}
+
+// The bounded E-step gives the same bytes for any number of workers
+// (its sums are taken chunk by chunk in order), Viterbi EM's counts
+// included, and a different bound gives different counts.
+func TestBoundedEStepWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 20))
+	w := randomWeights(rng, 5, true)
+	sents := make([][]int, 300)
+	for i := range sents {
+		sents[i] = make([]int, 1+rng.IntN(20))
+		for j := range sents[i] {
+			sents[i][j] = rng.IntN(5)
+		}
+	}
+	c := CorpusFromNumbers(NewTagSet(), sents)
+	b := DepthBound{Max: 1, Chunk: 2}
+	for _, hard := range []bool{false, true} {
+		var first EStepResult
+		for _, workers := range []int{1, 2, 3, 8} {
+			res := NewEStepper(c).Run(w, EStepOptions{Bound: b, Hard: hard, Workers: workers})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if workers == 1 {
+				first = res
+				continue
+			}
+			if res.LogLik != first.LogLik || fmt.Sprint(res.Counts) != fmt.Sprint(first.Counts) {
+				t.Fatalf("hard=%v: %d workers give other counts (loglik %v, 1 worker %v)", hard, workers, res.LogLik, first.LogLik)
+			}
+		}
+		plain := NewEStepper(c).Run(w, EStepOptions{Hard: hard})
+		if !(first.LogLik < plain.LogLik) {
+			t.Fatalf("hard=%v: bounded loglik %v not below the plain %v", hard, first.LogLik, plain.LogLik)
+		}
+	}
+	if res := NewEStepper(c).Run(w, EStepOptions{Bound: b, Segment: true}); res.Err == nil {
+		t.Fatal("the bound with Model S's segments: no error")
+	}
+}
+
+// EM under the bound climbs Σ log Z over the bounded trees: it never
+// decreases, from a random start, for each bound.
+func TestBoundedEMNeverDecreases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 20))
+	sents := make([][]int, 200)
+	for i := range sents {
+		sents[i] = make([]int, 1+rng.IntN(15))
+		for j := range sents[i] {
+			sents[i][j] = rng.IntN(6)
+		}
+	}
+	c := CorpusFromNumbers(NewTagSet(), sents)
+	for _, b := range []DepthBound{{1, 1}, {2, 1}, {1, 3}} {
+		model := randomWeights(rng, 6, true)
+		e, prev := NewEStepper(c), math.Inf(-1)
+		for it := 0; it < 25; it++ {
+			res := e.Run(model, EStepOptions{Bound: b})
+			if res.LogLik < prev-1e-9*math.Abs(prev) {
+				t.Fatalf("bound %+v, iteration %d: log-likelihood %v after %v", b, it, res.LogLik, prev)
+			}
+			prev = res.LogLik
+			model = MStep(res.Counts, 0)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import "math"
 // them with AddCounts, EdgePosterior, RootPosterior). It returns false
 // when Z is 0 or no posterior is usable.
 func (b *BoundedChart) Outside() bool {
-	n, sq, lam, levels := b.n, b.sq, b.bound.Chunk, b.bound.Max
+	n, sq, lam, levels := b.n, b.sq, b.chunk, b.levels
 	c := b.pot
 	size := levels * sq
 	for _, t := range [...][]float64{b.brsN, b.brcN, b.brsPT, b.bls0T, b.bls1, b.blc, b.birN, b.birP, b.bil0} {

@@ -48,7 +48,7 @@ func (b *BoundedChart) backRightP(heads []int, h, j, d int) {
 	b.backLeft1(heads, a, k+1, d)
 	b.backRightP(heads, a, j, d)
 	inner := d
-	if k-h >= b.bound.Chunk {
+	if k-h >= b.chunk {
 		inner++
 	}
 	b.backRightN(heads, h, k, inner)
@@ -72,7 +72,7 @@ func (b *BoundedChart) backLeft0(heads []int, h, i, d int) {
 // backLeft1 recovers h's left half over i..h in context d, every child's
 // right half one deeper when its subtree has more than Chunk words.
 func (b *BoundedChart) backLeft1(heads []int, h, i, d int) {
-	n, o, lam := b.n, d*b.sq, b.bound.Chunk
+	n, o, lam := b.n, d*b.sq, b.chunk
 	for i < h {
 		c := int(b.bpL1[o+h*n+i])
 		heads[c] = h + 1
