@@ -274,15 +274,14 @@ func (b *BoundedChart) inside(viterbi bool) {
 	}
 	// sum2 combines two pieces of one sum: in the max-product semiring
 	// the larger, the first on ties (its split points come first).
-	// The max over no terms is weight 0.
 	sum2 := func(s1 float64, k1 int, s2 float64, k2 int) (float64, int) {
 		if !viterbi {
 			return s1 + s2, 0
 		}
 		if s2 > s1 {
-			s1, k1 = s2, k2
+			return s2, k2
 		}
-		return max(s1, 0), k1
+		return s1, k1
 	}
 	dotK := func(x, y []float64) (float64, int) {
 		if viterbi {
@@ -304,10 +303,7 @@ func (b *BoundedChart) inside(viterbi bool) {
 				// spans more than λ words (k ≥ h+λ).
 				m := min(w, lam)
 				s1, k1 := dotK(rc[:m], ls)
-				s2, k2 := -1.0, 0
-				if !viterbi {
-					s2 = 0
-				}
+				s2, k2 := 0.0, 0 // weights are ≥ 0: an empty piece is 0
 				if deeper && m < w {
 					o1 := o + sq
 					s2, k2 = dotK(b.rcN[o1+h*n+h+m:o1+h*n+a], ls[m:])
@@ -379,9 +375,6 @@ func (b *BoundedChart) inside(viterbi bool) {
 				// L1: children c < h+λ take A_{c−h}, the rest A_λ.
 				m := min(lam, w)
 				l, k = 0, 0
-				if viterbi {
-					l = -1
-				}
 				for cc := h; cc < h+m; cc++ {
 					v := b.a[cc-h][o+j*n+cc] * ls0[cc-h]
 					if !viterbi {
