@@ -1,6 +1,7 @@
 // Package decode parses sentences with a DMV model: each sentence gets
-// "pred", the heads of its Viterbi or minimum-Bayes-risk tree, and keeps
-// everything else (gold heads included), so decode | score works.
+// "pred", the heads of its Viterbi or minimum-Bayes-risk tree (within a
+// left-corner depth bound when one is given), and keeps everything else
+// (gold heads included), so decode | score works.
 package decode
 
 import (
