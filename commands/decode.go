@@ -29,14 +29,21 @@ is known (another tag set) decode refuses and points to tagmap. Sentences the
 model gives probability 0 are parsed as if every impossible event had a tiny
 probability (1e-300). Both are counted on stderr.
 
+--max-depth D (and --max-chunk N) takes the best tree among those whose
+left-corner parse needs at most D stack levels (Noji, Miyao & Johnson 2016);
+with --mbr, the tree of the bounded posteriors. Without it a model trained
+under the bound parses as a plain DMV, as lcdmv's evaluation does.
+
 Examples:
    decode -m model.jsonl test10.jsonl | score
-   decode --mbr -m model.jsonl dev.jsonl -o dev.parsed.jsonl`,
-		Flags: []cli.Flag{
+   decode --mbr -m model.jsonl dev.jsonl -o dev.parsed.jsonl
+   decode --max-depth 1 --max-chunk 3 -m lc.jsonl dev.jsonl | score`,
+		Flags: append(append([]cli.Flag{
 			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "mbr", Usage: "minimum-Bayes-risk decoding instead of Viterbi"},
+		}, program.DepthFlags()...),
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		},
+		),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "-" {
 				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
@@ -44,9 +51,13 @@ Examples:
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
+			bound, err := depthBound(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
+				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers"), Bound: bound})
 				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
 					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",
 						rep.Sentences, rep.Unknown, len(rep.UnknownTags), tagList(rep.UnknownTags), rep.FellBack)

@@ -34,11 +34,16 @@ with --skew), which is the log-likelihood at β = 1. With --save-dir each
 stage's final model is saved as stage-NN-betaB.jsonl there. The result equals
 the shell loop "estep --beta B [--skew INIT] -m M | mstep > M", stage by stage.
 
+--max-depth D (and --max-chunk N) restricts every E-step to the trees within
+the left-corner depth bound, as train-em's does; the shell loop takes the same
+flags on estep.
+
 Examples:
    train-da --init zero --beta0 0.01 --gamma 1.5 wsj10.jsonl > da.jsonl
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
-   train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null`,
-		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+   train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null
+   train-da --init km --skew --max-depth 2 wsj10.jsonl > sda-lc2.jsonl`,
+		Flags: append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},

@@ -39,6 +39,10 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 	if err := program.CheckWorkers(c); err != nil {
 		return train.Job{}, err
 	}
+	bound, err := depthBound(c)
+	if err != nil {
+		return train.Job{}, err
+	}
 	if c.String("model") == "" {
 		if err := checkInit(c); err != nil {
 			return train.Job{}, err
@@ -70,8 +74,15 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: newProgress(c, total), Evaluate: attachmentAccuracy,
-		RunDir: dir, Resume: resume, Stream: c.Bool("stream"),
+		RunDir: dir, Resume: resume, Stream: c.Bool("stream"), Bound: bound,
 	}, nil
+}
+
+// depthBound reads --max-depth and --max-chunk (program.DepthFlags; none
+// for the programs without them).
+func depthBound(c *cli.Context) (dmv.DepthBound, error) {
+	max, chunk, err := program.DepthBound(c)
+	return dmv.DepthBound{Max: max, Chunk: chunk}, err
 }
 
 func trainEMApp() *cli.App {
@@ -118,11 +129,18 @@ Examples:
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
 
+--max-depth D restricts every E-step (and --hard's Viterbi trees) to the trees
+whose left-corner parse needs at most D stack levels (Noji, Miyao & Johnson
+2016): the loop climbs the log-likelihood of those trees, and the model written
+is a plain DMV (decode parses with it unbounded unless given --max-depth too).
+--max-chunk N lets center embeddings of at most N words pass.
+   train-em --max-depth 1 --max-chunk 3 ud15.jsonl > lc.jsonl
+
 --run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
-		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+		Flags: append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
 			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),

@@ -42,10 +42,15 @@ is saved as DIR/epoch-NN-delta±D.DDD.jsonl (or seg-beta), so that the final
 value can be chosen afterwards:
    select-model --dev dev.jsonl DIR/*.jsonl
 
+--max-depth D (and --max-chunk N) restricts every E-step to the trees within
+the left-corner depth bound as well (Model L only: Model S's segmentations are
+not trees of the bounded chart).
+
 Examples:
    train-sa --init zero --lambda 10 --delta0 -0.6 --save-dir sa wsj10.jsonl > sa.jsonl
-   train-sa --init km --seg-beta0 0.5 --seg-beta-final 0 --log s.log wsj10.jsonl -o s.jsonl`,
-		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+   train-sa --init km --seg-beta0 0.5 --seg-beta-final 0 --log s.log wsj10.jsonl -o s.jsonl
+   train-sa --init km --delta0 -0.6 --max-depth 1 --max-chunk 3 wsj10.jsonl > sa-lc.jsonl`,
+		Flags: append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "delta0", DefaultText: "none", Usage: "Model L: the first epoch's locality bias `δ₀`"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "Model L: δ += `Δδ` after each epoch"},
@@ -71,6 +76,9 @@ Examples:
 			opts, epochs, err := saSchedule(c)
 			if err != nil {
 				return err
+			}
+			if opts.Anneals == anneal.SegBeta && c.IsSet("max-depth") {
+				return program.Usagef("--max-depth and --seg-beta0 do not combine: Model S's segmentations are not trees of the bounded chart")
 			}
 			dir, err := stageDir(c)
 			if err != nil {

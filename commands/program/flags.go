@@ -74,3 +74,31 @@ func VBAlpha(c *cli.Context, vb bool, choose string) (float64, error) {
 	}
 	return a, nil
 }
+
+// DepthFlags are --max-depth and --max-chunk, the DMV's left-corner depth
+// bound (Noji, Miyao & Johnson 2016), for the programs whose E-step or
+// decoder takes it.
+func DepthFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "max-depth", DefaultText: "none", Usage: "only the trees whose left-corner parse needs at most `D` stack levels (Noji, Miyao & Johnson 2016; 1: no center embedding)"},
+		&cli.IntFlag{Name: "max-chunk", Value: 1, Usage: "with --max-depth: a center embedding of at most `N` words does not count (lcdmv's best: --max-depth 1 --max-chunk 3)"},
+	}
+}
+
+// DepthBound reads DepthFlags: max 0 when --max-depth is not given.
+func DepthBound(c *cli.Context) (max, chunk int, err error) {
+	if !c.IsSet("max-depth") {
+		if c.IsSet("max-chunk") {
+			return 0, 0, Usagef("--max-chunk needs --max-depth")
+		}
+		return 0, 0, nil
+	}
+	max, chunk = c.Int("max-depth"), c.Int("max-chunk")
+	switch {
+	case max < 1:
+		return 0, 0, Usagef("--max-depth must be ≥ 1 (stack levels), not %d", max)
+	case chunk < 1:
+		return 0, 0, Usagef("--max-chunk must be ≥ 1 (words), not %d", chunk)
+	}
+	return max, chunk, nil
+}

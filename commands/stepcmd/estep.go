@@ -43,8 +43,15 @@ rules or pay the L1/L∞ sparsity penalty, over the whole corpus (the
 projection couples every sentence: give estep the corpus, not a shard);
 --dual FILE carries its dual variables from one E-step to the next, and
 loglik is the PR objective.
-   estep --rules ud1 --dual dual.json -m model.jsonl ud10.jsonl | mstep > next.jsonl`,
-		Flags: append([]cli.Flag{
+   estep --rules ud1 --dual dual.json -m model.jsonl ud10.jsonl | mstep > next.jsonl
+
+--max-depth D counts only the trees whose left-corner parse needs at most D
+stack levels (Noji, Miyao & Johnson 2016; --max-chunk N: center embeddings of
+at most N words do not count); loglik is then Σ log Z over those trees. It
+combines with --hard, --beta, --skew and --delta; the counts' header marks
+the bound, so shards of different bounds do not mix.
+   estep --max-depth 1 --max-chunk 3 -m model.jsonl ud15.jsonl | mstep > next.jsonl`,
+		Flags: append(append([]cli.Flag{
 			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
@@ -54,7 +61,7 @@ loglik is the PR objective.
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
 			&cli.StringFlag{Name: "dual", Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, program.PRFlags()...),
+		}, program.PRFlags()...), program.DepthFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
 				return program.Usagef("missing -m MODEL")
@@ -79,10 +86,21 @@ loglik is the PR objective.
 			if c.IsSet("dual") && !prOpts.On() {
 				return program.Usagef("--dual is the state of posterior regularization's dual (--rules or --sparsity)")
 			}
+			max, chunk, err := program.DepthBound(c)
+			if err != nil {
+				return err
+			}
+			bound := dmv.DepthBound{Max: max, Chunk: chunk}
+			switch {
+			case bound.On() && c.Bool("gold"):
+				return program.Usagef("--gold counts the gold trees: --max-depth does not apply")
+			case bound.On() && c.IsSet("seg-beta"):
+				return program.Usagef("--max-depth and --seg-beta do not combine: Model S's segmentations are not trees of the bounded chart")
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual")}
+					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

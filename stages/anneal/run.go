@@ -127,7 +127,7 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 	a := &Annealer{
 		EM: train.EM{
 			Corpus:  s.Corpus,
-			EStep:   dmv.EStepOptions{Workers: s.Job.Workers},
+			EStep:   dmv.EStepOptions{Workers: s.Job.Workers, Bound: s.Job.Bound},
 			Lambda:  lambda,
 			MaxIter: maxIter,
 			Tol:     tol,

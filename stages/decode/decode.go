@@ -1,6 +1,7 @@
 // Package decode parses sentences with a DMV model: each sentence gets
-// "pred", the heads of its Viterbi or minimum-Bayes-risk tree, and keeps
-// everything else (gold heads included), so decode | score works.
+// "pred", the heads of its Viterbi or minimum-Bayes-risk tree (within a
+// left-corner depth bound when one is given), and keeps everything else
+// (gold heads included), so decode | score works.
 package decode
 
 import (
@@ -36,10 +37,17 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("%s: %w", opts.Model, err)
 	}
+	if err := opts.Bound.Check(); err != nil {
+		return rep, err
+	}
 	workers := pipeline.Workers(opts.Workers)
-	charts := make([]*dmv.Chart, workers)
+	charts := make([]dmv.TreeChart, workers)
 	for i := range charts {
-		charts[i] = dmv.NewChart(16)
+		if opts.Bound.On() {
+			charts[i] = dmv.NewBoundedChart(opts.Bound, 16)
+		} else {
+			charts[i] = dmv.NewChart(16)
+		}
 	}
 	var pending []*format.Sentence
 	unknownTags := map[string]bool{}

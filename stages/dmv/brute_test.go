@@ -121,8 +121,12 @@ func treeLogScore(tags, heads []int, w *Params, dist []float64) float64 {
 }
 
 func bruteForce(tags []int, w *Params, dist []float64) bruteResult {
-	n := len(tags)
-	trees := projectiveTrees(n)
+	return bruteForceOver(projectiveTrees(len(tags)), tags, w, dist)
+}
+
+// bruteForceOver is bruteForce over the trees given (heads as
+// projectiveTrees gives them).
+func bruteForceOver(trees [][]int, tags []int, w *Params, dist []float64) bruteResult {
 	scores := make([]float64, len(trees))
 	maxLog := math.Inf(-1)
 	res := bruteResult{counts: NewParams(w.T), bestLog: math.Inf(-1), edgePost: map[[2]int]float64{}}
@@ -300,4 +304,79 @@ func TestChartExtremeWeights(t *testing.T) {
 		}
 		checkAgainstBruteForce(t, tags, w, nil)
 	}
+}
+
+// lcDepth is the left-corner depth of a projective tree (heads 1-based,
+// 0 = root) by the definition of Noji, Miyao & Johnson's chart (lcdmv;
+// DepthBound's comment, README "Left-corner depth bound"), written
+// straight from the tree, top down: every word's left and right half
+// sits at a depth, and the tree's depth is the deepest, counted from 1.
+// chunk is lcdmv's maxChunkSize: embeddings of at most chunk words do
+// not count.
+func lcDepth(heads []int, chunk int) int {
+	n := len(heads)
+	kids := make([][]int, n) // in word order
+	root := -1
+	for d, h := range heads {
+		if h == 0 {
+			root = d
+		} else {
+			kids[h-1] = append(kids[h-1], d)
+		}
+	}
+	lo, hi := make([]int, n), make([]int, n) // each subtree's span
+	var span func(x int)
+	span = func(x int) {
+		lo[x], hi[x] = x, x
+		for _, c := range kids[x] {
+			span(c)
+			lo[x], hi[x] = min(lo[x], lo[c]), max(hi[x], hi[c])
+		}
+	}
+	span(root)
+	deepest := 0
+	// visit places x's left half at depth left and its right half at
+	// right; predicted says x is a right dependent.
+	var visit func(x, left, right int, predicted bool)
+	visit = func(x, left, right int, predicted bool) {
+		deepest = max(deepest, left, right)
+		var lefts, rights []int
+		for _, c := range kids[x] {
+			if c < x {
+				lefts = append(lefts, c)
+			} else {
+				rights = append(rights, c)
+			}
+		}
+		for i, c := range lefts { // farthest first
+			inc := 0
+			if (i > 0 || predicted) && hi[c]-lo[c]+1 > chunk {
+				inc = 1
+			}
+			visit(c, left, left+inc, false)
+		}
+		if !predicted {
+			for _, a := range rights {
+				visit(a, right, right, true)
+			}
+			return
+		}
+		// Predicted: the farthest right child at the left half's depth,
+		// x with the others a right half of its own, deeper if long.
+		m := len(rights)
+		if m == 0 {
+			return
+		}
+		inner := left
+		if m >= 2 && hi[rights[m-2]]-x+1 > chunk {
+			inner++
+		}
+		deepest = max(deepest, inner)
+		for _, a := range rights[:m-1] {
+			visit(a, inner, inner, true)
+		}
+		visit(rights[m-1], left, left, true)
+	}
+	visit(root, 0, 0, false)
+	return deepest + 1
 }

@@ -493,6 +493,10 @@ type EStepOptions struct {
 	// LogLikOnly computes Σ log Z alone, without outside pass or counts
 	// (the plain likelihood of a model trained under a bias).
 	LogLikOnly bool
+	// Bound, when on, restricts every sentence's trees to those within
+	// the left-corner depth bound (BoundedChart): posteriors, Viterbi
+	// trees and LogLik alike. It does not combine with Segment.
+	Bound DepthBound
 	// Workers is the number of goroutines (≤ 0: every core).
 	Workers int
 	// Factors, when not nil, multiplies the attachments of sentence i by
@@ -533,6 +537,7 @@ const chunks = 64
 type EStepper struct {
 	corpus    *Corpus
 	charts    []*Chart
+	bounded   []*BoundedChart // for EStepOptions.Bound
 	heads     [][]int
 	factors   [][]float64 // a worker's attachment factors (Factors), n² + n
 	free      []*Params   // count tables of chunks, for reuse
@@ -556,6 +561,9 @@ func (e *EStepper) chunkBounds(k int) (lo, hi int) {
 // under weight table w.
 func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	c := e.corpus
+	if opts.Bound.On() && opts.Segment {
+		return EStepResult{Err: errors.New("the depth bound and Model S's segments do not combine")}
+	}
 	workers := min(pipeline.Workers(opts.Workers), chunks)
 	for len(e.charts) < workers {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
@@ -563,6 +571,12 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	}
 	for opts.Factors != nil && len(e.factors) < workers {
 		e.factors = append(e.factors, make([]float64, c.MaxLen*c.MaxLen+c.MaxLen))
+	}
+	if len(e.bounded) > 0 && e.bounded[0].bound != opts.Bound {
+		e.bounded = nil
+	}
+	for opts.Bound.On() && len(e.bounded) < workers {
+		e.bounded = append(e.bounded, NewBoundedChart(opts.Bound, c.MaxLen))
 	}
 	if len(e.free) > 0 && e.free[0].T != w.T {
 		e.free = nil
@@ -621,6 +635,10 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		counts, ll, zero, bad := table(), 0.0, 0, 0
 		counts.Zero()
 		chart, heads := e.charts[worker], e.heads[worker]
+		var tc TreeChart = chart // Segment is the plain chart's only
+		if opts.Bound.On() {
+			tc = e.bounded[worker]
+		}
 		lo, hi := e.chunkBounds(k)
 		errs[k] = c.Each(lo, hi, func(i int, tags, gold []int) {
 			var logZ float64
@@ -631,11 +649,11 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 				AddTreeCounts(tags, gold, counts, 1)
 				logZ = TreeLogWeight(tags, gold, w)
 			case opts.Hard:
-				chart.Load(tags, w, dist)
+				tc.Load(tags, w, dist)
 				if opts.Segment {
 					chart.Segment(opts.SegBeta)
 				}
-				logZ = chart.Viterbi(heads)
+				logZ = tc.Viterbi(heads)
 				if !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
 					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
 				}
@@ -643,20 +661,20 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 				if opts.Factors != nil {
 					n, f := len(tags), e.factors[worker]
 					opts.Factors(i, f[:n*n], f[n*n:n*n+n])
-					chart.LoadFactored(tags, w, dist, f[:n*n], f[n*n:n*n+n])
+					tc.LoadFactored(tags, w, dist, f[:n*n], f[n*n:n*n+n])
 				} else {
-					chart.Load(tags, w, dist)
+					tc.Load(tags, w, dist)
 				}
 				if opts.Segment {
 					chart.Segment(opts.SegBeta)
 				}
-				logZ = chart.Inside()
+				logZ = tc.Inside()
 				if !opts.LogLikOnly && !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
-					if chart.Outside() {
-						chart.AddCounts(tags, counts, 1)
+					if tc.Outside() {
+						tc.AddCounts(tags, counts, 1)
 						if opts.Posteriors != nil {
-							n := len(tags)
-							opts.Posteriors(i, chart.edgePost[:n*n], chart.rootPost[:n])
+							edge, root := tc.AttachmentPosteriors()
+							opts.Posteriors(i, edge, root)
 						}
 					} else {
 						logZ = math.NaN() // no usable posteriors

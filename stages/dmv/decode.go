@@ -75,8 +75,9 @@ func (d *Decoder) Encode(tags []string, dst []int) ([]int, int) {
 // Decode writes the tree of tags (encoded) to heads and returns the log
 // weight of the sentence under the model (log Z for MBR, the best tree's
 // for Viterbi), and whether the fallback for probability-0 sentences was
-// needed.
-func (d *Decoder) Decode(c *Chart, tags, heads []int, mbr bool) (logWeight float64, fellBack bool) {
+// needed. With a BoundedChart for c the tree is the best within its
+// depth bound.
+func (d *Decoder) Decode(c TreeChart, tags, heads []int, mbr bool) (logWeight float64, fellBack bool) {
 	for _, w := range [2]*Params{d.w, d.floored} {
 		c.Load(tags, w, nil)
 		if !mbr {

@@ -115,6 +115,12 @@ func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
 	}
 }
 
+// AttachmentPosteriors are the posteriors of the last Outside:
+// edge[h·n+d] that d attaches to h, root[d] that d is the root.
+func (c *Chart) AttachmentPosteriors() (edge, root []float64) {
+	return c.edgePost[:c.n*c.n], c.rootPost[:c.n]
+}
+
 // EdgePosterior is the posterior probability that d attaches to h (both
 // 0-based) after Outside; RootPosterior that d attaches to the wall.
 func (c *Chart) EdgePosterior(h, d int) float64 { return c.edgePost[h*c.n+d] }

@@ -32,6 +32,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
+	if err := checkBound(opts); err != nil {
+		return err
+	}
 	// The models and the corpus are read side by side (one step of a
 	// shell loop is mostly reading); a bad model is reported before a bad
 	// corpus, and a bad skew model after it, as if read in that order.
@@ -72,7 +75,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		modelHash = model.Hash()
 		// The E-step's model is the model re-weighted: shards of
 		// different β, δ, segment weights or skew models do not mix.
-		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || skew != nil {
+		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || skew != nil || opts.Bound.On() {
 			r, skewHash := dmv.Plain(), ""
 			if rw != nil {
 				r = *rw
@@ -80,7 +83,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			if skew != nil {
 				skewHash = skew.Hash()
 			}
-			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta), skewHash)
+			rs := fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta)
+			if opts.Bound.On() { // nor do shards of different depth bounds
+				rs += " " + opts.Bound.String()
+			}
+			modelHash = eventio.HashStrings(modelHash, rs, skewHash)
 		}
 		// Tags the model has not seen back off to its average tag.
 		names := in.corpus.Names()
@@ -131,7 +138,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return err
 	}
 	corpusHash := eventio.CorpusSum(in.hash)
-	eOpts := r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers})
+	eOpts := r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers, Bound: opts.Bound})
 	var res dmv.EStepResult
 	var proj *pr.Projector
 	if opts.PR.On() {
@@ -388,6 +395,20 @@ func readParts(src pipeline.Source, parts *pipeline.FileParts, gold bool, worker
 	return in, nil
 }
 
+// checkBound refuses a depth bound where it has no meaning.
+func checkBound(opts Options) error {
+	b := opts.Bound
+	switch {
+	case !b.On():
+		return nil
+	case opts.Gold:
+		return fmt.Errorf("--gold counts the gold trees: --max-depth does not apply")
+	case opts.Reweight != nil && opts.Reweight.Segmented:
+		return fmt.Errorf("--max-depth and --seg-beta do not combine: Model S's segments are not trees of the bounded chart")
+	}
+	return b.Check()
+}
+
 // reweighting is the annealing E-step asked for, its skew model (nil:
 // none) indexed by the model's tags.
 func reweighting(opts Options, skew *dmv.Table, tags *dmv.TagSet) (dmv.Reweighting, error) {
@@ -424,6 +445,8 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 	switch {
 	case opts.Hard || opts.Gold:
 		return fmt.Errorf("lattices have no gold or Viterbi trees: --hard and --gold take sentences")
+	case opts.Bound.On():
+		return fmt.Errorf("--max-depth takes sentences: the lattice chart has no left-corner depth bound")
 	case r.Beta != 1 || r.Segmented || opts.Skew != "":
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}

@@ -76,6 +76,9 @@ type EStepOptions struct {
 	// S segments. Skew is the file of skewed DA's λ₀.
 	Reweight *dmv.Reweighting
 	Skew     string
+	// Bound, when on, restricts the DMV's E-step to the trees within
+	// the left-corner depth bound (a family without one refuses it).
+	Bound dmv.DepthBound
 	// Warn, when not nil, hears about what the E-step had to back off or
 	// leave out.
 	Warn io.Writer
@@ -93,6 +96,9 @@ type DecodeOptions struct {
 	Model   string
 	MBR     bool // minimum Bayes risk instead of Viterbi
 	Workers int
+	// Bound, when on, makes the DMV's tree the best within the
+	// left-corner depth bound (a family without one refuses it).
+	Bound dmv.DepthBound
 }
 
 // DecodeReport says what decoding met, for stderr.

@@ -72,6 +72,8 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		return fmt.Errorf("posterior regularization (--rules, --sparsity) is the DMV's, not a %s model's", f.Family)
 	case r.Delta != 0 || r.Segmented:
 		return fmt.Errorf("--delta and --seg-beta are the DMV's: of the re-weightings a %s model takes --beta and --skew", f.Family)
+	case opts.Bound.On():
+		return fmt.Errorf("--max-depth is the DMV's: a %s E-step has no left-corner depth bound", f.Family)
 	case !(r.Beta > 0 && r.Beta <= 1):
 		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
 	}
@@ -126,6 +128,9 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	var rep DecodeReport
 	if opts.Model == "" {
 		return rep, errors.New("a model is needed (-m MODEL)")
+	}
+	if opts.Bound.On() {
+		return rep, fmt.Errorf("--max-depth is the DMV's: a %s model decodes without a left-corner depth bound", f.Family)
 	}
 	m, err := f.ReadModel(opts.Model, nil)
 	if err != nil {

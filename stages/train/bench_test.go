@@ -56,3 +56,29 @@ func BenchmarkTrainEM(b *testing.B) {
 	b.ReportMetric(float64(iterations), "iterations")
 	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MiB")
 }
+
+// BenchmarkBoundedEStep is one E-step (counts and log-likelihood) on UD
+// English ≤10 and ≤15 from the km model, one worker: the plain chart
+// and the bounded one at depth 1, depth 2 and depth 1 with chunks of 3
+// (Noji et al.'s best).
+func BenchmarkBoundedEStep(b *testing.B) {
+	for _, maxLen := range []int{10, 15} {
+		c := corpora.UDEnglish(b, maxLen)
+		start, err := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bound := range []dmv.DepthBound{{}, {Max: 1, Chunk: 1}, {Max: 2, Chunk: 1}, {Max: 1, Chunk: 3}} {
+			name := "plain"
+			if bound.On() {
+				name = fmt.Sprintf("depth%d-chunk%d", bound.Max, bound.Chunk)
+			}
+			b.Run(fmt.Sprintf("len%d/%s", maxLen, name), func(b *testing.B) {
+				e := dmv.NewEStepper(c)
+				for b.Loop() {
+					e.Run(start, dmv.EStepOptions{Workers: 1, Bound: bound})
+				}
+			})
+		}
+	}
+}

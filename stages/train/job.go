@@ -55,6 +55,10 @@ type Job struct {
 	// IDs keeps the sentences' ids, for the error messages of loops
 	// that name sentences (CE).
 	IDs bool
+	// Bound, when on, restricts every E-step to the trees within the
+	// left-corner depth bound (dmv.BoundedChart); the models written
+	// are plain DMVs.
+	Bound dmv.DepthBound
 }
 
 // Session is one training run under way: the corpus, the log, and the
@@ -323,7 +327,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	defer s.Close()
 	em := &EM{
 		Corpus:  s.Corpus,
-		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers},
+		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers, Bound: job.Bound},
 		Lambda:  opts.Lambda,
 		VBAlpha: job.VBAlpha,
 		MaxIter: opts.MaxIter,
