@@ -551,8 +551,13 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 		e.heads = append(e.heads, make([]int, c.MaxLen))
 	}
-	if len(e.free) > 0 && e.free[0].T != w.T {
+	if len(e.free) > 0 && (e.free[0].T != w.T || e.free[0].V != w.V) {
 		e.free = nil
+	}
+	if opts.Segment {
+		if err := refuseValence(w.V, "Model S (segments)"); err != nil {
+			return EStepResult{Err: err}
+		}
 	}
 	if len(e.chunkLL) != chunks {
 		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, chunks), make([]int, chunks), make([]int, chunks)
@@ -561,7 +566,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	// order the workers finish them in, and their table goes back to a
 	// free list: a few tables live at a time, not one per chunk (a
 	// one-shot estep would touch 64 of them).
-	res := EStepResult{Counts: NewParams(w.T)}
+	res := EStepResult{Counts: NewValenceParams(w.T, w.V)}
 	var mu sync.Mutex
 	pending := make([]*Params, chunks)
 	folded := 0
@@ -573,7 +578,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			e.free = e.free[:n-1]
 			return p
 		}
-		return NewParams(w.T)
+		return NewValenceParams(w.T, w.V)
 	}
 	done := func(k int, counts *Params) {
 		mu.Lock()

@@ -44,6 +44,10 @@ type Kind struct {
 	// Expect, when not nil, is told how many events a header announces
 	// (at most maxExpect), so that the family can make room for them.
 	Expect func(n int)
+	// Header, when not nil, is given every header read (a model's, each
+	// count shard's) before its events; its error is reported at the
+	// header's line (the DMV takes its valence settings from it).
+	Header func(h *format.Header) error
 }
 
 // maxExpect bounds what a header's count makes room for: the count is
@@ -102,6 +106,11 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 			}
 			if e.Header.Unit == format.Count {
 				return pipeline.BadRecord(errors.New("holds counts (\"n\"), not a model: run mstep on it"))
+			}
+			if k.Header != nil {
+				if err := k.Header(e.Header); err != nil {
+					return pipeline.BadRecord(err)
+				}
 			}
 			hdr = e.Header
 			k.expect(hdr.Events)
@@ -213,6 +222,11 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					out.Model = h.Model
 				} else if h.Model != out.Model {
 					return pipeline.BadRecord(fmt.Errorf("counts of different models mixed: this shard's E-step ran model %s, earlier shards' %s", h.Model, out.Model))
+				}
+				if k.Header != nil {
+					if err := k.Header(h); err != nil {
+						return pipeline.BadRecord(err)
+					}
 				}
 				if first, dup := seen[h.Corpus]; dup {
 					return pipeline.BadRecord(fmt.Errorf("a shard given twice: the same sentences (corpus %s) as the shard at %s", h.Corpus, first))
