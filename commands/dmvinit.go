@@ -56,12 +56,18 @@ Every initializer's M-step adds --lambda, as the trainer's M-steps do.
 Examples:
    dmv-init wsj10.jsonl > init.jsonl
    dmv-init --init klein --klein-const 2 wsj10.jsonl > init-klein.jsonl
-   dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl`,
-		Flags: []cli.Flag{
+   dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl
+   dmv-init --child-valence 2 wsj10.jsonl > evg-init.jsonl   # an EVG start
+
+--stop-valence and --child-valence give the start more valences (README,
+"Extended valence"): km and klein give every child valence the same counts
+(their masses have no order among a head's children) and the decisions the
+counts of a chain of the expected children; --child-backoff as train-em's.`,
+		Flags: append([]cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		},
+		}, valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := checkInit(c); err != nil {
 				return err
@@ -72,9 +78,14 @@ Examples:
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
+			v, backoff, err := readValence(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")})
+				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers"),
+					Valence: v, ChildBackoff: backoff})
 			})
 		},
 	}

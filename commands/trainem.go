@@ -99,18 +99,25 @@ Examples:
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
+   train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
+
+--stop-valence and --child-valence train a DMV with more valences (Headden,
+Johnson & McClosky 2009's extended valence grammar is --child-valence 2; see
+README, "Extended valence"); --child-backoff W interpolates every child
+distribution with one that forgets the head after each M-step (pr-toolkit's
+fixed weight). With -m the model's own valences are kept.
 
 --run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
-		Flags: append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
+		Flags: append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...),
 			streamFlag(),
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
 			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
-		),
+		), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -121,6 +128,9 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			}
 			job, err := TrainJob(c, c.Int("max-iter"))
 			if err != nil {
+				return err
+			}
+			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
 			src := program.Source(c)

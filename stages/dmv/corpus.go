@@ -555,7 +555,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		e.free = nil
 	}
 	if opts.Segment {
-		if err := refuseValence(w.V, "Model S (segments)"); err != nil {
+		if err := RefuseValence(w.V, "Model S (segments)"); err != nil {
 			return EStepResult{Err: err}
 		}
 	}

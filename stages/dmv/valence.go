@@ -57,10 +57,10 @@ func headerValence(h *format.Header) (Valence, error) {
 	return v, v.Check()
 }
 
-// refuseValence is the error of the stages that know only the plain DMV
-// (contrastive estimation's lattices, DMV+CCM, Model S's segments,
-// sampling) when given a model with valence settings.
-func refuseValence(v Valence, what string) error {
+// RefuseValence is the error of the stages that know only the plain DMV
+// (contrastive estimation's lattices, Model S's segments, sampling) when
+// given a model with valence settings; nil for the plain DMV.
+func RefuseValence(v Valence, what string) error {
 	if v.IsDMV() {
 		return nil
 	}

@@ -62,6 +62,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if skewErr != nil {
 		return skewErr
 	}
+	if skew != nil && model != nil && skew.Params.V != model.Params.V {
+		return fmt.Errorf("%s: the skew model has %s, the model (%s) %s: skewed DA mixes two models of the same valences", opts.Skew, skew.Params.V, opts.Model, model.Params.V)
+	}
 	lattices := in.lattices
 	var tags *dmv.TagSet
 	var weights *dmv.Params
@@ -102,6 +105,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 	}
 	if lattices != nil {
+		if weights != nil {
+			if err := dmv.RefuseValence(weights.V, "contrastive estimation's lattices"); err != nil {
+				return fmt.Errorf("%s: %w", opts.Model, err)
+			}
+		}
 		return latticeCounts(src, w, opts, lattices, tags, weights, modelHash)
 	}
 	if opts.Gold && in.noGold > 0 {

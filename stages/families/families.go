@@ -101,3 +101,10 @@ func (c dmvCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	return dmv.WriteTable(w, c.t.Tags, dmv.MStep(c.t.Params, lambda), format.Prob, nil)
 }
+
+func (c dmvCounts) WriteMStepBackoff(w io.Writer, lambda, backoff float64) error {
+	if err := dmv.CheckTotals(c.t.Tags, c.t.Params, lambda); err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
+	return dmv.WriteTable(w, c.t.Tags, dmv.MStepBackoff(c.t.Params, lambda, backoff), format.Prob, nil)
+}

@@ -165,6 +165,10 @@ func (r Registry) forFirstLine(in *pipeline.Input) (Family, error) {
 // MStepOptions of the M-step stage.
 type MStepOptions struct {
 	Lambda float64
+	// ChildBackoff, when > 0, interpolates the DMV's child distributions
+	// with a back-off that forgets the head (BackoffCounts); other
+	// families refuse it.
+	ChildBackoff float64
 	// ExpectSentences, when ≥ 0, is the number of sentences the counts
 	// must come from: a lost shard is caught even when every shard that
 	// arrived is whole.
@@ -172,6 +176,12 @@ type MStepOptions struct {
 	// ExpectCorpus, when not "", is a corpus file the counts must come
 	// from exactly: a lost whole shard is caught.
 	ExpectCorpus string
+}
+
+// BackoffCounts are counts whose M-step can back their child
+// distributions off (the DMV's, dmv.MStepBackoff).
+type BackoffCounts interface {
+	WriteMStepBackoff(w io.Writer, lambda, backoff float64) error
 }
 
 // CheckCounts applies the checks common to every family's merged counts.

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/family"
 )
@@ -21,6 +22,9 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	if !(opts.Lambda >= 0) || math.IsInf(opts.Lambda, 1) {
 		return fmt.Errorf("--lambda must be a finite number ≥ 0, not %v", opts.Lambda)
 	}
+	if err := dmv.CheckBackoff(opts.ChildBackoff); err != nil {
+		return err
+	}
 	fam, src, err := reg.ForSource(src)
 	if err != nil {
 		return err
@@ -31,6 +35,13 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	}
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), opts.ExpectSentences, opts.ExpectCorpus, corpusHash); err != nil {
 		return err
+	}
+	if opts.ChildBackoff != 0 {
+		b, ok := counts.(family.BackoffCounts)
+		if !ok {
+			return fmt.Errorf("--child-backoff backs off the DMV's child distributions; these are counts of family %q", fam.Name())
+		}
+		return b.WriteMStepBackoff(w, opts.Lambda, opts.ChildBackoff)
 	}
 	return counts.WriteMStep(w, opts.Lambda)
 }

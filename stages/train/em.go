@@ -35,6 +35,9 @@ type EM struct {
 	// bias) and the number of workers.
 	EStep  dmv.EStepOptions
 	Lambda float64 // add-λ in every M-step (0: maximum likelihood)
+	// Backoff is the child back-off weight of every M-step
+	// (dmv.MStepBackoff; 0: none).
+	Backoff float64
 	// MaxIter bounds the iterations; Tol is the stopping threshold: the
 	// relative change of the log-likelihood, or for Hard the change of
 	// per-token cross-entropy in bits. Zero values mean the defaults.
@@ -188,7 +191,7 @@ func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error)
 		s.stuck = fmt.Errorf("iteration %d: %d sentences have probability 0 under the model; smooth it (--lambda) or start elsewhere", s.iter, out.ZeroWeight)
 	}
 	s.last, s.prev = out, obj
-	return dmv.MStep(out.Counts, em.Lambda), obj, nil
+	return dmv.MStepBackoff(out.Counts, em.Lambda, em.Backoff), obj, nil
 }
 
 // Stuck is the error the last iteration found (every sentence of
