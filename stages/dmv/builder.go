@@ -277,13 +277,13 @@ func (b *TableBuilder) scanLine(line []byte, unit format.Unit) (uint64, bool) {
 	return b.hold(l.Ev, l.Head, l.Arg, l.Dir, l.Adj, 0, l.Unit, v), true
 }
 
-// Add takes one event. Headers are the readers' business (io.go) and
-// are passed over.
+// Add takes one event. Headers are the readers' business (io.go): only
+// their valence settings are taken.
 func (b *TableBuilder) Add(e format.Event) error { return b.add(&e) }
 
 func (b *TableBuilder) add(e *format.Event) error {
 	if e.Ev == format.EvHeader {
-		return nil
+		return b.header(e.Header)
 	}
 	if err := e.Validate(); err != nil {
 		return err

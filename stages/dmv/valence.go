@@ -64,5 +64,5 @@ func RefuseValence(v Valence, what string) error {
 	if v.IsDMV() {
 		return nil
 	}
-	return fmt.Errorf("%s takes the plain DMV, not a model with %s", what, v)
+	return fmt.Errorf("%s is for the plain DMV only, not a model with %s", what, v)
 }

@@ -106,7 +106,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	if lattices != nil {
 		if weights != nil {
-			if err := dmv.RefuseValence(weights.V, "contrastive estimation's lattices"); err != nil {
+			if err := dmv.RefuseValence(weights.V, "contrastive estimation (lattices)"); err != nil {
 				return fmt.Errorf("%s: %w", opts.Model, err)
 			}
 		}
