@@ -136,7 +136,15 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if r.Segmented {
+		if err := dmv.RefuseValence(weights.V, "Model S (--seg-beta)"); err != nil {
+			return fmt.Errorf("%s: %w", opts.Model, err)
+		}
+	}
 	res := dmv.NewEStepper(corpus).Run(r.Weights(weights), r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers}))
+	if res.Err != nil {
+		return res.Err
+	}
 	if res.Unusable > 0 && res.Unusable == corpus.Len() {
 		return fmt.Errorf("%s: every sentence left out: their weights span more than floating point can hold (a large positive --delta?)", pipeline.DescribeInputs(src.Names))
 	}
