@@ -15,7 +15,7 @@ import (
 // an M-step, and promises nothing).
 func TestValenceEMNeverLowersTheLikelihood(t *testing.T) {
 	c := corpora.Sampled(t, 200, 5, 3, 10, 0.4, 3)
-	for _, v := range []dmv.Valence{{1, 1}, {3, 1}, {2, 2}, {3, 2}, {1, 3}, {3, 3}} {
+	for _, v := range []dmv.Valence{{Stop: 1, Child: 1}, {Stop: 3, Child: 1}, {Stop: 2, Child: 2}, {Stop: 3, Child: 2}, {Stop: 1, Child: 3}, {Stop: 3, Child: 3}} {
 		for _, init := range []string{dmv.InitKM, dmv.InitZero, dmv.InitRandom} {
 			start, err := dmv.Initialize(c, init, dmv.InitOptions{Seed: 4, Valence: v})
 			if err != nil {
