@@ -65,7 +65,6 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 	if err := CheckBackoff(opts.ChildBackoff); err != nil {
 		return Start{}, err
 	}
-	mstep := func(counts *Params, lambda float64) *Params { return MStepBackoff(counts, lambda, opts.ChildBackoff) }
 	switch name {
 	case InitZero:
 		ones := NewValenceParams(t, v)
@@ -76,7 +75,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if err != nil {
 			return Start{}, err
 		}
-		return Start{Params: mstep(counts, opts.Lambda)}, nil
+		return Start{Params: MStepBackoff(counts, opts.Lambda, opts.ChildBackoff)}, nil
 	case InitKlein:
 		if !(opts.KleinConst > -1) || math.IsInf(opts.KleinConst, 0) {
 			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
@@ -85,7 +84,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if err != nil {
 			return Start{}, err
 		}
-		return Start{Params: mstep(counts, opts.Lambda)}, nil
+		return Start{Params: MStepBackoff(counts, opts.Lambda, opts.ChildBackoff)}, nil
 	case InitLocal:
 		ones := NewValenceParams(t, v)
 		ones.Fill(1)
@@ -94,7 +93,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if res.Err != nil {
 			return Start{}, res.Err
 		}
-		return Start{Params: mstep(res.Counts, opts.Lambda)}, nil
+		return Start{Params: MStepBackoff(res.Counts, opts.Lambda, opts.ChildBackoff)}, nil
 	case InitUniform:
 		return Start{Params: MStep(NewValenceParams(t, v), 1)}, nil
 	case InitRandom:
@@ -111,24 +110,23 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 }
 
 // InitialModel is the initializer's start as a normalised model: for a
-// weight table (zero), the M-step of one plain E-step over it — what
-// dmv-init writes, and what plain EM's first iteration gives.
+// weight table (zero), the M-step (with opts' λ and child back-off) of
+// one plain E-step over it — what dmv-init writes, and what plain EM's
+// first iteration gives.
 func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
 	s, err := Initialize(c, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	return InitialModelOf(c, s, opts)
+	return s.model(c, opts)
 }
 
 // Model is s as a normalised model (see InitialModel).
 func (s Start) Model(c *Corpus, lambda float64, workers int) (*Params, error) {
-	return InitialModelOf(c, s, InitOptions{Lambda: lambda, Workers: workers})
+	return s.model(c, InitOptions{Lambda: lambda, Workers: workers})
 }
 
-// InitialModelOf is the start s as a normalised model, its M-step with
-// the smoothing of opts.
-func InitialModelOf(c *Corpus, s Start, opts InitOptions) (*Params, error) {
+func (s Start) model(c *Corpus, opts InitOptions) (*Params, error) {
 	if !s.Weights {
 		return s.Params, nil
 	}
