@@ -243,6 +243,17 @@ func TestLatticeMatchesTreeEnumeration(t *testing.T) {
 	}
 }
 
+func logAdd(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	m := math.Max(a, b)
+	return m + math.Log(math.Exp(a-m)+math.Exp(b-m))
+}
+
 // Multiplying every weight by k multiplies each tree of m words by
 // k^(4m−1) (a root, m−1 children, m−1 conts, 2m stops): log Z moves by
 // (4m−1)·log k exactly, however small or large the weights get.

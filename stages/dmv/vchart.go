@@ -31,8 +31,13 @@ type vchart struct {
 	rs, ls []float64 // [h·n + j]
 	logZ   float64
 
-	// Log adjoints of the items, each ∂Z/∂item divided by Z.
-	br, bl, bir, bil, brs, bls []float64
+	// The items' marginals (outside): their share of Z.
+	gr, gl, gir, gil, grs, gls []float64
+
+	// inside's scratch: the log weights of an item's ways, and where each
+	// way splits (for the back-pointers).
+	terms, terms2 []float64
+	ways          []int32
 
 	// Posteriors (probabilities), filled by outside.
 	rootPost, edgePost, stopPost, contPost []float64
@@ -64,8 +69,8 @@ func (c *vchart) grow(n int, v Valence) {
 	c.stop, c.cont = need(c.stop, 2*n*v.Stop), need(c.cont, 2*n*v.Stop)
 	c.stopPost, c.contPost = need(c.stopPost, 2*n*v.Stop), need(c.contPost, 2*n*v.Stop)
 	c.r, c.l, c.ir, c.il = need(c.r, cube), need(c.l, cube), need(c.ir, cube), need(c.il, cube)
-	c.br, c.bl, c.bir, c.bil = need(c.br, cube), need(c.bl, cube), need(c.bir, cube), need(c.bil, cube)
-	c.rs, c.ls, c.brs, c.bls = need(c.rs, sq), need(c.ls, sq), need(c.brs, sq), need(c.bls, sq)
+	c.gr, c.gl, c.gir, c.gil = need(c.gr, cube), need(c.gl, cube), need(c.gir, cube), need(c.gil, cube)
+	c.rs, c.ls, c.grs, c.gls = need(c.rs, sq), need(c.ls, sq), need(c.grs, sq), need(c.gls, sq)
 	c.bpIR, c.bpIL, c.bpR, c.bpL = needI(c.bpIR, cube), needI(c.bpIL, cube), needI(c.bpR, cube), needI(c.bpL, cube)
 	c.bpRs, c.bpLs = needI(c.bpRs, sq), needI(c.bpLs, sq)
 }
@@ -106,46 +111,36 @@ func (c *vchart) load(tags []int, w *Params, dist []float64) {
 	}
 }
 
-// logAdd is log(e^a + e^b).
-func logAdd(a, b float64) float64 {
-	switch {
-	case math.IsInf(a, -1):
-		return b
-	case math.IsInf(b, -1):
-		return a
-	case a > b:
-		return a + math.Log1p(math.Exp(b-a))
+// fold is the inside value of one item from the log weights of its ways
+// of being built, terms: their log-sum (one exp per term), or under
+// viterbi their maximum and the first index that attains it (−1: none).
+func fold(terms []float64, viterbi bool) (float64, int) {
+	best, arg := math.Inf(-1), -1
+	for i, t := range terms {
+		if t > best {
+			best, arg = t, i
+		}
 	}
-	return b + math.Log1p(math.Exp(a-b))
-}
-
-// better folds x into the running value of an inside item: log-sum, or
-// maximum under viterbi (true when x is the new maximum).
-func better(acc *float64, x float64, viterbi bool) bool {
-	if !viterbi {
-		*acc = logAdd(*acc, x)
-		return false
+	if viterbi || arg < 0 || math.IsInf(best, 1) || math.IsNaN(best) {
+		return best, arg
 	}
-	if x > *acc {
-		*acc = x
-		return true
+	sum := 0.0
+	for _, t := range terms {
+		sum += math.Exp(t - best)
 	}
-	return false
+	return best + math.Log(sum), arg
 }
 
 // inside fills the chart by width, as Chart.inside does; with viterbi it
 // takes maxima and keeps back-pointers. It returns log Z (the best tree's
 // log weight under viterbi), −Inf when no tree has weight.
 func (c *vchart) inside(viterbi bool) float64 {
-	n, k := c.n, c.k
-	ninf := math.Inf(-1)
-	for _, t := range [...][]float64{c.r, c.l, c.ir, c.il} {
-		for i := range t {
-			t[i] = ninf
-		}
-	}
-	ds := c.val.Stop
+	n, k, ds := c.n, c.k, c.val.Stop
+	terms, ways := c.terms[:0], c.ways[:0]
 	for h := 0; h < n; h++ {
+		for s := 0; s < k; s++ {
+			c.r[(h*n+h)*k+s], c.l[(h*n+h)*k+s] = math.Inf(-1), math.Inf(-1)
+		}
 		c.r[(h*n+h)*k], c.l[(h*n+h)*k] = 0, 0
 		c.rs[h*n+h] = c.stop[(h*2+Right)*ds+c.dv(0)]
 		c.ls[h*n+h] = c.stop[(h*2+Left)*ds+c.dv(0)]
@@ -154,76 +149,91 @@ func (c *vchart) inside(viterbi bool) float64 {
 	for w := 1; w < n; w++ {
 		for h := 0; h+w < n; h++ {
 			d := h + w
-			for s := 0; s < k; s++ {
-				// h takes d on its right with s children so far.
-				base := c.cont[(h*2+Right)*ds+c.dv(s)] + c.edge[(c.cv(s)*n+h)*n+d]
-				at := (h*n+d)*k + c.next(s)
-				for m := h; m < d; m++ {
-					if better(&c.ir[at], base+c.r[(h*n+m)*k+s]+c.ls[d*n+m+1], viterbi) {
-						c.bpIR[at] = int32(m*k + s)
+			for sp := 0; sp < k; sp++ {
+				// h takes d on its right, or d takes h on its left, with s
+				// children so far (next(s) = sp), split at m.
+				terms, ways = terms[:0], ways[:0]
+				terms2 := c.terms2[:0]
+				for s := 0; s < k; s++ {
+					if c.next(s) != sp {
+						continue
+					}
+					base := c.cont[(h*2+Right)*ds+c.dv(s)] + c.edge[(c.cv(s)*n+h)*n+d]
+					base2 := c.cont[(d*2+Left)*ds+c.dv(s)] + c.edge[(c.cv(s)*n+d)*n+h]
+					for m := h; m < d; m++ {
+						terms = append(terms, base+c.r[(h*n+m)*k+s]+c.ls[d*n+m+1])
+						terms2 = append(terms2, base2+c.l[(d*n+m+1)*k+s]+c.rs[h*n+m])
+						ways = append(ways, int32(m*k+s))
 					}
 				}
-				// d takes h on its left with s children so far.
-				base = c.cont[(d*2+Left)*ds+c.dv(s)] + c.edge[(c.cv(s)*n+d)*n+h]
-				at = (d*n+h)*k + c.next(s)
-				for m := h; m < d; m++ {
-					if better(&c.il[at], base+c.l[(d*n+m+1)*k+s]+c.rs[h*n+m], viterbi) {
-						c.bpIL[at] = int32(m*k + s)
-					}
+				at, at2 := (h*n+d)*k+sp, (d*n+h)*k+sp
+				var i int
+				if c.ir[at], i = fold(terms, viterbi); i >= 0 {
+					c.bpIR[at] = ways[i]
 				}
+				if c.il[at2], i = fold(terms2, viterbi); i >= 0 {
+					c.bpIL[at2] = ways[i]
+				}
+				c.terms2 = terms2
 			}
 		}
 		for h := 0; h+w < n; h++ {
 			j := h + w
-			rs, ls := ninf, ninf
+			var i int
 			for s := 0; s < k; s++ {
 				// h's right half over h..j, its farthest child d.
-				at := (h*n+j)*k + s
+				terms = terms[:0]
 				for d := h + 1; d <= j; d++ {
-					if better(&c.r[at], c.ir[(h*n+d)*k+s]+c.rs[d*n+j], viterbi) {
-						c.bpR[at] = int32(d)
-					}
+					terms = append(terms, c.ir[(h*n+d)*k+s]+c.rs[d*n+j])
 				}
-				if better(&rs, c.r[at]+c.stop[(h*2+Right)*ds+c.dv(s)], viterbi) {
-					c.bpRs[h*n+j] = int32(s)
+				at := (h*n+j)*k + s
+				if c.r[at], i = fold(terms, viterbi); i >= 0 {
+					c.bpR[at] = int32(h + 1 + i)
 				}
 				// j's left half over h..j, its farthest child d.
-				at = (j*n+h)*k + s
+				terms = terms[:0]
 				for d := h; d < j; d++ {
-					if better(&c.l[at], c.il[(j*n+d)*k+s]+c.ls[d*n+h], viterbi) {
-						c.bpL[at] = int32(d)
-					}
+					terms = append(terms, c.il[(j*n+d)*k+s]+c.ls[d*n+h])
 				}
-				if better(&ls, c.l[at]+c.stop[(j*2+Left)*ds+c.dv(s)], viterbi) {
-					c.bpLs[j*n+h] = int32(s)
+				at = (j*n+h)*k + s
+				if c.l[at], i = fold(terms, viterbi); i >= 0 {
+					c.bpL[at] = int32(h + i)
 				}
 			}
-			c.rs[h*n+j], c.ls[j*n+h] = rs, ls
+			terms = terms[:0]
+			for s := 0; s < k; s++ {
+				terms = append(terms, c.r[(h*n+j)*k+s]+c.stop[(h*2+Right)*ds+c.dv(s)])
+			}
+			if c.rs[h*n+j], i = fold(terms, viterbi); i >= 0 {
+				c.bpRs[h*n+j] = int32(i)
+			}
+			terms = terms[:0]
+			for s := 0; s < k; s++ {
+				terms = append(terms, c.l[(j*n+h)*k+s]+c.stop[(j*2+Left)*ds+c.dv(s)])
+			}
+			if c.ls[j*n+h], i = fold(terms, viterbi); i >= 0 {
+				c.bpLs[j*n+h] = int32(i)
+			}
 		}
 	}
-	z := ninf
-	c.bestRoot = -1
+	terms = terms[:0]
 	for r := 0; r < n; r++ {
-		if better(&z, c.root[r]+c.ls[r*n]+c.rs[r*n+n-1], viterbi) || c.bestRoot < 0 {
-			c.bestRoot = r
-		}
+		terms = append(terms, c.root[r]+c.ls[r*n]+c.rs[r*n+n-1])
 	}
-	c.logZ = z
-	return z
+	c.logZ, c.bestRoot = fold(terms, viterbi)
+	c.terms, c.ways = terms, ways
+	return c.logZ
 }
 
-// outside differentiates log Z with respect to every item (chart.go's
-// Outside, in log space) and fills the posteriors. It returns false when
-// Z is 0 or not a number.
+// outside runs the chart backwards (chart.go's Outside) in the space of
+// marginals: every item's share of Z, γ(X) = α(X)·β(X)/Z, flows to the
+// items it is built from in proportion to each way's share of its inside
+// weight — one exp per way, no logarithm — and the posteriors of the
+// potentials are the shares of the ways that use them. It returns false
+// when Z is 0 or not a number.
 func (c *vchart) outside() bool {
 	n, k, ds := c.n, c.k, c.val.Stop
-	ninf := math.Inf(-1)
-	for _, t := range [...][]float64{c.br, c.bl, c.bir, c.bil, c.brs, c.bls} {
-		for i := range t {
-			t[i] = ninf
-		}
-	}
-	for _, t := range [...][]float64{c.rootPost, c.edgePost, c.stopPost, c.contPost} {
+	for _, t := range [...][]float64{c.gr, c.gl, c.gir, c.gil, c.grs, c.gls, c.rootPost, c.edgePost, c.stopPost, c.contPost} {
 		clear(t)
 	}
 	z := c.logZ
@@ -231,92 +241,98 @@ func (c *vchart) outside() bool {
 		return false
 	}
 	for r := 0; r < n; r++ {
-		c.rootPost[r] = math.Exp(c.root[r] + c.ls[r*n] + c.rs[r*n+n-1] - z)
-		c.bls[r*n] = logAdd(c.bls[r*n], c.root[r]+c.rs[r*n+n-1]-z)
-		c.brs[r*n+n-1] = logAdd(c.brs[r*n+n-1], c.root[r]+c.ls[r*n]-z)
+		p := math.Exp(c.root[r] + c.ls[r*n] + c.rs[r*n+n-1] - z)
+		c.rootPost[r] = p
+		c.gls[r*n] += p
+		c.grs[r*n+n-1] += p
 	}
 	for w := n - 1; w >= 1; w-- {
 		for h := 0; h+w < n; h++ {
 			j := h + w
-			// Right half of h over h..j.
-			if g := c.brs[h*n+j]; !math.IsInf(g, -1) {
+			// Right half of h over h..j: its stop, its count, its farthest child.
+			if g := c.grs[h*n+j]; g != 0 {
 				for s := 0; s < k; s++ {
-					st := c.stop[(h*2+Right)*ds+c.dv(s)]
-					at := (h*n+j)*k + s
-					c.stopPost[(h*2+Right)*ds+c.dv(s)] += math.Exp(g + c.r[at] + st)
-					c.br[at] = logAdd(c.br[at], g+st)
+					st := (h*2+Right)*ds + c.dv(s)
+					share := g * math.Exp(c.r[(h*n+j)*k+s]+c.stop[st]-c.rs[h*n+j])
+					c.stopPost[st] += share
+					c.gr[(h*n+j)*k+s] += share
 				}
 			}
 			for s := 0; s < k; s++ {
-				g := c.br[(h*n+j)*k+s]
-				if math.IsInf(g, -1) {
+				at := (h*n+j)*k + s
+				g := c.gr[at]
+				if g == 0 {
 					continue
 				}
 				for d := h + 1; d <= j; d++ {
-					at := (h*n+d)*k + s
-					c.bir[at] = logAdd(c.bir[at], g+c.rs[d*n+j])
-					c.brs[d*n+j] = logAdd(c.brs[d*n+j], g+c.ir[at])
+					share := g * math.Exp(c.ir[(h*n+d)*k+s]+c.rs[d*n+j]-c.r[at])
+					c.gir[(h*n+d)*k+s] += share
+					c.grs[d*n+j] += share
 				}
 			}
 			// Left half of j over h..j.
-			if g := c.bls[j*n+h]; !math.IsInf(g, -1) {
+			if g := c.gls[j*n+h]; g != 0 {
 				for s := 0; s < k; s++ {
-					st := c.stop[(j*2+Left)*ds+c.dv(s)]
-					at := (j*n+h)*k + s
-					c.stopPost[(j*2+Left)*ds+c.dv(s)] += math.Exp(g + c.l[at] + st)
-					c.bl[at] = logAdd(c.bl[at], g+st)
+					st := (j*2+Left)*ds + c.dv(s)
+					share := g * math.Exp(c.l[(j*n+h)*k+s]+c.stop[st]-c.ls[j*n+h])
+					c.stopPost[st] += share
+					c.gl[(j*n+h)*k+s] += share
 				}
 			}
 			for s := 0; s < k; s++ {
-				g := c.bl[(j*n+h)*k+s]
-				if math.IsInf(g, -1) {
+				at := (j*n+h)*k + s
+				g := c.gl[at]
+				if g == 0 {
 					continue
 				}
 				for d := h; d < j; d++ {
-					at := (j*n+d)*k + s
-					c.bil[at] = logAdd(c.bil[at], g+c.ls[d*n+h])
-					c.bls[d*n+h] = logAdd(c.bls[d*n+h], g+c.il[at])
+					share := g * math.Exp(c.il[(j*n+d)*k+s]+c.ls[d*n+h]-c.l[at])
+					c.gil[(j*n+d)*k+s] += share
+					c.gls[d*n+h] += share
 				}
 			}
 		}
 		for h := 0; h+w < n; h++ {
 			d := h + w
 			for s := 0; s < k; s++ {
+				sp := c.next(s)
 				// h took d on its right with s children so far.
-				if g := c.bir[(h*n+d)*k+c.next(s)]; !math.IsInf(g, -1) {
-					base := g + c.cont[(h*2+Right)*ds+c.dv(s)] + c.edge[(c.cv(s)*n+h)*n+d]
+				if g := c.gir[(h*n+d)*k+sp]; g != 0 {
+					ct := (h*2+Right)*ds + c.dv(s)
+					base := c.cont[ct] + c.edge[(c.cv(s)*n+h)*n+d] - c.ir[(h*n+d)*k+sp]
 					post := 0.0
 					for m := h; m < d; m++ {
-						in, ls := c.r[(h*n+m)*k+s], c.ls[d*n+m+1]
-						post += math.Exp(base + in + ls)
-						c.br[(h*n+m)*k+s] = logAdd(c.br[(h*n+m)*k+s], base+ls)
-						c.bls[d*n+m+1] = logAdd(c.bls[d*n+m+1], base+in)
+						share := g * math.Exp(base+c.r[(h*n+m)*k+s]+c.ls[d*n+m+1])
+						post += share
+						c.gr[(h*n+m)*k+s] += share
+						c.gls[d*n+m+1] += share
 					}
-					c.contPost[(h*2+Right)*ds+c.dv(s)] += post
+					c.contPost[ct] += post
 					c.edgePost[(c.cv(s)*n+h)*n+d] += post
 				}
 				// d took h on its left with s children so far.
-				if g := c.bil[(d*n+h)*k+c.next(s)]; !math.IsInf(g, -1) {
-					base := g + c.cont[(d*2+Left)*ds+c.dv(s)] + c.edge[(c.cv(s)*n+d)*n+h]
+				if g := c.gil[(d*n+h)*k+sp]; g != 0 {
+					ct := (d*2+Left)*ds + c.dv(s)
+					base := c.cont[ct] + c.edge[(c.cv(s)*n+d)*n+h] - c.il[(d*n+h)*k+sp]
 					post := 0.0
 					for m := h; m < d; m++ {
-						in, rs := c.l[(d*n+m+1)*k+s], c.rs[h*n+m]
-						post += math.Exp(base + in + rs)
-						c.bl[(d*n+m+1)*k+s] = logAdd(c.bl[(d*n+m+1)*k+s], base+rs)
-						c.brs[h*n+m] = logAdd(c.brs[h*n+m], base+in)
+						share := g * math.Exp(base+c.l[(d*n+m+1)*k+s]+c.rs[h*n+m])
+						post += share
+						c.gl[(d*n+m+1)*k+s] += share
+						c.grs[h*n+m] += share
 					}
-					c.contPost[(d*2+Left)*ds+c.dv(s)] += post
+					c.contPost[ct] += post
 					c.edgePost[(c.cv(s)*n+d)*n+h] += post
 				}
 			}
 		}
 	}
-	for h := 0; h < n; h++ {
-		c.stopPost[(h*2+Right)*ds+c.dv(0)] += math.Exp(c.brs[h*n+h] + c.rs[h*n+h])
-		c.stopPost[(h*2+Left)*ds+c.dv(0)] += math.Exp(c.bls[h*n+h] + c.ls[h*n+h])
+	for h := 0; h < n; h++ { // the first decisions, stops of empty halves
+		c.stopPost[(h*2+Right)*ds+c.dv(0)] += c.grs[h*n+h]
+		c.stopPost[(h*2+Left)*ds+c.dv(0)] += c.gls[h*n+h]
 	}
 	sum := 0.0
-	for _, p := range c.rootPost {
+	for _, p := range c.stopPost {
 		sum += p
 	}
 	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
