@@ -6,9 +6,11 @@ import "math"
 // split-head program of chart.go with one more index on a head's open
 // halves, the number s of children it has on that side so far (nearest
 // first), capped at States() − 1. A finished half has taken its stop
-// decision and needs no such index, so the program is O(n³·S). It works
-// in log space: no scaling to keep Z in range, at the price of a log and
-// an exp per step, which the plain DMV (Chart's own tables) does not pay.
+// decision and needs no such index, so the program is O(n³·S). Inside
+// works in log space — no scaling to keep Z in range, at the price of an
+// exp per way an item is built, which the plain DMV (Chart's own scaled
+// tables) does not pay — and outside in the space of marginals (each
+// item's share of Z, at most 1).
 //
 // Items, for a head h (left halves mirror them):
 //
