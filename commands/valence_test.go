@@ -98,3 +98,32 @@ func TestPlainDMVFilesKeepTheirForm(t *testing.T) {
 		t.Fatal("a plain DMV model mentions valences")
 	}
 }
+
+// Annealing takes the valence settings as they are: train-da --skew and
+// train-sa's Model L with them equal their shell loops of estep --beta
+// --skew (--delta) | mstep --child-backoff, byte for byte.
+func TestValenceShellLoopEqualsAnnealers(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 200)
+	v := []string{"--stop-valence", "3", "--child-valence", "2", "--child-backoff", "0.2"}
+	init := run(t, nil, append(append([]string{"dmv-init", "--init", "km", "--lambda", "0.1"}, v...), corpus)...)
+	skew := writeTemp(t, dir, "init.jsonl", init)
+	model := init
+	for _, beta := range []string{"0.25", "0.5", "1"} {
+		model = shellLoop(t, dir, corpus, model, 2, []string{"--beta", beta, "--skew", skew}, []string{"--lambda", "0.1", "--child-backoff", "0.2"})
+	}
+	trained := run(t, nil, append(append([]string{"train-da", "--init", "km", "--skew", "--beta0", "0.25", "--gamma", "2",
+		"--lambda", "0.1", "--max-iter", "2", "--tol", "1e-300", "-q"}, v...), corpus)...)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("stages of estep --beta --skew | mstep --child-backoff differ from train-da with valences")
+	}
+	model = zeroWeights(run(t, nil, append(append([]string{"dmv-init", "--init", "zero"}, v...), corpus)...))
+	for _, delta := range []string{"-0.4", "0"} {
+		model = shellLoop(t, dir, corpus, model, 2, []string{"--delta", delta}, []string{"--lambda", "1", "--child-backoff", "0.2"})
+	}
+	trained = run(t, nil, append(append([]string{"train-sa", "--init", "zero", "--lambda", "1", "--delta0", "-0.4", "--delta-step", "0.4",
+		"--delta-final", "0", "--max-iter", "2", "--tol", "1e-300", "-q"}, v...), corpus)...)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("epochs of estep --delta | mstep --child-backoff differ from train-sa with valences")
+	}
+}

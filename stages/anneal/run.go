@@ -120,6 +120,7 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 			Corpus:  s.Corpus,
 			EStep:   dmv.EStepOptions{Workers: s.Job.Workers},
 			Lambda:  lambda,
+			Backoff: s.Job.ChildBackoff,
 			MaxIter: maxIter,
 			Tol:     tol,
 			Observe: s.Observe,
