@@ -7,6 +7,7 @@ import (
 
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline/progress"
+	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 func seedFlag() cli.Flag {
@@ -35,4 +36,32 @@ func Tolerance(c *cli.Context) (float64, error) {
 		return math.SmallestNonzeroFloat64, nil
 	}
 	return tol, nil
+}
+
+// valenceFlags are the DMV's valence settings (Headden et al. 2009's
+// extended valence grammar; pr-toolkit's -dvalency, -cvalency and
+// -child-backoff), for the programs that make a model from a corpus.
+func valenceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "stop-valence", Value: dmv.DMVValence.Stop, Usage: "stop decisions tell apart `V` valences: 1 none, 2 no child yet vs some (the DMV), 3 none vs one vs two or more"},
+		&cli.IntFlag{Name: "child-valence", Value: dmv.DMVValence.Child, Usage: "child distributions tell apart `V` valences, counted nearest first: 1 one distribution (the DMV), 2 the first child vs later ones (Headden et al.'s EVG), 3 first, second, later"},
+		&cli.Float64Flag{Name: "child-backoff", Usage: "interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head, after each M-step (pr-toolkit's -child-backoff; 0: none)"},
+	}
+}
+
+// readValence reads valenceFlags: the settings (zero when neither valence
+// flag is given, so that a -m model keeps its own) and the back-off.
+func readValence(c *cli.Context) (dmv.Valence, float64, error) {
+	w := c.Float64("child-backoff")
+	if err := dmv.CheckBackoff(w); err != nil {
+		return dmv.Valence{}, 0, program.Usagef("--child-backoff: %v", err)
+	}
+	if !c.IsSet("stop-valence") && !c.IsSet("child-valence") {
+		return dmv.Valence{}, w, nil
+	}
+	v := dmv.Valence{Stop: c.Int("stop-valence"), Child: c.Int("child-valence")}
+	if err := v.Check(); err != nil {
+		return dmv.Valence{}, 0, program.Usagef("--stop-valence, --child-valence: %v", err)
+	}
+	return v, w, nil
 }

@@ -60,14 +60,20 @@ Examples:
    dmv-init wsj10.jsonl > init.jsonl
    dmv-init --init klein --klein-const 2 wsj10.jsonl > init-klein.jsonl
    dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl
-   dmv-init --vb --alpha 0.1 wsj10.jsonl > init-vb.jsonl`,
-		Flags: []cli.Flag{
+   dmv-init --vb --alpha 0.1 wsj10.jsonl > init-vb.jsonl
+   dmv-init --child-valence 2 wsj10.jsonl > evg-init.jsonl   # an EVG start
+
+--stop-valence and --child-valence give the start more valences (README,
+"Extended valence"): km and klein give every child valence the same counts
+(their masses have no order among a head's children) and the decisions the
+counts of a chain of the expected children; --child-backoff as train-em's.`,
+		Flags: append([]cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
 			&cli.BoolFlag{Name: "vb", Usage: "the initial M-step is variational Bayes's (train-em --estimator vb's start)"},
 			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		},
+		}, valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := checkInit(c); err != nil {
 				return err
@@ -82,9 +88,17 @@ Examples:
 			if err != nil {
 				return err
 			}
+			v, backoff, err := readValence(c)
+			if err == nil && alpha > 0 && (v != (dmv.Valence{}) || backoff > 0) {
+				err = program.Usagef("--vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			}
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), VBAlpha: alpha, Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")})
+				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), VBAlpha: alpha, Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers"),
+					Valence: v, ChildBackoff: backoff})
 			})
 		},
 	}

@@ -36,6 +36,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	}{
 		{"em", []string{"train-em", "--init", "km", "--lambda", "0.1", "--tol", "0", "--max-iter", "40"}, 40},
 		{"vb", []string{"train-em", "--estimator", "vb", "--alpha", "0.1", "--tol", "0", "--max-iter", "40"}, 40},
+		{"evg", []string{"train-em", "--init", "km", "--stop-valence", "3", "--child-valence", "2", "--child-backoff", "0.2", "--lambda", "0.1", "--tol", "0", "--max-iter", "20"}, 20},
 		{"da", []string{"train-da", "--init", "km", "--skew", "--beta0", "0.25", "--gamma", "2", "--lambda", "0.1", "--tol", "0", "--max-iter", "12"}, 36},
 		{"sa", []string{"train-sa", "--init", "zero", "--lambda", "10", "--delta0", "-0.4", "--delta-step", "0.2", "--delta-final", "0", "--tol", "0", "--max-iter", "12"}, 36},
 		// Posterior regularization's dual goes on from the checkpoint's.

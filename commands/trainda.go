@@ -42,8 +42,12 @@ Examples:
    train-da --init zero --beta0 0.01 --gamma 1.5 wsj10.jsonl > da.jsonl
    train-da --init km --skew --beta0 0.1 --gamma 2 --log sda.log wsj10.jsonl -o sda.jsonl
    train-da --init km --skew --save-dir sda-stages wsj10.jsonl > /dev/null
-   train-da --init km --skew --max-depth 2 wsj10.jsonl > sda-lc2.jsonl`,
-		Flags: append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+   train-da --init km --skew --max-depth 2 wsj10.jsonl > sda-lc2.jsonl
+   train-da --init km --skew --child-valence 2 --lambda 1 wsj10.jsonl > sda-evg.jsonl
+
+--stop-valence, --child-valence and --child-backoff train a DMV with more
+valences, as train-em's do (README, "Extended valence").`,
+		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
@@ -51,7 +55,7 @@ Examples:
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
-		), program.PRFlags()...),
+		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -77,6 +81,9 @@ Examples:
 			}
 			job, err := TrainJob(c, len(betas)*c.Int("max-iter"))
 			if err != nil {
+				return err
+			}
+			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
 			src := program.Source(c)

@@ -128,6 +128,13 @@ Examples:
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
+   train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
+
+--stop-valence and --child-valence train a DMV with more valences (Headden,
+Johnson & McClosky 2009's extended valence grammar is --child-valence 2; see
+README, "Extended valence"); --child-backoff W interpolates every child
+distribution with one that forgets the head after each M-step (pr-toolkit's
+fixed weight). With -m the model's own valences are kept.
 
 --max-depth D restricts every E-step (and --hard's Viterbi trees) to the trees
 whose left-corner parse needs at most D stack levels (Noji, Miyao & Johnson
@@ -140,7 +147,7 @@ is a plain DMV (decode parses with it unbounded unless given --max-depth too).
 (as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
 continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 --save-every, --save-dir and --stream may differ).`,
-		Flags: append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
 			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
@@ -148,7 +155,7 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
 			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
-		), program.PRFlags()...),
+		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -183,6 +190,12 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 				return err
 			}
 			job.VBAlpha = alpha
+			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
+				return err
+			}
+			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0) {
+				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{

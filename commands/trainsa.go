@@ -49,8 +49,13 @@ not trees of the bounded chart).
 Examples:
    train-sa --init zero --lambda 10 --delta0 -0.6 --save-dir sa wsj10.jsonl > sa.jsonl
    train-sa --init km --seg-beta0 0.5 --seg-beta-final 0 --log s.log wsj10.jsonl -o s.jsonl
-   train-sa --init km --delta0 -0.6 --max-depth 1 --max-chunk 3 wsj10.jsonl > sa-lc.jsonl`,
-		Flags: append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+   train-sa --init km --delta0 -0.6 --max-depth 1 --max-chunk 3 wsj10.jsonl > sa-lc.jsonl
+   train-sa --init zero --lambda 1 --delta0 -0.6 --child-valence 2 wsj10.jsonl > sa-evg.jsonl
+
+--stop-valence, --child-valence and --child-backoff train a DMV with more
+valences, as train-em's do (README, "Extended valence"); Model L takes them,
+Model S does not.`,
+		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.Float64Flag{Name: "delta0", DefaultText: "none", Usage: "Model L: the first epoch's locality bias `δ₀`"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "Model L: δ += `Δδ` after each epoch"},
@@ -60,7 +65,7 @@ Examples:
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
-		), program.PRFlags()...),
+		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -88,6 +93,12 @@ Examples:
 			job, err := TrainJob(c, epochs*c.Int("max-iter"))
 			if err != nil {
 				return err
+			}
+			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
+				return err
+			}
+			if opts.Anneals == anneal.SegBeta && job.Valence != (dmv.Valence{}) && !job.Valence.IsDMV() {
+				return program.Usagef("Model S (--seg-beta…) is for the plain DMV only, not %s", job.Valence)
 			}
 			if prOpts.On() && opts.Anneals == anneal.SegBeta {
 				return program.Usagef("posterior regularization (--rules, --sparsity) projects a posterior over single trees: not with Model S (--seg-beta…)")

@@ -84,7 +84,13 @@ type Event struct {
 	Head string // child, stop, cont
 	Dir  string // child, stop, cont: Left or Right
 	Adj  bool   // stop, cont: no child yet on that side
-	Arg  string // child, root
+	// Val is the valence of a stop, cont or child event of a DMV with
+	// valence settings (HasVal): the number of children the head already
+	// has on that side, capped at the setting less one. A stop or cont
+	// event has Adj or Val, never both; the plain DMV's have Adj.
+	Val    int
+	HasVal bool
+	Arg    string // child, root
 	// The CCM's: a span's yield (the tags it covers, [] the empty span),
 	// a context's tags before and after (Boundary beyond an edge), a
 	// yield length (unseen_span), and the bracket value of all four.
@@ -120,6 +126,10 @@ type Header struct {
 	Events int
 	Model  string // counts only
 	Corpus string // counts only
+	// The DMV's valence settings (stages/dmv.Valence): how many valences
+	// its stop decisions and its child distributions tell apart; 0 (not
+	// written) for the plain DMV's 2 and 1.
+	StopValence, ChildValence int
 	// VBAlpha, when > 0, marks a model of variational Bayes ("p" only):
 	// its values are the weights exp E[log θ] under q(θ) = Dir(counts +
 	// VBAlpha), and its multinomials sum to less than 1. VBBound, when not
@@ -127,6 +137,10 @@ type Header struct {
 	VBAlpha float64
 	VBBound *float64
 }
+
+// MaxValence bounds the DMV's valence settings: far more valences than
+// any paper tells apart (Headden et al. 2009 and pr-toolkit use up to 3).
+const MaxValence = 10
 
 // Stats closes a count stream: how much data the counts came from and its
 // log-likelihood (natural log; -Inf when some sentence has probability 0).
@@ -180,6 +194,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvChild:
 		dst = appendString(append(dst, `{"ev":"child","head":`...), e.Head)
 		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
+		if e.HasVal {
+			dst = strconv.AppendInt(append(dst, `,"val":`...), int64(e.Val), 10)
+		}
 		dst = appendString(append(dst, `,"arg":`...), e.Arg)
 		return appendValue(dst, e.Unit, e.Value)
 	case EvStop, EvCont:
@@ -190,7 +207,11 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		}
 		dst = appendString(dst, e.Head)
 		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
-		dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
+		if e.HasVal {
+			dst = strconv.AppendInt(append(dst, `,"val":`...), int64(e.Val), 10)
+		} else {
+			dst = strconv.AppendBool(append(dst, `,"adj":`...), e.Adj)
+		}
 		return appendValue(dst, e.Unit, e.Value)
 	}
 	dst = append(dst, `{"ev":`...)
@@ -204,6 +225,10 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		if h.Unit == Count {
 			dst = appendString(append(dst, `,"model":`...), h.Model)
 			dst = appendString(append(dst, `,"corpus":`...), h.Corpus)
+		}
+		if h.StopValence != 0 || h.ChildValence != 0 {
+			dst = strconv.AppendInt(append(dst, `,"stop_valence":`...), int64(h.StopValence), 10)
+			dst = strconv.AppendInt(append(dst, `,"child_valence":`...), int64(h.ChildValence), 10)
 		}
 		if h.VBAlpha > 0 {
 			dst = appendReal(append(dst, `,"vb_alpha":`...), h.VBAlpha)
@@ -310,7 +335,9 @@ type eventFields struct {
 	adj, constituent, yield     bool
 	hasAdj, hasConstituent      bool
 	length, sentences, tokens   int
-	events                      int
+	events, val                 int
+	hasVal                      bool
+	stopValence, childValence   int
 	hasLength, hasSentences     bool
 	hasTokens, hasEvents        bool
 	values                      int // how many of n, p, w
@@ -375,6 +402,12 @@ func eventFieldBit(name []byte) uint32 {
 		return 1 << 23
 	case "corpus":
 		return 1 << 24
+	case "val":
+		return 1 << 25
+	case "stop_valence":
+		return 1 << 26
+	case "child_valence":
+		return 1 << 27
 	}
 	return 0
 }
@@ -630,6 +663,13 @@ func (f *eventFields) scanFields(e *Event, data []byte) bool {
 		case "events":
 			f.events, ok = s.int()
 			f.hasEvents = true
+		case "val":
+			f.val, ok = s.int()
+			f.hasVal = true
+		case "stop_valence":
+			f.stopValence, ok = s.int()
+		case "child_valence":
+			f.childValence, ok = s.int()
 		case "loglik":
 			f.loglik, ok = s.float()
 		case "family", "unit", "model", "corpus":
@@ -712,6 +752,12 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.unit = it.ReadString()
 		case "events":
 			f.events, f.hasEvents = it.ReadInt(), true
+		case "val":
+			f.val, f.hasVal = it.ReadInt(), true
+		case "stop_valence":
+			f.stopValence = it.ReadInt()
+		case "child_valence":
+			f.childValence = it.ReadInt()
 		case "model":
 			f.model = it.ReadString()
 		case "corpus":
@@ -766,7 +812,11 @@ func (f *eventFields) finish(e *Event) error {
 				return err
 			}
 		}
-		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus}
+		if f.stopValence < 0 || f.childValence < 0 || f.stopValence > MaxValence || f.childValence > MaxValence {
+			return fmt.Errorf("header with valences %d and %d: want 1 to %d", f.stopValence, f.childValence, MaxValence)
+		}
+		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus,
+			StopValence: f.stopValence, ChildValence: f.childValence}
 		return f.finishVB(e.Header)
 	}
 	// The DMV's kinds, thousands per model, check first what a whole
@@ -779,8 +829,14 @@ func (f *eventFields) finish(e *Event) error {
 			err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
 		}
 	case EvStop, EvCont:
-		if e.Head == "" || !f.hasAdj || e.Dir != Left && e.Dir != Right {
-			err = errors.Join(need(e.Head != "", "head"), need(f.hasAdj, "adj"), checkDir(e.Dir))
+		if e.Head == "" || f.hasAdj == f.hasVal || e.Dir != Left && e.Dir != Right {
+			err = errors.Join(need(e.Head != "", "head"), checkDir(e.Dir))
+			switch {
+			case !f.hasAdj && !f.hasVal:
+				err = errors.Join(err, need(false, "adj"))
+			case f.hasAdj && f.hasVal:
+				err = errors.Join(err, fmt.Errorf("%q event with both \"adj\" and \"val\"", e.Ev))
+			}
 		}
 		if f.hasAdj {
 			e.Adj = f.adj
@@ -809,6 +865,15 @@ func (f *eventFields) finish(e *Event) error {
 	}
 	if err != nil {
 		return err
+	}
+	if f.hasVal {
+		if e.Ev != EvChild && e.Ev != EvStop && e.Ev != EvCont {
+			return fmt.Errorf("%q event with \"val\": only child, stop and cont have a valence", e.Ev)
+		}
+		if f.val < 0 || f.val >= MaxValence {
+			return fmt.Errorf("%q event with valence %d: want 0 to %d", e.Ev, f.val, MaxValence-1)
+		}
+		e.Val, e.HasVal = f.val, true
 	}
 	if f.hasConstituent {
 		e.Constituent = f.constituent

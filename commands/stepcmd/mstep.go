@@ -37,7 +37,13 @@ catches a shard that is missing altogether.
 Examples:
    estep -m model.jsonl wsj10.jsonl | mstep --lambda 0.2154 > next.jsonl
    mstep --expect-sentences 5387 shard-*.counts > next.jsonl
-   estep -m m.jsonl wsj10.jsonl | mstep --vb --alpha 0.1 -m m.jsonl -o m.jsonl`,
+   estep -m m.jsonl wsj10.jsonl | mstep --vb --alpha 0.1 -m m.jsonl -o m.jsonl
+   estep -m evg.jsonl wsj10.jsonl | mstep --child-backoff 0.33 > next.jsonl
+
+The counts of a DMV with valence settings (README, "Extended valence") have
+one child multinomial per (head, dir, val) and one decision per (head, dir,
+val); --child-backoff W then mixes each child distribution with weight W with
+the distribution of the summed counts of every head (as train-em's).`,
 		Flags: []cli.Flag{
 			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.BoolFlag{Name: "vb", Usage: "variational Bayes's M-step (DMV counts): weights exp E[log θ] under Dir(counts + α)"},
@@ -45,6 +51,7 @@ Examples:
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "--vb: the model `FILE` the counts' E-step ran with; the model made carries the variational bound"},
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
 			program.ExpectCorpusFlag(),
+			&cli.Float64Flag{Name: "child-backoff", Usage: "DMV: interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head (pr-toolkit's -child-backoff; train-em's)"},
 			program.OutputFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -61,10 +68,13 @@ Examples:
 			if n := c.Int("expect-sentences"); n < -1 {
 				return program.Usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
 			}
+			if err := dmv.CheckBackoff(c.Float64("child-backoff")); err != nil {
+				return program.Usagef("--child-backoff: %v", err)
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), VBAlpha: alpha, Model: c.String("model"),
-					ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
+					ChildBackoff: c.Float64("child-backoff"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
 			})
 		},
 	}

@@ -129,6 +129,7 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 			Corpus:  s.Corpus,
 			EStep:   dmv.EStepOptions{Workers: s.Job.Workers, Bound: s.Job.Bound},
 			Lambda:  lambda,
+			Backoff: s.Job.ChildBackoff,
 			MaxIter: maxIter,
 			Tol:     tol,
 			Observe: s.Observe,

@@ -42,7 +42,7 @@ func NoTagKnown(sample []string) error {
 // tag, as the rule above says.
 func extendParams(p *Params, u int) *Params {
 	t := p.T
-	q := NewParams(t + u)
+	q := NewValenceParams(t+u, p.V)
 	mean := func(xs []float64) float64 {
 		s := 0.0
 		for _, x := range xs {
@@ -56,35 +56,40 @@ func extendParams(p *Params, u int) *Params {
 		q.Root[a] = avgRoot
 	}
 	// Average head: means over heads of each child entry and decision.
-	var avgChild [2][]float64
+	avgChild := make([][]float64, 2*p.V.Child) // [dir·V.Child + valence]
 	for dir := Left; dir <= Right; dir++ {
-		avgChild[dir] = make([]float64, t)
-		for h := 0; h < t; h++ {
-			for a := 0; a < t; a++ {
-				avgChild[dir][a] += p.Child[p.ChildIndex(h, dir, a)] / float64(t)
+		for v := 0; v < p.V.Child; v++ {
+			avg := make([]float64, t)
+			for h := 0; h < t; h++ {
+				for a := 0; a < t; a++ {
+					avg[a] += p.Child[p.ChildAt(h, dir, v, a)] / float64(t)
+				}
 			}
+			avgChild[dir*p.V.Child+v] = avg
 		}
 	}
 	for h := 0; h < t+u; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			row := avgChild[dir]
-			if h < t {
-				row = p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)]
-			}
-			copy(q.Child[q.ChildIndex(h, dir, 0):], row)
-			m := mean(row)
-			for a := t; a < t+u; a++ {
-				q.Child[q.ChildIndex(h, dir, a)] = m
-			}
-			for v := Adj; v <= NonAdj; v++ {
-				i := DecisionIndex(h, dir, v)
+			for v := 0; v < p.V.Child; v++ {
+				row := avgChild[dir*p.V.Child+v]
 				if h < t {
-					q.Stop[i], q.Cont[i] = p.Stop[i], p.Cont[i]
+					row = p.Child[p.ChildAt(h, dir, v, 0):p.ChildAt(h, dir, v, t)]
+				}
+				copy(q.Child[q.ChildAt(h, dir, v, 0):], row)
+				m := mean(row)
+				for a := t; a < t+u; a++ {
+					q.Child[q.ChildAt(h, dir, v, a)] = m
+				}
+			}
+			for v := 0; v < p.V.Stop; v++ {
+				i := q.DecisionAt(h, dir, v)
+				if h < t {
+					q.Stop[i], q.Cont[i] = p.Stop[p.DecisionAt(h, dir, v)], p.Cont[p.DecisionAt(h, dir, v)]
 					continue
 				}
 				for k := 0; k < t; k++ {
-					q.Stop[i] += p.Stop[DecisionIndex(k, dir, v)] / float64(t)
-					q.Cont[i] += p.Cont[DecisionIndex(k, dir, v)] / float64(t)
+					q.Stop[i] += p.Stop[p.DecisionAt(k, dir, v)] / float64(t)
+					q.Cont[i] += p.Cont[p.DecisionAt(k, dir, v)] / float64(t)
 				}
 			}
 		}

@@ -129,7 +129,7 @@ func bruteForce(tags []int, w *Params, dist []float64) bruteResult {
 func bruteForceOver(trees [][]int, tags []int, w *Params, dist []float64) bruteResult {
 	scores := make([]float64, len(trees))
 	maxLog := math.Inf(-1)
-	res := bruteResult{counts: NewParams(w.T), bestLog: math.Inf(-1), edgePost: map[[2]int]float64{}}
+	res := bruteResult{counts: NewValenceParams(w.T, w.V), bestLog: math.Inf(-1), edgePost: map[[2]int]float64{}}
 	for i, heads := range trees {
 		scores[i] = treeLogScore(tags, heads, w, dist)
 		maxLog = math.Max(maxLog, scores[i])
@@ -192,7 +192,7 @@ func checkAgainstBruteForce(t *testing.T, tags []int, w *Params, dist []float64)
 	if !c.Outside() {
 		t.Fatalf("tags %v: Outside found Z = 0", tags)
 	}
-	got := NewParams(w.T)
+	got := NewValenceParams(w.T, w.V)
 	c.AddCounts(tags, got, 1)
 	gt, wt := got.Tables(), want.counts.Tables()
 	for k := range gt {

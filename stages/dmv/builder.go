@@ -1,6 +1,7 @@
 package dmv
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -28,9 +29,35 @@ type TableBuilder struct {
 	twice             string    // the first event given twice (a model), for Build
 	stats             *format.Stats
 	unit              format.Unit
+	// val is the valence settings the headers gave (zero: none read yet,
+	// the plain DMV's).
+	val Valence
 	// Sum adds repeated events and stats records (count shards); without
 	// it a repeated event or stats record is an error (a model).
 	Sum bool
+}
+
+// valence is the settings of the events read: the headers', else the
+// plain DMV's.
+func (b *TableBuilder) valence() Valence {
+	if b.val == (Valence{}) {
+		return DMVValence
+	}
+	return b.val
+}
+
+// header takes a header's valence settings (eventio.Kind.Header): every
+// shard of a count stream must have the same.
+func (b *TableBuilder) header(h *format.Header) error {
+	v, err := headerValence(h)
+	switch {
+	case err != nil:
+		return err
+	case b.val != (Valence{}) && v != b.val:
+		return fmt.Errorf("this shard's valence settings (%s) are not those of the earlier shards (%s)", v, b.val)
+	}
+	b.val = v
+	return nil
 }
 
 // builderTag holds the entries of one tag: as a root's argument, and as
@@ -41,6 +68,32 @@ type builderTag struct {
 	root     entry
 	decision [8]entry
 	child    [2][]entry
+	// With valence settings: the decision slots beyond 8, and the child
+	// entries of valences beyond the first ([dir·(Child−1) + valence−1]).
+	moreDecision []entry
+	moreChild    [][]entry
+}
+
+// decisionEntry is the entry of a decision of bt in slot i (decisionSlot).
+func (bt *builderTag) decisionEntry(i int, v Valence) *entry {
+	if i < len(bt.decision) {
+		return &bt.decision[i]
+	}
+	if bt.moreDecision == nil {
+		bt.moreDecision = make([]entry, 4*v.Stop-len(bt.decision))
+	}
+	return &bt.moreDecision[i-len(bt.decision)]
+}
+
+// kids are the child entries of bt on side dir at valence cv.
+func (bt *builderTag) kids(dir, cv int, v Valence) *[]entry {
+	if cv == 0 {
+		return &bt.child[dir]
+	}
+	if bt.moreChild == nil {
+		bt.moreChild = make([][]entry, 2*(v.Child-1))
+	}
+	return &bt.moreChild[dir*(v.Child-1)+cv-1]
 }
 
 type entry struct {
@@ -49,8 +102,8 @@ type entry struct {
 	id    int32 // the event's ID, from 1 in order of first sight (0: none yet)
 }
 
-func decisionSlot(dir, valence int, cont bool) int {
-	i := (dir*2 + valence) * 2
+func decisionSlot(dir, valence, stopValences int, cont bool) int {
+	i := (dir*stopValences + valence) * 2
 	if cont {
 		i++
 	}
@@ -66,6 +119,7 @@ type heldEvent struct {
 	head, arg int32
 	dir       int
 	adj       bool
+	val       int // of a model with valence settings
 	unit      format.Unit
 	value     float64
 }
@@ -76,7 +130,7 @@ func (b *TableBuilder) expect(n int) {
 		return
 	}
 	t := 0
-	for NumEvents(t) < n {
+	for NumEvents(t, b.valence()) < n {
 		t++
 	}
 	b.ids = make(map[string]int32, t)
@@ -116,13 +170,20 @@ func (b *TableBuilder) tag(name []byte, last *int32) int32 {
 // indexes a table by it). The fields an event's kind has not (a root's
 // head and direction, a child's adjacency) are not looked at, as for
 // describe.
-func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, unit format.Unit, value float64) uint64 {
-	h := heldEvent{ev: ev, unit: unit, value: value}
+func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, val int, unit format.Unit, value float64) uint64 {
+	h := heldEvent{ev: ev, unit: unit, value: value, val: val}
+	v := b.valence()
 	if ev != format.EvRoot {
 		h.head, h.dir = b.tag(head, &b.lastHead), dirIndex(dir)
 	}
 	if ev == format.EvStop || ev == format.EvCont {
 		h.adj = adj
+		if v.IsDMV() {
+			h.val = NonAdj
+			if adj {
+				h.val = Adj
+			}
+		}
 	}
 	if ev == format.EvRoot || ev == format.EvChild {
 		h.arg = b.tag(arg, &b.lastArg)
@@ -131,7 +192,7 @@ func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, u
 	case format.EvRoot:
 		h.at = &b.tags[h.arg].root
 	case format.EvChild:
-		kids := &b.tags[h.head].child[h.dir]
+		kids := b.tags[h.head].kids(h.dir, h.val, v)
 		switch a := int(h.arg); {
 		case a < len(*kids):
 		case a < cap(*kids):
@@ -145,11 +206,7 @@ func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, u
 		}
 		h.at = &(*kids)[h.arg]
 	default:
-		v := NonAdj
-		if h.adj {
-			v = Adj
-		}
-		h.at = &b.tags[h.head].decision[decisionSlot(h.dir, v, ev == format.EvCont)]
+		h.at = b.tags[h.head].decisionEntry(decisionSlot(h.dir, h.val, v.Stop, ev == format.EvCont), v)
 	}
 	if h.at.id == 0 {
 		b.lastID++
@@ -170,10 +227,34 @@ func IsEvent(ev string) bool {
 
 // id is the ID of an event read the long way (eventio.Kind.ID).
 func (b *TableBuilder) id(e *format.Event) uint64 {
-	if !IsEvent(e.Ev) {
-		return 0 // not an event of the DMV: add refuses it
+	if !IsEvent(e.Ev) || b.checkValence(e) != nil {
+		return 0 // not an event of this DMV: add refuses it
 	}
-	return b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Unit, e.Value)
+	return b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Val, e.Unit, e.Value)
+}
+
+// checkValence says whether e's valence fits the settings of the
+// headers: none (adj on stop and cont) for the plain DMV, a val below
+// the setting for every stop, cont and child event otherwise.
+func (b *TableBuilder) checkValence(e *format.Event) error {
+	v := b.valence()
+	switch {
+	case e.Ev == format.EvRoot:
+		if e.HasVal {
+			return errors.New(`a root event has no "val"`)
+		}
+	case v.IsDMV():
+		if e.HasVal {
+			return errors.New(`an event with "val" where the header has no valence settings (a DMV's events have none; its stop and cont events carry "adj")`)
+		}
+	case !e.HasVal:
+		return fmt.Errorf(`an event without "val" in a model or counts with %s (the header's)`, v)
+	case e.Ev == format.EvChild && e.Val >= v.Child:
+		return fmt.Errorf("child valence %d where the header's child valence is %d (valences 0 to %d)", e.Val, v.Child, v.Child-1)
+	case e.Ev != format.EvChild && e.Val >= v.Stop:
+		return fmt.Errorf("decision valence %d where the header's stop valence is %d (valences 0 to %d)", e.Val, v.Stop, v.Stop-1)
+	}
+	return nil
 }
 
 // scanLine is the readers' short road (eventio.Kind.Short): a DMV event
@@ -184,7 +265,7 @@ func (b *TableBuilder) scanLine(line []byte, unit format.Unit) (uint64, bool) {
 	l, ok := format.ScanDMVLine(line)
 	v := l.Value
 	switch {
-	case !ok || l.Unit != unit || b.unit != 0 && b.unit != unit:
+	case !ok || l.Unit != unit || b.unit != 0 && b.unit != unit || !b.valence().IsDMV():
 		return 0, false
 	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0 && unit != format.Weight || v > 1 && unit == format.Prob:
 		return 0, false
@@ -193,16 +274,16 @@ func (b *TableBuilder) scanLine(line []byte, unit format.Unit) (uint64, bool) {
 	case (l.Ev == format.EvRoot || l.Ev == format.EvChild) && len(l.Arg) == 0:
 		return 0, false
 	}
-	return b.hold(l.Ev, l.Head, l.Arg, l.Dir, l.Adj, l.Unit, v), true
+	return b.hold(l.Ev, l.Head, l.Arg, l.Dir, l.Adj, 0, l.Unit, v), true
 }
 
-// Add takes one event. Headers are the readers' business (io.go) and
-// are passed over.
+// Add takes one event. Headers are the readers' business (io.go): only
+// their valence settings are taken.
 func (b *TableBuilder) Add(e format.Event) error { return b.add(&e) }
 
 func (b *TableBuilder) add(e *format.Event) error {
 	if e.Ev == format.EvHeader {
-		return nil
+		return b.header(e.Header)
 	}
 	if err := e.Validate(); err != nil {
 		return err
@@ -233,7 +314,10 @@ func (b *TableBuilder) addValid(e *format.Event) error {
 	if b.unit != 0 && e.Unit != b.unit {
 		return fmt.Errorf("event carries %q but earlier events carry %q", string(e.Unit), string(b.unit))
 	}
-	b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Unit, e.Value)
+	if err := b.checkValence(e); err != nil {
+		return err
+	}
+	b.hold(e.Ev, []byte(e.Head), []byte(e.Arg), e.Dir, e.Adj, e.Val, e.Unit, e.Value)
 	b.commit()
 	return nil
 }
@@ -260,6 +344,9 @@ func (b *TableBuilder) commit() {
 func (b *TableBuilder) describeHeld() string {
 	h := &b.held
 	e := format.Event{Ev: h.ev, Dir: dirNames[h.dir], Adj: h.adj, Arg: b.names[h.arg]}
+	if !b.valence().IsDMV() && h.ev != format.EvRoot {
+		e.Val, e.HasVal = h.val, true
+	}
 	if h.ev != format.EvRoot {
 		e.Head = b.names[h.head]
 	}
@@ -289,7 +376,8 @@ func (b *TableBuilder) Build() (*Table, error) {
 	for i, name := range ts.Names() {
 		to[b.ids[name]] = i
 	}
-	p := NewParams(ts.Len())
+	val := b.valence()
+	p := NewValenceParams(ts.Len(), val)
 	for n := range b.tags {
 		bt, h := &b.tags[n], to[n]
 		if h < 0 {
@@ -297,14 +385,16 @@ func (b *TableBuilder) Build() (*Table, error) {
 		}
 		p.Root[h] = bt.root.value
 		for dir := Left; dir <= Right; dir++ {
-			for v := Adj; v <= NonAdj; v++ {
-				i := DecisionIndex(h, dir, v)
-				p.Stop[i] = bt.decision[decisionSlot(dir, v, false)].value
-				p.Cont[i] = bt.decision[decisionSlot(dir, v, true)].value
+			for v := 0; v < val.Stop; v++ {
+				i := p.DecisionAt(h, dir, v)
+				p.Stop[i] = bt.decisionEntry(decisionSlot(dir, v, val.Stop, false), val).value
+				p.Cont[i] = bt.decisionEntry(decisionSlot(dir, v, val.Stop, true), val).value
 			}
-			for a, kid := range bt.child[dir] {
-				if kid.set {
-					p.Child[p.ChildIndex(h, dir, to[a])] = kid.value
+			for v := 0; v < val.Child; v++ {
+				for a, kid := range *bt.kids(dir, v, val) {
+					if kid.set {
+						p.Child[p.ChildAt(h, dir, v, to[a])] = kid.value
+					}
 				}
 			}
 		}

@@ -51,6 +51,11 @@ type Chart struct {
 	capacity           int
 
 	seg segmentation // Model S's top step, when on (segment.go)
+
+	// A model with valence settings is loaded into vc (vchart.go), and
+	// every method below answers from it while valenced.
+	vc       vchart
+	valenced bool
 }
 
 // NewChart makes a chart for sentences of up to n tokens; it grows as
@@ -84,7 +89,8 @@ func (c *Chart) Len() int { return c.n }
 // Load sets the potentials for the tag sequence tags under weight table
 // w: root(t), child(h, dir, c), stop and cont, each edge also multiplied
 // by dist[|h−c|] when dist is not nil (the km and local initializers,
-// Model L's e^{δ·|h−c|}).
+// Model L's e^{δ·|h−c|}). A table with valence settings goes to the
+// valence chart (vchart.go), which every method then answers from.
 //
 // Scaling: every word is attached exactly once, every half-head takes
 // exactly one stop decision, and every attachment comes with exactly one
@@ -95,7 +101,9 @@ func (c *Chart) Len() int { return c.n }
 // most 1 and Z stays in range for hundreds of tokens.
 func (c *Chart) Load(tags []int, w *Params, dist []float64) {
 	c.loadPotentials(tags, w, dist)
-	c.scale()
+	if !c.valenced { // the valence chart works in log space
+		c.scale()
+	}
 }
 
 // LoadFactored is Load with every attachment also multiplied by a factor
@@ -105,6 +113,10 @@ func (c *Chart) Load(tags []int, w *Params, dist []float64) {
 func (c *Chart) LoadFactored(tags []int, w *Params, dist []float64, edge, root []float64) {
 	c.loadPotentials(tags, w, dist)
 	n := len(tags)
+	if c.valenced {
+		c.vc.factor(edge[:n*n], root[:n])
+		return
+	}
 	for i, f := range edge[:n*n] {
 		c.edge[i] *= f
 	}
@@ -117,10 +129,15 @@ func (c *Chart) LoadFactored(tags []int, w *Params, dist []float64, edge, root [
 // loadPotentials is Load before scaling.
 func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 	n := len(tags)
+	c.seg.on = false
+	if c.valenced = !w.V.IsDMV(); c.valenced {
+		c.n = n
+		c.vc.load(tags, w, dist)
+		return
+	}
 	c.grow(n)
 	c.n = n
 	c.logScale = 0
-	c.seg.on = false
 	for h, th := range tags {
 		for dir := Left; dir <= Right; dir++ {
 			for v := Adj; v <= NonAdj; v++ {
@@ -156,7 +173,7 @@ func (c *Chart) LoadScores(n int, edge, root []float64) {
 	c.grow(n)
 	c.n = n
 	c.logScale = 0
-	c.seg.on = false
+	c.seg.on, c.valenced = false, false
 	for i := 0; i < n*n; i++ {
 		c.edge[i] = math.Exp(edge[i])
 	}
@@ -258,12 +275,18 @@ func (c *Chart) rescaleAttachments(f float64) {
 // weight of all projective single-root trees: −Inf when it is 0, NaN when
 // the potentials span more than floating point can hold at any scale.
 func (c *Chart) Inside() float64 {
+	if c.valenced {
+		return c.vc.inside(false)
+	}
 	c.settle(false)
 	return c.LogZ()
 }
 
 // LogZ is log Z of the last inside pass.
 func (c *Chart) LogZ() float64 {
+	if c.valenced {
+		return c.vc.logZ
+	}
 	switch {
 	case math.IsNaN(c.z):
 		return math.NaN()

@@ -578,8 +578,13 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	for opts.Bound.On() && len(e.bounded) < workers {
 		e.bounded = append(e.bounded, NewBoundedChart(opts.Bound, c.MaxLen))
 	}
-	if len(e.free) > 0 && e.free[0].T != w.T {
+	if len(e.free) > 0 && (e.free[0].T != w.T || e.free[0].V != w.V) {
 		e.free = nil
+	}
+	if opts.Segment {
+		if err := RefuseValence(w.V, "Model S (segments)"); err != nil {
+			return EStepResult{Err: err}
+		}
 	}
 	if len(e.chunkLL) != chunks {
 		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, chunks), make([]int, chunks), make([]int, chunks)
@@ -588,7 +593,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	// order the workers finish them in, and their table goes back to a
 	// free list: a few tables live at a time, not one per chunk (a
 	// one-shot estep would touch 64 of them).
-	res := EStepResult{Counts: NewParams(w.T)}
+	res := EStepResult{Counts: NewValenceParams(w.T, w.V)}
 	var mu sync.Mutex
 	pending := make([]*Params, chunks)
 	folded := 0
@@ -600,7 +605,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			e.free = e.free[:n-1]
 			return p
 		}
-		return NewParams(w.T)
+		return NewValenceParams(w.T, w.V)
 	}
 	done := func(k int, counts *Params) {
 		mu.Lock()

@@ -106,8 +106,14 @@ func (d *Decoder) Decode(c TreeChart, tags, heads []int, mbr bool) (logWeight fl
 func (c *Chart) DecodeMBR(heads []int) {
 	n := c.n
 	edge, root := make([]float64, n*n), make([]float64, n)
-	copy(edge, c.edgePost[:n*n])
-	copy(root, c.rootPost[:n])
+	for h := 0; h < n; h++ {
+		for d := 0; d < n; d++ {
+			if d != h {
+				edge[h*n+d] = c.EdgePosterior(h, d)
+			}
+		}
+		root[h] = c.RootPosterior(h)
+	}
 	c.LoadScores(n, edge, root)
 	c.Viterbi(heads)
 }

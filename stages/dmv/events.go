@@ -19,11 +19,14 @@ func dirIndex(name string) int {
 
 // Events lists every entry of p as an event record carrying unit, in a
 // fixed order: root events, then for each head its stop and cont
-// decisions (left adj, left non-adj, right adj, right non-adj) and its
-// left and right children. Zero entries are written too, so a model file
-// says every parameter explicitly.
+// decisions (left adj, left non-adj, right adj, right non-adj; with
+// valence settings, each direction's valences in order) and its left and
+// right children (with valence settings, each direction's by valence).
+// Zero entries are written too, so a model file says every parameter
+// explicitly. The plain DMV's stop and cont events carry adj; those of a
+// model with valence settings, and its child events, carry val.
 func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
-	evs := make([]format.Event, 0, NumEvents(ts.Len()))
+	evs := make([]format.Event, 0, NumEvents(ts.Len(), p.V))
 	eachEvent(ts, p, unit, func(e *format.Event) error {
 		evs = append(evs, *e)
 		return nil
@@ -35,10 +38,16 @@ func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
 // record, and stops at emit's first error.
 func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event) error) error {
 	e := format.Event{Unit: unit}
-	return eachEntry(ts, p, func(ev string, h, dir int, adj bool, a int, v float64) error {
-		e.Ev, e.Head, e.Dir, e.Adj, e.Arg, e.Value = ev, "", "", adj, "", v
+	valued := !p.V.IsDMV()
+	return eachEntry(ts, p, func(ev string, h, dir, val, a int, v float64) error {
+		e.Ev, e.Head, e.Dir, e.Adj, e.Val, e.HasVal, e.Arg, e.Value = ev, "", "", false, 0, false, "", v
 		if ev != format.EvRoot {
 			e.Head, e.Dir = ts.Name(h), dirNames[dir]
+			if valued {
+				e.Val, e.HasVal = val, true
+			} else {
+				e.Adj = val == Adj && ev != format.EvChild
+			}
 		}
 		if ev == format.EvRoot || ev == format.EvChild {
 			e.Arg = ts.Name(a)
@@ -50,12 +59,18 @@ func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event)
 // eachLine gives the lines of eachEvent's events (format.AppendDMV), a
 // newline ending each, in one reused buffer.
 func eachLine(ts *TagSet, p *Params, unit format.Unit, emit func(line []byte) error) error {
+	var line []byte
+	if !p.V.IsDMV() { // the long way: valences are not AppendDMV's
+		return eachEvent(ts, p, unit, func(e *format.Event) error {
+			line = append(e.AppendJSON(line[:0]), '\n')
+			return emit(line)
+		})
+	}
 	quoted := make([][]byte, ts.Len()) // each tag as a JSON string, made once
 	for i := range quoted {
 		quoted[i] = format.AppendQuoted(nil, ts.Name(i))
 	}
-	var line []byte
-	return eachEntry(ts, p, func(ev string, h, dir int, adj bool, a int, v float64) error {
+	return eachEntry(ts, p, func(ev string, h, dir, val, a int, v float64) error {
 		var head, arg []byte
 		if ev != format.EvRoot {
 			head = quoted[h]
@@ -63,37 +78,40 @@ func eachLine(ts *TagSet, p *Params, unit format.Unit, emit func(line []byte) er
 		if ev == format.EvRoot || ev == format.EvChild {
 			arg = quoted[a]
 		}
-		line = append(format.AppendDMV(line[:0], ev, head, dirNames[dir], adj, arg, unit, v), '\n')
+		line = append(format.AppendDMV(line[:0], ev, head, dirNames[dir], val == Adj, arg, unit, v), '\n')
 		return emit(line)
 	})
 }
 
 // eachEntry gives every entry of p, in Events' order, to fn: its event
-// kind, head and direction (not of root), adjacency (stop and cont),
-// argument (root and child) and value; it stops at fn's first error.
-func eachEntry(ts *TagSet, p *Params, fn func(ev string, h, dir int, adj bool, a int, v float64) error) error {
+// kind, head and direction (not of root), valence (of stop and cont: Adj
+// or NonAdj in the plain DMV; of child: 0 there), argument (root and
+// child) and value; it stops at fn's first error.
+func eachEntry(ts *TagSet, p *Params, fn func(ev string, h, dir, val, a int, v float64) error) error {
 	t := ts.Len()
 	for a := 0; a < t; a++ {
-		if err := fn(format.EvRoot, 0, 0, false, a, p.Root[a]); err != nil {
+		if err := fn(format.EvRoot, 0, 0, 0, a, p.Root[a]); err != nil {
 			return err
 		}
 	}
 	for h := 0; h < t; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			for v := Adj; v <= NonAdj; v++ {
-				i := DecisionIndex(h, dir, v)
-				if err := fn(format.EvStop, h, dir, v == Adj, 0, p.Stop[i]); err != nil {
+			for v := 0; v < p.V.Stop; v++ {
+				i := p.DecisionAt(h, dir, v)
+				if err := fn(format.EvStop, h, dir, v, 0, p.Stop[i]); err != nil {
 					return err
 				}
-				if err := fn(format.EvCont, h, dir, v == Adj, 0, p.Cont[i]); err != nil {
+				if err := fn(format.EvCont, h, dir, v, 0, p.Cont[i]); err != nil {
 					return err
 				}
 			}
 		}
 		for dir := Left; dir <= Right; dir++ {
-			for a := 0; a < t; a++ {
-				if err := fn(format.EvChild, h, dir, false, a, p.Child[p.ChildIndex(h, dir, a)]); err != nil {
-					return err
+			for v := 0; v < p.V.Child; v++ {
+				for a := 0; a < t; a++ {
+					if err := fn(format.EvChild, h, dir, v, a, p.Child[p.ChildAt(h, dir, v, a)]); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -124,7 +142,13 @@ func describe(e format.Event) string {
 	case format.EvRoot:
 		return "root " + e.Arg
 	case format.EvChild:
+		if e.HasVal {
+			return "child " + e.Head + " " + e.Dir + " val=" + strconv.Itoa(e.Val) + " " + e.Arg
+		}
 		return "child " + e.Head + " " + e.Dir + " " + e.Arg
+	}
+	if e.HasVal {
+		return e.Ev + " " + e.Head + " " + e.Dir + " val=" + strconv.Itoa(e.Val)
 	}
 	return e.Ev + " " + e.Head + " " + e.Dir + " adj=" + strconv.FormatBool(e.Adj)
 }
@@ -196,12 +220,14 @@ func checkSums(ts *TagSet, p *Params, complaint func(sum float64) string) error 
 	}
 	for h := 0; h < t; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			if err := check(sum(p.Child[p.ChildIndex(h, dir, 0):p.ChildIndex(h, dir, t)]), func() string { return childName(ts, h, dir) }); err != nil {
-				return err
+			for v := 0; v < p.V.Child; v++ {
+				if err := check(sum(p.Child[p.ChildAt(h, dir, v, 0):p.ChildAt(h, dir, v, t)]), func() string { return childName(ts, p.V, h, dir, v) }); err != nil {
+					return err
+				}
 			}
-			for v := Adj; v <= NonAdj; v++ {
-				i := DecisionIndex(h, dir, v)
-				if err := check(p.Stop[i]+p.Cont[i], func() string { return decisionName(ts, h, dir, v) }); err != nil {
+			for v := 0; v < p.V.Stop; v++ {
+				i := p.DecisionAt(h, dir, v)
+				if err := check(p.Stop[i]+p.Cont[i], func() string { return decisionName(ts, p.V, h, dir, v) }); err != nil {
 					return err
 				}
 			}
@@ -233,12 +259,14 @@ func CheckTotals(ts *TagSet, counts *Params, lambda float64) error {
 	}
 	for h := 0; h < t; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			if err := bad(total(counts.Child[counts.ChildIndex(h, dir, 0):counts.ChildIndex(h, dir, t)]), func() string { return childName(ts, h, dir) }); err != nil {
-				return err
+			for v := 0; v < counts.V.Child; v++ {
+				if err := bad(total(counts.Child[counts.ChildAt(h, dir, v, 0):counts.ChildAt(h, dir, v, t)]), func() string { return childName(ts, counts.V, h, dir, v) }); err != nil {
+					return err
+				}
 			}
-			for v := Adj; v <= NonAdj; v++ {
-				i := DecisionIndex(h, dir, v)
-				if err := bad(counts.Stop[i]+counts.Cont[i]+2*lambda, func() string { return decisionName(ts, h, dir, v) }); err != nil {
+			for v := 0; v < counts.V.Stop; v++ {
+				i := counts.DecisionAt(h, dir, v)
+				if err := bad(counts.Stop[i]+counts.Cont[i]+2*lambda, func() string { return decisionName(ts, counts.V, h, dir, v) }); err != nil {
 					return err
 				}
 			}
@@ -249,10 +277,16 @@ func CheckTotals(ts *TagSet, counts *Params, lambda float64) error {
 
 // childName and decisionName name a multinomial in the errors of
 // CheckDistribution and CheckTotals.
-func childName(ts *TagSet, h, dir int) string {
+func childName(ts *TagSet, val Valence, h, dir, v int) string {
+	if !val.IsDMV() {
+		return fmt.Sprintf("child %s %s val=%d", ts.Name(h), dirNames[dir], v)
+	}
 	return fmt.Sprintf("child %s %s", ts.Name(h), dirNames[dir])
 }
 
-func decisionName(ts *TagSet, h, dir, v int) string {
+func decisionName(ts *TagSet, val Valence, h, dir, v int) string {
+	if !val.IsDMV() {
+		return fmt.Sprintf("stop+cont %s %s val=%d", ts.Name(h), dirNames[dir], v)
+	}
 	return fmt.Sprintf("stop+cont %s %s adj=%v", ts.Name(h), dirNames[dir], v == Adj)
 }

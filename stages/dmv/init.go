@@ -34,6 +34,18 @@ type InitOptions struct {
 	Seed       uint64  // for random
 	KleinConst float64 // c in klein's 1/(c + |i−j|); must be > −1
 	Workers    int
+	// Valence is the start's valence settings (zero: the plain DMV's);
+	// ChildBackoff the run's child back-off weight (MStepBackoff).
+	Valence      Valence
+	ChildBackoff float64
+}
+
+// valence is o's settings, the plain DMV's when not given.
+func (o InitOptions) valence() Valence {
+	if o.Valence == (Valence{}) {
+		return DMVValence
+	}
+	return o.Valence
 }
 
 // Start is θ⁽⁰⁾, what an estimator's first E-step runs on. It is either a
@@ -55,19 +67,25 @@ func (o InitOptions) mstep(counts *Params) Start {
 	if o.VBAlpha > 0 {
 		return Start{Params: VariationalBayes(counts, o.VBAlpha), VB: true}
 	}
-	return Start{Params: MStep(counts, o.Lambda)}
+	return Start{Params: MStepBackoff(counts, o.Lambda, o.ChildBackoff)}
 }
 
 // Initialize makes θ⁽⁰⁾ for the corpus with the named initializer.
 func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
-	t := c.Tags.Len()
+	t, v := c.Tags.Len(), opts.valence()
+	if err := v.Check(); err != nil {
+		return Start{}, err
+	}
+	if err := CheckBackoff(opts.ChildBackoff); err != nil {
+		return Start{}, err
+	}
 	switch name {
 	case InitZero:
-		ones := NewParams(t)
+		ones := NewValenceParams(t, v)
 		ones.Fill(1)
 		return Start{Params: ones, Weights: true}, nil
 	case InitKM:
-		counts, err := KMCounts(c)
+		counts, err := kmCounts(c, v)
 		if err != nil {
 			return Start{}, err
 		}
@@ -76,13 +94,13 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		if !(opts.KleinConst > -1) || math.IsInf(opts.KleinConst, 0) {
 			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
 		}
-		counts, err := KleinCounts(c, opts.KleinConst)
+		counts, err := kleinCounts(c, opts.KleinConst, v)
 		if err != nil {
 			return Start{}, err
 		}
 		return opts.mstep(counts), nil
 	case InitLocal:
-		ones := NewParams(t)
+		ones := NewValenceParams(t, v)
 		ones.Fill(1)
 		local := func(d int) float64 { return 1 + 1/float64(max(d, 1)) }
 		res := NewEStepper(c).Run(ones, EStepOptions{Dist: local, Workers: opts.Workers})
@@ -91,10 +109,10 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		}
 		return opts.mstep(res.Counts), nil
 	case InitUniform:
-		return Start{Params: MStep(NewParams(t), 1)}, nil
+		return Start{Params: MStep(NewValenceParams(t, v), 1)}, nil
 	case InitRandom:
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
-		draws := NewParams(t)
+		draws := NewValenceParams(t, v)
 		for _, tab := range draws.Tables() {
 			for i := range tab {
 				tab[i] = rng.ExpFloat64() // Gamma(1): normalised, a flat Dirichlet
@@ -106,8 +124,9 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 }
 
 // InitialModel is the initializer's start as a model: for a weight table
-// (zero), the M-step of one plain E-step over it — what dmv-init writes,
-// and what plain EM's first iteration gives.
+// (zero), the M-step (with opts' λ and child back-off, or VB's) of one
+// plain E-step over it — what dmv-init writes, and what plain EM's first
+// iteration gives.
 func InitialModel(c *Corpus, name string, opts InitOptions) (*Params, error) {
 	s, err := InitialStart(c, name, opts)
 	return s.Params, err
@@ -134,8 +153,13 @@ func InitialStart(c *Corpus, name string, opts InitOptions) (Start, error) {
 // with mass Z(n, j)/|i−j|, Z(n, j) = (1 − 1/n)/Σ_{i≠j} 1/|i−j|: each
 // token's mass as a dependent sums to 1 − 1/n. The stop counts are
 // grind's own rule (chainDecisions); the papers give none.
-func KMCounts(c *Corpus) (*Params, error) {
-	counts := NewParams(c.Tags.Len())
+func KMCounts(c *Corpus) (*Params, error) { return kmCounts(c, DMVValence) }
+
+// kmCounts are KMCounts with valence settings v: the K&M masses give no
+// order among a head's children, so every child valence gets the same
+// counts (an EVG start tells its valences apart only after EM).
+func kmCounts(c *Corpus, v Valence) (*Params, error) {
+	counts := NewValenceParams(c.Tags.Len(), v)
 	var mass [2][]float64 // [dir][head]: expected children on that side
 	err := c.Each(0, c.Len(), func(_ int, tags, _ []int) {
 		n := len(tags)
@@ -156,7 +180,9 @@ func KMCounts(c *Corpus) (*Params, error) {
 				}
 				m := (1 - 1/float64(n)) / float64(abs(h-dep)) / z
 				dir := side(h, dep)
-				counts.Child[counts.ChildIndex(th, dir, td)] += m
+				for cv := 0; cv < v.Child; cv++ {
+					counts.Child[counts.ChildAt(th, dir, cv, td)] += m
+				}
 				mass[dir][h] += m
 			}
 		}
@@ -175,8 +201,11 @@ func KMCounts(c *Corpus) (*Params, error) {
 // has), spread over the other tokens in proportion to 1/(cst + |i−j|); the
 // root takes each token with mass 1/n. The stop counts follow grind's
 // rule (chainDecisions); Klein gives none.
-func KleinCounts(c *Corpus, cst float64) (*Params, error) {
-	counts := NewParams(c.Tags.Len())
+func KleinCounts(c *Corpus, cst float64) (*Params, error) { return kleinCounts(c, cst, DMVValence) }
+
+// kleinCounts are KleinCounts with valence settings v (as kmCounts).
+func kleinCounts(c *Corpus, cst float64, v Valence) (*Params, error) {
+	counts := NewValenceParams(c.Tags.Len(), v)
 	var mass [2][]float64
 	err := c.Each(0, c.Len(), func(_ int, tags, _ []int) {
 		n := len(tags)
@@ -197,7 +226,9 @@ func KleinCounts(c *Corpus, cst float64) (*Params, error) {
 				}
 				m := (1 - 1/float64(n)) / (cst + float64(abs(h-a))) / z
 				dir := side(h, a)
-				counts.Child[counts.ChildIndex(th, dir, ta)] += m
+				for cv := 0; cv < v.Child; cv++ {
+					counts.Child[counts.ChildAt(th, dir, cv, ta)] += m
+				}
 				mass[dir][h] += m
 			}
 		}
@@ -219,16 +250,32 @@ func side(h, a int) int {
 // k children, with k fractional — continue at the first decision with
 // mass min(1, k), stop there with the rest; after a first child continue
 // max(0, k − 1) times and stop min(1, k) times. (The papers leave these
-// counts open; this rule is grind's.)
+// counts open; this rule is grind's.) With valence settings the chain
+// reaches the decision at valence v < Stop − 1 with mass
+// min(1, max(0, k − (v − 1))) (1 at v = 0), continues there with
+// min(1, max(0, k − v)) and stops with the rest; the last valence
+// continues max(0, k − v) times and stops with all that reaches it. For
+// the plain DMV's two valences this is the rule above.
 func chainDecisions(counts *Params, tags []int, mass [2][]float64) {
+	last := counts.V.Stop - 1
 	for h, th := range tags {
 		for dir := Left; dir <= Right; dir++ {
 			k := mass[dir][h]
-			first := min(1, k)
-			counts.Cont[DecisionIndex(th, dir, Adj)] += first
-			counts.Stop[DecisionIndex(th, dir, Adj)] += 1 - first
-			counts.Cont[DecisionIndex(th, dir, NonAdj)] += max(0, k-1)
-			counts.Stop[DecisionIndex(th, dir, NonAdj)] += first
+			for v := 0; v <= last; v++ {
+				reach := 1.0
+				if v > 0 {
+					reach = min(1, max(0, k-float64(v-1)))
+				}
+				i := counts.DecisionAt(th, dir, v)
+				if v == last {
+					counts.Cont[i] += max(0, k-float64(v))
+					counts.Stop[i] += reach
+					continue
+				}
+				cont := min(1, max(0, k-float64(v)))
+				counts.Cont[i] += cont
+				counts.Stop[i] += reach - cont
+			}
 		}
 	}
 }

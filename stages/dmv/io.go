@@ -21,7 +21,7 @@ const MaxWeight = 700
 
 // NumEvents is how many event records a DMV over t tags has: every root,
 // stop, cont and child entry.
-func NumEvents(t int) int { return t + 8*t + 2*t*t }
+func NumEvents(t int, v Valence) int { return t + 4*v.Stop*t + 2*v.Child*t*t }
 
 // ReadModel reads a model file (probabilities or log-linear weights): its
 // header, exactly the events the header announces, every parameter once;
@@ -62,6 +62,7 @@ func (b *TableBuilder) kind() eventio.Kind {
 		Key:      func(e *format.Event) string { return describe(*e) },
 		ID:       b.id,
 		VB:       true,
+		Header:   b.header,
 	}
 	if shortRoad {
 		k.Short, k.Commit = b.scanLine, b.commit
@@ -73,7 +74,7 @@ func (b *TableBuilder) kind() eventio.Kind {
 // probability model normalised (a VB model's sums at most 1), log-linear
 // weights within MaxWeight.
 func (t *Table) checkModel() error {
-	if got, want := t.events, NumEvents(t.Tags.Len()); got != want {
+	if got, want := t.events, NumEvents(t.Tags.Len(), t.Params.V); got != want {
 		return fmt.Errorf("%d events for %d tags, a model has %d: some parameters are missing", got, t.Tags.Len(), want)
 	}
 	switch t.Unit {
@@ -190,7 +191,7 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	if err := checkFinite(p, what); err != nil {
 		return fmt.Errorf("%v: nothing written", err)
 	}
-	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, VB: vbOf(hdr), events: NumEvents(ts.Len())}
+	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, VB: vbOf(hdr), events: NumEvents(ts.Len(), p.V)}
 	switch hdr.Unit {
 	case format.Prob, format.Weight:
 		if err := t.checkModel(); err != nil {
@@ -207,7 +208,7 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	default:
 		return fmt.Errorf("unit %q: want \"n\", \"p\" or \"w\"", string(hdr.Unit))
 	}
-	return eventio.WriteLines(w, hdr, NumEvents(ts.Len()), func(emit func(line []byte) error) error {
+	return eventio.WriteLines(w, p.V.header(hdr), NumEvents(ts.Len(), p.V), func(emit func(line []byte) error) error {
 		return eachLine(ts, p, hdr.Unit, emit)
 	}, stats)
 }
@@ -217,6 +218,10 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 func (t *Table) Hash() string {
 	h := eventio.NewHasher()
 	h.Byte(byte(t.Unit))
+	if v := t.Params.V; !v.IsDMV() { // the plain DMV's hash as it always was
+		h.Byte(byte(v.Stop))
+		h.Byte(byte(v.Child))
+	}
 	for _, name := range t.Tags.Names() {
 		h.String(name)
 		h.Byte(0)

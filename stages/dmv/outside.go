@@ -9,6 +9,9 @@ import "math"
 // decision of the sentence. It returns false when Z is 0 (no tree has
 // positive weight), leaving every posterior at 0.
 func (c *Chart) Outside() bool {
+	if c.valenced {
+		return c.vc.outside()
+	}
 	n := c.n
 	for _, t := range [...][]float64{c.brs, c.brsT, c.brc, c.bls, c.blsT, c.blc, c.bir, c.bil, c.edgePost} {
 		clear(t[:n*n])
@@ -95,6 +98,10 @@ func (c *Chart) Outside() bool {
 // AddCounts adds the posteriors of the last Outside, times weight, to the
 // tag-level table counts (tags as given to Load).
 func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
+	if c.valenced {
+		c.vc.addCounts(tags, counts, weight)
+		return
+	}
 	n := c.n
 	t := counts.T
 	for h, th := range tags {
@@ -118,12 +125,25 @@ func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
 // AttachmentPosteriors are the posteriors of the last Outside:
 // edge[h·n+d] that d attaches to h, root[d] that d is the root.
 func (c *Chart) AttachmentPosteriors() (edge, root []float64) {
+	if c.valenced {
+		return c.vc.attachmentPosteriors()
+	}
 	return c.edgePost[:c.n*c.n], c.rootPost[:c.n]
 }
 
 // EdgePosterior is the posterior probability that d attaches to h (both
 // 0-based) after Outside; RootPosterior that d attaches to the wall.
-func (c *Chart) EdgePosterior(h, d int) float64 { return c.edgePost[h*c.n+d] }
+func (c *Chart) EdgePosterior(h, d int) float64 {
+	if c.valenced {
+		return c.vc.edgePosterior(h, d)
+	}
+	return c.edgePost[h*c.n+d]
+}
 
 // RootPosterior is the posterior probability that d is the root.
-func (c *Chart) RootPosterior(d int) float64 { return c.rootPost[d] }
+func (c *Chart) RootPosterior(d int) float64 {
+	if c.valenced {
+		return c.vc.rootPost[d]
+	}
+	return c.rootPost[d]
+}

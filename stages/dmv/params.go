@@ -85,35 +85,54 @@ func (ts *TagSet) Encode(tags []string, dst []int) ([]int, error) {
 // model's probabilities, a count table, or the weights fed to the chart
 // (probabilities raised to β, exponentiated log-linear weights, ...).
 // Cont is stored beside Stop because only probabilities have
-// cont = 1 − stop.
+// cont = 1 − stop. V is the valence settings (valence.go): the plain
+// DMV's tables are those of V = DMVValence, two decision valences (Adj,
+// NonAdj) and one child distribution per head and direction.
 type Params struct {
 	T     int       // number of tags
+	V     Valence   // how many valences decisions and children tell apart
 	Root  []float64 // [arg]
-	Child []float64 // [(head·2 + dir)·T + arg]
-	Stop  []float64 // [(head·2 + dir)·2 + valence]
-	Cont  []float64 // [(head·2 + dir)·2 + valence]
+	Child []float64 // [((head·2 + dir)·V.Child + valence)·T + arg]
+	Stop  []float64 // [(head·2 + dir)·V.Stop + valence]
+	Cont  []float64 // [(head·2 + dir)·V.Stop + valence]
 }
 
-// NewParams makes an all-zero table for t tags.
-func NewParams(t int) *Params {
+// NewParams makes an all-zero table of the plain DMV for t tags.
+func NewParams(t int) *Params { return NewValenceParams(t, DMVValence) }
+
+// NewValenceParams makes an all-zero table for t tags with valence
+// settings v (already checked: Valence.Check).
+func NewValenceParams(t int, v Valence) *Params {
 	return &Params{
 		T:     t,
+		V:     v,
 		Root:  make([]float64, t),
-		Child: make([]float64, t*2*t),
-		Stop:  make([]float64, t*4),
-		Cont:  make([]float64, t*4),
+		Child: make([]float64, t*2*v.Child*t),
+		Stop:  make([]float64, t*2*v.Stop),
+		Cont:  make([]float64, t*2*v.Stop),
 	}
 }
 
-// ChildIndex is the position of child(head, dir, arg) in Child.
-func (p *Params) ChildIndex(head, dir, arg int) int { return (head*2+dir)*p.T + arg }
+// ChildIndex is the position of child(head, dir, arg) in Child, of the
+// first (for the plain DMV, the only) child valence.
+func (p *Params) ChildIndex(head, dir, arg int) int { return (head*2+dir)*p.V.Child*p.T + arg }
 
-// DecisionIndex is the position of stop/cont(head, dir, valence).
+// ChildAt is the position of child(head, dir, valence, arg) in Child.
+func (p *Params) ChildAt(head, dir, valence, arg int) int {
+	return ((head*2+dir)*p.V.Child+valence)*p.T + arg
+}
+
+// DecisionAt is the position of stop/cont(head, dir, valence) in Stop
+// and Cont.
+func (p *Params) DecisionAt(head, dir, valence int) int { return (head*2+dir)*p.V.Stop + valence }
+
+// DecisionIndex is the position of stop/cont(head, dir, valence) in the
+// plain DMV's tables.
 func DecisionIndex(head, dir, valence int) int { return (head*2+dir)*2 + valence }
 
 // Clone copies p.
 func (p *Params) Clone() *Params {
-	q := NewParams(p.T)
+	q := NewValenceParams(p.T, p.V)
 	q.CopyFrom(p)
 	return q
 }

@@ -60,7 +60,7 @@ func (r Reweighting) Weights(model *Params) *Params {
 	if r.Beta == 1 {
 		return model
 	}
-	w := NewParams(model.T)
+	w := NewValenceParams(model.T, model.V)
 	dst, src := w.Tables(), model.Tables()
 	var skew [4][]float64
 	if r.Skew != nil {
@@ -121,18 +121,20 @@ func AlignTags(ts *TagSet, other *TagSet, p *Params) (*Params, error) {
 		}
 		index[i] = j
 	}
-	q := NewParams(t)
+	q := NewValenceParams(t, p.V)
 	for a := 0; a < t; a++ {
 		q.Root[a] = p.Root[index[a]]
 	}
 	for h := 0; h < t; h++ {
 		for dir := Left; dir <= Right; dir++ {
-			for a := 0; a < t; a++ {
-				q.Child[q.ChildIndex(h, dir, a)] = p.Child[p.ChildIndex(index[h], dir, index[a])]
+			for v := 0; v < p.V.Child; v++ {
+				for a := 0; a < t; a++ {
+					q.Child[q.ChildAt(h, dir, v, a)] = p.Child[p.ChildAt(index[h], dir, v, index[a])]
+				}
 			}
-			for v := Adj; v <= NonAdj; v++ {
-				q.Stop[DecisionIndex(h, dir, v)] = p.Stop[DecisionIndex(index[h], dir, v)]
-				q.Cont[DecisionIndex(h, dir, v)] = p.Cont[DecisionIndex(index[h], dir, v)]
+			for v := 0; v < p.V.Stop; v++ {
+				q.Stop[q.DecisionAt(h, dir, v)] = p.Stop[p.DecisionAt(index[h], dir, v)]
+				q.Cont[q.DecisionAt(h, dir, v)] = p.Cont[p.DecisionAt(index[h], dir, v)]
 			}
 		}
 	}

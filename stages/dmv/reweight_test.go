@@ -91,7 +91,7 @@ func enumerate(tags []int, model, skew *Params, segmented bool) []enumerated {
 				e.length += float64(abs(h - 1 - d))
 			}
 		}
-		eachTreeEvent(tags, heads, model.T, func(table, index int) {
+		eachTreeEvent(tags, heads, model, func(table, index int) {
 			e.events = append(e.events, [2]int{table, index})
 			e.logP += logP[table][index]
 			e.logSkew += logSkew[table][index]

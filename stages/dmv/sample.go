@@ -75,6 +75,9 @@ func Sample(rng *rand.Rand, p *Params, maxLen int) (tags, heads []int, ok bool) 
 // child) — every sentence through it would be endless. name gives tag
 // names. A model that merely rarely stops is left to Sample's bound.
 func CheckSampleable(p *Params, name func(int) string) error {
+	if err := RefuseValence(p.V, "sampling"); err != nil {
+		return err
+	}
 	dirs := [2]string{"left", "right"}
 	sum := func(x []float64) float64 {
 		t := 0.0

@@ -31,7 +31,7 @@ func vbTerms(sents [][]int, tags int, w *Params, alpha float64) (bound float64, 
 		logZ := math.Inf(-1)
 		for _, heads := range projectiveTrees(len(x)) {
 			var tr tree
-			eachTreeEvent(x, heads, tags, func(table, i int) { tr.events = append(tr.events, [2]int{table, i}) })
+			eachTreeEvent(x, heads, counts, func(table, i int) { tr.events = append(tr.events, [2]int{table, i}) })
 			tr.logq = TreeLogWeight(x, heads, w)
 			logZ = logAdd(logZ, tr.logq)
 			trees = append(trees, tr)

@@ -12,6 +12,9 @@ import "math"
 // leftmost root, the leftmost split point of an attachment and, for a
 // half, the last child nearest to its head.
 func (c *Chart) Viterbi(heads []int) float64 {
+	if c.valenced {
+		return c.vc.viterbi(heads)
+	}
 	c.settle(true)
 	if !(c.z > 0) {
 		return c.LogZ() // −Inf, or NaN when no scale could hold the sentence

@@ -49,7 +49,7 @@ func WriteModel(w io.Writer, m *Model) error {
 		return fmt.Errorf("the model made is not valid (%v): nothing written", err)
 	}
 	evs := m.Events()
-	for _, e := range evs[dmv.NumEvents(m.Tags.Len()):] {
+	for _, e := range evs[dmv.NumEvents(m.Tags.Len(), dmv.DMVValence):] {
 		if !(e.Value >= 0 && e.Value <= 1) {
 			return fmt.Errorf("the model made is not valid (a CCM probability %v): nothing written", e.Value)
 		}
@@ -121,7 +121,7 @@ func ReadModel(path string, sym *ccm.Symbols) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the DMV's events: %w", path, err)
 	}
-	if want := dmv.NumEvents(t.Tags.Len()); r.dmvEvents != want {
+	if want := dmv.NumEvents(t.Tags.Len(), dmv.DMVValence); r.dmvEvents != want {
 		return nil, fmt.Errorf("%s: %d DMV events for %d tags, a model has %d: some parameters are missing", path, r.dmvEvents, t.Tags.Len(), want)
 	}
 	if err := dmv.CheckDistribution(t.Tags, t.Params); err != nil {

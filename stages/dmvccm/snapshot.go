@@ -43,7 +43,7 @@ func (m *Model) FromSnapshot(s Snapshot) (*Model, error) {
 		return nil, fmt.Errorf("the CCM of a checkpoint of %s is %s", FamilyOf(m.rightFirst), ccm.FamilyOf(c.Variant))
 	}
 	n := *m
-	n.DMV = &dmv.Params{T: t, Root: s.Root, Child: s.Child, Stop: s.Stop, Cont: s.Cont}
+	n.DMV = &dmv.Params{T: t, V: dmv.DMVValence, Root: s.Root, Child: s.Child, Stop: s.Stop, Cont: s.Cont}
 	n.CCM = c
 	return &n, nil
 }

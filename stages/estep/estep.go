@@ -67,6 +67,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if skewErr != nil {
 		return skewErr
 	}
+	if skew != nil && model != nil && skew.Params.V != model.Params.V {
+		return fmt.Errorf("%s: the skew model has %s, the model (%s) %s: skewed DA mixes two models of the same valences", opts.Skew, skew.Params.V, opts.Model, model.Params.V)
+	}
 	lattices := in.lattices
 	var tags *dmv.TagSet
 	var weights *dmv.Params
@@ -111,6 +114,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 	}
 	if lattices != nil {
+		if weights != nil {
+			if err := dmv.RefuseValence(weights.V, "contrastive estimation (lattices)"); err != nil {
+				return fmt.Errorf("%s: %w", opts.Model, err)
+			}
+		}
 		return latticeCounts(src, w, opts, lattices, tags, weights, modelHash)
 	}
 	if opts.Gold && in.noGold > 0 {
@@ -137,6 +145,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if r.Segmented {
+		if err := dmv.RefuseValence(weights.V, "Model S (--seg-beta)"); err != nil {
+			return fmt.Errorf("%s: %w", opts.Model, err)
+		}
+	}
 	corpusHash := eventio.CorpusSum(in.hash)
 	eOpts := r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers, Bound: opts.Bound})
 	var res dmv.EStepResult
@@ -148,6 +161,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		modelHash = eventio.HashStrings(modelHash, opts.PR.Describe())
 	} else {
 		res = dmv.NewEStepper(corpus).Run(r.Weights(weights), eOpts)
+	}
+	if res.Err != nil {
+		return res.Err
 	}
 	if res.Unusable > 0 && res.Unusable == corpus.Len() {
 		return fmt.Errorf("%s: every sentence left out: their weights span more than floating point can hold (a large positive --delta?)", pipeline.DescribeInputs(src.Names))

@@ -47,6 +47,10 @@ type Kind struct {
 	// VB says the family has models of variational Bayes (a header's
 	// vb_alpha); the other families refuse them.
 	VB bool
+	// Header, when not nil, is given every header read (a model's, each
+	// count shard's) before its events; its error is reported at the
+	// header's line (the DMV takes its valence settings from it).
+	Header func(h *format.Header) error
 }
 
 // maxExpect bounds what a header's count makes room for: the count is
@@ -108,6 +112,11 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 			}
 			if e.Header.VBAlpha > 0 && !k.VB {
 				return pipeline.BadRecord(fmt.Errorf("a %s model of variational Bayes (\"vb_alpha\"): grind trains only the DMV's by VB", e.Header.Family))
+			}
+			if k.Header != nil {
+				if err := k.Header(e.Header); err != nil {
+					return pipeline.BadRecord(err)
+				}
 			}
 			hdr = e.Header
 			k.expect(hdr.Events)
@@ -219,6 +228,11 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					out.Model = h.Model
 				} else if h.Model != out.Model {
 					return pipeline.BadRecord(fmt.Errorf("counts of different models mixed: this shard's E-step ran model %s, earlier shards' %s", h.Model, out.Model))
+				}
+				if k.Header != nil {
+					if err := k.Header(h); err != nil {
+						return pipeline.BadRecord(err)
+					}
 				}
 				if first, dup := seen[h.Corpus]; dup {
 					return pipeline.BadRecord(fmt.Errorf("a shard given twice: the same sentences (corpus %s) as the shard at %s", h.Corpus, first))

@@ -127,3 +127,10 @@ func (c dmvCounts) WriteVB(w io.Writer, alpha float64, model string) error {
 	}
 	return dmv.WriteVB(w, c.t.Tags, dmv.VariationalBayes(c.t.Params, alpha), vb)
 }
+
+func (c dmvCounts) WriteMStepBackoff(w io.Writer, lambda, backoff float64) error {
+	if err := dmv.CheckTotals(c.t.Tags, c.t.Params, lambda); err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
+	return dmv.WriteTable(w, c.t.Tags, dmv.MStepBackoff(c.t.Params, lambda, backoff), format.Prob, nil)
+}

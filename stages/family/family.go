@@ -194,6 +194,10 @@ type MStepOptions struct {
 	// counts' E-step ran with, for the bound ("": no bound).
 	VBAlpha float64
 	Model   string
+	// ChildBackoff, when > 0, interpolates the DMV's child distributions
+	// with a back-off that forgets the head (BackoffCounts); other
+	// families refuse it.
+	ChildBackoff float64
 	// ExpectSentences, when ≥ 0, is the number of sentences the counts
 	// must come from: a lost shard is caught even when every shard that
 	// arrived is whole.
@@ -201,6 +205,12 @@ type MStepOptions struct {
 	// ExpectCorpus, when not "", is a corpus file the counts must come
 	// from exactly: a lost whole shard is caught.
 	ExpectCorpus string
+}
+
+// BackoffCounts are counts whose M-step can back their child
+// distributions off (the DMV's, dmv.MStepBackoff).
+type BackoffCounts interface {
+	WriteMStepBackoff(w io.Writer, lambda, backoff float64) error
 }
 
 // CheckCounts applies the checks common to every family's merged counts.

@@ -28,6 +28,12 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 			return err
 		}
 	}
+	if err := dmv.CheckBackoff(opts.ChildBackoff); err != nil {
+		return err
+	}
+	if opts.VBAlpha > 0 && opts.ChildBackoff > 0 {
+		return fmt.Errorf("--child-backoff interpolates add-λ M-steps; with --vb the M-step is variational Bayes's")
+	}
 	fam, src, err := reg.ForSource(src)
 	if err != nil {
 		return err
@@ -45,6 +51,13 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 			return fmt.Errorf("%s: --vb is the DMV's M-step, not the %s family's (train-hmm --estimator vb trains an HMM by VB)", pipeline.DescribeInputs(src.Names), fam.Name())
 		}
 		return vb.WriteVB(w, opts.VBAlpha, opts.Model)
+	}
+	if opts.ChildBackoff != 0 {
+		b, ok := counts.(family.BackoffCounts)
+		if !ok {
+			return fmt.Errorf("--child-backoff backs off the DMV's child distributions; these are counts of family %q", fam.Name())
+		}
+		return b.WriteMStepBackoff(w, opts.Lambda, opts.ChildBackoff)
 	}
 	return counts.WriteMStep(w, opts.Lambda)
 }

@@ -78,7 +78,12 @@ func isProjectiveTree(heads []int) bool {
 
 // randomModel is a normalised DMV over t tags.
 func randomModel(rng *rand.Rand, t int) *dmv.Params {
-	draws := dmv.NewParams(t)
+	return randomValenceModel(rng, t, dmv.DMVValence)
+}
+
+// randomValenceModel is a normalised DMV with valence settings v.
+func randomValenceModel(rng *rand.Rand, t int, v dmv.Valence) *dmv.Params {
+	draws := dmv.NewValenceParams(t, v)
 	for _, tab := range draws.Tables() {
 		for i := range tab {
 			tab[i] = rng.ExpFloat64()
@@ -152,14 +157,18 @@ func TestProjectiveTreeCounts(t *testing.T) {
 // every kind of instance.
 func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, opts := range []Options{
+	for k, opts := range []Options{
 		{Sigma: 3},
 		{Sigma: 3, Root: true},
 		{Sigma: 3, Grouped: true},
 		{Sigma: 3, Grouped: true, Direction: true, Root: true},
+		{Sigma: 3, Root: true}, // with valences: the valence chart's factors
 	} {
 		corpus := randomCorpus(rng, 3, 12, 6)
 		w := randomModel(rng, 3)
+		if k == 4 {
+			w = randomValenceModel(rng, 3, dmv.Valence{Stop: 3, Child: 2})
+		}
 		sp, err := newSparsityProblem(corpus, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -40,6 +40,9 @@ type EM struct {
 	// symmetric Dirichlet(VBAlpha) prior (dmv.VariationalBayes; Lambda
 	// unused), and the objective the bound after it (dmv.VBBound).
 	VBAlpha float64
+	// Backoff is the child back-off weight of every M-step
+	// (dmv.MStepBackoff; 0: none).
+	Backoff float64
 	// MaxIter bounds the iterations; Tol is the stopping threshold: the
 	// relative change of the log-likelihood, or for Hard the change of
 	// per-token cross-entropy in bits. Zero values mean the defaults.
@@ -222,7 +225,7 @@ func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error)
 	if em.VBAlpha > 0 {
 		return dmv.VariationalBayes(out.Counts, em.VBAlpha), obj, nil
 	}
-	return dmv.MStep(out.Counts, em.Lambda), obj, nil
+	return dmv.MStepBackoff(out.Counts, em.Lambda, em.Backoff), obj, nil
 }
 
 // Stuck is the error the last iteration found (every sentence of

@@ -59,6 +59,23 @@ type Job struct {
 	// left-corner depth bound (dmv.BoundedChart); the models written
 	// are plain DMVs.
 	Bound dmv.DepthBound
+	// Valence is the valence settings of the initializer's start (zero:
+	// the plain DMV's, or a -m model's own); ChildBackoff the weight of
+	// the child back-off in every M-step (dmv.MStepBackoff).
+	Valence      dmv.Valence
+	ChildBackoff float64
+}
+
+// valence is the run's valence settings: the -m model's, else the job's,
+// else the plain DMV's.
+func (s *Session) valence() dmv.Valence {
+	switch {
+	case s.start != nil:
+		return s.start.Params.V
+	case s.Job.Valence != (dmv.Valence{}):
+		return s.Job.Valence
+	}
+	return dmv.DMVValence
 }
 
 // Session is one training run under way: the corpus, the log, and the
@@ -89,6 +106,9 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		var err error
 		if start, err = dmv.ReadModel(job.StartModel); err != nil {
 			return nil, err
+		}
+		if v := job.Valence; v != (dmv.Valence{}) && v != start.Params.V {
+			return nil, fmt.Errorf("%s: a model with %s, not the %s asked for (-m sets the valences itself)", job.StartModel, start.Params.V, v)
 		}
 	}
 	// The tag set: the corpus's own, sorted; or with a start model, its
@@ -129,7 +149,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	switch {
 	case job.RunDir != "":
 		if job.Resume {
-			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags.Len()); err != nil {
+			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags.Len(), s.valence()); err != nil {
 				return nil, err
 			}
 		}
@@ -192,7 +212,8 @@ func (s *Session) InitOptions(lambda float64) dmv.InitOptions {
 	if c == 0 {
 		c = dmv.DefaultKleinConst
 	}
-	return dmv.InitOptions{Lambda: lambda, VBAlpha: s.Job.VBAlpha, Seed: s.Job.Seed, KleinConst: c, Workers: s.Job.Workers}
+	return dmv.InitOptions{Lambda: lambda, VBAlpha: s.Job.VBAlpha, Seed: s.Job.Seed, KleinConst: c, Workers: s.Job.Workers,
+		Valence: s.valence(), ChildBackoff: s.Job.ChildBackoff}
 }
 
 // Observe is the observer of every iteration: accuracy (when asked),
@@ -330,6 +351,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers, Bound: job.Bound},
 		Lambda:  opts.Lambda,
 		VBAlpha: job.VBAlpha,
+		Backoff: job.ChildBackoff,
 		MaxIter: opts.MaxIter,
 		Tol:     opts.Tol,
 		Observe: s.Observe,
@@ -348,7 +370,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	model := res.Model
 	if opts.FinalLambda >= 0 {
-		model = dmv.MStep(res.Counts, opts.FinalLambda)
+		model = dmv.MStepBackoff(res.Counts, opts.FinalLambda, job.ChildBackoff)
 		s.vb = nil // normalised: under VB with λ = α, the posterior mean
 	}
 	s.report(res)

@@ -23,10 +23,15 @@ type Checkpoint = rundir.State[*dmv.Params]
 func WriteCheckpoint(dir string, c Checkpoint) error { return rundir.Write(dir, c) }
 
 // ReadCheckpoint reads the checkpoint of dir; nil when there is none yet.
-func ReadCheckpoint(dir string, tags int) (*Checkpoint, error) {
+// Its model must have the corpus's tags and the run's valence settings
+// (a checkpoint written before models had them is the plain DMV's).
+func ReadCheckpoint(dir string, tags int, v dmv.Valence) (*Checkpoint, error) {
 	return rundir.Read(dir, func(m *dmv.Params) error {
-		if m == nil || m.T != tags || len(m.Root) != tags || len(m.Child) != 2*tags*tags || len(m.Stop) != 4*tags || len(m.Cont) != 4*tags {
-			return fmt.Errorf("not a checkpoint of this corpus's %d tags", tags)
+		if m != nil && m.V == (dmv.Valence{}) {
+			m.V = dmv.DMVValence
+		}
+		if m == nil || m.T != tags || m.V != v || len(m.Root) != tags || len(m.Child) != 2*v.Child*tags*tags || len(m.Stop) != 2*v.Stop*tags || len(m.Cont) != 2*v.Stop*tags {
+			return fmt.Errorf("not a checkpoint of this corpus's %d tags with %s", tags, v)
 		}
 		return nil
 	})

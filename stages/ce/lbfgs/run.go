@@ -36,6 +36,9 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 	defer s.Close()
 	var start *dmv.Params
 	if t := s.StartTable(); t != nil {
+		if err := dmv.RefuseValence(t.Params.V, "contrastive estimation"); err != nil {
+			return fmt.Errorf("%s: %w", job.StartModel, err)
+		}
 		switch t.Unit {
 		case format.Prob:
 			start = ce.LogWeights(t.Params)

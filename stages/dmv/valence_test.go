@@ -1,0 +1,135 @@
+package dmv
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// valences are every setting the tests hold against enumeration: each
+// of pr-toolkit's 1, 2 and 3 for decisions and for children.
+func valences() []Valence {
+	var out []Valence
+	for s := 1; s <= 3; s++ {
+		for c := 1; c <= 3; c++ {
+			out = append(out, Valence{s, c})
+		}
+	}
+	return out
+}
+
+// randomValenceWeights draws positive weights with valence settings v;
+// with probs, a normalised model.
+func randomValenceWeights(rng *rand.Rand, tags int, v Valence, probs bool) *Params {
+	p := NewValenceParams(tags, v)
+	for _, tab := range p.Tables() {
+		for i := range tab {
+			tab[i] = 0.05 + rng.Float64()
+		}
+	}
+	if probs {
+		return MStep(p, 0)
+	}
+	return p
+}
+
+// The events of one tree, written out by hand: a head with three left
+// children takes its decisions at valences 0, 1, 2 (capped at Stop − 1)
+// and its children at 0, 1, 2 (capped at Child − 1), nearest first; the
+// enumeration below scores every tree by these events, so they are held
+// to the definition here, independently of eachTreeEvent's loop.
+func TestTreeEventsCountChildrenNearestFirst(t *testing.T) {
+	// tokens 0 1 2 3: 3 is the root and heads 0, 1, 2 (nearest first: 2, 1, 0).
+	tags, heads := []int{0, 1, 0, 1}, []int{4, 4, 4, 0}
+	for _, v := range valences() {
+		w := randomValenceWeights(rand.New(rand.NewPCG(5, uint64(v.Stop*10+v.Child))), 2, v, false)
+		lg := func(x float64) float64 { return math.Log(x) }
+		want := lg(w.Root[1])
+		for k, d := range []int{2, 1, 0} { // 3's left children, nearest first
+			want += lg(w.Cont[w.DecisionAt(1, Left, min(k, v.Stop-1))])
+			want += lg(w.Child[w.ChildAt(1, Left, min(k, v.Child-1), tags[d])])
+		}
+		want += lg(w.Stop[w.DecisionAt(1, Left, min(3, v.Stop-1))])
+		want += lg(w.Stop[w.DecisionAt(1, Right, 0)])
+		for _, h := range []int{0, 1, 2} { // leaves: a first stop each side
+			want += lg(w.Stop[w.DecisionAt(tags[h], Left, 0)]) + lg(w.Stop[w.DecisionAt(tags[h], Right, 0)])
+		}
+		if got := TreeLogWeight(tags, heads, w); relErr(got, want) > 1e-12 {
+			t.Errorf("%v: tree log weight %v, by hand %v", v, got, want)
+		}
+	}
+}
+
+// The valence chart's log Z, posteriors of every event, Viterbi and MBR
+// trees against enumeration of every projective tree, for every setting.
+func TestValenceChartMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, v := range valences() {
+		models := []*Params{randomValenceWeights(rng, 2, v, true), randomValenceWeights(rng, 2, v, false)}
+		for n := 1; n <= 5; n++ {
+			for _, tags := range allStrings(n, 2) {
+				for _, w := range models {
+					checkAgainstBruteForce(t, tags, w, nil)
+				}
+			}
+		}
+		for trial := 0; trial < 6; trial++ {
+			tagCount := 2 + rng.IntN(3)
+			w := randomValenceWeights(rng, tagCount, v, trial%2 == 0)
+			n := 6 + rng.IntN(2)
+			tags := make([]int, n)
+			for i := range tags {
+				tags[i] = rng.IntN(tagCount)
+			}
+			var dist []float64
+			if trial%3 == 0 { // Model L's factor per edge
+				dist = make([]float64, n)
+				for d := 1; d < n; d++ {
+					dist[d] = math.Exp(0.3 * float64(d))
+				}
+			}
+			checkAgainstBruteForce(t, tags, w, dist)
+		}
+	}
+}
+
+// With the plain DMV's settings a table loaded as if it had valence
+// settings gives what the DMV's own chart gives: the two programs agree.
+func TestValenceChartAgreesWithDMVChart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	w := randomWeights(rng, 4, true)
+	tags := []int{0, 3, 1, 1, 2, 0, 3, 2, 1, 0, 2, 3}
+	c := NewChart(len(tags))
+	c.Load(tags, w, nil)
+	want := c.Inside()
+	var vc vchart
+	vc.load(tags, w, nil)
+	if got := vc.inside(false); relErr(got, want) > 1e-12 {
+		t.Fatalf("valence chart log Z %v, DMV chart %v", got, want)
+	}
+}
+
+// Long sentences stay finite in log space.
+func TestValenceChartLongSentence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	w := randomValenceWeights(rng, 5, Valence{3, 2}, true)
+	tags := make([]int, 120)
+	for i := range tags {
+		tags[i] = rng.IntN(5)
+	}
+	c := NewChart(len(tags))
+	c.Load(tags, w, nil)
+	z := c.Inside()
+	if math.IsInf(z, 0) || math.IsNaN(z) || !c.Outside() {
+		t.Fatalf("log Z %v of a 120-token sentence", z)
+	}
+	counts := NewValenceParams(5, w.V)
+	c.AddCounts(tags, counts, 1)
+	roots := 0.0
+	for _, r := range counts.Root {
+		roots += r
+	}
+	if math.Abs(roots-1) > 1e-9 {
+		t.Fatalf("root posteriors sum to %v", roots)
+	}
+}
