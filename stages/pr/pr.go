@@ -98,7 +98,6 @@ func (o Options) Check() error {
 // begins where this one ended.
 type Projector struct {
 	opts   Options
-	corpus *dmv.Corpus
 	solver solver
 	dual   []float64
 	prob   eStepProblem
@@ -130,7 +129,7 @@ func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 	if opts.RuleCap == 0 {
 		opts.RuleCap = DefaultRuleCap
 	}
-	p := &Projector{opts: opts, corpus: corpus}
+	p := &Projector{opts: opts}
 	p.solver = solver{MaxSteps: opts.MaxSteps, Tol: opts.Tol}
 	if opts.Rules != nil {
 		p.prob = newRuleProblem(corpus, opts)
