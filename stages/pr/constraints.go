@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
@@ -114,9 +115,9 @@ type sparsityProblem struct {
 	// The representatives of each type: typeSlots[typeStart[t]:typeStart[t+1]].
 	typeStart []int
 	typeSlots []int32
-	post      []float64 // posteriors by slot, of the evaluation pending
-	x         []float64 // the dual the E-step runs at
-	buf       []float64
+	post      []float64   // posteriors by slot, of the evaluation pending
+	x         []float64   // the dual the E-step runs at
+	bufs      [][]float64 // project's scratch, one per worker
 }
 
 func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, error) {
@@ -261,34 +262,45 @@ func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 // projection onto the simplex: λ_i = max(0, v_i − θ) with θ ≥ 0 the
 // smallest threshold that brings the sum within σ). The slots without a
 // variable of their own have no gradient and stay 0 from the start.
+//
+// Types are independent: they are projected on the E-step's workers, in
+// pieces fixed by the number of types (the result does not depend on
+// the workers).
 func (s *sparsityProblem) project(x []float64) {
-	for ty := 0; ty+1 < len(s.typeStart); ty++ {
-		slots := s.typeSlots[s.typeStart[ty]:s.typeStart[ty+1]]
-		sum := 0.0
-		for _, k := range slots {
-			x[k] = math.Max(0, x[k])
-			sum += x[k]
-		}
-		if sum <= s.sigma {
-			continue
-		}
-		theta := simplexThreshold(s.gather(x, slots), s.sigma)
-		for _, k := range slots {
-			x[k] = math.Max(0, x[k]-theta)
-		}
+	types := len(s.typeStart) - 1
+	pieces := min(types, projectPieces)
+	workers := min(pipeline.Workers(s.opts.Workers), pieces)
+	for len(s.bufs) < workers {
+		s.bufs = append(s.bufs, nil)
 	}
+	pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
+		for ty := k * types / pieces; ty < (k+1)*types/pieces; ty++ {
+			slots := s.typeSlots[s.typeStart[ty]:s.typeStart[ty+1]]
+			sum := 0.0
+			for _, slot := range slots {
+				x[slot] = math.Max(0, x[slot])
+				sum += x[slot]
+			}
+			if sum <= s.sigma {
+				continue
+			}
+			buf := s.bufs[worker][:0]
+			for _, slot := range slots {
+				if x[slot] > 0 {
+					buf = append(buf, x[slot])
+				}
+			}
+			s.bufs[worker] = buf
+			theta := simplexThreshold(buf, s.sigma)
+			for _, slot := range slots {
+				x[slot] = math.Max(0, x[slot]-theta)
+			}
+		}
+	})
 }
 
-// gather copies the positive values of x at slots into the scratch buffer.
-func (s *sparsityProblem) gather(x []float64, slots []int32) []float64 {
-	s.buf = s.buf[:0]
-	for _, k := range slots {
-		if x[k] > 0 {
-			s.buf = append(s.buf, x[k])
-		}
-	}
-	return s.buf
-}
+// projectPieces is how many pieces the types are cut into for project.
+const projectPieces = 64
 
 // simplexThreshold is the θ ≥ 0 for which Σ max(0, v_i − θ) = sum over
 // positive values v whose total exceeds sum, by Michelot's (1986)
