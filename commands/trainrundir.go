@@ -84,7 +84,7 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		if in == "-" {
 			return "", false, program.Usagef("%s needs input files: stdin cannot be read again on --resume", flag)
 		}
-		if sameFile(filepath.Dir(in), dir) {
+		if pipeline.InDir(in, pipeline.KeyOf(dir), nil) {
 			return "", false, program.Usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
 		}
 		h, err := rundir.HashFile(in)
@@ -93,7 +93,7 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		}
 		rec.Inputs = append(rec.Inputs, h)
 	}
-	if out := c.String("output"); out != "" && out != "-" && sameFile(filepath.Dir(out), dir) {
+	if out := c.String("output"); out != "" && out != "-" && pipeline.InDir(out, pipeline.KeyOf(dir), nil) {
 		return "", false, program.Usagef("%s %s: write -o outside it (the run writes %s there)", flag, dir, train.RunModel)
 	}
 	path := filepath.Join(dir, "run.json")
