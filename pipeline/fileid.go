@@ -79,10 +79,14 @@ func InDir(path string, dir FileKey, match func(base string) bool) bool {
 	if err != nil {
 		final = path
 	}
-	if match != nil && !match(filepath.Base(final)) {
+	folder, base := filepath.Split(final) // not Dir, which cleans: a/link/.. is not a
+	if folder == "" {
+		folder = "."
+	}
+	if match != nil && !match(base) {
 		return false
 	}
-	return KeyOf(filepath.Dir(final)).Same(dir)
+	return KeyOf(folder).Same(dir)
 }
 
 // ProcessOwn says whether path names a file through the process's own
