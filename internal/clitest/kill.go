@@ -69,13 +69,13 @@ func Start(t *testing.T, child string, args []string, stdin io.Reader, stderr io
 	return cmd
 }
 
-// Interrupt runs args in a child process (the test named child, which
+// interrupt runs args in a child process (the test named child, which
 // runs the program as its main function does, with the handler of SIGINT
 // and SIGTERM), writes input to its stdin and leaves the stdin open; once
 // the folder out holds made files (the outputs the program makes before
 // it reads), it sends sig. It returns the child's exit code and what is
 // left in out.
-func Interrupt(t *testing.T, child string, args []string, input []byte, out string, made int, sig syscall.Signal) (code int, left []string) {
+func interrupt(t *testing.T, child string, args []string, input []byte, out string, made int, sig syscall.Signal) (code int, left []string) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -110,7 +110,7 @@ func Interrupt(t *testing.T, child string, args []string, input []byte, out stri
 }
 
 // MainRunner runs a program as its main function does (program.Main's
-// handler of SIGINT and SIGTERM installed): what a child of Interrupt
+// handler of SIGINT and SIGTERM installed): what a child of Signals
 // passes RunChild.
 func MainRunner(main func(name string) int) Runner {
 	return func(name string, args []string, _ io.Reader, _, _ io.Writer) int {
@@ -121,7 +121,7 @@ func MainRunner(main func(name string) int) Runner {
 
 // Signals interrupts the program args with SIGINT, and again with
 // SIGTERM, once it has made made outputs in the folder "OUT" stands for in
-// args (Interrupt, input on its stdin), and fails t unless it exits with
+// args (interrupt, input on its stdin), and fails t unless it exits with
 // the shell's codes for them (130, 143) and leaves none of its outputs,
 // not even a temporary file.
 func Signals(t *testing.T, child string, input []byte, made int, args ...string) {
@@ -132,7 +132,7 @@ func Signals(t *testing.T, child string, input []byte, made int, args ...string)
 		for i, a := range args {
 			args[i] = strings.Replace(a, "OUT", out, 1)
 		}
-		code, left := Interrupt(t, child, args, input, out, made, sig)
+		code, left := interrupt(t, child, args, input, out, made, sig)
 		if code != want {
 			t.Errorf("%v: %v: exit code %d, want %d", args, sig, code, want)
 		}
