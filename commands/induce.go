@@ -41,8 +41,8 @@ Examples:
    induce --train train.jsonl --dev dev.jsonl --save-dir runs -o model.jsonl
    select-model --dev annotated-dev.jsonl runs/*.jsonl     # what 20 annotated sentences would pick`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "train", Required: true, Usage: "the unannotated training sentences `FILE`"},
-			&cli.StringFlag{Name: "dev", Required: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},
+			&cli.StringFlag{Name: "train", Required: true, TakesFile: true, Usage: "the unannotated training sentences `FILE`"},
+			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},
 			&cli.StringFlag{Name: "preset", Value: "default", Usage: "the candidates: `NAME` quick, default or full"},
 			&cli.StringFlag{Name: "rules", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE (default: detected from the tags)"},
 			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`"},

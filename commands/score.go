@@ -58,8 +58,8 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "headline convention: `count` (root attachment scored) or exclude (Smith's F1 over arcs between words)"},
 			&cli.BoolFlag{Name: "json", Usage: "write the report as one JSON line"},
-			&cli.StringFlag{Name: "gold", Usage: "take gold heads from the sentences of `FILE`, matched to the input by order (their tags must agree), for predictions that dropped \"heads\""},
-			&cli.StringFlag{Name: "against", Usage: "sign test against the \"pred\" of `FILE` (the same sentences, in order)"},
+			&cli.StringFlag{Name: "gold", TakesFile: true, Usage: "take gold heads from the sentences of `FILE`, matched to the input by order (their tags must agree), for predictions that dropped \"heads\""},
+			&cli.StringFlag{Name: "against", TakesFile: true, Usage: "sign test against the \"pred\" of `FILE` (the same sentences, in order)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -52,7 +52,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "exclude", Usage: "space-separated gold `TAGS` whose tokens are not counted (\",\" is a tag)"},
 			&cli.BoolFlag{Name: "json", Usage: "write one JSON line instead of the text for people"},
-			&cli.StringFlag{Name: "against", Usage: "also run the paired sign test on accuracy against the tagging of the same sentences in `FILE`"},
+			&cli.StringFlag{Name: "against", TakesFile: true, Usage: "also run the paired sign test on accuracy against the tagging of the same sentences in `FILE`"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {

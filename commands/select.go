@@ -85,7 +85,7 @@ Examples:
    train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null
    select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dev", Required: true, Usage: "the dev sentences `FILE` (- for stdin)"},
+			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the dev sentences `FILE` (- for stdin)"},
 			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast, rules or bound (unsupervised)"},
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--by contrast: the neighbourhood `KIND` (" + strings.Join(nbhd.Kinds, ", ") + ")"},
 			&cli.StringFlag{Name: "rules", Usage: "--by rules: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE; with another --by, the rows show the share too"},
@@ -123,11 +123,19 @@ Examples:
 				}
 			}
 			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}
+			best, err := program.SideOutput(c, "best")
+			if err != nil {
+				return err
+			}
+			opts := selectmodel.Options{
+				Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), Rules: rules, DevSentences: c.Int("dev-sentences"),
+				JSON: c.Bool("json"), Workers: c.Int("workers"),
+			}
+			if best != nil {
+				opts.Best = best
+			}
 			return program.WriteOutput(c, dev, func(w io.Writer) error {
-				rep, err := selectmodel.Run(w, selectmodel.Options{
-					Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), Rules: rules, DevSentences: c.Int("dev-sentences"),
-					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),
-				})
+				rep, err := selectmodel.Run(w, opts)
 				if err == nil && !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "%s: best by %s: %s\n", c.App.Name, by, rep.Best.Model)
 					if rep.UnseenTokens > 0 {

@@ -33,33 +33,13 @@ func runInputs(c *cli.Context) []string {
 	return names
 }
 
-// sameFile says whether a and b name one existing file.
-func sameFile(a, b string) bool {
-	if a == "-" || b == "-" || a == "" || b == "" {
-		return false
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
-}
-
-// reserveLog checks --log and opens it as a side file; it returns the
-// name the training loop writes the log to ("" for no log).
+// reserveLog opens --log as a side file (checked with the run's other
+// files by program.CheckFiles); it returns the name the training loop
+// writes the log to ("" for no log).
 func reserveLog(c *cli.Context) (string, error) {
 	path := c.String("log")
 	if path == "" {
 		return "", nil
-	}
-	for _, in := range runInputs(c) {
-		if sameFile(path, in) {
-			return "", program.Usagef("--log %s is an input of this run; it would be overwritten", path)
-		}
-	}
-	if out := c.String("output"); out != "" && out != "-" && (sameFile(path, out) || filepath.Clean(path) == filepath.Clean(out)) {
-		return "", program.Usagef("--log and -o both name %s", path)
 	}
 	o, err := pipeline.Reserve(path)
 	if err != nil {
@@ -71,10 +51,15 @@ func reserveLog(c *cli.Context) (string, error) {
 
 // checkSaveDir makes --save-dir when missing and checks, before the run,
 // that models can be written there and that none would overwrite an
-// input.
+// input or another output of the run.
 func checkSaveDir(c *cli.Context, dir string) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return program.Usagef("--save-dir %s is not a folder", dir)
+	}
+	files := program.FlagFiles(c)
+	files.Outputs = append(files.Outputs, program.Output{Flag: "--save-dir", Path: dir, Match: savedModelName().MatchString})
+	if err := program.CheckFiles(c, files); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("--save-dir: %w", err)
@@ -84,18 +69,25 @@ func checkSaveDir(c *cli.Context, dir string) error {
 		return fmt.Errorf("--save-dir %s: cannot write there: %w", dir, err)
 	}
 	probe.Abort()
-	for _, in := range runInputs(c) {
-		if in == "-" || !savedModelName().MatchString(filepath.Base(in)) {
-			continue
-		}
-		if sameFile(filepath.Dir(in), dir) {
-			return program.Usagef("--save-dir %s would overwrite the input %s (saved models are named like it); save elsewhere", dir, in)
-		}
-	}
 	return nil
 }
 
 // savedModelPath is where --save-every writes the model of iteration iter.
 func savedModelPath(dir string, iter int) string {
 	return filepath.Join(dir, fmt.Sprintf("iter-%04d.jsonl", iter))
+}
+
+// trainerOutputs creates, before the run, the outputs of a trainer that
+// writes them only when trained (train-ccm, train-hmm): -o and the side
+// files --log and --save-model (nil when not given), all put in place
+// together when the run succeeds.
+func trainerOutputs(c *cli.Context) (log, model *pipeline.Output, err error) {
+	if err := program.OpenOutput(c); err != nil {
+		return nil, nil, err
+	}
+	if log, err = program.SideOutput(c, "log"); err != nil {
+		return nil, nil, err
+	}
+	model, err = program.SideOutput(c, "save-model")
+	return log, model, err
 }

@@ -80,8 +80,16 @@ Examples:
 			if err := opts.Check(); err != nil {
 				return program.Usagef("%v", err)
 			}
+			name := func(p split.Part) string { return prefix + "." + p.String() + ".jsonl" + suffix }
+			files := program.FlagFiles(c)
+			for _, p := range split.Parts {
+				files.Outputs = append(files.Outputs, program.Output{Flag: "--prefix", Path: name(p)})
+			}
+			if err := program.CheckFiles(c, files); err != nil {
+				return err
+			}
 			src := program.Source(c)
-			counts, used, err := splitFiles(src, func(p split.Part) string { return prefix + "." + p.String() + ".jsonl" + suffix }, c.App.Writer, opts)
+			counts, used, err := splitFiles(src, name, c.App.Writer, opts)
 			if !c.Bool("quiet") {
 				src.Bad.Report(c.App.ErrWriter, c.App.Name)
 				if err == nil {

@@ -40,7 +40,7 @@ Examples:
    tagmap --builtin smith17 --print-table > mytags.txt   # edit, then:
    tagmap --table mytags.txt corpus.jsonl -o coarse.jsonl`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "table", Usage: "read the map from `FILE` (\"from to\" per line)"},
+			&cli.StringFlag{Name: "table", TakesFile: true, Usage: "read the map from `FILE` (\"from to\" per line)"},
 			&cli.StringFlag{Name: "builtin", Usage: "use a built-in map: `NAME` is " + strings.Join(tagmap.Builtins(), ", ")},
 			&cli.BoolFlag{Name: "keep-unknown", Usage: "leave tags the table lacks unchanged instead of failing"},
 			&cli.BoolFlag{Name: "print-table", Usage: "print the table in the --table format and exit"},

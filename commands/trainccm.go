@@ -1,12 +1,10 @@
 package commands
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -83,7 +81,7 @@ Examples:
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
-			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
+			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			program.WorkersFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model to `FILE`, for estep -m, decode -m"},
@@ -165,6 +163,10 @@ func trainCCM(c *cli.Context) error {
 	if run != nil {
 		defer run.close()
 	}
+	logOut, modelOut, err := trainerOutputs(c)
+	if err != nil {
+		return err
+	}
 	src := program.Source(c)
 	train, err := readTagged(src)
 	if err != nil {
@@ -177,9 +179,9 @@ func trainCCM(c *cli.Context) error {
 			return err
 		}
 	}
-	logw, closeLog, err := openLog(c.String("log"))
-	if err != nil {
-		return err
+	var logw io.Writer
+	if logOut != nil {
+		logw = logOut
 	}
 	began := time.Now()
 	if run != nil {
@@ -211,13 +213,7 @@ func trainCCM(c *cli.Context) error {
 	if err == nil {
 		err = logErr
 	}
-	if cerr := closeLog(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		if c.String("log") != "" {
-			os.Remove(c.String("log")) // no half-written log
-		}
 		return err
 	}
 	if run != nil {
@@ -228,12 +224,8 @@ func trainCCM(c *cli.Context) error {
 			return err
 		}
 	}
-	if path := c.String("save-model"); path != "" {
-		write := func(o *pipeline.Output) error {
-			_, err := o.Write(saved.Bytes())
-			return err
-		}
-		if err := pipeline.WriteFile(path, c.App.Writer, write); err != nil {
+	if modelOut != nil {
+		if _, err := modelOut.Write(saved.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -288,25 +280,6 @@ func readTagged(src pipeline.Source) ([]*format.Sentence, error) {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
 	return sents, err
-}
-
-// openLog opens the --log file (nothing when name is empty).
-func openLog(name string) (io.Writer, func() error, error) {
-	if name == "" {
-		return nil, func() error { return nil }, nil
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	b := bufio.NewWriter(f)
-	return b, func() error {
-		if err := b.Flush(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}, nil
 }
 
 func tagsOf(sents []*format.Sentence) [][]string {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -147,6 +146,13 @@ Examples:
 				return err
 			}
 			defer rd.close()
+			logOut, modelOut, err := trainerOutputs(c)
+			if err != nil {
+				return err
+			}
+			if logOut != nil {
+				logw = logOut
+			}
 			if rd != nil {
 				logw = rd.log
 				o.Clock = rd.origin()
@@ -178,14 +184,6 @@ Examples:
 					return err
 				}
 			}
-			if p := c.String("log"); p != "" {
-				f, err := os.Create(p)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				logw = f
-			}
 			prog := newProgress(c, o.Iterations)
 			var logErr error
 			o.Progress = func(it format.Iteration) {
@@ -213,8 +211,8 @@ Examples:
 					return err
 				}
 			}
-			if p := c.String("save-model"); p != "" {
-				if err := pipeline.WriteFile(p, c.App.Writer, func(o *pipeline.Output) error { return hmm.WriteModel(o, m) }); err != nil {
+			if modelOut != nil {
+				if err := hmm.WriteModel(modelOut, m); err != nil {
 					return err
 				}
 			}

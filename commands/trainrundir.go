@@ -54,6 +54,8 @@ func runDir(c *cli.Context) (dir string, resume bool, err error) {
 }
 
 // runDirOf is runDir with the input files (hashed into run.json) given.
+// The run holds the directory's lock (rundir.Lock) until it ends: a
+// second run or resume there is refused at once.
 func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err error) {
 	dir, resume = c.String("run-dir"), c.IsSet("resume")
 	if resume {
@@ -72,6 +74,48 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 	if c.NArg() == 0 {
 		return "", false, program.Usagef("%s needs input files: stdin cannot be read again on --resume", flag)
 	}
+	folder := pipeline.KeyOf(dir)
+	if folder.Exists() && !folder.IsDir() {
+		return "", false, program.Usagef("%s %s is not a folder", flag, dir)
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			return "", false, program.Usagef("%s needs input files: stdin cannot be read again on --resume", flag)
+		}
+		if what := notRereadable(in); what != "" {
+			return "", false, program.Usagef("%s needs input files it can read again on --resume, not %s (%s); save it to a file first", flag, in, what)
+		}
+		if pipeline.InDir(in, folder, nil) {
+			return "", false, program.Usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
+		}
+	}
+	for _, o := range program.FlagFiles(c).Outputs {
+		if pipeline.InDir(o.Path, folder, nil) {
+			return "", false, program.Usagef("%s %s: write %s outside it (the run writes %s there)", flag, dir, o.Flag, train.RunModel)
+		}
+	}
+	path := filepath.Join(dir, "run.json")
+	if resume {
+		if _, err := os.Stat(path); err != nil {
+			return "", false, program.Usagef("--resume %s: no run.json there (not a run directory)", dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", false, fmt.Errorf("--run-dir: %w", err)
+	}
+	lock, err := rundir.Lock(dir)
+	if err != nil {
+		return "", false, fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	program.Hold(c, lock)
+	// What a run killed with SIGKILL was writing, it left half-written.
+	for _, name := range []string{"run.json", rundir.Log, rundir.Checkpoint, rundir.Model} {
+		if err := pipeline.RemoveStaleTemps(filepath.Join(dir, name)); err != nil {
+			return "", false, err
+		}
+	}
+	if _, err := os.Stat(path); err == nil && !resume && rundir.Begun(dir) {
+		return "", false, program.Usagef("--run-dir %s already holds a run; continue it with --resume %s or choose another", dir, dir)
+	}
 	rec := runRecord{Program: c.App.Name, Argv: os.Args, Args: c.Args().Slice(), Flags: map[string]string{}}
 	for _, f := range c.App.Flags {
 		name := f.Names()[0]
@@ -81,44 +125,48 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		rec.Flags[name] = fmt.Sprint(c.Value(name))
 	}
 	for _, in := range inputs {
-		if in == "-" {
-			return "", false, program.Usagef("%s needs input files: stdin cannot be read again on --resume", flag)
-		}
-		if sameFile(filepath.Dir(in), dir) {
-			return "", false, program.Usagef("%s %s holds the input %s; record the run elsewhere", flag, dir, in)
-		}
 		h, err := rundir.HashFile(in)
 		if err != nil {
 			return "", false, err
 		}
 		rec.Inputs = append(rec.Inputs, h)
 	}
-	if out := c.String("output"); out != "" && out != "-" && sameFile(filepath.Dir(out), dir) {
-		return "", false, program.Usagef("%s %s: write -o outside it (the run writes %s there)", flag, dir, train.RunModel)
-	}
-	path := filepath.Join(dir, "run.json")
 	if resume {
 		return dir, true, checkResume(path, rec)
 	}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return "", false, program.Usagef("--run-dir %s is not a folder", dir)
-	}
-	if _, err := os.Stat(path); err == nil {
-		return "", false, program.Usagef("--run-dir %s already holds a run; continue it with --resume %s or choose another", dir, dir)
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return "", false, fmt.Errorf("--run-dir: %w", err)
-	}
-	// A stale checkpoint of an earlier run that lost its run.json must not
-	// be taken for this run's.
-	if err := os.Remove(filepath.Join(dir, train.RunCheckpoint)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", false, err
+	// A run that never got anywhere here (killed while it was set up, or
+	// failed before its first iteration) left nothing to keep; a stale
+	// checkpoint of an earlier run that lost its run.json must not be
+	// taken for this run's.
+	for _, name := range []string{rundir.Checkpoint, rundir.Log} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", false, err
+		}
 	}
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	return dir, false, pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
 		_, err := o.Write(append(b, '\n'))
 		return err
 	})
+}
+
+// notRereadable says why a resumed run could not read the input in
+// again: it is a pipe, a FIFO, a device or this process's own standard
+// input ("" when it can).
+func notRereadable(in string) string {
+	if pipeline.ProcessOwn(in) {
+		return "a name of this process's own descriptors"
+	}
+	fi, err := os.Stat(in)
+	switch {
+	case err != nil || fi.Mode().IsRegular():
+		return "" // hashing it says what is wrong
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		return "a pipe or FIFO"
+	case fi.IsDir():
+		return "a folder"
+	}
+	return "a device or socket"
 }
 
 // checkResume refuses to resume a run made by another program, on other

@@ -328,3 +328,34 @@ func WriteFile(path string, stdout io.Writer, fn func(w *Output) error) error {
 	}
 	return o.Commit()
 }
+
+// RemoveStaleTemps removes the temporary files a killed writer of final
+// left beside it (SIGKILL gives no time to remove them). Only for a file
+// no other process writes at the same time: a run directory under its
+// lock.
+func RemoveStaleTemps(final string) error {
+	dir, base := filepath.Split(final)
+	prefix := "." + base + ".tmp"
+	entries, err := os.ReadDir(filepath.Clean(dir + "."))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || len(suffix) != 12 {
+			continue
+		}
+		if _, err := hex.DecodeString(suffix); err != nil {
+			continue
+		}
+		temps.Lock()
+		live := temps.live[filepath.Join(dir, e.Name())]
+		temps.Unlock()
+		if !live {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}

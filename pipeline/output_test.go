@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -239,5 +240,34 @@ func TestCommitReplaces(t *testing.T) {
 		if got, _ := os.ReadFile(link); round > 0 && string(got) != "first\n" {
 			t.Errorf("round %d: the hard link reads %q, want the old file", round, got)
 		}
+	}
+}
+
+// RemoveStaleTemps removes the temporary files of one name that no
+// output of this process is writing, and nothing else.
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	final := filepath.Join(dir, "checkpoint.json")
+	live, err := Reserve(final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	keep := []string{filepath.Base(live.Name()), "checkpoint.json", ".checkpoint.json.tmpnothex00000", ".model.jsonl.tmp0123456789ab"}
+	for _, name := range append(keep[1:], ".checkpoint.json.tmp0123456789ab") {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	if err := RemoveStaleTemps(final); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	slices.Sort(left)
+	slices.Sort(keep)
+	if !slices.Equal(left, keep) {
+		t.Errorf("left %v, want %v", left, keep)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // ModelFlag is -m, the model a program reads.
 func ModelFlag(required bool) cli.Flag {
-	return &cli.StringFlag{Name: "model", Aliases: []string{"m"}, Required: required, Usage: "the model `FILE` (event records, as dmv-init, mstep and train-em write)"}
+	return &cli.StringFlag{Name: "model", Aliases: []string{"m"}, Required: required, TakesFile: true, Usage: "the model `FILE` (event records, as dmv-init, mstep and train-em write)"}
 }
 
 // WorkersFlag is --workers.
@@ -27,7 +27,7 @@ func LambdaFlag(usage string) cli.Flag {
 // ExpectCorpusFlag is mstep's and sumcounts' check that counts come from
 // exactly a corpus's sentences, however it was sharded.
 func ExpectCorpusFlag() cli.Flag {
-	return &cli.StringFlag{Name: "expect-corpus", Usage: "fail unless the counts come from exactly the sentences (or lattices) of `CORPUS` (a whole shard lost, repeated or of another corpus)"}
+	return &cli.StringFlag{Name: "expect-corpus", TakesFile: true, Usage: "fail unless the counts come from exactly the sentences (or lattices) of `CORPUS` (a whole shard lost, repeated or of another corpus)"}
 }
 
 // CheckLambda refuses an add-λ that is not a finite number ≥ 0 (NaN and

@@ -168,6 +168,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	app.ExitErrHandler = func(*cli.Context, error) {} // Run decides the exit code
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
 	app.CustomAppHelpTemplate = strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS")
+	checkFlagFiles(app)
 	checkRequiredFlags(app)
 	addHelpAndVersion(app)
 	if len(args) == 0 {
@@ -175,6 +176,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	reordered, err := flagsFirst(app, args)
 	if err == nil {
+		defer release(app)
 		err = app.Run(reordered)
 	}
 	if err == nil {
@@ -375,15 +377,38 @@ func writeWithSides(c *cli.Context, fn func(w io.Writer) error) error {
 			o.Abort()
 		}
 	}()
-	o, err := pipeline.Create(c.String("output"), c.App.Writer)
-	if err != nil {
+	if err := OpenOutput(c); err != nil {
 		return err
 	}
+	o := c.App.Metadata[outputKey].(*pipeline.Output)
 	defer o.Abort()
 	if err := fn(o); err != nil {
 		return nameSideFiles(err, sides)
 	}
 	return pipeline.CommitAll(append([]*pipeline.Output{o}, sides...)...)
+}
+
+// outputKey holds, in the app's Metadata, the -o output once opened.
+const outputKey = "grind.output"
+
+// OpenOutput creates the -o file now, for a program that writes it only
+// after a long run (a trainer that writes its sentences when trained): a
+// folder that is missing or cannot be written is said before the run,
+// and SIGINT removes the file however early it comes. WriteOutput writes
+// it (and opens it, when this was not called).
+func OpenOutput(c *cli.Context) error {
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	if _, ok := c.App.Metadata[outputKey]; ok {
+		return nil
+	}
+	o, err := pipeline.Create(c.String("output"), c.App.Writer)
+	if err != nil {
+		return err
+	}
+	c.App.Metadata[outputKey] = o
+	return nil
 }
 
 // nameSideFiles puts the user's names in an error that names the
@@ -416,7 +441,53 @@ func AddSideOutput(c *cli.Context, o *pipeline.Output) {
 	c.App.Metadata[sideOutputsKey] = append(outs, o)
 }
 
+// SideOutput creates the side file the flag name names (nil when it is
+// not given), before the run starts: written like -o and put in place
+// with it.
+func SideOutput(c *cli.Context, name string) (*pipeline.Output, error) {
+	path := c.String(name)
+	if path == "" {
+		return nil, nil
+	}
+	o, err := pipeline.Create(path, c.App.Writer)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flagName(name), err)
+	}
+	AddSideOutput(c, o)
+	return o, nil
+}
+
 func sideOutputs(c *cli.Context) []*pipeline.Output {
 	outs, _ := c.App.Metadata[sideOutputsKey].([]*pipeline.Output)
 	return outs
+}
+
+// heldKey holds, in the app's Metadata, what the run keeps until it ends
+// (a run directory's lock).
+const heldKey = "grind.held"
+
+// Hold keeps r until the program's run ends, then closes it (after the
+// side files of a failed run are removed).
+func Hold(c *cli.Context, r io.Closer) {
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	held, _ := c.App.Metadata[heldKey].([]io.Closer)
+	c.App.Metadata[heldKey] = append(held, r)
+}
+
+// release ends a run: the outputs it did not commit (it failed before
+// writing -o) are removed, and what it held is closed.
+func release(app *cli.App) {
+	outs, _ := app.Metadata[sideOutputsKey].([]*pipeline.Output)
+	if o, ok := app.Metadata[outputKey].(*pipeline.Output); ok {
+		outs = append(outs, o)
+	}
+	for _, o := range outs {
+		o.Abort()
+	}
+	held, _ := app.Metadata[heldKey].([]io.Closer)
+	for i := len(held) - 1; i >= 0; i-- {
+		held[i].Close()
+	}
 }

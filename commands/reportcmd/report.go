@@ -4,6 +4,7 @@
 package reportcmd
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,7 @@ Examples:
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"},
 				Usage: "write the page to `FILE` (required; - for stdout); it appears only when the run succeeds"},
 			&cli.StringSliceFlag{Name: "run", Usage: "a run, `NAME=RUNDIR` or NAME=[LOG,]PARSED, once per run; the first is the sign tests' baseline"},
-			&cli.StringFlag{Name: "test", Usage: "decode `CORPUS` (sentences with gold heads) with each run directory's model.jsonl"},
+			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode `CORPUS` (sentences with gold heads) with each run directory's model.jsonl"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` decoding goroutines (0: every core); the page does not depend on it"},
 			&cli.StringFlag{Name: "title", Usage: "the page's `TITLE` (default \"Training report\")"},
 			&cli.IntFlag{Name: "top", Value: report.DefaultTop, Usage: "`N` rows of the tag and tag-pair tables"},
@@ -95,9 +96,12 @@ Examples:
 			if opts.Trees == 0 {
 				opts.Trees = -1
 			}
+			if err := program.CheckFiles(c, program.Files{Inputs: runFiles(specs, test), Outputs: program.FlagFiles(c).Outputs}); err != nil {
+				return err
+			}
 			src := program.Source(c)
-			var runs []*report.Run
-			err = func() error {
+			return program.WriteOutput(c, src, func(w io.Writer) error {
+				var runs []*report.Run
 				testBad := src.Bad // the test corpus's bad records, counted once
 				var testHash string
 				if dirs > 0 {
@@ -119,16 +123,27 @@ Examples:
 					}
 					runs = append(runs, r)
 				}
-				return pipeline.WriteFile(out, c.App.Writer, func(o *pipeline.Output) error {
-					return report.Write(o, runs, opts)
-				})
-			}()
-			if !c.Bool("quiet") {
-				src.Bad.Report(c.App.ErrWriter, c.App.Name)
-			}
-			return err
+				return report.Write(w, runs, opts)
+			})
 		},
 	}
+}
+
+// runFiles are the files the runs of specs are read from: a run
+// directory's run.json, log and model, and the test corpus they decode.
+func runFiles(specs []runSpec, test string) []string {
+	var files []string
+	for _, s := range specs {
+		if s.dir != "" {
+			files = append(files, filepath.Join(s.dir, "run.json"), filepath.Join(s.dir, rundir.Log), filepath.Join(s.dir, rundir.Model))
+		} else {
+			files = append(files, s.Log, s.Parsed)
+		}
+	}
+	if test != "" {
+		files = append(files, test)
+	}
+	return files
 }
 
 // runSpec is one run of the command line: a run directory, or its files.

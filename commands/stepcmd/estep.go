@@ -56,10 +56,10 @@ the bound, so shards of different bounds do not mix.
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
-			&cli.StringFlag{Name: "skew", Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
+			&cli.StringFlag{Name: "skew", TakesFile: true, Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
-			&cli.StringFlag{Name: "dual", Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
+			&cli.StringFlag{Name: "dual", TakesFile: true, Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, program.PRFlags()...), program.DepthFlags()...),
 		Action: func(c *cli.Context) error {

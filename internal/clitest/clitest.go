@@ -36,9 +36,12 @@ type Runner func(name string, args []string, stdin io.Reader, stdout, stderr io.
 //	gz/NAME      an input file written gzip-compressed to $DIR/NAME
 //	zst/NAME     the same, zstd-compressed
 //	cut-gz/NAME  gzip-compressed, then cut off in the middle
+//	link/NAME    a symbolic link $DIR/NAME to the path this section holds
+//	             (one line; relative to the link's folder unless absolute)
 //	out/NAME     a file that must exist in $DIR after the run, with this content
 //	out-re/NAME  a file that must exist in $DIR after the run, matching this
 //	             regexp (for output that is not text, such as images)
+//	gone/NAME    a file (an input) that must not exist after the run
 //
 // After a failing run $DIR must hold only the input files: nothing
 // half-written is left behind.
@@ -63,10 +66,22 @@ func runCase(t *testing.T, file string, run Runner) {
 	dir := t.TempDir()
 	sections := map[string]string{}
 	inputs := map[string]bool{}
+	expand := func(s string) string { return strings.ReplaceAll(s, "$DIR", dir) }
 	for _, f := range ar.Files {
 		kind, name, _ := strings.Cut(f.Name, "/")
 		data := f.Data
 		switch kind {
+		case "link":
+			path := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(expand(strings.TrimSpace(string(data))), path); err != nil {
+				t.Fatal(err)
+			}
+			top, _, _ := strings.Cut(name, "/")
+			inputs[top] = true
+			continue
 		case "in":
 		case "gz", "cut-gz":
 			var b bytes.Buffer
@@ -94,7 +109,6 @@ func runCase(t *testing.T, file string, run Runner) {
 		top, _, _ := strings.Cut(name, "/")
 		inputs[top] = true
 	}
-	expand := func(s string) string { return strings.ReplaceAll(s, "$DIR", dir) }
 	expandRe := func(s string) string {
 		return strings.ReplaceAll(strings.TrimSpace(s), "$DIR", regexp.QuoteMeta(dir))
 	}
@@ -135,6 +149,11 @@ func runCase(t *testing.T, file string, run Runner) {
 				t.Errorf("%s:\n%s\nwant:\n%s", out, got, expand(want))
 			}
 			inputs[out] = true
+		}
+		if gone, ok := strings.CutPrefix(name, "gone/"); ok {
+			if _, err := os.Lstat(filepath.Join(dir, gone)); err == nil {
+				t.Errorf("%s is still there", gone)
+			}
 		}
 		if out, ok := strings.CutPrefix(name, "out-re/"); ok {
 			got, err := os.ReadFile(filepath.Join(dir, out))

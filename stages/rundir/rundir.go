@@ -137,3 +137,17 @@ func OpenLog(dir string, resume bool, done int) (f *os.File, seconds float64, er
 	f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	return f, seconds, err
 }
+
+// Begun says whether the run of dir got anywhere: a checkpoint, the final
+// model or a line of its log. One that did not (it was killed while it
+// was being set up, or failed before its first iteration ended) holds
+// nothing a new run in its place would lose.
+func Begun(dir string) bool {
+	for _, name := range []string{Checkpoint, Model} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, Log))
+	return err == nil && fi.Size() > 0
+}

@@ -167,7 +167,7 @@ func publish(w io.Writer, rows []Row, opts Options, writeBest func(i int) error,
 		ranked[r] = rows[i]
 		ranked[r].Rank = r + 1
 	}
-	if opts.Best != "" {
+	if opts.Best != nil {
 		if err := writeBest(order[0]); err != nil {
 			return ranked[0], err
 		}
@@ -259,17 +259,15 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 	return "", nil
 }
 
-// copyModel writes the model file from to path (compressed as path says).
-func copyModel(path, from string) error {
+// copyModel copies the model file from to w (decompressed).
+func copyModel(w io.Writer, from string) error {
 	in, err := pipeline.Open(from, nil)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
-		_, err := io.Copy(o, in)
-		return err
-	})
+	_, err = io.Copy(w, in)
+	return err
 }
 
 func writeFamilyTable(w io.Writer, rows []Row, opts Options, fam, measure, dev string) error {

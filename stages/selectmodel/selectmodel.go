@@ -67,8 +67,8 @@ type Options struct {
 	// Root is the convention of the accuracy that ranks (and of the
 	// table's headline columns).
 	Root    score.Convention
-	JSON    bool   // one JSON line per model instead of the table
-	Best    string // when not "", the winning model is written there
+	JSON    bool      // one JSON line per model instead of the table
+	Best    io.Writer // when not nil, the winning model is written there
 	Workers int
 }
 
@@ -177,10 +177,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 		return rep, err
 	}
 	rep.Best, err = publish(w, rows, opts, func(i int) error {
-		best := models[i]
-		return pipeline.WriteFile(opts.Best, nil, func(o *pipeline.Output) error {
-			return dmv.WriteModel(o, best)
-		})
+		return dmv.WriteModel(opts.Best, models[i])
 	}, func(ranked []Row) error { return writeTable(w, ranked, opts, devName, rep.Unscorable) })
 	return rep, err
 }

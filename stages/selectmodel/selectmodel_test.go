@@ -156,7 +156,11 @@ func TestSelectTiesBestAndUnknownTags(t *testing.T) {
 	same := write(t, dir, "copy.jsonl", mustRead(t, filepath.Join(dir, "true.jsonl")))
 	best := filepath.Join(dir, "best.jsonl.gz")
 	var out bytes.Buffer
-	rep, err := Run(&out, Options{Dev: pipeline.Source{Names: []string{dev}}, Models: []string{same, filepath.Join(dir, "true.jsonl")}, By: Likelihood, Best: best})
+	bestOut := create(t, best)
+	rep, err := Run(&out, Options{Dev: pipeline.Source{Names: []string{dev}}, Models: []string{same, filepath.Join(dir, "true.jsonl")}, By: Likelihood, Best: bestOut})
+	if err == nil {
+		err = bestOut.Commit()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +272,11 @@ func TestSelectLogLinearModels(t *testing.T) {
 	src := pipeline.Source{Names: []string{filepath.Join(dir, "dev.jsonl")}}
 	best := filepath.Join(dir, "best.jsonl")
 	var out bytes.Buffer
-	if _, err := Run(&out, Options{Dev: src, Models: append([]string{weights}, models(dir, "uniform")...), By: Accuracy, Best: best, JSON: true}); err != nil {
+	bestOut := create(t, best)
+	if _, err := Run(&out, Options{Dev: src, Models: append([]string{weights}, models(dir, "uniform")...), By: Accuracy, Best: bestOut, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bestOut.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	rows := runJSON(t, Options{Dev: src, Models: []string{weights, filepath.Join(dir, "true.jsonl")}, By: Accuracy})
@@ -332,4 +340,16 @@ func TestSelectByRules(t *testing.T) {
 	if _, err := Run(&bytes.Buffer{}, Options{Dev: src, Models: candidates, By: Rules}); err == nil {
 		t.Error("--by rules without rules: no error")
 	}
+}
+
+// create opens an output as select-model's --best does (compressed as its
+// name says); the test commits it.
+func create(t *testing.T, path string) *pipeline.Output {
+	t.Helper()
+	o, err := pipeline.Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(o.Abort)
+	return o
 }
