@@ -183,7 +183,7 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	corpus, err := readTrain(opts.Train)
+	corpus, err := train.ReadCorpus(opts.Train, dmv.CorpusOptions{}, nil) // no gold heads kept
 	if err != nil {
 		return nil, err
 	}
@@ -244,24 +244,6 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	}
 	res.Seconds = time.Since(began).Seconds()
 	return res, dmv.WriteTable(w, corpus.Tags, res.Best.Model, format.Prob, nil)
-}
-
-// readTrain reads the training sentences' tags (their heads are not kept).
-func readTrain(src pipeline.Source) (*dmv.Corpus, error) {
-	b := dmv.NewCorpusBuilder(dmv.CorpusOptions{})
-	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
-		if err := b.Add(s); err != nil {
-			return pipeline.BadRecord(err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if b.Len() == 0 {
-		return nil, fmt.Errorf("%s: no training sentences", pipeline.DescribeInputs(src.Names))
-	}
-	return b.Finish(nil)
 }
 
 // trainAll trains the candidates, as many at a time as there are

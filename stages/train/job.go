@@ -137,7 +137,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if job.Stream {
 		corpus, err = dmv.OpenStream(src.Names, dmv.StreamOptions{Bad: src.Bad, Gold: gold, TagSet: tagSet})
 	} else {
-		corpus, err = readCorpus(src, dmv.CorpusOptions{Gold: gold, IDs: job.IDs}, tagSet)
+		corpus, err = ReadCorpus(src, dmv.CorpusOptions{Gold: gold, IDs: job.IDs}, tagSet)
 	}
 	if err != nil {
 		return nil, err
@@ -440,10 +440,10 @@ func (s *Session) report(res *Result) {
 	}
 }
 
-// readCorpus reads the sentences of src into a compact corpus, one
+// ReadCorpus reads the sentences of src into a compact corpus, one
 // record at a time, with the tag set tagSet chooses from the corpus's
-// own tags.
-func readCorpus(src pipeline.Source, opts dmv.CorpusOptions, tagSet func(names []string) (*dmv.TagSet, error)) (*dmv.Corpus, error) {
+// own tags (nil: the corpus's own tags, sorted).
+func ReadCorpus(src pipeline.Source, opts dmv.CorpusOptions, tagSet func(names []string) (*dmv.TagSet, error)) (*dmv.Corpus, error) {
 	b := dmv.NewCorpusBuilder(opts)
 	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
 		if err := b.Add(s); err != nil {
@@ -456,6 +456,9 @@ func readCorpus(src pipeline.Source, opts dmv.CorpusOptions, tagSet func(names [
 	}
 	if b.Len() == 0 {
 		return nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	if tagSet == nil {
+		return b.Finish(nil)
 	}
 	ts, err := tagSet(b.Names())
 	if err != nil {
