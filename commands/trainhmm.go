@@ -253,7 +253,7 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options) (*hmm.Result,
 		Seed: o.Seed, Noise: o.Noise,
 		Observe: func(iter int, obj float64) {
 			it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj),
-				CrossEntropy: format.Real(-obj / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
+				CrossEntropy: format.Real((0 - obj) / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
 			if iter > 0 {
 				ch := format.Real(math.Abs(obj-prev) / math.Abs(prev))
 				it.Change = &ch
