@@ -274,20 +274,10 @@ func validInit(name string) bool {
 	return false
 }
 
-// readTagged reads a corpus whose every sentence has tags.
+// readTagged reads a corpus the CCM can read: no tag is its boundary
+// tag (ccm.CheckSentence).
 func readTagged(src pipeline.Source) ([]*format.Sentence, error) {
-	var sents []*format.Sentence
-	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
-		if len(s.Tags) == 0 {
-			return pipeline.BadRecord(fmt.Errorf("sentence %q has no tags", s.ID))
-		}
-		sents = append(sents, s)
-		return nil
-	})
-	if err == nil && len(sents) == 0 {
-		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
-	}
-	return sents, err
+	return pipeline.ReadSentencesChecked(src, ccm.CheckSentence)
 }
 
 // openLog opens the --log file (nothing when name is empty).

@@ -154,7 +154,16 @@ Examples:
 				o.Checkpoint = rd.checkpoint
 			}
 			src := program.Source(c)
-			sents, err := pipeline.ReadSentences(src)
+			check := hmm.CheckSentence
+			if c.Int("dict") > 0 {
+				check = func(s *format.Sentence) error {
+					if err := hmm.CheckSentence(s); err != nil {
+						return err
+					}
+					return hmm.CheckDictTags(s)
+				}
+			}
+			sents, err := pipeline.ReadSentencesChecked(src, check)
 			if err != nil {
 				return err
 			}

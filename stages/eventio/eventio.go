@@ -91,7 +91,7 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 	}
 	long := func(e *format.Event, at *pipeline.Lines) error {
 		if err := e.Validate(); err != nil {
-			return pipeline.BadRecord(err)
+			return pipeline.BadRecord(due(err, "a model is", "models come from dmv-init, mstep and the trainers: -o, or --save-model of train-ccm and train-hmm"))
 		}
 		switch {
 		case e.Ev == format.EvHeader && hdr != nil:
@@ -143,6 +143,15 @@ type Shards struct {
 	Stats         *format.Stats // the stats records added
 }
 
+// due adds to format.ErrNotEvent what the reader wanted instead ("a model is",
+// and where it comes from); other errors are returned as they are.
+func due(err error, what, from string) error {
+	if errors.Is(err, format.ErrNotEvent) {
+		return fmt.Errorf("%w: a corpus where %s due (%s)", err, what, from)
+	}
+	return err
+}
+
 // ReadCounts reads count streams. A stream is a sequence of shards, each
 // its header, exactly the events the header announces and one stats
 // record; inputs are concatenated (a shard may not span two files).
@@ -189,7 +198,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 		}
 		err := pipeline.EachRecordReusedOr(in, src.Bad, short, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
-				return pipeline.BadRecord(err)
+				return pipeline.BadRecord(due(err, "counts are", "counts come from estep"))
 			}
 			switch {
 			case e.Ev == format.EvHeader:
