@@ -117,8 +117,8 @@ func trainCCM(c *cli.Context) error {
 	if c.Int("max-iter") < 0 {
 		return program.Usagef("--max-iter must be at least 0 (0: the start model itself)")
 	}
-	if c.Float64("tol") < 0 {
-		return program.Usagef("--tol must be ≥ 0")
+	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0)); err != nil {
+		return err
 	}
 	if model == "dmvccm" {
 		if c.Bool("mbr") {
