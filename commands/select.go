@@ -98,6 +98,9 @@ Examples:
 			if c.Int("dev-sentences") < 0 {
 				return program.Usagef("--dev-sentences must be ≥ 0")
 			}
+			if err := distinctOutputs(c, "output", "best"); err != nil {
+				return err
+			}
 			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}
 			return program.WriteOutput(c, dev, func(w io.Writer) error {
 				rep, err := selectmodel.Run(w, selectmodel.Options{

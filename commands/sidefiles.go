@@ -46,6 +46,37 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
+// distinctOutputs refuses two output flags of one run (names: flag names,
+// "output" for -o) that name one file — by one name, or as one existing
+// regular file — since the one written last would replace the other.
+// Devices and FIFOs (/dev/null) are written through and may be shared.
+func distinctOutputs(c *cli.Context, names ...string) error {
+	flag := func(name string) string {
+		if name == "output" {
+			return "-o"
+		}
+		return "--" + name
+	}
+	for i, a := range names {
+		pa := c.String(a)
+		if pa == "" || pa == "-" {
+			continue
+		}
+		for _, b := range names[i+1:] {
+			pb := c.String(b)
+			if pb == "" || pb == "-" {
+				continue
+			}
+			fi, err := os.Stat(pa)
+			device := err == nil && !fi.Mode().IsRegular()
+			if !device && (filepath.Clean(pa) == filepath.Clean(pb) || sameFile(pa, pb)) {
+				return program.Usagef("%s and %s both name %s: one would replace the other", flag(a), flag(b), pa)
+			}
+		}
+	}
+	return nil
+}
+
 // reserveLog checks --log and opens it as a side file; it returns the
 // name the training loop writes the log to ("" for no log).
 func reserveLog(c *cli.Context) (string, error) {

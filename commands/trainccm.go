@@ -117,7 +117,8 @@ func trainCCM(c *cli.Context) error {
 	if c.Int("max-iter") < 0 {
 		return program.Usagef("--max-iter must be at least 0 (0: the start model itself)")
 	}
-	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0)); err != nil {
+	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0),
+		distinctOutputs(c, "output", "save-model", "log")); err != nil {
 		return err
 	}
 	if model == "dmvccm" {

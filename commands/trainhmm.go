@@ -101,6 +101,9 @@ Examples:
 			); err != nil {
 				return err
 			}
+			if err := distinctOutputs(c, "output", "save-model", "log"); err != nil {
+				return err
+			}
 			if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
 				return program.Usagef("--beta0, --gamma: %v", err)
 			}
