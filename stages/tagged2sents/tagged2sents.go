@@ -55,10 +55,7 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 		return pipeline.WriteRecord(w, s)
 	}
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
-		base := filepath.Base(in.Name)
-		if in.Name == pipeline.StdinName {
-			base = "stdin"
-		}
+		base := filepath.Base(in.Name) // <stdin> for stdin, as every reader's ids
 		lines := pipeline.NewLines(in)
 		switch opts.Format {
 		case Brown:
