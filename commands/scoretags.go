@@ -66,6 +66,11 @@ Examples:
 				return err
 			}
 			out := scoreTagsReport{Report: tageval.Score(sents, o), Sentences: len(sents)}
+			if out.Tokens == 0 {
+				// Every measure of no tokens would print as 0 (or 1), a score
+				// of nothing.
+				return fmt.Errorf("%s: no token to score: --exclude leaves out every token of the %d sentences", pipeline.DescribeInputs(src.Names), len(sents))
+			}
 			if other := c.String("against"); other != "" {
 				them, err := tageval.ReadTagged(pipeline.Source{Names: []string{other}, Stdin: c.App.Reader})
 				if err != nil {
