@@ -207,6 +207,11 @@ func (b *builder) add(e *format.Event) error {
 // tables are the collected values, dense over the Symbols; every id must
 // have been given both bracket values.
 func (b *builder) tables() (span, context [2][]float64, err error) {
+	if len(b.span[0])+len(b.span[1])+len(b.context[0])+len(b.context[1]) == 0 {
+		// Not one missing event but all of them (a DMV's model under a
+		// dmvccm header, say): the first yield's would be named instead.
+		return span, context, errors.New("no span or context event at all")
+	}
 	for br := range 2 {
 		span[br] = make([]float64, b.sym.NumYields())
 		for y := range span[br] {
