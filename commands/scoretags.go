@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -61,6 +62,9 @@ Examples:
 				o.Exclude = strings.Fields(c.String("exclude"))
 			}
 			src := program.Source(c)
+			if other := c.String("against"); other == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-")) {
+				return program.Usagef("--against - and another input cannot both come from stdin")
+			}
 			sents, err := tageval.ReadTagged(src)
 			if err != nil {
 				return err
