@@ -98,7 +98,7 @@ Examples:
 			if c.Int("dev-sentences") < 0 {
 				return program.Usagef("--dev-sentences must be ≥ 0")
 			}
-			if err := distinctOutputs(c, "output", "best"); err != nil {
+			if err := program.First(distinctOutputs(c, "output", "best"), program.CheckModelFiles(c.Args().Slice()...)); err != nil {
 				return err
 			}
 			dev := pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: &pipeline.BadRecords{Skip: c.Bool("skip-bad")}}

@@ -35,8 +35,8 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			model := c.String("model")
-			if model == "-" {
-				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			if err := program.CheckModelFiles(model); err != nil {
+				return err
 			}
 			if err := program.CheckWorkers(c); err != nil {
 				return err

@@ -2,6 +2,7 @@ package program
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +13,16 @@ import (
 // ModelFlag is -m, the model a program reads.
 func ModelFlag(required bool) cli.Flag {
 	return &cli.StringFlag{Name: "model", Aliases: []string{"m"}, Required: required, Usage: "the model `FILE` (event records, as dmv-init, mstep and train-em write)"}
+}
+
+// CheckModelFiles refuses "-" among model files: a model is read from a
+// file, stdin being the sentences' (a reader given "-" without stdin
+// would have nothing to read).
+func CheckModelFiles(paths ...string) error {
+	if slices.Contains(paths, "-") {
+		return Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+	}
+	return nil
 }
 
 // WorkersFlag is --workers.

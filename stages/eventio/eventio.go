@@ -123,6 +123,9 @@ func (f *firstLines) see(k Kind, e *format.Event, line int) (first int, dup bool
 // its header, exactly the events the header announces. The family checks
 // the events' values as a whole afterwards.
 func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
+	if path == "-" && src.Stdin == nil {
+		return nil, errors.New("a model is read from a file, not stdin (-): stdin is for the sentences")
+	}
 	var hdr *format.Header
 	n := 0
 	var given firstLines
