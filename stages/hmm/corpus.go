@@ -21,10 +21,17 @@ type Corpus struct {
 }
 
 // CheckSentence refuses a sentence the HMM cannot read: one without
-// words, which are all it reads.
+// words, which are all it reads, or with an empty one.
 func CheckSentence(s *format.Sentence) error {
 	if len(s.Words) == 0 {
 		return errors.New(`sentence has no "words": an HMM tags words`)
+	}
+	for i, w := range s.Words {
+		if w == "" {
+			// A model would hold an emission of no word, which its
+			// readers refuse.
+			return fmt.Errorf("token %d has an empty word: an HMM tags words", i+1)
+		}
 	}
 	return nil
 }

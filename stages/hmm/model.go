@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mathext"
@@ -163,12 +164,18 @@ func write(w io.Writer, p *Params, states, words []string, unseen []float64, uni
 
 func describe(e *format.Event) string {
 	switch e.Ev {
+	// Names quoted: the description is the key of "given twice", and a
+	// state or word may hold a space.
 	case format.EvTrans:
-		return fmt.Sprintf("trans %s → %s", strings.Join(e.Prev, " "), e.Next)
+		prev := make([]string, len(e.Prev))
+		for i, p := range e.Prev {
+			prev[i] = strconv.Quote(p)
+		}
+		return fmt.Sprintf("trans %s → %q", strings.Join(prev, " "), e.Next)
 	case format.EvEmit:
-		return fmt.Sprintf("emit %s → %q", e.State, e.Word)
+		return fmt.Sprintf("emit %q → %q", e.State, e.Word)
 	case format.EvUnseenWord:
-		return fmt.Sprintf("unseen_word %s", e.State)
+		return fmt.Sprintf("unseen_word %q", e.State)
 	}
 	return e.Ev
 }
