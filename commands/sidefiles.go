@@ -77,6 +77,26 @@ func distinctOutputs(c *cli.Context, names ...string) error {
 	return nil
 }
 
+// outsideRunDir refuses the output flags names (as distinctOutputs) that
+// name a file in the run directory (--run-dir, --resume), whose files
+// (run.json, iterations.jsonl, checkpoint.json, model.jsonl) the run
+// writes, as -o is refused there.
+func outsideRunDir(c *cli.Context, names ...string) error {
+	dir := c.String("run-dir")
+	if dir == "" {
+		dir = c.String("resume")
+	}
+	if dir == "" {
+		return nil
+	}
+	for _, name := range names {
+		if p := c.String(name); p != "" && p != "-" && (filepath.Clean(filepath.Dir(p)) == filepath.Clean(dir) || sameFile(filepath.Dir(p), dir)) {
+			return program.Usagef("--%s %s: write it outside the run directory %s, whose files the run writes", name, p, dir)
+		}
+	}
+	return nil
+}
+
 // reserveLog checks --log and opens it as a side file; it returns the
 // name the training loop writes the log to ("" for no log).
 func reserveLog(c *cli.Context) (string, error) {

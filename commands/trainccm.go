@@ -118,7 +118,7 @@ func trainCCM(c *cli.Context) error {
 		return program.Usagef("--max-iter must be at least 0 (0: the start model itself)")
 	}
 	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0),
-		distinctOutputs(c, "output", "save-model", "log")); err != nil {
+		distinctOutputs(c, "output", "save-model", "log"), outsideRunDir(c, "save-model")); err != nil {
 		return err
 	}
 	if model == "dmvccm" {

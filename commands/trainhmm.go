@@ -101,7 +101,7 @@ Examples:
 			); err != nil {
 				return err
 			}
-			if err := distinctOutputs(c, "output", "save-model", "log"); err != nil {
+			if err := program.First(distinctOutputs(c, "output", "save-model", "log"), outsideRunDir(c, "save-model")); err != nil {
 				return err
 			}
 			if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
