@@ -409,5 +409,5 @@ func CorpusHash(src pipeline.Source, words bool) (string, error) {
 	if lattices != nil {
 		return eventio.LatticeHash(lattices), nil
 	}
-	return eventio.CorpusHash(sents, words), nil
+	return eventio.CorpusHash(sents, false), nil
 }
