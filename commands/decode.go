@@ -45,8 +45,8 @@ Examples:
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		),
 		Action: func(c *cli.Context) error {
-			if c.String("model") == "-" {
-				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			if err := program.CheckModelFiles(c.String("model")); err != nil {
+				return err
 			}
 			if err := program.CheckWorkers(c); err != nil {
 				return err

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -23,8 +24,8 @@ func kleinConstFlag() cli.Flag {
 }
 
 func checkInit(c *cli.Context) error {
-	if !(c.Float64("klein-const") > -1) {
-		return program.Usagef("--klein-const must be > −1, not %v", c.Float64("klein-const"))
+	if k := c.Float64("klein-const"); !(k > -1) || math.IsInf(k, 1) {
+		return program.Usagef("--klein-const must be a finite number > −1, not %v", k)
 	}
 	if !slices.Contains(dmv.Initializers, c.String("init")) {
 		return program.Usagef("--init must be one of %s, not %q", strings.Join(dmv.Initializers, ", "), c.String("init"))

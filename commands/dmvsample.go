@@ -31,6 +31,9 @@ Examples:
 			program.OutputFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := program.CheckModelFiles(c.String("model")); err != nil {
+				return err
+			}
 			if c.Int("n") < 0 {
 				return program.Usagef("-n must be ≥ 0")
 			}

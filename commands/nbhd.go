@@ -52,6 +52,9 @@ Examples:
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := program.CheckModelFiles(c.String("model")); err != nil {
+				return err
+			}
 			kind := c.String("kind")
 			if !nbhd.Known(kind) {
 				return program.Usagef("unknown --kind %q (want one of %s)", kind, strings.Join(nbhd.Kinds, ", "))

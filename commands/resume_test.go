@@ -146,7 +146,7 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"train-em", "--resume", rd, other}, "the inputs differ from the run's"},
+		{[]string{"train-em", "--resume", rd, other}, other + " is not the file the run read"},
 		{[]string{"train-em", "--run-dir", rd, corpus}, "already holds a run; continue it with --resume"},
 		{[]string{"train-em", "--run-dir", filepath.Join(dir, "new")}, "stdin cannot be read again"},
 		{[]string{"train-em", "--run-dir", rd, "--resume", rd, corpus}, "a run either starts or resumes"},

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -61,11 +62,19 @@ Examples:
 				o.Exclude = strings.Fields(c.String("exclude"))
 			}
 			src := program.Source(c)
+			if other := c.String("against"); other == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-")) {
+				return program.Usagef("--against - and another input cannot both come from stdin")
+			}
 			sents, err := tageval.ReadTagged(src)
 			if err != nil {
 				return err
 			}
 			out := scoreTagsReport{Report: tageval.Score(sents, o), Sentences: len(sents)}
+			if out.Tokens == 0 {
+				// Every measure of no tokens would print as 0 (or 1), a score
+				// of nothing.
+				return fmt.Errorf("%s: no token to score: --exclude leaves out every token of the %d sentences", pipeline.DescribeInputs(src.Names), len(sents))
+			}
 			if other := c.String("against"); other != "" {
 				them, err := tageval.ReadTagged(pipeline.Source{Names: []string{other}, Stdin: c.App.Reader})
 				if err != nil {

@@ -113,6 +113,9 @@ Examples:
 			if c.Int("dev-sentences") < 0 {
 				return program.Usagef("--dev-sentences must be ≥ 0")
 			}
+			if err := program.CheckModelFiles(c.Args().Slice()...); err != nil {
+				return err
+			}
 			if by == selectmodel.Rules && c.String("rules") == "" {
 				return program.Usagef("--by rules needs --rules NAME|FILE")
 			}

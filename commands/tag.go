@@ -35,22 +35,25 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			model := c.String("model")
-			if model == "-" {
-				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			if err := program.CheckModelFiles(model); err != nil {
+				return err
 			}
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
-			fam, err := families.All.ForFile(model)
+			// A file whose header names another family is named so; any
+			// other that is no HMM model (missing, a corpus, no header) is
+			// the HMM reader's to name, at its line.
+			named, err := families.All.NamedIn(model)
 			if err != nil {
 				return err
 			}
-			if fam.Name() != hmm.Family {
-				return fmt.Errorf("%s: not an HMM model (its header names family %q, or it has none): tag takes train-hmm --save-model's or mstep's HMM models; decode takes the others", model, fam.Name())
+			if named != nil && named.Name() != hmm.Family {
+				return fmt.Errorf("%s: a %s model, not an HMM model: tag takes train-hmm --save-model's or mstep's HMM models; decode takes the others", model, named.Name())
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				_, err := fam.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers")})
+				_, err := families.HMM.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers")})
 				return err
 			})
 		},

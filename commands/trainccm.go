@@ -115,8 +115,8 @@ func trainCCM(c *cli.Context) error {
 	if c.Int("max-iter") < 0 {
 		return program.Usagef("--max-iter must be at least 0 (0: the start model itself)")
 	}
-	if c.Float64("tol") < 0 {
-		return program.Usagef("--tol must be ≥ 0")
+	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0)); err != nil {
+		return err
 	}
 	if model == "dmvccm" {
 		if c.Bool("mbr") {
@@ -266,20 +266,10 @@ func validInit(name string) bool {
 	return false
 }
 
-// readTagged reads a corpus whose every sentence has tags.
+// readTagged reads a corpus the CCM can read: no tag is its boundary
+// tag (ccm.CheckSentence).
 func readTagged(src pipeline.Source) ([]*format.Sentence, error) {
-	var sents []*format.Sentence
-	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
-		if len(s.Tags) == 0 {
-			return pipeline.BadRecord(fmt.Errorf("sentence %q has no tags", s.ID))
-		}
-		sents = append(sents, s)
-		return nil
-	})
-	if err == nil && len(sents) == 0 {
-		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
-	}
-	return sents, err
+	return pipeline.ReadSentencesChecked(src, ccm.CheckSentence)
 }
 
 func tagsOf(sents []*format.Sentence) [][]string {

@@ -36,7 +36,8 @@ func streamFlag() cli.Flag {
 
 // TrainJob reads the shared training flags.
 func TrainJob(c *cli.Context, total int) (train.Job, error) {
-	if err := program.CheckWorkers(c); err != nil {
+	if err := program.First(program.CheckWorkers(c), program.CheckModelFiles(c.String("model")),
+		program.CheckInt(c, "max-iter", 1), program.CheckInt(c, "save-every", 0)); err != nil {
 		return train.Job{}, err
 	}
 	bound, err := depthBound(c)

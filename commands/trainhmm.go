@@ -16,6 +16,7 @@ import (
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
+	"github.com/grind-nlp/grind/stages/schedule"
 )
 
 func init() { program.Register("train-hmm", trainHMMApp) }
@@ -84,11 +85,26 @@ Examples:
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, RunDirFlags()...),
 		Action: func(c *cli.Context) error {
-			if err := program.CheckWorkers(c); err != nil {
+			// Every number is checked before the run, whatever the
+			// estimator (a bad value is a bad command line even where it
+			// is not used).
+			if err := program.First(
+				program.CheckWorkers(c), program.CheckLambda(c),
+				program.CheckInt(c, "states", 1), program.CheckInt(c, "max-iter", 1), program.CheckInt(c, "save-every", 0),
+				program.CheckInt(c, "dict", 0), program.CheckInt(c, "samples", 1),
+				program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"),
+				program.CheckFloat(c, "noise", program.Positive, "a finite number > 0 (from an exactly symmetric start EM cannot tell the states apart)"),
+				program.CheckFloat(c, "alpha-trans", program.Positive, "a finite number > 0"),
+				program.CheckFloat(c, "alpha-emit", program.Positive, "a finite number > 0"),
+				program.CheckFloat(c, "temp0", program.AtLeastOne, "a finite temperature ≥ 1 (the sampler cools from it down to 1)"),
+			); err != nil {
 				return err
 			}
-			if err := program.CheckLambda(c); err != nil {
-				return err
+			if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
+				return program.Usagef("--beta0, --gamma: %v", err)
+			}
+			if c.Int("samples") > c.Int("max-iter") {
+				return program.Usagef("--samples %d: more sweeps than --max-iter %d makes", c.Int("samples"), c.Int("max-iter"))
 			}
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
@@ -109,20 +125,10 @@ Examples:
 				o.Lambda = 1
 			}
 			switch {
-			case o.States < 1:
-				return program.Usagef("--states must be at least 1")
-			case o.Iterations < 1:
-				return program.Usagef("--iter must be at least 1")
-			case o.Lambda < 0 || o.Tol < 0:
-				return program.Usagef("--lambda and --tol must not be negative")
-			case !(o.Noise > 0):
-				return program.Usagef("--noise must be > 0: from an exactly symmetric start EM cannot tell the states apart")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
 			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":
 				return program.Usagef("--save-model: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
-			case c.Int("dict") < 0:
-				return program.Usagef("--dict must be 0 (none) or a minimum count ≥ 1")
 			case ce && o.Order != 1:
 				return program.Usagef("--estimator ce is for the bitag HMM (drop --trigram)")
 			case ce && !(c.Float64("sigma2") > 0):
@@ -160,7 +166,16 @@ Examples:
 				o.Checkpoint = rd.checkpoint
 			}
 			src := program.Source(c)
-			sents, err := pipeline.ReadSentences(src)
+			check := hmm.CheckSentence
+			if c.Int("dict") > 0 {
+				check = func(s *format.Sentence) error {
+					if err := hmm.CheckSentence(s); err != nil {
+						return err
+					}
+					return hmm.CheckDictTags(s)
+				}
+			}
+			sents, err := pipeline.ReadSentencesChecked(src, check)
 			if err != nil {
 				return err
 			}
@@ -251,7 +266,7 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options) (*hmm.Result,
 		Seed: o.Seed, Noise: o.Noise,
 		Observe: func(iter int, obj float64) {
 			it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj),
-				CrossEntropy: format.Real(-obj / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
+				CrossEntropy: format.Real((0 - obj) / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
 			if iter > 0 {
 				ch := format.Real(math.Abs(obj-prev) / math.Abs(prev))
 				it.Change = &ch

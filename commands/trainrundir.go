@@ -132,7 +132,7 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		rec.Inputs = append(rec.Inputs, h)
 	}
 	if resume {
-		return dir, true, checkResume(path, rec)
+		return dir, true, checkResume(path, rec, inputs)
 	}
 	// A run that never got anywhere here (killed while it was set up, or
 	// failed before its first iteration) left nothing to keep; a stale
@@ -170,8 +170,9 @@ func notRereadable(in string) string {
 }
 
 // checkResume refuses to resume a run made by another program, on other
-// inputs or with other flags (but those of mayDiffer).
-func checkResume(path string, now runRecord) error {
+// inputs (named, in the order of now.Inputs) or with other flags (but
+// those of mayDiffer).
+func checkResume(path string, now runRecord, names []string) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return program.Usagef("--resume %s: no run.json there (not a run directory)", filepath.Dir(path))
@@ -186,8 +187,13 @@ func checkResume(path string, now runRecord) error {
 	if was.Program != now.Program {
 		return program.Usagef("--resume: %s is a run of %s, not %s", filepath.Dir(path), was.Program, now.Program)
 	}
-	if strings.Join(was.Inputs, " ") != strings.Join(now.Inputs, " ") {
-		return program.Usagef("--resume: the inputs differ from the run's (%s); the run read %s", path, strings.Join(was.Args, " "))
+	if len(was.Inputs) != len(now.Inputs) {
+		return program.Usagef("--resume: the run read %d input files (%s), this one %d", len(was.Inputs), path, len(now.Inputs))
+	}
+	for i, h := range now.Inputs {
+		if h != was.Inputs[i] {
+			return program.Usagef("--resume: %s is not the file the run read: its SHA-256 differs from run.json's (%s)", names[i], path)
+		}
 	}
 	var differ []string
 	for name, v := range now.Flags {

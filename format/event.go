@@ -766,7 +766,7 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.vbAlpha, f.hasVBAlpha = readReal(it), true
 		case "vb_bound":
 			f.vbBound, f.hasVBBound = readReal(it), true
-		case "tags", "arcs":
+		case "tags", "words", "arcs":
 			f.sentence = true
 			it.Skip()
 		default:
@@ -944,8 +944,9 @@ func (e *Event) Validate() error {
 }
 
 // ErrNotEvent is the error for a sentence or lattice record read where a
-// model or counts are due: a corpus given in the wrong place.
-var ErrNotEvent = errors.New(`a sentence record (it has "tags"), not an event of a model or counts: a corpus where a model or counts are due (models come from train-em, dmv-init or mstep; counts from estep)`)
+// model or counts are due: a corpus given in the wrong place. The readers
+// of models and of counts say which was due (eventio).
+var ErrNotEvent = errors.New(`a sentence record (it has "tags" or "words"), not an event of a model or counts`)
 
 func checkDir(d string) error {
 	if d != Left && d != Right {

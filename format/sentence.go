@@ -57,6 +57,9 @@ func (s *Sentence) Validate() error {
 	if n == 0 && s.event {
 		return errors.New(`an event record ("ev"), not a sentence: a model or counts where a corpus is due (a model goes to decode, estep or a trainer with -m; counts go to mstep)`)
 	}
+	if n == 0 && len(s.Words) > 0 {
+		return errors.New(`sentence has "words" but no "tags": every sentence record carries tags (ptb2deps, conll2deps and tagged2sents write them)`)
+	}
 	if n == 0 {
 		return errors.New("sentence has no tokens")
 	}

@@ -273,9 +273,19 @@ func Locate(name string, err error) error {
 // ReadSentences reads every sentence of src into memory, for the stages
 // that need a whole corpus (training loops, the E-step). An input without
 // a single sentence is an error.
-func ReadSentences(src Source) ([]*format.Sentence, error) {
+func ReadSentences(src Source) ([]*format.Sentence, error) { return ReadSentencesChecked(src, nil) }
+
+// ReadSentencesChecked is ReadSentences with every sentence also checked
+// by check (nil: none), whose error is the sentence's: named by file and
+// line, or skipped with --skip-bad.
+func ReadSentencesChecked(src Source, check func(*format.Sentence) error) ([]*format.Sentence, error) {
 	var sents []*format.Sentence
 	err := EachSentence(src, func(s *format.Sentence) error {
+		if check != nil {
+			if err := check(s); err != nil {
+				return BadRecord(err)
+			}
+		}
 		sents = append(sents, s)
 		return nil
 	})

@@ -98,6 +98,11 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 		}
 		opts.Delta = c.Float64("delta")
 	}
+	if math.IsNaN(opts.Delta) || math.IsInf(opts.Delta, 0) {
+		// It would reach the charts and be reported as sentences too long
+		// for them.
+		return opts, program.Usagef("--delta0 must be a finite number, not %v", opts.Delta)
+	}
 	if !nbhd.Known(opts.Kind) {
 		return opts, program.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
 	}

@@ -28,7 +28,7 @@ func grind(t *testing.T, stdin []byte, name string, args ...string) []byte {
 	return out.Bytes()
 }
 
-// TestReportFromRunDirs trains two DMVs with --run-dir, reports them from
+// TestReportFromRunDirs trains two DMVs and a DMV+CCM with --run-dir, reports them from
 // their run directories on held-out sentences, and checks the page
 // against the directories: every point of iterations.jsonl is on it, and
 // each run's accuracies are those of decode -m DIR/model.jsonl TEST | score.
@@ -53,12 +53,14 @@ func TestReportFromRunDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runs := map[string]string{"km": filepath.Join(dir, "km"), "U": filepath.Join(dir, "uniform")}
+	runs := map[string]string{"km": filepath.Join(dir, "km"), "U": filepath.Join(dir, "uniform"), "DC": filepath.Join(dir, "dmvccm")}
 	grind(t, nil, "train-em", "--init", "km", "--quiet", "--run-dir", runs["km"], trainFile, "-o", filepath.Join(dir, "km.model"))
 	grind(t, nil, "train-em", "--init", "uniform", "--lambda", "1", "--quiet", "--run-dir", runs["U"], trainFile, "-o", filepath.Join(dir, "u.model"))
+	// DMV+CCM is scored on its heads, as the DMV is.
+	grind(t, nil, "train-ccm", "--model", "dmvccm", "--max-iter", "3", "--quiet", "--run-dir", runs["DC"], trainFile, "-o", filepath.Join(dir, "dc.jsonl"))
 
 	out := filepath.Join(dir, "page.html")
-	grind(t, nil, "report", "-o", out, "--test", testFile, runs["km"], "--run", "U="+runs["U"], "--trees", "1")
+	grind(t, nil, "report", "-o", out, "--test", testFile, runs["km"], "--run", "U="+runs["U"], "--run", "DC="+runs["DC"], "--trees", "1")
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,8 @@ the bound, so shards of different bounds do not mix.
 			if c.String("model") == "" && !c.Bool("gold") {
 				return program.Usagef("missing -m MODEL")
 			}
-			if c.String("model") == "-" || c.String("skew") == "-" {
-				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			if err := program.CheckModelFiles(c.String("model"), c.String("skew")); err != nil {
+				return err
 			}
 			if c.Bool("hard") && c.Bool("gold") {
 				return program.Usagef("--hard and --gold exclude each other")

@@ -12,6 +12,10 @@
 #      start to 1e-9 (relative) on every parameter.
 #   4. Host A restarted; a skewed-DA and a Model L (SA) schedule equal
 #      train-da and train-sa in the same way.
+#   5. Hostile schedule lines and flags are refused before anything runs;
+#      the SDA schedule with every file name hostile, and shards that come
+#      back empty or garbled (moved aside, rerun when the command is run
+#      again), equals train-da; no payload ever runs.
 # Data: UD English ≤10 from ../shared/data (or $GRIND_SHARED_DATA) when
 # present, else the treebank grind ships. Nothing contacts any address but 127.0.0.1; the servers stop
 # whatever happens. Needs sshd, ssh, ssh-keygen, GNU parallel, rsync and jq:
@@ -276,6 +280,85 @@ train-sa -m "$tmp/start.jsonl" --lambda 1 --delta0 -0.6 --delta-step 0.7 --delta
 set -- $(compare "$tmp/sa-one.jsonl" "$tmp/sa-multi.jsonl")
 echo "[$((SECONDS - started)) s] SA (Model L, λ 1), δ -0.6 then 0.1, vs train-sa --delta0 -0.6 --delta-step 0.7 --delta-final 0.1 --max-iter 1 --tol 0: largest relative difference $2"
 within "$2" || fail "the SA models differ by more than 1e-9"
+worst=$(printf '%s\n%s\n' "$worst" "$2" | sort -g | tail -n 1)
+
+# 5. Nothing given to the scripts reaches a shell. Every payload would
+# make a file named canary (where it ran: this folder, a run directory, a
+# host's home, or $tmp itself); hostile schedule lines and flags are
+# refused before anything runs, and a run whose every file name (corpus,
+# start, run directory, sshloginfile, schedule, --skew model, --estep)
+# holds spaces, quotes, backslashes, ";", "`…`" and "$(…)" gives the
+# one-process model.
+canary=$tmp/canary
+ran() { [ -e "$canary" ] || [ -n "$(find "$tmp" "$here" -name canary -print -quit)" ]; }
+weird=$tmp/$'w \'q" \\b $(touch${IFS}canary) `touch canary`;touch${IFS}canary;x'
+mkdir -p "$weird"
+cp "$tmp/corpus.jsonl" "$weird/corpus \$(touch canary).jsonl"
+cp "$tmp/start.jsonl" "$weird/start ;touch canary;'\".jsonl"
+cp "$tmp/hosts" "$weird/hosts \`touch canary\`"
+hostile_lines=(
+	"1 --beta 1;touch\${IFS}$canary;true"
+	"1 --beta \$(touch\${IFS}$canary)"
+	"1 --beta 0.5 \$(touch $canary)"
+	"1 --beta 0.5 --skew x;touch\${IFS}$canary"
+	"1 --beta 0.5 ; touch $canary"
+	"1; touch $canary"
+	"\$(touch $canary) --beta 0.5"
+	"1 --hard\`touch $canary\`"
+	"1 --beta '0.5"
+)
+for line in "${hostile_lines[@]}"; do
+	printf '1\n%s\n' "$line" > "$weird/hostile.schedule"
+	if "$here/em-loop.sh" -S "$weird/hosts \`touch canary\`" --estep "$bin/estep" --per "$per" --run-dir "$weird/refused" \
+		--schedule "$weird/hostile.schedule" "$weird/corpus \$(touch canary).jsonl" "$weird/start ;touch canary;'\".jsonl" \
+		> /dev/null 2> "$tmp/hostile.log"; then
+		fail "schedule line $line was taken"
+	fi
+	grep -q '^em-loop.sh: schedule line 2: ' "$tmp/hostile.log" || { cat "$tmp/hostile.log" >&2; fail "schedule line $line: no message naming it"; }
+	[ ! -e "$weird/refused" ] || fail "schedule line $line: the run started before the schedule was checked"
+	! ran || fail "schedule line $line ran a command"
+done
+for flags in "--lambda 0;touch\${IFS}$canary" "--retries 1;touch\${IFS}$canary" "--passes \$(touch\${IFS}$canary)" \
+	"--remote-dir /tmp;touch\${IFS}$canary" "--iterations 1\`touch\${IFS}$canary\`" "--estep $bin/estep{=qx(touch $canary)=}"; do
+	status=0
+	"$here/em-loop.sh" -S "$tmp/hosts" --estep "$bin/estep" --per "$per" --run-dir "$weird/refused" \
+		"${flags%% *}" "${flags#* }" "$tmp/corpus.jsonl" "$tmp/start.jsonl" > /dev/null 2> "$tmp/hostile.log" || status=$?
+	[ "$status" = 2 ] || { cat "$tmp/hostile.log" >&2; fail "$flags: exit $status, not 2"; }
+	! ran || fail "$flags ran a command"
+done
+# An estep that is not a program: each job fails on the hosts, nothing runs.
+if "$here/em-loop.sh" -S "$tmp/hosts" --estep "$bin/estep;touch $canary" --retries 1 --passes 1 --per "$per" \
+	--iterations 1 "$tmp/corpus.jsonl" "$tmp/start.jsonl" > /dev/null 2> "$tmp/hostile.log"; then
+	fail "--estep 'estep;touch …' was run"
+fi
+! ran || fail "--estep ran a command"
+echo "[$((SECONDS - started)) s] ${#hostile_lines[@]} hostile schedule lines and 7 hostile flags refused, nothing run"
+
+# The SDA schedule of step 4 with every name hostile, and an estep (named
+# as badly) that on its first call for shard 2 returns an empty file and
+# for shard 3 garbage, both with exit 0: with one pass the iteration fails,
+# the bad counts moved aside; the same command run again recovers.
+printf '#!/bin/sh\nfor last; do :; done\ncase $last in\n' > "$weird/estep once"
+printf '*shard-000002.jsonl) [ -e %q ] || { : > %q; for a; do [ "$prev" = -o ] && : > "$a"; prev=$a; done; exit 0; } ;;\n' "$tmp/once2" "$tmp/once2" >> "$weird/estep once"
+printf '*shard-000003.jsonl) [ -e %q ] || { : > %q; for a; do [ "$prev" = -o ] && echo "{\\"ev\\":\\"header\\"" > "$a"; prev=$a; done; exit 0; } ;;\n' "$tmp/once3" "$tmp/once3" >> "$weird/estep once"
+printf 'esac\nexec %q "$@"\n' "$bin/estep" >> "$weird/estep once"
+chmod +x "$weird/estep once"
+skew=$weird/start\ \;touch\ canary\;\'\".jsonl
+printf '# the SDA schedule, its --skew named as badly as can be\n1 --beta 0.5 --skew %s # comment\n1\n' "$(printf '%s' "$skew" | sed 's/./\\&/g')" > "$weird/sda \$(touch canary).schedule"
+weird_loop() {
+	"$here/em-loop.sh" -S "$weird/hosts \`touch canary\`" --estep "$weird/estep once" --per "$per" --run-dir "$weird/run \$(touch canary)" \
+		--schedule "$weird/sda \$(touch canary).schedule" "$@" "$weird/corpus \$(touch canary).jsonl" "$skew"
+}
+if weird_loop --passes 1 > /dev/null 2> "$tmp/weird1.log"; then
+	fail "a run with one pass took the bad counts"
+fi
+grep -q 'shard-000002.counts.bad: moved aside' "$tmp/weird1.log" && grep -q 'shard-000003.counts.bad: moved aside' "$tmp/weird1.log" ||
+	{ cat "$tmp/weird1.log" >&2; fail "the empty and garbled counts were not moved aside"; }
+weird_loop > "$tmp/weird.jsonl" 2> "$tmp/weird2.log" || { cat "$tmp/weird1.log" "$tmp/weird2.log" >&2; fail "the hostile-named run did not recover when run again"; }
+! ran || fail "a file name ran a command"
+set -- $(compare "$tmp/sda-one.jsonl" "$tmp/weird.jsonl")
+echo "[$((SECONDS - started)) s] SDA with hostile file names, an empty and a garbled shard moved aside and rerun: largest relative difference $2 from train-da"
+within "$2" || fail "the hostile-named SDA model differs by more than 1e-9"
 worst=$(printf '%s\n%s\n' "$worst" "$2" | sort -g | tail -n 1)
 
 # The hosts' directories hold nothing once the run is over (--cleanup).

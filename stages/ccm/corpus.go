@@ -18,6 +18,8 @@ package ccm
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/grind-nlp/grind/format"
 )
 
 // Boundary is the tag of the positions beyond both sentence edges.
@@ -128,6 +130,18 @@ type Corpus struct {
 	yieldStart, yieldSpans     []int32
 	contextStart, contextSpans []int32
 	post                       []float64 // EStep's posteriors
+}
+
+// CheckSentence refuses a sentence the CCM cannot read: one with the
+// boundary tag among its tags, which the model's contexts would take for
+// a sentence edge and its readers refuse inside a yield.
+func CheckSentence(s *format.Sentence) error {
+	for i, t := range s.Tags {
+		if t == Boundary {
+			return fmt.Errorf("token %d has the tag %q, the CCM's mark of a sentence edge: give it another name (tagmap)", i+1, Boundary)
+		}
+	}
+	return nil
 }
 
 // maxTags keeps tag ids in the two bytes of a yield key.

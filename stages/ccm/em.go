@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/grind-nlp/grind/pipeline"
 )
 
@@ -201,17 +199,13 @@ func MStep(cnt *Counts, sym *Symbols, v Variant, sm Smoothing) (*Model, error) {
 }
 
 // normalize divides every weight by the total of its group, which it
-// returns; a group with no mass becomes uniform.
+// returns; a group with no mass becomes uniform. It divides: multiplying
+// by 1/total, a subnormal number when the total passes 2^1022, gave
+// probabilities above 1 (1.0000000000000002), refused as a model not
+// valid.
 func normalize(p []float64, groups int, group func(int) int) []float64 {
 	totals := make([]float64, groups)
 	members := make([]int, groups)
-	if groups == 1 {
-		totals[0], members[0] = floats.Sum(p), len(p)
-		if totals[0] > 0 {
-			floats.Scale(1/totals[0], p)
-			return totals
-		}
-	}
 	for i, w := range p {
 		totals[group(i)] += w
 		members[group(i)]++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/grind-nlp/grind/format"
@@ -125,15 +126,26 @@ func describe(e *format.Event) string {
 	if e.Constituent {
 		b = "constituent"
 	}
+	// Tags quoted: the description is the key of "given twice", and a tag
+	// may hold a space ("A B" is not the yield A, B).
 	switch e.Ev {
 	case format.EvSpan:
-		return fmt.Sprintf("span [%s] %s", strings.Join(e.Yield, " "), b)
+		return fmt.Sprintf("span %s %s", quoted(e.Yield), b)
 	case format.EvContext:
-		return fmt.Sprintf("context %s _ %s %s", e.Left, e.Right, b)
+		return fmt.Sprintf("context %q _ %q %s", e.Left, e.Right, b)
 	case format.EvUnseenSpan:
 		return fmt.Sprintf("unseen span of length %d %s", e.Length, b)
 	}
 	return fmt.Sprintf("%s %s", e.Ev, b)
+}
+
+// quoted writes tags as a list of quoted strings: ["DT" "NN"].
+func quoted(tags []string) string {
+	q := make([]string, len(tags))
+	for i, t := range tags {
+		q[i] = strconv.Quote(t)
+	}
+	return "[" + strings.Join(q, " ") + "]"
 }
 
 // builder collects CCM events into tables indexed by a Symbols.
@@ -171,8 +183,11 @@ func (b *builder) add(e *format.Event) error {
 	case format.EvSpan:
 		var key []byte
 		for _, t := range e.Yield {
-			if t == Boundary {
+			switch t {
+			case Boundary:
 				return fmt.Errorf("the boundary tag %q inside a yield", Boundary)
+			case "":
+				return errors.New("an empty tag inside a yield")
 			}
 			id := b.sym.tag(t)
 			if int(id) >= maxTags {
@@ -207,6 +222,11 @@ func (b *builder) add(e *format.Event) error {
 // tables are the collected values, dense over the Symbols; every id must
 // have been given both bracket values.
 func (b *builder) tables() (span, context [2][]float64, err error) {
+	if len(b.span[0])+len(b.span[1])+len(b.context[0])+len(b.context[1]) == 0 {
+		// Not one missing event but all of them (a DMV's model under a
+		// dmvccm header, say): the first yield's would be named instead.
+		return span, context, errors.New("no span or context event at all")
+	}
 	for br := range 2 {
 		span[br] = make([]float64, b.sym.NumYields())
 		for y := range span[br] {

@@ -350,7 +350,7 @@ func (b *TableBuilder) describeHeld() string {
 	if h.ev != format.EvRoot {
 		e.Head = b.names[h.head]
 	}
-	return describe(e)
+	return Describe(e)
 }
 
 // Build makes the table. It fails when there were no events.

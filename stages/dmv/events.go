@@ -136,8 +136,8 @@ type Table struct {
 	events int // event records read
 }
 
-// describe names an event for "given twice".
-func describe(e format.Event) string {
+// Describe names an event for "given twice" (root A, child A left B, stop A left adj=true).
+func Describe(e format.Event) string {
 	switch e.Ev {
 	case format.EvRoot:
 		return "root " + e.Arg

@@ -59,7 +59,7 @@ func (b *TableBuilder) kind() eventio.Kind {
 		Families: []string{Family},
 		Add:      b.addValid,
 		Expect:   b.expect,
-		Key:      func(e *format.Event) string { return describe(*e) },
+		Key:      func(e *format.Event) string { return Describe(*e) },
 		ID:       b.id,
 		VB:       true,
 		Header:   b.header,

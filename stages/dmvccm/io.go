@@ -98,7 +98,7 @@ func (r *reader) kind() eventio.Kind {
 		},
 		Key: func(e *format.Event) string {
 			if dmv.IsEvent(e.Ev) {
-				return fmt.Sprintf("%s %s %s %s adj=%v", e.Ev, e.Head, e.Dir, e.Arg, e.Adj)
+				return dmv.Describe(*e)
 			}
 			return r.ccm.Key(e)
 		},

@@ -481,8 +481,15 @@ func latticeTags(l *format.Lattice) []string {
 // CorpusHash is the corpus hash the count header of an E-step over src
 // (sentences or lattices) carries, and that the shards of src merged
 // carry however src was cut: mstep and sumcounts --expect-corpus compare
-// it with theirs.
-func CorpusHash(src pipeline.Source) (string, error) {
+// it with theirs. words: the family reads words (family.ReadsWords).
+func CorpusHash(src pipeline.Source, words bool) (string, error) {
+	if words { // sentences only: no family that reads words takes lattices
+		sents, err := pipeline.ReadSentences(src)
+		if err != nil {
+			return "", err
+		}
+		return eventio.CorpusHash(sents, true), nil
+	}
 	sents, lattices, err := ce.ReadSentencesOrLattices(src)
 	if err != nil {
 		return "", err
@@ -490,5 +497,5 @@ func CorpusHash(src pipeline.Source) (string, error) {
 	if lattices != nil {
 		return eventio.LatticeHash(lattices), nil
 	}
-	return eventio.CorpusHash(sents), nil
+	return eventio.CorpusHash(sents, false), nil
 }

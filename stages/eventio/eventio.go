@@ -76,17 +76,72 @@ func (k Kind) checkFamily(h *format.Header) error {
 	return fmt.Errorf("a model or counts of family %q; this program reads %s", h.Family, strings.Join(want, " or "))
 }
 
+// firstLines are the lines at which the events of one model or shard
+// were given: by ID in a table when the family numbers its events (the
+// short road's), else by Key.
+type firstLines struct {
+	ids  []int // ID → line (0: not yet)
+	keys map[string]int
+}
+
+// reset starts a model or shard of up to events events of kind k.
+func (f *firstLines) reset(k Kind, events int) {
+	if k.ID == nil {
+		f.keys = make(map[string]int, min(events, maxExpect))
+		return
+	}
+	if want := min(events, maxExpect) + 1; len(f.ids) < want {
+		f.ids = make([]int, want)
+	} else {
+		clear(f.ids)
+	}
+}
+
+// newID records event id at line unless it was given before.
+func (f *firstLines) newID(id uint64, line int) bool {
+	if id >= uint64(len(f.ids)) {
+		f.ids = append(f.ids, make([]int, int(id)+1-len(f.ids))...)
+	}
+	if f.ids[id] != 0 {
+		return false
+	}
+	f.ids[id] = line
+	return true
+}
+
+// see records e at line unless it was given before: then it says the
+// line it was first given at.
+func (f *firstLines) see(k Kind, e *format.Event, line int) (first int, dup bool) {
+	if k.ID != nil {
+		id := k.ID(e)
+		if f.newID(id, line) {
+			return 0, false
+		}
+		return f.ids[id], true
+	}
+	key := k.Key(e)
+	if first, dup = f.keys[key]; !dup {
+		f.keys[key] = line
+	}
+	return first, dup
+}
+
 // ReadModel reads the model of src (one input), called path in errors:
 // its header, exactly the events the header announces. The family checks
 // the events' values as a whole afterwards.
 func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error) {
+	if path == "-" && src.Stdin == nil {
+		return nil, errors.New("a model is read from a file, not stdin (-): stdin is for the sentences")
+	}
 	var hdr *format.Header
 	n := 0
+	var given firstLines
 	short := func(line []byte, at *pipeline.Lines) bool {
 		if hdr == nil || n >= hdr.Events {
 			return false
 		}
-		if _, ok := k.Short(line, hdr.Unit); !ok {
+		id, ok := k.Short(line, hdr.Unit)
+		if !ok || !given.newID(id, at.Line()) {
 			return false
 		}
 		n++
@@ -98,7 +153,7 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 	}
 	long := func(e *format.Event, at *pipeline.Lines) error {
 		if err := e.Validate(); err != nil {
-			return pipeline.BadRecord(err)
+			return pipeline.BadRecord(due(err, "a model is", "models come from dmv-init, mstep and the trainers: -o, or --save-model of train-ccm and train-hmm"))
 		}
 		switch {
 		case e.Ev == format.EvHeader && hdr != nil:
@@ -119,6 +174,7 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 				}
 			}
 			hdr = e.Header
+			given.reset(k, hdr.Events)
 			k.expect(hdr.Events)
 			return nil
 		case hdr == nil:
@@ -127,6 +183,11 @@ func ReadModel(src pipeline.Source, path string, k Kind) (*format.Header, error)
 			return pipeline.BadRecord(errors.New("a stats record: a model has none (counts? run mstep on them)"))
 		case e.Unit != hdr.Unit:
 			return pipeline.BadRecord(fmt.Errorf("event carries %q, the header says %q", string(e.Unit), string(hdr.Unit)))
+		}
+		// An event given twice is named at its second line, not found
+		// missing elsewhere or counted one too many at the end.
+		if first, dup := given.see(k, e, at.Line()); dup {
+			return pipeline.BadRecord(fmt.Errorf("event given twice: %s (first at line %d)", k.Key(e), first))
 		}
 		if n++; n > hdr.Events {
 			return pipeline.BadRecord(fmt.Errorf("more events than the header's %d", hdr.Events))
@@ -158,6 +219,15 @@ type Shards struct {
 	Stats         *format.Stats // the stats records added
 }
 
+// due adds to format.ErrNotEvent what the reader wanted instead ("a model is",
+// and where it comes from); other errors are returned as they are.
+func due(err error, what, from string) error {
+	if errors.Is(err, format.ErrNotEvent) {
+		return fmt.Errorf("%w: a corpus where %s due (%s)", err, what, from)
+	}
+	return err
+}
+
 // ReadCounts reads count streams. A stream is a sequence of shards, each
 // its header, exactly the events the header announces and one stats
 // record; inputs are concatenated (a shard may not span two files).
@@ -173,28 +243,16 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
 		var hdr *format.Header // the open shard's, nil between shards
 		n, begun := 0, ""
-		// events of the open shard → their line, by Key or (0: none) by ID
-		var inShard map[string]int
-		var inShardID []int
-		seenID := func(id uint64) (first int, dup bool) {
-			if id >= uint64(len(inShardID)) {
-				inShardID = append(inShardID, make([]int, int(id)+1-len(inShardID))...)
-			}
-			return inShardID[id], inShardID[id] != 0
-		}
+		var inShard firstLines // the open shard's events
 		before := out.Shards
 		short := func(line []byte, at *pipeline.Lines) bool {
 			if hdr == nil || n >= hdr.Events {
 				return false
 			}
 			id, ok := k.Short(line, format.Count)
-			if !ok {
+			if !ok || !inShard.newID(id, at.Line()) {
 				return false
 			}
-			if _, dup := seenID(id); dup {
-				return false
-			}
-			inShardID[id] = at.Line()
 			n++
 			k.Commit()
 			return true
@@ -204,7 +262,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 		}
 		err := pipeline.EachRecordReusedOr(in, src.Bad, short, func(e *format.Event, at *pipeline.Lines) error {
 			if err := e.Validate(); err != nil {
-				return pipeline.BadRecord(err)
+				return pipeline.BadRecord(due(err, "counts are", "counts come from estep"))
 			}
 			switch {
 			case e.Ev == format.EvHeader:
@@ -245,15 +303,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 				corpus += c
 				out.Shards++
 				hdr, n, begun = h, 0, where
-				if k.ID != nil {
-					if want := min(h.Events, maxExpect) + 1; len(inShardID) < want {
-						inShardID = make([]int, want)
-					} else {
-						clear(inShardID)
-					}
-				} else {
-					inShard = make(map[string]int, min(h.Events, maxExpect))
-				}
+				inShard.reset(k, h.Events)
 				k.expect(h.Events)
 				return nil
 			case hdr == nil && e.Ev == format.EvStats:
@@ -281,20 +331,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
 				// Shards add up; within one, an event is given once.
-				var first int
-				var dup bool
-				if k.ID != nil {
-					id := k.ID(e)
-					if first, dup = seenID(id); !dup {
-						inShardID[id] = at.Line()
-					}
-				} else {
-					key := k.Key(e)
-					if first, dup = inShard[key]; !dup {
-						inShard[key] = at.Line()
-					}
-				}
-				if dup {
+				if first, dup := inShard.see(k, e, at.Line()); dup {
 					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", k.Key(e), first))
 				}
 			}

@@ -52,14 +52,21 @@ func HashStrings(parts ...string) string {
 }
 
 // CorpusHash identifies a shard's sentences (each by its id, tags and
-// gold heads) as 16 hex digits, for the count header: the sum, mod 2⁶⁴,
-// of each sentence's FNV-1a hash. A sum does not depend on how a corpus
-// is cut into shards, so the shards' merged hash is the whole corpus's
-// and a lost shard shows (mstep --expect-corpus).
-func CorpusHash(sents []*format.Sentence) string {
+// gold heads, and with words its words: what the family's E-step reads)
+// as 16 hex digits, for the count header: the sum, mod 2⁶⁴, of each
+// sentence's FNV-1a hash. A sum does not depend on how a corpus is cut
+// into shards, so the shards' merged hash is the whole corpus's and a
+// lost shard shows (mstep --expect-corpus).
+func CorpusHash(sents []*format.Sentence, words bool) string {
 	var sum uint64
 	for _, s := range sents {
-		sum += SentenceHash(s.ID, s.Tags, s.Heads)
+		h := SentenceHash(s.ID, s.Tags, s.Heads)
+		if words {
+			for _, w := range s.Words {
+				h = fnvByte(fnvString(h, w), 2)
+			}
+		}
+		sum += h
 	}
 	return CorpusSum(sum)
 }

@@ -15,7 +15,7 @@ import (
 // pseudo-counts (2 per constituent, 8 per distituent event), not with λ;
 // it decodes "pred_spans".
 func CCM(v ccm.Variant) family.Family {
-	return family.Sentences{Family: ccm.FamilyOf(v), ReadModel: readCCM, ReadCountShards: readCCMCounts}
+	return family.Sentences{Family: ccm.FamilyOf(v), ReadModel: readCCM, ReadCountShards: readCCMCounts, Check: ccm.CheckSentence}
 }
 
 func readCCM(path string, onto family.Model) (family.Model, error) {

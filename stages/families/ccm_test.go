@@ -126,7 +126,7 @@ func TestCCMShellLoopIsTrain(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := ccm.WriteCounts(&b, start, cor.Sym, v, eventio.ModelNone, eventio.CorpusHash(sents)); err != nil {
+			if err := ccm.WriteCounts(&b, start, cor.Sym, v, eventio.ModelNone, eventio.CorpusHash(sents, false)); err != nil {
 				t.Fatal(err)
 			}
 			model := write(t, filepath.Join(dir, name+"-0.jsonl"), mstepOf(t, b.Bytes()))
@@ -222,7 +222,7 @@ func TestCCMFamiliesNotMixed(t *testing.T) {
 	for i, ss := range [][]*format.Sentence{sents, sents2} {
 		cor, _ := ccm.NewCorpus(tagsOf(ss), nil)
 		start, _ := ccm.StartCounts(cor, ccm.SplitUniform)
-		if err := ccm.WriteCounts(&b, start, cor.Sym, []ccm.Variant{ccm.Model1, ccm.Model2}[i], eventio.ModelNone, eventio.CorpusHash(ss)); err != nil {
+		if err := ccm.WriteCounts(&b, start, cor.Sym, []ccm.Variant{ccm.Model1, ccm.Model2}[i], eventio.ModelNone, eventio.CorpusHash(ss, false)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -42,7 +42,7 @@ func TestDecodeBatchesAreIndependent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := ccm.WriteCounts(&b, start, cor.Sym, ccm.Model2, eventio.ModelNone, eventio.CorpusHash(sents)); err != nil {
+	if err := ccm.WriteCounts(&b, start, cor.Sym, ccm.Model2, eventio.ModelNone, eventio.CorpusHash(sents, false)); err != nil {
 		t.Fatal(err)
 	}
 	ccmModel := write(t, filepath.Join(dir, "ccm.jsonl"), mstepOf(t, b.Bytes()))

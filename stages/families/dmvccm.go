@@ -21,7 +21,8 @@ import (
 // DMVCCM(true) is the product with the DMV alone's right-first order
 // (family "dmvccm-right-first").
 func DMVCCM(rightFirst bool) family.Family {
-	return dmvccmFamily{family.Sentences{Family: dmvccm.FamilyOf(rightFirst), ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts}}
+	return dmvccmFamily{family.Sentences{Family: dmvccm.FamilyOf(rightFirst), ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts,
+		Check: ccm.CheckSentence}}
 }
 
 type dmvccmFamily struct{ family.Sentences }

@@ -17,7 +17,8 @@ import (
 // (the length of its trans records' prev). Its M-step is add-λ; it
 // decodes "tags" (Viterbi, or with MBR each token's most probable state),
 // keeping the reference tags in "gold_tags".
-var HMM family.Family = family.Sentences{Family: hmm.Family, ReadModel: readHMM, ReadCountShards: readHMMCounts}
+var HMM family.Family = family.Sentences{Family: hmm.Family, ReadModel: readHMM, ReadCountShards: readHMMCounts,
+	Words: true, Check: hmm.CheckSentence}
 
 func readHMM(path string, onto family.Model) (family.Model, error) {
 	m, err := hmm.ReadModel(path)

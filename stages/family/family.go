@@ -134,12 +134,23 @@ func (r Registry) Lookup(name string) (Family, error) {
 // readable header (its reader refuses the file, with file and line). A
 // family grind does not know is an error.
 func (r Registry) ForFile(path string) (Family, error) {
+	f, err := r.NamedIn(path)
+	if f == nil && err == nil {
+		f = r[0]
+	}
+	return f, err
+}
+
+// NamedIn is the family the header of the file path names; nil when the
+// file cannot be read or does not begin with a readable header (a
+// family's reader then says what is wrong with it).
+func (r Registry) NamedIn(path string) (Family, error) {
 	if path == "" || path == "-" {
-		return r[0], nil
+		return nil, nil
 	}
 	in, err := pipeline.Open(path, nil)
 	if err != nil {
-		return r[0], nil // the family's reader says it cannot open it
+		return nil, nil
 	}
 	defer in.Close()
 	return r.forFirstLine(in)
@@ -155,12 +166,15 @@ func (r Registry) ForSource(src pipeline.Source) (Family, pipeline.Source, error
 		}
 		var seen bytes.Buffer
 		in, err := pipeline.Open("-", io.TeeReader(src.Stdin, &seen))
-		f := r[0]
+		var f Family
 		if err == nil {
 			f, err = r.forFirstLine(in)
 			in.Close()
 		} else {
 			err = nil // the family's reader reports it
+		}
+		if f == nil && err == nil {
+			f = r[0]
 		}
 		src.Stdin = io.MultiReader(&seen, src.Stdin)
 		return f, src, err
@@ -169,15 +183,16 @@ func (r Registry) ForSource(src pipeline.Source) (Family, pipeline.Source, error
 	return f, src, err
 }
 
+// forFirstLine is the family the first line of in names (nil: none).
 func (r Registry) forFirstLine(in *pipeline.Input) (Family, error) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
 	if !sc.Scan() {
-		return r[0], nil
+		return nil, nil
 	}
 	var e format.Event
 	if err := e.UnmarshalJSON(sc.Bytes()); err != nil || e.Ev != format.EvHeader {
-		return r[0], nil
+		return nil, nil
 	}
 	f, err := r.Lookup(e.Header.Family)
 	if err != nil {

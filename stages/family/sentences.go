@@ -51,9 +51,51 @@ type Sentences struct {
 	ReadModel func(path string, onto Model) (Model, error)
 	// ReadCountShards reads and adds count shards.
 	ReadCountShards func(src pipeline.Source) (Counts, error)
+	// Words says that the family reads the sentences' words (the HMM):
+	// the corpus hash of its counts covers them.
+	Words bool
+	// Check, when not nil, refuses a sentence the family cannot read (the
+	// HMM's without words, the CCM's with its boundary tag among its
+	// tags), as the sentence is read: the error names file and line.
+	Check func(s *format.Sentence) error
 }
 
 func (f Sentences) Name() string { return f.Family }
+
+// ReadsWords says whether the family reads words.
+func (f Sentences) ReadsWords() bool { return f.Words }
+
+// CheckSentence is the family's Check (nil without one).
+func (f Sentences) CheckSentence(s *format.Sentence) error {
+	if f.Check == nil {
+		return nil
+	}
+	return f.Check(s)
+}
+
+// ReadsWords says whether fam reads the sentences' words (Sentences.Words),
+// so that its corpus hash covers them.
+func ReadsWords(fam Family) bool {
+	f, ok := fam.(interface{ ReadsWords() bool })
+	return ok && f.ReadsWords()
+}
+
+// CheckSentence is fam's own check of a sentence (Sentences.Check); nil
+// for a family without one.
+func CheckSentence(fam Family, s *format.Sentence) error {
+	if f, ok := fam.(interface {
+		CheckSentence(*format.Sentence) error
+	}); ok {
+		return f.CheckSentence(s)
+	}
+	return nil
+}
+
+// ReadSentences reads every sentence of src for fam: each validated and
+// checked by fam (CheckSentence), a refused one named by file and line.
+func ReadSentences(fam Family, src pipeline.Source) ([]*format.Sentence, error) {
+	return pipeline.ReadSentencesChecked(src, func(s *format.Sentence) error { return CheckSentence(fam, s) })
+}
 
 func (f Sentences) ReadCounts(src pipeline.Source) (Counts, error) { return f.ReadCountShards(src) }
 
@@ -100,16 +142,13 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		// Shards of different re-weightings do not mix.
 		hash = eventio.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
 	}
-	return e.EStep(c, opts.Workers).WriteShard(w, hash, eventio.CorpusHash(sents))
+	return e.EStep(c, opts.Workers).WriteShard(w, hash, eventio.CorpusHash(sents, f.Words))
 }
 
 func (f Sentences) corpus(src pipeline.Source, m Model) ([]*format.Sentence, Corpus, error) {
-	sents, err := pipeline.ReadSentences(src)
+	sents, err := ReadSentences(f, src)
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(sents) == 0 {
-		return nil, nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
 	c, err := m.Corpus(sents)
 	if err != nil {
@@ -158,6 +197,9 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 		return nil
 	}
 	err = pipeline.EachSentence(src, func(s *format.Sentence) error {
+		if err := f.CheckSentence(s); err != nil {
+			return pipeline.BadRecord(err)
+		}
 		if batch = append(batch, s); len(batch) == DecodeBatch {
 			return flush()
 		}

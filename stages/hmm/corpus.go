@@ -1,6 +1,7 @@
 package hmm
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -17,6 +18,38 @@ type Corpus struct {
 	Source []*format.Sentence
 	Tokens int
 	MaxLen int
+}
+
+// CheckSentence refuses a sentence the HMM cannot read: one without
+// words, which are all it reads, or with an empty one.
+func CheckSentence(s *format.Sentence) error {
+	if len(s.Words) == 0 {
+		return errors.New(`sentence has no "words": an HMM tags words`)
+	}
+	for i, w := range s.Words {
+		if w == "" {
+			// A model would hold an emission of no word, which its
+			// readers refuse.
+			return fmt.Errorf("token %d has an empty word: an HMM tags words", i+1)
+		}
+	}
+	return nil
+}
+
+// CheckDictTags refuses a sentence whose reference tags (GoldTags, else
+// Tags) --dict would make states and the model's records could not tell
+// from the boundary state.
+func CheckDictTags(s *format.Sentence) error {
+	gold := s.GoldTags
+	if gold == nil {
+		gold = s.Tags
+	}
+	for i, t := range gold {
+		if t == Boundary {
+			return fmt.Errorf("token %d has the gold tag %q, the HMM's sentence boundary, which --dict would make a state: give it another name (tagmap)", i+1, Boundary)
+		}
+	}
+	return nil
 }
 
 // NewCorpus interns the sentences' words. Every sentence needs words.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mathext"
@@ -163,12 +164,18 @@ func write(w io.Writer, p *Params, states, words []string, unseen []float64, uni
 
 func describe(e *format.Event) string {
 	switch e.Ev {
+	// Names quoted: the description is the key of "given twice", and a
+	// state or word may hold a space.
 	case format.EvTrans:
-		return fmt.Sprintf("trans %s → %s", strings.Join(e.Prev, " "), e.Next)
+		prev := make([]string, len(e.Prev))
+		for i, p := range e.Prev {
+			prev[i] = strconv.Quote(p)
+		}
+		return fmt.Sprintf("trans %s → %q", strings.Join(prev, " "), e.Next)
 	case format.EvEmit:
-		return fmt.Sprintf("emit %s → %q", e.State, e.Word)
+		return fmt.Sprintf("emit %q → %q", e.State, e.Word)
 	case format.EvUnseenWord:
-		return fmt.Sprintf("unseen_word %s", e.State)
+		return fmt.Sprintf("unseen_word %q", e.State)
 	}
 	return e.Ev
 }
@@ -317,23 +324,40 @@ func (b *builder) params() (*Params, error) {
 		}
 		return int(x)
 	}
+	given := make([]bool, len(p.Trans))
 	for key, val := range b.trans {
-		p.Trans[s.Context(id(key[0]), id(key[1]))*(k+1)+id(key[2])] = val
+		i := s.Context(id(key[0]), id(key[1]))*(k+1) + id(key[2])
+		p.Trans[i], given[i] = val, true
 	}
-	// Every transition of a context that can occur must be there.
-	want := 0
+	// Every transition of a context that can occur must be there; the
+	// first one missing is named (a state that only emits, say, has none).
+	want, missing := 0, ""
+	name := func(x int) string {
+		if x == k {
+			return Boundary
+		}
+		return b.states[x]
+	}
 	for ctx := 0; ctx < s.Contexts(); ctx++ {
 		if s.Order == 2 && ctx%(k+1) == k && ctx/(k+1) != k {
 			continue
 		}
 		for next := 0; next <= k; next++ {
-			if s.transSupported(ctx, next) {
-				want++
+			if !s.transSupported(ctx, next) {
+				continue
+			}
+			want++
+			if !given[ctx*(k+1)+next] && missing == "" {
+				prev := []string{name(ctx % (k + 1))}
+				if s.Order == 2 {
+					prev = []string{name(ctx / (k + 1)), prev[0]}
+				}
+				missing = describe(&format.Event{Ev: format.EvTrans, Prev: prev, Next: name(next)})
 			}
 		}
 	}
 	if len(b.trans) != want {
-		return nil, fmt.Errorf("%d trans records for %d states (%s): want %d, one per context and next state", len(b.trans), k, map[int]string{1: "bitag", 2: "trigram"}[s.Order], want)
+		return nil, fmt.Errorf("no %s record: %d trans records for %d states (%s), want %d, one per context and next state", missing, len(b.trans), k, map[int]string{1: "bitag", 2: "trigram"}[s.Order], want)
 	}
 	for key, val := range b.emit {
 		p.Emit[int(key[0])*k+int(key[1])] = val

@@ -86,11 +86,18 @@ func Train(m *Model, sents [][]int, opts Options) (*Result, error) {
 	}
 	settings := &optimize.Settings{MajorIterations: maxIter + 1, FuncEvaluations: 20 * (maxIter + 1), Converger: conv}
 	result, err := optimize.Minimize(problem, theta, settings, &optimize.LBFGS{})
-	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
+	// L-BFGS's direction fails to descend only where the gradient
+	// vanishes: a fixed point (a corpus whose objective is constant, such
+	// as one-word sentences under trans1), not an error.
+	fixed := errors.Is(err, optimize.ErrNonDescentDirection)
+	if err != nil && !fixed && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
 		return nil, fmt.Errorf("L-BFGS: %w", err)
 	}
 	res.Status = result.Status.String()
-	if err != nil {
+	switch {
+	case fixed:
+		res.Status = "the gradient vanishes: a fixed point"
+	case err != nil:
 		res.Status = err.Error()
 	}
 	return res, nil

@@ -42,6 +42,9 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	if err != nil {
 		return err
 	}
+	corpusHash := func(path string) (string, error) {
+		return estep.CorpusHash(pipeline.Source{Names: []string{path}}, family.ReadsWords(fam))
+	}
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), opts.ExpectSentences, opts.ExpectCorpus, corpusHash); err != nil {
 		return err
 	}
@@ -60,8 +63,4 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 		return b.WriteMStepBackoff(w, opts.Lambda, opts.ChildBackoff)
 	}
 	return counts.WriteMStep(w, opts.Lambda)
-}
-
-func corpusHash(path string) (string, error) {
-	return estep.CorpusHash(pipeline.Source{Names: []string{path}})
 }

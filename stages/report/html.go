@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/dmvccm"
 	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
@@ -170,8 +171,15 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	}
 	tables := make([]Tables, len(dep))
 	// One figure per kind of run: a CCM's objective is on another scale
-	// than a DMV's and would flatten its curve.
-	series := make([][]*plotcurve.Series, Tags+1)
+	// than a DMV's and would flatten its curve, and so is DMV+CCM's, though
+	// scored on heads as the DMV is.
+	series := make([][]*plotcurve.Series, Tags+2)
+	figure := func(r *Run) int {
+		if r.Family == dmvccm.Family || r.Family == dmvccm.FamilyRightFirst {
+			return int(Tags) + 1
+		}
+		return int(r.Kind)
+	}
 	for _, r := range runs {
 		lv := logView{Name: r.Name}
 		if r.Log != nil {
@@ -183,7 +191,7 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			// A log with nothing drawable (every objective infinite, no
 			// accuracy) keeps its row but has no curve.
 			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
-				series[r.Kind] = append(series[r.Kind], r.Log)
+				series[figure(r)] = append(series[figure(r)], r.Log)
 			}
 		}
 		if r.From != nil {

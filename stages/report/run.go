@@ -25,6 +25,7 @@ type Run struct {
 	Parsed    string // where the sentences were read from, for messages
 	Sentences []*format.Sentence
 	From      *Provenance // the run directory it was read from; nil for files
+	Family    string      // its model's family (run directories; "" for files)
 
 	// A run of another family than the DMV (from a run directory) has
 	// no heads: Kind says what it is scored on instead.

@@ -8,14 +8,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/dmvccm"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
 	"github.com/grind-nlp/grind/stages/tageval"
@@ -58,7 +62,7 @@ type Provenance struct {
 // LoadDir reads a finished run directory: the learning curve from its
 // iterations.jsonl, the run record from run.json, and the parses of
 // spec.Test decoded in-process with its model.jsonl through the family
-// registry: a DMV's heads are scored as the page scores them, a CCM's
+// registry: a DMV's heads (and DMV+CCM's) are scored as the page scores them, a CCM's
 // brackets and an HMM's tags as score and score-tags do. A run without
 // model.jsonl has not finished and is refused.
 func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
@@ -87,16 +91,16 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 
 	model := filepath.Join(dir, rundir.Model)
 	if _, err := os.Stat(model); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no %s: the run has not finished (continue it with %s --resume %s); report scores finished runs only",
-			dir, rundir.Model, info.Program, dir)
+		return nil, noModel(dir, info, r.Log)
 	}
 	fam, err := families.All.ForFile(model) // its error names the file
 	if err != nil {
 		return nil, err
 	}
 	var read func(*pipeline.Input, *pipeline.BadRecords) error
+	r.Family = fam.Name()
 	switch fam.Name() {
-	case dmv.Family:
+	case dmv.Family, dmvccm.Family, dmvccm.FamilyRightFirst: // DMV+CCM's heads, as the DMV's
 		read = r.readParsed
 	case ccm.Family, ccm.Family2:
 		r.Kind, read = Brackets, r.readBrackets
@@ -123,6 +127,51 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	}
 	r.From = p
 	return r, nil
+}
+
+// noModel says why run directory dir has no model.jsonl: a Gibbs run
+// keeps samples, not a model, and has none to decode with even when
+// finished; any other run has not finished, and the command that
+// continues it is its own with --run-dir turned into --resume.
+func noModel(dir string, info *RunInfo, log *plotcurve.Series) error {
+	resume := fmt.Sprintf("continue it with %s, from the folder it was started in", shellQuote(resumeArgv(info, dir)))
+	if info.Program == "train-hmm" && info.Flags["estimator"] == "gibbs" {
+		sweeps, _ := strconv.Atoi(info.Flags["max-iter"])
+		done := 0
+		if log != nil {
+			done = len(log.Iterations)
+		}
+		unfinished := ""
+		if done < sweeps {
+			unfinished = fmt.Sprintf("; it has also not finished, %d of %d sweeps (%s)", done, sweeps, resume)
+		}
+		return fmt.Errorf("%s: a train-hmm --estimator gibbs run keeps samples, not a model: it has no %s to decode --test with (score its tagged output with score-tags)%s",
+			dir, rundir.Model, unfinished)
+	}
+	return fmt.Errorf("%s: no %s: the run has not finished (%s); report scores finished runs only", dir, rundir.Model, resume)
+}
+
+// resumeArgv is the run's command line with --run-dir DIR turned into
+// --resume DIR (the program refuses to resume with other inputs or flags);
+// a command line without either gets --resume dir added.
+func resumeArgv(info *RunInfo, dir string) []string {
+	argv := append([]string(nil), info.Argv...)
+	if len(argv) == 0 {
+		argv = []string{info.Program}
+	}
+	for i, a := range argv {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "run-dir" && name != "resume" {
+			continue
+		}
+		if hasValue {
+			argv[i] = "--resume=" + value
+		} else {
+			argv[i] = "--resume"
+		}
+		return argv
+	}
+	return append(argv, "--resume", dir)
 }
 
 // readBrackets scores the brackets of a constituent model's parses

@@ -19,6 +19,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/score"
 )
@@ -150,7 +151,13 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	if opts.Root == "" {
 		opts.Root = score.RootCounted
 	}
-	dev, err := pipeline.ReadSentences(opts.Dev)
+	fam, err := familyOf(opts.Models)
+	if err != nil {
+		return rep, err
+	}
+	// Read as the models' family reads sentences: one it cannot read (the
+	// HMM's without words) is named by file and line.
+	dev, err := family.ReadSentences(fam, opts.Dev)
 	if err != nil {
 		return rep, err
 	}
@@ -158,10 +165,6 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	if opts.DevSentences > 0 && opts.DevSentences < len(dev) {
 		devName = fmt.Sprintf("the first %d of %d sentences of %s", opts.DevSentences, len(dev), devName)
 		dev = dev[:opts.DevSentences]
-	}
-	fam, err := familyOf(opts.Models)
-	if err != nil {
-		return rep, err
 	}
 	if !isDMV(fam) {
 		return runFamily(w, opts, fam, dev, devName)

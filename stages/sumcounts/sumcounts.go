@@ -25,7 +25,9 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, expectCorpus str
 	if err != nil {
 		return err
 	}
-	hash := func(path string) (string, error) { return estep.CorpusHash(pipeline.Source{Names: []string{path}}) }
+	hash := func(path string) (string, error) {
+		return estep.CorpusHash(pipeline.Source{Names: []string{path}}, family.ReadsWords(fam))
+	}
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), -1, expectCorpus, hash); err != nil {
 		return err
 	}

@@ -54,19 +54,24 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 		sum.Tokens += len(s.Tags)
 		return pipeline.WriteRecord(w, s)
 	}
-	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
-		base := filepath.Base(in.Name)
-		if in.Name == pipeline.StdinName {
-			base = "stdin"
-		}
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) (err error) {
+		base := filepath.Base(in.Name) // <stdin> for stdin, as every reader's ids
 		lines := pipeline.NewLines(in)
+		before, skipped := sum.Sentences, bad.Count
 		switch opts.Format {
 		case Brown:
-			return readBrown(lines, base, opts.Simplify, bad, emit)
+			err = readBrown(lines, base, opts.Simplify, bad, emit)
 		case CoNLL2000:
-			return readCoNLL2000(lines, base, bad, emit)
+			err = readCoNLL2000(lines, base, bad, emit)
+		default:
+			return fmt.Errorf("unknown format %q", opts.Format)
 		}
-		return fmt.Errorf("unknown format %q", opts.Format)
+		if err == nil && sum.Sentences == before && bad.Count == skipped {
+			// As the treebank readers: a file without a sentence is not
+			// tagged text (or not of this format).
+			return fmt.Errorf("%s: no sentences", in.Name)
+		}
+		return err
 	})
 	return sum, err
 }

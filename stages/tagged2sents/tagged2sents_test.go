@@ -24,8 +24,8 @@ func TestBrown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"stdin#1","words":["The","Fulton","said","1/2","/","."],"tags":["at","np-tl","vbd","cd","in","."]}
-{"id":"stdin#2","words":["It's","fw-at+nn-tl"],"tags":["pps+bez","fw-at+nn-tl"]}
+	want := `{"id":"<stdin>#1","words":["The","Fulton","said","1/2","/","."],"tags":["at","np-tl","vbd","cd","in","."]}
+{"id":"<stdin>#2","words":["It's","fw-at+nn-tl"],"tags":["pps+bez","fw-at+nn-tl"]}
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -69,8 +69,8 @@ func TestCoNLL2000(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"stdin#1","words":["Confidence","in","."],"tags":["NN","IN","."]}
-{"id":"stdin#2","words":["He","("],"tags":["PRP","("]}
+	want := `{"id":"<stdin>#1","words":["Confidence","in","."],"tags":["NN","IN","."]}
+{"id":"<stdin>#2","words":["He","("],"tags":["PRP","("]}
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

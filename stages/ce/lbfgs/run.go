@@ -3,7 +3,6 @@ package lbfgs
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -80,6 +79,6 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		state = "stopped (" + res.Status + ")"
 	}
 	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g (%.6f bits/token)",
-		state, res.Iterations, res.Evals, res.Objective, -res.Objective/float64(s.Corpus.Tokens)/math.Ln2)
+		state, res.Iterations, res.Evals, res.Objective, crossEntropy(res.Objective, s.Corpus.Tokens))
 	return s.Write(w, res.Weights)
 }

@@ -198,12 +198,20 @@ func (s *stageRun) run(start *dmv.Params) error {
 	if s.observeErr != nil {
 		return s.observeErr
 	}
-	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
+	// L-BFGS's direction −H·g, H positive definite, fails to descend only
+	// where the gradient vanishes: a fixed point (a corpus whose objective
+	// is constant, such as one-word sentences under del1ortrans1, is one
+	// everywhere), where it has converged.
+	fixed := errors.Is(err, optimize.ErrNonDescentDirection)
+	if err != nil && !fixed && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
 		return fmt.Errorf("L-BFGS: %w", err)
 	}
 	s.status = result.Status.String()
-	s.converged = result.Status == optimize.FunctionConvergence
-	if err != nil {
+	s.converged = result.Status == optimize.FunctionConvergence || result.Status == optimize.GradientThreshold || fixed
+	switch {
+	case fixed:
+		s.status = "the gradient vanishes: a fixed point"
+	case err != nil:
 		// The line search found no better point: the last accepted one
 		// (already kept) is as far as L-BFGS gets.
 		s.status = err.Error()
@@ -229,6 +237,12 @@ func (s *stageRun) noValue(start *dmv.Params) error {
 	}
 	return fmt.Errorf("the objective has no value%s at the start: the charts cannot hold Z for %d of %d sentences, the first sentence %d%s of %d words (a positive δ multiplies long edges by e^{δ·d}, beyond floating point); use a smaller δ or leave long sentences out (filterlen)",
 		at, n, len(p.Sents), first+1, id, len(p.Sents[first]))
+}
+
+// crossEntropy is −objective in bits per token (0 − x: an objective of 0
+// gives 0, not −0).
+func crossEntropy(objective float64, tokens int) float64 {
+	return (0 - objective) / float64(tokens) / math.Ln2
 }
 
 // stageSettings are gonum's settings for a stage of at most maxIter
@@ -258,7 +272,7 @@ func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
 		Iter:         s.iter,
 		Stage:        s.stage,
 		Objective:    format.Real(obj),
-		CrossEntropy: format.Real(-obj / float64(s.t.Problem.Corpus.Tokens) / math.Ln2),
+		CrossEntropy: format.Real(crossEntropy(obj, s.t.Problem.Corpus.Tokens)),
 		Seconds:      time.Since(s.origin).Seconds(),
 	}
 	if s.delta != 0 || s.stage > 0 {
