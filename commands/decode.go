@@ -35,7 +35,7 @@ Examples:
 		Flags: []cli.Flag{
 			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "mbr", Usage: "minimum-Bayes-risk decoding instead of Viterbi"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "-" {
@@ -44,9 +44,13 @@ Examples:
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers")})
+				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers"), MaxMemory: limit})
 				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
 					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",
 						rep.Sentences, rep.Unknown, len(rep.UnknownTags), tagList(rep.UnknownTags), rep.FellBack)

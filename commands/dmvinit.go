@@ -60,7 +60,7 @@ Examples:
 		Flags: []cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := checkInit(c); err != nil {
@@ -72,9 +72,13 @@ Examples:
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")})
+				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers")}, limit)
 			})
 		},
 	}

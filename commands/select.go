@@ -78,9 +78,16 @@ Examples:
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON line per model instead of the table"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			by, err := selectmodel.ParseCriterion(c.String("by"))
 			if err != nil {
 				return program.Usagef("%v", err)
@@ -102,7 +109,7 @@ Examples:
 			return program.WriteOutput(c, dev, func(w io.Writer) error {
 				rep, err := selectmodel.Run(w, selectmodel.Options{
 					Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), DevSentences: c.Int("dev-sentences"),
-					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"),
+					JSON: c.Bool("json"), Best: c.String("best"), Workers: c.Int("workers"), MaxMemory: limit,
 				})
 				if err == nil && !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "%s: best by %s: %s\n", c.App.Name, by, rep.Best.Model)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/dmvccm"
 	"github.com/grind-nlp/grind/stages/emloop"
+	"github.com/grind-nlp/grind/stages/memory"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
@@ -84,7 +86,7 @@ Examples:
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", Usage: "decode the sentences of `FILE` instead of the training sentences"},
-			program.WorkersFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model to `FILE`, for estep -m, decode -m"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
@@ -97,6 +99,10 @@ Examples:
 
 func trainCCM(c *cli.Context) error {
 	if err := program.CheckWorkers(c); err != nil {
+		return err
+	}
+	limit, err := program.MaxMemory(c)
+	if err != nil {
 		return err
 	}
 	model := c.String("model")
@@ -176,6 +182,9 @@ func trainCCM(c *cli.Context) error {
 		if out, err = readTagged(tsrc); err != nil {
 			return err
 		}
+	}
+	if err := checkCCMMemory(c, model, train, out, limit); err != nil {
+		return err
 	}
 	logw, closeLog, err := openLog(c.String("log"))
 	if err != nil {
@@ -383,11 +392,59 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 			return nil, err
 		}
 	}
+	fellBack := 0
 	for k, s := range out {
-		spans, _ := m.Parse(oc, k, dec)
-		s.PredSpans = spans
+		var fell bool
+		if s.PredSpans, _, fell = m.Parse(oc, k, dec); fell {
+			fellBack++
+		}
 	}
+	noteFellBack(c, fellBack)
 	return saved, nil
+}
+
+// noteFellBack says on stderr how many sentences of probability 0 the
+// decoder's fallback parsed (the DMV's rule).
+func noteFellBack(c *cli.Context, n int) {
+	if n > 0 && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d sentences of probability 0 under the model parsed by the fallback (every impossible event at 1e-300)\n", c.App.Name, outName(c), n)
+	}
+}
+
+// checkCCMMemory refuses, before the corpora are interned, a run whose
+// memory (its sentences' spans, yields and charts; for dmvccm the
+// product's charts and the DMV's tables) would be over limit bytes.
+func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence, limit int64) error {
+	workers := pipeline.Workers(c.Int("workers"))
+	job := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(train)), TagBytes: ccm.TagBytes(tagsOf(train)), Workers: workers, Train: true,
+		Text: c.IsSet("save-model") || c.IsSet("run-dir") || c.IsSet("resume")}
+	var need int64
+	if model == "dmvccm" {
+		tags := map[string]bool{}
+		for _, s := range slices.Concat(train, out) {
+			for _, t := range s.Tags {
+				tags[t] = true
+			}
+		}
+		need = dmvccm.Job{CCM: job, Tags: len(tags)}.Bytes()
+	} else {
+		need = job.Bytes()
+	}
+	if c.IsSet("test") { // decoded after training, over the training symbols
+		test := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(out)), Workers: 1, Decode: true}
+		if model == "dmvccm" {
+			need = memory.Add(need, dmvccm.Job{CCM: test}.Bytes())
+		} else {
+			need = memory.Add(need, test.Bytes())
+		}
+	}
+	longest := 0
+	for _, s := range slices.Concat(train, out) {
+		longest = max(longest, len(s.Tags))
+	}
+	return memory.Check(need, limit, func() string {
+		return fmt.Sprintf("%s: a %s of %d sentences, the longest %d words,", outName(c), model, len(train)+len(out), longest)
+	}, "leave long sentences out (filterlen)")
 }
 
 func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
@@ -458,15 +515,16 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentenc
 			return nil, err
 		}
 	}
-	parses, unseen, err := m.ParseAll(out)
+	parses, err := m.ParseAll(out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", outName(c), err)
 	}
-	if len(unseen) > 0 && !c.Bool("quiet") {
+	if unseen := parses.Unseen; len(unseen) > 0 && !c.Bool("quiet") {
 		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d tags the DMV never saw backed off to its average tag: %s\n", c.App.Name, outName(c), len(unseen), strings.Join(unseen, " "))
 	}
+	noteFellBack(c, parses.FellBack)
 	for k, s := range out {
-		s.Pred, s.PredSpans = parses[k].Heads, parses[k].Spans
+		s.Pred, s.PredSpans = parses.Parses[k].Heads, parses.Parses[k].Spans
 	}
 	return saved, nil
 }

@@ -20,7 +20,7 @@ func TrainFlags(defaultInit string) []cli.Flag {
 		program.ModelFlag(false),
 		seedFlag(),
 		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
-		program.WorkersFlag(),
+		program.WorkersFlag(), program.MaxMemoryFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
@@ -37,6 +37,10 @@ func streamFlag() cli.Flag {
 // TrainJob reads the shared training flags.
 func TrainJob(c *cli.Context, total int) (train.Job, error) {
 	if err := program.CheckWorkers(c); err != nil {
+		return train.Job{}, err
+	}
+	limit, err := program.MaxMemory(c)
+	if err != nil {
 		return train.Job{}, err
 	}
 	if c.String("model") == "" {
@@ -70,7 +74,7 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: newProgress(c, total), Evaluate: attachmentAccuracy,
-		RunDir: dir, Resume: resume, Stream: c.Bool("stream"),
+		RunDir: dir, Resume: resume, Stream: c.Bool("stream"), MaxMemory: limit,
 	}, nil
 }
 

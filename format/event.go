@@ -120,6 +120,10 @@ type Header struct {
 	Events int
 	Model  string // counts only
 	Corpus string // counts only
+	// Deficient says that the model's multinomials may sum to less than
+	// 1 (an HMM of variational Bayes's weights exp E[log θ]): its reader
+	// checks that none sums to more. Written only when true.
+	Deficient bool
 }
 
 // Stats closes a count stream: how much data the counts came from and its
@@ -198,6 +202,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		if h.Unit == Count {
 			dst = appendString(append(dst, `,"model":`...), h.Model)
 			dst = appendString(append(dst, `,"corpus":`...), h.Corpus)
+		}
+		if h.Deficient {
+			dst = append(dst, `,"deficient":true`...)
 		}
 		return append(dst, '}')
 	case EvStats:
@@ -303,6 +310,7 @@ type eventFields struct {
 	hasTokens, hasEvents        bool
 	values                      int // how many of n, p, w
 	family, unit, model, corpus string
+	deficient                   bool
 	sentence                    bool // a sentence or lattice record where an event is due
 	loglik                      float64
 }
@@ -361,6 +369,8 @@ func eventFieldBit(name []byte) uint32 {
 		return 1 << 23
 	case "corpus":
 		return 1 << 24
+	case "deficient":
+		return 1 << 25
 	}
 	return 0
 }
@@ -618,6 +628,8 @@ func (f *eventFields) scanFields(e *Event, data []byte) bool {
 			f.hasEvents = true
 		case "loglik":
 			f.loglik, ok = s.float()
+		case "deficient":
+			f.deficient, ok = s.bool()
 		case "family", "unit", "model", "corpus":
 			if b, ok = s.str(); ok {
 				v := string(b)
@@ -702,6 +714,8 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.model = it.ReadString()
 		case "corpus":
 			f.corpus = it.ReadString()
+		case "deficient":
+			f.deficient = it.ReadBool()
 		case "tags", "arcs":
 			f.sentence = true
 			it.Skip()
@@ -748,7 +762,10 @@ func (f *eventFields) finish(e *Event) error {
 				return err
 			}
 		}
-		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus}
+		if f.deficient && u != Prob {
+			return fmt.Errorf(`header with "deficient" and unit %q: only a model of probabilities ("p") is deficient`, f.unit)
+		}
+		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus, Deficient: f.deficient}
 		return nil
 	}
 	// The DMV's kinds, thousands per model, check first what a whole

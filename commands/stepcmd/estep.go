@@ -44,7 +44,7 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			&cli.StringFlag{Name: "skew", Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
@@ -63,10 +63,14 @@ quantity the annealed EM climbs (DA's tempered objective is loglik / β).
 			if err != nil {
 				return err
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew")}
+					Reweight: r, Skew: c.String("skew"), MaxMemory: limit}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

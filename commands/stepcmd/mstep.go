@@ -31,7 +31,7 @@ Examples:
 		Flags: []cli.Flag{
 			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
-			program.ExpectCorpusFlag(),
+			program.ExpectCorpusFlag(), program.MaxMemoryFlag(),
 			program.OutputFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -41,9 +41,13 @@ Examples:
 			if n := c.Int("expect-sentences"); n < -1 {
 				return program.Usagef("--expect-sentences must be ≥ 0 (or -1: no check), not %d", n)
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
+				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
 			})
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // TableBuilder collects event records (a model, or count shards) into a
@@ -31,6 +32,11 @@ type TableBuilder struct {
 	// Sum adds repeated events and stats records (count shards); without
 	// it a repeated event or stats record is an error (a model).
 	Sum bool
+	// MaxMemory bounds the dense tables Build makes (bytes; ≤ 0: no
+	// bound): counts may name many tags in few records, and a table of t
+	// tags has 2t² entries. A model names every entry, so its tables are
+	// as large as its file.
+	MaxMemory int64
 }
 
 // builderTag holds the entries of one tag: as a root's argument, and as
@@ -279,6 +285,15 @@ func (b *TableBuilder) Build() (*Table, error) {
 		if b.tags[n].used {
 			names = append(names, name)
 		}
+	}
+	if got, want := b.n, NumEvents(len(names)); !b.Sum && got != want {
+		return nil, fmt.Errorf("%d events for %d tags, a model has %d: some parameters are missing", got, len(names), want)
+	}
+	t := int64(len(names))
+	if err := memory.Check(memory.Of(memory.Add(memory.Mul(2, t, t), memory.Mul(9, t)), 8), b.MaxMemory, func() string {
+		return fmt.Sprintf("a DMV table of %d tags", t)
+	}, ""); err != nil {
+		return nil, err
 	}
 	ts := SortedTagSet(names)
 	// to[n] is the tag numbered n here in ts (-1: not used)

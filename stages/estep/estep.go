@@ -22,6 +22,15 @@ import (
 // this package is the DMV family's E-step).
 type Options = family.EStepOptions
 
+// estepWorkers are the charts of an E-step (dmv.EStepper: at most one a
+// chunk).
+func estepWorkers(workers int) int { return min(pipeline.Workers(workers), 64) }
+
+// estepTables is how many tables of the model's size an E-step holds: the
+// model, its extension and potentials, the counts, and the chunks'
+// counts folded in order.
+func estepTables(workers int) int { return 4 + 2*estepWorkers(workers) }
+
 // Run reads the sentences of src and writes their counts under the model.
 func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Hard && opts.Gold {
@@ -89,6 +98,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 			names = dmv.CorpusTags(seqs)
 		}
+		if err := dmv.CheckMemory(model.Tags.Len()+len(names)+1, in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		ts, p, unseen, err := model.Extend(names)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
@@ -109,6 +121,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	if in.addErr != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), in.addErr)
+	}
+	if model == nil { // gold counts: the corpus's tags
+		if err := dmv.CheckMemory(len(in.corpus.Names())+1, in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 	}
 	corpus, err := in.corpus.Finish(tags)
 	if err != nil {

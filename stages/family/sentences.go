@@ -29,8 +29,17 @@ type Model interface {
 	// same for any number of workers.
 	EStep(c Corpus, workers int) ModelCounts
 	// Decode writes the prediction of sentence k of c into s (Viterbi,
-	// or minimum Bayes risk with mbr). Safe for concurrent calls.
-	Decode(c Corpus, k int, mbr bool, s *format.Sentence)
+	// or minimum Bayes risk with mbr) and says whether the model gives
+	// the sentence probability 0, which it then decodes as the DMV's
+	// decoder does: every impossible event at dmv.Floor, so the
+	// prediction uses as few of them as it can. Safe for concurrent
+	// calls.
+	Decode(c Corpus, k int, mbr bool, s *format.Sentence) (fellBack bool)
+	// CheckMemory refuses, before Corpus or a pass allocates it, a pass
+	// over sents (estep: with counts) whose memory would be over limit
+	// bytes (≤ 0: no limit): the family's estimate of its charts and
+	// tables for these sentence lengths, workers at a time.
+	CheckMemory(sents []*format.Sentence, workers int, estep bool, limit int64) error
 }
 
 // Corpus is a family's corpus, made by its Model.
@@ -47,15 +56,19 @@ type ModelCounts interface {
 type Sentences struct {
 	Family string
 	// ReadModel reads a model file; with onto not nil, onto the symbols
-	// of onto (a skew model) and refusing a model of another family.
-	ReadModel func(path string, onto Model) (Model, error)
-	// ReadCountShards reads and adds count shards.
-	ReadCountShards func(src pipeline.Source) (Counts, error)
+	// of onto (a skew model) and refusing a model of another family. Its
+	// tables are refused over limit bytes (≤ 0: no limit).
+	ReadModel func(path string, onto Model, limit int64) (Model, error)
+	// ReadCountShards reads and adds count shards, refusing tables over
+	// limit bytes.
+	ReadCountShards func(src pipeline.Source, limit int64) (Counts, error)
 }
 
 func (f Sentences) Name() string { return f.Family }
 
-func (f Sentences) ReadCounts(src pipeline.Source) (Counts, error) { return f.ReadCountShards(src) }
+func (f Sentences) ReadCounts(src pipeline.Source, limit int64) (Counts, error) {
+	return f.ReadCountShards(src, limit)
+}
 
 // EStep reads the model and the sentences and writes one count shard.
 // Of the re-weightings --beta and --skew apply; the stats record's loglik
@@ -73,12 +86,12 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 	case !(r.Beta > 0 && r.Beta <= 1):
 		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
 	}
-	m, err := f.ReadModel(opts.Model, nil)
+	m, err := f.ReadModel(opts.Model, nil, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
 	hash := m.Hash()
-	sents, c, err := f.corpus(src, m)
+	sents, c, err := f.corpus(src, m, opts.Workers, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
@@ -87,7 +100,7 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		var skew Model
 		skewHash := ""
 		if opts.Skew != "" {
-			if skew, err = f.ReadModel(opts.Skew, m); err != nil {
+			if skew, err = f.ReadModel(opts.Skew, m, opts.MaxMemory); err != nil {
 				return err
 			}
 			skewHash = skew.Hash()
@@ -96,16 +109,23 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		// Shards of different re-weightings do not mix.
 		hash = eventio.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
 	}
-	return e.EStep(c, opts.Workers).WriteShard(w, hash, eventio.CorpusHash(sents))
+	counts := e.EStep(c, opts.Workers)
+	if z, ok := counts.(interface{ Zero() int }); ok && z.Zero() > 0 && opts.Warn != nil {
+		fmt.Fprintf(opts.Warn, "estep: %d sentences of probability 0 under the model left out of the counts\n", z.Zero())
+	}
+	return counts.WriteShard(w, hash, eventio.CorpusHash(sents))
 }
 
-func (f Sentences) corpus(src pipeline.Source, m Model) ([]*format.Sentence, Corpus, error) {
+func (f Sentences) corpus(src pipeline.Source, m Model, workers int, limit int64) ([]*format.Sentence, Corpus, error) {
 	sents, err := pipeline.ReadSentences(src)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(sents) == 0 {
 		return nil, nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	if err := m.CheckMemory(sents, pipeline.Workers(workers), true, limit); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	c, err := m.Corpus(sents)
 	if err != nil {
@@ -125,20 +145,27 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	if opts.Model == "" {
 		return rep, errors.New("a model is needed (-m MODEL)")
 	}
-	m, err := f.ReadModel(opts.Model, nil)
+	m, err := f.ReadModel(opts.Model, nil, opts.MaxMemory)
 	if err != nil {
 		return rep, err
 	}
 	var batch []*format.Sentence
+	workers := pipeline.Workers(opts.Workers)
+	fellBack := make([]int, workers)
 	flush := func() error {
+		if err := m.CheckMemory(batch, workers, false, opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		c, err := m.Corpus(batch)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		const per = 64
-		pipeline.ForEachChunk((len(batch)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
+		pipeline.ForEachChunk((len(batch)+per-1)/per, workers, func(w, k int) {
 			for i := k * per; i < min(len(batch), (k+1)*per); i++ {
-				m.Decode(c, i, opts.MBR, batch[i])
+				if m.Decode(c, i, opts.MBR, batch[i]) {
+					fellBack[w]++
+				}
 			}
 		})
 		for _, s := range batch {
@@ -161,6 +188,9 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	}
 	if err == nil && rep.Sentences == 0 {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	for _, n := range fellBack {
+		rep.FellBack += n
 	}
 	return rep, err
 }

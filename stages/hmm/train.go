@@ -89,6 +89,9 @@ type Result struct {
 	Tags       [][]int
 	Objective  float64
 	Iterations int
+	// FellBack counts the sentences of probability 0 under Params,
+	// tagged by the fallback (Decoder).
+	FellBack int
 }
 
 // Train runs the estimator over the corpus and tags it.
@@ -134,7 +137,7 @@ func Train(c *Corpus, o Options) (*Result, error) {
 		res.Params = s.VariationalBayes(out.Model.P, o.AlphaT, o.AlphaE)
 		res.Unseen = s.UnseenVB(out.Model.P, o.AlphaE)
 	}
-	res.Tags = es.Decode(res.Params, !o.Viterbi)
+	res.Tags, res.FellBack = es.Decode(res.Params, !o.Viterbi)
 	return res, nil
 }
 

@@ -50,6 +50,10 @@ type Job struct {
 	// IDs keeps the sentences' ids, for the error messages of loops
 	// that name sentences (CE).
 	IDs bool
+	// MaxMemory refuses, before they are made, tables and charts that
+	// would need more bytes (dmv.CheckMemory; --max-memory; ≤ 0: no
+	// limit).
+	MaxMemory int64
 }
 
 // Session is one training run under way: the corpus, the log, and the
@@ -82,7 +86,17 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	// The tag set: the corpus's own, sorted; or with a start model, its
 	// tags and then the corpus's tags it has not seen, which begin as its
 	// average tag (dmv.Table.Extend) and are trained from there.
+	workers := pipeline.Workers(job.Workers)
 	tagSet := func(names []string) (*dmv.TagSet, error) {
+		// The tables, before any is made (with a start model, over its
+		// tags and the corpus's; the charts once the lengths are known).
+		t := len(names) + 1
+		if start != nil {
+			t += start.Tags.Len()
+		}
+		if err := dmv.CheckMemory(t, 0, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+			return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		if start == nil {
 			return dmv.SortedTagSet(names), nil
 		}
@@ -109,6 +123,9 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if err := dmv.CheckMemory(corpus.Tags.Len()+1, corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	s := &Session{Job: job, Corpus: corpus, start: start, estep: dmv.NewEStepper(corpus)}
 	if !corpus.HasGold() {
