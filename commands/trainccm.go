@@ -366,7 +366,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 				err = fmt.Errorf("a %s checkpoint", ccm.FamilyOf(m.Variant))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("--resume %s: %w", rd.dir, err)
+				return nil, rundir.Bad(rd.dir, err)
 			}
 			opts.Resume = &rundir.State[*ccm.Model]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: m}
 		}
@@ -438,12 +438,16 @@ func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence,
 			need = memory.Add(need, test.Bytes())
 		}
 	}
+	sents := train
+	if c.IsSet("test") {
+		sents = slices.Concat(train, out)
+	}
 	longest := 0
-	for _, s := range slices.Concat(train, out) {
+	for _, s := range sents {
 		longest = max(longest, len(s.Tags))
 	}
 	return memory.Check(need, limit, func() string {
-		return fmt.Sprintf("%s: a %s of %d sentences, the longest %d words,", outName(c), model, len(train)+len(out), longest)
+		return fmt.Sprintf("%s: a %s of %d sentences, the longest %d words,", outName(c), model, len(sents), longest)
 	}, "leave long sentences out (filterlen)")
 }
 
@@ -497,7 +501,7 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentenc
 		r := rd.resumed
 		from, err := m.FromSnapshot(r.Model)
 		if err != nil {
-			return nil, fmt.Errorf("--resume %s: %w", rd.dir, err)
+			return nil, rundir.Bad(rd.dir, err)
 		}
 		loop.Resume = &rundir.State[*dmvccm.Model]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: from}
 	}

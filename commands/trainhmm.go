@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
+	"github.com/grind-nlp/grind/stages/rundir"
 )
 
 func init() { program.Register("train-hmm", trainHMMApp) }
@@ -223,6 +225,9 @@ Examples:
 				res, err = hmm.Train(corpus, o)
 			}
 			prog.Done()
+			if br := (*hmm.BadResume)(nil); errors.As(err, &br) && rd != nil {
+				err = rundir.Bad(rd.dir, br.Err)
+			}
 			if err != nil {
 				return err
 			}

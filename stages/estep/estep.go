@@ -98,7 +98,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 			names = dmv.CorpusTags(seqs)
 		}
-		if err := dmv.CheckMemory(model.Tags.Len()+len(names)+1, in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(model.Tags.Len()+len(names), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		ts, p, unseen, err := model.Extend(names)
@@ -123,7 +123,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), in.addErr)
 	}
 	if model == nil { // gold counts: the corpus's tags
-		if err := dmv.CheckMemory(len(in.corpus.Names())+1, in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(len(in.corpus.Names()), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 	}

@@ -179,7 +179,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	}
 	workers := pipeline.Workers(opts.Workers)
 	for i, m := range models {
-		if err := dmv.CheckMemory(m.Tags.Len()+len(devTags)+1, longest, workers, 4+len(models), opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(m.Tags.Len()+len(devTags), longest, workers, 4+len(models), opts.MaxMemory); err != nil {
 			return rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
 		}
 		// Unseen tags are parsed as the model's average tag; a model that

@@ -90,7 +90,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	tagSet := func(names []string) (*dmv.TagSet, error) {
 		// The tables, before any is made (with a start model, over its
 		// tags and the corpus's; the charts once the lengths are known).
-		t := len(names) + 1
+		t := len(names)
 		if start != nil {
 			t += start.Tags.Len()
 		}
@@ -124,7 +124,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dmv.CheckMemory(corpus.Tags.Len()+1, corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+	if err := dmv.CheckMemory(corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	s := &Session{Job: job, Corpus: corpus, start: start, estep: dmv.NewEStepper(corpus)}
@@ -134,7 +134,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	switch {
 	case job.RunDir != "":
 		if job.Resume {
-			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags.Len()); err != nil {
+			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags, s.unit()); err != nil {
 				return nil, err
 			}
 		}
