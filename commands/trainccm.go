@@ -72,7 +72,12 @@ sentences and model, byte for byte.
 Examples:
    train-ccm wsj10.jsonl | score
    train-ccm --model ccm2 --estimator sda train.jsonl --test test.jsonl | score
-   train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl`,
+   train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl
+   train-ccm --model dmvccm --max-memory 4G wsj40.jsonl -o dmvccm40.jsonl   # long sentences
+
+--max-memory SIZE (default 1G) refuses, before the sentences are interned, a
+run whose spans, yields and charts (dmvccm: (n+1)²·n items a table) would
+need more.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},

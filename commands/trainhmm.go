@@ -57,7 +57,12 @@ model, byte for byte.
 Examples:
    ptb2deps --keep-punct wsj/*/*.mrg | train-hmm --states 45 --iter 500 | score-tags
    train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
-   train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags`,
+   train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags
+   train-hmm --states 1000 --max-memory 8G brown.jsonl -o tagged.jsonl
+
+--max-memory SIZE (default 1G) refuses, before any table is made, a run whose
+tables ((K+1)² transitions, (K+1)³ trigram, V·K emissions) and forward–backward
+vectors would need more.`,
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},

@@ -298,53 +298,60 @@ func (m *Model) logPotentials(c *Corpus, s Sentence, lphi []float64, floor bool)
 	return logK
 }
 
-// logAdd is log(eᵃ + eᵇ).
-func logAdd(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
+// logSum is log Σ exp(x) over xs (−Inf when empty or all −Inf): one
+// exponential a term.
+func logSum(xs []float64) float64 {
+	top := math.Inf(-1)
+	for _, x := range xs {
+		top = max(top, x)
 	}
-	if math.IsInf(b, -1) {
-		return a
+	if math.IsInf(top, 0) {
+		return top
 	}
-	return a + math.Log1p(math.Exp(b-a))
+	sum := 0.0
+	for _, x := range xs {
+		sum += math.Exp(x - top)
+	}
+	return top + math.Log(sum)
 }
 
 // logInside is inside in log space: in[i·w+j] = log I(i,j).
 func logInside(n int, lphi, in []float64) {
 	w := n + 1
+	terms := make([]float64, n)
 	for i := 0; i < n; i++ {
 		in[i*w+i+1] = lphi[i*w+i+1]
 	}
 	for l := 2; l <= n; l++ {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
-			sum := math.Inf(-1)
+			t := terms[:0]
 			for k := i + 1; k < j; k++ {
-				sum = logAdd(sum, in[i*w+k]+in[k*w+j])
+				t = append(t, in[i*w+k]+in[k*w+j])
 			}
-			in[i*w+j] = lphi[i*w+j] + sum
+			in[i*w+j] = lphi[i*w+j] + logSum(t)
 		}
 	}
 }
 
-// logOutside is outside in log space: out[i·w+j] = log ∂I(0,n)/∂I(i,j).
+// logOutside is outside in log space: out[i·w+j] = log ∂I(0,n)/∂I(i,j),
+// gathered from the spans [i,j) is the left part (of [i,m)) or the right
+// part (of [h,j)) of.
 func logOutside(n int, lphi, in, out []float64) {
 	w := n + 1
-	for i := range out {
-		out[i] = math.Inf(-1)
-	}
+	terms := make([]float64, 2*n)
 	out[n] = 0
-	for l := n; l >= 2; l-- {
+	for l := n - 1; l >= 1; l-- {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
-			g := out[i*w+j] + lphi[i*w+j]
-			if math.IsInf(g, -1) {
-				continue
+			t := terms[:0]
+			for m := j + 1; m <= n; m++ {
+				t = append(t, out[i*w+m]+lphi[i*w+m]+in[j*w+m])
 			}
-			for k := i + 1; k < j; k++ {
-				out[i*w+k] = logAdd(out[i*w+k], g+in[k*w+j])
-				out[k*w+j] = logAdd(out[k*w+j], g+in[i*w+k])
+			for h := 0; h < i; h++ {
+				t = append(t, out[h*w+j]+lphi[h*w+j]+in[h*w+i])
 			}
+			out[i*w+j] = logSum(t)
 		}
 	}
 }

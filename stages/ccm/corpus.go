@@ -62,9 +62,9 @@ func (s *Symbols) yield(key []byte) int32 {
 	if id, ok := s.yieldID[string(key)]; ok {
 		return id
 	}
-	id := int32(len(s.yields))
-	s.yieldID[string(key)] = id
-	s.yields = append(s.yields, string(key))
+	id, k := int32(len(s.yields)), string(key) // one copy for the map and the list
+	s.yieldID[k] = id
+	s.yields = append(s.yields, k)
 	s.yieldLen = append(s.yieldLen, int32(len(key)/2))
 	return id
 }

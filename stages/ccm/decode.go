@@ -34,30 +34,32 @@ func (m *Model) Parse(c *Corpus, k int, dec Decoder) (spans [][2]int, score floa
 	w := n + 1
 	scores := make([]float64, w*w)
 	shift := 0.0 // the log of the scale of Viterbi's φ, undone at the end
-	viterbi := func(floor bool) {
-		logScale := 0.0
+	// viterbi fills scores with log φ and returns log K(s): every
+	// bracketing has probability 0 when it is −Inf.
+	viterbi := func(floor bool) float64 {
 		if !floor {
-			_, logScale = m.potentials(c, s, &ch)
-		}
-		fast := !floor
-		for i := 0; i < n && fast; i++ {
-			for j := i + 1; j <= n; j++ {
-				if p := ch.phi[i*w+j]; !(p > 0 && p <= math.MaxFloat64) {
-					fast = false
-					break
+			logK, logScale := m.potentials(c, s, &ch)
+			fast := !math.IsInf(logK, 0) && !math.IsNaN(logK)
+			for i := 0; i < n && fast; i++ {
+				for j := i + 1; j <= n; j++ {
+					if p := ch.phi[i*w+j]; !(p > 0 && p <= math.MaxFloat64) {
+						fast = false
+						break
+					}
 				}
 			}
-		}
-		if !fast { // a model's zeros, or φ beyond floating point: log space
-			m.logPotentials(c, s, scores, floor)
-			return
-		}
-		for i := 0; i < n; i++ {
-			for j := i + 1; j <= n; j++ {
-				scores[i*w+j] = math.Log(ch.phi[i*w+j])
+			if fast {
+				for i := 0; i < n; i++ {
+					for j := i + 1; j <= n; j++ {
+						scores[i*w+j] = math.Log(ch.phi[i*w+j])
+					}
+				}
+				shift = float64(2*n-1) * logScale
+				return logK
 			}
 		}
-		shift = float64(2*n-1) * logScale
+		// A model's zeros, or φ beyond floating point: log space.
+		return m.logPotentials(c, s, scores, floor)
 	}
 	mbr := func(floor bool) bool {
 		post := make([]float64, w*w)
@@ -83,8 +85,8 @@ func (m *Model) Parse(c *Corpus, k int, dec Decoder) (spans [][2]int, score floa
 		}
 		best, split = bestTree(n, scores)
 	} else {
-		viterbi(false)
-		if best, split = bestTree(n, scores); math.IsInf(best[n], -1) || math.IsNaN(best[n]) {
+		logK := viterbi(false)
+		if best, split = bestTree(n, scores); math.IsInf(best[n]+logK, -1) || math.IsNaN(best[n]+logK) {
 			fellBack, shift = true, 0
 			viterbi(true)
 			best, split = bestTree(n, scores)

@@ -395,7 +395,7 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 	case r.Beta != 1 || r.Segmented || opts.Skew != "":
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}
-	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, modelHash, opts.Warn)
+	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, modelHash, opts.Warn, opts.MaxMemory)
 }
 
 // latticeTags are the tags of a lattice's arcs.

@@ -138,10 +138,13 @@ func readDMVCCMCounts(src pipeline.Source, limit int64) (family.Counts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dmvccmCounts{t}, nil
+	return dmvccmCounts{t, pipeline.DescribeInputs(src.Names)}, nil
 }
 
-type dmvccmCounts struct{ t *dmvccm.CountTable }
+type dmvccmCounts struct {
+	t     *dmvccm.CountTable
+	where string // the inputs, for errors
+}
 
 func (c dmvccmCounts) Stats() format.Stats { return *c.t.CCM.Shards.Stats }
 func (c dmvccmCounts) Corpus() string      { return c.t.CCM.Shards.Corpus }
@@ -158,7 +161,7 @@ func (c dmvccmCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	m, err := c.t.MStep()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", c.where, err)
 	}
 	return dmvccm.WriteModel(w, m)
 }

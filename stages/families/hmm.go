@@ -126,10 +126,13 @@ func readHMMCounts(src pipeline.Source, limit int64) (family.Counts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hmmCounts{t}, nil
+	return hmmCounts{t, pipeline.DescribeInputs(src.Names)}, nil
 }
 
-type hmmCounts struct{ t *hmm.CountTable }
+type hmmCounts struct {
+	t     *hmm.CountTable
+	where string // the inputs, for errors
+}
 
 func (c hmmCounts) Stats() format.Stats { return *c.t.Shards.Stats }
 func (c hmmCounts) Corpus() string      { return c.t.Shards.Corpus }
@@ -145,7 +148,7 @@ func (c hmmCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	m, err := c.t.MStep(lambda)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", c.where, err)
 	}
 	return hmm.WriteModel(w, m)
 }

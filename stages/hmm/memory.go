@@ -83,7 +83,7 @@ func (j Job) Check(limit int64) error {
 			kind = "trigram"
 		}
 		return fmt.Sprintf("a %s HMM of %d states over %d words, the longest sentence %d words,", kind, j.K, j.V, j.MaxLen)
-	}, "use fewer states, or leave long sentences out (filterlen)")
+	}, "use fewer states (or leave long sentences out: filterlen)")
 }
 
 // ChunkRows is the number of emission rows the E-step's chunks of c hold:

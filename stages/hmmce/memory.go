@@ -52,5 +52,5 @@ func latticeSize(kind string, n, v int) (states, arcs int64) {
 func (m *Model) Check(kind string, lengths []int, limit int64) error {
 	return memory.Check(m.MemoryBytes(kind, lengths), limit, func() string {
 		return fmt.Sprintf("contrastive estimation of a %d-state HMM over %d words with %s neighbourhoods", m.K, m.V, kind)
-	}, "use fewer states, a smaller neighbourhood, or leave long sentences out (filterlen)")
+	}, "use fewer states or a smaller neighbourhood (or leave long sentences out: filterlen)")
 }

@@ -40,11 +40,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s needs about %s, over the limit of %s (--max-memory); %s", e.What, Size(e.Need), Size(e.Limit), hint)
 }
 
-// Size writes a number of bytes in MiB (GiB or TiB when large), rounded
-// up, as the messages give it.
+// Size writes a number of bytes in MiB (KiB when small, GiB or TiB when
+// large), rounded up, as the messages give it.
 func Size(b int64) string {
 	const mib = 1 << 20
 	switch {
+	case b < mib:
+		return fmt.Sprintf("%d KiB", (b+1<<10-1)>>10)
 	case b >= 1<<50:
 		return "more than 1 PiB"
 	case b >= 10<<40:

@@ -123,8 +123,10 @@ func Bad(dir string, err error) error {
 	return fmt.Errorf("%s:1: not a checkpoint of this run: %w", filepath.Join(dir, Checkpoint), err)
 }
 
-// lineAt is the line of byte offset off of b.
+// lineAt is the line of byte offset off of b (the last line for an
+// offset at its end, as a file cut short has it).
 func lineAt(b []byte, off int64) int {
+	b = bytes.TrimRight(b, "\n")
 	return 1 + bytes.Count(b[:min(int(max(off, 0)), len(b))], []byte{'\n'})
 }
 
