@@ -113,14 +113,14 @@ func TestMemoryLimit(t *testing.T) {
 			}
 		}
 		code, msg, kb, _ := runTimed(f.args(lo), time.Hour)
-		t.Logf("%s: size %d admitted: exit %d, peak RSS %d MB", f.name, lo, code, kb>>10)
+		t.Logf("%s: size %d admitted: exit %d, peak RSS %d MiB", f.name, lo, code, kb>>10)
 		if code != 0 || kb*1024 > 1_200_000_000 {
-			t.Errorf("%s: size %d: exit %d, peak RSS %d MB, want 0 and under 1.2 GB: %s", f.name, lo, code, kb>>10, msg)
+			t.Errorf("%s: size %d: exit %d, peak RSS %d MiB, want 0 and under 1.2 GB: %s", f.name, lo, code, kb>>10, msg)
 		}
 		code, msg, kb, _ = runTimed(f.args(hi), time.Hour)
-		t.Logf("%s: size %d refused: exit %d, peak RSS %d MB: %s", f.name, hi, code, kb>>10, strings.TrimSpace(msg))
+		t.Logf("%s: size %d refused: exit %d, peak RSS %d MiB: %s", f.name, hi, code, kb>>10, strings.TrimSpace(msg))
 		if code != 1 || strings.Count(msg, "\n") != 1 || kb > 64<<10 {
-			t.Errorf("%s: size %d: exit %d, peak RSS %d MB; want refused in one line before allocating", f.name, hi, code, kb>>10)
+			t.Errorf("%s: size %d: exit %d, peak RSS %d MiB; want refused in one line before allocating", f.name, hi, code, kb>>10)
 		}
 	}
 }
