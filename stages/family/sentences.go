@@ -161,10 +161,10 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		const per = 64
-		pipeline.ForEachChunk((len(batch)+per-1)/per, workers, func(w, k int) {
+		pipeline.ForEachChunk((len(batch)+per-1)/per, workers, func(worker, k int) {
 			for i := k * per; i < min(len(batch), (k+1)*per); i++ {
 				if m.Decode(c, i, opts.MBR, batch[i]) {
-					fellBack[w]++
+					fellBack[worker]++
 				}
 			}
 		})
