@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,10 +79,15 @@ func sameCCM(t *testing.T, what string, got, want *ccm.Model, tol float64) {
 		return string(line)
 	}
 	w := map[string]float64{}
-	for _, e := range want.Events() {
-		w[key(e)] = e.Value
-	}
-	g := got.Events()
+	want.EachEvent(func(e *format.Event) error {
+		w[key(*e)] = e.Value
+		return nil
+	})
+	var g []format.Event
+	got.EachEvent(func(e *format.Event) error {
+		g = append(g, format.Event{Ev: e.Ev, Yield: slices.Clone(e.Yield), Left: e.Left, Right: e.Right, Constituent: e.Constituent, Length: e.Length, Value: e.Value})
+		return nil
+	})
 	if len(g) != len(w) {
 		t.Fatalf("%s: %d parameters, want %d", what, len(g), len(w))
 	}

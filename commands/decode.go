@@ -42,7 +42,7 @@ Examples:
 			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "mbr", Usage: "minimum-Bayes-risk decoding instead of Viterbi"},
 		}, program.DepthFlags()...),
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckModelFiles(c.String("model")); err != nil {
@@ -55,12 +55,20 @@ Examples:
 			if err != nil {
 				return err
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers"), Bound: bound})
-				if err == nil && !c.Bool("quiet") && (rep.Unknown > 0 || rep.FellBack > 0) {
+				rep, err := families.Decode(src, w, decode.Options{Model: c.String("model"), MBR: c.Bool("mbr"), Workers: c.Int("workers"), Bound: bound, MaxMemory: limit})
+				switch {
+				case err != nil || c.Bool("quiet"):
+				case rep.Unknown > 0:
 					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d tokens of %d tags unknown to the model backed off to its average tag%s; %d sentences of probability 0 parsed by the fallback\n",
 						rep.Sentences, rep.Unknown, len(rep.UnknownTags), tagList(rep.UnknownTags), rep.FellBack)
+				case rep.FellBack > 0: // the CCM's and the HMM's, or no unseen tag
+					fmt.Fprintf(c.App.ErrWriter, "decode: %d sentences; %d of probability 0 under the model parsed by the fallback (every impossible event at 1e-300)\n", rep.Sentences, rep.FellBack)
 				}
 				return err
 			})

@@ -73,7 +73,7 @@ counts of a chain of the expected children; --child-backoff as train-em's.`,
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
 			&cli.BoolFlag{Name: "vb", Usage: "the initial M-step is variational Bayes's (train-em --estimator vb's start)"},
 			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := checkInit(c); err != nil {
@@ -96,10 +96,14 @@ counts of a chain of the expected children; --child-backoff as train-em's.`,
 			if err != nil {
 				return err
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), VBAlpha: alpha, Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers"),
-					Valence: v, ChildBackoff: backoff})
+					Valence: v, ChildBackoff: backoff}, limit)
 			})
 		},
 	}

@@ -93,9 +93,16 @@ Examples:
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
 			&cli.BoolFlag{Name: "json", Usage: "one JSON line per model instead of the table"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			by, err := selectmodel.ParseCriterion(c.String("by"))
 			if err != nil {
 				return program.Usagef("%v", err)
@@ -132,7 +139,7 @@ Examples:
 			}
 			opts := selectmodel.Options{
 				Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), Rules: rules, DevSentences: c.Int("dev-sentences"),
-				JSON: c.Bool("json"), Workers: c.Int("workers"),
+				JSON: c.Bool("json"), Workers: c.Int("workers"), MaxMemory: limit,
 			}
 			if best != nil {
 				opts.Best = best

@@ -31,7 +31,7 @@ Examples:
 		Flags: []cli.Flag{
 			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "viterbi", Usage: "the most probable tagging instead of each token's most probable state"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			model := c.String("model")
@@ -39,6 +39,10 @@ Examples:
 				return err
 			}
 			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			// A file whose header names another family is named so; any
@@ -53,7 +57,10 @@ Examples:
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				_, err := families.HMM.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers")})
+				rep, err := families.HMM.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers"), MaxMemory: limit})
+				if err == nil && rep.FellBack > 0 && !c.Bool("quiet") {
+					fmt.Fprintf(c.App.ErrWriter, "tag: %d sentences of probability 0 under the model tagged by the fallback (every impossible event at 1e-300)\n", rep.FellBack)
+				}
 				return err
 			})
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/dmvccm"
 	"github.com/grind-nlp/grind/stages/emloop"
+	"github.com/grind-nlp/grind/stages/memory"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
@@ -68,7 +70,12 @@ sentences and model, byte for byte.
 Examples:
    train-ccm wsj10.jsonl | score
    train-ccm --model ccm2 --estimator sda train.jsonl --test test.jsonl | score
-   train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl`,
+   train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl
+   train-ccm --model dmvccm --max-memory 4G wsj40.jsonl -o dmvccm40.jsonl   # long sentences
+
+--max-memory SIZE (default 1G) refuses, before the sentences are interned, a
+run whose spans, yields and charts (dmvccm: (n+1)²·n items a table) would
+need more.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
@@ -82,7 +89,7 @@ Examples:
 			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
-			program.WorkersFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "write the trained model to `FILE`, for estep -m, decode -m"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
@@ -95,6 +102,10 @@ Examples:
 
 func trainCCM(c *cli.Context) error {
 	if err := program.CheckWorkers(c); err != nil {
+		return err
+	}
+	limit, err := program.MaxMemory(c)
+	if err != nil {
 		return err
 	}
 	model := c.String("model")
@@ -178,6 +189,9 @@ func trainCCM(c *cli.Context) error {
 		if out, err = readTagged(tsrc); err != nil {
 			return err
 		}
+	}
+	if err := checkCCMMemory(c, model, train, out, limit); err != nil {
+		return err
 	}
 	var logw io.Writer
 	if logOut != nil {
@@ -320,7 +334,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 				err = fmt.Errorf("a %s checkpoint", ccm.FamilyOf(m.Variant))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("--resume %s: %w", rd.dir, err)
+				return nil, rundir.Bad(rd.dir, err)
 			}
 			opts.Resume = &rundir.State[*ccm.Model]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: m}
 		}
@@ -346,11 +360,63 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 			return nil, err
 		}
 	}
+	fellBack := 0
 	for k, s := range out {
-		spans, _ := m.Parse(oc, k, dec)
-		s.PredSpans = spans
+		var fell bool
+		if s.PredSpans, _, fell = m.Parse(oc, k, dec); fell {
+			fellBack++
+		}
 	}
+	noteFellBack(c, fellBack)
 	return saved, nil
+}
+
+// noteFellBack says on stderr how many sentences of probability 0 the
+// decoder's fallback parsed (the DMV's rule).
+func noteFellBack(c *cli.Context, n int) {
+	if n > 0 && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d sentences of probability 0 under the model parsed by the fallback (every impossible event at 1e-300)\n", c.App.Name, outName(c), n)
+	}
+}
+
+// checkCCMMemory refuses, before the corpora are interned, a run whose
+// memory (its sentences' spans, yields and charts; for dmvccm the
+// product's charts and the DMV's tables) would be over limit bytes.
+func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence, limit int64) error {
+	workers := pipeline.Workers(c.Int("workers"))
+	job := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(train)), TagBytes: ccm.TagBytes(tagsOf(train)), Workers: workers, Train: true,
+		Text: c.IsSet("save-model") || c.IsSet("run-dir") || c.IsSet("resume")}
+	var need int64
+	if model == "dmvccm" {
+		tags := map[string]bool{}
+		for _, s := range slices.Concat(train, out) {
+			for _, t := range s.Tags {
+				tags[t] = true
+			}
+		}
+		need = dmvccm.Job{CCM: job, Tags: len(tags)}.Bytes()
+	} else {
+		need = job.Bytes()
+	}
+	if c.IsSet("test") { // decoded after training, over the training symbols
+		test := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(out)), Workers: 1, Decode: true}
+		if model == "dmvccm" {
+			need = memory.Add(need, dmvccm.Job{CCM: test}.Bytes())
+		} else {
+			need = memory.Add(need, test.Bytes())
+		}
+	}
+	sents := train
+	if c.IsSet("test") {
+		sents = slices.Concat(train, out)
+	}
+	longest := 0
+	for _, s := range sents {
+		longest = max(longest, len(s.Tags))
+	}
+	return memory.Check(need, limit, func() string {
+		return fmt.Sprintf("%s: a %s of %d sentences, the longest %d words,", outName(c), model, len(sents), longest)
+	}, "leave long sentences out (filterlen)")
 }
 
 func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
@@ -403,7 +469,7 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentenc
 		r := rd.resumed
 		from, err := m.FromSnapshot(r.Model)
 		if err != nil {
-			return nil, fmt.Errorf("--resume %s: %w", rd.dir, err)
+			return nil, rundir.Bad(rd.dir, err)
 		}
 		loop.Resume = &rundir.State[*dmvccm.Model]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: from}
 	}
@@ -421,15 +487,16 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentenc
 			return nil, err
 		}
 	}
-	parses, unseen, err := m.ParseAll(out)
+	parses, err := m.ParseAll(out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", outName(c), err)
 	}
-	if len(unseen) > 0 && !c.Bool("quiet") {
+	if unseen := parses.Unseen; len(unseen) > 0 && !c.Bool("quiet") {
 		fmt.Fprintf(c.App.ErrWriter, "%s: %s: %d tags the DMV never saw backed off to its average tag: %s\n", c.App.Name, outName(c), len(unseen), strings.Join(unseen, " "))
 	}
+	noteFellBack(c, parses.FellBack)
 	for k, s := range out {
-		s.Pred, s.PredSpans = parses[k].Heads, parses[k].Spans
+		s.Pred, s.PredSpans = parses.Parses[k].Heads, parses.Parses[k].Spans
 	}
 	return saved, nil
 }

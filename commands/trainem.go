@@ -20,7 +20,7 @@ func TrainFlags(defaultInit string) []cli.Flag {
 		program.ModelFlag(false),
 		seedFlag(),
 		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
-		program.WorkersFlag(),
+		program.WorkersFlag(), program.MaxMemoryFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
@@ -41,6 +41,10 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 		return train.Job{}, err
 	}
 	bound, err := depthBound(c)
+	if err != nil {
+		return train.Job{}, err
+	}
+	limit, err := program.MaxMemory(c)
 	if err != nil {
 		return train.Job{}, err
 	}
@@ -75,7 +79,7 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
 		Progress: newProgress(c, total), Evaluate: attachmentAccuracy,
-		RunDir: dir, Resume: resume, Stream: c.Bool("stream"), Bound: bound,
+		RunDir: dir, Resume: resume, Stream: c.Bool("stream"), Bound: bound, MaxMemory: limit,
 	}, nil
 }
 

@@ -1,10 +1,10 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
+	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
@@ -56,7 +57,12 @@ model, byte for byte.
 Examples:
    ptb2deps --keep-punct wsj/*/*.mrg | train-hmm --states 45 --iter 500 | score-tags
    train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
-   train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags`,
+   train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags
+   train-hmm --states 1000 --max-memory 8G brown.jsonl -o tagged.jsonl
+
+--max-memory SIZE (default 1G) refuses, before any table is made, a run whose
+tables ((K+1)² transitions, (K+1)³ trigram, V·K emissions) and forward–backward
+vectors would need more.`,
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
@@ -78,6 +84,7 @@ Examples:
 			&cli.IntFlag{Name: "dict", Usage: "tag dictionary from the corpus's gold tags: words seen ≥ `N` times keep only their tags (1: full; 0: none)"},
 			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
+			program.MaxMemoryFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
@@ -105,6 +112,10 @@ Examples:
 			}
 			if c.Int("samples") > c.Int("max-iter") {
 				return program.Usagef("--samples %d: more sweeps than --max-iter %d makes", c.Int("samples"), c.Int("max-iter"))
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
 			}
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
@@ -183,6 +194,24 @@ Examples:
 			if err != nil {
 				return err
 			}
+			// The memory of the states, words and sentence lengths, checked
+			// before the dictionary's flags or any table is made.
+			k := o.States
+			if c.Int("dict") > 0 {
+				k = hmm.GoldTagCount(corpus)
+			}
+			var cem *hmmce.Model
+			if ce {
+				if cem, err = newCEModel(c, corpus, k, o.Workers, limit); err != nil {
+					return err
+				}
+			} else {
+				job := hmm.Job{Order: o.Order, K: k, V: len(corpus.Words), MaxLen: corpus.MaxLen, Rows: hmm.ChunkRows(corpus),
+					Workers: pipeline.Workers(o.Workers), Train: o.Estimator, Checkpoint: rd != nil}
+				if err := job.Check(limit); err != nil {
+					return err
+				}
+			}
 			if n := c.Int("save-every"); n > 0 {
 				states := hmm.StateNames(o.States)
 				o.SaveEvery = n
@@ -190,7 +219,7 @@ Examples:
 					if o.Dict != nil {
 						states = o.Dict.Tags
 					}
-					m := &hmm.Model{P: p, States: states, Words: corpus.Words, Unseen: unseen}
+					m := &hmm.Model{P: p, States: states, Words: corpus.Words, Unseen: unseen, Deficient: o.Estimator == hmm.VB}
 					return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(w *pipeline.Output) error { return hmm.WriteModel(w, m) })
 				}
 			}
@@ -209,18 +238,24 @@ Examples:
 			}
 			var res *hmm.Result
 			if ce {
-				res, err = trainHMMCE(c, corpus, o)
+				res, err = trainHMMCE(c, corpus, o, cem)
 			} else {
 				res, err = hmm.Train(corpus, o)
 			}
 			prog.Done()
+			if br := (*hmm.BadResume)(nil); errors.As(err, &br) && rd != nil {
+				err = rundir.Bad(rd.dir, br.Err)
+			}
 			if err != nil {
 				return err
 			}
 			if logErr != nil {
 				return fmt.Errorf("writing the log: %w", logErr)
 			}
-			m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen}
+			if res.FellBack > 0 && !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "%s: %d sentences of probability 0 under the model tagged by the fallback (every impossible event at 1e-300)\n", c.App.Name, res.FellBack)
+			}
+			m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen, Deficient: o.Estimator == hmm.VB}
 			if rd != nil && res.Params != nil { // gibbs keeps samples, no model
 				if err := rd.saveModel(func(w io.Writer) error { return hmm.WriteModel(w, m) }); err != nil {
 					return err
@@ -238,19 +273,28 @@ Examples:
 	}
 }
 
-// trainHMMCE trains the log-linear HMM by contrastive estimation and tags
-// the corpus by Viterbi, reporting each L-BFGS iteration as o.Progress.
-func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options) (*hmm.Result, error) {
-	m := &hmmce.Model{K: o.States, V: len(corpus.Words), Workers: o.Workers}
-	if m.Workers <= 0 {
-		m.Workers = runtime.GOMAXPROCS(0)
-	}
-	states := hmm.StateNames(o.States)
-	if o.Dict != nil {
-		m.K, states, m.Allowed = len(o.Dict.Tags), o.Dict.Tags, o.Dict.Allowed
-	}
+// newCEModel is the log-linear HMM of k states over the corpus's words
+// (and spelling features), refused when training it would need more than
+// limit bytes.
+func newCEModel(c *cli.Context, corpus *hmm.Corpus, k, workers int, limit int64) (*hmmce.Model, error) {
+	m := &hmmce.Model{K: k, V: len(corpus.Words), Workers: pipeline.Workers(workers)}
 	if c.Bool("spelling") {
 		m.Spell, m.F = hmmce.SpellingFeatures(corpus.Words)
+	}
+	lengths := make([]int, len(corpus.Sents))
+	for i, s := range corpus.Sents {
+		lengths[i] = len(s)
+	}
+	return m, m.Check(c.String("nbhd"), lengths, limit)
+}
+
+// trainHMMCE trains the log-linear HMM m by contrastive estimation and
+// tags the corpus by Viterbi, reporting each L-BFGS iteration as
+// o.Progress.
+func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model) (*hmm.Result, error) {
+	states := hmm.StateNames(o.States)
+	if o.Dict != nil {
+		states, m.Allowed = o.Dict.Tags, o.Dict.Allowed
 	}
 	sents := make([][]int, len(corpus.Sents))
 	for i, s := range corpus.Sents {

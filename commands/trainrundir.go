@@ -132,7 +132,11 @@ func runDirOf(c *cli.Context, inputs []string) (dir string, resume bool, err err
 		rec.Inputs = append(rec.Inputs, h)
 	}
 	if resume {
-		return dir, true, checkResume(path, rec, inputs)
+		defaults := map[string]bool{}
+		for name := range rec.Flags {
+			defaults[name] = !c.IsSet(name)
+		}
+		return dir, true, checkResume(path, rec, inputs, defaults)
 	}
 	// A run that never got anywhere here (killed while it was set up, or
 	// failed before its first iteration) left nothing to keep; a stale
@@ -171,8 +175,10 @@ func notRereadable(in string) string {
 
 // checkResume refuses to resume a run made by another program, on other
 // inputs (named, in the order of now.Inputs) or with other flags (but
-// those of mayDiffer).
-func checkResume(path string, now runRecord, names []string) error {
+// those of mayDiffer). A flag the run's record lacks (a run of an older
+// grind, before the flag was made) is the run's as long as it is left at
+// its default now (defaults[name]): what the older program did.
+func checkResume(path string, now runRecord, names []string, defaults map[string]bool) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return program.Usagef("--resume %s: no run.json there (not a run directory)", filepath.Dir(path))
@@ -197,7 +203,11 @@ func checkResume(path string, now runRecord, names []string) error {
 	}
 	var differ []string
 	for name, v := range now.Flags {
-		if w, ok := was.Flags[name]; !mayDiffer[name] && (!ok || w != v) {
+		w, ok := was.Flags[name]
+		if !ok && defaults[name] {
+			continue
+		}
+		if !mayDiffer[name] && (!ok || w != v) {
 			differ = append(differ, fmt.Sprintf("--%s %s (the run had %s)", name, v, w))
 		}
 	}

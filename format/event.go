@@ -136,6 +136,10 @@ type Header struct {
 	// nil, is the variational bound of the E-step and M-step that made it.
 	VBAlpha float64
 	VBBound *float64
+	// Deficient says that the model's multinomials may sum to less than
+	// 1 (an HMM of variational Bayes's weights exp E[log θ]): its reader
+	// checks that none sums to more. Written only when true.
+	Deficient bool
 }
 
 // MaxValence bounds the DMV's valence settings: far more valences than
@@ -235,6 +239,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 			if h.VBBound != nil {
 				dst = appendReal(append(dst, `,"vb_bound":`...), *h.VBBound)
 			}
+		}
+		if h.Deficient {
+			dst = append(dst, `,"deficient":true`...)
 		}
 		return append(dst, '}')
 	case EvStats:
@@ -342,6 +349,7 @@ type eventFields struct {
 	hasTokens, hasEvents        bool
 	values                      int // how many of n, p, w
 	family, unit, model, corpus string
+	deficient                   bool
 	sentence                    bool // a sentence or lattice record where an event is due
 	loglik                      float64
 	vbAlpha, vbBound            float64
@@ -408,6 +416,8 @@ func eventFieldBit(name []byte) uint32 {
 		return 1 << 26
 	case "child_valence":
 		return 1 << 27
+	case "deficient":
+		return 1 << 28
 	}
 	return 0
 }
@@ -672,6 +682,8 @@ func (f *eventFields) scanFields(e *Event, data []byte) bool {
 			f.childValence, ok = s.int()
 		case "loglik":
 			f.loglik, ok = s.float()
+		case "deficient":
+			f.deficient, ok = s.bool()
 		case "family", "unit", "model", "corpus":
 			if b, ok = s.str(); ok {
 				v := string(b)
@@ -762,6 +774,8 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.model = it.ReadString()
 		case "corpus":
 			f.corpus = it.ReadString()
+		case "deficient":
+			f.deficient = it.ReadBool()
 		case "vb_alpha":
 			f.vbAlpha, f.hasVBAlpha = readReal(it), true
 		case "vb_bound":
@@ -815,8 +829,11 @@ func (f *eventFields) finish(e *Event) error {
 		if f.stopValence < 0 || f.childValence < 0 || f.stopValence > MaxValence || f.childValence > MaxValence {
 			return fmt.Errorf("header with valences %d and %d: want 1 to %d", f.stopValence, f.childValence, MaxValence)
 		}
+		if f.deficient && u != Prob {
+			return fmt.Errorf(`header with "deficient" and unit %q: only a model of probabilities ("p") is deficient`, f.unit)
+		}
 		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus,
-			StopValence: f.stopValence, ChildValence: f.childValence}
+			StopValence: f.stopValence, ChildValence: f.childValence, Deficient: f.deficient}
 		return f.finishVB(e.Header)
 	}
 	// The DMV's kinds, thousands per model, check first what a whole

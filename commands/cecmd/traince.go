@@ -13,7 +13,6 @@ import (
 
 	"github.com/grind-nlp/grind/commands"
 	"github.com/grind-nlp/grind/commands/program"
-	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -67,7 +66,6 @@ Examples:
 			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"}, // as train-sa spells it
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
-			&cli.Int64Flag{Name: "max-memory", Value: ce.DefaultMaxMemory >> 20, Usage: "refuse a sentence whose neighbourhood's chart needs more than `MIB` mebibytes (0: no limit)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts, err := ceOptions(c)
@@ -82,6 +80,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			opts.MaxMemory = job.MaxMemory // each neighbourhood's chart's too
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return lbfgs.Run(src, w, job, opts)
@@ -116,10 +115,6 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 		}
 		opts.Sigma2 = v
 	}
-	if c.Int64("max-memory") < 0 || c.Int64("max-memory") > 1<<40 {
-		return opts, program.Usagef("--max-memory must be between 0 and 2^40 MiB, not %d", c.Int64("max-memory"))
-	}
-	opts.MaxMemory = c.Int64("max-memory") << 20
 	if c.Int("max-iter") < 1 {
 		return opts, program.Usagef("--max-iter must be at least 1")
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Flags of the programs that work with models and counts.
@@ -144,4 +146,20 @@ func DepthBound(c *cli.Context) (max, chunk int, err error) {
 		return 0, 0, Usagef("--max-chunk must be ≥ 1 (words), not %d", chunk)
 	}
 	return max, chunk, nil
+}
+
+// MaxMemoryFlag is --max-memory, the one limit of every program that
+// allocates in proportion to states, tags, classes or sentence length.
+func MaxMemoryFlag() cli.Flag {
+	return &cli.StringFlag{Name: "max-memory", Value: "1G",
+		Usage: "refuse, before allocating, work whose charts and model tables would need more than `SIZE`: 512M, 1G, 2T, or a number of MiB (0: this machine's memory)"}
+}
+
+// MaxMemory reads --max-memory in bytes; a bad value is a usage error.
+func MaxMemory(c *cli.Context) (int64, error) {
+	n, err := memory.Parse(c.String("max-memory"))
+	if err != nil {
+		return 0, Usagef("%v", err)
+	}
+	return n, nil
 }

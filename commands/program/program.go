@@ -23,6 +23,7 @@ import (
 
 	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Exit codes.
@@ -68,6 +69,7 @@ func App(name string) *cli.App {
 // Main runs the named program on the process's arguments and streams.
 func Main(name string) int {
 	tuneGC()
+	memory.TuneGC()
 	removeTempsOnSignal()
 	if v := os.Getenv("GRIND_MAX_LINE"); v != "" {
 		n, err := parseSize(v)

@@ -92,6 +92,9 @@ Examples:
 			if c.Int("trees") < 0 {
 				return program.Usagef("--trees must be 0 or more, not %d", c.Int("trees"))
 			}
+			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
 			opts := report.Options{Title: c.String("title"), Top: c.Int("top"), Trees: c.Int("trees")}
 			if opts.Trees == 0 {
 				opts.Trees = -1

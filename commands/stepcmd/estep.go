@@ -60,7 +60,7 @@ the bound, so shards of different bounds do not mix.
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
 			&cli.StringFlag{Name: "dual", TakesFile: true, Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		}, program.PRFlags()...), program.DepthFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
@@ -97,10 +97,14 @@ the bound, so shards of different bounds do not mix.
 			case bound.On() && c.IsSet("seg-beta"):
 				return program.Usagef("--max-depth and --seg-beta do not combine: Model S's segmentations are not trees of the bounded chart")
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound}
+					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound, MaxMemory: limit}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

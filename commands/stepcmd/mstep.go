@@ -50,7 +50,7 @@ the distribution of the summed counts of every head (as train-em's).`,
 			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, TakesFile: true, Usage: "--vb: the model `FILE` the counts' E-step ran with; the model made carries the variational bound"},
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
-			program.ExpectCorpusFlag(),
+			program.ExpectCorpusFlag(), program.MaxMemoryFlag(),
 			&cli.Float64Flag{Name: "child-backoff", Usage: "DMV: interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head (pr-toolkit's -child-backoff; train-em's)"},
 			program.OutputFlag(), program.QuietFlag(),
 		},
@@ -71,10 +71,14 @@ the distribution of the summed counts of every head (as train-em's).`,
 			if err := dmv.CheckBackoff(c.Float64("child-backoff")); err != nil {
 				return program.Usagef("--child-backoff: %v", err)
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), VBAlpha: alpha, Model: c.String("model"),
-					ChildBackoff: c.Float64("child-backoff"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus")})
+					ChildBackoff: c.Float64("child-backoff"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
 			})
 		},
 	}

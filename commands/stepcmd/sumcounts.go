@@ -24,10 +24,14 @@ error naming file and line. --expect-corpus also catches a whole shard lost.
 Examples:
    sumcounts shard-*.counts | mstep > next.jsonl
    parallel --pipe -N 1000 estep -m model.jsonl < corpus.jsonl | sumcounts > counts.jsonl`,
-		Flags: []cli.Flag{program.ExpectCorpusFlag(), program.OutputFlag(), program.QuietFlag()},
+		Flags: []cli.Flag{program.ExpectCorpusFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.QuietFlag()},
 		Action: func(c *cli.Context) error {
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			src := program.Source(c)
-			return program.WriteOutput(c, src, func(w io.Writer) error { return sumcounts.Run(families.All, src, w, c.String("expect-corpus")) })
+			return program.WriteOutput(c, src, func(w io.Writer) error { return sumcounts.Run(families.All, src, w, c.String("expect-corpus"), limit) })
 		},
 	}
 }

@@ -52,7 +52,7 @@ func TestResumeFromEveryCheckpoint(t *testing.T) {
 					if err := train.WriteCheckpoint(dir, st); err != nil {
 						return err
 					}
-					back, err := train.ReadCheckpoint(dir, c.Tags.Len(), dmv.DMVValence)
+					back, err := train.ReadCheckpoint(dir, c.Tags, format.Prob, dmv.DMVValence, false)
 					if err != nil {
 						return err
 					}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/grind-nlp/grind/stages/bintree"
+	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 // Variant chooses the span multinomial.
@@ -129,12 +130,19 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 
 // inside fills ch.in: I(i,i+1) = φ(i,i+1), I(i,j) = φ(i,j)·Σ_k I(i,k)I(k,j),
 // the sum over binary bracketings of [i,j) of the product of φ over their
-// constituents.
-func inside(n int, ch *chart) {
+// constituents. It says whether every φ and every I lies within
+// [2^−300, 2^300]: then no product of the inside or the outside pass
+// leaves the range of a float64 or loses precision to it, and the
+// values are exact to rounding. Otherwise (sentences of hundreds of
+// words, whose bracketings are 4ⁿ; a model's zeros) logSentence computes
+// the sentence in log space.
+func inside(n int, ch *chart) bool {
 	w := n + 1
 	phi, in := ch.phi, ch.in
+	ok := true
 	for i := 0; i < n; i++ {
 		in[i*w+i+1] = phi[i*w+i+1]
+		ok = ok && inRange(in[i*w+i+1])
 	}
 	for l := 2; l <= n; l++ {
 		for i := 0; i+l <= n; i++ {
@@ -144,9 +152,14 @@ func inside(n int, ch *chart) {
 				sum += in[i*w+k] * in[k*w+j]
 			}
 			in[i*w+j] = phi[i*w+j] * sum
+			ok = ok && inRange(phi[i*w+j]) && inRange(in[i*w+j])
 		}
 	}
+	return ok
 }
+
+// inRange says whether x is in [2^−300, 2^300] (not NaN).
+func inRange(x float64) bool { return x >= 0x1p-300 && x <= 0x1p300 }
 
 // outside fills ch.out with ∂I(0,n)/∂I(i,j).
 func outside(n int, ch *chart) {
@@ -180,14 +193,18 @@ func (m *Model) LogProb(c *Corpus, k int) float64 {
 	return m.sentence(c, c.Sentences[k], &ch, nil)
 }
 
-// sentence runs the chart of s and returns log P(s); when post is not nil
-// (s's slice of the corpus-wide span array) it receives the bracket
-// posteriors of the spans of one or more tokens (exactly 1 for single
-// tokens and the whole sentence; empty spans are left alone).
+// sentence runs the chart of s and returns log P(s) (−Inf when the model
+// gives s probability 0); when post is not nil (s's slice of the
+// corpus-wide span array) it receives the bracket posteriors of the spans
+// of one or more tokens (exactly 1 for single tokens and the whole
+// sentence; empty spans are left alone; all 0 for a sentence of
+// probability 0).
 func (m *Model) sentence(c *Corpus, s Sentence, ch *chart, post []float64) float64 {
 	n := s.N
 	logK, logScale := m.potentials(c, s, ch)
-	inside(n, ch)
+	if !inside(n, ch) || math.IsInf(logK, 0) || math.IsNaN(logK) {
+		return m.logSentence(c, s, ch, post, false)
+	}
 	z := ch.in[n]
 	logP := logK + math.Log(z) - float64(2*n-1)*logScale - bintree.LogCatalan(n-1)
 	if post == nil {
@@ -203,6 +220,140 @@ func (m *Model) sentence(c *Corpus, s Sentence, ch *chart, post []float64) float
 	}
 	post[n] = 1
 	return logP
+}
+
+// logSentence is sentence in log space (logPotentials, logInside,
+// logOutside): slower, for the sentences whose scaled chart leaves the
+// range of a float64, and for a model's zeros.
+func (m *Model) logSentence(c *Corpus, s Sentence, ch *chart, post []float64, floor bool) float64 {
+	n, w := s.N, s.N+1
+	logK := m.logPotentials(c, s, ch.phi, floor)
+	logInside(n, ch.phi, ch.in)
+	z := ch.in[n]
+	logP := logK + z - bintree.LogCatalan(n-1)
+	if post == nil {
+		return logP
+	}
+	if math.IsInf(logP, -1) || math.IsNaN(logP) {
+		for i := 0; i < n; i++ {
+			clear(post[i*w+i+1 : i*w+n+1])
+		}
+		return math.Inf(-1)
+	}
+	logOutside(n, ch.phi, ch.in, ch.out)
+	for i := 0; i < n; i++ {
+		post[i*w+i+1] = 1
+		for j := i + 2; j <= n; j++ {
+			post[i*w+j] = math.Exp(ch.in[i*w+j] + ch.out[i*w+j] - z)
+		}
+	}
+	post[n] = 1
+	return logP
+}
+
+// logPotentials fills lphi with log φ(i,j) for the spans of one or more
+// tokens and returns log K(s), both unscaled. A span whose distituent
+// factor is 0 must be a constituent: K leaves that factor out, its lphi
+// is its constituent factor alone, and every span that crosses it gets
+// −Inf, since a binary bracketing holds every span that crosses none of
+// its own. With floor, every probability of 0 is read as dmv.Floor (the
+// decoders' rule for sentences of probability 0).
+func (m *Model) logPotentials(c *Corpus, s Sentence, lphi []float64, floor bool) (logK float64) {
+	n, w := s.N, s.N+1
+	lg := func(p float64) float64 {
+		if floor && p <= 0 {
+			p = dmv.Floor
+		}
+		return math.Log(p)
+	}
+	var forced [][2]int
+	for i := 0; i <= n; i++ {
+		for j := i; j <= n; j++ {
+			k := s.Span(i, j)
+			y, x := c.Yield[k], c.Context[k]
+			f := lg(m.Span[Distituent][y]) + lg(m.Context[Distituent][x])
+			t := lg(m.Span[Constituent][y]) + lg(m.Context[Constituent][x])
+			switch {
+			case j == i:
+				logK += f // an empty span is never a constituent
+			case math.IsInf(f, -1):
+				lphi[i*w+j] = t
+				forced = append(forced, [2]int{i, j})
+			default:
+				logK += f
+				lphi[i*w+j] = t - f
+			}
+		}
+	}
+	for _, sp := range forced {
+		p, q := sp[0], sp[1]
+		for i := 0; i < n; i++ {
+			for j := i + 1; j <= n; j++ {
+				if i < p && p < j && j < q || p < i && i < q && q < j {
+					lphi[i*w+j] = math.Inf(-1)
+				}
+			}
+		}
+	}
+	return logK
+}
+
+// logSum is log Σ exp(x) over xs (−Inf when empty or all −Inf): one
+// exponential a term.
+func logSum(xs []float64) float64 {
+	top := math.Inf(-1)
+	for _, x := range xs {
+		top = max(top, x)
+	}
+	if math.IsInf(top, 0) {
+		return top
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += math.Exp(x - top)
+	}
+	return top + math.Log(sum)
+}
+
+// logInside is inside in log space: in[i·w+j] = log I(i,j).
+func logInside(n int, lphi, in []float64) {
+	w := n + 1
+	terms := make([]float64, n)
+	for i := 0; i < n; i++ {
+		in[i*w+i+1] = lphi[i*w+i+1]
+	}
+	for l := 2; l <= n; l++ {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			t := terms[:0]
+			for k := i + 1; k < j; k++ {
+				t = append(t, in[i*w+k]+in[k*w+j])
+			}
+			in[i*w+j] = lphi[i*w+j] + logSum(t)
+		}
+	}
+}
+
+// logOutside is outside in log space: out[i·w+j] = log ∂I(0,n)/∂I(i,j),
+// gathered from the spans [i,j) is the left part (of [i,m)) or the right
+// part (of [h,j)) of.
+func logOutside(n int, lphi, in, out []float64) {
+	w := n + 1
+	terms := make([]float64, 2*n)
+	out[n] = 0
+	for l := n - 1; l >= 1; l-- {
+		for i := 0; i+l <= n; i++ {
+			j := i + l
+			t := terms[:0]
+			for m := j + 1; m <= n; m++ {
+				t = append(t, out[i*w+m]+lphi[i*w+m]+in[j*w+m])
+			}
+			for h := 0; h < i; h++ {
+				t = append(t, out[h*w+j]+lphi[h*w+j]+in[h*w+i])
+			}
+			out[i*w+j] = logSum(t)
+		}
+	}
 }
 
 // Posteriors returns the bracket posteriors of sentence k as a matrix
@@ -241,6 +392,20 @@ func (m *Model) SpanFactors(c *Corpus, k int) Factors {
 	var ch chart
 	logK, logScale := m.potentials(c, c.Sentences[k], &ch)
 	return Factors{Phi: ch.phi, LogK: logK, Shift: logScale}
+}
+
+// LogFactors are sentence k's factors in log space, unscaled: log φ(i,j)
+// at [i·(n+1)+j] for the spans of one or more tokens (a span whose
+// distituent probability is 0 as logPotentials has it) and log K(s);
+// with floor, every probability of 0 read as dmv.Floor. For a product
+// model's decoder when the scaled factors leave floating point or give
+// every bracketing probability 0.
+func (m *Model) LogFactors(c *Corpus, k int, floor bool) ([]float64, float64) {
+	m.Grow()
+	s := c.Sentences[k]
+	lphi := make([]float64, (s.N+1)*(s.N+1))
+	logK := m.logPotentials(c, s, lphi, floor)
+	return lphi, logK
 }
 
 // FactorBuffer is the reusable memory of SpanFactorsTo (one per goroutine).

@@ -64,9 +64,9 @@ func (s *Symbols) yield(key []byte) int32 {
 	if id, ok := s.yieldID[string(key)]; ok {
 		return id
 	}
-	id := int32(len(s.yields))
-	s.yieldID[string(key)] = id
-	s.yields = append(s.yields, string(key))
+	id, k := int32(len(s.yields)), string(key) // one copy for the map and the list
+	s.yieldID[k] = id
+	s.yields = append(s.yields, k)
 	s.yieldLen = append(s.yieldLen, int32(len(key)/2))
 	return id
 }
@@ -90,13 +90,18 @@ func (s *Symbols) NumContexts() int { return len(s.contexts) }
 func (s *Symbols) YieldLen(y int) int { return int(s.yieldLen[y]) }
 
 // Yield is the tags of yield y (none for the empty yield).
-func (s *Symbols) Yield(y int) []string {
+func (s *Symbols) Yield(y int) []string { return s.appendYield(nil, y) }
+
+// appendYield appends the tags of yield y to dst.
+func (s *Symbols) appendYield(dst []string, y int) []string {
 	key := s.yields[y]
-	out := make([]string, len(key)/2)
-	for i := range out {
-		out[i] = s.tags[binary.LittleEndian.Uint16([]byte(key[2*i:]))]
+	for i := 0; i < len(key); i += 2 {
+		dst = append(dst, s.tags[binary.LittleEndian.Uint16([]byte(key[i:]))])
 	}
-	return out
+	if dst == nil {
+		dst = []string{} // the empty yield is [], not absent
+	}
+	return dst
 }
 
 // Context is the tags before and after context x (Boundary at an edge).
@@ -154,6 +159,11 @@ func NewCorpus(tags [][]string, sym *Symbols) (*Corpus, error) {
 		sym = NewSymbols()
 	}
 	c := &Corpus{Sym: sym}
+	spans := 0
+	for _, sent := range tags {
+		spans += (len(sent) + 1) * (len(sent) + 1)
+	}
+	c.Yield, c.Context = make([]int32, 0, spans), make([]int32, 0, spans)
 	var ids []int32
 	var key []byte
 	for k, sent := range tags {

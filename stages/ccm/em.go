@@ -16,6 +16,10 @@ type Counts struct {
 	ContextT, ContextN []float64
 	LogLik             float64 // Σ log P(s)
 	Sentences, Tokens  int
+	// Zero counts the sentences the model gives probability 0 (only a
+	// model with zeros, which grind's smoothing never writes, does):
+	// left out of the counts, their log-likelihood −Inf.
+	Zero int
 }
 
 // SpanCount is the expected count of yield y as b.
@@ -54,12 +58,18 @@ func (m *Model) EStep(c *Corpus, workers int) *Counts {
 func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 	chunks := (len(c.Sentences) + chunkSize - 1) / chunkSize
 	logLik := make([]float64, chunks)
+	zero := make([][]int, chunks)
 	workers = min(pipeline.Workers(workers), max(chunks, 1))
 	charts := make([]chart, workers)
 	pipeline.ForEachChunk(chunks, workers, func(w, k int) {
 		sum := 0.0
-		for _, s := range c.Sentences[k*chunkSize : min((k+1)*chunkSize, len(c.Sentences))] {
-			sum += m.sentence(c, s, &charts[w], post[s.Off:s.Off+(s.N+1)*(s.N+1)])
+		for i := k * chunkSize; i < min((k+1)*chunkSize, len(c.Sentences)); i++ {
+			s := c.Sentences[i]
+			lp := m.sentence(c, s, &charts[w], post[s.Off:s.Off+(s.N+1)*(s.N+1)])
+			if math.IsInf(lp, -1) {
+				zero[k] = append(zero[k], i)
+			}
+			sum += lp
 		}
 		logLik[k] = sum
 	})
@@ -70,7 +80,25 @@ func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 	cnt.SpanT, cnt.SpanN = make([]float64, c.Sym.NumYields()), make([]float64, c.Sym.NumYields())
 	cnt.ContextT, cnt.ContextN = make([]float64, c.Sym.NumContexts()), make([]float64, c.Sym.NumContexts())
 	c.sum(workers, post, cnt)
+	for _, z := range zero {
+		for _, i := range z {
+			c.leaveOut(c.Sentences[i], cnt)
+		}
+	}
 	return cnt
+}
+
+// leaveOut takes sentence s's spans out of the occurrences of cnt: a
+// sentence of probability 0 adds no counts (its posteriors are 0).
+func (c *Corpus) leaveOut(s Sentence, cnt *Counts) {
+	for i := 0; i <= s.N; i++ {
+		for j := i; j <= s.N; j++ {
+			k := s.Span(i, j)
+			cnt.SpanN[c.Yield[k]]--
+			cnt.ContextN[c.Context[k]]--
+		}
+	}
+	cnt.Zero++
 }
 
 // sum adds the posteriors into cnt: each yield's and each context's
@@ -188,6 +216,18 @@ func MStep(cnt *Counts, sym *Symbols, v Variant, sm Smoothing) (*Model, error) {
 		}
 		totals := normalize(span, groups, group)
 		ctxTotal := normalize(ctx, 1, func(int) int { return 0 })[0]
+		for g, t := range append(totals, ctxTotal) {
+			if math.IsInf(t, 0) || math.IsNaN(t) {
+				what := fmt.Sprintf("%s contexts", bracketName[b])
+				if g < len(totals) {
+					what = fmt.Sprintf("%s yields", bracketName[b])
+					if v == Model2 {
+						what += fmt.Sprintf(" of length %d", g)
+					}
+				}
+				return nil, fmt.Errorf("M-step overflow: the counts of the %s add up to %v, beyond floating point", what, t)
+			}
+		}
 		m.Span[b], m.Context[b] = span, ctx
 		m.unseenSpan[b] = make([]float64, groups)
 		for g, t := range totals {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/eventio"
 )
 
@@ -37,6 +38,8 @@ func variantOf(family string) Variant {
 
 var bracket = [2]bool{Distituent: false, Constituent: true}
 
+var bracketName = [2]string{Distituent: "distituent", Constituent: "constituent"}
+
 func bracketOf(constituent bool) int {
 	if constituent {
 		return Constituent
@@ -44,44 +47,74 @@ func bracketOf(constituent bool) int {
 	return Distituent
 }
 
-// Events lists the model's parameters with unit p, in Sym's order: each
-// yield as a constituent and as a distituent, each context likewise, then
-// the probabilities of unseen yields (by length under ccm2) and contexts.
-func (m *Model) Events() []format.Event {
+// EachEvent calls fn with the model's parameters with unit p, in Sym's
+// order: each yield as a constituent and as a distituent, each context
+// likewise, then the probabilities of unseen yields (by length under
+// ccm2) and contexts. fn must not keep the event: the records of a
+// corpus of long sentences (n²/2 yields of up to n tags each) are made
+// one at a time, never held together.
+func (m *Model) EachEvent(fn func(e *format.Event) error) error {
 	m.Grow()
-	var evs []format.Event
+	var e format.Event
+	var yield []string
 	for y := range m.Sym.NumYields() {
+		yield = m.Sym.appendYield(yield[:0], y)
 		for _, b := range [2]int{Constituent, Distituent} {
-			evs = append(evs, format.Event{Ev: format.EvSpan, Yield: m.Sym.Yield(y), Constituent: bracket[b], Unit: format.Prob, Value: m.Span[b][y]})
+			e = format.Event{Ev: format.EvSpan, Yield: yield, Constituent: bracket[b], Unit: format.Prob, Value: m.Span[b][y]}
+			if err := fn(&e); err != nil {
+				return err
+			}
 		}
 	}
 	for x := range m.Sym.NumContexts() {
 		left, right := m.Sym.Context(x)
 		for _, b := range [2]int{Constituent, Distituent} {
-			evs = append(evs, format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Prob, Value: m.Context[b][x]})
+			e = format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Prob, Value: m.Context[b][x]}
+			if err := fn(&e); err != nil {
+				return err
+			}
 		}
 	}
 	for _, b := range [2]int{Constituent, Distituent} {
 		for g, p := range m.unseenSpan[b] {
-			evs = append(evs, format.Event{Ev: format.EvUnseenSpan, Constituent: bracket[b], Length: g, Unit: format.Prob, Value: p})
+			e = format.Event{Ev: format.EvUnseenSpan, Constituent: bracket[b], Length: g, Unit: format.Prob, Value: p}
+			if err := fn(&e); err != nil {
+				return err
+			}
 		}
 	}
 	for _, b := range [2]int{Constituent, Distituent} {
-		evs = append(evs, format.Event{Ev: format.EvUnseenContext, Constituent: bracket[b], Unit: format.Prob, Value: m.unseenContext[b]})
-	}
-	return evs
-}
-
-// WriteModel writes m: its header and Events. A probability that is not
-// a number in [0, 1] is refused before anything is written.
-func WriteModel(w io.Writer, m *Model) error {
-	evs := m.Events()
-	for _, e := range evs {
-		if !(e.Value >= 0 && e.Value <= 1) {
-			return fmt.Errorf("the model made is not valid (%s probability %v): nothing written", describe(&e), e.Value)
+		e = format.Event{Ev: format.EvUnseenContext, Constituent: bracket[b], Unit: format.Prob, Value: m.unseenContext[b]}
+		if err := fn(&e); err != nil {
+			return err
 		}
 	}
-	return eventio.Write(w, &format.Header{Family: FamilyOf(m.Variant), Unit: format.Prob}, evs, nil)
+	return nil
+}
+
+// NumEvents is how many events EachEvent gives.
+func (m *Model) NumEvents() int {
+	m.Grow()
+	return 2*(m.Sym.NumYields()+m.Sym.NumContexts()) + len(m.unseenSpan[0]) + len(m.unseenSpan[1]) + 2
+}
+
+// CheckEvent refuses a probability that is not a number in [0, 1], for
+// the writers, which check every event before writing any.
+func CheckEvent(e *format.Event) error {
+	if !(e.Value >= 0 && e.Value <= 1) {
+		return fmt.Errorf("the model made is not valid (%s probability %v): nothing written", describe(e), e.Value)
+	}
+	return nil
+}
+
+// WriteModel writes m: its header and its events (EachEvent). A
+// probability that is not a number in [0, 1] is refused before anything
+// is written.
+func WriteModel(w io.Writer, m *Model) error {
+	if err := m.EachEvent(CheckEvent); err != nil {
+		return err
+	}
+	return eventio.WriteEach(w, &format.Header{Family: FamilyOf(m.Variant), Unit: format.Prob}, m.NumEvents(), m.EachEvent, nil)
 }
 
 // WriteCounts writes one shard of counts over sym: its header (the
@@ -89,36 +122,51 @@ func WriteModel(w io.Writer, m *Model) error {
 // yield's and context's expected count as a constituent and as a
 // distituent, and the stats record.
 func WriteCounts(w io.Writer, cnt *Counts, sym *Symbols, v Variant, model, corpus string) error {
-	evs, err := CountEvents(cnt, sym)
-	if err != nil {
+	if err := EachCount(cnt, sym, CheckCount); err != nil {
 		return err
 	}
 	stats := &format.Stats{Sentences: cnt.Sentences, Tokens: cnt.Tokens, Loglik: cnt.LogLik}
-	return eventio.Write(w, &format.Header{Family: FamilyOf(v), Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+	return eventio.WriteEach(w, &format.Header{Family: FamilyOf(v), Unit: format.Count, Model: model, Corpus: corpus}, NumCounts(sym),
+		func(emit func(*format.Event) error) error { return EachCount(cnt, sym, emit) }, stats)
 }
 
-// CountEvents lists the counts over sym as WriteCounts writes them, each
-// yield's and context's expected count as a constituent and as a
-// distituent, refusing a negative or infinite count.
-func CountEvents(cnt *Counts, sym *Symbols) ([]format.Event, error) {
-	var evs []format.Event
+// EachCount calls fn with the counts over sym as WriteCounts writes them,
+// each yield's and context's expected count as a constituent and as a
+// distituent; fn must not keep the event.
+func EachCount(cnt *Counts, sym *Symbols, fn func(e *format.Event) error) error {
+	var e format.Event
+	var yield []string
 	for y := range sym.NumYields() {
+		yield = sym.appendYield(yield[:0], y)
 		for _, b := range [2]int{Constituent, Distituent} {
-			evs = append(evs, format.Event{Ev: format.EvSpan, Yield: sym.Yield(y), Constituent: bracket[b], Unit: format.Count, Value: cnt.SpanCount(b, y)})
+			e = format.Event{Ev: format.EvSpan, Yield: yield, Constituent: bracket[b], Unit: format.Count, Value: cnt.SpanCount(b, y)}
+			if err := fn(&e); err != nil {
+				return err
+			}
 		}
 	}
 	for x := range sym.NumContexts() {
 		left, right := sym.Context(x)
 		for _, b := range [2]int{Constituent, Distituent} {
-			evs = append(evs, format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Count, Value: cnt.ContextCount(b, x)})
+			e = format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Count, Value: cnt.ContextCount(b, x)}
+			if err := fn(&e); err != nil {
+				return err
+			}
 		}
 	}
-	for _, e := range evs {
-		if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
-			return nil, fmt.Errorf("a count of %s is %v: nothing written", describe(&e), e.Value)
-		}
+	return nil
+}
+
+// NumCounts is how many events EachCount gives.
+func NumCounts(sym *Symbols) int { return 2 * (sym.NumYields() + sym.NumContexts()) }
+
+// CheckCount refuses a negative or infinite count (EachCount's events),
+// before anything is written.
+func CheckCount(e *format.Event) error {
+	if !(e.Value >= 0) || math.IsInf(e.Value, 1) {
+		return fmt.Errorf("a count of %s is %v: nothing written", describe(e), e.Value)
 	}
-	return evs, nil
+	return nil
 }
 
 func describe(e *format.Event) string {
@@ -278,6 +326,9 @@ func (b *builder) model(v Variant) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Variant: v, Sym: b.sym, Span: span, Context: context}
+	if err := m.CheckDistribution(); err != nil {
+		return nil, err
+	}
 	for br := range 2 {
 		groups := len(b.unseen[br])
 		if v == Model1 && groups != 1 || groups == 0 {
@@ -299,15 +350,72 @@ func (b *builder) model(v Variant) (*Model, error) {
 	return m, nil
 }
 
+// SumTolerance is how far from 1 a multinomial of a model may sum (the
+// DMV's).
+const SumTolerance = dmv.SumTolerance
+
+// CheckDistribution is the CCM's own check of a model read (the CCM is
+// deficient: the probabilities of the yields and contexts a model has
+// not seen come on top of its tables): for each bracket value, the
+// yields it lists (under ccm2 those of each length) and the contexts it
+// lists each sum to 1 within SumTolerance, as every M-step leaves them.
+func (m *Model) CheckDistribution() error {
+	groups := 1
+	if m.Variant == Model2 {
+		for y := range m.Sym.NumYields() {
+			groups = max(groups, m.Sym.YieldLen(y)+1)
+		}
+	}
+	check := func(sum float64, what func() string) error {
+		if math.Abs(sum-1) > SumTolerance {
+			return fmt.Errorf("%s sum to %.17g, not 1 (tolerance %g): not a normalised model", what(), sum, SumTolerance)
+		}
+		return nil
+	}
+	for b := range 2 {
+		sums, members := make([]float64, groups), make([]int, groups)
+		for y, p := range m.Span[b] {
+			g := 0
+			if m.Variant == Model2 {
+				g = m.Sym.YieldLen(y)
+			}
+			sums[g] += p
+			members[g]++
+		}
+		for g, sum := range sums {
+			if members[g] == 0 {
+				continue
+			}
+			if err := check(sum, func() string {
+				if m.Variant == Model2 {
+					return fmt.Sprintf("the %s spans of length %d", bracketName[b], g)
+				}
+				return fmt.Sprintf("the %s spans", bracketName[b])
+			}); err != nil {
+				return err
+			}
+		}
+		sum := 0.0
+		for _, p := range m.Context[b] {
+			sum += p
+		}
+		if err := check(sum, func() string { return fmt.Sprintf("the %s contexts", bracketName[b]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Hash identifies a model by its content (family, symbols and every
 // probability's bits), as 16 hex digits (FNV-1a): count headers carry it.
 func (m *Model) Hash() string {
 	h := eventio.NewHasher()
 	h.String(FamilyOf(m.Variant))
-	for _, e := range m.Events() {
-		h.String(describe(&e))
+	m.EachEvent(func(e *format.Event) error {
+		h.String(describe(e))
 		h.Float(e.Value)
-	}
+		return nil
+	})
 	return h.Sum()
 }
 

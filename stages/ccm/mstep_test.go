@@ -1,8 +1,11 @@
 package ccm
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/grind-nlp/grind/format"
 )
 
 // The M-step divides by each group's total: with totals past 2^1022,
@@ -24,10 +27,14 @@ func TestMStepHugeTotals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, e := range m.Events() {
+			err = m.EachEvent(func(e *format.Event) error {
 				if !(e.Value >= 0 && e.Value <= 1) {
-					t.Fatalf("trial %d, count %v: %s probability %v", trial, x, describe(&e), e.Value)
+					return fmt.Errorf("trial %d, count %v: %s probability %v", trial, x, describe(e), e.Value)
 				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 		}
 	}

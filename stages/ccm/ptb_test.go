@@ -20,7 +20,7 @@ func bracketScore(t *testing.T, m *ccm.Model, c *ccm.Corpus, sents []*format.Sen
 		if err != nil || n != s.Len() {
 			t.Fatalf("%s: %v", s.ID, err)
 		}
-		pred, _ := m.Parse(c, k, dec)
+		pred, _, _ := m.Parse(c, k, dec)
 		tally.Add(gold, pred, n)
 	}
 	return tally.Report("pred_spans")

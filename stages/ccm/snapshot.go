@@ -30,5 +30,15 @@ func (s Snapshot) Model(sym *Symbols) (*Model, error) {
 				len(s.Span[b]), len(s.Context[b]), sym.NumYields(), sym.NumContexts())
 		}
 	}
-	return &Model{Variant: s.Variant, Sym: sym, Span: s.Span, Context: s.Context, unseenSpan: s.UnseenSpan, unseenContext: s.UnseenContext}, nil
+	m := &Model{Variant: s.Variant, Sym: sym, Span: s.Span, Context: s.Context, unseenSpan: s.UnseenSpan, unseenContext: s.UnseenContext}
+	for b := range 2 {
+		for _, tab := range [][]float64{s.Span[b], s.Context[b], s.UnseenSpan[b], {s.UnseenContext[b]}} {
+			for _, p := range tab {
+				if !(p >= 0 && p <= 1) {
+					return nil, fmt.Errorf("a CCM probability %v out of [0, 1]", p)
+				}
+			}
+		}
+	}
+	return m, m.CheckDistribution()
 }

@@ -51,15 +51,19 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // an E-step spread over processes: the gradient is the sentences' counts
 // minus these (minus w/σ²). model is the hash of the model, for the count
 // header (dmv.WriteCounts). A lattice whose chart would need more than
-// DefaultMaxMemory is an error naming it; each lattice's shape is let go
-// once its counts are in, so memory is that of the largest, not the sum.
+// limit bytes (≤ 0: no limit) is an error naming it, and so are count
+// tables (one per chunk) that would; each lattice's shape is let go once
+// its counts are in, so memory is that of the largest, not the sum.
 //
 // A lattice whose weights span more than floating point holds (a large
 // positive δ on a long sentence: Z out of range, or 0 by underflow) is
 // left out of the counts and loglik,
 // and counted on warn (nil: not reported); when every lattice is, it is
 // an error.
-func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, model string, warn io.Writer) error {
+func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, model string, warn io.Writer, limit int64) error {
+	if err := dmv.CheckMemory(pot.T, 0, 0, chunks+2, limit); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
 	// Tags are checked first; each lattice is brought to the chart's form
 	// only when its turn comes, and let go after, so that memory is that
 	// of a few lattices, not of all.
@@ -87,7 +91,7 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 		for i := k * len(recs) / chunks; i < (k+1)*len(recs)/chunks; i++ {
 			l, err := nbhd.FromRecord(recs[i], ts)
 			if err == nil {
-				err = l.Prepare(DefaultMaxMemory)
+				err = l.Prepare(limit)
 			}
 			if errs[i] = err; err != nil {
 				return

@@ -69,6 +69,13 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), dmv.NoTagKnown(sortedKeys(unknownTags)))
 		}
 		first = false
+		longest := 0
+		for _, s := range pending {
+			longest = max(longest, len(s.Tags))
+		}
+		if err := dmv.CheckMemory(model.Tags.Len(), longest, workers, 3, opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		unknown, fell := make([]int, len(pending)), make([]bool, len(pending))
 		const per = 64
 		pipeline.ForEachChunk((len(pending)+per-1)/per, workers, func(worker, k int) {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // TableBuilder collects event records (a model, or count shards) into a
@@ -35,6 +36,11 @@ type TableBuilder struct {
 	// Sum adds repeated events and stats records (count shards); without
 	// it a repeated event or stats record is an error (a model).
 	Sum bool
+	// MaxMemory bounds the dense tables Build makes (bytes; ≤ 0: no
+	// bound): counts may name many tags in few records, and a table of t
+	// tags has 2t² entries. A model names every entry, so its tables are
+	// as large as its file.
+	MaxMemory int64
 }
 
 // valence is the settings of the events read: the headers', else the
@@ -367,6 +373,17 @@ func (b *TableBuilder) Build() (*Table, error) {
 			names = append(names, name)
 		}
 	}
+	val := b.valence()
+	if got, want := b.n, NumEvents(len(names), val); !b.Sum && got != want {
+		return nil, fmt.Errorf("%d events for %d tags, a model has %d: some parameters are missing", got, len(names), want)
+	}
+	t := int64(len(names))
+	// the tables: t roots, 2·Child·t² children, 2·2·Stop·t decisions
+	if err := memory.Check(memory.Of(memory.Add(t, memory.Mul(2, int64(val.Child), t, t), memory.Mul(4, int64(val.Stop), t)), 8), b.MaxMemory, func() string {
+		return fmt.Sprintf("a DMV table of %d tags", t)
+	}, ""); err != nil {
+		return nil, err
+	}
 	ts := SortedTagSet(names)
 	// to[n] is the tag numbered n here in ts (-1: not used)
 	to := make([]int, len(b.tags))
@@ -376,7 +393,6 @@ func (b *TableBuilder) Build() (*Table, error) {
 	for i, name := range ts.Names() {
 		to[b.ids[name]] = i
 	}
-	val := b.valence()
 	p := NewValenceParams(ts.Len(), val)
 	for n := range b.tags {
 		bt, h := &b.tags[n], to[n]

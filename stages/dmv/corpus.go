@@ -321,6 +321,9 @@ func (b *CorpusBuilder) Join(o *CorpusBuilder) error {
 // builder was given a tag set): what dmv.Table.Extend takes.
 func (b *CorpusBuilder) Names() []string { return b.names }
 
+// MaxLen is the length of the longest sentence added.
+func (b *CorpusBuilder) MaxLen() int { return b.c.MaxLen }
+
 // Len is how many sentences have been added.
 func (b *CorpusBuilder) Len() int { return b.c.n }
 

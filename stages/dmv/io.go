@@ -97,9 +97,10 @@ func (t *Table) checkModel() error {
 
 // ReadCounts reads and adds count streams (eventio.ReadCounts: shards
 // cut short, lost, repeated or of different models are refused). The
-// total must be finite.
-func ReadCounts(src pipeline.Source) (*Table, error) {
-	b := &TableBuilder{Sum: true}
+// total must be finite; dense tables over limit bytes (≤ 0: no limit)
+// are refused.
+func ReadCounts(src pipeline.Source, limit int64) (*Table, error) {
+	b := &TableBuilder{Sum: true, MaxMemory: limit}
 	shards, err := eventio.ReadCounts(src, b.kind())
 	if err != nil {
 		return nil, err

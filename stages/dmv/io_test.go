@@ -33,7 +33,7 @@ func readModelBytes(t testing.TB, data []byte) (*Table, error) {
 }
 
 func readCountsBytes(data []byte) (*Table, error) {
-	return ReadCounts(pipeline.Source{Stdin: bytes.NewReader(data)})
+	return ReadCounts(pipeline.Source{Stdin: bytes.NewReader(data)}, 0)
 }
 
 func TestModelRoundTripAndTruncation(t *testing.T) {

@@ -103,13 +103,151 @@ func grow(b []float64, size int) []float64 {
 	return b
 }
 
-// Inside refills c for another sentence, reusing its memory.
+// Inside refills c for another sentence, reusing its memory. When the
+// sum over derivations leaves the range of a float64 (sentences of a
+// hundred words and more) it scales the weights and settles (settle);
+// w's tables and f's leaf factors are then scaled in place.
 func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 	size := (n + 1) * (n + 1) * n
-	c.n, c.w, c.phi, c.z = n, w, f.Phi, 0
+	c.n, c.w, c.phi = n, w, f.Phi
 	c.open, c.sealed = sized(c.open, size), sized(c.sealed, size)
 	c.right, c.left = sized(c.right, size), sized(c.left, size)
 	c.logC = f.LogK - bintree.LogCatalan(n-1) - float64(2*n-1)*f.Shift
+	c.inside()
+	if !normal(c.z) {
+		c.settle(f)
+	}
+}
+
+// normal says whether a partition function is far enough inside the
+// range of a float64 (the DMV's chart's bound).
+func normal(z float64) bool { return z > 1e-280 && z < 1e280 }
+
+// settle brings Z into range, as the DMV's chart does (dmv.Chart.settle).
+// A sentence with no derivation of positive weight (an unsmoothed DMV's
+// unseen attachment) keeps Z = 0. Otherwise every derivation's score is
+// divided by the same factors, which logC keeps: each word's incoming
+// attachments (and its root weight) by their largest, each head side's
+// stops by theirs, the largest cont of a side moved into that side's
+// attachments, each word's own span factor φ(i,i+1) removed. Every
+// weight is then at most 1 but the larger spans' φ, and a common factor
+// x on the n − 1 attachments, which multiplies Z by xⁿ⁻¹, is sought as
+// the DMV's chart seeks it: straight to log Z = 0 when Z is a number, by
+// doubling steps while it is 0 or infinite, by bisection once both are
+// seen. One that never settles gets Z = NaN.
+func (c *Chart) settle(f ccm.Factors) {
+	if c.z == 0 && math.IsInf(Viterbi(c.n, c.w, f).LogMax, -1) {
+		return // probability 0
+	}
+	c.scale()
+	c.inside()
+	n := float64(c.n - 1)
+	if c.n == 1 {
+		n = 1
+	}
+	var x, low, high float64
+	haveLow, haveHigh := false, false
+	step := math.Min(600, 600/n)
+	for try := 0; try < 60 && !normal(c.z); try++ {
+		next := x
+		switch {
+		case c.z > 0 && !math.IsInf(c.z, 1):
+			next = x - math.Log(c.z)/n
+			if c.z < 1 {
+				low, haveLow = x, true
+			} else {
+				high, haveHigh = x, true
+			}
+		case c.z == 0:
+			low, haveLow = x, true
+			next, step = x+step, 2*step
+		default: // +Inf, or NaN from an infinite item times a zero one
+			high, haveHigh = x, true
+			next, step = x-step, 2*step
+		}
+		if haveLow && haveHigh && !(next > low && next < high) {
+			next = (low + high) / 2
+		}
+		if haveLow && haveHigh && high-low < 1e-9 {
+			break
+		}
+		r := math.Exp(next - x)
+		for d := range 2 {
+			for _, row := range c.w.Choose[d] {
+				for a := range row {
+					row[a] *= r
+				}
+			}
+		}
+		c.logC -= float64(c.n-1) * (next - x)
+		x = next
+		c.inside()
+	}
+	if !normal(c.z) {
+		c.z = math.NaN()
+	}
+}
+
+// scale divides the weights as settle says, adding the logs of the
+// factors to logC.
+func (c *Chart) scale() {
+	n, w, W := c.n, c.w, c.n+1
+	usable := func(x float64) bool { return x > 0 && x <= math.MaxFloat64 }
+	for i := 0; i < n; i++ {
+		if p := c.phi[i*W+i+1]; usable(p) {
+			c.logC += math.Log(p)
+			c.phi[i*W+i+1] = 1
+		}
+	}
+	for h := 0; h < n; h++ {
+		for d := range 2 {
+			// The first word has no left dependents and the last no right
+			// ones: their only stop there is the adjacent one.
+			edge := d == Left && h == 0 || d == Right && h == n-1
+			s := max(w.Stop[d][Adj][h], w.Stop[d][NonAdj][h])
+			if edge {
+				s = w.Stop[d][Adj][h]
+			}
+			if usable(s) {
+				w.Stop[d][Adj][h] /= s
+				w.Stop[d][NonAdj][h] /= s
+				c.logC += math.Log(s)
+			}
+			if q := max(w.Cont[d][Adj][h], w.Cont[d][NonAdj][h]); !edge && usable(q) {
+				w.Cont[d][Adj][h] /= q
+				w.Cont[d][NonAdj][h] /= q
+				for a := range w.Choose[d][h] {
+					w.Choose[d][h][a] *= q
+				}
+			}
+		}
+	}
+	for a := 0; a < n; a++ {
+		m := w.Root[a]
+		for h := 0; h < n; h++ {
+			switch {
+			case h < a:
+				m = max(m, w.Choose[Right][h][a])
+			case h > a:
+				m = max(m, w.Choose[Left][h][a])
+			}
+		}
+		if !usable(m) {
+			continue
+		}
+		w.Root[a] /= m
+		for h := 0; h < n; h++ {
+			w.Choose[Right][h][a] /= m
+			w.Choose[Left][h][a] /= m
+		}
+		c.logC += math.Log(m)
+	}
+}
+
+// inside is Inside's pass over the loaded weights.
+func (c *Chart) inside() {
+	n, w := c.n, c.w
+	c.z = 0
 	W := n + 1
 	adj := func(b bool) int {
 		if b {
@@ -184,7 +322,9 @@ func (c *Chart) Inside(n int, w Weights, f ccm.Factors) {
 	}
 }
 
-// LogProb is log P(s), the sum over every derivation.
+// LogProb is log P(s), the sum over every derivation: −Inf when the
+// sentence has probability 0, NaN when its weights span more than
+// floating point can hold at any scale.
 func (c *Chart) LogProb() float64 { return math.Log(c.z) + c.logC }
 
 // Outside fills the derivatives of Z with respect to every item.

@@ -86,15 +86,11 @@ func (c *Corpus) EStep(m *Model, workers int) (*dmv.Params, *ccm.Counts) {
 }
 
 // Parse is the Viterbi derivation of sentence k under the model that made
-// the corpus. Safe for concurrent calls.
-func (c *Corpus) Parse(m *Model, k int) Parse {
-	f := m.CCM.SpanFactors(c.ccm, k)
-	if m.headChoice {
-		f = headChoiceFactors(f, c.ccm.Sentences[k].N)
-	}
-	w := WeightsFromDMV(c.params, c.dmv.Sent(k, nil))
-	w.RightFirst = m.rightFirst
-	return Viterbi(c.ccm.Sentences[k].N, w, f)
+// the corpus, and whether the model gives the sentence probability 0 (an
+// unsmoothed DMV's unseen attachment: then parsed by the fallback, as
+// parse says). Safe for concurrent calls.
+func (c *Corpus) Parse(m *Model, k int) (Parse, bool) {
+	return parse(c.params, c.dmv.Sent(k, nil), m.CCM, c.ccm, k, m.headChoice, m.rightFirst)
 }
 
 // Tempered is the pair whose every probability p is p^β·skew^(1−β)

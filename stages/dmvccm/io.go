@@ -32,15 +32,22 @@ func FamilyOf(rightFirst bool) string {
 	return Family
 }
 
-// Events lists the model's parameters: the DMV's, as a DMV model lists
-// them, then the CCM's, as a CCM model does.
-func (m *Model) Events() []format.Event {
-	return append(dmv.Events(m.Tags, m.DMV, format.Prob), m.CCM.Events()...)
+// EachEvent calls fn with the model's parameters: the DMV's, as a DMV
+// model lists them, then the CCM's, as a CCM model does (one at a time:
+// fn must not keep them).
+func (m *Model) EachEvent(fn func(e *format.Event) error) error {
+	evs := dmv.Events(m.Tags, m.DMV, format.Prob)
+	for i := range evs {
+		if err := fn(&evs[i]); err != nil {
+			return err
+		}
+	}
+	return m.CCM.EachEvent(fn)
 }
 
-// WriteModel writes m: its header and Events. A DMV that is not a
-// distribution, or a CCM probability outside [0, 1], is refused before
-// anything is written.
+// WriteModel writes m: its header and its events (EachEvent). A DMV that
+// is not a distribution, or a CCM probability outside [0, 1], is refused
+// before anything is written.
 func WriteModel(w io.Writer, m *Model) error {
 	if m.headChoice {
 		return errors.New("a model trained with the head-choice factor: its file would not say so, and would decode without it")
@@ -48,13 +55,11 @@ func WriteModel(w io.Writer, m *Model) error {
 	if err := dmv.CheckDistribution(m.Tags, m.DMV); err != nil {
 		return fmt.Errorf("the model made is not valid (%v): nothing written", err)
 	}
-	evs := m.Events()
-	for _, e := range evs[dmv.NumEvents(m.Tags.Len(), dmv.DMVValence):] {
-		if !(e.Value >= 0 && e.Value <= 1) {
-			return fmt.Errorf("the model made is not valid (a CCM probability %v): nothing written", e.Value)
-		}
+	if err := m.CCM.EachEvent(ccm.CheckEvent); err != nil {
+		return err
 	}
-	return eventio.Write(w, &format.Header{Family: FamilyOf(m.rightFirst), Unit: format.Prob}, evs, nil)
+	n := dmv.NumEvents(m.Tags.Len(), dmv.DMVValence) + m.CCM.NumEvents()
+	return eventio.WriteEach(w, &format.Header{Family: FamilyOf(m.rightFirst), Unit: format.Prob}, n, m.EachEvent, nil)
 }
 
 // Hash identifies a model by its content (both halves), as 16 hex
@@ -146,13 +151,20 @@ func WriteCounts(w io.Writer, rightFirst bool, tags *dmv.TagSet, d *dmv.Params, 
 			}
 		}
 	}
-	cevs, err := ccm.CountEvents(c, sym)
-	if err != nil {
+	if err := ccm.EachCount(c, sym, ccm.CheckCount); err != nil {
 		return err
 	}
-	evs := append(dmv.Events(tags, d, format.Count), cevs...)
+	evs := dmv.Events(tags, d, format.Count)
+	each := func(emit func(*format.Event) error) error {
+		for i := range evs {
+			if err := emit(&evs[i]); err != nil {
+				return err
+			}
+		}
+		return ccm.EachCount(c, sym, emit)
+	}
 	stats := &format.Stats{Sentences: c.Sentences, Tokens: c.Tokens, Loglik: c.LogLik}
-	return eventio.Write(w, &format.Header{Family: FamilyOf(rightFirst), Unit: format.Count, Model: model, Corpus: corpus}, evs, stats)
+	return eventio.WriteEach(w, &format.Header{Family: FamilyOf(rightFirst), Unit: format.Count, Model: model, Corpus: corpus}, len(evs)+ccm.NumCounts(sym), each, stats)
 }
 
 // CountTable is count shards read and added: the DMV's counts over Tags
@@ -164,9 +176,11 @@ type CountTable struct {
 	RightFirst bool // of family FamilyRightFirst
 }
 
-// ReadCounts reads and adds DMV+CCM count shards (eventio.ReadCounts).
-func ReadCounts(src pipeline.Source) (*CountTable, error) {
+// ReadCounts reads and adds DMV+CCM count shards (eventio.ReadCounts),
+// refusing DMV tables over limit bytes (≤ 0: no limit).
+func ReadCounts(src pipeline.Source, limit int64) (*CountTable, error) {
 	r := newReader(nil, true)
+	r.dmv.MaxMemory = limit
 	shards, err := eventio.ReadCounts(src, r.kind())
 	if err != nil {
 		return nil, err

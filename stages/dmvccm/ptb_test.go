@@ -60,7 +60,7 @@ func TestDMVCCMOnPTB10(t *testing.T) {
 	}
 	for k, s := range sents {
 		gold, n, _ := score.GoldBrackets(s.Tree)
-		spans, _ := ccmAlone.Parse(m.ccmData, k, ccm.Viterbi)
+		spans, _, _ := ccmAlone.Parse(m.ccmData, k, ccm.Viterbi)
 		alone.Add(gold, spans, n)
 	}
 	ra := alone.Report("pred_spans")

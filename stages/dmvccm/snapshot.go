@@ -35,6 +35,10 @@ func (m *Model) FromSnapshot(s Snapshot) (*Model, error) {
 	if len(s.Root) != t || len(s.Child) != 2*t*t || len(s.Stop) != 4*t || len(s.Cont) != 4*t {
 		return nil, fmt.Errorf("a DMV of %d tags, not of this corpus's %d", len(s.Root), t)
 	}
+	d := &dmv.Params{T: t, Root: s.Root, Child: s.Child, Stop: s.Stop, Cont: s.Cont}
+	if err := dmv.CheckDistribution(m.Tags, d); err != nil {
+		return nil, fmt.Errorf("its DMV: %w", err)
+	}
 	c, err := s.CCM.Model(m.CCM.Sym)
 	if err != nil {
 		return nil, err
@@ -43,7 +47,8 @@ func (m *Model) FromSnapshot(s Snapshot) (*Model, error) {
 		return nil, fmt.Errorf("the CCM of a checkpoint of %s is %s", FamilyOf(m.rightFirst), ccm.FamilyOf(c.Variant))
 	}
 	n := *m
-	n.DMV = &dmv.Params{T: t, V: dmv.DMVValence, Root: s.Root, Child: s.Child, Stop: s.Stop, Cont: s.Cont}
+	d.V = dmv.DMVValence
+	n.DMV = d
 	n.CCM = c
 	return &n, nil
 }

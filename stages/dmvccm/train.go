@@ -253,16 +253,19 @@ func addDMVCounts(p *dmv.Params, tags []int, c Counts) {
 	}
 }
 
-// Parse is the Viterbi derivation of sentence k of the training corpus.
+// Parse is the Viterbi derivation of sentence k of the training corpus
+// (which the pair never gives probability 0).
 func (m *Model) Parse(k int) Parse {
-	s := m.ccmData.Sentences[k]
-	f := m.CCM.SpanFactors(m.ccmData, k)
-	if m.headChoice {
-		f = headChoiceFactors(f, s.N)
-	}
-	w := WeightsFromDMV(m.DMV, m.dmvData.Sent(k, nil))
-	w.RightFirst = m.rightFirst
-	return Viterbi(s.N, w, f)
+	p, _ := parse(m.DMV, m.dmvData.Sent(k, nil), m.CCM, m.ccmData, k, m.headChoice, m.rightFirst)
+	return p
+}
+
+// Parses are ParseAll's: each sentence's derivation, the tags the DMV
+// never saw, and how many sentences of probability 0 the fallback parsed.
+type Parses struct {
+	Parses   []Parse
+	Unseen   []string
+	FellBack int
 }
 
 // ParseAll is the Viterbi derivation of each of sents (held-out ones,
@@ -270,14 +273,17 @@ func (m *Model) Parse(k int) Parse {
 // is the DMV's average tag (dmv.Table.Extend, as decode does for the
 // DMV); the CCM gives unseen yields and contexts their smoothed
 // zero-count probability. decode -m on the saved model gives the same.
-func (m *Model) ParseAll(sents []*format.Sentence) ([]Parse, []string, error) {
+func (m *Model) ParseAll(sents []*format.Sentence) (Parses, error) {
 	c, err := m.NewCorpus(sents)
 	if err != nil {
-		return nil, nil, err
+		return Parses{}, err
 	}
-	out := make([]Parse, len(sents))
+	out := Parses{Parses: make([]Parse, len(sents)), Unseen: c.Unseen}
 	for k := range sents {
-		out[k] = c.Parse(m, k)
+		var fell bool
+		if out.Parses[k], fell = c.Parse(m, k); fell {
+			out.FellBack++
+		}
 	}
-	return out, c.Unseen, nil
+	return out, nil
 }

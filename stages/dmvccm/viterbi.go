@@ -5,6 +5,7 @@ import (
 
 	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 // Parse is the best derivation: its dependency tree, its brackets and its
@@ -21,6 +22,19 @@ type Parse struct {
 // ascending) before its left ones (ascending), a dependent by position;
 // when every derivation has probability 0, the first in that order.
 func Viterbi(n int, w Weights, f ccm.Factors) Parse {
+	W := n + 1
+	lphi := make([]float64, W*W)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j <= n; j++ {
+			lphi[i*W+j] = math.Log(f.Phi[i*W+j])
+		}
+	}
+	return viterbi(n, w, lphi, f.LogK-bintree.LogCatalan(n-1)-float64(2*n-1)*f.Shift)
+}
+
+// viterbi is Viterbi over the span factors in log space, lphi, and the
+// log of the constant the score leaves out, logC.
+func viterbi(n int, w Weights, lphi []float64, logC float64) Parse {
 	size := (n + 1) * (n + 1) * n
 	W := n + 1
 	c := &Chart{n: n}
@@ -40,12 +54,12 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 	for l := 1; l <= n; l++ {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
-			lphi := lg(f.Phi[i*W+j])
+			lp := lphi[i*W+j]
 			for h := i; h < j; h++ {
 				x := at(i, j, h)
 				best := neg
 				if l == 1 {
-					best = lphi
+					best = lp
 				} else {
 					// The first candidate, should every one score −Inf
 					// (a derivation of probability 0 is still a parse).
@@ -62,7 +76,7 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 							best, openSplit[x] = v, k
 						}
 					}
-					best += lphi
+					best += lp
 				}
 				open[x] = best
 				sealed[x] = best + lg(w.Stop[Left][adj(i == h)][h]) + lg(w.Stop[Right][adj(j == h+1)][h])
@@ -97,7 +111,7 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 			p.LogMax, root = v, h
 		}
 	}
-	p.LogMax += f.LogK - bintree.LogCatalan(n-1) - float64(2*n-1)*f.Shift
+	p.LogMax += logC
 	var build func(i, j, h int)
 	build = func(i, j, h int) { // the open item's derivation
 		if j-i < 2 {
@@ -120,4 +134,60 @@ func Viterbi(n int, w Weights, f ccm.Factors) Parse {
 	p.Heads[root] = 0
 	build(0, n, root)
 	return p
+}
+
+// parse is the Viterbi derivation of sentence k of cc, of tags (over p's
+// tags), under the DMV weights p and the CCM cm, and whether the pair
+// gives it probability 0. Such a sentence is parsed by the DMV's
+// decoders' rule: every probability of 0 in either half read as
+// dmv.Floor, so that the derivation uses as few impossible events as it
+// can. Factors beyond floating point are taken in log space.
+func parse(p *dmv.Params, tags []int, cm *ccm.Model, cc *ccm.Corpus, k int, headChoice, rightFirst bool) (Parse, bool) {
+	n := cc.Sentences[k].N
+	w := WeightsFromDMV(p, tags)
+	w.RightFirst = rightFirst
+	f := cm.SpanFactors(cc, k)
+	if headChoice {
+		f = headChoiceFactors(f, n)
+	}
+	if par := Viterbi(n, w, f); finite(par.LogMax) {
+		return par, false
+	}
+	logFactors := func(floored bool) ([]float64, float64) {
+		lphi, logK := cm.LogFactors(cc, k, floored)
+		if headChoice {
+			W := n + 1
+			for i := 0; i < n; i++ {
+				for j := i + 2; j <= n; j++ {
+					lphi[i*W+j] -= math.Log(float64(j - i))
+				}
+			}
+		}
+		return lphi, logK - bintree.LogCatalan(n-1)
+	}
+	lphi, logC := logFactors(false)
+	if par := viterbi(n, w, lphi, logC); finite(par.LogMax) {
+		return par, false
+	}
+	floor(w.Root)
+	for d := range 2 {
+		for h := range n {
+			floor(w.Choose[d][h])
+		}
+		for v := range 2 {
+			floor(w.Stop[d][v])
+			floor(w.Cont[d][v])
+		}
+	}
+	lphi, logC = logFactors(true)
+	return viterbi(n, w, lphi, logC), true
+}
+
+func finite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+
+// floor raises every weight of 0 to dmv.Floor.
+func floor(ws []float64) {
+	for i, v := range ws {
+		ws[i] = max(v, dmv.Floor)
+	}
 }

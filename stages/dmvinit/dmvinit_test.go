@@ -103,7 +103,7 @@ func TestKMIsSmithsFormulas(t *testing.T) {
 	}
 	for _, lambda := range []float64{0, 0.5} {
 		var out bytes.Buffer
-		if err := Run(pipeline.Source{Names: []string{corpus}}, &out, dmv.InitKM, dmv.InitOptions{Lambda: lambda}); err != nil {
+		if err := Run(pipeline.Source{Names: []string{corpus}}, &out, dmv.InitKM, dmv.InitOptions{Lambda: lambda}, 0); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "model.jsonl")

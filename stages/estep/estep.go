@@ -24,6 +24,15 @@ import (
 // this package is the DMV family's E-step).
 type Options = family.EStepOptions
 
+// estepWorkers are the charts of an E-step (dmv.EStepper: at most one a
+// chunk).
+func estepWorkers(workers int) int { return min(pipeline.Workers(workers), 64) }
+
+// estepTables is how many tables of the model's size an E-step holds: the
+// model, its extension and potentials, the counts, and the chunks'
+// counts folded in order.
+func estepTables(workers int) int { return 4 + 2*estepWorkers(workers) }
+
 // Run reads the sentences of src and writes their counts under the model.
 func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Hard && opts.Gold {
@@ -101,6 +110,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 			names = dmv.CorpusTags(seqs)
 		}
+		if err := dmv.CheckMemory(model.Tags.Len()+len(names), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		ts, p, unseen, err := model.Extend(names)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
@@ -126,6 +138,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	if in.addErr != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), in.addErr)
+	}
+	if model == nil { // gold counts: the corpus's tags
+		if err := dmv.CheckMemory(len(in.corpus.Names()), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 	}
 	corpus, err := in.corpus.Finish(tags)
 	if err != nil {
@@ -466,7 +483,7 @@ func latticeCounts(src pipeline.Source, w io.Writer, opts Options, lattices []*f
 	case r.Beta != 1 || r.Segmented || opts.Skew != "":
 		return fmt.Errorf("of --beta, --skew, --delta and --seg-beta only --delta applies to lattices")
 	}
-	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, modelHash, opts.Warn)
+	return ce.LatticeEStep(w, pipeline.DescribeInputs(src.Names), lattices, tags, pot, r.Delta, opts.Workers, modelHash, opts.Warn, opts.MaxMemory)
 }
 
 // latticeTags are the tags of a lattice's arcs.

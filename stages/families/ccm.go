@@ -18,7 +18,9 @@ func CCM(v ccm.Variant) family.Family {
 	return family.Sentences{Family: ccm.FamilyOf(v), ReadModel: readCCM, ReadCountShards: readCCMCounts, Check: ccm.CheckSentence}
 }
 
-func readCCM(path string, onto family.Model) (family.Model, error) {
+// readCCM reads a CCM model, whose tables grow with its records: the
+// file bounds them, so the limit is the passes' (CheckMemory).
+func readCCM(path string, onto family.Model, _ int64) (family.Model, error) {
 	var sym *ccm.Symbols
 	if onto != nil {
 		sym = onto.(ccmModel).m.Sym
@@ -63,12 +65,28 @@ func (c ccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
 	return ccmShard{c.m.EStep(x, workers), x.Sym, c.m.Variant}
 }
 
-func (c ccmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) {
+func (c ccmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) bool {
 	dec := ccm.Viterbi
 	if mbr {
 		dec = ccm.MBR
 	}
-	s.PredSpans, _ = c.m.Parse(cor.(*ccm.Corpus), k, dec)
+	var fellBack bool
+	s.PredSpans, _, fellBack = c.m.Parse(cor.(*ccm.Corpus), k, dec)
+	return fellBack
+}
+
+func (c ccmModel) CheckMemory(sents []*format.Sentence, workers int, estep bool, limit int64) error {
+	return ccmJob(c.m, sents, workers, estep).Check(limit)
+}
+
+// ccmJob is a pass of m over sents, for its memory estimate.
+func ccmJob(m *ccm.Model, sents []*format.Sentence, workers int, estep bool) ccm.Job {
+	tags := make([][]string, len(sents))
+	for i, s := range sents {
+		tags[i] = s.Tags
+	}
+	return ccm.Job{Lengths: ccm.LengthsOf(tags), Yields: m.Sym.NumYields(), Contexts: m.Sym.NumContexts(),
+		Workers: workers, EStep: estep, Decode: !estep}
 }
 
 type ccmShard struct {
@@ -81,15 +99,21 @@ func (s ccmShard) WriteShard(w io.Writer, model, corpus string) error {
 	return ccm.WriteCounts(w, s.cnt, s.sym, s.v, model, corpus)
 }
 
-func readCCMCounts(src pipeline.Source) (family.Counts, error) {
+func (s ccmShard) Zero() int { return s.cnt.Zero }
+
+// readCCMCounts reads CCM counts, whose tables grow with their records.
+func readCCMCounts(src pipeline.Source, _ int64) (family.Counts, error) {
 	t, err := ccm.ReadCounts(src)
 	if err != nil {
 		return nil, err
 	}
-	return ccmCounts{t}, nil
+	return ccmCounts{t, pipeline.DescribeInputs(src.Names)}, nil
 }
 
-type ccmCounts struct{ t *ccm.CountTable }
+type ccmCounts struct {
+	t     *ccm.CountTable
+	where string // the inputs, for errors
+}
 
 func (c ccmCounts) Stats() format.Stats { return *c.t.Shards.Stats }
 func (c ccmCounts) Corpus() string      { return c.t.Shards.Corpus }
@@ -105,7 +129,7 @@ func (c ccmCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	m, err := ccm.MStep(c.t.Counts, c.t.Sym, c.t.Variant, ccm.KleinSmoothing)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", c.where, err)
 	}
 	return ccm.WriteModel(w, m)
 }

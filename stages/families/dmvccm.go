@@ -34,7 +34,9 @@ func (f dmvccmFamily) Decode(src pipeline.Source, w io.Writer, opts family.Decod
 	return f.Sentences.Decode(src, w, opts)
 }
 
-func readDMVCCM(path string, onto family.Model) (family.Model, error) {
+// readDMVCCM reads a DMV+CCM model, whose tables grow with its records
+// (the DMV's are all there: t + 8t + 2t² of them).
+func readDMVCCM(path string, onto family.Model, _ int64) (family.Model, error) {
 	if onto == nil {
 		m, err := dmvccm.ReadModel(path, nil)
 		if err != nil {
@@ -76,9 +78,20 @@ func (d dmvccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
 	return sh
 }
 
-func (d dmvccmModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence) {
-	p := cor.(*dmvccm.Corpus).Parse(d.m, k)
+func (d dmvccmModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence) bool {
+	p, fellBack := cor.(*dmvccm.Corpus).Parse(d.m, k)
 	s.Pred, s.PredSpans = p.Heads, p.Spans
+	return fellBack
+}
+
+func (d dmvccmModel) CheckMemory(sents []*format.Sentence, workers int, estep bool, limit int64) error {
+	tags := map[string]bool{}
+	for _, s := range sents {
+		for _, t := range s.Tags {
+			tags[t] = true
+		}
+	}
+	return dmvccm.Job{CCM: ccmJob(d.m.CCM, sents, workers, estep), Tags: d.m.Tags.Len() + len(tags)}.Check(limit)
 }
 
 // LogProbs is log P(s) of each sentence under the product (its inside
@@ -119,15 +132,20 @@ func (s dmvccmShard) WriteShard(w io.Writer, model, corpus string) error {
 	return dmvccm.WriteCounts(w, s.rightFirst, s.c.Tags, s.dmv, s.ccm, s.c.Sym(), model, corpus)
 }
 
-func readDMVCCMCounts(src pipeline.Source) (family.Counts, error) {
-	t, err := dmvccm.ReadCounts(src)
+// readDMVCCMCounts reads DMV+CCM counts. The DMV's dense tables could
+// be far larger than the records that name their tags: limit bounds them.
+func readDMVCCMCounts(src pipeline.Source, limit int64) (family.Counts, error) {
+	t, err := dmvccm.ReadCounts(src, limit)
 	if err != nil {
 		return nil, err
 	}
-	return dmvccmCounts{t}, nil
+	return dmvccmCounts{t, pipeline.DescribeInputs(src.Names)}, nil
 }
 
-type dmvccmCounts struct{ t *dmvccm.CountTable }
+type dmvccmCounts struct {
+	t     *dmvccm.CountTable
+	where string // the inputs, for errors
+}
 
 func (c dmvccmCounts) Stats() format.Stats { return *c.t.CCM.Shards.Stats }
 func (c dmvccmCounts) Corpus() string      { return c.t.CCM.Shards.Corpus }
@@ -144,7 +162,7 @@ func (c dmvccmCounts) WriteMStep(w io.Writer, lambda float64) error {
 	}
 	m, err := c.t.MStep()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", c.where, err)
 	}
 	return dmvccm.WriteModel(w, m)
 }

@@ -103,11 +103,11 @@ func TestDMVCCMShardsAddUp(t *testing.T) {
 	one := estepOf(t, whole, family.EStepOptions{Model: model, Workers: 2})
 	shards := append(estepOf(t, b, family.EStepOptions{Model: model}), estepOf(t, a, family.EStepOptions{Model: model})...)
 	var merged bytes.Buffer
-	if err := sumcounts.Run(families.All, pipeline.Source{Stdin: bytes.NewReader(shards)}, &merged, whole); err != nil {
+	if err := sumcounts.Run(families.All, pipeline.Source{Stdin: bytes.NewReader(shards)}, &merged, whole, 0); err != nil {
 		t.Fatal(err)
 	}
 	read := func(data []byte) *dmvccm.CountTable {
-		c, err := dmvccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(data)})
+		c, err := dmvccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(data)}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,12 +179,13 @@ func TestDMVCCMDecode(t *testing.T) {
 		}
 	}
 	held = write(t, held, b.Bytes())
-	parses, unseen, err := m.ParseAll(heldSents)
+	all, err := m.ParseAll(heldSents)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(unseen) != 1 || unseen[0] != "XX" {
-		t.Errorf("unseen tags %v", unseen)
+	parses := all.Parses
+	if len(all.Unseen) != 1 || all.Unseen[0] != "XX" {
+		t.Errorf("unseen tags %v", all.Unseen)
 	}
 	want := map[bool][]byte{}
 	for _, batch := range []int{4096, 3} {
@@ -239,11 +240,11 @@ func TestDMVCCMReweightedEStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, wantCCM := c.EStep(m.Tempered(beta, skew), 1)
-	got, err := dmvccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(estepOf(t, path, family.EStepOptions{Model: model, Reweight: &dmv.Reweighting{Beta: beta}, Skew: skewPath}))})
+	got, err := dmvccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(estepOf(t, path, family.EStepOptions{Model: model, Reweight: &dmv.Reweighting{Beta: beta}, Skew: skewPath}))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := dmvccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(estepOf(t, path, family.EStepOptions{Model: model}))})
+	plain, err := dmvccm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(estepOf(t, path, family.EStepOptions{Model: model}))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,8 +74,8 @@ func (DMV) Decode(src pipeline.Source, w io.Writer, opts family.DecodeOptions) (
 	return decode.Run(src, w, opts)
 }
 
-func (DMV) ReadCounts(src pipeline.Source) (family.Counts, error) {
-	t, err := dmv.ReadCounts(src)
+func (DMV) ReadCounts(src pipeline.Source, limit int64) (family.Counts, error) {
+	t, err := dmv.ReadCounts(src, limit)
 	if err != nil {
 		return nil, err
 	}

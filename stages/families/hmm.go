@@ -20,8 +20,8 @@ import (
 var HMM family.Family = family.Sentences{Family: hmm.Family, ReadModel: readHMM, ReadCountShards: readHMMCounts,
 	Words: true, Check: hmm.CheckSentence}
 
-func readHMM(path string, onto family.Model) (family.Model, error) {
-	m, err := hmm.ReadModel(path)
+func readHMM(path string, onto family.Model, limit int64) (family.Model, error) {
+	m, err := hmm.ReadModel(path, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +42,7 @@ type hmmCorpus struct {
 	sents []*format.Sentence
 	c     *hmm.Corpus
 	ext   *hmm.Model
+	dec   *hmm.Decoder
 	fbs   sync.Pool
 }
 
@@ -52,7 +53,7 @@ func (h hmmModel) Corpus(sents []*format.Sentence) (family.Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &hmmCorpus{sents: sents, c: hmm.CorpusOf(sents, ids, ext.Words), ext: ext}
+	c := &hmmCorpus{sents: sents, c: hmm.CorpusOf(sents, ids, ext.Words), ext: ext, dec: hmm.NewDecoder(ext.P)}
 	c.fbs.New = func() any { return new(hmm.FB) }
 	return c, nil
 }
@@ -75,22 +76,39 @@ func (h hmmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
 	return hmmShard{r, ext, c.c}
 }
 
-func (h hmmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) {
+func (h hmmModel) Decode(cor family.Corpus, k int, mbr bool, s *format.Sentence) bool {
 	c := cor.(*hmmCorpus)
 	fb := c.fbs.Get().(*hmm.FB)
 	defer c.fbs.Put(fb)
 	words := c.c.Sents[k]
 	tags := make([]int, len(words))
+	var gamma []float64
 	if mbr {
-		fb.Posterior(c.ext.P, words, tags, make([]float64, len(words)*c.ext.P.K))
-	} else {
-		fb.Viterbi(c.ext.P, words, tags)
+		gamma = make([]float64, len(words)*c.ext.P.K)
 	}
+	fellBack := c.dec.Tag(fb, words, tags, mbr, gamma)
 	s.GoldTags = hmm.GoldTags(s)
 	s.Tags = make([]string, len(tags))
 	for i, t := range tags {
 		s.Tags[i] = c.ext.States[t]
 	}
+	return fellBack
+}
+
+// CheckMemory numbers the words first, to know the vocabulary a pass
+// will hold (the model's and the new ones) and the emission rows of the
+// E-step's chunks.
+func (h hmmModel) CheckMemory(sents []*format.Sentence, workers int, estep bool, limit int64) error {
+	words, ids, _, err := h.m.Number(sents)
+	if err != nil {
+		return err
+	}
+	c := hmm.CorpusOf(sents, ids, words)
+	j := hmm.Job{Order: h.m.P.Order, K: h.m.P.K, V: len(words), MaxLen: c.MaxLen, Workers: workers, EStep: estep}
+	if estep {
+		j.Rows = hmm.ChunkRows(c)
+	}
+	return j.Check(limit)
 }
 
 type hmmShard struct {
@@ -104,15 +122,18 @@ func (s hmmShard) WriteShard(w io.Writer, model, corpus string) error {
 	return hmm.WriteCounts(w, s.r.Counts, s.m.States, s.m.Words, model, corpus, stats)
 }
 
-func readHMMCounts(src pipeline.Source) (family.Counts, error) {
-	t, err := hmm.ReadCounts(src)
+func readHMMCounts(src pipeline.Source, limit int64) (family.Counts, error) {
+	t, err := hmm.ReadCounts(src, limit)
 	if err != nil {
 		return nil, err
 	}
-	return hmmCounts{t}, nil
+	return hmmCounts{t, pipeline.DescribeInputs(src.Names)}, nil
 }
 
-type hmmCounts struct{ t *hmm.CountTable }
+type hmmCounts struct {
+	t     *hmm.CountTable
+	where string // the inputs, for errors
+}
 
 func (c hmmCounts) Stats() format.Stats { return *c.t.Shards.Stats }
 func (c hmmCounts) Corpus() string      { return c.t.Shards.Corpus }
@@ -126,7 +147,11 @@ func (c hmmCounts) WriteMStep(w io.Writer, lambda float64) error {
 	if !(lambda >= 0) {
 		return fmt.Errorf("--lambda %v: must be ≥ 0", lambda)
 	}
-	return hmm.WriteModel(w, c.t.MStep(lambda))
+	m, err := c.t.MStep(lambda)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
+	return hmm.WriteModel(w, m)
 }
 
 // LogProbs is log P(x) of each sentence by forward–backward, a word the

@@ -158,7 +158,7 @@ func TestHMMShardsAddUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged, err := fam.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(shards)})
+	merged, err := fam.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(shards)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,11 +166,11 @@ func TestHMMShardsAddUp(t *testing.T) {
 	if err := merged.WriteCounts(&b); err != nil {
 		t.Fatal(err)
 	}
-	got, err := hmm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(b.Bytes())})
+	got, err := hmm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(b.Bytes())}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := hmm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(whole)})
+	want, err := hmm.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(whole)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestHMMUnseenWords(t *testing.T) {
 	for _, lambda := range []float64{0, 0.5} {
 		res, c := trainHMM(t, path, hmm.Options{Order: 1, States: 3, Estimator: hmm.MAP, Lambda: lambda, Iterations: 2, Noise: 1, Seed: 1})
 		model := write(t, filepath.Join(dir, "m.jsonl"), savedHMM(t, res, c))
-		m, err := hmm.ReadModel(model)
+		m, err := hmm.ReadModel(model, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func TestHMMUnseenWords(t *testing.T) {
 			t.Errorf("λ %v: held-out loglik %v", lambda, ll)
 		}
 		next := write(t, filepath.Join(dir, "next.jsonl"), mstepLambda(t, counts, 1))
-		m2, err := hmm.ReadModel(next)
+		m2, err := hmm.ReadModel(next, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +310,7 @@ func TestHMMShardsWithUnseenWords(t *testing.T) {
 	pb := write(t, filepath.Join(dir, "b.jsonl"), []byte(b))
 	pab := write(t, filepath.Join(dir, "ab.jsonl"), []byte(a+b))
 	fam, _ := families.All.Lookup(hmm.Family)
-	merged, err := fam.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(append(estepOf(t, pa, family.EStepOptions{Model: model}), estepOf(t, pb, family.EStepOptions{Model: model})...))})
+	merged, err := fam.ReadCounts(pipeline.Source{Stdin: bytes.NewReader(append(estepOf(t, pa, family.EStepOptions{Model: model}), estepOf(t, pb, family.EStepOptions{Model: model})...))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

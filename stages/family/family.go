@@ -32,8 +32,9 @@ type Family interface {
 	// Counts are the same for any opts.Workers.
 	EStep(src pipeline.Source, w io.Writer, opts EStepOptions) error
 	// ReadCounts reads and adds the count shards of src (a shard cut
-	// short, repeated or of another model is refused).
-	ReadCounts(src pipeline.Source) (Counts, error)
+	// short, repeated or of another model is refused), refusing tables
+	// that would need more than limit bytes (≤ 0: no limit).
+	ReadCounts(src pipeline.Source, limit int64) (Counts, error)
 	// Decode reads the model opts.Model and writes each sentence of src
 	// with the family's prediction (dmv: "pred"; ccm: "pred_spans").
 	Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) (DecodeReport, error)
@@ -89,13 +90,18 @@ type EStepOptions struct {
 	// one ended, as the trainer's do.
 	PR   pr.Options
 	Dual string
+	// MaxMemory refuses, before allocating, a model or a pass whose
+	// tables and charts would need more bytes (--max-memory; ≤ 0: no
+	// limit).
+	MaxMemory int64
 }
 
 // DecodeOptions of the decoders.
 type DecodeOptions struct {
-	Model   string
-	MBR     bool // minimum Bayes risk instead of Viterbi
-	Workers int
+	Model     string
+	MBR       bool // minimum Bayes risk instead of Viterbi
+	Workers   int
+	MaxMemory int64 // as EStepOptions'
 	// Bound, when on, makes the DMV's tree the best within the
 	// left-corner depth bound (a family without one refuses it).
 	Bound dmv.DepthBound
@@ -220,6 +226,9 @@ type MStepOptions struct {
 	// ExpectCorpus, when not "", is a corpus file the counts must come
 	// from exactly: a lost whole shard is caught.
 	ExpectCorpus string
+	// MaxMemory refuses counts whose tables would need more bytes (≤ 0:
+	// no limit).
+	MaxMemory int64
 }
 
 // BackoffCounts are counts whose M-step can back their child

@@ -29,8 +29,17 @@ type Model interface {
 	// same for any number of workers.
 	EStep(c Corpus, workers int) ModelCounts
 	// Decode writes the prediction of sentence k of c into s (Viterbi,
-	// or minimum Bayes risk with mbr). Safe for concurrent calls.
-	Decode(c Corpus, k int, mbr bool, s *format.Sentence)
+	// or minimum Bayes risk with mbr) and says whether the model gives
+	// the sentence probability 0, which it then decodes as the DMV's
+	// decoder does: every impossible event at dmv.Floor, so the
+	// prediction uses as few of them as it can. Safe for concurrent
+	// calls.
+	Decode(c Corpus, k int, mbr bool, s *format.Sentence) (fellBack bool)
+	// CheckMemory refuses, before Corpus or a pass allocates it, a pass
+	// over sents (estep: with counts) whose memory would be over limit
+	// bytes (≤ 0: no limit): the family's estimate of its charts and
+	// tables for these sentence lengths, workers at a time.
+	CheckMemory(sents []*format.Sentence, workers int, estep bool, limit int64) error
 }
 
 // Corpus is a family's corpus, made by its Model.
@@ -47,10 +56,12 @@ type ModelCounts interface {
 type Sentences struct {
 	Family string
 	// ReadModel reads a model file; with onto not nil, onto the symbols
-	// of onto (a skew model) and refusing a model of another family.
-	ReadModel func(path string, onto Model) (Model, error)
-	// ReadCountShards reads and adds count shards.
-	ReadCountShards func(src pipeline.Source) (Counts, error)
+	// of onto (a skew model) and refusing a model of another family. Its
+	// tables are refused over limit bytes (≤ 0: no limit).
+	ReadModel func(path string, onto Model, limit int64) (Model, error)
+	// ReadCountShards reads and adds count shards, refusing tables over
+	// limit bytes.
+	ReadCountShards func(src pipeline.Source, limit int64) (Counts, error)
 	// Words says that the family reads the sentences' words (the HMM):
 	// the corpus hash of its counts covers them.
 	Words bool
@@ -97,7 +108,9 @@ func ReadSentences(fam Family, src pipeline.Source) ([]*format.Sentence, error) 
 	return pipeline.ReadSentencesChecked(src, func(s *format.Sentence) error { return CheckSentence(fam, s) })
 }
 
-func (f Sentences) ReadCounts(src pipeline.Source) (Counts, error) { return f.ReadCountShards(src) }
+func (f Sentences) ReadCounts(src pipeline.Source, limit int64) (Counts, error) {
+	return f.ReadCountShards(src, limit)
+}
 
 // EStep reads the model and the sentences and writes one count shard.
 // Of the re-weightings --beta and --skew apply; the stats record's loglik
@@ -119,12 +132,12 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 	case !(r.Beta > 0 && r.Beta <= 1):
 		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
 	}
-	m, err := f.ReadModel(opts.Model, nil)
+	m, err := f.ReadModel(opts.Model, nil, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
 	hash := m.Hash()
-	sents, c, err := f.corpus(src, m)
+	sents, c, err := f.corpus(src, m, opts.Workers, opts.MaxMemory)
 	if err != nil {
 		return err
 	}
@@ -133,7 +146,7 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		var skew Model
 		skewHash := ""
 		if opts.Skew != "" {
-			if skew, err = f.ReadModel(opts.Skew, m); err != nil {
+			if skew, err = f.ReadModel(opts.Skew, m, opts.MaxMemory); err != nil {
 				return err
 			}
 			skewHash = skew.Hash()
@@ -142,13 +155,23 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		// Shards of different re-weightings do not mix.
 		hash = eventio.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), skewHash)
 	}
-	return e.EStep(c, opts.Workers).WriteShard(w, hash, eventio.CorpusHash(sents, f.Words))
+	counts := e.EStep(c, opts.Workers)
+	if z, ok := counts.(interface{ Zero() int }); ok && z.Zero() > 0 && opts.Warn != nil {
+		fmt.Fprintf(opts.Warn, "estep: %d sentences of probability 0 under the model left out of the counts\n", z.Zero())
+	}
+	return counts.WriteShard(w, hash, eventio.CorpusHash(sents, f.Words))
 }
 
-func (f Sentences) corpus(src pipeline.Source, m Model) ([]*format.Sentence, Corpus, error) {
+func (f Sentences) corpus(src pipeline.Source, m Model, workers int, limit int64) ([]*format.Sentence, Corpus, error) {
 	sents, err := ReadSentences(f, src)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(sents) == 0 {
+		return nil, nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	if err := m.CheckMemory(sents, pipeline.Workers(workers), true, limit); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	c, err := m.Corpus(sents)
 	if err != nil {
@@ -171,20 +194,27 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	if opts.Bound.On() {
 		return rep, fmt.Errorf("--max-depth is the DMV's: a %s model decodes without a left-corner depth bound", f.Family)
 	}
-	m, err := f.ReadModel(opts.Model, nil)
+	m, err := f.ReadModel(opts.Model, nil, opts.MaxMemory)
 	if err != nil {
 		return rep, err
 	}
 	var batch []*format.Sentence
+	workers := pipeline.Workers(opts.Workers)
+	fellBack := make([]int, workers)
 	flush := func() error {
+		if err := m.CheckMemory(batch, workers, false, opts.MaxMemory); err != nil {
+			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		c, err := m.Corpus(batch)
 		if err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		const per = 64
-		pipeline.ForEachChunk((len(batch)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
+		pipeline.ForEachChunk((len(batch)+per-1)/per, workers, func(worker, k int) {
 			for i := k * per; i < min(len(batch), (k+1)*per); i++ {
-				m.Decode(c, i, opts.MBR, batch[i])
+				if m.Decode(c, i, opts.MBR, batch[i]) {
+					fellBack[worker]++
+				}
 			}
 		})
 		for _, s := range batch {
@@ -210,6 +240,9 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 	}
 	if err == nil && rep.Sentences == 0 {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	for _, n := range fellBack {
+		rep.FellBack += n
 	}
 	return rep, err
 }

@@ -85,6 +85,19 @@ func GoldTags(s *format.Sentence) []string {
 	return s.Tags
 }
 
+// GoldTagCount is the number of distinct gold tags of the corpus, the
+// states of its dictionary (BuildDict), counted before the dictionary's
+// V × K flags are made.
+func GoldTagCount(c *Corpus) int {
+	seen := map[string]bool{}
+	for _, s := range c.Source {
+		for _, t := range GoldTags(s) {
+			seen[t] = true
+		}
+	}
+	return len(seen)
+}
+
 // Dict is a tag dictionary: the states are the gold tags (sorted), and
 // each word may take only the tags it was seen with — if it was seen
 // often enough (Merialdo; Smith & Eisner §4). Rarer words may take any

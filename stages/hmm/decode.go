@@ -1,6 +1,12 @@
 package hmm
 
-import "math"
+import (
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/grind-nlp/grind/stages/dmv"
+)
 
 // Viterbi writes the best tagging of words under p into tags and returns
 // its log weight (−Inf when every tagging has weight 0, tags then all 0).
@@ -175,4 +181,56 @@ func (fb *FB) Posterior(p *Params, words []int32, tags []int, gamma []float64) f
 		tags[i] = best
 	}
 	return logZ
+}
+
+// Floored is p for sentences p gives probability 0, decoded by the DMV's
+// rule (dmv.Floor): every weight of 0 — a transition or an emission,
+// those a tag dictionary forbids included — raised to dmv.Floor, so that
+// the best tagging uses as few impossible events as it can. Forward–
+// backward over it stays in range: each position's vector is rescaled,
+// and every step keeps a weight of at least dmv.Floor/K².
+func Floored(p *Params) *Params {
+	s, _ := NewSpace(p.Order, p.K, p.V, nil) // the shape of p, which was checked
+	q := &Params{Space: s, Trans: slices.Clone(p.Trans), Emit: slices.Clone(p.Emit)}
+	for ctx := 0; ctx < s.Contexts(); ctx++ {
+		for next := 0; next <= s.K; next++ {
+			if i := ctx*(s.K+1) + next; s.transSupported(ctx, next) {
+				q.Trans[i] = max(q.Trans[i], dmv.Floor)
+			}
+		}
+	}
+	for i, v := range q.Emit {
+		q.Emit[i] = max(v, dmv.Floor)
+	}
+	return q
+}
+
+// Decoder tags sentences with p, falling back to Floored(p) (made once,
+// when first needed) for a sentence p gives probability 0. Safe for
+// concurrent use, each goroutine with its own FB.
+type Decoder struct {
+	p       *Params
+	once    sync.Once
+	floored *Params
+}
+
+// NewDecoder decodes with p.
+func NewDecoder(p *Params) *Decoder { return &Decoder{p: p} }
+
+// Tag writes words' tagging to tags — each token's most probable state
+// with posterior (gamma: len(words)·K of scratch), else the Viterbi
+// tagging — and says whether the sentence had probability 0 under p.
+func (d *Decoder) Tag(fb *FB, words []int32, tags []int, posterior bool, gamma []float64) (fellBack bool) {
+	run := func(p *Params) float64 {
+		if posterior {
+			return fb.Posterior(p, words, tags, gamma)
+		}
+		return fb.Viterbi(p, words, tags)
+	}
+	if !math.IsInf(run(d.p), -1) {
+		return false
+	}
+	d.once.Do(func() { d.floored = Floored(d.p) })
+	run(d.floored)
+	return true
 }

@@ -112,26 +112,30 @@ func (e *EStepper) Run(p *Params) EStepResult {
 }
 
 // Decode tags every sentence: by maximum marginal (posterior true) or
-// Viterbi. Sentences with weight 0 get state 0 throughout.
-func (e *EStepper) Decode(p *Params, posterior bool) [][]int {
+// Viterbi. A sentence of weight 0 is tagged by the fallback (Decoder);
+// fellBack counts them.
+func (e *EStepper) Decode(p *Params, posterior bool) (tags [][]int, fellBack int) {
 	out := make([][]int, len(e.corpus.Sents))
 	gammas := make([][]float64, len(e.fbs))
+	fell := make([]int, len(e.chunks))
+	dec := NewDecoder(p)
 	pipeline.ForEachChunk(len(e.chunks), len(e.fbs), func(worker, ci int) {
 		ch := e.chunks[ci]
 		fb := e.fbs[worker]
 		for i := ch.lo; i < ch.hi; i++ {
 			words := e.corpus.Sents[i]
 			tags := make([]int, len(words))
-			if posterior {
-				if need := len(words) * e.space.K; cap(gammas[worker]) < need {
-					gammas[worker] = make([]float64, need)
-				}
-				fb.Posterior(p, words, tags, gammas[worker])
-			} else {
-				fb.Viterbi(p, words, tags)
+			if need := len(words) * e.space.K; posterior && cap(gammas[worker]) < need {
+				gammas[worker] = make([]float64, need)
+			}
+			if dec.Tag(fb, words, tags, posterior, gammas[worker]) {
+				fell[ci]++
 			}
 			out[i] = tags
 		}
 	})
-	return out
+	for _, n := range fell {
+		fellBack += n
+	}
+	return out, fellBack
 }

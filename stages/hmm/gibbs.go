@@ -2,6 +2,7 @@ package hmm
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -161,19 +162,69 @@ func (g *Sampler) Restore(st GibbsState) error {
 			return errors.New("not the state of a sampler of this corpus")
 		}
 	}
+	for i, t := range st.Tags {
+		for j, x := range t {
+			if !slices.Contains(g.choices[g.corpus.Sents[i][j]], x) {
+				return fmt.Errorf("sentence %d, token %d: state %d, which its word may not take (or out of 0…%d)", i+1, j+1, x, g.space.K-1)
+			}
+		}
+	}
 	if err := g.src.UnmarshalBinary(st.RNG); err != nil {
 		return err
 	}
+	// The tables must be the counts of the states (plus the prior), up to
+	// the rounding of counts moved by ±1; kept as stored, so that a
+	// resumed run samples exactly as the killed one would have.
 	copy(g.em, g.prior)
+	clear(g.tr)
+	clear(g.trT)
+	clear(g.trDen)
+	for t := range g.emDen {
+		g.emDen[t] = 0
+		for w := 0; w < g.space.V; w++ {
+			g.emDen[t] += g.prior[w*g.space.K+t]
+		}
+	}
+	for p := 0; p < k1; p++ {
+		for q := 0; q < k1; q++ {
+			if g.space.transSupported(g.space.Context(0, p), q) {
+				g.addTrans(p, q, g.alphaT)
+			}
+		}
+	}
+	for i, t := range st.Tags {
+		g.Tags[i] = slices.Clone(t)
+		g.addSentence(i, 1)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(a)) }
+	em := slices.Clone(g.prior)
 	for j, i := range st.EmitCells {
 		if int(i) < 0 || int(i) >= len(g.em) {
 			return errors.New("an emission cell out of range")
 		}
-		g.em[i] = st.EmitCount[j]
+		em[i] = st.EmitCount[j]
 	}
-	for i, t := range st.Tags {
-		g.Tags[i] = slices.Clone(t)
+	for i := range em {
+		if !near(g.em[i], em[i]) {
+			return fmt.Errorf("the emission table is not the count of the states (word %d, state %d: %v, the states give %v)", i/g.space.K+1, i%g.space.K, em[i], g.em[i])
+		}
 	}
+	for i := range st.Trans {
+		if !near(g.tr[i], st.Trans[i]) {
+			return fmt.Errorf("the transition table is not the count of the states (%d → %d: %v, the states give %v)", i/k1, i%k1, st.Trans[i], g.tr[i])
+		}
+	}
+	for t := range st.EmitDen {
+		if !near(g.emDen[t], st.EmitDen[t]) {
+			return fmt.Errorf("the emission total of state %d is %v, the states give %v", t, st.EmitDen[t], g.emDen[t])
+		}
+	}
+	for p := range st.TransDen {
+		if !near(g.trDen[p], st.TransDen[p]) {
+			return fmt.Errorf("the transition total of %d is %v, the states give %v", p, st.TransDen[p], g.trDen[p])
+		}
+	}
+	copy(g.em, em)
 	copy(g.tr, st.Trans)
 	for p := 0; p < k1; p++ {
 		for q := 0; q < k1; q++ {

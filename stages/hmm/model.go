@@ -12,7 +12,9 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/eventio"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Family is the header family of HMM models and counts. Bitag and
@@ -29,6 +31,10 @@ type Model struct {
 	// t (0 under maximum likelihood: such words are then emitted with
 	// weight 1 by every state, so the transitions alone tag them).
 	Unseen []float64
+	// Deficient marks weights whose rows sum to less than 1 (variational
+	// Bayes's exp E[log θ]); the header says so, and the reader checks
+	// only that no row sums to more.
+	Deficient bool
 }
 
 // UnseenNormalize is the emission of a word never counted under
@@ -116,7 +122,7 @@ func eachEvent(p *Params, states, words []string, unseen []float64, unit format.
 // WriteModel writes m; a weight that is not in [0, 1] is refused before
 // anything is written.
 func WriteModel(w io.Writer, m *Model) error {
-	return write(w, m.P, m.States, m.Words, m.Unseen, format.Prob, &format.Header{Family: Family, Unit: format.Prob}, nil,
+	return write(w, m.P, m.States, m.Words, m.Unseen, format.Prob, &format.Header{Family: Family, Unit: format.Prob, Deficient: m.Deficient}, nil,
 		func(e *format.Event) error {
 			if !(e.Value >= 0 && e.Value <= 1) {
 				return fmt.Errorf("the model made is not valid (%s weight %v): nothing written", describe(e), e.Value)
@@ -297,14 +303,24 @@ func (b *builder) add(e *format.Event) error {
 // params is the collected table; every transition of every context that
 // can occur must have been given, and each emission given defines the
 // dictionary (a state emits only the words it has records for; all
-// present: no dictionary).
-func (b *builder) params() (*Params, error) {
+// present: no dictionary). Both are checked before the dense tables are
+// made, and those against limit bytes (≤ 0: none): a few emission
+// records over many words and states could ask for far more memory than
+// the file holds.
+func (b *builder) params(limit int64) (*Params, error) {
 	k, v := len(b.states), len(b.words)
 	if b.order == 0 {
 		return nil, errors.New("no trans records")
 	}
 	if v == 0 {
 		return nil, errors.New("no emit records")
+	}
+	j := Job{Order: b.order, K: k, V: v}
+	trans, emit := j.Tables()
+	if err := memory.Check(memory.Add(memory.Of(memory.Add(trans, emit), 8), emit), limit, func() string {
+		return fmt.Sprintf("a model of %d states over %d words", k, v)
+	}, ""); err != nil {
+		return nil, err
 	}
 	var allowed []bool
 	if len(b.emit) != k*v {
@@ -365,22 +381,88 @@ func (b *builder) params() (*Params, error) {
 	return p, nil
 }
 
-// ReadModel reads an HMM model file.
-func ReadModel(path string) (*Model, error) {
+// SumTolerance is how far from 1 a row of a model may sum (the DMV's).
+const SumTolerance = dmv.SumTolerance
+
+// CheckDistribution checks that the rows of p — each context's
+// transitions, each state's emissions over the model's words — sum to 1
+// within SumTolerance, or with deficient to at most 1 + SumTolerance.
+// The error names the first that does not.
+func (m *Model) CheckDistribution() error {
+	p := m.P
+	k, k1 := p.K, p.K+1
+	check := func(sum float64, what func() string) error {
+		if m.Deficient && sum <= 1+SumTolerance && sum > 0 || math.Abs(sum-1) <= SumTolerance {
+			return nil
+		}
+		if m.Deficient {
+			return fmt.Errorf("%s sums to %.17g: a deficient model's rows sum to at most 1 (tolerance %g)", what(), sum, SumTolerance)
+		}
+		return fmt.Errorf("%s sums to %.17g, not 1 (tolerance %g): not a normalised model", what(), sum, SumTolerance)
+	}
+	name := func(i int) string {
+		if i == k {
+			return Boundary
+		}
+		return m.States[i]
+	}
+	for ctx := 0; ctx < p.Contexts(); ctx++ {
+		if p.Order == 2 && ctx%k1 == k && ctx/k1 != k {
+			continue // a state then the boundary: never a context
+		}
+		sum := 0.0
+		for _, x := range p.Trans[ctx*k1 : (ctx+1)*k1] {
+			sum += x
+		}
+		if err := check(sum, func() string {
+			if p.Order == 1 {
+				return "trans from " + name(ctx)
+			}
+			return "trans from " + name(ctx/k1) + " " + name(ctx%k1)
+		}); err != nil {
+			return err
+		}
+	}
+	sums := make([]float64, k)
+	for w := 0; w < p.V; w++ {
+		for t, x := range p.Emit[w*k : (w+1)*k] {
+			sums[t] += x
+		}
+	}
+	for t, sum := range sums {
+		if err := check(sum, func() string { return "emit of state " + m.States[t] }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadModel reads an HMM model file: every transition and unseen_word
+// record, each row normalised (Model.CheckDistribution); its tables are
+// refused when they would need more than limit bytes (≤ 0: no limit).
+func ReadModel(path string, limit int64) (*Model, error) {
 	b := newBuilder(false)
-	if _, err := eventio.ReadModel(pipeline.Source{Names: []string{path}}, path, b.kind()); err != nil {
+	hdr, err := eventio.ReadModel(pipeline.Source{Names: []string{path}}, path, b.kind())
+	if err != nil {
 		return nil, err
 	}
-	p, err := b.params()
+	if hdr.Unit != format.Prob {
+		return nil, fmt.Errorf("%s: an HMM model holds probabilities (\"p\"), not %q", path, string(hdr.Unit))
+	}
+	p, err := b.params(limit)
 	if err == nil && len(b.unseen) != len(b.states) {
 		err = fmt.Errorf("%d unseen_word records for %d states: one per state", len(b.unseen), len(b.states))
 	}
+	var m *Model
+	if err == nil {
+		m = &Model{P: p, States: b.states, Words: b.words, Unseen: make([]float64, len(b.states)), Deficient: hdr.Deficient}
+		for t, v := range b.unseen {
+			m.Unseen[t] = v
+		}
+		err = m.CheckDistribution()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	m := &Model{P: p, States: b.states, Words: b.words, Unseen: make([]float64, len(b.states))}
-	for t, v := range b.unseen {
-		m.Unseen[t] = v
 	}
 	return m, nil
 }
@@ -392,14 +474,15 @@ type CountTable struct {
 	Shards        eventio.Shards
 }
 
-// ReadCounts reads and adds HMM count shards (eventio.ReadCounts).
-func ReadCounts(src pipeline.Source) (*CountTable, error) {
+// ReadCounts reads and adds HMM count shards (eventio.ReadCounts),
+// refusing tables that would need more than limit bytes (≤ 0: no limit).
+func ReadCounts(src pipeline.Source, limit int64) (*CountTable, error) {
 	b := newBuilder(true)
 	shards, err := eventio.ReadCounts(src, b.kind())
 	if err != nil {
 		return nil, err
 	}
-	p, err := b.params()
+	p, err := b.params(limit)
 	if err == nil && shards.Stats == nil {
 		err = errors.New("no stats record")
 	}
@@ -418,24 +501,32 @@ func ReadCounts(src pipeline.Source) (*CountTable, error) {
 	return &CountTable{Counts: p, States: b.states, Words: b.words, Shards: shards}, nil
 }
 
-// MStep is the model of add-λ M-step on the counts.
-func (c *CountTable) MStep(lambda float64) *Model {
+// MStep is the model of add-λ M-step on the counts; totals beyond
+// floating point are refused (Space.CheckTotals).
+func (c *CountTable) MStep(lambda float64) (*Model, error) {
 	s := c.Counts.Space
-	return &Model{P: s.Normalize(c.Counts, lambda), States: c.States, Words: c.Words, Unseen: s.UnseenNormalize(c.Counts, lambda)}
+	name := func(i int) string {
+		if i == s.K {
+			return Boundary
+		}
+		return c.States[i]
+	}
+	if err := s.CheckTotals(c.Counts, lambda, name); err != nil {
+		return nil, err
+	}
+	return &Model{P: s.Normalize(c.Counts, lambda), States: c.States, Words: c.Words, Unseen: s.UnseenNormalize(c.Counts, lambda)}, nil
 }
 
-// Extend is the model over the words of sents too: a word it has not
-// seen is appended, emitted by each state with its Unseen weight (or 1
-// by every state when those are all 0), allowed every state. The words
-// of sents are returned as numbers, with how many tokens were unseen.
-func (m *Model) Extend(sents []*format.Sentence) (*Model, [][]int32, int, error) {
+// Number numbers the words of sents over the model's, appending those it
+// has not seen (words): Extend's first half, without the new model's
+// tables, so that their memory can be checked first.
+func (m *Model) Number(sents []*format.Sentence) (words []string, ids [][]int32, unseen int, err error) {
 	index := make(map[string]int32, len(m.Words))
 	for i, w := range m.Words {
 		index[w] = int32(i)
 	}
-	words := m.Words[:len(m.Words):len(m.Words)]
-	ids := make([][]int32, len(sents))
-	unseen := 0
+	words = m.Words[:len(m.Words):len(m.Words)]
+	ids = make([][]int32, len(sents))
 	for i, s := range sents {
 		if len(s.Words) == 0 {
 			return nil, nil, 0, fmt.Errorf("sentence %d (%s) has no words: an HMM tags words", i+1, s.ID)
@@ -454,8 +545,17 @@ func (m *Model) Extend(sents []*format.Sentence) (*Model, [][]int32, int, error)
 			ids[i][j] = id
 		}
 	}
-	if len(words) == len(m.Words) {
-		return m, ids, 0, nil
+	return words, ids, unseen, nil
+}
+
+// Extend is the model over the words of sents too: a word it has not
+// seen is appended, emitted by each state with its Unseen weight (or 1
+// by every state when those are all 0), allowed every state. The words
+// of sents are returned as numbers, with how many tokens were unseen.
+func (m *Model) Extend(sents []*format.Sentence) (*Model, [][]int32, int, error) {
+	words, ids, unseen, err := m.Number(sents)
+	if err != nil || len(words) == len(m.Words) {
+		return m, ids, unseen, err
 	}
 	k, old := m.P.K, m.P.V
 	var allowed []bool
@@ -483,7 +583,7 @@ func (m *Model) Extend(sents []*format.Sentence) (*Model, [][]int32, int, error)
 	for w := old; w < len(words); w++ {
 		copy(p.Emit[w*k:(w+1)*k], fill)
 	}
-	return &Model{P: p, States: m.States, Words: words, Unseen: m.Unseen}, ids, unseen, nil
+	return &Model{P: p, States: m.States, Words: words, Unseen: m.Unseen, Deficient: m.Deficient}, ids, unseen, nil
 }
 
 func allZero(xs []float64) bool {

@@ -155,6 +155,50 @@ func (s *Space) Normalize(counts *Params, lambda float64) *Params {
 	})
 }
 
+// CheckTotals checks that every row's total of counts plus λ per
+// supported entry is finite, so that an M-step can normalise it: counts
+// each finite can still add up beyond floating point (the DMV's rule,
+// dmv.CheckTotals). names names the states (K: the boundary).
+func (s *Space) CheckTotals(counts *Params, lambda float64, name func(int) string) error {
+	k, k1 := s.K, s.K+1
+	bad := func(sum float64, what func() string) error {
+		if math.IsInf(sum, 0) || math.IsNaN(sum) {
+			return fmt.Errorf("M-step overflow: the counts of %s add up to %v, beyond floating point", what(), sum)
+		}
+		return nil
+	}
+	for ctx := 0; ctx < s.Contexts(); ctx++ {
+		sum := 0.0
+		for next, n := range counts.Trans[ctx*k1 : (ctx+1)*k1] {
+			if s.transSupported(ctx, next) {
+				sum += n + lambda
+			}
+		}
+		if err := bad(sum, func() string {
+			if s.Order == 1 {
+				return "trans from " + name(ctx)
+			}
+			return "trans from " + name(ctx/k1) + " " + name(ctx%k1)
+		}); err != nil {
+			return err
+		}
+	}
+	sums := make([]float64, k)
+	for w := 0; w < s.V; w++ {
+		for t := 0; t < k; t++ {
+			if s.allowed(w, t) {
+				sums[t] += counts.Emit[w*k+t] + lambda
+			}
+		}
+	}
+	for t, sum := range sums {
+		if err := bad(sum, func() string { return "emit of state " + name(t) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // VariationalBayes is the M-step of mean-field variational Bayes with
 // symmetric Dirichlet priors, alphaT on every transition row and alphaE
 // on every emission row (Johnson 2007): θ = exp ψ(n + α) / exp ψ(Σn + |support|·α).

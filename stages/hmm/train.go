@@ -89,6 +89,9 @@ type Result struct {
 	Tags       [][]int
 	Objective  float64
 	Iterations int
+	// FellBack counts the sentences of probability 0 under Params,
+	// tagged by the fallback (Decoder).
+	FellBack int
 }
 
 // Train runs the estimator over the corpus and tags it.
@@ -134,7 +137,7 @@ func Train(c *Corpus, o Options) (*Result, error) {
 		res.Params = s.VariationalBayes(out.Model.P, o.AlphaT, o.AlphaE)
 		res.Unseen = s.UnseenVB(out.Model.P, o.AlphaE)
 	}
-	res.Tags = es.Decode(res.Params, !o.Viterbi)
+	res.Tags, res.FellBack = es.Decode(res.Params, !o.Viterbi)
 	return res, nil
 }
 
@@ -176,6 +179,37 @@ func (sn Snapshot) State(s *Space) (State, error) {
 	return State{P: &Params{Space: s, Trans: sn.Trans, Emit: sn.Emit}, Unseen: sn.Unseen}, nil
 }
 
+// BadResume is a checkpoint (Options.Resume) that is not one of this
+// run: Err says why.
+type BadResume struct{ Err error }
+
+func (e *BadResume) Error() string { return "resuming: " + e.Err.Error() }
+func (e *BadResume) Unwrap() error { return e.Err }
+
+// check refuses a state that is not what a loop leaves: under VB (counts)
+// finite counts ≥ 0, otherwise a model whose rows are normalised and
+// whose unseen-word weights are probabilities.
+func (st State) check(counts bool) error {
+	if counts {
+		for _, tab := range [][]float64{st.P.Trans, st.P.Emit} {
+			for _, v := range tab {
+				if !(v >= 0) || math.IsInf(v, 1) {
+					return fmt.Errorf("an expected count of %v", v)
+				}
+			}
+		}
+		return nil
+	}
+	for _, tab := range [][]float64{st.P.Trans, st.P.Emit, st.Unseen} {
+		for _, v := range tab {
+			if !(v >= 0 && v <= 1) {
+				return fmt.Errorf("a probability of %v", v)
+			}
+		}
+	}
+	return (&Model{P: st.P, States: StateNames(st.P.K)}).CheckDistribution()
+}
+
 // newLoop is the estimator's start and its loop (emloop): for EM, MAP, DA
 // and SDA the model of the last M-step; for VB the counts of the last
 // E-step, the first of them on the noisy start (unless resuming).
@@ -184,8 +218,11 @@ func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (Sta
 	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Start: clock}
 	if r := o.Resume; r != nil {
 		st, err := r.Model.State(s)
+		if err == nil {
+			err = st.check(o.Estimator == VB)
+		}
 		if err != nil {
-			return State{}, nil, fmt.Errorf("resuming: %w", err)
+			return State{}, nil, &BadResume{err}
 		}
 		loop.Resume = &rundir.State[State]{Stage: r.Stage, StageIters: r.StageIters, Before: r.Before, Prev: r.Prev, Model: st}
 	}
@@ -292,10 +329,10 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 	first := 0
 	if r := o.Resume; r != nil {
 		if r.Model.Gibbs == nil {
-			return nil, errors.New("resuming: not the checkpoint of a Gibbs run")
+			return nil, &BadResume{errors.New("not the checkpoint of a Gibbs run")}
 		}
 		if err := g.Restore(r.Model.Gibbs.Sampler); err != nil {
-			return nil, fmt.Errorf("resuming: %w", err)
+			return nil, &BadResume{err}
 		}
 		kept = append(kept, r.Model.Gibbs.Kept...)
 		first, prev, iter = r.StageIters, r.Prev, r.StageIters

@@ -38,7 +38,7 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	if err != nil {
 		return err
 	}
-	counts, err := fam.ReadCounts(src)
+	counts, err := fam.ReadCounts(src, opts.MaxMemory)
 	if err != nil {
 		return err
 	}

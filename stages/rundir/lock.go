@@ -20,7 +20,8 @@ const LockFile = "run.lock"
 var ErrInUse = errors.New("in use by another run")
 
 // Lock takes dir's lock, or refuses with ErrInUse (naming the holder's
-// pid) when another run holds it. A refused run may hold the lock for a
+// pid, unless the holder has not written it yet) when another run holds
+// it. A refused run may hold the lock for a
 // moment (Lock, then seeing it has nothing to do there): Lock tries again
 // for a tenth of a second before it refuses.
 func Lock(dir string) (*os.File, error) {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,7 +73,9 @@ func Write[M any](dir string, c State[M]) error {
 }
 
 // Read reads the checkpoint of dir; nil when there is none yet. check,
-// when not nil, says whether its model fits the run (nil when it does).
+// when not nil, says whether its model fits the run (nil when it does):
+// a checkpoint edited or damaged is an error naming the file and line,
+// never a different model.
 func Read[M any](dir string, check func(M) error) (*State[M], error) {
 	path := filepath.Join(dir, Checkpoint)
 	b, err := os.ReadFile(path)
@@ -82,30 +85,58 @@ func Read[M any](dir string, check func(M) error) (*State[M], error) {
 	if err != nil {
 		return nil, err
 	}
+	bad := func(format string, args ...any) error { return Bad(dir, fmt.Errorf(format, args...)) }
 	var f stateFile[M]
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("%s:%d: not a checkpoint (invalid JSON: %v)", path, lineAt(b, syn.Offset), syn)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("%s:%d: not a checkpoint (%v)", path, lineAt(b, typ.Offset), typ)
+		}
+		return nil, fmt.Errorf("%s:1: not a checkpoint (%v)", path, err)
 	}
 	prev, err := strconv.ParseFloat(f.Prev, 64)
-	if err != nil {
-		return nil, fmt.Errorf("%s: prev: %w", path, err)
+	switch {
+	case err != nil:
+		return nil, bad("prev %q is not a number", f.Prev)
+	case f.Stage < 1:
+		return nil, bad("stage %d (stages count from 1)", f.Stage)
+	case f.StageIters < 0 || f.Before < 0:
+		return nil, bad("%d iterations in its stage after %d before it", f.StageIters, f.Before)
+	case f.StageIters > 0 && (math.IsNaN(prev) || math.IsInf(prev, 1)):
+		return nil, bad("the last objective is %v", prev)
 	}
-	if f.Stage < 1 {
-		return nil, fmt.Errorf("%s: stage %d: not a checkpoint", path, f.Stage)
-	}
-	if check == nil {
-		check = func(M) error { return nil }
-	}
-	if err := check(f.Model); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if check != nil {
+		if err := check(f.Model); err != nil {
+			return nil, bad("%v", err)
+		}
 	}
 	return &State[M]{Stage: f.Stage, StageIters: f.StageIters, Before: f.Before, Prev: prev, Model: f.Model}, nil
 }
 
+// Bad is the error of dir's checkpoint whose model does not fit the run
+// (err says why), for a check made after Read.
+func Bad(dir string, err error) error {
+	return fmt.Errorf("%s:1: not a checkpoint of this run: %w", filepath.Join(dir, Checkpoint), err)
+}
+
+// lineAt is the line of byte offset off of b (the last line for an
+// offset at its end, as a file cut short has it).
+func lineAt(b []byte, off int64) int {
+	b = bytes.TrimRight(b, "\n")
+	return 1 + bytes.Count(b[:min(int(max(off, 0)), len(b))], []byte{'\n'})
+}
+
 // OpenLog opens the iteration log of a run directory. On resume it keeps
-// the complete lines of the iterations the checkpoint holds (a kill after
-// a line and before its checkpoint leaves one more) and appends; seconds
-// is the last kept line's, where the resumed log's clock goes on.
+// the lines of the iterations the checkpoint holds (a kill after a line
+// and before its checkpoint leaves one more, dropped) and appends;
+// seconds is the last kept line's, where the resumed log's clock goes
+// on. Each kept line must be the record of its iteration (iter 1, 2, …
+// in order), and there must be as many as the checkpoint holds: a
+// damaged log is an error naming its line, never cut short silently.
 func OpenLog(dir string, resume bool, done int) (f *os.File, seconds float64, err error) {
 	path := filepath.Join(dir, Log)
 	if !resume {
@@ -119,14 +150,28 @@ func OpenLog(dir string, resume bool, done int) (f *os.File, seconds float64, er
 	var kept bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(old))
 	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
+	line := 0
+	for line < done && sc.Scan() {
+		line++
 		var it format.Iteration
-		if json.Unmarshal(sc.Bytes(), &it) != nil || it.Iter > done {
-			break
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			return nil, 0, fmt.Errorf("%s:%d: not an iteration record: %v", path, line, err)
+		}
+		if it.Iter != line {
+			return nil, 0, fmt.Errorf("%s:%d: the record of iteration %d where iteration %d's is due", path, line, it.Iter, line)
+		}
+		if !(it.Seconds >= seconds) || math.IsInf(it.Seconds, 1) {
+			return nil, 0, fmt.Errorf("%s:%d: seconds %v after %v", path, line, it.Seconds, seconds)
 		}
 		kept.Write(sc.Bytes())
 		kept.WriteByte('\n')
 		seconds = it.Seconds
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, fmt.Errorf("%s:%d: %v", path, line+1, err)
+	}
+	if line < done {
+		return nil, 0, fmt.Errorf("%s: %d iteration records where the checkpoint (%s) holds %d: the log is cut short", path, line, Checkpoint, done)
 	}
 	if err := pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
 		_, err := o.Write(kept.Bytes())

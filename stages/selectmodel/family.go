@@ -68,9 +68,12 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	rows := make([]Row, len(opts.Models))
 	var measure string
 	for i, path := range opts.Models {
-		m, err := sf.ReadModel(path, nil)
+		m, err := sf.ReadModel(path, nil, opts.MaxMemory)
 		if err != nil {
 			return rep, err
+		}
+		if err := m.CheckMemory(dev, pipeline.Workers(opts.Workers), false, opts.MaxMemory); err != nil {
+			return rep, fmt.Errorf("%s on %s: %w", path, devName, err)
 		}
 		decoded := make([]*format.Sentence, len(dev))
 		for k, s := range dev {

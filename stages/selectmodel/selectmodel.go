@@ -71,6 +71,9 @@ type Options struct {
 	JSON    bool      // one JSON line per model instead of the table
 	Best    io.Writer // when not nil, the winning model is written there
 	Workers int
+	// MaxMemory refuses a model and dev set whose tables and charts would
+	// need more bytes (--max-memory; ≤ 0: no limit).
+	MaxMemory int64
 }
 
 // Row is one model's line of the ranking (JSON with --json). Accuracy
@@ -217,7 +220,15 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		names = append(names, s.Tags)
 	}
 	devTags := dmv.CorpusTags(names)
+	longest := 0
+	for _, s := range dev {
+		longest = max(longest, len(s.Tags))
+	}
+	workers := pipeline.Workers(opts.Workers)
 	for i, m := range models {
+		if err := dmv.CheckMemory(m.Tags.Len()+len(devTags), longest, workers, 4+len(models), opts.MaxMemory); err != nil {
+			return nil, rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
+		}
 		// Unseen tags are parsed as the model's average tag; a model that
 		// knows none of the dev tags is of another tag set.
 		if _, _, _, err := m.Extend(devTags); err != nil {

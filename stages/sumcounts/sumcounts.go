@@ -15,13 +15,14 @@ import (
 
 // Run adds the count streams of src (in order) and writes the total.
 // When expectCorpus is not "", the counts must come from exactly that
-// corpus file's sentences.
-func Run(reg family.Registry, src pipeline.Source, w io.Writer, expectCorpus string) error {
+// corpus file's sentences. Tables over limit bytes are refused (≤ 0: no
+// limit).
+func Run(reg family.Registry, src pipeline.Source, w io.Writer, expectCorpus string, limit int64) error {
 	fam, src, err := reg.ForSource(src)
 	if err != nil {
 		return err
 	}
-	counts, err := fam.ReadCounts(src)
+	counts, err := fam.ReadCounts(src, limit)
 	if err != nil {
 		return err
 	}

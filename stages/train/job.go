@@ -55,6 +55,10 @@ type Job struct {
 	// IDs keeps the sentences' ids, for the error messages of loops
 	// that name sentences (CE).
 	IDs bool
+	// MaxMemory refuses, before they are made, tables and charts that
+	// would need more bytes (dmv.CheckMemory; --max-memory; ≤ 0: no
+	// limit).
+	MaxMemory int64
 	// Bound, when on, restricts every E-step to the trees within the
 	// left-corner depth bound (dmv.BoundedChart); the models written
 	// are plain DMVs.
@@ -114,7 +118,17 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	// The tag set: the corpus's own, sorted; or with a start model, its
 	// tags and then the corpus's tags it has not seen, which begin as its
 	// average tag (dmv.Table.Extend) and are trained from there.
+	workers := pipeline.Workers(job.Workers)
 	tagSet := func(names []string) (*dmv.TagSet, error) {
+		// The tables, before any is made (with a start model, over its
+		// tags and the corpus's; the charts once the lengths are known).
+		t := len(names)
+		if start != nil {
+			t += start.Tags.Len()
+		}
+		if err := dmv.CheckMemory(t, 0, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+			return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+		}
 		if start == nil {
 			return dmv.SortedTagSet(names), nil
 		}
@@ -142,6 +156,9 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := dmv.CheckMemory(corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
 	s := &Session{Job: job, Corpus: corpus, start: start, estep: dmv.NewEStepper(corpus)}
 	if !corpus.HasGold() {
 		s.Job.Evaluate = nil
@@ -149,7 +166,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	switch {
 	case job.RunDir != "":
 		if job.Resume {
-			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags.Len(), s.valence()); err != nil {
+			if s.resumed, err = ReadCheckpoint(job.RunDir, corpus.Tags, s.unit(), s.valence(), job.VBAlpha > 0); err != nil {
 				return nil, err
 			}
 		}

@@ -2,7 +2,9 @@ package train
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
@@ -23,16 +25,33 @@ type Checkpoint = rundir.State[*dmv.Params]
 func WriteCheckpoint(dir string, c Checkpoint) error { return rundir.Write(dir, c) }
 
 // ReadCheckpoint reads the checkpoint of dir; nil when there is none yet.
-// Its model must have the corpus's tags and the run's valence settings
-// (a checkpoint written before models had them is the plain DMV's).
-func ReadCheckpoint(dir string, tags int, v dmv.Valence) (*Checkpoint, error) {
+// Its model must be over the corpus's tags with the run's valence settings
+// (a checkpoint written before models had them is the plain DMV's) and be
+// what the run's models are: of unit format.Prob a distribution
+// (dmv.CheckDistribution; under variational Bayes, vb, a sub-distribution),
+// of format.Weight weights within ±dmv.MaxWeight.
+func ReadCheckpoint(dir string, tags *dmv.TagSet, unit format.Unit, v dmv.Valence, vb bool) (*Checkpoint, error) {
+	t := tags.Len()
 	return rundir.Read(dir, func(m *dmv.Params) error {
 		if m != nil && m.V == (dmv.Valence{}) {
 			m.V = dmv.DMVValence
 		}
-		if m == nil || m.T != tags || m.V != v || len(m.Root) != tags || len(m.Child) != 2*v.Child*tags*tags || len(m.Stop) != 2*v.Stop*tags || len(m.Cont) != 2*v.Stop*tags {
-			return fmt.Errorf("not a checkpoint of this corpus's %d tags with %s", tags, v)
+		if m == nil || m.T != t || m.V != v || len(m.Root) != t || len(m.Child) != 2*v.Child*t*t || len(m.Stop) != 2*v.Stop*t || len(m.Cont) != 2*v.Stop*t {
+			return fmt.Errorf("not over this corpus's %d tags with %s", t, v)
 		}
-		return nil
+		if unit == format.Weight {
+			for _, tab := range m.Tables() {
+				for _, w := range tab {
+					if !(math.Abs(w) <= dmv.MaxWeight) {
+						return fmt.Errorf("a weight %v beyond ±%d", w, dmv.MaxWeight)
+					}
+				}
+			}
+			return nil
+		}
+		if vb {
+			return dmv.CheckSubDistribution(tags, m)
+		}
+		return dmv.CheckDistribution(tags, m)
 	})
 }
