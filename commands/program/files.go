@@ -39,9 +39,17 @@ type Output struct {
 	Match func(name string) bool
 }
 
+// readFirst are the input flags (program/flag) a program reads whole
+// before it writes anything, so that an output may replace them: mstep
+// --vb's -m, the model the counts' E-step ran on (read for the bound),
+// which the shell loop `estep -m M | mstep --vb -m M -o M` replaces as
+// `estep -m M | mstep -o M` does.
+var readFirst = map[string]bool{"mstep/model": true}
+
 // FlagFiles are the files c's flags and arguments name: the arguments
 // (stdin when there are none) and every flag marked TakesFile are
-// inputs; -o, --log, --save-model and --best are outputs.
+// inputs (but readFirst's); -o, --log, --save-model and --best are
+// outputs.
 func FlagFiles(c *cli.Context) Files {
 	f := Files{Inputs: slices.Clone(c.Args().Slice())}
 	if len(f.Inputs) == 0 {
@@ -54,7 +62,7 @@ func FlagFiles(c *cli.Context) Files {
 		}
 		switch fl := fl.(type) {
 		case *cli.StringFlag:
-			if fl.TakesFile {
+			if fl.TakesFile && !readFirst[c.App.Name+"/"+name] {
 				f.Inputs = append(f.Inputs, c.String(name))
 			}
 		case *cli.StringSliceFlag:
