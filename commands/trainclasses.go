@@ -15,6 +15,14 @@ import (
 
 func init() { program.Register("train-classes", trainClassesApp) }
 
+// Bounds that keep a mistyped number from exhausting memory before any
+// work: Brown's tables are (K+2)² (160 MB at 2,000), Klein's MᵀM is
+// (2N)² (128 MB at 2,000).
+const (
+	maxBrownClasses = 2000
+	maxContexts     = 2000
+)
+
 // kleinFlags are the flags only --method klein takes.
 var kleinFlags = []string{"contexts", "rank", "max-iter", "seed"}
 
@@ -54,14 +62,15 @@ Examples:
    tag-classes -m brown.jsonl test.jsonl | score-tags`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "method", Required: true, Usage: "`METHOD`: klein (Klein's distributional classes) or brown (Brown clustering)"},
-			&cli.IntFlag{Name: "classes", Value: 200, Usage: "`K` classes (Klein's 200 by default; at least 2, at most the word types)"},
+			&cli.IntFlag{Name: "classes", Value: 200, Usage: "`K` classes (Klein's number; at least 2, at most the word types; brown: at most 2000)"},
 			&cli.IntFlag{Name: "contexts", Value: 500, Usage: "klein: the `N` most common words counted on each side"},
 			&cli.IntFlag{Name: "rank", Value: 50, Usage: "klein: singular vectors `R` kept"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "klein: k-means's iterations `N` at most"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "klein: random seed `S` of the k-means++ start"},
 			&cli.IntFlag{Name: "prefix", Usage: "brown: write each class's first `N` bits (a coarser class); 0 the whole path"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the class model to `FILE`, for tag-classes"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			&cli.IntFlag{Name: "workers", Usage: "`N` goroutines (0: every core); the classes do not depend on it"},
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			method := c.String("method")
@@ -85,8 +94,10 @@ Examples:
 			switch {
 			case k < 2:
 				return program.Usagef("--classes must be ≥ 2, not %d", k)
-			case c.Int("contexts") < 1:
-				return program.Usagef("--contexts must be ≥ 1, not %d", c.Int("contexts"))
+			case method == classes.MethodBrown && k > maxBrownClasses:
+				return program.Usagef("--classes %d: Brown clustering keeps K² numbers five times over and costs K² a word; at most %d", k, maxBrownClasses)
+			case c.Int("contexts") < 1 || c.Int("contexts") > maxContexts:
+				return program.Usagef("--contexts must be between 1 and %d (MᵀM holds (2N)² numbers), not %d", maxContexts, c.Int("contexts"))
 			case c.Int("rank") < 1:
 				return program.Usagef("--rank must be ≥ 1, not %d", c.Int("rank"))
 			case c.Int("max-iter") < 1:

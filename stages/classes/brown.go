@@ -36,7 +36,8 @@ import (
 // Each merge costs O(K²): L(a, b), the AMI lost by merging a and b, is
 // kept for every pair and updated in O(1) per pair after a merge or an
 // addition (Brown et al. §3; the same updates as brown-cluster), and
-// recomputed in O(K) for the pairs of the new cluster.
+// computed afresh for the pairs of the new cluster, from the sums of its
+// row and column and the cells where both clusters meet a third.
 
 // BrownOptions choose the number of classes and the cores.
 type BrownOptions struct {
@@ -73,8 +74,8 @@ type brown struct {
 	rowq    []float64 // the AMI terms that involve each slot
 	// Sums over each slot's row and column: Σ p·ln p, Σ n, Σ n·ln p(other)
 	hRow, nRow, lRow, hCol, nCol, lCol []float64
-	// rowBits, colBits: which cells of each row and column are not 0,
-	// words bits a slot; the pairs' losses visit only the cells where
+	// rowBits, colBits: which cells of each row and column are not 0
+	// (words uint64s a slot); a pair's loss visits only the cells where
 	// both clusters' rows (or columns) are not 0.
 	rowBits, colBits []uint64
 	words            int

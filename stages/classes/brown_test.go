@@ -183,3 +183,39 @@ func TestBrownWorkers(t *testing.T) {
 		}
 	}
 }
+
+// Over many merges the kept losses do not drift from the brute-force
+// ones (they are updated in place, step after step), and each merge is
+// still the best.
+func TestBrownLongRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("brute force over 300 merges")
+	}
+	sents := classCorpus(13, 1500, 8, 60)
+	c := NewCorpus(sents, false)
+	merges := 0
+	_, err := Brown(c, BrownOptions{Classes: 8, Workers: 2, Trace: func(m Merge) {
+		merges++
+		before := bruteAMI(c, m.Clusters)
+		got := bruteAMI(c, mergedAt(m.Clusters, m.A, m.B))
+		if d := math.Abs((before - got) - m.Loss); d > 1e-10 {
+			t.Errorf("merge %d: kept loss %.12g, brute force %.12g", merges, m.Loss, before-got)
+		}
+		if merges%25 != 0 {
+			return
+		}
+		for a := range m.Clusters {
+			for b := a + 1; b < len(m.Clusters); b++ {
+				if alt := bruteAMI(c, mergedAt(m.Clusters, a, b)); alt > got+1e-12 {
+					t.Errorf("merge %d: a better pair keeps %.12g > %.12g", merges, alt, got)
+				}
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merges < 300 {
+		t.Fatalf("only %d merges", merges)
+	}
+}

@@ -174,3 +174,42 @@ func TestKMeans(t *testing.T) {
 		t.Errorf("distortion %g, want %g", res.distortion, want)
 	}
 }
+
+// Klein's classes of a corpus with more word types than one chunk of
+// work are the same for any number of workers.
+func TestKleinWorkers(t *testing.T) {
+	c := NewCorpus(classCorpus(17, 3000, 6, 300), true)
+	if len(c.Types) < 3*pointChunk {
+		t.Fatalf("only %d word types", len(c.Types))
+	}
+	var first *KleinResult
+	for _, w := range []int{1, 2, 7} {
+		res, err := Klein(c, KleinOptions{Classes: 20, Contexts: 100, Rank: 10, MaxIter: 50, Seed: 4, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		if !slices.Equal(first.Class, res.Class) || !slices.Equal(first.Vectors, res.Vectors) || first.Distortion != res.Distortion {
+			t.Fatalf("%d workers: other classes, vectors or distortion than 1 worker", w)
+		}
+	}
+}
+
+// Points that coincide: more classes than distinct points leaves classes
+// empty, which are dropped, and no point is lost.
+func TestKMeansCoincidentPoints(t *testing.T) {
+	x := []float64{1, 1, 1, 1, 2, 2, 2, 2, 1, 1}
+	res := kmeans(x, 2, []float64{1, 2, 3, 1, 1}, 4, 100, 3, 2)
+	if res.k != 2 {
+		t.Fatalf("%d classes used, want 2", res.k)
+	}
+	if res.class[0] != res.class[1] || res.class[1] != res.class[4] || res.class[2] != res.class[3] || res.class[0] == res.class[2] {
+		t.Fatalf("classes %v", res.class)
+	}
+	if res.distortion != 0 {
+		t.Errorf("distortion %g", res.distortion)
+	}
+}
