@@ -66,12 +66,13 @@ type BrownResult struct {
 const boundary = 0
 
 type brown struct {
-	k       int       // slots: the boundary, the window's clusters, one free
-	n       []float64 // k×k bigram counts of (row cluster, column cluster), integers
-	q, h    []float64 // k×k: each cell's AMI term, and p·ln p of its probability
-	p1, lp1 []float64 // p(c) of each slot's cluster, and its log
-	loss    []float64 // k×k, loss[v·k+w] for v < w: the AMI lost merging v and w
-	rowq    []float64 // the AMI terms that involve each slot
+	k    int       // slots: the boundary, the window's clusters, one free
+	n    []float64 // k×k bigram counts of (row cluster, column cluster), integers
+	q, h []float64 // k×k: each cell's AMI term, and p·ln p of its probability
+	tok  []float64 // tokens of each slot's cluster (an integer: exact under merges)
+	lp1  []float64 // ln p(c) = ln(tok/T)
+	loss []float64 // k×k, loss[v·k+w] for v < w: the AMI lost merging v and w
+	rowq []float64 // the AMI terms that involve each slot
 	// Sums over each slot's row and column: Σ p·ln p, Σ n, Σ n·ln p(other)
 	hRow, nRow, lRow, hCol, nCol, lCol []float64
 	// rowBits, colBits: which cells of each row and column are not 0
@@ -165,7 +166,7 @@ func newBrown(c *Corpus, window, workers int) *brown {
 	k := window + 2
 	b := &brown{
 		k: k, n: make([]float64, k*k), q: make([]float64, k*k), h: make([]float64, k*k),
-		p1: make([]float64, k), lp1: make([]float64, k), loss: make([]float64, k*k), rowq: make([]float64, k),
+		tok: make([]float64, k), lp1: make([]float64, k), loss: make([]float64, k*k), rowq: make([]float64, k),
 		live: make([]bool, k), id: make([]int32, k), members: make([][]int32, k),
 		slotOf: make([]int32, v+1), counts: c.Counts, workers: pipeline.Workers(workers),
 	}
@@ -205,8 +206,8 @@ func newBrown(c *Corpus, window, workers int) *brown {
 	b.inv = 1 / total
 	b.live[boundary] = true
 	b.slotOf[v] = boundary
-	b.p1[boundary] = float64(len(c.Sents)) / total
-	b.lp1[boundary] = math.Log(b.p1[boundary])
+	b.tok[boundary] = float64(len(c.Sents))
+	b.lp1[boundary] = math.Log(b.tok[boundary] * b.inv)
 	b.id[boundary] = -1
 	// The boundary's bigrams with itself never occur (no empty sentences).
 	return b
@@ -279,8 +280,8 @@ func (b *brown) add(w int32) {
 	f := b.freeSlot()
 	b.live[f], b.id[f], b.members[f] = true, w, []int32{w}
 	b.slotOf[w] = int32(f)
-	b.p1[f] = float64(b.counts[w]) * b.inv
-	b.lp1[f] = math.Log(b.p1[f])
+	b.tok[f] = float64(b.counts[w])
+	b.lp1[f] = math.Log(b.tok[f] * b.inv)
 	for _, nb := range b.right[w] {
 		if s := b.slotOf[nb.w]; s >= 0 {
 			b.setCell(f, int(s), b.n[b.at(f, int(s))]+nb.n)
@@ -319,7 +320,7 @@ func (b *brown) add(w int32) {
 				vf, fv, xf, fx := b.at(v, f), b.at(f, v), b.at(x, f), b.at(f, x)
 				vx := b.at(v, x)
 				if b.n[vf] != 0 || b.n[fv] != 0 || b.n[xf] != 0 || b.n[fx] != 0 {
-					lvx := math.Log(b.p1[v] + b.p1[x])
+					lvx := math.Log((b.tok[v] + b.tok[x]) * b.inv)
 					b.loss[vx] += touch[v] + touch[x] -
 						b.hyp(b.n[vf], b.n[xf], b.h[vf], b.h[xf], lvx, lf) -
 						b.hyp(b.n[fv], b.n[fx], b.h[fv], b.h[fx], lf, lvx)
@@ -410,7 +411,7 @@ func (b *brown) lossesOf(f int) {
 func (b *brown) fullLoss(s, t int) float64 {
 	ss, st, ts, tt := b.at(s, s), b.at(s, t), b.at(t, s), b.at(t, t)
 	l := b.rowq[s] + b.rowq[t] - b.q[st] - b.q[ts]
-	lst := math.Log(b.p1[s] + b.p1[t])
+	lst := math.Log((b.tok[s] + b.tok[t]) * b.inv)
 	inner := b.n[ss] + b.n[st] + b.n[ts] + b.n[tt]
 	hInner := b.h[ss] + b.h[st] + b.h[ts] + b.h[tt]
 
@@ -521,8 +522,8 @@ func (b *brown) best() (int, int) {
 }
 
 // merge merges slots s and t and brings every loss up to date: O(1) for
-// each pair that involves neither, O(K) for the pairs of the merged
-// cluster. The merged cluster takes the slot of the one with more words,
+// each pair that involves neither, afresh (fullLoss) for the pairs of the
+// merged cluster. The merged cluster takes the slot of the one with more words,
 // so that the other's words are the ones moved.
 func (b *brown) merge(s, t int) int {
 	if len(b.members[s]) < len(b.members[t]) {
@@ -541,8 +542,8 @@ func (b *brown) merge(s, t int) int {
 	// The merged cluster u takes slot s.
 	u := s
 	self := b.oldSRow[s] + b.oldSRow[t] + b.oldTRow[s] + b.oldTRow[t]
-	b.p1[u] += b.p1[t]
-	b.lp1[u] = math.Log(b.p1[u])
+	b.tok[u] += b.tok[t]
+	b.lp1[u] = math.Log(b.tok[u] * b.inv)
 	for x := 0; x < k; x++ {
 		b.setCell(t, x, 0)
 		b.setCell(x, t, 0)
