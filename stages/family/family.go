@@ -197,10 +197,22 @@ func (r Registry) forFirstLine(in *pipeline.Input) (Family, error) {
 		return nil, nil
 	}
 	var e format.Event
-	if err := e.UnmarshalJSON(sc.Bytes()); err != nil || e.Ev != format.EvHeader {
-		return nil, nil
+	family := ""
+	if err := e.UnmarshalJSON(sc.Bytes()); err == nil && e.Ev == format.EvHeader {
+		family = e.Header.Family
+	} else {
+		// A header of a kind that is no family's (a class model's) is
+		// named for what it is, not read as a DMV model.
+		var h struct{ Ev, Family string }
+		if format.Unmarshal(sc.Bytes(), &h) != nil || h.Ev != format.EvHeader || h.Family == "" {
+			return nil, nil
+		}
+		if _, err := r.Lookup(h.Family); err == nil {
+			return nil, nil // a family's header with a fault: its reader says which
+		}
+		family = h.Family
 	}
-	f, err := r.Lookup(e.Header.Family)
+	f, err := r.Lookup(family)
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: %w", in.Name, err)
 	}

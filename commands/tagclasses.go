@@ -1,0 +1,69 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/stages/classes"
+)
+
+func init() { program.Register("tag-classes", tagClassesApp) }
+
+func tagClassesApp() *cli.App {
+	return &cli.App{
+		Usage:     "tag sentences with a class model: each word's class in tags, the reference in gold_tags",
+		UsageText: "tag-classes -m MODEL [--prefix N] [options] [FILE...]",
+		Description: `Writes each sentence with its words' classes under a class model
+(train-classes --save-model) in "tags" and the reference tags in "gold_tags"
+(the input's gold_tags when it has them, else its tags). Sentences need
+words; tags are optional. A word of the training text takes its class (the
+same as train-classes wrote there); another word takes the class most common
+among the training words seen once that share its shape (digit, other,
+upper, capital, lower) and its longest suffix of up to 3 characters, else
+its shape alone, else the class most common among them all — the model's
+"unseen" records (README, Records). A Klein model looks words up
+lowercased. --prefix N keeps the first N bits of a Brown class: a coarser
+class.
+
+Examples:
+   train-classes --method brown --classes 256 --save-model brown.jsonl train.jsonl > /dev/null
+   tag-classes -m brown.jsonl test.jsonl | score-tags
+   tag-classes -m brown.jsonl --prefix 4 test.jsonl -o test.classes.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Required: true, TakesFile: true, Usage: "the class model `FILE` (train-classes --save-model)"},
+			&cli.IntFlag{Name: "prefix", Usage: "Brown models: each class's first `N` bits (a coarser class); 0 the whole path"},
+			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			path := c.String("model")
+			if path == "-" {
+				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
+			}
+			prefix := c.Int("prefix")
+			if prefix < 0 {
+				return program.Usagef("--prefix must be ≥ 0, not %d", prefix)
+			}
+			m, err := classes.ReadModel(path)
+			if err != nil {
+				return err
+			}
+			if prefix > 0 && m.Method != classes.MethodBrown {
+				return program.Usagef("--prefix is for Brown models (their classes are paths); %s is of method %s", path, m.Method)
+			}
+			src := program.Source(c)
+			var rep classes.TagReport
+			err = program.WriteOutput(c, src, func(w io.Writer) error {
+				var err error
+				rep, err = m.Tag(src, w, prefix)
+				return err
+			})
+			if err == nil && !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "%s: %d sentences, %d tokens (%d of words the model never saw)\n", c.App.Name, rep.Sentences, rep.Tokens, rep.Unseen)
+			}
+			return err
+		},
+	}
+}
