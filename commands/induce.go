@@ -2,12 +2,15 @@ package commands
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/classes"
 	"github.com/grind-nlp/grind/stages/induce"
 )
 
@@ -32,6 +35,18 @@ it; the report of what was tried and why this one goes to stderr and to
 Presets (--preset): quick (3 candidates), default (20), full (84); their
 times for 5,000 training sentences of ≤ 10 words are in docs/results.md.
 
+From words alone (--words; no tags needed, none read): word classes are
+learnt from every training and dev sentence (Brown clustering into
+--classes clusters, each of the --function-words most frequent word forms a
+class of its own), and the candidates — EM and structural annealing from
+km and zero (default preset: 4; quick 2, full 16) — are constrained by
+UD's content-head principle (no function word heads a dependency, in 95%
+of them: --rules content-heads) and trained on the sentences of at most
+--max-len words; the one of the highest dev likelihood is chosen. -o is
+then a directory: DIR/tagger.jsonl (tag-classes -m, or tag -m, applies it
+to new text), DIR/model.jsonl (decode -m parses the tagged text) and
+DIR/report.txt.
+
 Examples:
    conll2deps xx-train.conllu | filterlen 10 > train.jsonl
    conll2deps xx-dev.conllu | filterlen 10 > dev.jsonl
@@ -39,13 +54,19 @@ Examples:
    decode -m model.jsonl test.jsonl | score
    induce --train train.jsonl --dev dev.jsonl --preset quick --report why.txt -o model.jsonl
    induce --train train.jsonl --dev dev.jsonl --save-dir runs -o model.jsonl
-   select-model --dev annotated-dev.jsonl runs/*.jsonl     # what 20 annotated sentences would pick`,
+   select-model --dev annotated-dev.jsonl runs/*.jsonl     # what 20 annotated sentences would pick
+   induce --words --train train.jsonl --dev dev.jsonl -o xx    # raw words: xx/tagger.jsonl, xx/model.jsonl
+   tag-classes -m xx/tagger.jsonl test.jsonl | decode -m xx/model.jsonl | score`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "train", Required: true, TakesFile: true, Usage: "the unannotated training sentences `FILE`"},
 			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},
 			&cli.StringFlag{Name: "preset", Value: "default", Usage: "the candidates: `NAME` quick, default or full"},
-			&cli.StringFlag{Name: "rules", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE (default: detected from the tags)"},
+			&cli.StringFlag{Name: "rules", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE (default: detected from the tags)"},
 			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`"},
+			&cli.BoolFlag{Name: "words", Usage: "start from the words: induce word classes, then the grammar over them; -o is a directory"},
+			&cli.IntFlag{Name: "classes", Value: induce.DefaultWordOptions().Classes, Usage: "--words: `K` Brown clusters"},
+			&cli.IntFlag{Name: "function-words", Value: induce.DefaultWordOptions().FunctionWords, Usage: "--words: the `N` most frequent word forms each a class of its own"},
+			&cli.IntFlag{Name: "max-len", Value: induce.DefaultWordOptions().MaxLen, Usage: "--words: train and choose the grammar on the sentences of at most `N` words (the classes are learnt from all)"},
 			&cli.StringFlag{Name: "save-dir", Usage: "save every candidate's model in `DIR` (made if missing), as em-INIT-lλ-rτ.jsonl or sa±δ₀-INIT-lλ-rτ.jsonl"},
 			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
@@ -55,6 +76,14 @@ Examples:
 			}
 			if _, err := induce.Grid(c.String("preset")); err != nil {
 				return program.Usagef("--preset: %v", err)
+			}
+			if c.Bool("words") {
+				return induceWords(c)
+			}
+			for _, f := range []string{"classes", "function-words", "max-len"} {
+				if c.IsSet(f) {
+					return program.Usagef("--%s is an option of --words", f)
+				}
 			}
 			if c.NArg() > 0 {
 				return program.Usagef("induce reads --train and --dev, not %s", strings.Join(c.Args().Slice(), " "))
@@ -88,4 +117,64 @@ Examples:
 			})
 		},
 	}
+}
+
+// induceWords is induce --words: the tagger, the grammar and the report
+// into the directory -o.
+func induceWords(c *cli.Context) error {
+	dir := c.String("output")
+	wo := induce.WordOptions{Method: classes.MethodBrown, Classes: c.Int("classes"), FunctionWords: c.Int("function-words"), MaxLen: c.Int("max-len")}
+	switch {
+	case dir == "-" || !c.IsSet("output"):
+		return program.Usagef("--words writes a directory: name it with -o DIR")
+	case c.IsSet("rules"):
+		return program.Usagef("--words constrains the grammar by content heads (--rules content-heads) alone; --rules is for tagged text")
+	case wo.Classes < 2:
+		return program.Usagef("--classes must be ≥ 2, not %d", wo.Classes)
+	case wo.FunctionWords < 0:
+		return program.Usagef("--function-words must be ≥ 0, not %d", wo.FunctionWords)
+	case wo.MaxLen < 1:
+		return program.Usagef("--max-len must be ≥ 1, not %d", wo.MaxLen)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return program.Usagef("-o %s: --words writes a directory, and this is a file", dir)
+	}
+	bad := &pipeline.BadRecords{Skip: c.Bool("skip-bad")}
+	opts := induce.Options{
+		Train:  pipeline.Source{Names: []string{c.String("train")}, Stdin: c.App.Reader, Bad: bad},
+		Dev:    pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: bad},
+		Preset: c.String("preset"), Workers: c.Int("workers"), SaveDir: c.String("save-dir"),
+	}
+	if !c.Bool("quiet") {
+		opts.Notes = c.App.ErrWriter
+	}
+	res, err := induce.RunWords(opts, wo)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	writers := []struct {
+		name  string
+		write func(*pipeline.Output) error
+	}{
+		{"tagger.jsonl", func(o *pipeline.Output) error { return res.Tagger.Write(o) }},
+		{"model.jsonl", res.WriteModel},
+		{"report.txt", func(o *pipeline.Output) error { return res.WriteReport(o, opts.Preset) }},
+	}
+	for _, w := range writers {
+		if err := pipeline.WriteFile(filepath.Join(dir, w.name), nil, w.write); err != nil {
+			return err
+		}
+	}
+	if c.String("report") != "" {
+		if err := pipeline.WriteFile(c.String("report"), nil, func(o *pipeline.Output) error { return res.WriteReport(o, opts.Preset) }); err != nil {
+			return err
+		}
+	}
+	if !c.Bool("quiet") {
+		return res.WriteReport(c.App.ErrWriter, opts.Preset)
+	}
+	return nil
 }

@@ -3,6 +3,9 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +50,52 @@ func TestInduceReadsNoGold(t *testing.T) {
 		if !strings.Contains(errs.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, errs.String())
 		}
+	}
+}
+
+// induce --words reads neither tags nor heads: from the same words, with
+// and without them and for any --workers, it writes the same tagger and
+// grammar; tag-classes and decode apply them to new text.
+func TestInduceWords(t *testing.T) {
+	dir := t.TempDir()
+	data := readFile(t, sampledCorpus(t, dir, 300))
+	rng := rand.New(rand.NewPCG(7, 1))
+	var gold, bare bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var s format.Sentence
+		if err := json.Unmarshal(line, &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, tag := range s.Tags { // a few words a tag, the first the most frequent
+			s.Words = append(s.Words, fmt.Sprintf("%s%d", strings.ToLower(tag), rng.IntN(4)*rng.IntN(3)))
+		}
+		out, _ := format.Marshal(s)
+		gold.Write(append(out, '\n'))
+		out, _ = format.Marshal(format.Sentence{ID: s.ID, Words: s.Words})
+		bare.Write(append(out, '\n'))
+	}
+	withGold := writeTemp(t, dir, "gold.jsonl", gold.Bytes())
+	noGold := writeTemp(t, dir, "bare.jsonl", bare.Bytes())
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b", "c")
+	run(t, nil, "induce", "--words", "--preset", "quick", "--classes", "4", "--function-words", "3", "--train", withGold, "--dev", withGold, "-q", "--workers", "2", "-o", a)
+	run(t, nil, "induce", "--words", "--preset", "quick", "--classes", "4", "--function-words", "3", "--train", noGold, "--dev", noGold, "-q", "--workers", "1", "-o", b)
+	for _, f := range []string{"tagger.jsonl", "model.jsonl"} {
+		if !bytes.Equal(readFile(t, filepath.Join(a, f)), readFile(t, filepath.Join(b, f))) {
+			t.Errorf("%s changes with the gold tags and heads of the input (or with --workers)", f)
+		}
+	}
+	report := string(readFile(t, filepath.Join(a, "report.txt")))
+	for _, want := range []string{"brown, ", "3 most frequent words", "universal rules: content-heads", "ranked by dev log-likelihood", "chosen: "} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	tagged := run(t, nil, "tag-classes", "-q", "-m", filepath.Join(a, "tagger.jsonl"), noGold)
+	if !bytes.Contains(tagged, []byte(`"w:`)) {
+		t.Error("the tagger gives no function word a class of its own")
+	}
+	pred := run(t, tagged, "decode", "-q", "-m", filepath.Join(a, "model.jsonl"))
+	if !bytes.Contains(pred, []byte(`"pred":[`)) {
+		t.Error("decode does not parse the tagged text with induce --words's grammar")
 	}
 }

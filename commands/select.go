@@ -88,7 +88,7 @@ Examples:
 			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the dev sentences `FILE` (- for stdin)"},
 			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast, rules or bound (unsupervised)"},
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--by contrast: the neighbourhood `KIND` (" + strings.Join(nbhd.Kinds, ", ") + ")"},
-			&cli.StringFlag{Name: "rules", Usage: "--by rules: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE; with another --by, the rows show the share too"},
+			&cli.StringFlag{Name: "rules", Usage: "--by rules: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE; with another --by, the rows show the share too"},
 			&cli.IntFlag{Name: "dev-sentences", Usage: "use only the first `N` dev sentences (0: all)"},
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},

@@ -52,13 +52,18 @@ which tag-classes tags new text.
          in tag-classes) gives coarser classes. No seed: it is
          deterministic.
 
-Both give the same output for any --workers.
+Both give the same output for any --workers. --function-words N then gives
+each of the N most frequent word forms (lowercased) a class of its own,
+"w:" and the form ("w:the"): the closed-class words that UD's content-head
+principle makes leaves, which train-em --rules content-heads keeps from
+heading dependencies (induce --words does both).
 
 Examples:
    train-classes --method klein --classes 200 --save-model klein.jsonl wsj10.jsonl | score-tags
    train-classes --method brown --classes 256 --save-model brown.jsonl brown.jsonl -o brown.tagged.jsonl
    train-classes --method brown --classes 256 --prefix 6 train.jsonl | train-em -q -o dmv.jsonl
-   tag-classes -m brown.jsonl test.jsonl | score-tags`,
+   tag-classes -m brown.jsonl test.jsonl | score-tags
+   train-classes --method brown --classes 64 --function-words 50 train.jsonl | train-em --rules content-heads --rule-share 0.95 -q -o dmv.jsonl`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "method", Required: true, Usage: "`METHOD`: klein (Klein's distributional classes) or brown (Brown clustering)"},
 			&cli.IntFlag{Name: "classes", Value: 200, Usage: "`K` classes (Klein's number; at least 2, at most the word types; brown: at most 2000)"},
@@ -67,6 +72,7 @@ Examples:
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "klein: k-means's iterations `N` at most"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "klein: random seed `S` of the k-means++ start"},
 			&cli.IntFlag{Name: "prefix", Usage: "brown: write each class's first `N` bits (a coarser class); 0 the whole path"},
+			&cli.IntFlag{Name: "function-words", Usage: "give each of the `N` most frequent word forms (lowercased) a class of its own, w:FORM"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the class model to `FILE`, for tag-classes"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` goroutines (0: every core); the classes do not depend on it"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
@@ -101,6 +107,8 @@ Examples:
 				return program.Usagef("--rank must be ≥ 1, not %d", c.Int("rank"))
 			case c.Int("max-iter") < 1:
 				return program.Usagef("--max-iter must be ≥ 1, not %d", c.Int("max-iter"))
+			case c.Int("function-words") < 0:
+				return program.Usagef("--function-words must be ≥ 0, not %d", c.Int("function-words"))
 			case c.Int("prefix") < 0:
 				return program.Usagef("--prefix must be ≥ 0, not %d", c.Int("prefix"))
 			}
@@ -119,7 +127,7 @@ Examples:
 					return err
 				}
 				m, err := classes.Train(sents, classes.TrainOptions{
-					Method: method, Classes: k, Workers: c.Int("workers"),
+					Method: method, Classes: k, Workers: c.Int("workers"), FunctionWords: c.Int("function-words"),
 					Klein: classes.KleinOptions{Contexts: c.Int("contexts"), Rank: c.Int("rank"), MaxIter: c.Int("max-iter"), Seed: c.Uint64("seed")},
 				})
 				if err != nil {
@@ -142,6 +150,9 @@ Examples:
 // summarizeClasses is train-classes's line on stderr.
 func summarizeClasses(m *classes.Model) string {
 	s := fmt.Sprintf("%s: %d classes of %d word types (%d sentences, %d tokens)", m.Method, len(m.Classes), len(m.Words), m.Info.Sentences, m.Info.Tokens)
+	if m.Info.FunctionWords > 0 {
+		s += fmt.Sprintf(", %d of them function words'", m.Info.FunctionWords)
+	}
 	if m.Method == classes.MethodBrown {
 		return s + fmt.Sprintf(", average mutual information %.4f bits", m.Info.AMI)
 	}

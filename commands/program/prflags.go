@@ -11,7 +11,7 @@ import (
 // does.
 func PRFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "rules", Usage: "posterior regularization by universal rules: the built-in table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE (lines HEAD DEPENDENT, ROOT for the root)"},
+		&cli.StringFlag{Name: "rules", Usage: "posterior regularization by universal rules: the built-in table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE (lines HEAD DEPENDENT, ROOT for the root)"},
 		&cli.Float64Flag{Name: "rule-share", Value: pr.DefaultRuleShare, Usage: "with --rules: at least this share `τ` of the dependencies instantiate a rule, in expectation"},
 		&cli.Float64Flag{Name: "rule-cap", Value: pr.DefaultRuleCap, Usage: "with --rules: the dual variable's bound `C` (a share no tree reaches costs C nats per dependency short)"},
 		&cli.Float64Flag{Name: "sparsity", Usage: "posterior regularization by the L1/L∞ sparsity penalty of strength `σ` on (child tag, parent tag) dependency types (pr-toolkit's default is 10)"},

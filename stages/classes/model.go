@@ -32,8 +32,9 @@ type Model struct {
 	ClassOf   []int // index in Classes, by word
 	Info      Info
 
-	index  map[string]int
-	unseen map[unseenKey]int
+	index      map[string]int
+	classIndex map[string]int
+	unseen     map[unseenKey]int
 }
 
 // Info is what the header tells about the training run.
@@ -48,6 +49,8 @@ type Info struct {
 	Distortion float64 `json:"distortion,omitempty"`
 	// Brown's average mutual information of the classes, in bits
 	AMI float64 `json:"ami,omitempty"`
+	// the most frequent word forms given a class of their own
+	FunctionWords int `json:"function_words,omitempty"`
 }
 
 // header and record are the model's lines.
@@ -105,6 +108,10 @@ func (m *Model) finish() {
 	for i, w := range m.Words {
 		m.index[w] = i
 	}
+	m.classIndex = make(map[string]int, len(m.Classes))
+	for i, c := range m.Classes {
+		m.classIndex[c] = i
+	}
 }
 
 // Class is the class of a word, and whether the model saw the word.
@@ -114,6 +121,11 @@ func (m *Model) Class(word string) (string, bool) {
 	}
 	if i, ok := m.index[word]; ok {
 		return m.Classes[m.ClassOf[i]], true
+	}
+	if m.Info.FunctionWords > 0 { // "THE", unseen, is still the's
+		if c, ok := m.classIndex[FunctionPrefix+strings.ToLower(word)]; ok {
+			return m.Classes[c], false
+		}
 	}
 	return m.Classes[lookupUnseen(m.unseen, word)], false
 }
@@ -233,6 +245,7 @@ func ReadModel(path string) (*Model, error) {
 	if _, ok := m.unseen[unseenKey{}]; !ok {
 		return nil, where(`no "unseen" record without shape and suffix: the rule's last resort is missing`)
 	}
+	m.classIndex = classID
 	return m, nil
 }
 
@@ -267,7 +280,9 @@ func (m *Model) addWord(r *record, classID map[string]int) error {
 		return fmt.Errorf(`word %q: "shape" and "suffix" belong to "unseen" records`, r.Word)
 	case m.Lowercase && strings.ToLower(r.Word) != r.Word:
 		return fmt.Errorf("word %q: the model is lowercased (its header says so), and the word is not", r.Word)
-	case m.Method == MethodBrown && strings.Trim(r.Class, "01") != "":
+	case IsFunctionClass(r.Class) && m.Info.FunctionWords == 0:
+		return fmt.Errorf("word %q: class %q is a function word's, and the header gives no \"function_words\"", r.Word, r.Class)
+	case m.Method == MethodBrown && !IsFunctionClass(r.Class) && strings.Trim(r.Class, "01") != "":
 		return fmt.Errorf("word %q: class %q is not a bit string (a Brown class is its path, 0s and 1s)", r.Word, r.Class)
 	}
 	if _, dup := m.index[r.Word]; dup {
@@ -334,10 +349,10 @@ func (m *Model) Tag(src pipeline.Source, w io.Writer, prefix int) (TagReport, er
 	return rep, err
 }
 
-// cut is a class's first prefix characters (all of it when prefix is 0
-// or the class is shorter).
+// cut is a class's first prefix characters (all of it when prefix is 0,
+// the class is shorter or it is a function word's).
 func cut(class string, prefix int) string {
-	if prefix > 0 && len(class) > prefix {
+	if prefix > 0 && len(class) > prefix && !IsFunctionClass(class) {
 		return class[:prefix]
 	}
 	return class

@@ -15,6 +15,9 @@ type TrainOptions struct {
 	// the options' own).
 	Klein   KleinOptions
 	Workers int
+	// FunctionWords, when > 0, gives each of the FunctionWords most
+	// frequent (lowercased) word forms a class of its own (FunctionPrefix).
+	FunctionWords int
 }
 
 // Train induces the classes of the sentences' words and returns their
@@ -36,7 +39,10 @@ func Train(sents []*format.Sentence, opts TrainOptions) (*Model, error) {
 			names[w] = fmt.Sprintf("c%d", cl)
 		}
 		info := Info{Sentences: len(sents), Tokens: c.Tokens, Contexts: min(ko.Contexts, len(c.Types)), Rank: res.Rank,
-			Seed: ko.Seed, Iterations: res.Iterations, Distortion: res.Distortion}
+			Seed: ko.Seed, Iterations: res.Iterations, Distortion: res.Distortion, FunctionWords: opts.FunctionWords}
+		if names, err = withFunctionWords(c.Types, c.Counts, names, opts.FunctionWords); err != nil {
+			return nil, err
+		}
 		return newModel(MethodKlein, true, c.Types, c.Counts, names, info), nil
 	case MethodBrown:
 		c := NewCorpus(sents, false)
@@ -44,8 +50,12 @@ func Train(sents []*format.Sentence, opts TrainOptions) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		info := Info{Sentences: len(sents), Tokens: c.Tokens, AMI: res.AMI / math.Ln2}
-		return newModel(MethodBrown, false, c.Types, c.Counts, res.Paths, info), nil
+		info := Info{Sentences: len(sents), Tokens: c.Tokens, AMI: res.AMI / math.Ln2, FunctionWords: opts.FunctionWords}
+		names, err := withFunctionWords(c.Types, c.Counts, res.Paths, opts.FunctionWords)
+		if err != nil {
+			return nil, err
+		}
+		return newModel(MethodBrown, false, c.Types, c.Counts, names, info), nil
 	}
 	return nil, fmt.Errorf("method %q: %q or %q", opts.Method, MethodKlein, MethodBrown)
 }

@@ -49,6 +49,8 @@ type Options struct {
 // Presets are the names of the candidate grids, smallest first.
 func Presets() []string { return []string{"quick", "default", "full"} }
 
+func joinPresets() string { return strings.Join(Presets(), ", ") }
+
 // Candidate is one training run: an initializer, add-λ, universal rules
 // at share τ (posterior regularization; τ = 0: none) and, for structural
 // annealing, Model L's δ schedule (nil: EM).
@@ -112,7 +114,7 @@ func Grid(preset string) ([]Candidate, error) {
 		add(both, []float64{1}, []float64{0, 0.8, 0.9}, sa(-0.6))
 		add(both, []float64{1}, []float64{0, 0.8, 0.9}, sa(-0.4))
 	default:
-		return nil, fmt.Errorf("no preset %q (want %s)", preset, strings.Join(Presets(), ", "))
+		return nil, fmt.Errorf("no preset %q (want %s)", preset, joinPresets())
 	}
 	return out, nil
 }
@@ -167,6 +169,9 @@ type Trained struct {
 // Result is what Run chose and from what.
 type Result struct {
 	Rules     string // the rule table, and how it was chosen
+	By        selectmodel.Criterion
+	Tags      *dmv.TagSet
+	Classes   string // with words: the tagger, for the report
 	Ranked    []selectmodel.Row
 	Trained   []Trained // in grid order
 	Best      Trained
@@ -191,18 +196,12 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range dev { // never read: the choice is made without annotation
-		s.Heads, s.Pred = nil, nil
-	}
-	res := &Result{Sentences: corpus.Len(), Tokens: corpus.Tokens}
-	name := opts.Rules
+	name, how := opts.Rules, ""
 	if name == "" {
 		if name, err = DetectRules(corpus.Tags.Names()); err != nil {
 			return nil, err
 		}
-		res.Rules = name + " (detected from the tags)"
-	} else {
-		res.Rules = name
+		how = " (detected from the tags)"
 	}
 	rules, err := pr.LoadRules(name)
 	if err != nil {
@@ -211,6 +210,24 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	if rules.Covers(corpus.Tags) == 0 {
 		return nil, fmt.Errorf("the rules of %s name none of the corpus's tags (%s)", name, abbreviate(corpus.Tags.Names()))
 	}
+	res, err := choose(corpus, dev, pipeline.DescribeInputs(opts.Dev.Names), grid, rules, selectmodel.Rules, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Rules += how
+	res.Seconds = time.Since(began).Seconds()
+	return res, dmv.WriteTable(w, corpus.Tags, res.Best.Model, format.Prob, nil)
+}
+
+// choose trains the grid's candidates on corpus and ranks them on dev by
+// the criterion (the rules' share, then the likelihood; or the
+// likelihood), saving them in opts.SaveDir.
+func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []Candidate, rules *pr.Rules, by selectmodel.Criterion, opts Options) (*Result, error) {
+	for _, s := range dev { // never read: the choice is made without annotation
+		s.Heads, s.Pred = nil, nil
+	}
+	res := &Result{Rules: rules.Name, By: by, Sentences: corpus.Len(), Tokens: corpus.Tokens}
+	var err error
 	res.Trained, err = trainAll(corpus, grid, rules, opts)
 	if err != nil {
 		return nil, err
@@ -221,13 +238,14 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 		tables[i] = &dmv.Table{Tags: corpus.Tags, Params: t.Model, Unit: format.Prob}
 		names[i] = t.Name()
 	}
-	res.Ranked, _, err = selectmodel.Rank(dev, pipeline.DescribeInputs(opts.Dev.Names), tables,
-		selectmodel.Options{Models: names, By: selectmodel.Rules, Rules: rules, Workers: opts.Workers})
+	res.Ranked, _, err = selectmodel.Rank(dev, devName, tables,
+		selectmodel.Options{Models: names, By: by, Rules: rules, Workers: opts.Workers})
 	if err != nil {
 		return nil, err
 	}
 	best := slices.Index(names, res.Ranked[0].Model)
 	res.Best = res.Trained[best]
+	res.Tags = corpus.Tags
 	if opts.SaveDir != "" {
 		if err := os.MkdirAll(opts.SaveDir, 0o777); err != nil {
 			return nil, err
@@ -242,8 +260,7 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 			}
 		}
 	}
-	res.Seconds = time.Since(began).Seconds()
-	return res, dmv.WriteTable(w, corpus.Tags, res.Best.Model, format.Prob, nil)
+	return res, nil
 }
 
 // trainAll trains the candidates, as many at a time as there are
@@ -303,10 +320,17 @@ func trainOne(corpus *dmv.Corpus, c Candidate, rules *pr.Rules) (Trained, error)
 // WriteReport writes what Run tried and chose, for people.
 func (r *Result) WriteReport(w io.Writer, preset string) error {
 	var b strings.Builder
+	if r.Classes != "" {
+		fmt.Fprintf(&b, "induce: word classes: %s\n", r.Classes)
+	}
 	fmt.Fprintf(&b, "induce: %d candidates (preset %s) trained on %d sentences, %d tokens, in %.1f s\n",
 		len(r.Trained), preset, r.Sentences, r.Tokens, r.Seconds)
 	fmt.Fprintf(&b, "universal rules: %s\n", r.Rules)
-	fmt.Fprintf(&b, "ranked by the share of rules in the dev parses, then dev log-likelihood (no gold trees read):\n\n")
+	if r.By == selectmodel.Likelihood {
+		fmt.Fprintf(&b, "ranked by dev log-likelihood (no gold tags or trees read):\n\n")
+	} else {
+		fmt.Fprintf(&b, "ranked by the share of rules in the dev parses, then dev log-likelihood (no gold trees read):\n\n")
+	}
 	fmt.Fprintf(&b, "rank  rules   bits/token  iterations  seconds  candidate\n")
 	seconds := map[string]Trained{}
 	for _, t := range r.Trained {
@@ -321,9 +345,14 @@ func (r *Result) WriteReport(w io.Writer, preset string) error {
 		}
 		fmt.Fprintf(&b, "%4d  %5.1f  %s  %10d  %7.1f  %s\n", row.Rank, 100**row.RuleShare, bits, t.Iterations, t.Seconds, row.Model)
 	}
-	fmt.Fprintf(&b, "\nchosen: %s — the most dev dependencies that universal rules license (%.1f%%)", r.Best.Name(), 100**r.Ranked[0].RuleShare)
-	if len(r.Ranked) > 1 && *r.Ranked[1].RuleShare == *r.Ranked[0].RuleShare {
-		b.WriteString(", and of those the highest dev likelihood")
+	switch {
+	case r.By == selectmodel.Likelihood:
+		fmt.Fprintf(&b, "\nchosen: %s — the highest dev likelihood", r.Best.Name())
+	default:
+		fmt.Fprintf(&b, "\nchosen: %s — the most dev dependencies that universal rules license (%.1f%%)", r.Best.Name(), 100**r.Ranked[0].RuleShare)
+		if len(r.Ranked) > 1 && *r.Ranked[1].RuleShare == *r.Ranked[0].RuleShare {
+			b.WriteString(", and of those the highest dev likelihood")
+		}
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())

@@ -93,7 +93,11 @@ func randomValenceModel(rng *rand.Rand, t int, v dmv.Valence) *dmv.Params {
 }
 
 func randomCorpus(rng *rand.Rand, t, sentences, maxLen int) *dmv.Corpus {
-	names := []string{"A", "B", "C", "D", "E", "F"}[:t]
+	return randomCorpusOf(rng, []string{"A", "B", "C", "D", "E", "F"}[:t], sentences, maxLen)
+}
+
+func randomCorpusOf(rng *rand.Rand, names []string, sentences, maxLen int) *dmv.Corpus {
+	t := len(names)
 	var sents [][]int
 	for range sentences {
 		x := make([]int, 1+rng.IntN(maxLen))
@@ -226,49 +230,88 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 // The rules' dual reweights the model: its value and gradient are those
 // of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule}.
 func TestRulePosteriorsMatchEnumeration(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	corpus := randomCorpus(rng, 3, 10, 7)
-	w := randomModel(rng, 3)
-	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"C", "C"}})
-	opts := Options{Rules: rules, RuleShare: 0.7}
-	rp := newRuleProblem(corpus, opts)
-	rp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 3})
-	lambda := 0.83
-	grad := make([]float64, 1)
-	f, err := rp.evaluate([]float64{lambda}, grad)
+	contentHeads, _ := Builtin(ContentHeads)
+	for _, c := range []struct {
+		tags  []string
+		rules *Rules
+	}{
+		{[]string{"A", "B", "C"}, NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"C", "C"}})},
+		{[]string{"w:the", "B", "w:of"}, contentHeads}, // function words may not head
+	} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		corpus := randomCorpusOf(rng, c.tags, 10, 7)
+		w := randomModel(rng, 3)
+		rules := c.rules
+		opts := Options{Rules: rules, RuleShare: 0.7}
+		rp := newRuleProblem(corpus, opts)
+		rp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 3})
+		lambda := 0.83
+		grad := make([]float64, 1)
+		f, err := rp.evaluate([]float64{lambda}, grad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := corpus.Tags.Names()
+		wantF, wantE := 0.0, 0.0
+		for _, sent := range corpus.Sentences() {
+			n := len(sent)
+			slot := make([]float64, n*n)
+			for h := 0; h < n; h++ {
+				for d := 0; d < n; d++ {
+					head := Root
+					if h != d {
+						head = names[sent[h]]
+					}
+					if !rules.Allows(head, names[sent[d]]) {
+						slot[h*n+d] = lambda
+					}
+				}
+			}
+			logZ, post := bruteEdgePosteriors(sent, w, slot)
+			wantF += logZ
+			for k, p := range post {
+				if slot[k] != 0 {
+					wantE += p
+				}
+			}
+		}
+		b := (1 - 0.7) * float64(corpus.Tokens)
+		if math.Abs(f-(wantF+lambda*b)) > 1e-9*math.Abs(wantF) {
+			t.Errorf("%s: f = %v, enumeration %v", rules.Name, f, wantF+lambda*b)
+		}
+		if math.Abs(grad[0]-(b-wantE)) > 1e-9*b {
+			t.Errorf("%s: gradient %v, enumeration %v", rules.Name, grad[0], b-wantE)
+		}
+		if wantE == 0 {
+			t.Errorf("%s: no attachment breaks a rule: the test tests nothing", rules.Name)
+		}
+	}
+}
+
+// content-heads: a function word (w:FORM) heads nothing, the root's
+// dependent is content, every other attachment is a rule; it constrains
+// the function words' tags.
+func TestContentHeads(t *testing.T) {
+	r, err := LoadRules(ContentHeads)
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := corpus.Tags.Names()
-	wantF, wantE := 0.0, 0.0
-	for _, sent := range corpus.Sentences() {
-		n := len(sent)
-		slot := make([]float64, n*n)
-		for h := 0; h < n; h++ {
-			for d := 0; d < n; d++ {
-				head := Root
-				if h != d {
-					head = names[sent[h]]
-				}
-				if !rules.Allows(head, names[sent[d]]) {
-					slot[h*n+d] = lambda
-				}
-			}
-		}
-		logZ, post := bruteEdgePosteriors(sent, w, slot)
-		wantF += logZ
-		for k, p := range post {
-			if slot[k] != 0 {
-				wantE += p
-			}
+	for _, c := range []struct {
+		head, dep string
+		want      bool
+	}{
+		{"0110", "w:the", true}, {"w:the", "0110", false}, {"w:the", "w:of", false},
+		{Root, "0110", true}, {Root, "w:is", false}, {"NOUN", "DET", true},
+	} {
+		if got := r.Allows(c.head, c.dep); got != c.want {
+			t.Errorf("%s → %s: %v, want %v", c.head, c.dep, got, c.want)
 		}
 	}
-	b := (1 - 0.7) * float64(corpus.Tokens)
-	if math.Abs(f-(wantF+lambda*b)) > 1e-9*math.Abs(wantF) {
-		t.Errorf("f = %v, enumeration %v", f, wantF+lambda*b)
+	if n := r.Covers(dmv.NewTagSet("0110", "w:the", "w:of", "1")); n != 2 {
+		t.Errorf("covers %d tags, want the 2 function words", n)
 	}
-	if math.Abs(grad[0]-(b-wantE)) > 1e-9*b {
-		t.Errorf("gradient %v, enumeration %v", grad[0], b-wantE)
+	if n := r.Covers(dmv.NewTagSet("NOUN", "VERB")); n != 0 {
+		t.Errorf("covers %d UPOS tags, want 0", n)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/classes"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
@@ -24,6 +25,21 @@ const Root = "ROOT"
 type Rules struct {
 	Name  string
 	pairs map[[2]string]bool // {head, dependent}; head Root for the wall
+	// content, when not nil, replaces the pairs: a dependency is a rule
+	// when its head is content (for the root: its dependent is).
+	content func(tag string) bool
+}
+
+// ContentHeads is the built-in table that needs no tags of a known tag
+// set: UD's content-head principle (Nivre et al. 2016, "Universal
+// Dependencies v1"; de Marneffe et al. 2014) makes function words depend
+// on the content words they go with, and keeps them leaves. Function
+// words are the classes train-classes --function-words gives the most
+// frequent words (classes.FunctionPrefix); every other tag is content.
+const ContentHeads = "content-heads"
+
+func contentHeads() *Rules {
+	return &Rules{Name: ContentHeads, content: func(tag string) bool { return !classes.IsFunctionClass(tag) }}
 }
 
 // NewRules makes a rule set of pairs {head, dependent}.
@@ -36,9 +52,17 @@ func NewRules(name string, pairs [][2]string) *Rules {
 }
 
 // Allows says whether attaching dep to head instantiates a rule.
-func (r *Rules) Allows(head, dep string) bool { return r.pairs[[2]string{head, dep}] }
+func (r *Rules) Allows(head, dep string) bool {
+	if r.content != nil {
+		if head == Root {
+			return r.content(dep)
+		}
+		return r.content(head)
+	}
+	return r.pairs[[2]string{head, dep}]
+}
 
-// Len is the number of tag pairs.
+// Len is the number of tag pairs (0 for content-heads, which has none).
 func (r *Rules) Len() int { return len(r.pairs) }
 
 // Pairs lists the pairs, sorted (Root first among heads).
@@ -139,7 +163,7 @@ func nojiCategories(conj string) category {
 }
 
 // BuiltinRules are the names of the built-in rule tables.
-func BuiltinRules() []string { return []string{"ud", "ud1", "naseem-ud", "ptb"} }
+func BuiltinRules() []string { return []string{"ud", "ud1", "naseem-ud", "ptb", ContentHeads} }
 
 // Builtin is a built-in rule table:
 //
@@ -147,8 +171,11 @@ func BuiltinRules() []string { return []string{"ud", "ud1", "naseem-ud", "ptb"} 
 //	ud1        the same with UD v1's CONJ
 //	naseem-ud  Naseem et al.'s 13 rules read literally onto UD v2 tags
 //	ptb        Naseem et al.'s 13 rules over the Penn tags, by their map
+//	content-heads  no function word (w:FORM) heads a dependency or the sentence
 func Builtin(name string) (*Rules, error) {
 	switch name {
+	case ContentHeads:
+		return contentHeads(), nil
 	case "ud":
 		return expand(name, nojiCategories("CCONJ"), noji13), nil
 	case "ud1":
@@ -221,6 +248,9 @@ func LoadRules(name string) (*Rules, error) {
 
 // Write writes r in ReadRules' format.
 func (r *Rules) Write(w io.Writer) error {
+	if r.content != nil {
+		return fmt.Errorf("%s is a rule over tag names, not a table of pairs", r.Name)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# %s: %d head → dependent pairs (%s: the sentence's root)\n", r.Name, len(r.pairs), Root)
 	for _, p := range r.Pairs() {
@@ -260,6 +290,15 @@ func (r *Rules) mask(ts *dmv.TagSet) mask {
 // Covers says how many of ts's tags some rule names, for a warning when
 // a table does not fit the corpus's tags at all.
 func (r *Rules) Covers(ts *dmv.TagSet) int {
+	if r.content != nil { // the tags it constrains: the function words
+		n := 0
+		for _, name := range ts.Names() {
+			if !r.content(name) {
+				n++
+			}
+		}
+		return n
+	}
 	named := map[string]bool{}
 	for p := range r.pairs {
 		named[p[0]], named[p[1]] = true, true
