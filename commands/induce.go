@@ -43,7 +43,7 @@ km and zero (default preset: 4; quick 2, full 16) — are constrained by
 UD's content-head principle (no function word heads a dependency, in 95%
 of them: --rules content-heads) and trained on the sentences of at most
 --max-len words; the one of the highest dev likelihood is chosen. -o is
-then a directory: DIR/tagger.jsonl (tag-classes -m, or tag -m, applies it
+then a directory: DIR/tagger.jsonl (tag-classes -m applies it
 to new text), DIR/model.jsonl (decode -m parses the tagged text) and
 DIR/report.txt.
 

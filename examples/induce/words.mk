@@ -111,11 +111,11 @@ $(OUT)/%/attach-right.$(T).test.jsonl: $(OUT)/%/test$(TEST_MAX).jsonl
 # must agree, hence the gold-tagged copy of each prediction).
 $(OUT)/%.$(T).gold-tags.jsonl: $(OUT)/%.$(T).test.jsonl $$(dir $$@)test$(TEST_MAX).jsonl
 	jq -c --slurpfile g $(dir $@)test$(TEST_MAX).jsonl -n '[inputs] as $$p | range(0; $$p | length) as $$i | $$g[$$i] + {pred: $$p[$$i].pred}' $< > $@.tmp && mv $@.tmp $@
-$(OUT)/%.$(T).score: $(OUT)/%.$(T).gold-tags.jsonl
+$(OUT)/%.$(T).score: $(OUT)/%.$(T).gold-tags.jsonl $$(dir $$@)attach-right.$(T).gold-tags.jsonl
 	score --root count --json --against $(dir $@)attach-right.$(T).gold-tags.jsonl $< -o $@
-$(OUT)/%.$(T).vs-em-gold: $(OUT)/%.$(T).gold-tags.jsonl
+$(OUT)/%.$(T).vs-em-gold: $(OUT)/%.$(T).gold-tags.jsonl $$(dir $$@)em-gold.$(T).gold-tags.jsonl
 	score --root count --json --against $(dir $@)em-gold.$(T).gold-tags.jsonl $< -o $@
-$(foreach l,$(LANGS),$(OUT)/$(l)/attach-right.$(T).score): $(OUT)/%.$(T).score: $(OUT)/%.$(T).gold-tags.jsonl
+$(foreach l,$(LANGS),$(OUT)/$(l)/attach-right.$(T).score): $(OUT)/%.$(T).score: $(OUT)/%.$(T).gold-tags.jsonl $$(dir $$@)attach-right.$(T).gold-tags.jsonl
 	score --root count --json $< -o $@
 
 .SECONDARY:
