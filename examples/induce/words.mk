@@ -22,6 +22,11 @@
 #   words      induce --words --preset PRESET: Brown classes with the most
 #              frequent words as classes of their own, the DMV constrained by
 #              content heads, chosen by dev likelihood
+#   words-few  the same candidates picked by 20 annotated dev sentences
+#              (select-model --dev-sentences 20): few-sentence selection, a
+#              reference, not a result without annotation
+#   words-dmvccm  DMV+CCM (train-ccm --model dmvccm, its defaults, no
+#              selection) on the same classes
 # words-summary.sh prints one line per language and the verdicts.
 # Needs the programs in ../../bin and jq.
 
@@ -37,7 +42,7 @@ OUT       ?= out/words-$(TRAIN_MAX)
 T         := t$(TEST_MAX)
 export PATH := $(abspath ../../bin):$(PATH)
 
-ROWS := attach-left attach-right em-gold words-em words
+ROWS := attach-left attach-right em-gold words-em words words-few words-dmvccm
 .SECONDEXPANSION:
 
 .PHONY: all clean
@@ -76,7 +81,7 @@ $(OUT)/%/sel$(TRAIN_MAX).jsonl: $(OUT)/%/sel.jsonl
 # induce --words: the tagger and the grammar, from the words of train and dev.
 $(OUT)/%/words/model.jsonl: $(OUT)/%/train.jsonl $(OUT)/%/sel.jsonl
 	@rm -rf $(@D)
-	induce --words --train $< --dev $(word 2,$^) --max-len $(TRAIN_MAX) --preset $(PRESET) --workers $(WORKERS) -q -o $(@D)
+	induce --words --train $< --dev $(word 2,$^) --max-len $(TRAIN_MAX) --preset $(PRESET) --workers $(WORKERS) -q --save-dir $(@D)/runs -o $(@D)
 
 # EM picked by dev likelihood, on gold tags (em-gold) or on the classes (words-em).
 EM_RUNS := km-0 km-1 zero-0 zero-1
@@ -92,6 +97,9 @@ $(OUT)/%/classed-sel.jsonl: $(OUT)/%/words/model.jsonl $(OUT)/%/sel$(TRAIN_MAX).
 $(OUT)/%/words-em.model: $(OUT)/%/classed-train.jsonl $(OUT)/%/classed-sel.jsonl
 	$(call em_pick,words-em,$<,$(word 2,$^))
 
+$(OUT)/%/words-few.model: $(OUT)/%/classed-sel.jsonl
+	select-model --dev $< --dev-sentences 20 --root count -q --best $@ $(@D)/words/runs/*.jsonl > $(@D)/words-few.ranking
+
 # The report half: classed by the tagger for the word rows, gold tags for em-gold.
 $(OUT)/%/classed-test.jsonl: $(OUT)/%/words/model.jsonl $(OUT)/%/test$(TEST_MAX).jsonl
 	tag-classes -q -m $(@D)/words/tagger.jsonl $(@D)/test$(TEST_MAX).jsonl > $@.tmp && mv $@.tmp $@
@@ -99,6 +107,10 @@ $(OUT)/%/words.$(T).test.jsonl: $(OUT)/%/classed-test.jsonl
 	decode -m $(@D)/words/model.jsonl -q $< > $@.tmp && mv $@.tmp $@
 $(OUT)/%/words-em.$(T).test.jsonl: $(OUT)/%/words-em.model $(OUT)/%/classed-test.jsonl
 	decode -m $< -q $(@D)/classed-test.jsonl > $@.tmp && mv $@.tmp $@
+$(OUT)/%/words-few.$(T).test.jsonl: $(OUT)/%/words-few.model $(OUT)/%/classed-test.jsonl
+	decode -m $< -q $(@D)/classed-test.jsonl > $@.tmp && mv $@.tmp $@
+$(OUT)/%/words-dmvccm.$(T).test.jsonl: $(OUT)/%/classed-train.jsonl $(OUT)/%/classed-test.jsonl
+	train-ccm --model dmvccm -q $< --test $(@D)/classed-test.jsonl -o $@.tmp && mv $@.tmp $@
 $(OUT)/%/em-gold.$(T).test.jsonl: $(OUT)/%/em-gold.model $(OUT)/%/test$(TEST_MAX).jsonl
 	decode -m $< -q $(@D)/test$(TEST_MAX).jsonl > $@.tmp && mv $@.tmp $@
 $(OUT)/%/attach-left.$(T).test.jsonl: $(OUT)/%/test$(TEST_MAX).jsonl
