@@ -35,6 +35,9 @@ each root drawn from root, with weight e^β per tree beyond the first (Model S).
 They combine. loglik is then Σ log Z under the re-weighted model, the
 quantity the annealed EM climbs (DA's tempered objective is loglik / β).
    estep --beta 0.1 --skew init.jsonl -m model.jsonl wsj10.jsonl | mstep > next.jsonl
+A CCM's skewed DA leans toward the random-split tree distribution instead
+(Smith & Eisner 2004 §6; train-ccm --estimator sda): --split-skew.
+   estep --beta 0.1 --split-skew -m ccm.jsonl wsj10.jsonl | mstep > next.jsonl
    estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl
 
 Posterior regularization (the loop is train-em --rules or --sparsity): the
@@ -57,6 +60,7 @@ the bound, so shards of different bounds do not mix.
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
 			&cli.StringFlag{Name: "skew", TakesFile: true, Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
+			&cli.BoolFlag{Name: "split-skew", Usage: "CCM: skewed DA toward the random-split tree distribution (Smith & Eisner 2004 §6): posterior ∝ P(B|s)^β·p̀(B)^(1−β), train-ccm --estimator sda's E-step"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
 			&cli.StringFlag{Name: "dual", TakesFile: true, Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
@@ -71,6 +75,9 @@ the bound, so shards of different bounds do not mix.
 			}
 			if c.Bool("hard") && c.Bool("gold") {
 				return program.Usagef("--hard and --gold exclude each other")
+			}
+			if c.Bool("split-skew") && c.IsSet("skew") {
+				return program.Usagef("--skew and --split-skew are two skews: give one")
 			}
 			if err := program.CheckWorkers(c); err != nil {
 				return err
@@ -104,7 +111,7 @@ the bound, so shards of different bounds do not mix.
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound, MaxMemory: limit}
+					Reweight: r, Skew: c.String("skew"), SplitSkew: c.Bool("split-skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound, MaxMemory: limit}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

@@ -41,6 +41,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
+	if opts.SplitSkew {
+		return fmt.Errorf("--split-skew is the CCM's (its bracketings' random-split distribution): a DMV model takes --skew MODEL")
+	}
 	if err := checkBound(opts); err != nil {
 		return err
 	}

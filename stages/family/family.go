@@ -77,6 +77,10 @@ type EStepOptions struct {
 	// S segments. Skew is the file of skewed DA's λ₀.
 	Reweight *dmv.Reweighting
 	Skew     string
+	// SplitSkew skews DA toward the random-split tree distribution
+	// instead of a model (the CCM's, Smith & Eisner 2004 §6; a family
+	// without it refuses it).
+	SplitSkew bool
 	// Bound, when on, restricts the DMV's E-step to the trees within
 	// the left-corner depth bound (a family without one refuses it).
 	Bound dmv.DepthBound
