@@ -94,7 +94,8 @@ need more.`,
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
 			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm; under --stop bits, in bits per token, default 2^-20)"},
+			stopFlag("relative"),
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			program.WorkersFlag(), program.MaxMemoryFlag(),
@@ -123,6 +124,10 @@ func trainCCM(c *cli.Context) error {
 	est, err := ccm.ParseEstimator(c.String("estimator"))
 	if err != nil {
 		return program.Usagef("%v", err)
+	}
+	stop, err := stopRule(c)
+	if err != nil {
+		return err
 	}
 	if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
 		return program.Usagef("%v", err)
@@ -242,9 +247,9 @@ func trainCCM(c *cli.Context) error {
 	// the test sentences' yields and contexts in the model's symbols).
 	var saved *bytes.Buffer
 	if model == "dmvccm" {
-		saved, err = trainDMVCCM(c, est, train, out, start, report, rdPair)
+		saved, err = trainDMVCCM(c, est, stop, train, out, start, report, rdPair)
 	} else {
-		saved, err = trainCCMAlone(c, model, est, skew, start, train, out, report, rd)
+		saved, err = trainCCMAlone(c, model, est, skew, stop, start, train, out, report, rd)
 	}
 	prog.Done()
 	if err == nil {
@@ -317,7 +322,7 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return tags
 }
 
-func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Skew, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*bytes.Buffer, error) {
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Skew, stop emloop.Rule, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*bytes.Buffer, error) {
 	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
 	if err != nil {
 		return nil, err
@@ -339,7 +344,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Ske
 	}
 	opts := ccm.Options{
 		Variant: v, Start: start, Estimator: est, Skew: skew, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
 			return nil
@@ -442,7 +447,7 @@ func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence,
 	}, "leave long sentences out (filterlen)")
 }
 
-func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
+func trainDMVCCM(c *cli.Context, est ccm.Estimator, stop emloop.Rule, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
 	// With gold heads on every training sentence, the log carries the
 	// attachment accuracy (root counted) of each E-step's Viterbi parses.
 	gold := c.String("log") != "" || rd != nil
@@ -474,7 +479,7 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentenc
 	opts := dmvccm.Options{
 		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
 		Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), observe, func(iter int, m *dmvccm.Model) error {
 			return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(o *pipeline.Output) error { return dmvccm.WriteModel(o, m) })
 		}),

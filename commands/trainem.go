@@ -110,7 +110,10 @@ sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits
-(default 2^-20). --lambda adds λ to every count in each M-step (MAP with a
+(default 2^-20). --stop bits applies that rule to any estimator ("iterating
+each run until successive changes in overall per-token cross-entropy drop
+below 2^-20 bits", Spitkovsky et al.'s §4, classic EM included); --stop
+relative is the relative change of the objective (the default but for --hard). --lambda adds λ to every count in each M-step (MAP with a
 symmetric Dirichlet); --final-lambda smooths the last counts once more before
 the model is written.
 
@@ -159,13 +162,18 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
-			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; under --stop bits, --hard's default, 2^-20 bits per token; 0 runs to --max-iter)"},
+			stopFlag("relative; bits with --hard"),
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
 			tol, err := Tolerance(c)
+			if err != nil {
+				return err
+			}
+			stop, err := stopRule(c)
 			if err != nil {
 				return err
 			}
@@ -205,7 +213,7 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{
 					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
-					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol, PR: prOpts,
+					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol, Stop: stop, PR: prOpts,
 				})
 			})
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -79,7 +80,8 @@ vectors would need more.`,
 			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
 			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs)"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below `T` (0: run every iteration)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change (--stop bits: its change in bits per token, default 2^-20) is below `T` (0: run every iteration)"},
+			stopFlag("relative"),
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's `NOISE`: each weight times 1 + noise·U[0,1) before normalising"},
 			&cli.Float64Flag{Name: "lambda", Usage: "add-`λ` smoothing of every M-step (map: 1 unless given)"},
@@ -132,6 +134,13 @@ vectors would need more.`,
 					tol = p.Tol
 				}
 			}
+			stop, err := stopRule(c)
+			if err != nil {
+				return err
+			}
+			if stop == emloop.Bits && !c.IsSet("tol") {
+				tol = emloop.DefaultBitsTol
+			}
 			if _, err := schedule.DA(beta0, gamma); err != nil {
 				return program.Usagef("--beta0, --gamma: %v", err)
 			}
@@ -144,7 +153,7 @@ vectors would need more.`,
 			}
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
-				Iterations: c.Int("max-iter"), Tol: tol, Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
+				Iterations: c.Int("max-iter"), Tol: tol, Stop: stop, Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
 				Lambda: c.Float64("lambda"), AlphaT: c.Float64("alpha-trans"), AlphaE: c.Float64("alpha-emit"),
 				Beta0: beta0, BetaGrowth: gamma, Temp0: c.Float64("temp0"),
 				Samples: c.Int("samples"), Viterbi: c.Bool("viterbi"), Workers: c.Int("workers"),
@@ -161,6 +170,8 @@ vectors would need more.`,
 				o.Lambda = 1
 			}
 			switch {
+			case (o.Estimator == hmm.Gibbs || ce) && c.IsSet("stop"):
+				return program.Usagef("--stop is for em, map, da, sda and vb (gibbs samples for --max-iter sweeps; ce stops at --tol's relative change)")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
 			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":

@@ -212,8 +212,10 @@ type Options struct {
 	// when 0.
 	MaxIter int
 	// Tol stops EM (a stage) when the objective's relative change falls
-	// below it (1e-6 when 0).
+	// below it (1e-6 when 0), or under Stop emloop.Bits its change in
+	// bits per token (2^−20 when 0).
 	Tol     float64
+	Stop    emloop.Rule
 	Workers int
 	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop:
 	// Observe sees each iteration's objective, the log-likelihood plus the
@@ -266,6 +268,9 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 	}
 	if opts.Tol == 0 {
 		opts.Tol = 1e-6
+		if opts.Stop == emloop.Bits {
+			opts.Tol = emloop.DefaultBitsTol
+		}
 	}
 	var betas []float64
 	if opts.Estimator != EM {
@@ -317,8 +322,12 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 		next, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
 		return next, logLik + m.LogPrior(opts.Smoothing), err
 	}
-	return start, &emloop.Loop[*Model]{
+	loop := &emloop.Loop[*Model]{
 		Step: step, Betas: betas, Annealed: opts.Estimator != EM, MaxIter: opts.MaxIter, Tol: opts.Tol,
 		Tokens: c.Tokens, Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
-	}, nil
+	}
+	if opts.Stop == emloop.Bits {
+		loop.Converged = emloop.Bits.Converged(opts.Tol, c.Tokens)
+	}
+	return start, loop, nil
 }

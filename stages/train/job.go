@@ -14,6 +14,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
@@ -350,6 +351,7 @@ type EMOptions struct {
 	Hard        bool
 	MaxIter     int
 	Tol         float64
+	Stop        emloop.Rule // "": bits with Hard, relative otherwise
 	// PR, when it asks for a constraint, is EM for posterior
 	// regularization (stages/pr).
 	PR pr.Options
@@ -371,6 +373,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		Backoff: job.ChildBackoff,
 		MaxIter: opts.MaxIter,
 		Tol:     opts.Tol,
+		Stop:    opts.Stop,
 		Observe: s.Observe,
 		Resume:  s.Resumed(),
 		Start:   s.Origin(),
