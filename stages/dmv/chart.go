@@ -51,6 +51,7 @@ type Chart struct {
 	capacity           int
 
 	seg segmentation // Model S's top step, when on (segment.go)
+	ties tieChart    // the best derivations' counts, for TiedViterbi (ties.go)
 
 	// A model with valence settings is loaded into vc (vchart.go), and
 	// every method below answers from it while valenced.

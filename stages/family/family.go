@@ -70,6 +70,10 @@ type VBCounts interface {
 type EStepOptions struct {
 	Model   string // model file; may be empty with Gold
 	Hard    bool   // counts of each sentence's Viterbi structure
+	// Ties chooses among a sentence's best trees under Hard (the DMV's;
+	// "" is dmv.TiesLeft), Seed seeding dmv.TiesRandom's draws.
+	Ties dmv.Ties
+	Seed uint64
 	Gold    bool   // counts of the gold structures
 	Workers int
 	// Reweight, when not nil, re-weights the E-step for annealing: β

@@ -352,6 +352,7 @@ type EMOptions struct {
 	MaxIter     int
 	Tol         float64
 	Stop        emloop.Rule // "": bits with Hard, relative otherwise
+	Ties        dmv.Ties    // Hard's tie rule ("": dmv.TiesLeft), seeded by Job.Seed
 	// PR, when it asks for a constraint, is EM for posterior
 	// regularization (stages/pr).
 	PR pr.Options
@@ -367,7 +368,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	defer s.Close()
 	em := &EM{
 		Corpus:  s.Corpus,
-		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers, Bound: job.Bound},
+		EStep:   dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: job.Seed, Workers: job.Workers, Bound: job.Bound},
 		Lambda:  opts.Lambda,
 		VBAlpha: job.VBAlpha,
 		Backoff: job.ChildBackoff,
