@@ -119,9 +119,10 @@ every tree of a sentence is, so the first E-step is decided by it): left,
 grind's deterministic rule (the default); random, one best tree drawn
 uniformly, seeded by --seed and the sentence's position; split, every best
 tree with an equal share of the counts. The shell loop is estep --hard --ties.
-   train-em --init uniform --hard --lambda 1 --ties random --seed 7 wsj15.jsonl > viterbi.jsonl --lambda adds λ to every count in each M-step (MAP with a
-symmetric Dirichlet); --final-lambda smooths the last counts once more before
-the model is written.
+   train-em --init uniform --hard --lambda 1 --ties random --seed 7 wsj15.jsonl > viterbi.jsonl
+--lambda adds λ to every count in each M-step (MAP with a symmetric
+Dirichlet); --final-lambda smooths the last counts once more before the model
+is written.
 
 --estimator vb is mean-field variational Bayes with a symmetric
 Dirichlet(--alpha) prior on every multinomial: each M-step (the initializer's
