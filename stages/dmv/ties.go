@@ -60,22 +60,24 @@ const tieTol = 1e-9
 
 // tieChart holds the log-numbers of best sub-derivations of every item of
 // the Viterbi chart (in) and of the ways to complete each into a best tree
-// (out), indexed as the chart's items.
+// (out), indexed as the chart's items. Its tables are the chart's own
+// that a Viterbi pass leaves unused (the outside pass's adjoints and the
+// inside pass's transposes), so ties take no memory beyond the chart's.
 type tieChart struct {
-	r, l, ir, il                 []float64 // log-counts; rs, rc share r (ls, lc share l)
+	r, l, ir, il                 []float64 // log-counts; Rs, Rc share r (Ls, Lc share l)
 	ors, orc, ols, olc, oir, oil []float64 // log-counts of completions
 	total                        float64
-	roots                        []float64 // log-count of the best trees with root r (−Inf: not best)
+	roots                        []float64 // log-count of the best trees with root r (−Inf: not a best root)
 }
 
-func (t *tieChart) grow(n int) {
-	if len(t.r) >= n*n {
-		return
+// bind points t's tables at c's free ones, after c's Viterbi pass.
+func (t *tieChart) bind(c *Chart) {
+	t.r, t.l, t.ir, t.il = c.brs, c.bls, c.bir, c.bil
+	t.ors, t.orc, t.ols, t.olc, t.oir, t.oil = c.brsT, c.brc, c.blsT, c.blc, c.rsT, c.lsT
+	if cap(t.roots) < c.n {
+		t.roots = make([]float64, c.capacity)
 	}
-	f := func() []float64 { return make([]float64, n*n) }
-	t.r, t.l, t.ir, t.il = f(), f(), f(), f()
-	t.ors, t.orc, t.ols, t.olc, t.oir, t.oil = f(), f(), f(), f(), f(), f()
-	t.roots = make([]float64, n)
+	t.roots = t.roots[:c.n]
 }
 
 // logPlus is log(eˣ + eʸ).
@@ -121,7 +123,7 @@ func (c *Chart) TiedViterbi(heads []int, ties Ties, rng *rand.Rand) float64 {
 func (c *Chart) tieInside() {
 	n := c.n
 	t := &c.ties
-	t.grow(n)
+	t.bind(c)
 	for i := range n * n {
 		t.r[i], t.l[i], t.ir[i], t.il[i] = math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	}
