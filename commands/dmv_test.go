@@ -322,3 +322,30 @@ func TestSyntheticRecovery(t *testing.T) {
 		t.Errorf("EM from the generating model moved directed accuracy from %.1f%% to %.1f%%", before, after)
 	}
 }
+
+// Viterbi EM from the uniform start with --ties random (seeded) or split
+// is the shell loop estep --hard --ties … | mstep --lambda 1, byte for
+// byte; the three rules give three different models (from uniform
+// multinomials every tree ties, so the first E-step is the rule's alone).
+func TestShellLoopEqualsTrainEMTies(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 300)
+	models := map[string][]byte{}
+	for _, ties := range [][]string{{"left"}, {"random", "--seed", "7"}, {"split"}} {
+		hard := run(t, nil, "dmv-init", "--init", "uniform", corpus)
+		for i := 0; i < 3; i++ {
+			counts := run(t, nil, append([]string{"estep", "--hard", "--ties"}, append(ties, "-m", writeTemp(t, dir, "model.jsonl", hard), corpus)...)...)
+			hard = run(t, counts, "mstep", "--lambda", "1")
+		}
+		trained := run(t, nil, append([]string{"train-em", "--init", "uniform", "--hard", "--lambda", "1", "--max-iter", "3", "-q", "--ties"}, append(ties, corpus)...)...)
+		if !bytes.Equal(hard, trained) {
+			t.Errorf("--ties %v: 3 iterations of estep --hard | mstep --lambda 1 differ from train-em --hard", ties)
+		}
+		for other, m := range models {
+			if bytes.Equal(m, trained) {
+				t.Errorf("--ties %s and %s give the same model", ties[0], other)
+			}
+		}
+		models[ties[0]] = trained
+	}
+}

@@ -40,3 +40,40 @@ func TestDMVCCMAnnealingIsTheShellLoop(t *testing.T) {
 		}
 	}
 }
+
+// train-ccm --estimator sda is the shell loop estep --beta β --split-skew
+// | mstep (Smith & Eisner's random-split skew, the default) or estep --beta
+// β --skew START | mstep (--skew start), stage by stage, byte for byte,
+// for ccm and ccm2. Two iterations at β = 0.5, two at β = 1.
+func TestCCMSkewedDAIsTheShellLoop(t *testing.T) {
+	dir := t.TempDir()
+	treebank, _ := filepath.Glob("../examples/treebank/*.mrg")
+	corpus := writeTemp(t, dir, "c.jsonl", run(t, nil, "filterlen", "10", writeTemp(t, dir, "all.jsonl", run(t, nil, append([]string{"ptb2deps"}, treebank...)...))))
+	for _, model := range []string{"ccm", "ccm2"} {
+		for _, skew := range []string{"split", "start"} {
+			name := model + "-" + skew
+			start := filepath.Join(dir, name+"-0.jsonl")
+			run(t, nil, "train-ccm", "-q", "--model", model, "--max-iter", "0", "--save-model", start, corpus)
+			trained := filepath.Join(dir, name+"-trained.jsonl")
+			args := []string{"train-ccm", "-q", "--model", model, "--estimator", "sda", "--beta0", "0.5", "--gamma", "2", "--tol", "1e-300",
+				"--max-iter", "2", "--save-model", trained, corpus}
+			if skew == "start" {
+				args = append(args, "--skew", "start")
+			}
+			run(t, nil, args...)
+			m := start
+			for i, beta := range []string{"0.5", "0.5", "1", "1"} {
+				e := []string{"estep", "-m", m, "--beta", beta}
+				if skew == "split" {
+					e = append(e, "--split-skew")
+				} else {
+					e = append(e, "--skew", start)
+				}
+				m = writeTemp(t, dir, fmt.Sprintf("%s-%d.jsonl", name, i+1), run(t, run(t, nil, append(e, corpus)...), "mstep"))
+			}
+			if !bytes.Equal(readFile(t, m), readFile(t, trained)) {
+				t.Errorf("%s: train-ccm --estimator sda's model differs from the shell loop's", name)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
 )
 
 func seedFlag() cli.Flag {
@@ -36,6 +37,24 @@ func Tolerance(c *cli.Context) (float64, error) {
 		return math.SmallestNonzeroFloat64, nil
 	}
 	return tol, nil
+}
+
+// stopFlag is every EM trainer's choice of stopping rule (emloop.Rule);
+// def names its default.
+func stopFlag(def string) cli.Flag {
+	return &cli.StringFlag{Name: "stop", DefaultText: def, Usage: "stopping `RULE` --tol is read in: relative (|L − L′|/|L′|) or bits (the per-token cross-entropy's change in bits: Spitkovsky et al. 2010, with --tol's default 2^-20)"}
+}
+
+// stopRule reads --stop: "" when it is not given (the trainer's default).
+func stopRule(c *cli.Context) (emloop.Rule, error) {
+	if !c.IsSet("stop") {
+		return "", nil
+	}
+	r, err := emloop.ParseRule(c.String("stop"))
+	if err != nil {
+		return "", program.Usagef("--stop: %v", err)
+	}
+	return r, nil
 }
 
 // valenceFlags are the DMV's valence settings (Headden et al. 2009's

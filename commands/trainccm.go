@@ -46,11 +46,18 @@ Models:
 
 Estimators: em; da, whose E-step reads every probability raised to β, β
 from --beta0 times --gamma per stage up to 1 (each stage EM to
-convergence); sda, which skews DA toward the start: θ^β·θ₀^(1−β), θ₀ the
-model of --init's M-step (Smith & Eisner 2004 §6; dmvccm: both halves'
-probabilities, θ₀ the start pair of --init and --dmv-init). The CCM is
-smoothed as Klein's (2 constituent and 8 distituent pseudo-counts per yield
-and context).
+convergence; Smith & Eisner's CCM schedule, β₀ = 0.01, γ = 1.5, is the
+default); sda, skewed DA, whose E-step's posterior is P(B|s)^β·p̀(B)^(1−β)
+renormalised, leaning toward a skew p̀ while β is small (--skew):
+   split  Smith & Eisner's (2004 §6) skew for the CCM: the random-split tree
+          distribution, P(B) = Π 1/(l−1) over B's constituents of l ≥ 2
+          words, the trees whose bracket posteriors are --init split's
+          (the default for ccm and ccm2; estep --split-skew)
+   start  grind's own: every probability p^β·p₀^(1−β), p₀ the model of
+          --init's M-step (dmvccm: both halves', the start pair of --init
+          and --dmv-init; its only skew; estep --skew START-MODEL)
+The CCM is smoothed as Klein's (2 constituent and 8 distituent pseudo-counts
+per yield and context).
 
 Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
 the binary bracketing with the largest sum of bracket posteriors (CCM only).
@@ -81,12 +88,14 @@ need more.`,
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
+			&cli.StringFlag{Name: "skew", DefaultText: "split; dmvccm: start", Usage: "sda's skew `SKEW`: split (the random-split trees, Smith & Eisner §6) or start (grind's: the start model's probabilities)"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
 			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
 			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm; under --stop bits, in bits per token, default 2^-20)"},
+			stopFlag("relative"),
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			program.WorkersFlag(), program.MaxMemoryFlag(),
@@ -116,12 +125,31 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return program.Usagef("%v", err)
 	}
+	stop, err := stopRule(c)
+	if err != nil {
+		return err
+	}
 	if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
 		return program.Usagef("%v", err)
 	}
 	start, err := ccm.ParseStart(c.String("init"))
 	if err != nil {
 		return program.Usagef("%v", err)
+	}
+	skew := ccm.SkewSplit
+	if model == "dmvccm" {
+		skew = ccm.SkewStart
+	}
+	if c.IsSet("skew") {
+		if est != ccm.SDA {
+			return program.Usagef("--skew is sda's (--estimator sda)")
+		}
+		if skew, err = ccm.ParseSkew(c.String("skew")); err != nil {
+			return program.Usagef("--skew: %v", err)
+		}
+		if model == "dmvccm" && skew != ccm.SkewStart {
+			return program.Usagef("--skew %s is the CCM's (a distribution over its bracketings): dmvccm's sda skews toward its start pair (--skew start)", skew)
+		}
 	}
 	if c.Int("max-iter") < 0 {
 		return program.Usagef("--max-iter must be at least 0 (0: the start model itself)")
@@ -219,9 +247,9 @@ func trainCCM(c *cli.Context) error {
 	// the test sentences' yields and contexts in the model's symbols).
 	var saved *bytes.Buffer
 	if model == "dmvccm" {
-		saved, err = trainDMVCCM(c, est, train, out, start, report, rdPair)
+		saved, err = trainDMVCCM(c, est, stop, train, out, start, report, rdPair)
 	} else {
-		saved, err = trainCCMAlone(c, model, est, start, train, out, report, rd)
+		saved, err = trainCCMAlone(c, model, est, skew, stop, start, train, out, report, rd)
 	}
 	prog.Done()
 	if err == nil {
@@ -294,7 +322,7 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return tags
 }
 
-func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*bytes.Buffer, error) {
+func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Skew, stop emloop.Rule, start ccm.Start, train, out []*format.Sentence, report func(format.Iteration), rd *trainerRun[ccm.Snapshot]) (*bytes.Buffer, error) {
 	corpus, err := ccm.NewCorpus(tagsOf(train), nil)
 	if err != nil {
 		return nil, err
@@ -315,8 +343,8 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, start ccm.St
 		}
 	}
 	opts := ccm.Options{
-		Variant: v, Start: start, Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		Variant: v, Start: start, Estimator: est, Skew: skew, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
 			return nil
@@ -419,7 +447,7 @@ func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence,
 	}, "leave long sentences out (filterlen)")
 }
 
-func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
+func trainDMVCCM(c *cli.Context, est ccm.Estimator, stop emloop.Rule, train, out []*format.Sentence, start ccm.Start, report func(format.Iteration), rd *trainerRun[dmvccm.Snapshot]) (*bytes.Buffer, error) {
 	// With gold heads on every training sentence, the log carries the
 	// attachment accuracy (root counted) of each E-step's Viterbi parses.
 	gold := c.String("log") != "" || rd != nil
@@ -451,7 +479,7 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, train, out []*format.Sentenc
 	opts := dmvccm.Options{
 		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
 		Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Workers: c.Int("workers"),
+		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), observe, func(iter int, m *dmvccm.Model) error {
 			return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(o *pipeline.Output) error { return dmvccm.WriteModel(o, m) })
 		}),

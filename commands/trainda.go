@@ -54,7 +54,8 @@ valences, as train-em's do (README, "Extended valence").`,
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; under --stop bits, in bits per token, default 2^-20; 0 runs to --max-iter)"},
+			stopFlag("relative"),
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
@@ -65,6 +66,10 @@ valences, as train-em's do (README, "Extended valence").`,
 				return err
 			}
 			tol, err := Tolerance(c)
+			if err != nil {
+				return err
+			}
+			stop, err := stopRule(c)
 			if err != nil {
 				return err
 			}
@@ -90,7 +95,7 @@ valences, as train-em's do (README, "Extended valence").`,
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return anneal.RunDA(src, w, job, anneal.DAOptions{
 					Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"), Skew: c.Bool("skew"),
-					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, SaveDir: dir,
+					Lambda: c.Float64("lambda"), MaxIter: c.Int("max-iter"), Tol: tol, Stop: stop, SaveDir: dir,
 					BelowOne: c.Bool("below-one"), PR: prOpts,
 				})
 			})

@@ -110,9 +110,19 @@ sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits
-(default 2^-20). --lambda adds λ to every count in each M-step (MAP with a
-symmetric Dirichlet); --final-lambda smooths the last counts once more before
-the model is written.
+(default 2^-20). --stop bits applies that rule to any estimator ("iterating
+each run until successive changes in overall per-token cross-entropy drop
+below 2^-20 bits", Spitkovsky et al.'s §4, classic EM included); --stop
+relative is the relative change of the objective (the default but for --hard).
+--ties chooses among a sentence's equally good best trees (from --init uniform
+every tree of a sentence is, so the first E-step is decided by it): left,
+grind's deterministic rule (the default); random, one best tree drawn
+uniformly, seeded by --seed and the sentence's position; split, every best
+tree with an equal share of the counts. The shell loop is estep --hard --ties.
+   train-em --init uniform --hard --lambda 1 --ties random --seed 7 wsj15.jsonl > viterbi.jsonl
+--lambda adds λ to every count in each M-step (MAP with a symmetric
+Dirichlet); --final-lambda smooths the last counts once more before the model
+is written.
 
 --estimator vb is mean-field variational Bayes with a symmetric
 Dirichlet(--alpha) prior on every multinomial: each M-step (the initializer's
@@ -159,7 +169,9 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
-			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
+			&cli.StringFlag{Name: "ties", Value: string(dmv.TiesLeft), Usage: "--hard: among equally good best trees take the `RULE`'s: left (grind's deterministic rule), random (one drawn uniformly, seeded by --seed) or split (all of them, their counts shared equally)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; under --stop bits, --hard's default, 2^-20 bits per token; 0 runs to --max-iter)"},
+			stopFlag("relative; bits with --hard"),
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
@@ -169,9 +181,20 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			if err != nil {
 				return err
 			}
+			stop, err := stopRule(c)
+			if err != nil {
+				return err
+			}
 			prOpts, err := program.PROptions(c)
 			if err != nil {
 				return err
+			}
+			ties, err := dmv.ParseTies(c.String("ties"))
+			switch {
+			case err != nil:
+				return program.Usagef("--ties: %v", err)
+			case c.IsSet("ties") && !c.Bool("hard"):
+				return program.Usagef("--ties breaks ties among Viterbi EM's best trees: with --hard")
 			}
 			if prOpts.On() && c.Bool("hard") {
 				return program.Usagef("posterior regularization (--rules, --sparsity) projects the posterior over trees: not with --hard")
@@ -205,7 +228,7 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return train.RunEM(src, w, job, train.EMOptions{
 					Lambda: c.Float64("lambda"), FinalLambda: c.Float64("final-lambda"),
-					Hard: c.Bool("hard"), MaxIter: c.Int("max-iter"), Tol: tol, PR: prOpts,
+					Hard: c.Bool("hard"), Ties: ties, MaxIter: c.Int("max-iter"), Tol: tol, Stop: stop, PR: prOpts,
 				})
 			})
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -37,7 +38,9 @@ every E-step is forward–backward, deterministic for any --workers):
   em     Baum–Welch; M-steps add --lambda (default 0)
   map    EM with add-λ M-steps (--lambda, default 1 here when not given)
   da     deterministic annealing: E-steps on θ^β, β from --beta0 multiplied
-         by --beta-growth after each stage converges, up to 1
+         by --beta-growth after each stage converges, up to 1; the defaults
+         0.01 and 1.5 are Smith & Eisner's (2004) CCM schedule, their tagger's
+         is --schedule tagging (β₀ 0.0001, γ 1.2, stages to 1e-9)
   sda    skewed DA: E-steps on θ^β·θ₀^(1−β), θ₀ the start
   vb     variational Bayes, Dirichlet(--alpha-trans, --alpha-emit)
   gibbs  collapsed pointwise Gibbs sampling (bitag), --iter sweeps,
@@ -49,6 +52,12 @@ every E-step is forward–backward, deterministic for any --workers):
          --max-iter iterations from weights U[0, --noise); Viterbi decoding
 Decoding is each token's most probable state, or --viterbi.
 
+--schedule NAME sets da's and sda's β₀, γ and (unless --tol is given) the
+relative change that ends a stage, to a published schedule:
+  tagging  Smith & Eisner 2004 §4.1, their trigram tagger: β₀ 0.0001, γ 1.2,
+           1e-9 (52 stages)
+  ccm      Smith & Eisner 2004 §6.2, their CCM: β₀ 0.01, γ 1.5, 1e-9
+
 --run-dir DIR records the run (em, map, da, sda, vb, gibbs: run.json,
 iterations.jsonl, a checkpoint after every iteration or sweep, model.jsonl
 but for gibbs); --resume DIR continues a killed run to the same output and
@@ -57,7 +66,7 @@ model, byte for byte.
 Examples:
    ptb2deps --keep-punct wsj/*/*.mrg | train-hmm --states 45 --iter 500 | score-tags
    train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
-   train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags
+   train-hmm --trigram --dict 1 --estimator da --schedule tagging --lambda 0.1 corpus.jsonl | score-tags
    train-hmm --states 1000 --max-memory 8G brown.jsonl -o tagged.jsonl
 
 --max-memory SIZE (default 1G) refuses, before any table is made, a run whose
@@ -71,7 +80,8 @@ vectors would need more.`,
 			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
 			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs)"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below `T` (0: run every iteration)"},
+			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change (--stop bits: its change in bits per token, default 2^-20) is below `T` (0: run every iteration)"},
+			stopFlag("relative"),
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's `NOISE`: each weight times 1 + noise·U[0,1) before normalising"},
 			&cli.Float64Flag{Name: "lambda", Usage: "add-`λ` smoothing of every M-step (map: 1 unless given)"},
@@ -79,6 +89,7 @@ vectors would need more.`,
 			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: the first stage's `β₀`"},
 			&cli.Float64Flag{Name: "gamma", Aliases: []string{"beta-growth"}, Value: 1.5, Usage: "da/sda: β ← min(1, `γ`·β) between stages"},
+			&cli.StringFlag{Name: "schedule", Usage: "da/sda: a published schedule `NAME` instead of --beta0 and --gamma: tagging (Smith & Eisner 2004 §4.1: 0.0001, 1.2, stages to 1e-9) or ccm (their §6.2: 0.01, 1.5, 1e-9)"},
 			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature `T` (1: no annealing)"},
 			&cli.IntFlag{Name: "samples", Value: 1, Usage: "gibbs: decode from the most frequent state of the last `N` sweeps"},
 			&cli.IntFlag{Name: "dict", Usage: "tag dictionary from the corpus's gold tags: words seen ≥ `N` times keep only their tags (1: full; 0: none)"},
@@ -107,7 +118,30 @@ vectors would need more.`,
 			); err != nil {
 				return err
 			}
-			if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
+			beta0, gamma, tol := c.Float64("beta0"), c.Float64("gamma"), c.Float64("tol")
+			if c.IsSet("schedule") {
+				p, err := schedule.PresetNamed(c.String("schedule"))
+				switch est := c.String("estimator"); {
+				case err != nil:
+					return program.Usagef("--schedule: %v", err)
+				case est != string(hmm.DA) && est != string(hmm.SDA):
+					return program.Usagef("--schedule is da's and sda's, not %s's", est)
+				case c.IsSet("beta0") || c.IsSet("gamma"):
+					return program.Usagef("--schedule %s sets β₀ and γ: not with --beta0 or --gamma", p.Name)
+				}
+				beta0, gamma = p.Beta0, p.Gamma
+				if !c.IsSet("tol") {
+					tol = p.Tol
+				}
+			}
+			stop, err := stopRule(c)
+			if err != nil {
+				return err
+			}
+			if stop == emloop.Bits && !c.IsSet("tol") {
+				tol = emloop.DefaultBitsTol
+			}
+			if _, err := schedule.DA(beta0, gamma); err != nil {
 				return program.Usagef("--beta0, --gamma: %v", err)
 			}
 			if c.Int("samples") > c.Int("max-iter") {
@@ -119,9 +153,9 @@ vectors would need more.`,
 			}
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
-				Iterations: c.Int("max-iter"), Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
+				Iterations: c.Int("max-iter"), Tol: tol, Stop: stop, Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
 				Lambda: c.Float64("lambda"), AlphaT: c.Float64("alpha-trans"), AlphaE: c.Float64("alpha-emit"),
-				Beta0: c.Float64("beta0"), BetaGrowth: c.Float64("gamma"), Temp0: c.Float64("temp0"),
+				Beta0: beta0, BetaGrowth: gamma, Temp0: c.Float64("temp0"),
 				Samples: c.Int("samples"), Viterbi: c.Bool("viterbi"), Workers: c.Int("workers"),
 			}
 			if c.Bool("trigram") {
@@ -136,6 +170,8 @@ vectors would need more.`,
 				o.Lambda = 1
 			}
 			switch {
+			case (o.Estimator == hmm.Gibbs || ce) && c.IsSet("stop"):
+				return program.Usagef("--stop is for em, map, da, sda and vb (gibbs samples for --max-iter sweeps; ce stops at --tol's relative change)")
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
 			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":

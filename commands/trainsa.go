@@ -64,7 +64,8 @@ Model S does not.`,
 			&cli.Float64Flag{Name: "seg-beta-step", Value: -0.1, Usage: "Model S: β += `Δβ` after each epoch"},
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; under --stop bits, in bits per token, default 2^-20; 0 runs to --max-iter)"},
+			stopFlag("relative"),
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
@@ -75,6 +76,10 @@ Model S does not.`,
 				return err
 			}
 			tol, err := Tolerance(c)
+			if err != nil {
+				return err
+			}
+			stop, err := stopRule(c)
 			if err != nil {
 				return err
 			}
@@ -103,7 +108,7 @@ Model S does not.`,
 			if prOpts.On() && opts.Anneals == anneal.SegBeta {
 				return program.Usagef("posterior regularization (--rules, --sparsity) projects a posterior over single trees: not with Model S (--seg-beta…)")
 			}
-			opts.Lambda, opts.MaxIter, opts.Tol, opts.PR = c.Float64("lambda"), c.Int("max-iter"), tol, prOpts
+			opts.Lambda, opts.MaxIter, opts.Tol, opts.Stop, opts.PR = c.Float64("lambda"), c.Int("max-iter"), tol, stop, prOpts
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return anneal.RunSA(src, w, job, opts)

@@ -35,7 +35,17 @@ each root drawn from root, with weight e^β per tree beyond the first (Model S).
 They combine. loglik is then Σ log Z under the re-weighted model, the
 quantity the annealed EM climbs (DA's tempered objective is loglik / β).
    estep --beta 0.1 --skew init.jsonl -m model.jsonl wsj10.jsonl | mstep > next.jsonl
+A CCM's skewed DA leans toward the random-split tree distribution instead
+(Smith & Eisner 2004 §6; train-ccm --estimator sda): --split-skew.
+   estep --beta 0.1 --split-skew -m ccm.jsonl wsj10.jsonl | mstep > next.jsonl
    estep --delta -0.6 -m model.jsonl wsj10.jsonl | mstep --lambda 10 > next.jsonl
+
+--hard counts each sentence's best tree; --ties chooses among equally good
+ones (from uniform multinomials every tree of a sentence is): left, grind's
+deterministic rule; random, one drawn uniformly (--seed S and the sentence's
+position seed it: the same sentences in the same order draw the same trees);
+split, every best tree with an equal share of the counts.
+   estep --hard --ties split -m uniform.jsonl wsj15.jsonl | mstep --lambda 1 > next.jsonl
 
 Posterior regularization (the loop is train-em --rules or --sparsity): the
 posterior is projected onto distributions whose dependencies obey universal
@@ -54,9 +64,12 @@ the bound, so shards of different bounds do not mix.
 		Flags: append(append([]cli.Flag{
 			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
+			&cli.StringFlag{Name: "ties", Value: string(dmv.TiesLeft), Usage: "--hard: among equally good best trees take the `RULE`'s: left (grind's deterministic rule), random (one drawn uniformly, seeded by --seed and the sentence's position) or split (all of them, their counts shared equally)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "--ties random: the seed `S` of the draws"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
 			&cli.StringFlag{Name: "skew", TakesFile: true, Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
+			&cli.BoolFlag{Name: "split-skew", Usage: "CCM: skewed DA toward the random-split tree distribution (Smith & Eisner 2004 §6): posterior ∝ P(B|s)^β·p̀(B)^(1−β), train-ccm --estimator sda's E-step"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
 			&cli.StringFlag{Name: "dual", TakesFile: true, Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
@@ -71,6 +84,18 @@ the bound, so shards of different bounds do not mix.
 			}
 			if c.Bool("hard") && c.Bool("gold") {
 				return program.Usagef("--hard and --gold exclude each other")
+			}
+			ties, err := dmv.ParseTies(c.String("ties"))
+			switch {
+			case err != nil:
+				return program.Usagef("--ties: %v", err)
+			case c.IsSet("ties") && !c.Bool("hard"):
+				return program.Usagef("--ties breaks ties among Viterbi EM's best trees: with --hard")
+			case c.IsSet("seed") && ties != dmv.TiesRandom:
+				return program.Usagef("--seed seeds --ties random's draws")
+			}
+			if c.Bool("split-skew") && c.IsSet("skew") {
+				return program.Usagef("--skew and --split-skew are two skews: give one")
 			}
 			if err := program.CheckWorkers(c); err != nil {
 				return err
@@ -103,8 +128,8 @@ the bound, so shards of different bounds do not mix.
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
-					Reweight: r, Skew: c.String("skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound, MaxMemory: limit}
+				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Ties: ties, Seed: c.Uint64("seed"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
+					Reweight: r, Skew: c.String("skew"), SplitSkew: c.Bool("split-skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound, MaxMemory: limit}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter
 				}

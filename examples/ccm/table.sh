@@ -12,7 +12,7 @@ for set in en-test en-all es zh; do
 	es) name="Spanish" ;;
 	zh) name="Chinese" ;;
 	esac
-	for sys in lbranch rbranch random ubound ccm-em ccm2-em ccm-sda ccm-da ccm2-sda dmvccm dmvccm-rf dmv; do
+	for sys in lbranch rbranch random ubound ccm-em ccm2-em ccm-sda ccm-da ccm2-sda ccm-sda-start ccm2-sda-start dmvccm dmvccm-rf dmv; do
 		case $sys in
 		random) f=$dir/$set.lbranch.jsonl ;;
 		*) f=$dir/$set.$sys.jsonl ;;
@@ -38,6 +38,7 @@ for set in en-test en-all es zh; do
 			esac ;;
 		esac
 		label=$(echo $sys | sed 's/lbranch/LBRANCH/; s/rbranch/RBRANCH/; s/^random/RANDOM (expected)/; s/ubound/UBOUND/;
+			s/ccm2-sda-start/CCM2 SDA, start skew/; s/ccm-sda-start/CCM SDA, start skew/;
 			s/ccm2-em/CCM2 EM/; s/ccm2-sda/CCM2 SDA/; s/ccm-em/CCM EM/; s/ccm-sda/CCM SDA/; s/ccm-da/CCM DA/;
 			s/dmvccm-rf/DMV+CCM right-first/; s/dmvccm/DMV+CCM/; s/^dmv$/DMV (km start)/')
 		echo "| $name | $label | $up | $ur | $f1 | $se | $d | $u |"

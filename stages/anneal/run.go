@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
@@ -21,10 +22,11 @@ type DAOptions struct {
 	// initializer's θ⁽⁰⁾ weights (or the -m model); for zero all 1, so
 	// SDA from zero is DA from zero.
 	Skew    bool
-	Lambda  float64    // add-λ in every M-step
-	PR      pr.Options // posterior regularization in every E-step, when on
-	MaxIter int        // iterations per stage at most (0: the default)
-	Tol     float64    // relative change that ends a stage (0: the default)
+	Lambda  float64     // add-λ in every M-step
+	PR      pr.Options  // posterior regularization in every E-step, when on
+	MaxIter int         // iterations per stage at most (0: the default)
+	Tol     float64     // the change that ends a stage (0: the default)
+	Stop    emloop.Rule // the rule Tol is of ("": relative)
 	// BelowOne drops the last stage, β = 1: the run ends with the last
 	// β₀γ^k < 1. Smith's (2006) text runs EM at β = 1 last (Fig. 5.1),
 	// but the H_C and iteration counts of his Tables 5.1 and 5.3 are
@@ -60,7 +62,7 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 	for k, b := range betas {
 		stages[k] = dmv.Reweighting{Beta: b, Skew: skew}
 	}
-	a, err := newAnnealer(s, stages, Beta, opts.Lambda, opts.MaxIter, opts.Tol, opts.PR)
+	a, err := newAnnealer(s, stages, Beta, opts.Lambda, opts.MaxIter, opts.Tol, opts.Stop, opts.PR)
 	if err != nil {
 		return err
 	}
@@ -75,12 +77,13 @@ func RunDA(src pipeline.Source, w io.Writer, job train.Job, opts DAOptions) erro
 
 // SAOptions are train-sa's own settings.
 type SAOptions struct {
-	Anneals            Parameter  // Delta (Model L) or SegBeta (Model S)
-	Start, Step, Final float64    // the schedule of the annealed value
-	Lambda             float64    // add-λ in every M-step
-	PR                 pr.Options // posterior regularization in every E-step, when on (Model L only)
-	MaxIter            int        // iterations per epoch at most (0: the default)
-	Tol                float64    // relative change that ends an epoch (0: the default)
+	Anneals            Parameter   // Delta (Model L) or SegBeta (Model S)
+	Start, Step, Final float64     // the schedule of the annealed value
+	Lambda             float64     // add-λ in every M-step
+	PR                 pr.Options  // posterior regularization in every E-step, when on (Model L only)
+	MaxIter            int         // iterations per epoch at most (0: the default)
+	Tol                float64     // the change that ends an epoch (0: the default)
+	Stop               emloop.Rule // the rule Tol is of ("": relative)
 	// SaveDir, when not "", receives each epoch's final model as
 	// epoch-NN-delta±D.DDD.jsonl (or seg-beta), for select.
 	SaveDir string
@@ -109,7 +112,7 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 			stages[k].Delta = v
 		}
 	}
-	a, err := newAnnealer(s, stages, opts.Anneals, opts.Lambda, opts.MaxIter, opts.Tol, opts.PR)
+	a, err := newAnnealer(s, stages, opts.Anneals, opts.Lambda, opts.MaxIter, opts.Tol, opts.Stop, opts.PR)
 	if err != nil {
 		return err
 	}
@@ -123,7 +126,7 @@ func RunSA(src pipeline.Source, w io.Writer, job train.Job, opts SAOptions) erro
 	return s.Write(w, res.Model)
 }
 
-func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda float64, maxIter int, tol float64, prOpts pr.Options) (*Annealer, error) {
+func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda float64, maxIter int, tol float64, stop emloop.Rule, prOpts pr.Options) (*Annealer, error) {
 	a := &Annealer{
 		EM: train.EM{
 			Corpus:  s.Corpus,
@@ -132,6 +135,7 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 			Backoff: s.Job.ChildBackoff,
 			MaxIter: maxIter,
 			Tol:     tol,
+			Stop:    stop,
 			Observe: s.Observe,
 			Start:   s.Origin(),
 		},

@@ -240,16 +240,21 @@ func TestEMNeverLowersObjective(t *testing.T) {
 	}
 }
 
-// TestAnnealingNeverLowersStageObjective: within each DA and SDA stage the
+// TestAnnealingNeverLowersStageObjective: within each DA and SDA (either
+// skew) stage the
 // tempered objective must not fall, β must follow the schedule, and the
 // tempered log-partition must equal brute force at one β.
 func TestAnnealingNeverLowersStageObjective(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := randomCorpus(rng, 60, 8, 4)
-	for _, est := range []Estimator{DA, SDA} {
+	for _, run := range []struct {
+		est  Estimator
+		skew Skew
+	}{{DA, ""}, {SDA, SkewSplit}, {SDA, SkewStart}} {
+		est := run.est
 		for _, v := range []Variant{Model1, Model2} {
 			prev, stage, lastBeta := math.Inf(-1), 0, 0.0
-			_, _, err := Train(c, Options{Variant: v, Estimator: est, Beta0: 0.1, Gamma: 2, MaxIter: 15, Tol: 1e-12,
+			_, _, err := Train(c, Options{Variant: v, Estimator: est, Skew: run.skew, Beta0: 0.1, Gamma: 2, MaxIter: 15, Tol: 1e-12,
 				Observe: func(it format.Iteration, _ *Model) error {
 					obj, beta := float64(it.Objective), *it.Beta
 					if it.Stage != stage {
@@ -346,5 +351,110 @@ func TestHeldOutCorpus(t *testing.T) {
 	}
 	if len(m.Span[0]) != test.Sym.NumYields() || m.Span[0][test.Sym.NumYields()-1] <= 0 {
 		t.Errorf("tables not grown to the new yields")
+	}
+}
+
+// randomSplitProb is the probability that the random-split process (each
+// span of l ≥ 2 tokens split at one of its l − 1 points, uniformly)
+// builds the bracketing of [i, j) whose spans of two or more tokens are
+// in: Smith & Eisner's §6 skew, from its generative story.
+func randomSplitProb(i, j int, in map[[2]int]bool) float64 {
+	if j-i == 1 {
+		return 1
+	}
+	for k := i + 1; k < j; k++ {
+		if (k-i == 1 || in[[2]int{i, k}]) && (j-k == 1 || in[[2]int{k, j}]) {
+			return randomSplitProb(i, k, in) * randomSplitProb(k, j, in) / float64(j-i-1)
+		}
+	}
+	panic("not a binary bracketing")
+}
+
+// TestSplitSkewAgainstEnumeration: the random-split skew is a
+// distribution over binary trees whose bracket posteriors are the split
+// start's, and SplitSkewed's chart gives SDA's posterior q(B) ∝
+// P(s,B)^β·p̀(B)^(1−β) and its objective (1/β)·log Σ_B P(s,B)^β·p̀(B)^(1−β)
+// (through the E-step's log-likelihood, as Train reads it), against
+// enumeration of every binary bracketing for n ≤ 7, in the scaled chart
+// and in log space alike; at β = 1 it is EM's.
+func TestSplitSkewAgainstEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 8; n++ {
+		total := 0.0
+		marg := map[[2]int]float64{}
+		for _, b := range binaryBracketings(0, n) {
+			in := map[[2]int]bool{}
+			for _, sp := range b {
+				in[sp] = true
+			}
+			p := randomSplitProb(0, n, in)
+			total += p
+			for _, sp := range b {
+				marg[sp] += p
+			}
+		}
+		split, _ := StartPosteriors(SplitUniform, n)
+		if math.Abs(total-1) > 1e-12 {
+			t.Errorf("n=%d: the random-split probabilities sum to %v", n, total)
+		}
+		for sp, p := range marg {
+			if relErr(split[sp[0]*(n+1)+sp[1]], p) > 1e-12 {
+				t.Errorf("n=%d span %v: split start %v, random-split marginal %v", n, sp, split[sp[0]*(n+1)+sp[1]], p)
+			}
+		}
+	}
+	for _, v := range []Variant{Model1, Model2} {
+		c := randomCorpus(rng, 30, 7, 3)
+		m := randomModel(rng, c, v)
+		for _, beta := range []float64{0.05, 0.3, 0.8, 1} {
+			sm := m.SplitSkewed(beta)
+			for k, s := range c.Sentences {
+				trees := binaryBracketings(0, s.N)
+				logQ := make([]float64, len(trees))
+				z := math.Inf(-1)
+				for b, tree := range trees {
+					in := map[[2]int]bool{}
+					for _, sp := range tree {
+						in[sp] = true
+					}
+					logQ[b] = beta*jointLogProb(m, c, s, tree, len(trees)) + (1-beta)*math.Log(randomSplitProb(0, s.N, in))
+					z = logAddTest(z, logQ[b])
+				}
+				post := map[[2]int]float64{}
+				for b, tree := range trees {
+					for _, sp := range tree {
+						post[sp] += math.Exp(logQ[b] - z)
+					}
+				}
+				logCat := bintree.LogCatalan(s.N - 1)
+				var ch chart
+				flat := make([]float64, (s.N+1)*(s.N+1))
+				logFlat := make([]float64, (s.N+1)*(s.N+1))
+				for name, l := range map[string]float64{
+					"chart":     sm.sentence(c, s, &ch, flat),
+					"log space": sm.logSentence(c, s, &ch, logFlat, false),
+				} {
+					if obj := (l+logCat)/beta - logCat; relErr(obj, z/beta) > 1e-9 {
+						t.Errorf("model %d β %v sentence %d (%s): objective %v, enumeration %v", v, beta, k, name, obj, z/beta)
+					}
+				}
+				for i := 0; i < s.N; i++ {
+					for j := i + 2; j <= s.N; j++ {
+						want := post[[2]int{i, j}]
+						for name, got := range map[string]float64{"chart": flat[i*(s.N+1)+j], "log space": logFlat[i*(s.N+1)+j]} {
+							if relErr(got, want) > 1e-9 && math.Abs(got-want) > 1e-15 {
+								t.Errorf("model %d β %v sentence %d span (%d,%d) (%s): posterior %v, enumeration %v", v, beta, k, i, j, name, got, want)
+							}
+						}
+					}
+				}
+			}
+			if beta == 1 {
+				want, got := m.EStep(c, 1), sm.EStep(c, 1)
+				if got.LogLik != want.LogLik || !slices.Equal(got.SpanT, want.SpanT) || !slices.Equal(got.ContextT, want.ContextT) {
+					t.Errorf("model %d: the split skew at β = 1 is not EM's E-step", v)
+				}
+			}
+		}
 	}
 }

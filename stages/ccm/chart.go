@@ -37,6 +37,10 @@ type Model struct {
 	// pseudo-counts alone over the group's mass. Grow uses it.
 	unseenSpan    [2][]float64
 	unseenContext [2]float64
+	// splitSkew, when not 0, is the 1 − β of skewed DA toward the
+	// random-split tree distribution (SplitSkewed): every constituent of
+	// l ≥ 2 tokens carries the factor (l−1)^−splitSkew.
+	splitSkew float64
 }
 
 // Grow extends the tables to ids that Sym interned after the M-step (a
@@ -63,6 +67,7 @@ func (m *Model) Grow() {
 // chart is one sentence's scratch space, reused by a worker.
 type chart struct {
 	phi, in, out []float64
+	skew         []float64 // by span length, under a split skew
 }
 
 func (ch *chart) size(n int) {
@@ -74,7 +79,8 @@ func (ch *chart) size(n int) {
 }
 
 // potentials fills ch.phi with φ(i,j) = P(α|T)P(x|T) / (P(α|F)P(x|F)) for
-// the spans of one or more tokens, rescaled by a power of two chosen so
+// the spans of one or more tokens (times the split skew's factor of their
+// length under SplitSkewed), rescaled by a power of two chosen so
 // that the inside products stay in range, and returns log K(s), the
 // all-distituent product over every span (empty ones too), and the log of
 // the scale. Every binary tree has 2n − 1 constituents (n words and n − 1
@@ -88,6 +94,7 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 	// factors underflow float64. Renormalised only when far from 1.
 	mant, exp := 1.0, 0
 	phiMant, phiExp := 1.0, 0
+	skew := m.skewFactors(n, ch)
 	for i := 0; i <= n; i++ {
 		for j := i; j <= n; j++ {
 			k := s.Span(i, j)
@@ -100,7 +107,7 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 				exp += e
 			}
 			if j > i {
-				phi := spanT[y] * ctxT[x] / f
+				phi := spanT[y] * ctxT[x] / f * skew[j-i]
 				ch.phi[k-s.Off] = phi
 				phiMant *= phi
 				if phiMant < 0x1p-500 || phiMant > 0x1p500 {
@@ -126,6 +133,22 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 		}
 	}
 	return logK, float64(shift) * math.Ln2
+}
+
+// skewFactors are the split skew's factors (l−1)^−splitSkew by span
+// length l ≤ n (all 1 without the skew), in ch's buffer.
+func (m *Model) skewFactors(n int, ch *chart) []float64 {
+	if cap(ch.skew) <= n {
+		ch.skew = make([]float64, n+1)
+	}
+	f := ch.skew[:n+1]
+	for l := range f {
+		f[l] = 1
+		if m.splitSkew != 0 && l > 2 {
+			f[l] = math.Pow(float64(l-1), -m.splitSkew)
+		}
+	}
+	return f
 }
 
 // inside fills ch.in: I(i,i+1) = φ(i,i+1), I(i,j) = φ(i,j)·Σ_k I(i,k)I(k,j),
@@ -282,6 +305,9 @@ func (m *Model) logPotentials(c *Corpus, s Sentence, lphi []float64, floor bool)
 			default:
 				logK += f
 				lphi[i*w+j] = t - f
+			}
+			if m.splitSkew != 0 && j-i > 2 {
+				lphi[i*w+j] -= m.splitSkew * math.Log(float64(j-i-1))
 			}
 		}
 	}

@@ -116,10 +116,35 @@ const (
 	// reads the tables raised to β, so its posterior is P(B|s)^β
 	// renormalised; β rises from Beta0 by Gamma per stage to 1.
 	DA Estimator = "da"
-	// SDA is skewed DA: the E-step reads θ^β·θ₀^(1−β), with θ₀ the model
-	// of the start's M-step, so early stages lean toward the start.
+	// SDA is skewed DA: the E-step's posterior is P(B|s)^β·p̀(B)^(1−β)
+	// renormalised, so early stages lean toward the skew p̀ (Skew).
 	SDA Estimator = "sda"
 )
+
+// Skew names what SDA's E-step leans toward at small β.
+type Skew string
+
+const (
+	// SkewSplit is Smith & Eisner's (2004 §6) skew: the random-split tree
+	// distribution ("This posterior might be specified directly, as it
+	// will be in §6", §5), under which a binary tree has probability
+	// Π 1/(l−1) over its constituents of l ≥ 2 tokens: the distribution
+	// whose bracket posteriors are the split start's (SplitSkewed).
+	SkewSplit Skew = "split"
+	// SkewStart is grind's own variant: the tables θ^β·θ₀^(1−β), θ₀ the
+	// model of the start's M-step (Tempered), as Smith's thesis (§5.3)
+	// skews the DMV toward its initializer's θ⁽⁰⁾.
+	SkewStart Skew = "start"
+)
+
+// ParseSkew reads a skew's name.
+func ParseSkew(s string) (Skew, error) {
+	switch k := Skew(s); k {
+	case SkewSplit, SkewStart:
+		return k, nil
+	}
+	return "", fmt.Errorf("the skew must be %q (the random-split trees) or %q (the start's model), not %q", SkewSplit, SkewStart, s)
+}
 
 // ParseEstimator reads an estimator's name.
 func ParseEstimator(s string) (Estimator, error) {
@@ -161,12 +186,25 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 	return t
 }
 
+// SplitSkewed is Tempered(beta, nil) with every constituent of l ≥ 2
+// tokens also weighted (1/(l−1))^(1−β): the E-step under it gives SDA's
+// posterior P(B|s)^β·p̀(B)^(1−β) renormalised, p̀ the random-split tree
+// distribution (SkewSplit). As p̀ sums to 1 over the binary trees, its
+// log-likelihood L gives SDA's objective (1/β)·log Σ_B P(s,B)^β·p̀(B)^(1−β)
+// as DA's does: (L + log Cat(n−1))/β − log Cat(n−1). Not normalised.
+func (m *Model) SplitSkewed(beta float64) *Model {
+	t := m.Tempered(beta, nil)
+	t.splitSkew = 1 - beta
+	return t
+}
+
 // Options control Train.
 type Options struct {
 	Variant   Variant   // Model1 when 0
 	Start     Start     // SplitUniform when ""
 	Smoothing Smoothing // KleinSmoothing when zero
 	Estimator Estimator // EM when ""
+	Skew      Skew      // SDA's skew; SkewSplit when ""
 	// Beta0 and Gamma are DA's and SDA's schedule (0.01 and 1.5 when 0,
 	// Smith & Eisner's).
 	Beta0, Gamma float64
@@ -174,8 +212,10 @@ type Options struct {
 	// when 0.
 	MaxIter int
 	// Tol stops EM (a stage) when the objective's relative change falls
-	// below it (1e-6 when 0).
+	// below it (1e-6 when 0), or under Stop emloop.Bits its change in
+	// bits per token (2^−20 when 0).
 	Tol     float64
+	Stop    emloop.Rule
 	Workers int
 	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop:
 	// Observe sees each iteration's objective, the log-likelihood plus the
@@ -228,6 +268,9 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 	}
 	if opts.Tol == 0 {
 		opts.Tol = 1e-6
+		if opts.Stop == emloop.Bits {
+			opts.Tol = emloop.DefaultBitsTol
+		}
 	}
 	var betas []float64
 	if opts.Estimator != EM {
@@ -244,10 +287,17 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if opts.Skew == "" {
+		opts.Skew = SkewSplit
+	}
+	if _, err := ParseSkew(string(opts.Skew)); err != nil {
+		return nil, nil, err
+	}
 	var skew *Model
-	if opts.Estimator == SDA {
+	if opts.Estimator == SDA && opts.Skew == SkewStart {
 		skew = start
 	}
+	splitSkew := opts.Estimator == SDA && opts.Skew == SkewSplit
 	// Σ log Cat(n−1): P_bin is not tempered with the tables, so the
 	// tempered log-partition takes it back in at β.
 	logCat := 0.0
@@ -257,7 +307,11 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 	post := make([]float64, len(c.Yield))
 	step := func(m *Model, beta float64) (*Model, float64, error) {
 		e := m
-		if beta != 1 {
+		switch {
+		case beta == 1:
+		case splitSkew:
+			e = m.SplitSkewed(beta)
+		default:
 			e = m.Tempered(beta, skew)
 		}
 		cnt := e.estep(c, opts.Workers, post)
@@ -268,8 +322,12 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 		next, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
 		return next, logLik + m.LogPrior(opts.Smoothing), err
 	}
-	return start, &emloop.Loop[*Model]{
+	loop := &emloop.Loop[*Model]{
 		Step: step, Betas: betas, Annealed: opts.Estimator != EM, MaxIter: opts.MaxIter, Tol: opts.Tol,
 		Tokens: c.Tokens, Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
-	}, nil
+	}
+	if opts.Stop == emloop.Bits {
+		loop.Converged = emloop.Bits.Converged(opts.Tol, c.Tokens)
+	}
+	return start, loop, nil
 }

@@ -50,7 +50,8 @@ type Chart struct {
 	stopPost, contPost []float64 // [h·4 + dir·2 + valence]
 	capacity           int
 
-	seg segmentation // Model S's top step, when on (segment.go)
+	seg  segmentation // Model S's top step, when on (segment.go)
+	ties tieChart     // the best derivations' counts, for TiedViterbi (ties.go)
 
 	// A model with valence settings is loaded into vc (vchart.go), and
 	// every method below answers from it while valenced.

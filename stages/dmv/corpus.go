@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 
@@ -484,6 +485,12 @@ type EStepOptions struct {
 	// posterior over all trees (Viterbi EM); LogLik is then the sum of the
 	// best trees' log weights.
 	Hard bool
+	// Ties, under Hard, chooses among a sentence's best trees (TiesLeft
+	// when ""); TiesRandom draws with a generator seeded by Seed and the
+	// sentence's index in the corpus, so the counts do not depend on the
+	// workers. Not with Bound, Segment or valence settings.
+	Ties Ties
+	Seed uint64
 	// Gold takes counts from the gold trees (supervised estimation).
 	Gold bool
 	// Dist, when not nil, multiplies every edge of length d by Dist(d)
@@ -589,6 +596,12 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			return EStepResult{Err: err}
 		}
 	}
+	tied := opts.Ties != "" && opts.Ties != TiesLeft
+	if tied {
+		if err := checkTies(opts, w.V); err != nil {
+			return EStepResult{Err: err}
+		}
+	}
 	if len(e.chunkLL) != chunks {
 		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, chunks), make([]int, chunks), make([]int, chunks)
 	}
@@ -656,6 +669,20 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			case opts.Gold:
 				AddTreeCounts(tags, gold, counts, 1)
 				logZ = TreeLogWeight(tags, gold, w)
+			case opts.Hard && tied:
+				chart.Load(tags, w, dist)
+				var rng *rand.Rand
+				if opts.Ties == TiesRandom {
+					rng = rand.New(rand.NewPCG(opts.Seed, uint64(i)))
+				}
+				logZ = chart.TiedViterbi(heads, opts.Ties, rng)
+				switch {
+				case math.IsInf(logZ, -1) || math.IsNaN(logZ):
+				case opts.Ties == TiesSplit:
+					chart.AddCounts(tags, counts, 1)
+				default:
+					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
+				}
 			case opts.Hard:
 				tc.Load(tags, w, dist)
 				if opts.Segment {

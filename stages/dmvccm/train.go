@@ -30,7 +30,10 @@ type Options struct {
 	Smoothing ccm.Smoothing // the CCM's; ccm.KleinSmoothing when zero
 	MaxIter   int           // 100 when 0
 	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
-	Workers   int           // E-step goroutines (0: every core); the result does not depend on it
+	// Stop, when emloop.Bits, reads Tol as the change of the per-token
+	// cross-entropy in bits instead (2^−20 when 0).
+	Stop    emloop.Rule
+	Workers int // E-step goroutines (0: every core); the result does not depend on it
 	// Estimator is EM (default), or DA or SDA (ccm.Estimator): a stage
 	// per β of schedule.DA(Beta0, Gamma) (0.01 and 1.5 when 0), whose
 	// E-step is the product's under every probability p of both halves
@@ -136,6 +139,9 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 		},
 		Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
 	}
+	if opts.Stop == emloop.Bits {
+		l.Converged = emloop.Bits.Converged(opts.Tol, tokens)
+	}
 	l.Observe = signedChange(opts.Observe, l)
 	return m, l, nil
 }
@@ -194,6 +200,9 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 	}
 	if opts.Tol == 0 {
 		opts.Tol = 1e-5
+		if opts.Stop == emloop.Bits {
+			opts.Tol = emloop.DefaultBitsTol
+		}
 	}
 	dc, err := dmv.NewCorpus(sents, nil)
 	if err != nil {

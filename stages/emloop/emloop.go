@@ -16,6 +16,7 @@
 package emloop
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -188,6 +189,46 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 		}
 	}
 	return res, nil
+}
+
+// Rule is a stopping rule: what change of the objective ends a stage.
+type Rule string
+
+const (
+	// Relative ends a stage when |L − L′| / |L′| < tol: the trainers'
+	// default (Smith's, Klein's, Smith & Eisner's).
+	Relative Rule = "relative"
+	// Bits ends a stage when |L − L′| / (N·ln 2) < tol, N the corpus's
+	// tokens: the per-token cross-entropy changed by less than tol bits,
+	// Spitkovsky et al.'s (2010) rule, "iterating each run until
+	// successive changes in overall per-token cross-entropy drop below
+	// 2^−20 bits" (§4), for classic and Viterbi EM alike.
+	Bits Rule = "bits"
+)
+
+// DefaultBitsTol is Spitkovsky et al.'s threshold, 2^−20 bits per token.
+const DefaultBitsTol = 1.0 / (1 << 20)
+
+// ParseRule reads a rule's name ("" is Relative).
+func ParseRule(s string) (Rule, error) {
+	switch r := Rule(s); r {
+	case "":
+		return Relative, nil
+	case Relative, Bits:
+		return r, nil
+	}
+	return "", fmt.Errorf("the stopping rule must be %q or %q, not %q", Relative, Bits, s)
+}
+
+// Converged is the rule's test at tol over a corpus of tokens tokens,
+// for Loop.Converged. Under Relative equal objectives have converged,
+// even infinite ones; under Bits an infinite objective never has.
+func (r Rule) Converged(tol float64, tokens int) func(prev, obj float64) bool {
+	if r == Bits {
+		n := float64(tokens)
+		return func(prev, obj float64) bool { return math.Abs(obj-prev)/n/math.Ln2 < tol }
+	}
+	return func(prev, obj float64) bool { return RelativeChange(prev, obj) < tol }
 }
 
 // RelativeChange is |b − a| / |a|, the stopping test of the training

@@ -171,3 +171,41 @@ func TestStagesEqualBetas(t *testing.T) {
 		}
 	}
 }
+
+// The two stopping rules on a hand-worked case: 1,000 tokens, an
+// objective going from −10,000 to −9,999.999 (a change of 0.001 nats, 1e-7
+// relative, 1.4427e-6 bits per token). At tol 1e-6 the relative rule
+// stops and the bits rule does not; at 2e-6 both stop; at Spitkovsky's
+// 2^−20 (9.54e-7) only the relative rule.
+func TestStoppingRules(t *testing.T) {
+	rel, bits := Relative.Converged(1e-6, 1000), Bits.Converged(1e-6, 1000)
+	if !rel(-10000, -9999.999) || bits(-10000, -9999.999) {
+		t.Error("tol 1e-6: the relative rule should stop (1e-7) and the bits rule not (1.44e-6 bits)")
+	}
+	if !Bits.Converged(2e-6, 1000)(-10000, -9999.999) {
+		t.Error("tol 2e-6: the bits rule should stop at 1.44e-6 bits")
+	}
+	if Bits.Converged(DefaultBitsTol, 1000)(-10000, -9999.999) || DefaultBitsTol != 9.5367431640625e-07 {
+		t.Error("2^-20 bits should not stop at 1.44e-6 bits")
+	}
+	if Bits.Converged(1, 10)(math.Inf(-1), math.Inf(-1)) || !Relative.Converged(1e-9, 10)(math.Inf(-1), math.Inf(-1)) {
+		t.Error("−Inf twice: the relative rule stops, the bits rule does not")
+	}
+	for _, s := range []string{"", "relative", "bits"} {
+		if _, err := ParseRule(s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	if _, err := ParseRule("nats"); err == nil {
+		t.Error("an unknown rule was accepted")
+	}
+	// In a loop: the toy's objective −1 − |10 − m| halves its distance
+	// each iteration (m: 0, 5, 7.5, …), so the change at iteration k ≥ 2
+	// is 10/2^(k−1); over 10 tokens in bits that is 1/(2^(k−1)·ln 2), below
+	// 2^−10 first at k = 12 (1/(2048·ln 2) = 7.0e-4 < 9.77e-4).
+	l := Loop[float64]{Step: toy, MaxIter: 100, Tokens: 10, Converged: Bits.Converged(1.0/1024, 10)}
+	res, err := l.Run(0)
+	if err != nil || res.Iterations != 12 || !res.Converged {
+		t.Errorf("bits rule in the loop: %+v, %v; want 12 iterations, converged", res, err)
+	}
+}

@@ -41,6 +41,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if opts.Model == "" && !opts.Gold {
 		return fmt.Errorf("a model is needed (-m MODEL); only --gold counts go without")
 	}
+	if opts.SplitSkew {
+		return fmt.Errorf("--split-skew is the CCM's (its bracketings' random-split distribution): a DMV model takes --skew MODEL")
+	}
 	if err := checkBound(opts); err != nil {
 		return err
 	}
@@ -100,6 +103,10 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 				rs += " " + opts.Bound.String()
 			}
 			modelHash = eventio.HashStrings(modelHash, rs, skewHash)
+		}
+		// Nor do shards whose ties were broken differently.
+		if opts.Ties != "" && opts.Ties != dmv.TiesLeft {
+			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("ties=%s seed=%d", opts.Ties, opts.Seed))
 		}
 		// Tags the model has not seen back off to its average tag.
 		names := in.corpus.Names()
@@ -168,7 +175,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 	}
 	corpusHash := eventio.CorpusSum(in.hash)
-	eOpts := r.EStep(dmv.EStepOptions{Hard: opts.Hard, Gold: opts.Gold, Workers: opts.Workers, Bound: opts.Bound})
+	eOpts := r.EStep(dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: opts.Seed, Gold: opts.Gold, Workers: opts.Workers, Bound: opts.Bound})
 	var res dmv.EStepResult
 	var proj *pr.Projector
 	if opts.PR.On() {

@@ -60,6 +60,11 @@ func (c ccmModel) Reweighted(beta float64, skew family.Model) family.Model {
 	return ccmModel{c.m.Tempered(beta, s)}
 }
 
+// SplitSkewed: SDA toward the random-split trees (ccm.SkewSplit).
+func (c ccmModel) SplitSkewed(beta float64) family.Model {
+	return ccmModel{c.m.SplitSkewed(beta)}
+}
+
 func (c ccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
 	x := cor.(*ccm.Corpus)
 	return ccmShard{c.m.EStep(x, workers), x.Sym, c.m.Variant}

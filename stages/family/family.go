@@ -68,15 +68,23 @@ type VBCounts interface {
 // EStepOptions choose the model and the kind of counts. A family refuses
 // the options it has no meaning for.
 type EStepOptions struct {
-	Model   string // model file; may be empty with Gold
-	Hard    bool   // counts of each sentence's Viterbi structure
-	Gold    bool   // counts of the gold structures
+	Model string // model file; may be empty with Gold
+	Hard  bool   // counts of each sentence's Viterbi structure
+	// Ties chooses among a sentence's best trees under Hard (the DMV's;
+	// "" is dmv.TiesLeft), Seed seeding dmv.TiesRandom's draws.
+	Ties    dmv.Ties
+	Seed    uint64
+	Gold    bool // counts of the gold structures
 	Workers int
 	// Reweight, when not nil, re-weights the E-step for annealing: β
 	// (every family: p^β·skew^(1−β)), and the DMV's Model L δ and Model
 	// S segments. Skew is the file of skewed DA's λ₀.
 	Reweight *dmv.Reweighting
 	Skew     string
+	// SplitSkew skews DA toward the random-split tree distribution
+	// instead of a model (the CCM's, Smith & Eisner 2004 §6; a family
+	// without it refuses it).
+	SplitSkew bool
 	// Bound, when on, restricts the DMV's E-step to the trees within
 	// the left-corner depth bound (a family without one refuses it).
 	Bound dmv.DepthBound

@@ -42,6 +42,14 @@ type Model interface {
 	CheckMemory(sents []*format.Sentence, workers int, estep bool, limit int64) error
 }
 
+// SplitSkewer is a Model whose skewed DA can lean toward the random-split
+// tree distribution (the CCM's: Smith & Eisner 2004 §6).
+type SplitSkewer interface {
+	// SplitSkewed is the model whose E-step's posterior is
+	// P(y|x)^β·p̀(y)^(1−β) renormalised, p̀ the random-split trees.
+	SplitSkewed(beta float64) Model
+}
+
 // Corpus is a family's corpus, made by its Model.
 type Corpus any
 
@@ -131,10 +139,16 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		return fmt.Errorf("--max-depth is the DMV's: a %s E-step has no left-corner depth bound", f.Family)
 	case !(r.Beta > 0 && r.Beta <= 1):
 		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
+	case opts.SplitSkew && opts.Skew != "":
+		return fmt.Errorf("--skew and --split-skew are two skews: give one")
 	}
 	m, err := f.ReadModel(opts.Model, nil, opts.MaxMemory)
 	if err != nil {
 		return err
+	}
+	splitter, canSplit := m.(SplitSkewer)
+	if opts.SplitSkew && !canSplit {
+		return fmt.Errorf("--split-skew is the CCM's (its bracketings' random-split distribution): a %s model takes --skew MODEL", f.Family)
 	}
 	hash := m.Hash()
 	sents, c, err := f.corpus(src, m, opts.Workers, opts.MaxMemory)
@@ -142,7 +156,11 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		return err
 	}
 	e := m
-	if r.Beta != 1 || opts.Skew != "" {
+	switch {
+	case opts.SplitSkew:
+		e = splitter.SplitSkewed(r.Beta)
+		hash = eventio.HashStrings(hash, fmt.Sprintf("beta=%v", r.Beta), "split-skew")
+	case r.Beta != 1 || opts.Skew != "":
 		var skew Model
 		skewHash := ""
 		if opts.Skew != "" {

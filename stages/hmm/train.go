@@ -36,8 +36,10 @@ type Options struct {
 	// stage (DA, SDA) or the sweeps (Gibbs).
 	Iterations int
 	// Tol stops EM, MAP, VB and each DA stage when the objective's relative
-	// change falls below it; 0 runs every iteration.
+	// change (under Stop emloop.Bits: its change in bits per token) falls
+	// below it; 0 runs every iteration.
 	Tol   float64
+	Stop  emloop.Rule
 	Seed  uint64
 	Noise float64 // the start's noise (NoisyUniform)
 	// Lambda is the add-λ of every M-step (MAP, DA, SDA; EM uses it too
@@ -216,6 +218,9 @@ func (st State) check(counts bool) error {
 func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (State, *emloop.Loop[State], error) {
 	theta0 := s.NoisyUniform(o.Noise, o.Seed)
 	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Start: clock}
+	if o.Stop == emloop.Bits {
+		loop.Converged = emloop.Bits.Converged(o.Tol, c.Tokens)
+	}
 	if r := o.Resume; r != nil {
 		st, err := r.Model.State(s)
 		if err == nil {

@@ -60,3 +60,25 @@ func TestLinear(t *testing.T) {
 		}
 	}
 }
+
+// Smith & Eisner's tagging schedule by hand: β = 10⁻⁴·1.2^k while below
+// 1 (k = 0 … 50: 1.2^50·10⁻⁴ = 0.910043815), then 1: 52 stages.
+func TestTaggingPreset(t *testing.T) {
+	p, err := PresetNamed("tagging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	betas, err := DA(p.Beta0, p.Gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(betas) != 52 || betas[0] != 0.0001 || math.Abs(betas[1]-0.00012) > 1e-18 || math.Abs(betas[50]-0.910043815) > 1e-9 || betas[51] != 1 {
+		t.Errorf("tagging: %d stages, β %v, %v, …, %v, %v", len(betas), betas[0], betas[1], betas[50], betas[len(betas)-1])
+	}
+	if p.Tol != 1e-9 {
+		t.Errorf("tagging: tolerance %v, want 1e-9", p.Tol)
+	}
+	if _, err := PresetNamed("fast"); err == nil {
+		t.Error("an unknown preset was accepted")
+	}
+}

@@ -20,9 +20,9 @@ import (
 const (
 	DefaultMaxIter = 100
 	DefaultTol     = 1e-5 // relative change of the log-likelihood
-	// DefaultHardTol is Spitkovsky et al.'s (2010) rule for Viterbi EM:
+	// DefaultHardTol is Spitkovsky et al.'s (2010) rule's threshold:
 	// per-token cross-entropy changing by less than 2^-20 bits.
-	DefaultHardTol = 1.0 / (1 << 20)
+	DefaultHardTol = emloop.DefaultBitsTol
 )
 
 // EM configures one run of EM to convergence.
@@ -43,11 +43,13 @@ type EM struct {
 	// Backoff is the child back-off weight of every M-step
 	// (dmv.MStepBackoff; 0: none).
 	Backoff float64
-	// MaxIter bounds the iterations; Tol is the stopping threshold: the
-	// relative change of the log-likelihood, or for Hard the change of
-	// per-token cross-entropy in bits. Zero values mean the defaults.
+	// MaxIter bounds the iterations; Tol is the stopping threshold of
+	// Stop's rule: the relative change of the log-likelihood, or the
+	// change of per-token cross-entropy in bits (Spitkovsky et al.'s rule,
+	// Hard's default). Zero values mean the defaults.
 	MaxIter int
 	Tol     float64
+	Stop    emloop.Rule
 	// Weights, when not nil, turns the model into the E-step's weight
 	// table (annealing raises it to β); nil uses the model itself.
 	Weights func(model *dmv.Params) *dmv.Params
@@ -134,25 +136,29 @@ func (em *EM) Limits() (maxIter int, tol float64) {
 	}
 	if tol <= 0 {
 		tol = DefaultTol
-		if em.EStep.Hard {
+		if em.Rule() == emloop.Bits {
 			tol = DefaultHardTol
 		}
 	}
 	return maxIter, tol
 }
 
-// Converged is em's stopping rule (emloop.Loop.Converged): the relative
-// change of the objective under Tol, or for Viterbi EM the change of
-// per-token cross-entropy in bits.
+// Rule is em's stopping rule: Stop, or when "" the change of per-token
+// cross-entropy in bits for Viterbi EM and the relative change otherwise.
+func (em *EM) Rule() emloop.Rule {
+	switch {
+	case em.Stop != "":
+		return em.Stop
+	case em.EStep.Hard:
+		return emloop.Bits
+	}
+	return emloop.Relative
+}
+
+// Converged is em's stopping rule (emloop.Loop.Converged) at its Tol.
 func (em *EM) Converged() func(prev, obj float64) bool {
 	_, tol := em.Limits()
-	tokens := float64(em.Corpus.Tokens)
-	return func(prev, obj float64) bool {
-		if em.EStep.Hard {
-			return math.Abs(obj-prev)/tokens/math.Ln2 < tol
-		}
-		return RelativeChange(prev, obj) < tol
-	}
+	return em.Rule().Converged(tol, em.Corpus.Tokens)
 }
 
 // Steps are the iterations of one stage of EM, for emloop: Run's one

@@ -14,6 +14,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/rundir"
 )
@@ -350,6 +351,8 @@ type EMOptions struct {
 	Hard        bool
 	MaxIter     int
 	Tol         float64
+	Stop        emloop.Rule // "": bits with Hard, relative otherwise
+	Ties        dmv.Ties    // Hard's tie rule ("": dmv.TiesLeft), seeded by Job.Seed
 	// PR, when it asks for a constraint, is EM for posterior
 	// regularization (stages/pr).
 	PR pr.Options
@@ -365,12 +368,13 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	defer s.Close()
 	em := &EM{
 		Corpus:  s.Corpus,
-		EStep:   dmv.EStepOptions{Hard: opts.Hard, Workers: job.Workers, Bound: job.Bound},
+		EStep:   dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: job.Seed, Workers: job.Workers, Bound: job.Bound},
 		Lambda:  opts.Lambda,
 		VBAlpha: job.VBAlpha,
 		Backoff: job.ChildBackoff,
 		MaxIter: opts.MaxIter,
 		Tol:     opts.Tol,
+		Stop:    opts.Stop,
 		Observe: s.Observe,
 		Resume:  s.Resumed(),
 		Start:   s.Origin(),
