@@ -20,12 +20,22 @@ all: build
 # iteration).
 TAGS     ?= urfave_cli_no_docs
 
+# The commit every binary was built from, for --version and run.json. Go
+# stamps it itself (runtime/debug.ReadBuildInfo) in a git clone, which is
+# what a plain go install ./cmd/... gets; a git worktree (whose .git is a
+# file) or GOFLAGS=-buildvcs=false gets none, so make passes it too, used
+# only when Go's is missing.
+PROGRAM  := github.com/grind-nlp/grind/commands/program
+STAMP    := -X $(PROGRAM).stampCommit=$(shell git rev-parse HEAD 2>/dev/null) \
+            -X $(PROGRAM).stampCommitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
+            -X $(PROGRAM).stampModified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
+
 build:
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w' -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w $(STAMP)' -o $(BIN)/ ./cmd/...
 
 install:
-	CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath ./cmd/...
+	CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath -ldflags='$(STAMP)' ./cmd/...
 
 test:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi

@@ -201,36 +201,18 @@ func addHelpAndVersion(app *cli.App) {
 	app.HideHelp, app.HideVersion = true, true
 	app.Flags = append(app.Flags,
 		&cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}, // urfave/cli shows it when set
-		&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", DisableDefaultText: true})
+		&cli.BoolFlag{Name: "version", Aliases: []string{"V", "v"}, Usage: "print grind's version, the commit it was built from and the Go release", DisableDefaultText: true})
 	action := app.Action
 	if action == nil {
 		return
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Bool("version") {
-			_, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, Version())
+			_, err := fmt.Fprintf(c.App.Writer, "%s version %s %s\n", c.App.Name, Version(), GoVersion())
 			return err
 		}
 		return action(c)
 	}
-}
-
-// Version is grind's version: the module version the binary was built
-// from (go install …@v1.2.3), else "devel" and the commit when known.
-func Version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "devel " + s.Value[:12]
-		}
-	}
-	return "devel"
 }
 
 // checkRequiredFlags takes the check of required flags from urfave/cli,
