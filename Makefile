@@ -25,10 +25,10 @@ TAGS     ?= urfave_cli_no_docs
 # what a plain go install ./cmd/... gets; a git worktree (whose .git is a
 # file) or GOFLAGS=-buildvcs=false gets none, so make passes it too, used
 # only when Go's is missing.
-PROGRAM  := github.com/grind-nlp/grind/commands/program
-STAMP    := -X $(PROGRAM).stampCommit=$(shell git rev-parse HEAD 2>/dev/null) \
-            -X $(PROGRAM).stampCommitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
-            -X $(PROGRAM).stampModified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
+BUILDINFO := github.com/grind-nlp/grind/internal/buildinfo
+STAMP     := -X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
+             -X $(BUILDINFO).commitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
+             -X $(BUILDINFO).modified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
 
 build:
 	@mkdir -p $(BIN)

@@ -23,7 +23,7 @@ import (
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { program.Register("train-ccm", trainCCMApp) }
+func init() { program.Register("train-ccm", WithRunDir(trainCCMApp)) }
 
 // train-ccm trains in-process and writes predictions; --save-model writes
 // the model (ccm, ccm2, dmvccm) for the family stages.
@@ -86,7 +86,7 @@ need more.`,
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
 			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-6; 1e-5 for dmvccm", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively"},
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			program.WorkersFlag(), program.MaxMemoryFlag(),
@@ -129,6 +129,7 @@ func trainCCM(c *cli.Context) error {
 	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0)); err != nil {
 		return err
 	}
+	setUsedTol(c, map[bool]float64{false: ccm.DefaultTol, true: dmvccm.DefaultTol}[model == "dmvccm"])
 	if model == "dmvccm" {
 		if c.Bool("mbr") {
 			return program.Usagef("--mbr is for ccm and ccm2")
@@ -141,10 +142,6 @@ func trainCCM(c *cli.Context) error {
 		}
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") || c.IsSet("right-first") {
 		return program.Usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
-	}
-	inputs := c.Args().Slice()
-	if c.IsSet("test") {
-		inputs = append(inputs, c.String("test"))
 	}
 	if model == "dmvccm" && c.Bool("head-choice") && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
 		return program.Usagef("--run-dir, --resume, --save-every and --head-choice: a dmvccm model file does not carry the head-choice factor")
@@ -162,10 +159,10 @@ func trainCCM(c *cli.Context) error {
 		run    runFiles
 	)
 	if model == "dmvccm" {
-		if rdPair, err = openTrainerRun[dmvccm.Snapshot](c, inputs); rdPair != nil {
+		if rdPair, err = openTrainerRun[dmvccm.Snapshot](c); rdPair != nil {
 			run = rdPair
 		}
-	} else if rd, err = openTrainerRun[ccm.Snapshot](c, inputs); rd != nil {
+	} else if rd, err = openTrainerRun[ccm.Snapshot](c); rd != nil {
 		run = rd
 	}
 	if err != nil {

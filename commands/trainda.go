@@ -9,9 +9,10 @@ import (
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { program.Register("train-da", trainDAApp) }
+func init() { program.Register("train-da", WithRunDir(trainDAApp)) }
 
 func trainDAApp() *cli.App {
 	return &cli.App{
@@ -54,7 +55,7 @@ valences, as train-em's do (README, "Extended valence").`,
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5", Usage: "a stage ends when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
@@ -68,6 +69,7 @@ valences, as train-em's do (README, "Extended valence").`,
 			if err != nil {
 				return err
 			}
+			setUsedTol(c, train.DefaultTol)
 			betas, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma"))
 			if err == nil && c.Bool("below-one") {
 				betas, err = anneal.BelowOne(betas)

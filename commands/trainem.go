@@ -11,7 +11,7 @@ import (
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { program.Register("train-em", trainEMApp) }
+func init() { program.Register("train-em", WithRunDir(trainEMApp)) }
 
 // TrainFlags are the flags every training loop shares (train-ce's too).
 func TrainFlags(defaultInit string) []cli.Flag {
@@ -132,7 +132,7 @@ Examples:
    train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
-   train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
+   train-em --resume run1 > model.jsonl                # the same model, byte for byte
    train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
 
 --stop-valence and --child-valence train a DMV with more valences (Headden,
@@ -148,10 +148,13 @@ is a plain DMV (decode parses with it unbounded unless given --max-depth too).
 --max-chunk N lets center embeddings of at most N words pass.
    train-em --max-depth 1 --max-chunk 3 ud15.jsonl > lc.jsonl
 
---run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
-(as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
-continues a killed run given the same flags and inputs (--workers, --quiet, -o,
---save-every, --save-dir and --stream may differ).`,
+--run-dir DIR writes run.json (grind's version, host, times, command line,
+every flag's value as used, every input's SHA-256), iterations.jsonl (as
+--log), checkpoint.json after every iteration and model.jsonl; --resume DIR
+alone continues a killed run with the flags and inputs run.json records (their
+hashes checked), or given them again (--workers, --quiet, -o, --save-every,
+--save-dir and --stream may differ). A run that reads stdin is recorded but
+cannot be resumed.`,
 		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
 			streamFlag(),
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
@@ -159,7 +162,7 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
-			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; with --hard 2^-20 bits per token; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5; 2^-20 with --hard", Usage: "stopping threshold `T`: the relative change of the log-likelihood (with --hard, the change of bits per token); 0 runs to --max-iter"},
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
@@ -169,6 +172,7 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			if err != nil {
 				return err
 			}
+			setUsedTol(c, map[bool]float64{false: train.DefaultTol, true: train.DefaultHardTol}[c.Bool("hard")])
 			prOpts, err := program.PROptions(c)
 			if err != nil {
 				return err

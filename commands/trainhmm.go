@@ -20,7 +20,7 @@ import (
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { program.Register("train-hmm", trainHMMApp) }
+func init() { program.Register("train-hmm", WithRunDir(trainHMMApp)) }
 
 func trainHMMApp() *cli.App {
 	return &cli.App{
@@ -74,7 +74,7 @@ vectors would need more.`,
 			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below `T` (0: run every iteration)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's `NOISE`: each weight times 1 + noise·U[0,1) before normalising"},
-			&cli.Float64Flag{Name: "lambda", Usage: "add-`λ` smoothing of every M-step (map: 1 unless given)"},
+			&cli.Float64Flag{Name: "lambda", DefaultText: "0; 1 for map", Usage: "add-`λ` smoothing of every M-step"},
 			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter `α` of transition rows (vb, gibbs)"},
 			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: the first stage's `β₀`"},
@@ -134,6 +134,7 @@ vectors would need more.`,
 			}
 			if o.Estimator == hmm.MAP && !c.IsSet("lambda") {
 				o.Lambda = 1
+				setUsed(c, "lambda", "1")
 			}
 			switch {
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
@@ -158,7 +159,7 @@ vectors would need more.`,
 			if ce && (c.IsSet("run-dir") || c.IsSet("resume")) {
 				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
 			}
-			rd, err := openTrainerRun[hmm.Snapshot](c, c.Args().Slice())
+			rd, err := openTrainerRun[hmm.Snapshot](c)
 			if err != nil {
 				return err
 			}

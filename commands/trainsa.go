@@ -9,9 +9,10 @@ import (
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { program.Register("train-sa", trainSAApp) }
+func init() { program.Register("train-sa", WithRunDir(trainSAApp)) }
 
 func trainSAApp() *cli.App {
 	return &cli.App{
@@ -64,7 +65,7 @@ Model S does not.`,
 			&cli.Float64Flag{Name: "seg-beta-step", Value: -0.1, Usage: "Model S: β += `Δβ` after each epoch"},
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5", Usage: "an epoch ends when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
 		), program.PRFlags()...), valenceFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
@@ -78,6 +79,7 @@ Model S does not.`,
 			if err != nil {
 				return err
 			}
+			setUsedTol(c, train.DefaultTol)
 			opts, epochs, err := saSchedule(c)
 			if err != nil {
 				return err

@@ -18,7 +18,7 @@ import (
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-func init() { program.Register("train-ce", trainCEApp) }
+func init() { program.Register("train-ce", commands.WithRunDir(trainCEApp)) }
 
 func trainCEApp() *cli.App {
 	return &cli.App{

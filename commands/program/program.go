@@ -21,6 +21,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/internal/buildinfo"
 	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/memory"
@@ -176,7 +177,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(args) == 0 {
 		args = []string{name}
 	}
-	reordered, err := flagsFirst(app, args)
+	reordered, err := prepareArgs(app, args)
 	if err == nil {
 		defer release(app)
 		err = app.Run(reordered)
@@ -208,7 +209,7 @@ func addHelpAndVersion(app *cli.App) {
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Bool("version") {
-			_, err := fmt.Fprintf(c.App.Writer, "%s version %s %s\n", c.App.Name, Version(), GoVersion())
+			_, err := fmt.Fprintf(c.App.Writer, "%s version %s %s\n", c.App.Name, buildinfo.Read(), buildinfo.GoVersion())
 			return err
 		}
 		return action(c)
@@ -268,48 +269,6 @@ func flagPlaceholder(f cli.Flag) string {
 		}
 	}
 	return name
-}
-
-// flagsFirst moves flags before positional arguments, so that
-// "filterlen 10 -o out.jsonl" works as users expect (urfave/cli stops
-// parsing flags at the first argument). "--" ends the flags.
-func flagsFirst(app *cli.App, args []string) ([]string, error) {
-	takesValue := map[string]bool{}
-	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	flags, positional := []string{args[0]}, []string{}
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			positional = append(positional, args[i+1:]...)
-			i = len(args)
-		case len(a) > 1 && a[0] == '-':
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] {
-				if i+1 == len(args) {
-					// Else the flag would take the first file argument.
-					return nil, Usagef("%s needs a value", a)
-				}
-				i++
-				flags = append(flags, args[i])
-			}
-		default:
-			positional = append(positional, a)
-		}
-	}
-	for _, p := range positional {
-		if len(p) > 1 && p[0] == '-' {
-			flags = append(flags, "--") // a file name that looks like a flag
-			break
-		}
-	}
-	return append(flags, positional...), nil
 }
 
 // usageError is a mistake on the command line rather than in the data.

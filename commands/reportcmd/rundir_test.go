@@ -102,18 +102,22 @@ func TestReportFromRunDirs(t *testing.T) {
 		// run.json: the command line and the hash of the input.
 		var rec struct {
 			Argv   []string
-			Inputs []string
+			Inputs []struct{ SHA256 string }
 		}
 		rj, err := os.ReadFile(filepath.Join(rd, "run.json"))
 		if err != nil || json.Unmarshal(rj, &rec) != nil || len(rec.Inputs) == 0 {
 			t.Fatalf("run %s: run.json: %v %s", name, err, rj)
 		}
 		prov := between(t, page, "<h3>"+name, "</table>")
-		// argv is the process's (in this test, the test binary's), quoted
-		// so that a shell reads it back word for word.
+		// argv is the command line as typed, quoted so that a shell reads
+		// it back word for word.
 		m := regexp.MustCompile(`<tr><th>command</th><td class="k">([^<]*)</td>`).FindStringSubmatch(prov)
-		if !strings.Contains(prov, "sha256 "+rec.Inputs[0]) || m == nil {
-			t.Fatalf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0], prov)
+		if !strings.Contains(prov, "sha256 "+rec.Inputs[0].SHA256) || m == nil {
+			t.Fatalf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0].SHA256, prov)
+		}
+		// The grind that ran it, where and when.
+		if !regexp.MustCompile(`<tr><th>grind</th><td class="k">devel \(commit [^)]+\) go1\.[^<]+</td></tr>\s*<tr><th>run</th><td class="k">(on [^,<]+, )?from \d{4}-\d\d-\d\dT[^<]+ to \d{4}-\d\d-\d\dT[^<]+</td></tr>`).MatchString(prov) {
+			t.Errorf("run %s: no grind version, host and times in\n%s", name, prov)
 		}
 		if got := shellWords(html.UnescapeString(m[1])); !slices.Equal(got, rec.Argv) {
 			t.Errorf("run %s: the command %q reads back as %q, run.json's argv is %q", name, m[1], got, rec.Argv)

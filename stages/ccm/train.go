@@ -161,6 +161,10 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 	return t
 }
 
+// DefaultTol is the CCM's stopping threshold: the relative change of
+// the objective.
+const DefaultTol = 1e-6
+
 // Options control Train.
 type Options struct {
 	Variant   Variant   // Model1 when 0
@@ -174,7 +178,7 @@ type Options struct {
 	// when 0.
 	MaxIter int
 	// Tol stops EM (a stage) when the objective's relative change falls
-	// below it (1e-6 when 0).
+	// below it (DefaultTol when 0).
 	Tol     float64
 	Workers int
 	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop:
@@ -227,7 +231,7 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 		opts.MaxIter = 100
 	}
 	if opts.Tol == 0 {
-		opts.Tol = 1e-6
+		opts.Tol = DefaultTol
 	}
 	var betas []float64
 	if opts.Estimator != EM {

@@ -23,13 +23,17 @@ type Model struct {
 	headChoice, rightFirst bool
 }
 
+// DefaultTol is DMV+CCM's stopping threshold: the relative change of the
+// log-likelihood.
+const DefaultTol = 1e-5
+
 // Options control Train.
 type Options struct {
 	DMVInit   string        // dmv initializer, dmv.InitKM when ""
 	CCMStart  ccm.Start     // ccm.SplitUniform when ""
 	Smoothing ccm.Smoothing // the CCM's; ccm.KleinSmoothing when zero
 	MaxIter   int           // 100 when 0
-	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
+	Tol       float64       // relative change of the log-likelihood; DefaultTol when 0
 	Workers   int           // E-step goroutines (0: every core); the result does not depend on it
 	// Estimator is EM (default), or DA or SDA (ccm.Estimator): a stage
 	// per β of schedule.DA(Beta0, Gamma) (0.01 and 1.5 when 0), whose
@@ -193,7 +197,7 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 		opts.MaxIter = 100
 	}
 	if opts.Tol == 0 {
-		opts.Tol = 1e-5
+		opts.Tol = DefaultTol
 	}
 	dc, err := dmv.NewCorpus(sents, nil)
 	if err != nil {

@@ -1,4 +1,7 @@
-package program
+// Package buildinfo is what a grind binary knows of the source it was
+// built from: grind's version, the commit and the Go release, for
+// --version and a run directory's run.json.
+package buildinfo
 
 import (
 	"fmt"
@@ -25,15 +28,15 @@ type Build struct {
 // take for a repository) or GOFLAGS=-buildvcs=false. Go's own stamp,
 // when there is one, comes first.
 var (
-	stampCommit     string
-	stampCommitTime string
-	stampModified   string // "true" or "false"
+	commit     string
+	commitTime string
+	modified   string // "true" or "false"
 )
 
-// BuildInfo reads the binary's build information (runtime/debug), which
-// go build, go install and make all give it.
-func BuildInfo() Build {
-	b := Build{Version: "devel", Commit: stampCommit, CommitTime: stampCommitTime, Modified: stampModified == "true"}
+// Read reads the binary's build information (runtime/debug), which go
+// build, go install and make all give it.
+func Read() Build {
+	b := Build{Version: "devel", Commit: commit, CommitTime: commitTime, Modified: modified == "true"}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
@@ -70,6 +73,3 @@ func (b Build) String() string {
 	}
 	return fmt.Sprintf("%s (%s)", b.Version, strings.Join(details, ", "))
 }
-
-// Version is grind's version in one line, as --version prints it.
-func Version() string { return BuildInfo().String() }
