@@ -38,15 +38,33 @@ func Tolerance(c *cli.Context) (float64, error) {
 	return tol, nil
 }
 
+// The categories --help groups the DMV programs' flags in.
+const (
+	startCategory   = "Start"
+	emCategory      = "EM, MAP/EM, Viterbi EM (--estimator em)"
+	vbCategory      = "Variational Bayes (--estimator vb)"
+	valenceCategory = "Valences (extended valence grammar)"
+	modelLCategory  = "Model L: locality bias"
+	modelSCategory  = "Model S: segmentation"
+)
+
+// prFlags are posterior regularization's flags in their category.
+func prFlags() []cli.Flag { return program.InCategory(program.PRCategory, program.PRFlags()...) }
+
+// depthFlags are the left-corner depth bound's flags in their category.
+func depthFlags() []cli.Flag {
+	return program.InCategory(program.DepthCategory, program.DepthFlags()...)
+}
+
 // valenceFlags are the DMV's valence settings (Headden et al. 2009's
 // extended valence grammar; pr-toolkit's -dvalency, -cvalency and
 // -child-backoff), for the programs that make a model from a corpus.
 func valenceFlags() []cli.Flag {
-	return []cli.Flag{
+	return program.InCategory(valenceCategory,
 		&cli.IntFlag{Name: "stop-valence", Value: dmv.DMVValence.Stop, Usage: "stop decisions tell apart `V` valences: 1 none, 2 no child yet vs some (the DMV), 3 none vs one vs two or more"},
 		&cli.IntFlag{Name: "child-valence", Value: dmv.DMVValence.Child, Usage: "child distributions tell apart `V` valences, counted nearest first: 1 one distribution (the DMV), 2 the first child vs later ones (Headden et al.'s EVG), 3 first, second, later"},
 		&cli.Float64Flag{Name: "child-backoff", Usage: "interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head, after each M-step (pr-toolkit's -child-backoff; 0: none)"},
-	}
+	)
 }
 
 // readValence reads valenceFlags: the settings (zero when neither valence

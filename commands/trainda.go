@@ -2,6 +2,7 @@ package commands
 
 import (
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,7 +49,7 @@ Examples:
 
 --stop-valence, --child-valence and --child-backoff train a DMV with more
 valences, as train-em's do (README, "Extended valence").`,
-		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
@@ -56,7 +57,7 @@ valences, as train-em's do (README, "Extended valence").`,
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5", Usage: "a stage ends when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
-		), program.PRFlags()...), valenceFlags()...),
+		}, prFlags(), valenceFlags(), depthFlags()),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err

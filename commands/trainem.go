@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,17 +16,14 @@ func init() { program.Register("train-em", WithRunDir(trainEMApp)) }
 
 // TrainFlags are the flags every training loop shares (train-ce's too).
 func TrainFlags(defaultInit string) []cli.Flag {
-	return []cli.Flag{
-		initFlag(defaultInit), kleinConstFlag(),
-		program.ModelFlag(false),
-		seedFlag(),
+	return append(program.InCategory(startCategory, initFlag(defaultInit), kleinConstFlag(), program.ModelFlag(false), seedFlag()),
 		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
 		program.WorkersFlag(), program.MaxMemoryFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 		program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-	}
+	)
 }
 
 // streamFlag is the trainers' choice between holding the corpus and
@@ -155,15 +153,17 @@ alone continues a killed run with the flags and inputs run.json records (their
 hashes checked), or given them again (--workers, --quiet, -o, --save-every,
 --save-dir and --stream may differ). A run that reads stdin is recorded but
 cannot be resumed.`,
-		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
-			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
-			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
-			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
 			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5; 2^-20 with --hard", Usage: "stopping threshold `T`: the relative change of the log-likelihood (with --hard, the change of bits per token); 0 runs to --max-iter"},
-		), program.PRFlags()...), valenceFlags()...),
+		}, program.InCategory(emCategory,
+			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
+			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
+		), program.InCategory(vbCategory,
+			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
+		), prFlags(), valenceFlags(), depthFlags()),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err

@@ -68,7 +68,11 @@ func App(name string) *cli.App {
 }
 
 // Main runs the named program on the process's arguments and streams.
-func Main(name string) int {
+func Main(name string) int { return MainArgs(name, os.Args) }
+
+// MainArgs is Main with the program's command line given (args[0] its
+// name): the front command grind runs "grind PROGRAM …" so.
+func MainArgs(name string, args []string) int {
 	tuneGC()
 	memory.TuneGC()
 	removeTempsOnSignal()
@@ -80,7 +84,7 @@ func Main(name string) int {
 		}
 		lines.MaxLine = n
 	}
-	code := Run(name, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	code := Run(name, args, os.Stdin, os.Stdout, os.Stderr)
 	// The kernel closes a process's files only after freeing its memory,
 	// which takes estep most of a millisecond: the program reading our
 	// output through a pipe (mstep after estep) would wait for it.
@@ -169,11 +173,11 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	app.HideHelpCommand = true
 	app.EnableBashCompletion = false
 	app.ExitErrHandler = func(*cli.Context, error) {} // Run decides the exit code
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
-	app.CustomAppHelpTemplate = strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS")
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{withSuggestion(app, err)} }
 	checkFlagFiles(app)
 	checkRequiredFlags(app)
 	addHelpAndVersion(app)
+	groupFlagsInHelp(app)
 	if len(args) == 0 {
 		args = []string{name}
 	}

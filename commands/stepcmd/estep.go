@@ -2,6 +2,7 @@ package stepcmd
 
 import (
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,17 +52,20 @@ at most N words do not count); loglik is then Σ log Z over those trees. It
 combines with --hard, --beta, --skew and --delta; the counts' header marks
 the bound, so shards of different bounds do not mix.
    estep --max-depth 1 --max-chunk 3 -m model.jsonl ud15.jsonl | mstep > next.jsonl`,
-		Flags: append(append([]cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
+		}, program.InCategory("Annealing",
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
 			&cli.StringFlag{Name: "skew", TakesFile: true, Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
+		), program.InCategory(program.PRCategory,
 			&cli.StringFlag{Name: "dual", TakesFile: true, Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
+		), program.InCategory(program.PRCategory, program.PRFlags()...), program.InCategory(program.DepthCategory, program.DepthFlags()...), []cli.Flag{
 			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, program.PRFlags()...), program.DepthFlags()...),
+		}),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
 				return program.Usagef("missing -m MODEL")
