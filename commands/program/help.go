@@ -129,3 +129,15 @@ func groupFlagsInHelp(app *cli.App) {
 	app.Metadata[flagGroupsKey] = FlagGroups(app)
 	app.CustomAppHelpTemplate = helpTemplate
 }
+
+// Prepared is the named program's app with the flags Run gives every
+// program (--help, --version), for its documentation (internal/gendocs:
+// man pages and shell completions); nil when there is no such program.
+func Prepared(name string) *cli.App {
+	app := App(name)
+	if app != nil {
+		app.Name = name
+		addHelpAndVersion(app)
+	}
+	return app
+}

@@ -29,7 +29,7 @@ type Record struct {
 	Host  string           `json:"host,omitempty"` // the machine's host name
 	Dir   string           `json:"dir,omitempty"`  // the working folder, which relative names are relative to
 	// Started and Ended are RFC 3339 times: when the run began, and when
-	// it last ended with its model written (absent while it has not).
+	// it last ended successfully (absent while it has not).
 	Started string       `json:"started,omitempty"`
 	Ended   string       `json:"ended,omitempty"`
 	Resumed []Resumption `json:"resumed,omitempty"` // each --resume of the run, in order
