@@ -131,7 +131,11 @@ func trainCCM(c *cli.Context) error {
 	if err := program.First(program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0"), program.CheckInt(c, "save-every", 0)); err != nil {
 		return err
 	}
-	setUsedTol(c, map[bool]float64{false: ccm.DefaultTol, true: dmvccm.DefaultTol}[model == "dmvccm"])
+	if model == "dmvccm" {
+		setUsedTol(c, dmvccm.DefaultTol)
+	} else {
+		setUsedTol(c, ccm.DefaultTol)
+	}
 	if model == "dmvccm" {
 		if c.Bool("mbr") {
 			return program.Usagef("--mbr is for ccm and ccm2")

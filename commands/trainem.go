@@ -172,7 +172,11 @@ cannot be resumed.`,
 			if err != nil {
 				return err
 			}
-			setUsedTol(c, map[bool]float64{false: train.DefaultTol, true: train.DefaultHardTol}[c.Bool("hard")])
+			if c.Bool("hard") {
+				setUsedTol(c, train.DefaultHardTol)
+			} else {
+				setUsedTol(c, train.DefaultTol)
+			}
 			prOpts, err := program.PROptions(c)
 			if err != nil {
 				return err

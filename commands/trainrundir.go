@@ -66,7 +66,7 @@ var mayDiffer = map[string]bool{
 const stdinNotResumable = "it read stdin, which cannot be read again"
 
 // runState is the run directory of a run under way, kept in the app's
-// Metadata (runKey) from runDirOf to finishRun.
+// Metadata (runKey) from runDir to finishRun.
 type runState struct {
 	dir   string
 	rec   *rundir.Record
@@ -349,7 +349,7 @@ func notRereadable(in string) string {
 	return "a device or socket"
 }
 
-// checkResume refuses to resume the run was recorded in dir with a run
+// checkResume refuses to resume the run recorded in dir (was) with a run
 // (now) made by another program, on other inputs (compared by their
 // SHA-256, whatever they are called now) or with other flags (but those
 // of mayDiffer). A record of an older grind holds every flag's declared
