@@ -102,8 +102,9 @@ func FlagGroups(app *cli.App) []FlagGroup {
 	return append(own, shared...)
 }
 
-// flagGroupsKey holds, in the app's Metadata, FlagGroups for the help
-// template.
+// flagGroupsKey holds, in the app's Metadata, the function the help
+// template calls for FlagGroups: made only when the help is shown, not at
+// every start of a program that a shell loop starts at every iteration.
 const flagGroupsKey = "grind.flagGroups"
 
 // helpTemplate is urfave/cli's, its options in FlagGroups (TestHelpGroups
@@ -114,7 +115,7 @@ var helpTemplate = strings.Replace(cli.AppHelpTemplate,
 GLOBAL OPTIONS:{{template "visibleFlagCategoryTemplate" .}}{{else if .VisibleFlags}}
 
 GLOBAL OPTIONS:{{template "visibleFlagTemplate" .}}{{end}}`,
-	`{{with index .Metadata "`+flagGroupsKey+`"}}
+	`{{with call (index .Metadata "`+flagGroupsKey+`")}}
 
 OPTIONS:{{range $i, $g := .}}{{if $i}}
 {{end}}{{if $g.Name}}
@@ -126,7 +127,7 @@ func groupFlagsInHelp(app *cli.App) {
 	if app.Metadata == nil {
 		app.Metadata = map[string]any{}
 	}
-	app.Metadata[flagGroupsKey] = FlagGroups(app)
+	app.Metadata[flagGroupsKey] = func() []FlagGroup { return FlagGroups(app) }
 	app.CustomAppHelpTemplate = helpTemplate
 }
 
