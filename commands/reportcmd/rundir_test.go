@@ -286,3 +286,39 @@ func TestReportOtherFamilies(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errs.String(), wantErr)
 	}
 }
+
+// The command report names for an unfinished run continues it: run as
+// given (split as a shell splits it), it finishes the run, whose model
+// is then the uninterrupted run's and which report then scores.
+func TestReportHintResumes(t *testing.T) {
+	dir := t.TempDir()
+	mrg, _ := filepath.Glob("../../examples/treebank/*.mrg")
+	corpus := filepath.Join(dir, "words.jsonl")
+	if err := os.WriteFile(corpus, grind(t, nil, "ptb2deps", mrg...), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	rd := filepath.Join(dir, "hmm run")
+	grind(t, nil, "train-hmm", "--states", "4", "--max-iter", "5", "-q", "--run-dir", rd, corpus, "-o", filepath.Join(dir, "tagged.jsonl"))
+	want, err := os.ReadFile(filepath.Join(rd, "model.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(rd, "model.jsonl")) // as a run killed before its end left it
+
+	page := filepath.Join(dir, "page.html")
+	var errs bytes.Buffer
+	if code := program.Run("report", []string{"report", "-o", page, "--test", corpus, rd}, nil, io.Discard, &errs); code != program.ExitError {
+		t.Fatalf("report on an unfinished run: exit %d, %s", code, errs.String())
+	}
+	m := regexp.MustCompile(`continue it with (.*)\); report scores`).FindStringSubmatch(errs.String())
+	if m == nil {
+		t.Fatalf("report names no command: %s", errs.String())
+	}
+	hint := shellWords(m[1])
+	t.Logf("report's hint: %q", hint)
+	grind(t, nil, hint[0], hint[1:]...)
+	if got, _ := os.ReadFile(filepath.Join(rd, "model.jsonl")); !bytes.Equal(got, want) {
+		t.Error("the run continued as report says does not end with the uninterrupted run's model")
+	}
+	grind(t, nil, "report", "-o", page, "--test", corpus, rd)
+}
