@@ -43,8 +43,8 @@ build: docs
 	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w $(STAMP)' -o $(BIN)/ ./cmd/...
 
 # Man pages and bash, zsh and fish completions, from the programs' flags
-# (internal/gendocs), in share/ beside bin/: man and bash-completion look
-# there for a bin/ on PATH.
+# (internal/gendocs), in share/ beside bin/, where man finds them for a
+# bin/ on PATH (README, "Install", says how each shell finds its own).
 docs:
 	rm -rf share
 	$(GO) run ./internal/gendocs -o share
