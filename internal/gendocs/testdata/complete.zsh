@@ -2,7 +2,8 @@
 # complete.zsh FPATH LINE: the words zsh's completion offers at the end
 # of LINE, one a line, with the completion functions of FPATH loaded by
 # compinit. It runs an interactive zsh in a pseudo-terminal (zpty),
-# presses Tab there, and prints what the completion system gave compadd.
+# completes there as Tab does, and prints what the completion system gave
+# compadd.
 # The markers are written so that the terminal's echo of the commands
 # does not hold them.
 emulate -L zsh
@@ -17,17 +18,21 @@ zpty -w z 'compadd() {
   (( $#hits )) && print -rl -- "<""<"${^hits}">"">"
   builtin compadd "$@"
 }'
-local line
-zpty -w z 'print "<""<ready>"">"'
-while zpty -r z line; do [[ $line == *'<<ready>>'* ]] && break; done
-zpty -w -n z "$2"$'\t'
-zpty -w -n z $'\C-u'
-zpty -w z 'print "<""<done>"">"'
-while zpty -r z line; do
-  while [[ $line =~ '<<(([^>]|>[^>])*)>>' ]]; do
-    [[ $match[1] == done ]] && break 2
-    print -r -- $match[1]
-    line=${line#*$MATCH}
-  done
+# Ctrl-T completes as Tab does, then marks the end of what it offered
+# and clears the line: one key, so nothing typed ahead can cut the
+# completion short.
+zpty -w z 'complete-then-mark() { zle complete-word; print -r -- "<""<done>"">"; zle kill-whole-line }'
+zpty -w z 'zle -N complete-then-mark; bindkey "^T" complete-then-mark'
+# zpty -r with a pattern reads until what it has read matches, whatever
+# the lines and the terminal's escapes.
+local out
+zpty -w z 'print -r -- "<""<ready>"">"'
+zpty -r z out '*<<ready>>*' || exit 2
+zpty -w -n z "$2"$'\C-t'
+zpty -r z out '*<<done>>*' || exit 2
+while [[ $out =~ '<<(([^>]|>[^>])*)>>' ]]; do
+  [[ $match[1] == done ]] && break
+  print -r -- $match[1]
+  out=${out#*$MATCH}
 done
 zpty -d z
