@@ -1,4 +1,6 @@
 # grind — build, test, demo.
+#   make build   every program in bin/, their man pages and shell completions in share/
+#   make install the programs to $GOBIN, share/ to $(PREFIX)/share
 #   make demo    run the main pipeline on the data grind ships (and on ../shared/data when present)
 #   make test    vet, format check and all tests
 #   make bench   benchmarks with allocation counts
@@ -10,7 +12,13 @@ FUZZTIME ?= 10s
 SHARED   ?= $(CURDIR)/../shared/data
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build install test bench fuzz demo clean
+# make install puts the programs where go install does and the man pages
+# and completions in the share/ beside that bin/ (~/go/share), where man
+# finds them for a bin/ on PATH.
+GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
+PREFIX    ?= $(abspath $(GOBIN_DIR)/..)
+
+.PHONY: all build docs install test bench fuzz demo clean
 
 all: build
 
@@ -20,12 +28,31 @@ all: build
 # iteration).
 TAGS     ?= urfave_cli_no_docs
 
-build:
-	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w' -o $(BIN)/ ./cmd/...
+# The commit every binary was built from, for --version and run.json. Go
+# stamps it itself (runtime/debug.ReadBuildInfo) in a git clone, which is
+# what a plain go install ./cmd/... gets; a git worktree (whose .git is a
+# file) or GOFLAGS=-buildvcs=false gets none, so make passes it too, used
+# only when Go's is missing.
+BUILDINFO := github.com/grind-nlp/grind/internal/buildinfo
+STAMP     := -X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
+             -X $(BUILDINFO).commitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
+             -X $(BUILDINFO).modified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
 
-install:
-	CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath ./cmd/...
+build: docs
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w $(STAMP)' -o $(BIN)/ ./cmd/...
+
+# Man pages and bash, zsh and fish completions, from the programs' flags
+# (internal/gendocs), in share/ beside bin/, where man finds them for a
+# bin/ on PATH (README, "Install", says how each shell finds its own).
+docs:
+	rm -rf share
+	$(GO) run ./internal/gendocs -o share
+
+install: docs
+	CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath -ldflags='$(STAMP)' ./cmd/...
+	mkdir -p $(PREFIX)/share
+	cp -R share/. $(PREFIX)/share/
 
 test:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
@@ -49,4 +76,4 @@ demo: build
 	@sh examples/demo.sh "$(SHARED)"
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) share

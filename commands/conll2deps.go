@@ -40,7 +40,7 @@ Examples:
 				Usage: "input `FORMAT`: auto (per file, from the column count of its first word line), conllu, conllx or dp"},
 			&cli.StringFlag{Name: "tag", Value: string(conll2deps.UPOS),
 				Usage: "CoNLL tag `COLUMN`: upos (column 4) or xpos (column 5); .dp files have one"},
-			&cli.StringFlag{Name: "punct", Usage: "comma-separated punctuation `TAGS` to remove (default PUNCT for CoNLL, the PTB punctuation tags for .dp)"},
+			&cli.StringFlag{Name: "punct", DefaultText: "PUNCT for CoNLL, the PTB punctuation tags for .dp", Usage: "comma-separated punctuation `TAGS` to remove"},
 			&cli.BoolFlag{Name: "keep-punct", Usage: "remove nothing"},
 			encodingFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},

@@ -41,7 +41,7 @@ Examples:
 		Flags: append(append([]cli.Flag{
 			program.ModelFlag(true),
 			&cli.BoolFlag{Name: "mbr", Usage: "minimum-Bayes-risk decoding instead of Viterbi"},
-		}, program.DepthFlags()...),
+		}, depthFlags()...),
 			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		),
 		Action: func(c *cli.Context) error {

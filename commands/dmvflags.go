@@ -42,7 +42,7 @@ func Tolerance(c *cli.Context) (float64, error) {
 // stopFlag is every EM trainer's choice of stopping rule (emloop.Rule);
 // def names its default.
 func stopFlag(def string) cli.Flag {
-	return &cli.StringFlag{Name: "stop", DefaultText: def, Usage: "stopping `RULE` --tol is read in: relative (|L − L′|/|L′|) or bits (the per-token cross-entropy's change in bits: Spitkovsky et al. 2010, with --tol's default 2^-20)"}
+	return &cli.StringFlag{Name: "stop", DefaultText: def, Usage: "stopping `RULE` --tol is read in: relative (|L − L′|/|L′|) or bits (the per-token cross-entropy's change in bits: Spitkovsky et al. 2010, whose 2^-20 --tol then takes unless given)"}
 }
 
 // stopRule reads --stop: "" when it is not given (the trainer's default).
@@ -57,15 +57,33 @@ func stopRule(c *cli.Context) (emloop.Rule, error) {
 	return r, nil
 }
 
+// The categories --help groups the DMV programs' flags in.
+const (
+	startCategory   = "Start"
+	emCategory      = "EM, MAP/EM, Viterbi EM (--estimator em)"
+	vbCategory      = "Variational Bayes (--estimator vb)"
+	valenceCategory = "Valences (extended valence grammar)"
+	modelLCategory  = "Model L: locality bias"
+	modelSCategory  = "Model S: segmentation"
+)
+
+// prFlags are posterior regularization's flags in their category.
+func prFlags() []cli.Flag { return program.InCategory(program.PRCategory, program.PRFlags()...) }
+
+// depthFlags are the left-corner depth bound's flags in their category.
+func depthFlags() []cli.Flag {
+	return program.InCategory(program.DepthCategory, program.DepthFlags()...)
+}
+
 // valenceFlags are the DMV's valence settings (Headden et al. 2009's
 // extended valence grammar; pr-toolkit's -dvalency, -cvalency and
 // -child-backoff), for the programs that make a model from a corpus.
 func valenceFlags() []cli.Flag {
-	return []cli.Flag{
+	return program.InCategory(valenceCategory,
 		&cli.IntFlag{Name: "stop-valence", Value: dmv.DMVValence.Stop, Usage: "stop decisions tell apart `V` valences: 1 none, 2 no child yet vs some (the DMV), 3 none vs one vs two or more"},
 		&cli.IntFlag{Name: "child-valence", Value: dmv.DMVValence.Child, Usage: "child distributions tell apart `V` valences, counted nearest first: 1 one distribution (the DMV), 2 the first child vs later ones (Headden et al.'s EVG), 3 first, second, later"},
 		&cli.Float64Flag{Name: "child-backoff", Usage: "interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head, after each M-step (pr-toolkit's -child-backoff; 0: none)"},
-	}
+	)
 }
 
 // readValence reads valenceFlags: the settings (zero when neither valence

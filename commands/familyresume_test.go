@@ -15,9 +15,11 @@ import (
 // train-ccm (ccm, ccm2, dmvccm, dmvccm --right-first) and train-hmm, on
 // the loop every family shares (emloop), and
 // train-hmm's Gibbs sampler, killed with SIGKILL at seeded random
-// iterations (sweeps) and resumed with --resume, write the sentences and
-// the model (model.jsonl; none for gibbs) an uninterrupted run writes,
-// byte for byte, and its log's iterations once each and in order.
+// iterations (sweeps) and resumed with --resume (the second kill: --resume
+// DIR alone, which takes the rest from run.json and writes the run's -o),
+// write the sentences and the model (model.jsonl; none for gibbs) an
+// uninterrupted run writes, byte for byte, and its log's iterations once
+// each and in order.
 func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	tags := sampledCorpus(t, dir, 300)
@@ -58,7 +60,13 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 			killed := clitest.KillAt(t, "TestResumeChild", args, func() bool { return logLines(rd) >= at }, 30*time.Second)
 			t.Logf("%s: killed after %d log lines (asked %d; killed before the end: %v)", tc.name, logLines(rd), at, killed)
 
-			resumed := run(t, nil, append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, tc.corpus)...)
+			var resumed []byte
+			if trial == 0 {
+				resumed = run(t, nil, append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, tc.corpus)...)
+			} else { // --resume DIR alone: the run's flags, inputs and -o from run.json
+				run(t, nil, tc.args[0], "--resume", rd)
+				resumed = readFile(t, filepath.Join(dir, "killed.jsonl"))
+			}
 			if !bytes.Equal(resumed, want) {
 				t.Errorf("%s: the output of the run killed at iteration %d and resumed differs from the uninterrupted one's", tc.name, at)
 			}

@@ -61,7 +61,7 @@ Examples:
 			&cli.StringFlag{Name: "train", Required: true, TakesFile: true, Usage: "the unannotated training sentences `FILE`"},
 			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},
 			&cli.StringFlag{Name: "preset", Value: "default", Usage: "the candidates: `NAME` quick, default or full"},
-			&cli.StringFlag{Name: "rules", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE (default: detected from the tags)"},
+			&cli.StringFlag{Name: "rules", DefaultText: "detected from the tags", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE"},
 			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`"},
 			&cli.BoolFlag{Name: "words", Usage: "start from the words: induce word classes, then the grammar over them; -o is a directory"},
 			&cli.IntFlag{Name: "classes", Value: induce.DefaultWordOptions().Classes, Usage: "--words: `K` Brown clusters"},

@@ -25,7 +25,9 @@ func logLines(dir string) int {
 
 // A trainer killed with SIGKILL at seeded random iterations and resumed
 // with --resume ends with the model an uninterrupted run writes, byte
-// for byte, and with its log's iterations, once each and in order.
+// for byte, and with its log's iterations, once each and in order:
+// resumed with the run's flags and inputs given again, or (the third
+// kill) with --resume DIR alone, which writes the run's -o.
 func TestResumeAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	corpus := sampledCorpus(t, dir, 300)
@@ -56,10 +58,16 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 			t.Logf("%s: killed after %d log lines (asked %d; killed before the end: %v)", tc.name, logLines(rd), at, killed)
 
 			resume := append(append([]string{}, tc.args...), "-q", "--workers", "1", "--resume", rd, corpus)
-			if trial == 1 {
+			switch trial {
+			case 1:
 				resume = append(resume, "--stream") // held or streamed: the same model
+			case 2:
+				resume = []string{tc.args[0], "--resume", rd} // the rest from run.json, -o included
 			}
 			resumed := run(t, nil, resume...)
+			if trial == 2 {
+				resumed = readFile(t, filepath.Join(dir, "killed.jsonl"))
+			}
 			if !bytes.Equal(resumed, want) {
 				t.Errorf("%s: the run killed at iteration %d and resumed differs from the uninterrupted one", tc.name, at)
 			}
@@ -113,7 +121,7 @@ func withoutSeconds(t *testing.T, dir string) []string {
 // --resume refuses a run directory made by another program, from other
 // inputs or with other flags, before the run; flags that do not change
 // the model (--workers, --quiet, -o) may differ. --run-dir refuses a
-// folder that already holds a run, and stdin.
+// folder that already holds a run.
 func TestResumeRefusesAnotherRun(t *testing.T) {
 	dir := t.TempDir()
 	corpus := sampledCorpus(t, dir, 50)
@@ -147,15 +155,34 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 		err  string
 	}{
 		{[]string{"train-em", "--resume", rd, other}, other + " is not the file the run read"},
-		{[]string{"train-em", "--run-dir", rd, corpus}, "already holds a run; continue it with --resume"},
-		{[]string{"train-em", "--run-dir", filepath.Join(dir, "new")}, "stdin cannot be read again"},
+		{[]string{"train-em", "--run-dir", rd, corpus}, "already holds a run; continue it with 'train-em --resume " + rd + "'"},
 		{[]string{"train-em", "--run-dir", rd, "--resume", rd, corpus}, "a run either starts or resumes"},
 		{[]string{"train-em", "--log", filepath.Join(dir, "l"), "--run-dir", filepath.Join(dir, "new"), corpus}, "the run directory has its log"},
+		// --resume DIR alone: the flags given replace the run's, and are
+		// checked as any resume's; another program's run is refused.
+		{[]string{"train-em", "--resume", rd, "--lambda", "0.2"}, "flags differ from the run's (" + filepath.Join(rd, "run.json") + "): --lambda 0.2 (the run had 0.1)"},
+		{[]string{"train-da", "--resume", rd}, "is a run of train-em, not train-da"},
+		{[]string{"train-em", "--lambda", "0.1", "--max-iter", "3", "--resume", rd, "-"}, "which stdin's cannot be"},
 	} {
 		var out, errs bytes.Buffer
 		if code := program.Run(tc.args[0], tc.args, bytes.NewReader(nil), &out, &errs); code != program.ExitUsage || !bytes.Contains(errs.Bytes(), []byte(tc.err)) {
 			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errs.String(), program.ExitUsage, tc.err)
 		}
+	}
+}
+
+// --resume DIR alone refuses a run whose input has changed since: the
+// file run.json names, read again, has another SHA-256.
+func TestResumeAloneRefusesChangedInput(t *testing.T) {
+	dir := t.TempDir()
+	corpus := writeTemp(t, dir, "c.jsonl", readFile(t, sampledCorpus(t, dir, 30)))
+	rd := filepath.Join(dir, "run")
+	run(t, nil, "train-em", "--max-iter", "2", "-q", "--run-dir", rd, corpus)
+	writeTemp(t, dir, "c.jsonl", []byte(`{"tags":["A","B"]}`+"\n"))
+	var errs bytes.Buffer
+	want := corpus + " is not the file the run read: its SHA-256 differs from run.json's"
+	if code := program.Run("train-em", []string{"train-em", "--resume", rd}, nil, &bytes.Buffer{}, &errs); code != program.ExitUsage || !bytes.Contains(errs.Bytes(), []byte(want)) {
+		t.Errorf("exit %d, %q; want exit %d and %q", code, errs.String(), program.ExitUsage, want)
 	}
 }
 

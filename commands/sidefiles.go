@@ -24,15 +24,6 @@ var savedModelName = sync.OnceValue(func() *regexp.Regexp { // compiled at first
 	return regexp.MustCompile(`^(iter-\d+|stage-\d+-.*|epoch-\d+-.*)\.jsonl$`)
 })
 
-// runInputs are the files a run reads: its arguments and -m.
-func runInputs(c *cli.Context) []string {
-	names := append([]string(nil), c.Args().Slice()...)
-	if m := c.String("model"); m != "" {
-		names = append(names, m)
-	}
-	return names
-}
-
 // reserveLog opens --log as a side file (checked with the run's other
 // files by program.CheckFiles); it returns the name the training loop
 // writes the log to ("" for no log).

@@ -23,7 +23,7 @@ import (
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { program.Register("train-ccm", trainCCMApp) }
+func init() { program.Register("train-ccm", WithRunDir(trainCCMApp)) }
 
 // train-ccm trains in-process and writes predictions; --save-model writes
 // the model (ccm, ccm2, dmvccm) for the family stages.
@@ -83,18 +83,12 @@ Examples:
 --max-memory SIZE (default 1G) refuses, before the sentences are interned, a
 run whose spans, yields and charts (dmvccm: (n+1)²·n items a table) would
 need more.`,
-		Flags: append([]cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
-			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
-			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
-			&cli.StringFlag{Name: "skew", DefaultText: "split; dmvccm: start", Usage: "sda's skew `SKEW`: split (the random-split trees, Smith & Eisner §6) or start (grind's: the start model's probabilities)"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
-			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
-			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
-			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (default 1e-6; 1e-5 for dmvccm; under --stop bits, in bits per token, default 2^-20)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-6; 1e-5 for dmvccm; under --stop bits 2^-20", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (under --stop bits, in bits per token)"},
 			stopFlag("relative"),
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
@@ -104,7 +98,15 @@ need more.`,
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, RunDirFlags()...),
+		}, program.InCategory("Annealing (--estimator da, sda)",
+			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "`β₀` of the first stage of da and sda, in (0, 1]"},
+			&cli.Float64Flag{Name: "gamma", Value: 1.5, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
+			&cli.StringFlag{Name: "skew", DefaultText: "split; dmvccm: start", Usage: "sda's skew `SKEW`: split (the random-split trees, Smith & Eisner §6) or start (grind's: the start model's probabilities)"},
+		), program.InCategory("The DMV half (--model dmvccm)",
+			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
+			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
+			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
+		), RunDirFlags()),
 		Action: trainCCM,
 	}
 }
@@ -158,6 +160,11 @@ func trainCCM(c *cli.Context) error {
 		return err
 	}
 	if model == "dmvccm" {
+		setUsedTol(c, dmvccm.DefaultTol)
+	} else {
+		setUsedTol(c, ccm.DefaultTol)
+	}
+	if model == "dmvccm" {
 		if c.Bool("mbr") {
 			return program.Usagef("--mbr is for ccm and ccm2")
 		}
@@ -169,10 +176,6 @@ func trainCCM(c *cli.Context) error {
 		}
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") || c.IsSet("right-first") {
 		return program.Usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
-	}
-	inputs := c.Args().Slice()
-	if c.IsSet("test") {
-		inputs = append(inputs, c.String("test"))
 	}
 	if model == "dmvccm" && c.Bool("head-choice") && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
 		return program.Usagef("--run-dir, --resume, --save-every and --head-choice: a dmvccm model file does not carry the head-choice factor")
@@ -190,10 +193,10 @@ func trainCCM(c *cli.Context) error {
 		run    runFiles
 	)
 	if model == "dmvccm" {
-		if rdPair, err = openTrainerRun[dmvccm.Snapshot](c, inputs); rdPair != nil {
+		if rdPair, err = openTrainerRun[dmvccm.Snapshot](c); rdPair != nil {
 			run = rdPair
 		}
-	} else if rd, err = openTrainerRun[ccm.Snapshot](c, inputs); rd != nil {
+	} else if rd, err = openTrainerRun[ccm.Snapshot](c); rd != nil {
 		run = rd
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,9 +10,10 @@ import (
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { program.Register("train-da", trainDAApp) }
+func init() { program.Register("train-da", WithRunDir(trainDAApp)) }
 
 func trainDAApp() *cli.App {
 	return &cli.App{
@@ -47,16 +49,16 @@ Examples:
 
 --stop-valence, --child-valence and --child-backoff train a DMV with more
 valences, as train-em's do (README, "Extended valence").`,
-		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
 			&cli.Float64Flag{Name: "gamma", Value: 2, Usage: "β ← min(1, `γ`·β) after each stage; γ > 1"},
 			&cli.BoolFlag{Name: "skew", Usage: "skewed DA: weights p^β·λ₀^(1−β), λ₀ the initializer's θ⁽⁰⁾"},
 			&cli.BoolFlag{Name: "below-one", Usage: "drop the last stage (β = 1): end at the last β₀γ^k < 1, as Smith's tables ran"},
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "a stage ends when the objective changes by less than `T`, relatively (default 1e-5; under --stop bits, in bits per token, default 2^-20; 0 runs to --max-iter)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5; 2^-20 with --stop bits", Usage: "a stage ends when the objective changes by less than `T`, relatively (under --stop bits, in bits per token; 0 runs to --max-iter)"},
 			stopFlag("relative"),
-		), program.PRFlags()...), valenceFlags()...),
+		}, prFlags(), valenceFlags(), depthFlags()),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -73,6 +75,7 @@ valences, as train-em's do (README, "Extended valence").`,
 			if err != nil {
 				return err
 			}
+			setUsedTol(c, train.DefaultTol)
 			betas, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma"))
 			if err == nil && c.Bool("below-one") {
 				betas, err = anneal.BelowOne(betas)

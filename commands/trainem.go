@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,21 +12,18 @@ import (
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { program.Register("train-em", trainEMApp) }
+func init() { program.Register("train-em", WithRunDir(trainEMApp)) }
 
 // TrainFlags are the flags every training loop shares (train-ce's too).
 func TrainFlags(defaultInit string) []cli.Flag {
-	return []cli.Flag{
-		initFlag(defaultInit), kleinConstFlag(),
-		program.ModelFlag(false),
-		seedFlag(),
+	return append(program.InCategory(startCategory, initFlag(defaultInit), kleinConstFlag(), program.ModelFlag(false), seedFlag()),
 		&cli.IntFlag{Name: "max-iter", Value: train.DefaultMaxIter, Usage: "`N` iterations at most (per stage, for the annealers)"},
 		program.WorkersFlag(), program.MaxMemoryFlag(),
 		&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE` (objective, change, seconds; accuracy when the corpus has gold heads)"},
 		&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir)"},
 		&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 		program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-	}
+	)
 }
 
 // streamFlag is the trainers' choice between holding the corpus and
@@ -142,7 +140,7 @@ Examples:
    train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
-   train-em --resume run1 wsj10.jsonl > model.jsonl    # the same model, byte for byte
+   train-em --resume run1 > model.jsonl                # the same model, byte for byte
    train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
 
 --stop-valence and --child-valence train a DMV with more valences (Headden,
@@ -158,21 +156,26 @@ is a plain DMV (decode parses with it unbounded unless given --max-depth too).
 --max-chunk N lets center embeddings of at most N words pass.
    train-em --max-depth 1 --max-chunk 3 ud15.jsonl > lc.jsonl
 
---run-dir DIR writes run.json (command, flags, input hashes), iterations.jsonl
-(as --log), checkpoint.json after every iteration and model.jsonl; --resume DIR
-continues a killed run given the same flags and inputs (--workers, --quiet, -o,
---save-every, --save-dir and --stream may differ).`,
-		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+--run-dir DIR writes run.json (grind's version, host, times, command line,
+every flag's value as used, every input's SHA-256), iterations.jsonl (as
+--log), checkpoint.json after every iteration and model.jsonl; --resume DIR
+alone continues a killed run with the flags and inputs run.json records (their
+hashes checked), or given them again (--workers, --quiet, -o, --save-every,
+--save-dir and --stream may differ). A run that reads stdin is recorded but
+cannot be resumed.`,
+		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
-			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
-			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.Float64Flag{Name: "final-lambda", Value: -1, Usage: "one more M-step with this add-`λ` before the model is written (-1: none)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5; 2^-20 with --hard or --stop bits", Usage: "stopping threshold `T`: the relative change of the log-likelihood (with --hard or --stop bits, the change of bits per token); 0 runs to --max-iter"},
+		}, program.InCategory(emCategory,
+			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
 			&cli.BoolFlag{Name: "hard", Usage: "Viterbi EM: counts of each sentence's best tree"},
 			&cli.StringFlag{Name: "ties", Value: string(dmv.TiesLeft), Usage: "--hard: among equally good best trees take the `RULE`'s: left (grind's deterministic rule), random (one drawn uniformly, seeded by --seed) or split (all of them, their counts shared equally)"},
-			&cli.Float64Flag{Name: "tol", Usage: "stopping threshold `T` (default 1e-5 relative change; under --stop bits, --hard's default, 2^-20 bits per token; 0 runs to --max-iter)"},
 			stopFlag("relative; bits with --hard"),
-		), program.PRFlags()...), valenceFlags()...),
+		), program.InCategory(vbCategory,
+			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
+		), prFlags(), valenceFlags(), depthFlags()),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -184,6 +187,11 @@ continues a killed run given the same flags and inputs (--workers, --quiet, -o,
 			stop, err := stopRule(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("hard") {
+				setUsedTol(c, train.DefaultHardTol)
+			} else {
+				setUsedTol(c, train.DefaultTol)
 			}
 			prOpts, err := program.PROptions(c)
 			if err != nil {

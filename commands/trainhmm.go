@@ -21,7 +21,7 @@ import (
 	"github.com/grind-nlp/grind/stages/schedule"
 )
 
-func init() { program.Register("train-hmm", trainHMMApp) }
+func init() { program.Register("train-hmm", WithRunDir(trainHMMApp)) }
 
 func trainHMMApp() *cli.App {
 	return &cli.App{
@@ -72,26 +72,16 @@ Examples:
 --max-memory SIZE (default 1G) refuses, before any table is made, a run whose
 tables ((K+1)² transitions, (K+1)³ trigram, V·K emissions) and forward–backward
 vectors would need more.`,
-		Flags: append([]cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em, map, da, sda, vb, gibbs or ce"},
-			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "ce: the word neighbourhood `KIND`, trans1, del1ortrans1 or length"},
-			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
-			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs)"},
-			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change (--stop bits: its change in bits per token, default 2^-20) is below `T` (0: run every iteration)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "0; 2^-20 with --stop bits; a --schedule's own", Usage: "stop when the objective's relative change (--stop bits: its change in bits per token) is below `T` (0: run every iteration)"},
 			stopFlag("relative"),
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's `NOISE`: each weight times 1 + noise·U[0,1) before normalising"},
-			&cli.Float64Flag{Name: "lambda", Usage: "add-`λ` smoothing of every M-step (map: 1 unless given)"},
-			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter `α` of transition rows (vb, gibbs)"},
-			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
-			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: the first stage's `β₀`"},
-			&cli.Float64Flag{Name: "gamma", Aliases: []string{"beta-growth"}, Value: 1.5, Usage: "da/sda: β ← min(1, `γ`·β) between stages"},
-			&cli.StringFlag{Name: "schedule", Usage: "da/sda: a published schedule `NAME` instead of --beta0 and --gamma: tagging (Smith & Eisner 2004 §4.1: 0.0001, 1.2, stages to 1e-9) or ccm (their §6.2: 0.01, 1.5, 1e-9)"},
-			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature `T` (1: no annealing)"},
-			&cli.IntFlag{Name: "samples", Value: 1, Usage: "gibbs: decode from the most frequent state of the last `N` sweeps"},
+			&cli.Float64Flag{Name: "lambda", DefaultText: "0; 1 for map", Usage: "add-`λ` smoothing of every M-step"},
 			&cli.IntFlag{Name: "dict", Usage: "tag dictionary from the corpus's gold tags: words seen ≥ `N` times keep only their tags (1: full; 0: none)"},
 			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
@@ -101,7 +91,21 @@ vectors would need more.`,
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, RunDirFlags()...),
+		}, program.InCategory("Annealing (--estimator da, sda)",
+			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: the first stage's `β₀`"},
+			&cli.Float64Flag{Name: "gamma", Aliases: []string{"beta-growth"}, Value: 1.5, Usage: "da/sda: β ← min(1, `γ`·β) between stages"},
+			&cli.StringFlag{Name: "schedule", Usage: "da/sda: a published schedule `NAME` instead of --beta0 and --gamma: tagging (Smith & Eisner 2004 §4.1: 0.0001, 1.2, stages to 1e-9) or ccm (their §6.2: 0.01, 1.5, 1e-9)"},
+		), program.InCategory("Dirichlet priors (--estimator vb, gibbs)",
+			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter `α` of transition rows (vb, gibbs)"},
+			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
+		), program.InCategory("The sampler (--estimator gibbs)",
+			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature `T` (1: no annealing)"},
+			&cli.IntFlag{Name: "samples", Value: 1, Usage: "gibbs: decode from the most frequent state of the last `N` sweeps"},
+		), program.InCategory("Contrastive estimation (--estimator ce)",
+			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "ce: the word neighbourhood `KIND`, trans1, del1ortrans1 or length"},
+			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
+			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
+		), RunDirFlags()),
 		Action: func(c *cli.Context) error {
 			// Every number is checked before the run, whatever the
 			// estimator (a bad value is a bad command line even where it
@@ -168,6 +172,7 @@ vectors would need more.`,
 			}
 			if o.Estimator == hmm.MAP && !c.IsSet("lambda") {
 				o.Lambda = 1
+				setUsed(c, "lambda", "1")
 			}
 			switch {
 			case (o.Estimator == hmm.Gibbs || ce) && c.IsSet("stop"):
@@ -194,7 +199,7 @@ vectors would need more.`,
 			if ce && (c.IsSet("run-dir") || c.IsSet("resume")) {
 				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
 			}
-			rd, err := openTrainerRun[hmm.Snapshot](c, c.Args().Slice())
+			rd, err := openTrainerRun[hmm.Snapshot](c)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -9,9 +10,10 @@ import (
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
-func init() { program.Register("train-sa", trainSAApp) }
+func init() { program.Register("train-sa", WithRunDir(trainSAApp)) }
 
 func trainSAApp() *cli.App {
 	return &cli.App{
@@ -55,18 +57,20 @@ Examples:
 --stop-valence, --child-valence and --child-backoff train a DMV with more
 valences, as train-em's do (README, "Extended valence"); Model L takes them,
 Model S does not.`,
-		Flags: append(append(append(append(append(TrainFlags(dmv.DefaultInit), RunDirFlags()...), program.DepthFlags()...),
+		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
+			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-5; 2^-20 with --stop bits", Usage: "an epoch ends when the objective changes by less than `T`, relatively (under --stop bits, in bits per token; 0 runs to --max-iter)"},
+			stopFlag("relative"),
+		}, program.InCategory(modelLCategory,
 			&cli.Float64Flag{Name: "delta0", DefaultText: "none", Usage: "Model L: the first epoch's locality bias `δ₀`"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "Model L: δ += `Δδ` after each epoch"},
 			&cli.Float64Flag{Name: "delta-final", Value: 0.1, Usage: "Model L: the last epoch's `δ_f`"},
+		), program.InCategory(modelSCategory,
 			&cli.Float64Flag{Name: "seg-beta0", DefaultText: "none", Usage: "Model S: the first epoch's segmentation weight `β₀` (log of the weight per extra tree)"},
 			&cli.Float64Flag{Name: "seg-beta-step", Value: -0.1, Usage: "Model S: β += `Δβ` after each epoch"},
 			&cli.Float64Flag{Name: "seg-beta-final", Value: -3, Usage: "Model S: the last epoch's `β_f`"},
-			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
-			&cli.Float64Flag{Name: "tol", Usage: "an epoch ends when the objective changes by less than `T`, relatively (default 1e-5; under --stop bits, in bits per token, default 2^-20; 0 runs to --max-iter)"},
-			stopFlag("relative"),
-		), program.PRFlags()...), valenceFlags()...),
+		), prFlags(), valenceFlags(), depthFlags()),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -83,6 +87,7 @@ Model S does not.`,
 			if err != nil {
 				return err
 			}
+			setUsedTol(c, train.DefaultTol)
 			opts, epochs, err := saSchedule(c)
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ package cecmd
 import (
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-func init() { program.Register("train-ce", trainCEApp) }
+func init() { program.Register("train-ce", commands.WithRunDir(trainCEApp)) }
 
 func trainCEApp() *cli.App {
 	return &cli.App{
@@ -58,15 +59,16 @@ Examples:
    train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
    train-ce --delta0 -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
    decode -m ce.jsonl test10.jsonl | score`,
-		Flags: append(append(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags()...),
+		Flags: slices.Concat(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
+		}, program.InCategory("Model L: locality bias, annealed with --delta-final",
 			&cli.Float64Flag{Name: "delta0", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
 			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"}, // as train-sa spells it
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
-		),
+		)),
 		Action: func(c *cli.Context) error {
 			opts, err := ceOptions(c)
 			if err != nil {

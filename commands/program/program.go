@@ -21,6 +21,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/internal/buildinfo"
 	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/memory"
@@ -67,7 +68,11 @@ func App(name string) *cli.App {
 }
 
 // Main runs the named program on the process's arguments and streams.
-func Main(name string) int {
+func Main(name string) int { return MainArgs(name, os.Args) }
+
+// MainArgs is Main with the program's command line given (args[0] its
+// name): the front command grind runs "grind PROGRAM …" so.
+func MainArgs(name string, args []string) int {
 	tuneGC()
 	memory.TuneGC()
 	removeTempsOnSignal()
@@ -79,7 +84,7 @@ func Main(name string) int {
 		}
 		lines.MaxLine = n
 	}
-	code := Run(name, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	code := Run(name, args, os.Stdin, os.Stdout, os.Stderr)
 	// The kernel closes a process's files only after freeing its memory,
 	// which takes estep most of a millisecond: the program reading our
 	// output through a pipe (mstep after estep) would wait for it.
@@ -168,15 +173,15 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	app.HideHelpCommand = true
 	app.EnableBashCompletion = false
 	app.ExitErrHandler = func(*cli.Context, error) {} // Run decides the exit code
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
-	app.CustomAppHelpTemplate = strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS")
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{withSuggestion(app, err)} }
 	checkFlagFiles(app)
 	checkRequiredFlags(app)
 	addHelpAndVersion(app)
+	groupFlagsInHelp(app)
 	if len(args) == 0 {
 		args = []string{name}
 	}
-	reordered, err := flagsFirst(app, args)
+	reordered, err := prepareArgs(app, args)
 	if err == nil {
 		defer release(app)
 		err = app.Run(reordered)
@@ -201,36 +206,18 @@ func addHelpAndVersion(app *cli.App) {
 	app.HideHelp, app.HideVersion = true, true
 	app.Flags = append(app.Flags,
 		&cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}, // urfave/cli shows it when set
-		&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", DisableDefaultText: true})
+		&cli.BoolFlag{Name: "version", Aliases: []string{"V", "v"}, Usage: "print grind's version, the commit it was built from and the Go release", DisableDefaultText: true})
 	action := app.Action
 	if action == nil {
 		return
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Bool("version") {
-			_, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, Version())
+			_, err := fmt.Fprintf(c.App.Writer, "%s version %s %s\n", c.App.Name, buildinfo.Read(), buildinfo.GoVersion())
 			return err
 		}
 		return action(c)
 	}
-}
-
-// Version is grind's version: the module version the binary was built
-// from (go install …@v1.2.3), else "devel" and the commit when known.
-func Version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "devel " + s.Value[:12]
-		}
-	}
-	return "devel"
 }
 
 // checkRequiredFlags takes the check of required flags from urfave/cli,
@@ -286,48 +273,6 @@ func flagPlaceholder(f cli.Flag) string {
 		}
 	}
 	return name
-}
-
-// flagsFirst moves flags before positional arguments, so that
-// "filterlen 10 -o out.jsonl" works as users expect (urfave/cli stops
-// parsing flags at the first argument). "--" ends the flags.
-func flagsFirst(app *cli.App, args []string) ([]string, error) {
-	takesValue := map[string]bool{}
-	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	flags, positional := []string{args[0]}, []string{}
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			positional = append(positional, args[i+1:]...)
-			i = len(args)
-		case len(a) > 1 && a[0] == '-':
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if !strings.Contains(name, "=") && takesValue[name] {
-				if i+1 == len(args) {
-					// Else the flag would take the first file argument.
-					return nil, Usagef("%s needs a value", a)
-				}
-				i++
-				flags = append(flags, args[i])
-			}
-		default:
-			positional = append(positional, a)
-		}
-	}
-	for _, p := range positional {
-		if len(p) > 1 && p[0] == '-' {
-			flags = append(flags, "--") // a file name that looks like a flag
-			break
-		}
-	}
-	return append(flags, positional...), nil
 }
 
 // usageError is a mistake on the command line rather than in the data.

@@ -102,18 +102,22 @@ func TestReportFromRunDirs(t *testing.T) {
 		// run.json: the command line and the hash of the input.
 		var rec struct {
 			Argv   []string
-			Inputs []string
+			Inputs []struct{ SHA256 string }
 		}
 		rj, err := os.ReadFile(filepath.Join(rd, "run.json"))
 		if err != nil || json.Unmarshal(rj, &rec) != nil || len(rec.Inputs) == 0 {
 			t.Fatalf("run %s: run.json: %v %s", name, err, rj)
 		}
 		prov := between(t, page, "<h3>"+name, "</table>")
-		// argv is the process's (in this test, the test binary's), quoted
-		// so that a shell reads it back word for word.
+		// argv is the command line as typed, quoted so that a shell reads
+		// it back word for word.
 		m := regexp.MustCompile(`<tr><th>command</th><td class="k">([^<]*)</td>`).FindStringSubmatch(prov)
-		if !strings.Contains(prov, "sha256 "+rec.Inputs[0]) || m == nil {
-			t.Fatalf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0], prov)
+		if !strings.Contains(prov, "sha256 "+rec.Inputs[0].SHA256) || m == nil {
+			t.Fatalf("run %s: run.json's input hash %s or command line missing from\n%s", name, rec.Inputs[0].SHA256, prov)
+		}
+		// The grind that ran it, where and when.
+		if !regexp.MustCompile(`<tr><th>grind</th><td class="k">devel \(commit [^)]+\) go1\.[^<]+</td></tr>\s*<tr><th>run</th><td class="k">(on [^,<]+, )?from \d{4}-\d\d-\d\dT[^<]+ to \d{4}-\d\d-\d\dT[^<]+</td></tr>`).MatchString(prov) {
+			t.Errorf("run %s: no grind version, host and times in\n%s", name, prov)
 		}
 		if got := shellWords(html.UnescapeString(m[1])); !slices.Equal(got, rec.Argv) {
 			t.Errorf("run %s: the command %q reads back as %q, run.json's argv is %q", name, m[1], got, rec.Argv)
@@ -281,4 +285,40 @@ func TestReportOtherFamilies(t *testing.T) {
 	if wantErr := noTree + `:1: sentence has no gold "tree" to score brackets against`; code != 1 || !strings.Contains(errs.String(), wantErr) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errs.String(), wantErr)
 	}
+}
+
+// The command report names for an unfinished run continues it: run as
+// given (split as a shell splits it), it finishes the run, whose model
+// is then the uninterrupted run's and which report then scores.
+func TestReportHintResumes(t *testing.T) {
+	dir := t.TempDir()
+	mrg, _ := filepath.Glob("../../examples/treebank/*.mrg")
+	corpus := filepath.Join(dir, "words.jsonl")
+	if err := os.WriteFile(corpus, grind(t, nil, "ptb2deps", mrg...), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	rd := filepath.Join(dir, "hmm run")
+	grind(t, nil, "train-hmm", "--states", "4", "--max-iter", "5", "-q", "--run-dir", rd, corpus, "-o", filepath.Join(dir, "tagged.jsonl"))
+	want, err := os.ReadFile(filepath.Join(rd, "model.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(rd, "model.jsonl")) // as a run killed before its end left it
+
+	page := filepath.Join(dir, "page.html")
+	var errs bytes.Buffer
+	if code := program.Run("report", []string{"report", "-o", page, "--test", corpus, rd}, nil, io.Discard, &errs); code != program.ExitError {
+		t.Fatalf("report on an unfinished run: exit %d, %s", code, errs.String())
+	}
+	m := regexp.MustCompile(`continue it with (.*)\); report scores`).FindStringSubmatch(errs.String())
+	if m == nil {
+		t.Fatalf("report names no command: %s", errs.String())
+	}
+	hint := shellWords(m[1])
+	t.Logf("report's hint: %q", hint)
+	grind(t, nil, hint[0], hint[1:]...)
+	if got, _ := os.ReadFile(filepath.Join(rd, "model.jsonl")); !bytes.Equal(got, want) {
+		t.Error("the run continued as report says does not end with the uninterrupted run's model")
+	}
+	grind(t, nil, "report", "-o", page, "--test", corpus, rd)
 }

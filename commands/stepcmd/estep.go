@@ -2,6 +2,7 @@ package stepcmd
 
 import (
 	"io"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -61,20 +62,23 @@ at most N words do not count); loglik is then Σ log Z over those trees. It
 combines with --hard, --beta, --skew and --delta; the counts' header marks
 the bound, so shards of different bounds do not mix.
    estep --max-depth 1 --max-chunk 3 -m model.jsonl ud15.jsonl | mstep > next.jsonl`,
-		Flags: append(append([]cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			program.ModelFlag(false),
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.StringFlag{Name: "ties", Value: string(dmv.TiesLeft), Usage: "--hard: among equally good best trees take the `RULE`'s: left (grind's deterministic rule), random (one drawn uniformly, seeded by --seed and the sentence's position) or split (all of them, their counts shared equally)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "--ties random: the seed `S` of the draws"},
 			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
+		}, program.InCategory("Annealing",
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
 			&cli.StringFlag{Name: "skew", TakesFile: true, Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
 			&cli.BoolFlag{Name: "split-skew", Usage: "CCM: skewed DA toward the random-split tree distribution (Smith & Eisner 2004 §6): posterior ∝ P(B|s)^β·p̀(B)^(1−β), train-ccm --estimator sda's E-step"},
 			&cli.Float64Flag{Name: "delta", Usage: "Model L: multiply each edge between i and j by e^{`δ`·|i−j|} (δ < 0 prefers short ones)"},
 			&cli.Float64Flag{Name: "seg-beta", DefaultText: "off", Usage: "Model S: sentences are sequences of trees, with weight e^`β` per tree beyond the first"},
+		), program.InCategory(program.PRCategory,
 			&cli.StringFlag{Name: "dual", TakesFile: true, Usage: "posterior regularization: read the dual variables from `FILE` when it exists and write them back, so that a shell loop's projections go on where the last ended (as train-em's do)"},
+		), program.InCategory(program.PRCategory, program.PRFlags()...), program.InCategory(program.DepthCategory, program.DepthFlags()...), []cli.Flag{
 			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
-		}, program.PRFlags()...), program.DepthFlags()...),
+		}),
 		Action: func(c *cli.Context) error {
 			if c.String("model") == "" && !c.Bool("gold") {
 				return program.Usagef("missing -m MODEL")

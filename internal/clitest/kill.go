@@ -52,9 +52,9 @@ func KillAt(t *testing.T, child string, args []string, ready func() bool, timeou
 	return errors.As(cmd.Wait(), &exit) && !exit.Exited()
 }
 
-// Start starts the program args in a child process, as KillAt does,
-// reading stdin and writing its stderr to stderr (nil: none, discarded).
-func Start(t *testing.T, child string, args []string, stdin io.Reader, stderr io.Writer) *exec.Cmd {
+// Command is the child process Start starts, not started yet (for a
+// test that sets its working folder).
+func Command(t *testing.T, child string, args []string) *exec.Cmd {
 	t.Helper()
 	spec, err := json.Marshal(args)
 	if err != nil {
@@ -62,6 +62,14 @@ func Start(t *testing.T, child string, args []string, stdin io.Reader, stderr io
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
+	return cmd
+}
+
+// Start starts the program args in a child process, as KillAt does,
+// reading stdin and writing its stderr to stderr (nil: none, discarded).
+func Start(t *testing.T, child string, args []string, stdin io.Reader, stderr io.Writer) *exec.Cmd {
+	t.Helper()
+	cmd := Command(t, child, args)
 	cmd.Stdin, cmd.Stderr = stdin, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -186,6 +186,10 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 	return t
 }
 
+// DefaultTol is the CCM's stopping threshold: the relative change of
+// the objective.
+const DefaultTol = 1e-6
+
 // SplitSkewed is Tempered(beta, nil) with every constituent of l ≥ 2
 // tokens also weighted (1/(l−1))^(1−β): the E-step under it gives SDA's
 // posterior P(B|s)^β·p̀(B)^(1−β) renormalised, p̀ the random-split tree
@@ -212,7 +216,7 @@ type Options struct {
 	// when 0.
 	MaxIter int
 	// Tol stops EM (a stage) when the objective's relative change falls
-	// below it (1e-6 when 0), or under Stop emloop.Bits its change in
+	// below it (DefaultTol when 0), or under Stop emloop.Bits its change in
 	// bits per token (2^−20 when 0).
 	Tol     float64
 	Stop    emloop.Rule
@@ -267,7 +271,7 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 		opts.MaxIter = 100
 	}
 	if opts.Tol == 0 {
-		opts.Tol = 1e-6
+		opts.Tol = DefaultTol
 		if opts.Stop == emloop.Bits {
 			opts.Tol = emloop.DefaultBitsTol
 		}

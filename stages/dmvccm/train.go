@@ -23,13 +23,17 @@ type Model struct {
 	headChoice, rightFirst bool
 }
 
+// DefaultTol is DMV+CCM's stopping threshold: the relative change of the
+// log-likelihood.
+const DefaultTol = 1e-5
+
 // Options control Train.
 type Options struct {
 	DMVInit   string        // dmv initializer, dmv.InitKM when ""
 	CCMStart  ccm.Start     // ccm.SplitUniform when ""
 	Smoothing ccm.Smoothing // the CCM's; ccm.KleinSmoothing when zero
 	MaxIter   int           // 100 when 0
-	Tol       float64       // relative change of the log-likelihood; 1e-5 when 0
+	Tol       float64       // relative change of the log-likelihood; DefaultTol when 0
 	// Stop, when emloop.Bits, reads Tol as the change of the per-token
 	// cross-entropy in bits instead (2^−20 when 0).
 	Stop    emloop.Rule
@@ -199,7 +203,7 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 		opts.MaxIter = 100
 	}
 	if opts.Tol == 0 {
-		opts.Tol = 1e-5
+		opts.Tol = DefaultTol
 		if opts.Stop == emloop.Bits {
 			opts.Tol = emloop.DefaultBitsTol
 		}

@@ -491,3 +491,28 @@ func TestEMForPRNeverDecreases(t *testing.T) {
 		}
 	}
 }
+
+// A dual is taken back by the same constraint only: a table of rules
+// whatever its file is called (a run resumed from another folder names
+// it from there), never other pairs or settings, nor sparsity.
+func TestSameConstraint(t *testing.T) {
+	pairs := [][2]string{{Root, "VB"}, {"VB", "NN"}}
+	describe := func(name string, pairs [][2]string, share float64) string {
+		return Options{Rules: NewRules(name, pairs), RuleShare: share, RuleCap: DefaultRuleCap}.Describe()
+	}
+	base := describe("rules.txt", pairs, 0.8)
+	for _, tc := range []struct {
+		other string
+		same  bool
+	}{
+		{describe("rules.txt", pairs, 0.8), true},
+		{describe("/home/x/exp (1)/rules.txt", pairs, 0.8), true},
+		{describe("rules.txt", pairs[:1], 0.8), false},
+		{describe("rules.txt", pairs, 0.9), false},
+		{Options{Sigma: 1}.Describe(), false},
+	} {
+		if got := sameConstraint(base, tc.other); got != tc.same {
+			t.Errorf("sameConstraint(%q, %q) = %v", base, tc.other, got)
+		}
+	}
+}

@@ -48,6 +48,19 @@ type State struct {
 	Dual       []float64 `json:"dual"`
 }
 
+// sameConstraint says whether two descriptions are of one constraint: a
+// table of rules is the same whatever its file is called now (a run
+// resumed from another folder names it from there), when its pairs and
+// settings are.
+func sameConstraint(a, b string) bool {
+	if a == b {
+		return true
+	}
+	const rules = "rules "
+	i, j := strings.LastIndex(a, " ("), strings.LastIndex(b, " (")
+	return strings.HasPrefix(a, rules) && strings.HasPrefix(b, rules) && i > 0 && j > 0 && a[i:] == b[j:]
+}
+
 // State is p's state now.
 func (p *Projector) State(corpus string) State {
 	return State{Constraint: p.opts.Describe(), Corpus: corpus, Step: p.solver.step, Dual: p.dual}
@@ -56,7 +69,7 @@ func (p *Projector) State(corpus string) State {
 // Restore takes back a state saved by a projector of the same constraint
 // over the same corpus; where names the state for errors.
 func (p *Projector) Restore(s State, corpus, where string) error {
-	if want := p.opts.Describe(); s.Constraint != want {
+	if want := p.opts.Describe(); !sameConstraint(s.Constraint, want) {
 		return fmt.Errorf("%s: the dual of %q, not of this run's %q", where, s.Constraint, want)
 	}
 	if s.Corpus != corpus {

@@ -102,6 +102,7 @@ type iterView struct {
 // provView is a run directory's record: where the run came from.
 type provView struct {
 	Name, Dir, Program, Command string
+	Grind, Host, Started, Ended string // absent from an older grind's record
 	Inputs                      []fileView
 	Model, Test                 fileView
 	Unknown                     int
@@ -306,38 +307,50 @@ func curveRows(its []format.Iteration) []iterView {
 	return rows
 }
 
-// provenance lays out what run.json says of a run: its inputs are the
-// file arguments and then the files of --model and --test when set (the
-// order the trainers hash them in).
+// provenance lays out what run.json says of a run. An older grind's
+// record has its inputs' hashes alone: they are the file arguments and
+// then the files of --model and --test when set (the order the trainers
+// hashed them in).
 func provenance(name string, p *Provenance) provView {
-	v := provView{Name: name, Dir: p.Dir, Program: p.Info.Program, Command: shellQuote(p.Info.Argv),
+	info := &p.Info
+	v := provView{Name: name, Dir: p.Dir, Program: info.Program, Command: shellQuote(info.Argv),
+		Host: info.Host, Started: info.Started, Ended: info.Ended,
 		Model: fileView{"model", filepath.Join(p.Dir, rundir.Model), p.ModelHash},
 		Test:  fileView{"scored on", p.Test, p.TestHash}, Unknown: p.UnknownTag}
-	paths := append([]string(nil), p.Info.Args...)
-	roles := make([]string, len(paths))
-	for i := range roles {
-		roles[i] = "input"
+	if info.Grind != nil {
+		v.Grind = info.Grind.String() + " " + info.Go
 	}
-	for _, f := range []string{"model", "test"} {
-		if x := p.Info.Flags[f]; x != "" {
-			paths, roles = append(paths, x), append(roles, "--"+f)
+	var paths, roles []string
+	if info.Old() {
+		paths = append(paths, info.Args...)
+		roles = make([]string, len(paths))
+		for i := range roles {
+			roles[i] = "input"
+		}
+		for _, f := range []string{"model", "test"} {
+			if x := info.Flags[f]; x != "" {
+				paths, roles = append(paths, x), append(roles, "--"+f)
+			}
 		}
 	}
-	for i, h := range p.Info.Inputs {
-		v.Trained = v.Trained || h == p.TestHash
-		f := fileView{Role: "input", SHA256: h}
-		if i < len(paths) {
+	for i, in := range info.Inputs {
+		v.Trained = v.Trained || in.SHA256 == p.TestHash
+		f := fileView{Role: "input", Path: in.File, SHA256: in.SHA256}
+		if in.Flag != "" {
+			f.Role = in.Flag
+		}
+		if info.Old() && i < len(paths) {
 			f.Role, f.Path = roles[i], paths[i]
 		}
 		v.Inputs = append(v.Inputs, f)
 	}
-	names := make([]string, 0, len(p.Info.Flags))
-	for k := range p.Info.Flags {
+	names := make([]string, 0, len(info.Flags))
+	for k := range info.Flags {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		v.Flags = append(v.Flags, flagView{k, p.Info.Flags[k]})
+		v.Flags = append(v.Flags, flagView{k, info.Flags[k]})
 	}
 	return v
 }

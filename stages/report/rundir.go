@@ -2,14 +2,12 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -25,20 +23,6 @@ import (
 	"github.com/grind-nlp/grind/stages/tageval"
 )
 
-// RunFile is the run record of a run directory; the trainers write it
-// (package commands, --run-dir) and the report shows it.
-const RunFile = "run.json"
-
-// RunInfo is run.json: the program, its command line, every flag's value
-// and the SHA-256 of every input.
-type RunInfo struct {
-	Program string            `json:"program"`
-	Argv    []string          `json:"argv"`
-	Args    []string          `json:"args"`
-	Flags   map[string]string `json:"flags"`
-	Inputs  []string          `json:"inputs"`
-}
-
 // DirSpec names a run directory and the corpus its model is scored on.
 type DirSpec struct {
 	Name, Dir, Test string
@@ -52,7 +36,7 @@ type DirSpec struct {
 // and what the report did with it.
 type Provenance struct {
 	Dir        string
-	Info       RunInfo
+	Info       rundir.Record
 	ModelHash  string // SHA-256 of model.jsonl
 	Test       string // the corpus decoded
 	TestHash   string
@@ -76,7 +60,10 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder: a run directory is what a trainer's --run-dir writes", dir)
 	}
-	info, err := readRunInfo(dir)
+	info, err := rundir.ReadRecord(dir)
+	if errors.Is(err, rundir.ErrNoRecord) {
+		return nil, fmt.Errorf("%s: no %s: not a run directory (a trainer's --run-dir writes one)", dir, rundir.RecordFile)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +118,10 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 
 // noModel says why run directory dir has no model.jsonl: a Gibbs run
 // keeps samples, not a model, and has none to decode with even when
-// finished; any other run has not finished, and the command that
-// continues it is its own with --run-dir turned into --resume.
-func noModel(dir string, info *RunInfo, log *plotcurve.Series) error {
-	resume := fmt.Sprintf("continue it with %s, from the folder it was started in", shellQuote(resumeArgv(info, dir)))
+// finished; any other run has not finished, and says the command that
+// continues it (or that none can: it read stdin).
+func noModel(dir string, info *rundir.Record, log *plotcurve.Series) error {
+	resume := resumeHint(dir, info)
 	if info.Program == "train-hmm" && info.Flags["estimator"] == "gibbs" {
 		sweeps, _ := strconv.Atoi(info.Flags["max-iter"])
 		done := 0
@@ -151,27 +138,19 @@ func noModel(dir string, info *RunInfo, log *plotcurve.Series) error {
 	return fmt.Errorf("%s: no %s: the run has not finished (%s); report scores finished runs only", dir, rundir.Model, resume)
 }
 
-// resumeArgv is the run's command line with --run-dir DIR turned into
-// --resume DIR (the program refuses to resume with other inputs or flags);
-// a command line without either gets --resume dir added.
-func resumeArgv(info *RunInfo, dir string) []string {
-	argv := append([]string(nil), info.Argv...)
-	if len(argv) == 0 {
-		argv = []string{info.Program}
+// resumeHint is how the unfinished run of dir continues: its program's
+// --resume DIR alone, which takes the rest from run.json (an older
+// grind's record names its inputs relative to the folder the run was
+// started in).
+func resumeHint(dir string, info *rundir.Record) string {
+	if info.NotResumable != "" {
+		return "it cannot be resumed: " + info.NotResumable
 	}
-	for i, a := range argv {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "run-dir" && name != "resume" {
-			continue
-		}
-		if hasValue {
-			argv[i] = "--resume=" + value
-		} else {
-			argv[i] = "--resume"
-		}
-		return argv
+	hint := "continue it with " + shellQuote([]string{info.Program, "--resume", dir})
+	if info.Old() {
+		hint += ", from the folder it was started in"
 	}
-	return append(argv, "--resume", dir)
+	return hint
 }
 
 // readBrackets scores the brackets of a constituent model's parses
@@ -227,35 +206,6 @@ func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
 	t := tageval.Score(sents, tageval.Options{})
 	r.TagScores, r.Tokens = &t, t.Tokens
 	return nil
-}
-
-// readRunInfo reads dir's run.json; a folder without one is not a run
-// directory.
-func readRunInfo(dir string) (*RunInfo, error) {
-	path := filepath.Join(dir, RunFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no %s: not a run directory (a trainer's --run-dir writes one)", dir, RunFile)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var info RunInfo
-	if err := json.Unmarshal(b, &info); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return nil, fmt.Errorf("%s:%d: invalid JSON: %v", path, lineAt(b, syn.Offset), syn)
-		case errors.As(err, &typ):
-			return nil, fmt.Errorf("%s:%d: invalid JSON: field %q: expected %s, found a %s", path, lineAt(b, typ.Offset), typ.Field, typ.Type, typ.Value)
-		}
-		return nil, fmt.Errorf("%s: invalid JSON: %v", path, err)
-	}
-	if info.Program == "" {
-		return nil, fmt.Errorf("%s: no \"program\": not the run record a trainer writes", path)
-	}
-	return &info, nil
 }
 
 // lineAt is the 1-based line of byte offset off in b.
