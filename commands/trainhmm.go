@@ -138,8 +138,6 @@ vectors would need more.`,
 			switch {
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
-			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":
-				return program.Usagef("--save-model: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
 			case ce && o.Order != 1:
 				return program.Usagef("--estimator ce is for the bitag HMM (drop --trigram)")
 			case ce && !(c.Float64("sigma2") > 0):
@@ -148,7 +146,7 @@ vectors would need more.`,
 				return program.Usagef("--nbhd must be trans1, del1ortrans1 or length, not %q", c.String("nbhd"))
 			}
 			if (o.Estimator == hmm.Gibbs || ce) && c.Int("save-every") > 0 {
-				return program.Usagef("--save-every: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
+				return program.Usagef("--save-every: gibbs and ce save their final model only (--save-model)")
 			}
 			if c.Int("save-every") > 0 {
 				if err := checkSaveDir(c, c.String("save-dir")); err != nil {
@@ -186,7 +184,7 @@ vectors would need more.`,
 					return hmm.CheckDictTags(s)
 				}
 			}
-			sents, err := pipeline.ReadSentencesChecked(src, check)
+			sents, err := pipeline.ReadWordSentences(src, check)
 			if err != nil {
 				return err
 			}
@@ -237,8 +235,9 @@ vectors would need more.`,
 				}
 			}
 			var res *hmm.Result
+			var tagger *hmmce.Tagger
 			if ce {
-				res, err = trainHMMCE(c, corpus, o, cem)
+				res, tagger, err = trainHMMCE(c, corpus, o, cem)
 			} else {
 				res, err = hmm.Train(corpus, o)
 			}
@@ -256,13 +255,17 @@ vectors would need more.`,
 				fmt.Fprintf(c.App.ErrWriter, "%s: %d sentences of probability 0 under the model tagged by the fallback (every impossible event at 1e-300)\n", c.App.Name, res.FellBack)
 			}
 			m := &hmm.Model{P: res.Params, States: res.States, Words: corpus.Words, Unseen: res.Unseen, Deficient: o.Estimator == hmm.VB}
-			if rd != nil && res.Params != nil { // gibbs keeps samples, no model
+			if rd != nil {
 				if err := rd.saveModel(func(w io.Writer) error { return hmm.WriteModel(w, m) }); err != nil {
 					return err
 				}
 			}
 			if modelOut != nil {
-				if err := hmm.WriteModel(modelOut, m); err != nil {
+				write := func() error { return hmm.WriteModel(modelOut, m) }
+				if ce {
+					write = func() error { return tagger.Write(modelOut) }
+				}
+				if err := write(); err != nil {
 					return err
 				}
 			}
@@ -279,7 +282,9 @@ vectors would need more.`,
 func newCEModel(c *cli.Context, corpus *hmm.Corpus, k, workers int, limit int64) (*hmmce.Model, error) {
 	m := &hmmce.Model{K: k, V: len(corpus.Words), Workers: pipeline.Workers(workers)}
 	if c.Bool("spelling") {
-		m.Spell, m.F = hmmce.SpellingFeatures(corpus.Words)
+		var names []string
+		m.Spell, names = hmmce.SpellingFeatures(corpus.Words)
+		m.F = len(names)
 	}
 	lengths := make([]int, len(corpus.Sents))
 	for i, s := range corpus.Sents {
@@ -290,8 +295,8 @@ func newCEModel(c *cli.Context, corpus *hmm.Corpus, k, workers int, limit int64)
 
 // trainHMMCE trains the log-linear HMM m by contrastive estimation and
 // tags the corpus by Viterbi, reporting each L-BFGS iteration as
-// o.Progress.
-func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model) (*hmm.Result, error) {
+// o.Progress; the tagger is the trained model with its names.
+func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model) (*hmm.Result, *hmmce.Tagger, error) {
 	states := hmm.StateNames(o.States)
 	if o.Dict != nil {
 		states, m.Allowed = o.Dict.Tags, o.Dict.Allowed
@@ -320,11 +325,15 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Mode
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &hmm.Result{States: states, Tags: make([][]int, len(sents))}
 	for i, x := range sents {
 		res.Tags[i] = m.Viterbi(r.Theta, x)
 	}
-	return res, nil
+	var features []string
+	if m.Spell != nil {
+		_, features = hmmce.SpellingFeatures(corpus.Words)
+	}
+	return res, hmmce.NewTagger(m, r.Theta, states, corpus.Words, features, c.String("nbhd")), nil
 }

@@ -79,11 +79,13 @@ type Options struct {
 
 // Result is a trained model and the training corpus's induced tags.
 type Result struct {
-	// Params are the final weights (nil for Gibbs): probabilities, or for
-	// VB the variational weights exp E[log θ] used for decoding.
+	// Params are the final weights: probabilities, for VB the variational
+	// weights exp E[log θ] used for decoding, for Gibbs the posterior mean
+	// given the kept samples' counts (Space.PosteriorMean); Gibbs decodes
+	// the corpus from its samples, not from these.
 	Params *Params
-	// Unseen is the weight each state gives a word the last M-step never
-	// counted (Model.Unseen; nil for Gibbs).
+	// Unseen is the weight each state gives a word the last M-step (or
+	// Gibbs's posterior mean) never counted (Model.Unseen).
 	Unseen     []float64
 	States     []string
 	Tags       [][]int
@@ -392,5 +394,34 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 		res.Tags[i] = tags
 	}
 	res.Iterations = o.Iterations
+	res.Params, res.Unseen = s.PosteriorMean(meanCounts(c, s, kept), o.AlphaT, o.AlphaE)
 	return res, nil
+}
+
+// meanCounts is the transition and emission counts of the kept samples
+// (each the corpus's states, flat), averaged.
+func meanCounts(c *Corpus, s *Space, kept [][]int32) *Params {
+	sum := NewParams(s)
+	k, k1 := s.K, s.K+1
+	for _, smp := range kept {
+		pos := 0
+		for _, sent := range c.Sents {
+			prev := k
+			for _, w := range sent {
+				t := int(smp[pos])
+				sum.Trans[prev*k1+t]++
+				sum.Emit[int(w)*k+t]++
+				prev = t
+				pos++
+			}
+			sum.Trans[prev*k1+k]++
+		}
+	}
+	n := float64(len(kept))
+	for _, tab := range [][]float64{sum.Trans, sum.Emit} {
+		for i := range tab {
+			tab[i] /= n
+		}
+	}
+	return sum
 }

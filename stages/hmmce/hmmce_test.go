@@ -104,7 +104,9 @@ func tiny(spell bool, seed uint64) (*Model, []float64) {
 	words := []string{"The", "dog-s", "ran", "42", "runs"}
 	m := &Model{K: 3, V: len(words)}
 	if spell {
-		m.Spell, m.F = SpellingFeatures(words)
+		var names []string
+		m.Spell, names = SpellingFeatures(words)
+		m.F = len(names)
 	}
 	r := rand.New(rand.NewPCG(seed, 7))
 	theta := make([]float64, m.Dim())

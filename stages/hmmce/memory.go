@@ -54,3 +54,20 @@ func (m *Model) Check(kind string, lengths []int, limit int64) error {
 		return fmt.Sprintf("contrastive estimation of a %d-state HMM over %d words with %s neighbourhoods", m.K, m.V, kind)
 	}, "use fewer states or a smaller neighbourhood (or leave long sentences out: filterlen)")
 }
+
+// checkTables refuses, before they are made, a tagger's weights (and its
+// dictionary's flags) that would need more than limit bytes: a few
+// records over many words and states could ask for far more than the
+// file holds.
+func (m *Model) checkTables(limit int64) error {
+	k1 := int64(m.K) + 1
+	trans := memory.Mul(k1, k1)
+	if m.Trigram() {
+		trans = memory.Mul(trans, k1)
+	}
+	emit := memory.Mul(int64(m.K), int64(m.V))
+	dim := memory.Add(trans, emit, memory.Mul(int64(m.K), int64(m.F)))
+	return memory.Check(memory.Add(memory.Of(dim, 8), emit), limit, func() string {
+		return fmt.Sprintf("a CE tagger of %d states over %d words", m.K, m.V)
+	}, "")
+}
