@@ -13,6 +13,8 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -85,6 +87,7 @@ vectors would need more.`,
 			&cli.BoolFlag{Name: "viterbi", Usage: "decode the best tagging instead of each token's most probable state"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
 			program.MaxMemoryFlag(),
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, TakesFile: true, Usage: "start from the saved model `FILE` instead of the noisy uniform start (an HMM; for ce an HMM or a CE tagger): Smith & Eisner 2004's labelled initialisation"},
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
@@ -194,6 +197,15 @@ vectors would need more.`,
 			}
 			// The memory of the states, words and sentence lengths, checked
 			// before the dictionary's flags or any table is made.
+			var start *hmmStart
+			if path := c.String("model"); path != "" {
+				if start, err = readStart(c, path, o.Order, ce, limit); err != nil {
+					return err
+				}
+				if !c.IsSet("states") {
+					o.States = start.states()
+				}
+			}
 			k := o.States
 			if c.Int("dict") > 0 {
 				k = hmm.GoldTagCount(corpus)
@@ -226,6 +238,12 @@ vectors would need more.`,
 					return err
 				}
 			}
+			var ceStart []float64
+			if start != nil {
+				if ceStart, err = start.setUp(&o, corpus, cem); err != nil {
+					return err
+				}
+			}
 			prog := newProgress(c, o.Iterations)
 			var logErr error
 			o.Progress = func(it format.Iteration) {
@@ -237,7 +255,7 @@ vectors would need more.`,
 			var res *hmm.Result
 			var tagger *hmmce.Tagger
 			if ce {
-				res, tagger, err = trainHMMCE(c, corpus, o, cem)
+				res, tagger, err = trainHMMCE(c, corpus, o, cem, ceStart)
 			} else {
 				res, err = hmm.Train(corpus, o)
 			}
@@ -296,8 +314,11 @@ func newCEModel(c *cli.Context, corpus *hmm.Corpus, k, workers int, limit int64)
 // trainHMMCE trains the log-linear HMM m by contrastive estimation and
 // tags the corpus by Viterbi, reporting each L-BFGS iteration as
 // o.Progress; the tagger is the trained model with its names.
-func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model) (*hmm.Result, *hmmce.Tagger, error) {
+func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model, theta0 []float64) (*hmm.Result, *hmmce.Tagger, error) {
 	states := hmm.StateNames(o.States)
+	if o.Names != nil {
+		states = o.Names
+	}
 	if o.Dict != nil {
 		states, m.Allowed = o.Dict.Tags, o.Dict.Allowed
 	}
@@ -312,7 +333,7 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Mode
 	var prev float64
 	r, err := hmmce.Train(m, sents, hmmce.Options{
 		Kind: c.String("nbhd"), Sigma2: c.Float64("sigma2"), MaxIter: o.Iterations, Tol: o.Tol,
-		Seed: o.Seed, Noise: o.Noise,
+		Seed: o.Seed, Noise: o.Noise, Start: theta0,
 		Observe: func(iter int, obj float64) {
 			it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj),
 				CrossEntropy: format.Real((0 - obj) / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
@@ -336,4 +357,98 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Mode
 		_, features = hmmce.SpellingFeatures(corpus.Words)
 	}
 	return res, hmmce.NewTagger(m, r.Theta, states, corpus.Words, features, c.String("nbhd")), nil
+}
+
+// hmmStart is -m, the saved model training starts from (Smith & Eisner
+// 2004 §4.3 and §5: a model of labelled data as EM's θ₀, or SDA's, which
+// skews towards it): an HMM, or for --estimator ce an HMM or a CE tagger.
+type hmmStart struct {
+	path   string
+	hmm    *hmm.Model
+	tagger *hmmce.Tagger
+}
+
+// readStart reads the start model and refuses one of another kind than
+// the run's: another family, another order, another number of states
+// than --states (when given; otherwise the model's is the run's), a CE
+// tagger for an estimator other than ce, spelling weights for a run
+// without --spelling.
+func readStart(c *cli.Context, path string, order int, ce bool, limit int64) (*hmmStart, error) {
+	variant := map[int]string{1: "bitag", 2: "trigram"}
+	st := &hmmStart{path: path}
+	switch kind := family.HeaderFamily(path); kind {
+	case hmmce.Family:
+		if !ce {
+			return nil, fmt.Errorf("%s: a CE tagger (family %s): it starts --estimator ce only; the other estimators start from an HMM model (family hmm)", path, kind)
+		}
+		t, err := hmmce.ReadTagger(path, limit)
+		if err != nil {
+			return nil, err
+		}
+		if o := map[bool]int{false: 1, true: 2}[t.M.Trigram()]; o != order {
+			return nil, fmt.Errorf("%s: a %s CE tagger, and this run is %s (--trigram)", path, variant[o], variant[order])
+		}
+		if t.Features != nil && !c.Bool("spelling") {
+			return nil, fmt.Errorf("%s: a CE tagger with spelling weights, and this run has none (--spelling)", path)
+		}
+		st.tagger = t
+	case hmm.Family, "":
+		m, err := hmm.ReadModel(path, limit)
+		if err != nil {
+			return nil, err
+		}
+		if m.P.Order != order {
+			return nil, fmt.Errorf("%s: a %s HMM, and this run is %s (--trigram)", path, variant[m.P.Order], variant[order])
+		}
+		st.hmm = m
+	default:
+		return nil, fmt.Errorf("%s: a %s model, not an HMM: train-hmm -m starts from an HMM model (family hmm; hmmce for --estimator ce)", path, kind)
+	}
+	if k := st.states(); c.IsSet("states") && k != c.Int("states") && c.Int("dict") == 0 {
+		return nil, fmt.Errorf("%s: a model of %d states, and --states is %d", path, k, c.Int("states"))
+	}
+	return st, nil
+}
+
+func (st *hmmStart) names() []string {
+	if st.hmm != nil {
+		return st.hmm.States
+	}
+	return st.tagger.States
+}
+
+func (st *hmmStart) states() int { return len(st.names()) }
+
+// setUp makes the start over the corpus (and the dictionary of o): for
+// the HMM estimators o.Start and o.Names, for ce the start weights over
+// m's layout — an HMM's log probabilities (clamped at ce.MinWeight, as
+// train-ce starts from a DMV model), or a CE tagger's weights by name (a
+// word or feature it lacks at 0). Under --dict the model's states must be
+// the dictionary's tags.
+func (st *hmmStart) setUp(o *hmm.Options, corpus *hmm.Corpus, m *hmmce.Model) ([]float64, error) {
+	names := st.names()
+	var allowed []bool
+	if o.Dict != nil {
+		if !slices.Equal(names, o.Dict.Tags) {
+			return nil, fmt.Errorf("%s: its states are not the tag dictionary's %d tags (--dict: the gold tags, sorted)", st.path, len(o.Dict.Tags))
+		}
+		allowed = o.Dict.Allowed
+	} else if len(names) != o.States {
+		return nil, fmt.Errorf("%s: a model of %d states, and the run has %d", st.path, len(names), o.States)
+	}
+	o.Names = names
+	if st.hmm != nil {
+		p, err := st.hmm.StartOn(corpus, allowed)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			o.Start = p
+			return nil, nil
+		}
+		theta := make([]float64, m.Dim())
+		m.SetFromProbs(theta, p.Trans, p.Emit, ce.MinWeight)
+		return theta, nil
+	}
+	return m.StartFrom(st.tagger, corpus.Words), nil
 }

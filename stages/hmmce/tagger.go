@@ -476,3 +476,45 @@ func (t *Tagger) CheckDecode(sents []*format.Sentence, workers int, limit int64)
 		return fmt.Sprintf("decoding with a CE tagger of %d states over %d words", m.K, m.V)
 	}, "")
 }
+
+// SetFromProbs writes into theta the log of an HMM's probabilities laid
+// out as stages/hmm's (transitions by context then next state, emissions
+// by word then state), each clamped below at floor (log 0 cannot be
+// optimised); spelling weights are left as they are.
+func (m *Model) SetFromProbs(theta, trans, emit []float64, floor float64) {
+	for i, p := range trans {
+		theta[i] = math.Max(math.Log(p), floor)
+	}
+	for w := 0; w < m.V; w++ {
+		for t := 0; t < m.K; t++ {
+			theta[m.emit(t, w)] = math.Max(math.Log(emit[w*m.K+t]), floor)
+		}
+	}
+}
+
+// StartFrom is the weight vector of m (over words) with the tagger's
+// weights, matched by name: transitions as they are (m has the tagger's
+// order and states), a word's emissions and a spelling feature's weights
+// where the tagger has them, 0 elsewhere.
+func (m *Model) StartFrom(t *Tagger, words []string) []float64 {
+	theta := make([]float64, m.Dim())
+	copy(theta, t.Theta[:t.M.transLen()])
+	for w, word := range words {
+		if i, ok := t.index[word]; ok {
+			for s := 0; s < m.K; s++ {
+				theta[m.emit(s, w)] = t.Theta[t.M.emit(s, i)]
+			}
+		}
+	}
+	if m.Spell != nil {
+		_, names := SpellingFeatures(words)
+		for f, name := range names {
+			if i, ok := t.feature[name]; ok {
+				for s := 0; s < m.K; s++ {
+					theta[m.spell(s, f)] = t.Theta[t.M.spell(s, i)]
+				}
+			}
+		}
+	}
+	return theta
+}
