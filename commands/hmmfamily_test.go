@@ -91,7 +91,7 @@ func TestCETaggerFile(t *testing.T) {
 	}
 	os.WriteFile(corpus, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	os.WriteFile(raw, []byte(strings.Join(rawLines, "\n")+"\n"), 0o644)
-	for _, flags := range [][]string{{}, {"--spelling"}, {"--spelling", "--dict", "2"}} {
+	for _, flags := range [][]string{{}, {"--spelling"}, {"--spelling", "--dict", "2"}, {"--trigram", "--spelling"}, {"--trigram", "--dict", "1"}} {
 		model := filepath.Join(dir, "ce.jsonl")
 		args := append([]string{"train-hmm", "--quiet", "--states", "3", "--estimator", "ce", "--noise", "0.1", "--max-iter", "10"}, flags...)
 		trained := run(t, nil, append(args, "--save-model", model, corpus)...)

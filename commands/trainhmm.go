@@ -45,10 +45,11 @@ every E-step is forward–backward, deterministic for any --workers):
   gibbs  collapsed pointwise Gibbs sampling (bitag), --iter sweeps,
          temperature from --temp0 down to 1, decoded from the last
          --samples sweeps
-  ce     contrastive estimation of a log-linear bitag HMM over the word
-         neighbourhood --nbhd (trans1, del1ortrans1, length), optional
-         --spelling features and a Gaussian prior (--sigma2); L-BFGS for
-         --max-iter iterations from weights U[0, --noise); Viterbi decoding
+  ce     contrastive estimation of a log-linear HMM (bitag, or --trigram
+         Smith's §4.7 tagger) over the word neighbourhood --nbhd (trans1,
+         del1ortrans1, length), optional --spelling features and a
+         Gaussian prior (--sigma2); L-BFGS for --max-iter iterations from
+         weights U[0, --noise); Viterbi decoding
 Decoding is each token's most probable state, or --viterbi.
 
 --run-dir DIR records the run (em, map, da, sda, vb, gibbs: run.json,
@@ -141,8 +142,6 @@ vectors would need more.`,
 			switch {
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
-			case ce && o.Order != 1:
-				return program.Usagef("--estimator ce is for the bitag HMM (drop --trigram)")
 			case ce && !(c.Float64("sigma2") > 0):
 				return program.Usagef("--sigma2 must be > 0 (inf: no prior)")
 			case ce && c.String("nbhd") != nbhd.Trans1 && c.String("nbhd") != nbhd.Del1OrTrans1 && c.String("nbhd") != nbhd.Length:
@@ -299,6 +298,9 @@ vectors would need more.`,
 // limit bytes.
 func newCEModel(c *cli.Context, corpus *hmm.Corpus, k, workers int, limit int64) (*hmmce.Model, error) {
 	m := &hmmce.Model{K: k, V: len(corpus.Words), Workers: pipeline.Workers(workers)}
+	if c.Bool("trigram") {
+		m.Order = 2
+	}
 	if c.Bool("spelling") {
 		var names []string
 		m.Spell, names = hmmce.SpellingFeatures(corpus.Words)

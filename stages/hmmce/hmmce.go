@@ -66,6 +66,21 @@ func (m *Model) contexts() int {
 
 func (m *Model) transLen() int { return m.contexts() * (m.K + 1) }
 
+// isTrans says whether weight i (< transLen) is a transition's: not the
+// empty string's (boundary to boundary), not from a context that never
+// occurs (a tag, then the boundary).
+func (m *Model) isTrans(i int) bool {
+	k, k1 := m.K, m.K+1
+	ctx, next := i/k1, i%k1
+	if !m.Trigram() {
+		return ctx != k || next != k
+	}
+	if ctx%k1 == k && ctx/k1 != k {
+		return false
+	}
+	return ctx != k*k1+k || next != k
+}
+
 // trans is the index of the transition from context from (a previous tag,
 // or a pair of them a·(K+1) + b) to tag to (K: stop).
 func (m *Model) trans(from, to int) int { return from*(m.K+1) + to }
@@ -146,8 +161,13 @@ func Neighbourhood(kind string, x []int, v int) (*dmv.Lattice, error) {
 // potential overflows. (A transition more than ~700 nats below the
 // largest one underflows to 0; CE's weights stay far from that.)
 type potentials struct {
-	K      int
-	trans  []float64 // (K+1)×(K+1), row = previous tag, column K = stop; [B][B] = 0 (no empty string)
+	K       int
+	trigram bool
+	// trans is (K+1)×(K+1), row = previous tag, column K = stop, or for
+	// the trigram model (K+1)²×(K+1), row = the context of two tags;
+	// 0 where there is no transition (the empty string's, from a context
+	// that never occurs).
+	trans  []float64
 	maxT   float64
 	emit   []float64 // V×K word-major; 0 where the dictionary forbids the tag
 	maxLoc []float64 // per word; −Inf when every tag is forbidden
@@ -155,16 +175,16 @@ type potentials struct {
 
 func (m *Model) potentials(theta []float64) *potentials {
 	K := m.K
-	p := &potentials{K: K, trans: make([]float64, (K+1)*(K+1)), maxT: math.Inf(-1),
+	p := &potentials{K: K, trigram: m.Trigram(), trans: make([]float64, m.transLen()), maxT: math.Inf(-1),
 		emit: make([]float64, m.V*K), maxLoc: make([]float64, m.V)}
-	tr := theta[:(K+1)*(K+1)]
+	tr := theta[:m.transLen()]
 	for i, v := range tr {
-		if i != m.trans(K, K) {
+		if m.isTrans(i) {
 			p.maxT = math.Max(p.maxT, v)
 		}
 	}
 	for i, v := range tr {
-		if i != m.trans(K, K) {
+		if m.isTrans(i) {
 			p.trans[i] = math.Exp(v - p.maxT)
 		}
 	}
@@ -197,7 +217,7 @@ type counts struct {
 }
 
 func newCounts(m *Model) *counts {
-	return &counts{trans: make([]float64, (m.K+1)*(m.K+1)), emit: make([]float64, m.V*m.K)}
+	return &counts{trans: make([]float64, m.transLen()), emit: make([]float64, m.V*m.K)}
 }
 
 // addTo adds the counts to the gradient: transitions times their
@@ -311,6 +331,9 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 // every arc leaving it likewise), so the cost is O(states·K² + arcs·K);
 // previous tags of weight 0 (a dictionary's) are skipped.
 func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) float64 {
+	if p.trigram {
+		return w.logZ2(p, l, c, scale)
+	}
 	K, S := p.K, l.States()
 	B, K1 := K, K+1
 	inf := math.Inf(-1)
@@ -532,8 +555,11 @@ func (m *Model) Objective(theta []float64, sents [][]int, nbhds []*dmv.Lattice, 
 	return f
 }
 
-// Viterbi is the best tagging of x.
+// Viterbi is the best tagging of x (ties to the lowest tags).
 func (m *Model) Viterbi(theta []float64, x []int) []int {
+	if m.Trigram() {
+		return m.viterbi2(theta, x)
+	}
 	K, n := m.K, len(x)
 	B := K
 	score := make([][]float64, n)
