@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,5 +147,41 @@ func TestHMMStartFromModel(t *testing.T) {
 		if bytes.Count(out, []byte("\n")) != 3 || !bytes.Contains(out, []byte(`"tags":["s`)) {
 			t.Errorf("%s from a model: %s", est, out)
 		}
+	}
+}
+
+// select-model --by contrast ranks CE taggers (and HMM models, mixed
+// families refused) by their contrastive objective on dev text of raw
+// words: the rows' values are higher first, and a tagger trained longer
+// on the same text under that neighbourhood scores above its start.
+func TestSelectCETaggersByContrast(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c.jsonl")
+	dev := filepath.Join(dir, "dev.jsonl")
+	os.WriteFile(corpus, []byte(strings.Join([]string{
+		`{"words":["the","dog","runs"]}`, `{"words":["a","big","dog","sees","the","cat"]}`,
+		`{"words":["it","runs"]}`, `{"words":["the","cat","sees","it"]}`, `{"words":["a","dog","sees","a","cat"]}`,
+	}, "\n")+"\n"), 0o644)
+	os.WriteFile(dev, []byte(`{"words":["the","cat","runs"]}`+"\n"+`{"words":["a","dog","sees","the","zebra"]}`+"\n"), 0o644)
+	var models []string
+	for _, iters := range []string{"1", "30"} {
+		m := filepath.Join(dir, "ce"+iters+".jsonl")
+		run(t, nil, "train-hmm", "-q", "--states", "3", "--estimator", "ce", "--nbhd", "trans1", "--noise", "0.1", "--max-iter", iters, "--save-model", m, corpus)
+		models = append(models, m)
+	}
+	out := run(t, nil, append([]string{"select-model", "-q", "--json", "--by", "contrast", "--nbhd", "trans1", "--dev", dev}, models...)...)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "ce30.jsonl") || !strings.Contains(lines[0], `"contrast":`) {
+		t.Fatalf("ranking:\n%s", out)
+	}
+	hmmModel := filepath.Join(dir, "hmm.jsonl")
+	run(t, nil, "train-hmm", "-q", "--states", "3", "--save-model", hmmModel, corpus)
+	var errs bytes.Buffer
+	args := []string{"select-model", "--by", "contrast", "--dev", dev, models[0], hmmModel}
+	if code := program.Run(args[0], args, nil, io.Discard, &errs); code != 1 || !strings.Contains(errs.String(), "one family at a time") {
+		t.Errorf("mixed families: exit %d, %s", code, errs.String())
+	}
+	if out := run(t, nil, "select-model", "-q", "--by", "contrast", "--nbhd", "trans1", "--dev", dev, hmmModel); !strings.Contains(string(out), "contrast") {
+		t.Errorf("an HMM model by contrast:\n%s", out)
 	}
 }

@@ -94,3 +94,10 @@ func (h hmmceModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence)
 func (h hmmceModel) CheckMemory(sents []*format.Sentence, workers int, _ bool, limit int64) error {
 	return h.t.CheckDecode(sents, workers, limit)
 }
+
+// Contrast is the tagger's contrastive objective on the sentences of c,
+// a word it never saw weighted as Extend does.
+func (h hmmceModel) Contrast(cor family.Corpus, kind string, workers int) (float64, error) {
+	c := cor.(*hmmceCorpus)
+	return hmmce.Contrast(c.m, c.theta, c.ids, kind, workers)
+}

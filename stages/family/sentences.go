@@ -273,3 +273,13 @@ type Scorer interface {
 	// family gives them no probability of their own to report.
 	Unseen(c Corpus) (tokens, types int, what string)
 }
+
+// Contraster is what select-model asks of a Model to rank it by Smith's
+// contrastive objective (--by contrast): the taggers' (the HMM's, the CE
+// tagger's), the DMV's being ranked by its own code.
+type Contraster interface {
+	// Contrast is Σ log Z(x) − log Z(N(x)) over the sentences of c under
+	// the word neighbourhood kind, without a prior; the same for any
+	// number of workers.
+	Contrast(c Corpus, kind string, workers int) (float64, error)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/eventio"
 	"github.com/grind-nlp/grind/stages/memory"
 )
@@ -517,4 +518,20 @@ func (m *Model) StartFrom(t *Tagger, words []string) []float64 {
 		}
 	}
 	return theta
+}
+
+// Contrast is the contrastive objective Σ log Z(x) − log Z(N(x)) of the
+// sentences (word ids of m) under the neighbourhood kind, without a
+// prior: Smith's unsupervised selection of CE models on dev text.
+func Contrast(m *Model, theta []float64, sents [][]int, kind string, workers int) (float64, error) {
+	nb := make([]*dmv.Lattice, len(sents))
+	for i, x := range sents {
+		var err error
+		if nb[i], err = Neighbourhood(kind, x, m.V); err != nil {
+			return 0, err
+		}
+	}
+	mw := *m
+	mw.Workers = workers
+	return mw.Objective(theta, sents, nb, 0, nil), nil
 }
