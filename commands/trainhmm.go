@@ -31,10 +31,14 @@ func trainHMMApp() *cli.App {
 		Description: `Trains a bitag (or --trigram) HMM on the words of the sentences and writes
 the same sentences with the induced states in "tags" ("s0" … "s(K−1)", or the
 gold tags with --dict) and the reference tags in "gold_tags", ready for
-score-tags. --save-model also writes the model (family hmm) for tag -m,
-decode -m and estep -m, whose estep | mstep loop is this one's EM.
+score-tags; sentences need words, tags are optional (raw text). --save-model
+also writes the model, for tag -m and decode -m: an HMM (family hmm, also
+for estep -m, whose estep | mstep loop is this one's EM; gibbs: the
+posterior mean given the kept samples' counts), or ce's log-linear
+weights (family hmmce). -m MODEL starts from a saved model instead of
+the noisy uniform start (Smith & Eisner 2004's labelled initialisation).
 
-Estimators (all start from a uniform model with --noise, seeded by --seed;
+Estimators (all start from a uniform model with --noise, seeded by --seed, or -m;
 every E-step is forward–backward, deterministic for any --workers):
   em     Baum–Welch; M-steps add --lambda (default 0)
   map    EM with add-λ M-steps (--lambda, default 1 here when not given)
@@ -62,6 +66,8 @@ Examples:
    train-hmm --estimator vb --alpha-trans 0.1 --alpha-emit 0.1 brown.jsonl -o tagged.jsonl
    train-hmm --trigram --dict 1 --estimator da --lambda 0.1 corpus.jsonl | score-tags
    train-hmm --states 1000 --max-memory 8G brown.jsonl -o tagged.jsonl
+   train-hmm --estimator gibbs --save-model g.jsonl train.jsonl > /dev/null; tag -m g.jsonl test.jsonl
+   train-hmm --trigram --dict 1 -m labelled.jsonl --estimator sda unlabelled.jsonl
 
 --max-memory SIZE (default 1G) refuses, before any table is made, a run whose
 tables ((K+1)² transitions, (K+1)³ trigram, V·K emissions) and forward–backward
@@ -73,13 +79,13 @@ vectors would need more.`,
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "ce: the word neighbourhood `KIND`, trans1, del1ortrans1 or length"},
 			&cli.BoolFlag{Name: "spelling", Usage: "ce: add spelling features (1–3-character suffixes, initial capital, hyphen, digit) conjoined with the tag"},
 			&cli.Float64Flag{Name: "sigma2", Value: math.Inf(1), Usage: "ce: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
-			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs)"},
+			&cli.IntFlag{Name: "max-iter", Aliases: []string{"iter"}, Value: 100, Usage: "`N` iterations (per stage for da/sda; sweeps for gibbs, whose default is 2000)"},
 			&cli.Float64Flag{Name: "tol", Usage: "stop when the objective's relative change is below `T` (0: run every iteration)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the start (and of the sampler)"},
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "the start's `NOISE`: each weight times 1 + noise·U[0,1) before normalising"},
 			&cli.Float64Flag{Name: "lambda", Usage: "add-`λ` smoothing of every M-step (map: 1 unless given)"},
 			&cli.Float64Flag{Name: "alpha-trans", Value: 0.1, Usage: "Dirichlet hyperparameter `α` of transition rows (vb, gibbs)"},
-			&cli.Float64Flag{Name: "alpha-emit", Value: 0.1, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
+			&cli.Float64Flag{Name: "alpha-emit", Value: 0.0001, Usage: "Dirichlet hyperparameter `α′` of emission rows (vb, gibbs)"},
 			&cli.Float64Flag{Name: "beta0", Value: 0.01, Usage: "da/sda: the first stage's `β₀`"},
 			&cli.Float64Flag{Name: "gamma", Aliases: []string{"beta-growth"}, Value: 1.5, Usage: "da/sda: β ← min(1, `γ`·β) between stages"},
 			&cli.Float64Flag{Name: "temp0", Value: 1, Usage: "gibbs: starting temperature `T` (1: no annealing)"},
@@ -90,7 +96,7 @@ vectors would need more.`,
 			program.MaxMemoryFlag(),
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, TakesFile: true, Usage: "start from the saved model `FILE` instead of the noisy uniform start (an HMM; for ce an HMM or a CE tagger): Smith & Eisner 2004's labelled initialisation"},
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
-			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
+			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model to `FILE`, for tag and decode (family hmm, also for estep; ce: hmmce)"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
@@ -114,8 +120,12 @@ vectors would need more.`,
 			if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
 				return program.Usagef("--beta0, --gamma: %v", err)
 			}
-			if c.Int("samples") > c.Int("max-iter") {
-				return program.Usagef("--samples %d: more sweeps than --max-iter %d makes", c.Int("samples"), c.Int("max-iter"))
+			iterations := c.Int("max-iter")
+			if hmm.Estimator(c.String("estimator")) == hmm.Gibbs && !c.IsSet("max-iter") {
+				iterations = GibbsSweeps
+			}
+			if c.Int("samples") > iterations {
+				return program.Usagef("--samples %d: more sweeps than --max-iter %d makes", c.Int("samples"), iterations)
 			}
 			limit, err := program.MaxMemory(c)
 			if err != nil {
@@ -123,7 +133,7 @@ vectors would need more.`,
 			}
 			o := hmm.Options{
 				Order: 1, States: c.Int("states"), Estimator: hmm.Estimator(c.String("estimator")),
-				Iterations: c.Int("max-iter"), Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
+				Iterations: iterations, Tol: c.Float64("tol"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
 				Lambda: c.Float64("lambda"), AlphaT: c.Float64("alpha-trans"), AlphaE: c.Float64("alpha-emit"),
 				Beta0: c.Float64("beta0"), BetaGrowth: c.Float64("gamma"), Temp0: c.Float64("temp0"),
 				Samples: c.Int("samples"), Viterbi: c.Bool("viterbi"), Workers: c.Int("workers"),
@@ -194,8 +204,6 @@ vectors would need more.`,
 			if err != nil {
 				return err
 			}
-			// The memory of the states, words and sentence lengths, checked
-			// before the dictionary's flags or any table is made.
 			var start *hmmStart
 			if path := c.String("model"); path != "" {
 				if start, err = readStart(c, path, o.Order, ce, limit); err != nil {
@@ -205,6 +213,8 @@ vectors would need more.`,
 					o.States = start.states()
 				}
 			}
+			// The memory of the states, words and sentence lengths, checked
+			// before the dictionary's flags or any table is made.
 			k := o.States
 			if c.Int("dict") > 0 {
 				k = hmm.GoldTagCount(corpus)
@@ -292,6 +302,15 @@ vectors would need more.`,
 		},
 	}
 }
+
+// GibbsSweeps is the sampler's default number of sweeps: the defaults
+// of vb and gibbs (with --alpha-trans 0.1 and --alpha-emit 0.0001, values
+// of Johnson 2007's grid) beat em's on the PTB sample's words on both
+// 1-to-1 and VI, as Johnson found for VB, and the sampler needs far more
+// sweeps than EM iterations for that (Gao & Johnson 2008 ran every
+// estimator "for at least 1,000 iterations, as Johnson (2007) showed that
+// some estimators require many iterations to converge"). README, train-hmm.
+const GibbsSweeps = 2000
 
 // newCEModel is the log-linear HMM of k states over the corpus's words
 // (and spelling features), refused when training it would need more than
