@@ -601,8 +601,8 @@ func allZero(xs []float64) bool {
 // value, or 1 by every state when those are all 0 (as Extend does) —
 // with each row renormalised over what the space (a tag dictionary's
 // allowed) lets it emit or reach; the model of a run on c itself (its
-// words, in order, and its dictionary) is taken as it is. m must have the order and the states
-// of the space.
+// words, in order, and its dictionary) is taken as it is. m must have
+// the order and the states of the space.
 func (m *Model) StartOn(c *Corpus, allowed []bool) (*Params, error) {
 	s, err := NewSpace(m.P.Order, m.P.K, len(c.Words), allowed)
 	if err != nil {
