@@ -43,7 +43,7 @@ km and zero (default preset: 4; quick 2, full 16) — are constrained by
 UD's content-head principle (no function word heads a dependency, in 95%
 of them: --rules content-heads) and trained on the sentences of at most
 --max-len words; the one of the highest dev likelihood is chosen. -o is
-then a directory: DIR/tagger.jsonl (tag-classes -m applies it
+then a directory: DIR/tagger.jsonl (tag -m applies it
 to new text), DIR/model.jsonl (decode -m parses the tagged text) and
 DIR/report.txt.
 
@@ -56,7 +56,7 @@ Examples:
    induce --train train.jsonl --dev dev.jsonl --save-dir runs -o model.jsonl
    select-model --dev annotated-dev.jsonl runs/*.jsonl     # what 20 annotated sentences would pick
    induce --words --train train.jsonl --dev dev.jsonl -o xx    # raw words: xx/tagger.jsonl, xx/model.jsonl
-   tag-classes -m xx/tagger.jsonl test.jsonl | decode -m xx/model.jsonl | score`,
+   tag -m xx/tagger.jsonl test.jsonl | decode -m xx/model.jsonl | score`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "train", Required: true, TakesFile: true, Usage: "the unannotated training sentences `FILE`"},
 			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},

@@ -90,7 +90,10 @@ func TestInduceWords(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}
 	}
-	tagged := run(t, nil, "tag-classes", "-q", "-m", filepath.Join(a, "tagger.jsonl"), noGold)
+	tagged := run(t, nil, "tag", "-q", "-m", filepath.Join(a, "tagger.jsonl"), noGold)
+	if !bytes.Equal(tagged, run(t, nil, "tag-classes", "-q", "-m", filepath.Join(a, "tagger.jsonl"), noGold)) {
+		t.Error("tag -m and tag-classes -m tag otherwise with induce --words's tagger")
+	}
 	if !bytes.Contains(tagged, []byte(`"w:`)) {
 		t.Error("the tagger gives no function word a class of its own")
 	}

@@ -52,8 +52,11 @@ model's unseen_word weight — counted on stderr); --by accuracy is bracket
 F1 of the CCM's brackets against the dev "tree", DMV+CCM's directed
 accuracy under --root when every dev sentence has gold heads (else its
 bracket F1), or the HMM tags' many-to-1 against the gold tags (tag
-accuracy when the states are tag names, as with --dict). --by contrast is
-the DMV's.
+accuracy when the states are tag names, as with --dict). --by contrast
+ranks HMM and CE tagger (hmmce) models too: the contrastive objective of
+the dev sentences' words (no tags needed) under --nbhd (trans1,
+del1ortrans1 or length: the one the taggers were trained with), an HMM as
+its log probabilities; a CE tagger has no likelihood.
 
 --dev-sentences N keeps only the first N dev sentences: supervised selection
 with a few annotated sentences (Smith 2006, §8.6: 10 to 100 are enough).
@@ -80,6 +83,7 @@ Examples:
    select-model --dev dev.jsonl --by likelihood runs/*/*.jsonl --json | head -1
    select-model --dev dev.jsonl --dev-sentences 20 runs/*/*.jsonl    # 20 annotated
    select-model --dev dev.jsonl --by contrast --nbhd del1ortrans1 ce/*.jsonl
+   select-model --dev words.jsonl --by contrast --nbhd trans1 ce-tagger-*.jsonl
    select-model --dev dev.jsonl --by rules --rules ud1 runs/*.jsonl     # universal rules
    select-model --dev dev.jsonl --by bound vb-*/model.jsonl --best vb.jsonl
    train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null

@@ -7,30 +7,44 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/stages/classes"
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/hmmce"
 )
 
 func init() { program.Register("tag", tagApp) }
 
 func tagApp() *cli.App {
 	return &cli.App{
-		Usage:     "tag sentences with an HMM model: induced states in tags, the reference in gold_tags",
-		UsageText: "tag -m MODEL [--viterbi] [options] [FILE...]",
-		Description: `Writes each sentence with the model's states in "tags" and the reference tags
-in "gold_tags" (the input's gold_tags when it has them, else its tags), so that
-tag | score-tags works in one pipe. Decoding is each token's most probable
-state (as train-hmm's default), or --viterbi the most probable tagging. A word
-the model never saw takes its unseen_word weights (README, Records). It is
-decode -m with the HMM's defaults, and takes HMM models only.
+		Usage:     "tag sentences with a saved tagger (HMM, CE or class model): its states in tags, the reference in gold_tags",
+		UsageText: "tag -m MODEL [--viterbi] [--prefix N] [options] [FILE...]",
+		Description: `Writes each sentence with the tagger's states in "tags" and the reference
+tags in "gold_tags" (the input's gold_tags when it has them, else its tags),
+so that tag | score-tags works in one pipe. Sentences need words; tags are
+optional (raw text). The model's header says what it is:
+
+   hmm      train-hmm --save-model (every estimator but ce) or mstep:
+            each token's most probable state (as train-hmm's default), or
+            --viterbi the most probable tagging; a word the model never
+            saw takes its unseen_word weights (README, Records)
+   hmmce    train-hmm --estimator ce --save-model: the Viterbi tagging, as
+            train-hmm's own (--viterbi is implied); a word the tagger never
+            saw has emission weight 0 and its spelling features' weights
+   classes  train-classes --save-model: each word's class, as tag-classes
+            (--prefix N: a Brown class's first N bits)
 
 Examples:
    train-hmm --states 45 --save-model hmm.jsonl train.jsonl > /dev/null
-   tag -m hmm.jsonl test.jsonl | score-tags`,
+   tag -m hmm.jsonl test.jsonl | score-tags
+   train-hmm --estimator ce --spelling --save-model ce.jsonl train.jsonl > /dev/null
+   tag -m ce.jsonl test.jsonl -o test.tagged.jsonl
+   tag -m brown.jsonl --prefix 4 test.jsonl | score-tags`,
 		Flags: []cli.Flag{
 			program.ModelFlag(true),
-			&cli.BoolFlag{Name: "viterbi", Usage: "the most probable tagging instead of each token's most probable state"},
+			&cli.BoolFlag{Name: "viterbi", Usage: "hmm: the most probable tagging instead of each token's most probable state"},
+			&cli.IntFlag{Name: "prefix", Usage: "classes (Brown): each class's first `N` bits (a coarser class); 0 the whole path"},
 			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -38,12 +52,22 @@ Examples:
 			if err := program.CheckModelFiles(model); err != nil {
 				return err
 			}
-			if err := program.CheckWorkers(c); err != nil {
+			if err := program.First(program.CheckWorkers(c), program.CheckInt(c, "prefix", 0)); err != nil {
 				return err
 			}
 			limit, err := program.MaxMemory(c)
 			if err != nil {
 				return err
+			}
+			kind := family.HeaderFamily(model)
+			switch {
+			case kind == classes.Family:
+				if c.Bool("viterbi") {
+					return program.Usagef("--viterbi is for HMM models: a class model tags each word by its class")
+				}
+				return tagWithClasses(c, model)
+			case c.IsSet("prefix"):
+				return program.Usagef("--prefix is for class models (Brown's classes are paths); %s is not one", model)
 			}
 			// A file whose header names another family is named so; any
 			// other that is no HMM model (missing, a corpus, no header) is
@@ -52,12 +76,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if named != nil && named.Name() != hmm.Family {
-				return fmt.Errorf("%s: a %s model, not an HMM model: tag takes train-hmm --save-model's or mstep's HMM models; decode takes the others", model, named.Name())
+			fam := families.HMM
+			switch {
+			case named != nil && named.Name() == hmmce.Family:
+				fam = families.HMMCE
+			case named != nil && named.Name() != hmm.Family:
+				return fmt.Errorf("%s: a %s model, not a tagger: tag takes HMM (hmm), CE (hmmce) and class (classes) models; decode takes the others", model, named.Name())
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				rep, err := families.HMM.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers"), MaxMemory: limit})
+				rep, err := fam.Decode(src, w, family.DecodeOptions{Model: model, MBR: !c.Bool("viterbi"), Workers: c.Int("workers"), MaxMemory: limit})
 				if err == nil && rep.FellBack > 0 && !c.Bool("quiet") {
 					fmt.Fprintf(c.App.ErrWriter, "tag: %d sentences of probability 0 under the model tagged by the fallback (every impossible event at 1e-300)\n", rep.FellBack)
 				}
@@ -65,4 +93,27 @@ Examples:
 			})
 		},
 	}
+}
+
+// tagWithClasses tags with a class model, as tag-classes does.
+func tagWithClasses(c *cli.Context, path string) error {
+	m, err := classes.ReadModel(path)
+	if err != nil {
+		return err
+	}
+	prefix := c.Int("prefix")
+	if prefix > 0 && m.Method != classes.MethodBrown {
+		return program.Usagef("--prefix is for Brown models (their classes are paths); %s is of method %s", path, m.Method)
+	}
+	src := program.Source(c)
+	var rep classes.TagReport
+	err = program.WriteOutput(c, src, func(w io.Writer) error {
+		var err error
+		rep, err = m.Tag(src, w, prefix)
+		return err
+	})
+	if err == nil && !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %d sentences, %d tokens (%d of words the model never saw)\n", c.App.Name, rep.Sentences, rep.Tokens, rep.Unseen)
+	}
+	return err
 }

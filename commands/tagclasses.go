@@ -1,13 +1,9 @@
 package commands
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
-	"github.com/grind-nlp/grind/stages/classes"
 )
 
 func init() { program.Register("tag-classes", tagClassesApp) }
@@ -26,7 +22,7 @@ upper, capital, lower) and its longest suffix of up to 3 characters, else
 its shape alone, else the class most common among them all — the model's
 "unseen" records (README, Records). A Klein model looks words up
 lowercased. --prefix N keeps the first N bits of a Brown class: a coarser
-class.
+class. tag -m does the same with a class model (tag takes every tagger).
 
 Examples:
    train-classes --method brown --classes 256 --save-model brown.jsonl train.jsonl > /dev/null
@@ -42,28 +38,10 @@ Examples:
 			if path == "-" {
 				return program.Usagef("a model is read from a file, not stdin (-): stdin is for the sentences")
 			}
-			prefix := c.Int("prefix")
-			if prefix < 0 {
+			if prefix := c.Int("prefix"); prefix < 0 {
 				return program.Usagef("--prefix must be ≥ 0, not %d", prefix)
 			}
-			m, err := classes.ReadModel(path)
-			if err != nil {
-				return err
-			}
-			if prefix > 0 && m.Method != classes.MethodBrown {
-				return program.Usagef("--prefix is for Brown models (their classes are paths); %s is of method %s", path, m.Method)
-			}
-			src := program.Source(c)
-			var rep classes.TagReport
-			err = program.WriteOutput(c, src, func(w io.Writer) error {
-				var err error
-				rep, err = m.Tag(src, w, prefix)
-				return err
-			})
-			if err == nil && !c.Bool("quiet") {
-				fmt.Fprintf(c.App.ErrWriter, "%s: %d sentences, %d tokens (%d of words the model never saw)\n", c.App.Name, rep.Sentences, rep.Tokens, rep.Unseen)
-			}
-			return err
+			return tagWithClasses(c, path)
 		},
 	}
 }

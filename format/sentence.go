@@ -92,6 +92,38 @@ func (s *Sentence) Validate() error {
 	return nil
 }
 
+// ValidateWords is Validate for the readers that read only words (the
+// HMM taggers, word classes): a sentence of words needs no tags. A
+// sentence with tags is checked by Validate; one with words only has
+// its other fields checked against its words. One without words is left
+// to Validate (an event record, a sentence of no tokens) and then to the
+// reader, which refuses it in its own words.
+func (s *Sentence) ValidateWords() error {
+	if len(s.Words) == 0 || len(s.Tags) > 0 {
+		return s.Validate()
+	}
+	n := len(s.Words)
+	if s.GoldTags != nil && len(s.GoldTags) != n {
+		return fmt.Errorf("%d gold_tags but %d words", len(s.GoldTags), n)
+	}
+	if s.Heads != nil {
+		if err := ValidateHeads(s.Heads, n); err != nil {
+			return fmt.Errorf("heads: %w", err)
+		}
+	}
+	if s.Pred != nil {
+		if err := ValidateHeads(s.Pred, n); err != nil {
+			return fmt.Errorf("pred: %w", err)
+		}
+	}
+	for _, sp := range s.PredSpans {
+		if sp[0] < 0 || sp[1] > n || sp[1]-sp[0] < 2 {
+			return fmt.Errorf("pred_spans: [%d, %d] is not a span of two or more of the %d words (0-based, half-open)", sp[0], sp[1], n)
+		}
+	}
+	return nil
+}
+
 // ValidateHeads checks that heads has n entries in 0..n and that following
 // heads from any token reaches the root without a cycle. Several tokens may
 // attach to the root (treebanks with punctuation removed have such trees).

@@ -230,3 +230,32 @@ func TestReusedRecordIDs(t *testing.T) {
 		t.Errorf("%.2f allocations a line", n)
 	}
 }
+
+// ValidateWords takes a sentence of words without tags and checks its
+// other fields against the words; with tags it is Validate; without words
+// it leaves the sentence to Validate (and the reader).
+func TestValidateWords(t *testing.T) {
+	cases := []struct {
+		line, want string // want "" for no error
+	}{
+		{`{"words":["a","b"]}`, ""},
+		{`{"words":["a","b"],"gold_tags":["X","Y"],"heads":[2,0]}`, ""},
+		{`{"words":["a","b"],"gold_tags":["X"]}`, "1 gold_tags but 2 words"},
+		{`{"words":["a","b"],"heads":[1,0]}`, "heads: token 1 is its own head"},
+		{`{"words":["a","b"],"pred":[0,0,0]}`, "pred: 3 heads for 2 tokens"},
+		{`{"words":["a","b"],"pred_spans":[[0,3]]}`, "pred_spans: [0, 3]"},
+		{`{"words":["a","b"],"tags":["X"]}`, "2 words but 1 tags"},
+		{`{"tags":["X"]}`, ""},
+		{`{"ev":"root","arg":"X","p":1}`, "an event record"},
+	}
+	for _, c := range cases {
+		var s Sentence
+		if err := s.UnmarshalJSON([]byte(c.line)); err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		err := s.ValidateWords()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.line, err, c.want)
+		}
+	}
+}

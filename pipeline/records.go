@@ -275,12 +275,33 @@ func Locate(name string, err error) error {
 // a single sentence is an error.
 func ReadSentences(src Source) ([]*format.Sentence, error) { return ReadSentencesChecked(src, nil) }
 
+// EachWordSentence is EachSentence for the readers that read only words:
+// a sentence of words needs no tags (format.Sentence.ValidateWords).
+func EachWordSentence(src Source, fn func(s *format.Sentence) error) error {
+	return EachRecord(src, func(s *format.Sentence, at *Lines) error {
+		if err := s.ValidateWords(); err != nil {
+			return BadRecord(err)
+		}
+		return fn(s)
+	})
+}
+
+// ReadWordSentences is ReadSentencesChecked for the readers that read
+// only words (EachWordSentence).
+func ReadWordSentences(src Source, check func(*format.Sentence) error) ([]*format.Sentence, error) {
+	return readChecked(src, EachWordSentence, check)
+}
+
 // ReadSentencesChecked is ReadSentences with every sentence also checked
 // by check (nil: none), whose error is the sentence's: named by file and
 // line, or skipped with --skip-bad.
 func ReadSentencesChecked(src Source, check func(*format.Sentence) error) ([]*format.Sentence, error) {
+	return readChecked(src, EachSentence, check)
+}
+
+func readChecked(src Source, each func(Source, func(*format.Sentence) error) error, check func(*format.Sentence) error) ([]*format.Sentence, error) {
 	var sents []*format.Sentence
-	err := EachSentence(src, func(s *format.Sentence) error {
+	err := each(src, func(s *format.Sentence) error {
 		if check != nil {
 			if err := check(s); err != nil {
 				return BadRecord(err)

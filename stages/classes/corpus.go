@@ -45,29 +45,18 @@ func ReadSentences(src pipeline.Source) ([]*format.Sentence, error) {
 	return sents, err
 }
 
-// checkSentence is format's check of a sentence, for sentences that may
-// have words and no tags.
+// checkSentence is format's check of a sentence that may have words and
+// no tags (Sentence.ValidateWords), and refuses one without words.
 func checkSentence(s *format.Sentence) error {
+	if err := s.ValidateWords(); err != nil {
+		return err
+	}
 	if len(s.Words) == 0 {
-		if err := s.Validate(); err != nil { // an event record is told apart here
-			return err
-		}
 		return fmt.Errorf("sentence has no words: word classes are learned from words")
 	}
 	for i, w := range s.Words {
 		if w == "" {
 			return fmt.Errorf("word %d is empty", i+1)
-		}
-	}
-	if len(s.Tags) > 0 {
-		return s.Validate()
-	}
-	if s.GoldTags != nil && len(s.GoldTags) != len(s.Words) {
-		return fmt.Errorf("%d gold_tags but %d words", len(s.GoldTags), len(s.Words))
-	}
-	if s.Heads != nil {
-		if err := format.ValidateHeads(s.Heads, len(s.Words)); err != nil {
-			return fmt.Errorf("heads: %w", err)
 		}
 	}
 	return nil

@@ -9,8 +9,10 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/hmmce"
 )
 
 // HMM is the hidden Markov model tagger (stages/hmm), bitag or trigram
@@ -188,4 +190,24 @@ func (h hmmModel) Unseen(cor family.Corpus) (tokens, types int, what string) {
 		}
 	}
 	return tokens, len(c.ext.Words) - len(h.m.Words), "words"
+}
+
+// Contrast is the contrastive objective of the HMM as a log-linear
+// model — its log probabilities, clamped at ce.MinWeight as train-ce's
+// start and select-model's DMV models — on the sentences of c, a word the
+// model never saw emitted with its unseen_word weight.
+func (h hmmModel) Contrast(cor family.Corpus, kind string, workers int) (float64, error) {
+	c := cor.(*hmmCorpus)
+	p := c.ext.P
+	m := &hmmce.Model{K: p.K, V: p.V, Order: p.Order, Allowed: p.Allowed}
+	theta := make([]float64, m.Dim())
+	m.SetFromProbs(theta, p.Trans, p.Emit, ce.MinWeight)
+	ids := make([][]int, len(c.c.Sents))
+	for i, s := range c.c.Sents {
+		ids[i] = make([]int, len(s))
+		for j, w := range s {
+			ids[i][j] = int(w)
+		}
+	}
+	return hmmce.Contrast(m, theta, ids, kind, workers)
 }

@@ -170,6 +170,31 @@ func (r Registry) NamedIn(path string) (Family, error) {
 	return r.forFirstLine(in)
 }
 
+// HeaderFamily is the family the first line of the file path names when
+// it is a header ({"ev":"header","family":...}), known to a Registry or
+// not (a class model's); "" when the file cannot be read or does not
+// begin with a header.
+func HeaderFamily(path string) string {
+	if path == "" || path == "-" {
+		return ""
+	}
+	in, err := pipeline.Open(path, nil)
+	if err != nil {
+		return ""
+	}
+	defer in.Close()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	if !sc.Scan() {
+		return ""
+	}
+	var h struct{ Ev, Family string }
+	if format.Unmarshal(sc.Bytes(), &h) != nil || h.Ev != format.EvHeader {
+		return ""
+	}
+	return h.Family
+}
+
 // ForSource is the family of the first header of src, and src to read
 // from again: of stdin only what finding the first line consumed is kept
 // and read again, so a long count stream is not held in memory.

@@ -71,7 +71,8 @@ type Sentences struct {
 	// limit bytes.
 	ReadCountShards func(src pipeline.Source, limit int64) (Counts, error)
 	// Words says that the family reads the sentences' words (the HMM):
-	// the corpus hash of its counts covers them.
+	// the corpus hash of its counts covers them, and a sentence of words
+	// needs no tags (format.Sentence.ValidateWords).
 	Words bool
 	// Check, when not nil, refuses a sentence the family cannot read (the
 	// HMM's without words, the CCM's with its boundary tag among its
@@ -113,7 +114,20 @@ func CheckSentence(fam Family, s *format.Sentence) error {
 // ReadSentences reads every sentence of src for fam: each validated and
 // checked by fam (CheckSentence), a refused one named by file and line.
 func ReadSentences(fam Family, src pipeline.Source) ([]*format.Sentence, error) {
-	return pipeline.ReadSentencesChecked(src, func(s *format.Sentence) error { return CheckSentence(fam, s) })
+	check := func(s *format.Sentence) error { return CheckSentence(fam, s) }
+	if ReadsWords(fam) {
+		return pipeline.ReadWordSentences(src, check)
+	}
+	return pipeline.ReadSentencesChecked(src, check)
+}
+
+// eachSentence is pipeline.EachSentence, or for a family that reads words
+// pipeline.EachWordSentence: a sentence of words needs no tags.
+func eachSentence(fam Family, src pipeline.Source, fn func(*format.Sentence) error) error {
+	if ReadsWords(fam) {
+		return pipeline.EachWordSentence(src, fn)
+	}
+	return pipeline.EachSentence(src, fn)
 }
 
 func (f Sentences) ReadCounts(src pipeline.Source, limit int64) (Counts, error) {
@@ -244,7 +258,7 @@ func (f Sentences) Decode(src pipeline.Source, w io.Writer, opts DecodeOptions) 
 		batch = batch[:0]
 		return nil
 	}
-	err = pipeline.EachSentence(src, func(s *format.Sentence) error {
+	err = eachSentence(f, src, func(s *format.Sentence) error {
 		if err := f.CheckSentence(s); err != nil {
 			return pipeline.BadRecord(err)
 		}
@@ -276,4 +290,14 @@ type Scorer interface {
 	// distinct ones, and what they are ("words"); 0 and "" when the
 	// family gives them no probability of their own to report.
 	Unseen(c Corpus) (tokens, types int, what string)
+}
+
+// Contraster is what select-model asks of a Model to rank it by Smith's
+// contrastive objective (--by contrast): the taggers' (the HMM's, the CE
+// tagger's), the DMV's being ranked by its own code.
+type Contraster interface {
+	// Contrast is Σ log Z(x) − log Z(N(x)) over the sentences of c under
+	// the word neighbourhood kind, without a prior; the same for any
+	// number of workers.
+	Contrast(c Corpus, kind string, workers int) (float64, error)
 }

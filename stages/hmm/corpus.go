@@ -44,6 +44,9 @@ func CheckDictTags(s *format.Sentence) error {
 	if gold == nil {
 		gold = s.Tags
 	}
+	if len(gold) == 0 {
+		return errors.New(`sentence has no tags: --dict builds the tag dictionary from the gold tags ("tags" or "gold_tags")`)
+	}
 	for i, t := range gold {
 		if t == Boundary {
 			return fmt.Errorf("token %d has the gold tag %q, the HMM's sentence boundary, which --dict would make a state: give it another name (tagmap)", i+1, Boundary)

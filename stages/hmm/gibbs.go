@@ -114,6 +114,21 @@ func NewSampler(c *Corpus, s *Space, alphaT, alphaE float64, seed uint64) (*Samp
 	return g, nil
 }
 
+// Start puts the sampler in the states tags instead of its random start
+// (a state its word may not take, which only a fallback decoding gives,
+// keeps the random one).
+func (g *Sampler) Start(tags [][]int) {
+	for i, t := range tags {
+		g.addSentence(i, -1)
+		for j, x := range t {
+			if slices.Contains(g.choices[g.corpus.Sents[i][j]], int32(x)) {
+				g.Tags[i][j] = int32(x)
+			}
+		}
+		g.addSentence(i, 1)
+	}
+}
+
 // GibbsState is a sampler between two sweeps, exactly: its states, its
 // generator and its count tables as they are (counts updated by ±1 in
 // floating point are not always what adding them up again gives, so they

@@ -150,3 +150,80 @@ func TestGibbsResumeFromEveryCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// A Gibbs run's model is the posterior mean given its kept samples'
+// counts, averaged: (n̄ + α) / (Σn̄ + |row|·α), by hand on the counts of
+// the samples (which Train does not return, so one sweep at a time is
+// rerun with the same seed), with and without a dictionary.
+func TestGibbsModelIsPosteriorMean(t *testing.T) {
+	c := tinyCorpus(t, []string{"a", "b"}, []string{"b", "a", "c"}, []string{"c"})
+	for _, dict := range []bool{false, true} {
+		var d *Dict
+		if dict {
+			d = &Dict{Tags: []string{"x", "y"}, Allowed: []bool{true, true, false, true, true, true}}
+		}
+		const alphaT, alphaE, sweeps, samples = 0.5, 0.2, 7, 3
+		o := Options{Order: 1, States: 2, Estimator: Gibbs, Iterations: sweeps, Samples: samples, Seed: 3, AlphaT: alphaT, AlphaE: alphaE, Dict: d}
+		res, err := Train(c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var allowed []bool
+		if d != nil {
+			allowed = d.Allowed
+		}
+		s, _ := NewSpace(1, 2, len(c.Words), allowed)
+		g, _ := NewSampler(c, s, alphaT, alphaE, 3)
+		sum := NewParams(s)
+		for i := 0; i < sweeps; i++ {
+			g.Sweep(1)
+			if i >= sweeps-samples {
+				sum.Add(CountsOf(c, s, g.Tags))
+			}
+		}
+		k1 := s.K + 1
+		for p := 0; p <= s.K; p++ {
+			total, m := 0.0, 0
+			for q := 0; q <= s.K; q++ {
+				if s.transSupported(p, q) {
+					total += sum.Trans[p*k1+q] / samples
+					m++
+				}
+			}
+			for q := 0; q <= s.K; q++ {
+				want := 0.0
+				if s.transSupported(p, q) {
+					want = (sum.Trans[p*k1+q]/samples + alphaT) / (total + float64(m)*alphaT)
+				}
+				if got := res.Params.Trans[p*k1+q]; math.Abs(got-want) > 1e-12 {
+					t.Errorf("dict %v: trans %d → %d = %v, by hand %v", dict, p, q, got, want)
+				}
+			}
+		}
+		for st := 0; st < s.K; st++ {
+			total, m := 0.0, 0
+			for w := 0; w < s.V; w++ {
+				if s.allowed(w, st) {
+					total += sum.Emit[w*s.K+st] / samples
+					m++
+				}
+			}
+			for w := 0; w < s.V; w++ {
+				want := 0.0
+				if s.allowed(w, st) {
+					want = (sum.Emit[w*s.K+st]/samples + alphaE) / (total + float64(m)*alphaE)
+				}
+				if got := res.Params.Emit[w*s.K+st]; math.Abs(got-want) > 1e-12 {
+					t.Errorf("dict %v: emit %d → %d = %v, by hand %v", dict, st, w, got, want)
+				}
+			}
+			if want := alphaE / (total + float64(m)*alphaE); math.Abs(res.Unseen[st]-want) > 1e-12 {
+				t.Errorf("dict %v: unseen %d = %v, by hand %v", dict, st, res.Unseen[st], want)
+			}
+		}
+		m := &Model{P: res.Params, States: res.States, Words: c.Words, Unseen: res.Unseen}
+		if err := m.CheckDistribution(); err != nil {
+			t.Errorf("dict %v: %v", dict, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -593,6 +594,47 @@ func allZero(xs []float64) bool {
 		}
 	}
 	return true
+}
+
+// StartOn is m as the start of training on corpus c (train-hmm -m): the
+// weights over c's words — a word m never saw weighted by its Unseen
+// value, or 1 by every state when those are all 0 (as Extend does) —
+// with each row renormalised over what the space (a tag dictionary's
+// allowed) lets it emit or reach; the model of a run on c itself (its
+// words, in order, and its dictionary) is taken as it is. m must have
+// the order and the states of the space.
+func (m *Model) StartOn(c *Corpus, allowed []bool) (*Params, error) {
+	s, err := NewSpace(m.P.Order, m.P.K, len(c.Words), allowed)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Equal(m.Words, c.Words) && slices.Equal(m.P.Allowed, allowed) {
+		// The model of a run on this corpus: its weights as they are, so
+		// that n more iterations from it are the run's n more.
+		return &Params{Space: s, Trans: slices.Clone(m.P.Trans), Emit: slices.Clone(m.P.Emit)}, nil
+	}
+	w := NewParams(s)
+	copy(w.Trans, m.P.Trans)
+	index := make(map[string]int, len(m.Words))
+	for i, word := range m.Words {
+		index[word] = i
+	}
+	fill := m.Unseen
+	if allZero(fill) {
+		fill = make([]float64, s.K)
+		for t := range fill {
+			fill[t] = 1
+		}
+	}
+	k := s.K
+	for i, word := range c.Words {
+		row := fill
+		if j, ok := index[word]; ok {
+			row = m.P.Emit[j*k : (j+1)*k]
+		}
+		copy(w.Emit[i*k:(i+1)*k], row)
+	}
+	return s.Normalize(w, 0), nil
 }
 
 // CorpusOf is a Corpus of already numbered sentences over m's words.

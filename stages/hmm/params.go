@@ -211,6 +211,23 @@ func (s *Space) VariationalBayes(counts *Params, alphaT, alphaE float64) *Params
 
 // KLPrior is Σ over rows of KL(Dir(n + α) ‖ Dir(α)), the term that turns
 // Σ log Z̃ into the variational bound of the weights VariationalBayes(n)
+// PosteriorMean is the mean of the posterior Dirichlets of the rows
+// given counts under symmetric priors alphaT (transition rows) and alphaE
+// (emission rows): (n + α) / (Σn + |row|·α), and the weight each state
+// gives a word never counted, αE / (Σn + |row|·αE). A Gibbs run's model
+// (Train): its kept samples' counts, averaged.
+func (s *Space) PosteriorMean(counts *Params, alphaT, alphaE float64) (*Params, []float64) {
+	p := s.mstepAlpha(counts, alphaT, alphaE, func(n, total float64, support int, alpha float64) float64 {
+		return (n + alpha) / (total + float64(support)*alpha)
+	})
+	unseen := make([]float64, s.K)
+	total, support := s.emitTotals(counts)
+	for t := range unseen {
+		unseen[t] = alphaE / (total[t] + float64(support[t])*alphaE)
+	}
+	return p, unseen
+}
+
 // gives (Beal 2003): F = Σ log Z̃(x) − KLPrior(n).
 func (s *Space) KLPrior(counts *Params, alphaT, alphaE float64) float64 {
 	kl := 0.0

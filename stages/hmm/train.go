@@ -72,6 +72,15 @@ type Options struct {
 	Resume     *rundir.State[Snapshot]
 	// Clock is the origin of the log's seconds (zero: now).
 	Clock time.Time
+	// Start, when not nil, replaces the noisy uniform start (train-hmm -m:
+	// a saved model over this corpus's space): EM's and MAP's first
+	// E-step, DA's and SDA's θ₀ (SDA skews towards it), VB's first
+	// E-step; the Gibbs sampler starts from its decoding (each token's
+	// most probable state).
+	Start *Params
+	// Names, when not nil, names the states (a start model's) instead of
+	// s0 … s(K−1); a dictionary's tags name them otherwise.
+	Names []string
 	// Save, when SaveEvery > 0, receives every SaveEvery-th iteration's
 	// model (the one its E-step ran with: for VB the weights exp E[log θ])
 	// and unseen-word weights (nil for the start), for --save-every.
@@ -81,11 +90,13 @@ type Options struct {
 
 // Result is a trained model and the training corpus's induced tags.
 type Result struct {
-	// Params are the final weights (nil for Gibbs): probabilities, or for
-	// VB the variational weights exp E[log θ] used for decoding.
+	// Params are the final weights: probabilities, for VB the variational
+	// weights exp E[log θ] used for decoding, for Gibbs the posterior mean
+	// given the kept samples' counts (Space.PosteriorMean); Gibbs decodes
+	// the corpus from its samples, not from these.
 	Params *Params
-	// Unseen is the weight each state gives a word the last M-step never
-	// counted (Model.Unseen; nil for Gibbs).
+	// Unseen is the weight each state gives a word the last M-step (or
+	// Gibbs's posterior mean) never counted (Model.Unseen).
 	Unseen     []float64
 	States     []string
 	Tags       [][]int
@@ -101,6 +112,9 @@ func Train(c *Corpus, o Options) (*Result, error) {
 	k := o.States
 	var allowed []bool
 	states := StateNames(k)
+	if o.Names != nil {
+		states = o.Names
+	}
 	if o.Dict != nil {
 		k, allowed, states = len(o.Dict.Tags), o.Dict.Allowed, o.Dict.Tags
 	}
@@ -111,7 +125,10 @@ func Train(c *Corpus, o Options) (*Result, error) {
 	if o.Iterations < 1 {
 		return nil, errors.New("need at least one iteration")
 	}
-	if !(o.Noise > 0) && o.Estimator != Gibbs {
+	if o.Start != nil && (o.Start.Order != s.Order || o.Start.K != s.K || o.Start.V != s.V) {
+		return nil, fmt.Errorf("a start model of order %d, %d states and %d words, not this HMM's %d, %d and %d", o.Start.Order, o.Start.K, o.Start.V, s.Order, s.K, s.V)
+	}
+	if !(o.Noise > 0) && o.Estimator != Gibbs && o.Start == nil {
 		// At an exactly symmetric point every state gets the same counts
 		// and EM can never tell them apart.
 		return nil, errors.New("the start needs noise > 0")
@@ -216,7 +233,10 @@ func (st State) check(counts bool) error {
 // and SDA the model of the last M-step; for VB the counts of the last
 // E-step, the first of them on the noisy start (unless resuming).
 func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (State, *emloop.Loop[State], error) {
-	theta0 := s.NoisyUniform(o.Noise, o.Seed)
+	theta0 := o.Start
+	if theta0 == nil {
+		theta0 = s.NoisyUniform(o.Noise, o.Seed)
+	}
 	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Start: clock}
 	if o.Stop == emloop.Bits {
 		loop.Converged = emloop.Bits.Converged(o.Tol, c.Tokens)
@@ -325,6 +345,10 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	if o.Start != nil && o.Resume == nil {
+		tags, _ := NewEStepper(c, s, o.Workers).Decode(o.Start, true)
+		g.Start(tags)
+	}
 	samples := max(1, min(o.Samples, o.Iterations))
 	temp0 := max(1, o.Temp0)
 	cooling := o.Iterations - samples
@@ -397,5 +421,34 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 		res.Tags[i] = tags
 	}
 	res.Iterations = o.Iterations
+	res.Params, res.Unseen = s.PosteriorMean(meanCounts(c, s, kept), o.AlphaT, o.AlphaE)
 	return res, nil
+}
+
+// meanCounts is the transition and emission counts of the kept samples
+// (each the corpus's states, flat), averaged.
+func meanCounts(c *Corpus, s *Space, kept [][]int32) *Params {
+	sum := NewParams(s)
+	k, k1 := s.K, s.K+1
+	for _, smp := range kept {
+		pos := 0
+		for _, sent := range c.Sents {
+			prev := k
+			for _, w := range sent {
+				t := int(smp[pos])
+				sum.Trans[prev*k1+t]++
+				sum.Emit[int(w)*k+t]++
+				prev = t
+				pos++
+			}
+			sum.Trans[prev*k1+k]++
+		}
+	}
+	n := float64(len(kept))
+	for _, tab := range [][]float64{sum.Trans, sum.Emit} {
+		for i := range tab {
+			tab[i] /= n
+		}
+	}
+	return sum
 }

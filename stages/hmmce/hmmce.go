@@ -31,11 +31,15 @@ import (
 const chunks = 8
 
 // Model is the feature layout: K tags plus one boundary (start and stop),
-// V word types, F spelling features. The weight vector holds transitions
-// ((K+1)·(K+1), from the boundary at index K), then emissions (K·V), then
-// spelling features (K·F).
+// V word types, F spelling features. The weight vector holds transitions,
+// then emissions (K·V), then spelling features (K·F). A bitag model's
+// transitions are (K+1)·(K+1), from the previous tag (the boundary at
+// index K) to the next; a trigram model's (K+1)³, from the context of the
+// two previous tags, a·(K+1) + b, to the next.
 type Model struct {
 	K, V, F int
+	// Order is 2 for the trigram model (Smith 2006 §4.7's); else bitag.
+	Order int
 	// Spell lists the spelling features of each word type (nil: none).
 	Spell [][]int
 	// Workers is the number of goroutines of Objective (≤ 1: one).
@@ -46,11 +50,42 @@ type Model struct {
 }
 
 // Dim is the length of the weight vector.
-func (m *Model) Dim() int { return (m.K+1)*(m.K+1) + m.K*m.V + m.K*m.F }
+func (m *Model) Dim() int { return m.transLen() + m.K*m.V + m.K*m.F }
 
+// Trigram says whether the model is the trigram one.
+func (m *Model) Trigram() bool { return m.Order == 2 }
+
+// contexts is the number of transition contexts: K+1 previous tags, or
+// (K+1)² pairs of them.
+func (m *Model) contexts() int {
+	if m.Trigram() {
+		return (m.K + 1) * (m.K + 1)
+	}
+	return m.K + 1
+}
+
+func (m *Model) transLen() int { return m.contexts() * (m.K + 1) }
+
+// isTrans says whether weight i (< transLen) is a transition's: not the
+// empty string's (boundary to boundary), not from a context that never
+// occurs (a tag, then the boundary).
+func (m *Model) isTrans(i int) bool {
+	k, k1 := m.K, m.K+1
+	ctx, next := i/k1, i%k1
+	if !m.Trigram() {
+		return ctx != k || next != k
+	}
+	if ctx%k1 == k && ctx/k1 != k {
+		return false
+	}
+	return ctx != k*k1+k || next != k
+}
+
+// trans is the index of the transition from context from (a previous tag,
+// or a pair of them a·(K+1) + b) to tag to (K: stop).
 func (m *Model) trans(from, to int) int { return from*(m.K+1) + to }
-func (m *Model) emit(t, w int) int      { return (m.K+1)*(m.K+1) + t*m.V + w }
-func (m *Model) spell(t, f int) int     { return (m.K+1)*(m.K+1) + m.K*m.V + t*m.F + f }
+func (m *Model) emit(t, w int) int      { return m.transLen() + t*m.V + w }
+func (m *Model) spell(t, f int) int     { return m.transLen() + m.K*m.V + t*m.F + f }
 
 // local is the score of tag t on word w, without the transition.
 func (m *Model) local(theta []float64, t, w int) float64 {
@@ -68,33 +103,44 @@ func (m *Model) local(theta []float64, t, w int) float64 {
 
 // SpellingFeatures gives each word type its features: every suffix of 1
 // to 3 characters, an initial capital, a hyphen, a digit (Smith §4.7.1).
-// It returns the feature lists and the number of distinct features.
-func SpellingFeatures(words []string) ([][]int, int) {
+// It returns the feature lists and the features' names, numbered in
+// order of first appearance.
+func SpellingFeatures(words []string) ([][]int, []string) {
 	ids := map[string]int{}
-	id := func(name string) int {
-		if i, ok := ids[name]; ok {
-			return i
-		}
-		ids[name] = len(ids)
-		return len(ids) - 1
-	}
+	var names []string
 	out := make([][]int, len(words))
 	for i, w := range words {
-		r := []rune(w)
-		for n := 1; n <= 3 && n <= len(r); n++ {
-			out[i] = append(out[i], id("suffix:"+string(r[len(r)-n:])))
-		}
-		if len(r) > 0 && unicode.IsUpper(r[0]) {
-			out[i] = append(out[i], id("cap"))
-		}
-		if strings.ContainsRune(w, '-') {
-			out[i] = append(out[i], id("hyphen"))
-		}
-		if strings.ContainsFunc(w, unicode.IsDigit) {
-			out[i] = append(out[i], id("digit"))
+		for _, name := range Spelling(w) {
+			id, ok := ids[name]
+			if !ok {
+				id = len(names)
+				ids[name] = id
+				names = append(names, name)
+			}
+			out[i] = append(out[i], id)
 		}
 	}
-	return out, len(ids)
+	return out, names
+}
+
+// Spelling names the spelling features of a word: "suffix:" and each of
+// its last 1 to 3 characters, "cap", "hyphen", "digit".
+func Spelling(w string) []string {
+	var out []string
+	r := []rune(w)
+	for n := 1; n <= 3 && n <= len(r); n++ {
+		out = append(out, "suffix:"+string(r[len(r)-n:]))
+	}
+	if len(r) > 0 && unicode.IsUpper(r[0]) {
+		out = append(out, "cap")
+	}
+	if strings.ContainsRune(w, '-') {
+		out = append(out, "hyphen")
+	}
+	if strings.ContainsFunc(w, unicode.IsDigit) {
+		out = append(out, "digit")
+	}
+	return out
 }
 
 // Neighbourhood is the lattice of kind (nbhd.Trans1, nbhd.Del1OrTrans1 or
@@ -115,8 +161,13 @@ func Neighbourhood(kind string, x []int, v int) (*dmv.Lattice, error) {
 // potential overflows. (A transition more than ~700 nats below the
 // largest one underflows to 0; CE's weights stay far from that.)
 type potentials struct {
-	K      int
-	trans  []float64 // (K+1)×(K+1), row = previous tag, column K = stop; [B][B] = 0 (no empty string)
+	K       int
+	trigram bool
+	// trans is (K+1)×(K+1), row = previous tag, column K = stop, or for
+	// the trigram model (K+1)²×(K+1), row = the context of two tags;
+	// 0 where there is no transition (the empty string's, from a context
+	// that never occurs).
+	trans  []float64
 	maxT   float64
 	emit   []float64 // V×K word-major; 0 where the dictionary forbids the tag
 	maxLoc []float64 // per word; −Inf when every tag is forbidden
@@ -124,16 +175,16 @@ type potentials struct {
 
 func (m *Model) potentials(theta []float64) *potentials {
 	K := m.K
-	p := &potentials{K: K, trans: make([]float64, (K+1)*(K+1)), maxT: math.Inf(-1),
+	p := &potentials{K: K, trigram: m.Trigram(), trans: make([]float64, m.transLen()), maxT: math.Inf(-1),
 		emit: make([]float64, m.V*K), maxLoc: make([]float64, m.V)}
-	tr := theta[:(K+1)*(K+1)]
+	tr := theta[:m.transLen()]
 	for i, v := range tr {
-		if i != m.trans(K, K) {
+		if m.isTrans(i) {
 			p.maxT = math.Max(p.maxT, v)
 		}
 	}
 	for i, v := range tr {
-		if i != m.trans(K, K) {
+		if m.isTrans(i) {
 			p.trans[i] = math.Exp(v - p.maxT)
 		}
 	}
@@ -166,7 +217,7 @@ type counts struct {
 }
 
 func newCounts(m *Model) *counts {
-	return &counts{trans: make([]float64, (m.K+1)*(m.K+1)), emit: make([]float64, m.V*m.K)}
+	return &counts{trans: make([]float64, m.transLen()), emit: make([]float64, m.V*m.K)}
 }
 
 // addTo adds the counts to the gradient: transitions times their
@@ -280,6 +331,9 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 // every arc leaving it likewise), so the cost is O(states·K² + arcs·K);
 // previous tags of weight 0 (a dictionary's) are skipped.
 func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) float64 {
+	if p.trigram {
+		return w.logZ2(p, l, c, scale)
+	}
 	K, S := p.K, l.States()
 	B, K1 := K, K+1
 	inf := math.Inf(-1)
@@ -501,8 +555,11 @@ func (m *Model) Objective(theta []float64, sents [][]int, nbhds []*dmv.Lattice, 
 	return f
 }
 
-// Viterbi is the best tagging of x.
+// Viterbi is the best tagging of x (ties to the lowest tags).
 func (m *Model) Viterbi(theta []float64, x []int) []int {
+	if m.Trigram() {
+		return m.viterbi2(theta, x)
+	}
 	K, n := m.K, len(x)
 	B := K
 	score := make([][]float64, n)

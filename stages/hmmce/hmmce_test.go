@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -12,12 +13,19 @@ import (
 
 // score is the log weight of one tagged string, from the definition.
 func (m *Model) score(theta []float64, x, tags []int) float64 {
-	s, prev := 0.0, m.K
-	for i, w := range x {
-		s += theta[m.trans(prev, tags[i])] + m.local(theta, tags[i], w)
-		prev = tags[i]
+	k1 := m.K + 1
+	s, prev2, prev := 0.0, m.K, m.K
+	ctx := func() int {
+		if m.Trigram() {
+			return prev2*k1 + prev
+		}
+		return prev
 	}
-	return s + theta[m.trans(prev, m.K)]
+	for i, w := range x {
+		s += theta[m.trans(ctx(), tags[i])] + m.local(theta, tags[i], w)
+		prev2, prev = prev, tags[i]
+	}
+	return s + theta[m.trans(ctx(), m.K)]
 }
 
 // bruteLogZ sums over every tagging of every string, each string once,
@@ -100,11 +108,17 @@ func neighbours(kind string, x []int, v int) [][]int {
 	return out
 }
 
-func tiny(spell bool, seed uint64) (*Model, []float64) {
+func tiny(spell bool, seed uint64) (*Model, []float64) { return tinyOrder(spell, seed, 1) }
+
+// tinyOrder is a model of 3 tags over 5 words of the given order, with
+// random weights.
+func tinyOrder(spell bool, seed uint64, order int) (*Model, []float64) {
 	words := []string{"The", "dog-s", "ran", "42", "runs"}
-	m := &Model{K: 3, V: len(words)}
+	m := &Model{K: 3, V: len(words), Order: order}
 	if spell {
-		m.Spell, m.F = SpellingFeatures(words)
+		var names []string
+		m.Spell, names = SpellingFeatures(words)
+		m.F = len(names)
 	}
 	r := rand.New(rand.NewPCG(seed, 7))
 	theta := make([]float64, m.Dim())
@@ -117,8 +131,12 @@ func tiny(spell bool, seed uint64) (*Model, []float64) {
 func TestLogZAgainstEnumeration(t *testing.T) {
 	dict := false // the third round adds a dictionary
 	sents := [][]int{{0}, {0, 1}, {0, 1, 2}, {1, 1, 2, 1}, {0, 3, 2, 4, 4}}
-	for _, spell := range []bool{false, true, true} {
-		m, theta := tiny(spell, 1)
+	for _, run := range []struct {
+		spell bool
+		order int
+	}{{false, 1}, {true, 1}, {true, 1}, {false, 2}, {true, 2}, {true, 2}} {
+		spell := run.spell
+		m, theta := tinyOrder(spell, 1, run.order)
 		if spell && dict {
 			forbid(m)
 		}
@@ -135,14 +153,14 @@ func TestLogZAgainstEnumeration(t *testing.T) {
 				got := m.LogZ(theta, l, nil, 0)
 				want := m.bruteLogZ(theta, neighbours(kind, x, m.V))
 				if math.Abs(got-want) > 1e-9 {
-					t.Errorf("spell %v %s %v: log Z(N) = %.12f, enumeration %.12f", spell, kind, x, got, want)
+					t.Errorf("order %d spell %v %s %v: log Z(N) = %.12f, enumeration %.12f", m.Order, spell, kind, x, got, want)
 				}
 			}
 		}
 		for _, x := range sents {
 			got := m.LogZ(theta, dmv.ChainLattice(x), nil, 0)
 			if want := m.bruteLogZ(theta, [][]int{x}); math.Abs(got-want) > 1e-9 {
-				t.Errorf("spell %v %v: log Z(x) = %.12f, enumeration %.12f", spell, x, got, want)
+				t.Errorf("order %d spell %v %v: log Z(x) = %.12f, enumeration %.12f", m.Order, spell, x, got, want)
 			}
 		}
 	}
@@ -161,10 +179,14 @@ func forbid(m *Model) {
 func TestGradientAgainstFiniteDifferences(t *testing.T) {
 	sents := [][]int{{0, 1, 2}, {1, 1, 2, 1}, {0, 3, 4}, {2}}
 	for _, kind := range []string{nbhd.Trans1, nbhd.Del1OrTrans1, nbhd.Length} {
-		for _, setup := range []string{"plain", "spelling", "spelling+dictionary"} {
-			spell := setup != "plain"
-			m, theta := tiny(spell, 2)
-			if setup == "spelling+dictionary" {
+		for _, setup := range []string{"plain", "spelling", "spelling+dictionary", "trigram", "trigram+spelling+dictionary"} {
+			spell := strings.Contains(setup, "spelling")
+			order := 1
+			if strings.HasPrefix(setup, "trigram") {
+				order = 2
+			}
+			m, theta := tinyOrder(spell, 2, order)
+			if strings.Contains(setup, "dictionary") {
 				forbid(m)
 			}
 			nb := make([]*dmv.Lattice, len(sents))
@@ -195,8 +217,15 @@ func TestGradientAgainstFiniteDifferences(t *testing.T) {
 }
 
 func TestViterbiAgainstEnumeration(t *testing.T) {
-	m, theta := tiny(true, 3)
-	x := []int{0, 3, 2, 4}
+	for _, order := range []int{1, 2} {
+		for _, x := range [][]int{{2}, {0, 3}, {0, 3, 2, 4}, {4, 4, 1, 0, 2}} {
+			viterbiAgainstEnumeration(t, order, x)
+		}
+	}
+}
+
+func viterbiAgainstEnumeration(t *testing.T, order int, x []int) {
+	m, theta := tinyOrder(true, 3, order)
 	best, want := math.Inf(-1), []int(nil)
 	tags := make([]int, len(x))
 	for {
@@ -216,7 +245,7 @@ func TestViterbiAgainstEnumeration(t *testing.T) {
 		}
 	}
 	if got := m.Viterbi(theta, x); !slices.Equal(got, want) {
-		t.Errorf("Viterbi %v, enumeration %v", got, want)
+		t.Errorf("order %d %v: Viterbi %v, enumeration %v", order, x, got, want)
 	}
 }
 
@@ -383,6 +412,71 @@ func TestScaledAgainstLogSpace(t *testing.T) {
 				}
 				if worst > 1e-8 {
 					t.Errorf("dict %v %s, %d states: expected counts off the log-space ones by %g", dict, kind, lat.States(), worst)
+				}
+			}
+		}
+	}
+}
+
+// A trigram model whose weight of (a, b) → t is the bitag model's b → t
+// is that bitag model: on 60-word sentences with weights of spread 20
+// (far beyond a double's range over a sentence) its log Z and expected
+// counts, summed over a, are the bitag passes', which TestScaledAgainstLogSpace
+// holds to the log-space reference.
+func TestTrigramOfBitagWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, dict := range []bool{false, true} {
+		bi, theta := tiny(true, 6)
+		for i := range theta {
+			theta[i] = 20 * r.NormFloat64()
+		}
+		tri := *bi
+		tri.Order = 2
+		if dict {
+			forbid(bi)
+			tri.Allowed = bi.Allowed
+		}
+		k1 := bi.K + 1
+		theta3 := make([]float64, tri.Dim())
+		for a := 0; a < k1; a++ {
+			for b := 0; b < k1; b++ {
+				for c := 0; c < k1; c++ {
+					theta3[tri.trans(a*k1+b, c)] = theta[bi.trans(b, c)]
+				}
+			}
+		}
+		copy(theta3[tri.transLen():], theta[bi.transLen():])
+		x := make([]int, 60)
+		for i := range x {
+			x[i] = r.IntN(bi.V)
+		}
+		for _, kind := range []string{nbhd.Trans1, nbhd.Del1OrTrans1} {
+			l, err := Neighbourhood(kind, x, bi.V)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, lat := range []*dmv.Lattice{dmv.ChainLattice(x), l} {
+				g2, g3 := make([]float64, bi.Dim()), make([]float64, tri.Dim())
+				z2 := bi.LogZ(theta, lat, g2, 1)
+				z3 := tri.LogZ(theta3, lat, g3, 1)
+				if math.IsInf(z2, 0) || math.Abs(z3-z2) > 1e-9*math.Abs(z2) {
+					t.Errorf("dict %v %s: trigram log Z %.12g, bitag %.12g", dict, kind, z3, z2)
+				}
+				sum := make([]float64, bi.Dim())
+				copy(sum[bi.transLen():], g3[tri.transLen():])
+				for a := 0; a < k1; a++ {
+					for b := 0; b < k1; b++ {
+						for c := 0; c < k1; c++ {
+							sum[bi.trans(b, c)] += g3[tri.trans(a*k1+b, c)]
+						}
+					}
+				}
+				worst := 0.0
+				for j := range sum {
+					worst = math.Max(worst, math.Abs(sum[j]-g2[j]))
+				}
+				if worst > 1e-8 {
+					t.Errorf("dict %v %s: trigram counts off the bitag ones by %g", dict, kind, worst)
 				}
 			}
 		}

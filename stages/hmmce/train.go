@@ -20,6 +20,9 @@ type Options struct {
 	Tol     float64 // stop when the objective's relative change is at most this (0: only when it stops changing)
 	Seed    uint64  // of the start
 	Noise   float64 // start weights uniform in [0, Noise): never the symmetric point
+	// Start, when not nil, is the weight vector to start from instead
+	// (a saved model's: train-hmm -m).
+	Start []float64
 	// Observe, when not nil, sees every accepted iterate's objective.
 	Observe func(iter int, objective float64)
 }
@@ -35,7 +38,7 @@ type Result struct {
 // Train maximises the contrastive objective by L-BFGS from a seeded
 // noisy start and returns the best weights it saw.
 func Train(m *Model, sents [][]int, opts Options) (*Result, error) {
-	if opts.Noise <= 0 {
+	if opts.Start == nil && opts.Noise <= 0 {
 		return nil, fmt.Errorf("hmmce: the start noise must be > 0 (the zero vector is a symmetric point)")
 	}
 	nb := make([]*dmv.Lattice, len(sents))
@@ -49,6 +52,12 @@ func Train(m *Model, sents [][]int, opts Options) (*Result, error) {
 	theta := make([]float64, m.Dim())
 	for i := range theta {
 		theta[i] = opts.Noise * r.Float64()
+	}
+	if opts.Start != nil {
+		if len(opts.Start) != len(theta) {
+			return nil, fmt.Errorf("hmmce: a start of %d weights for a model of %d", len(opts.Start), len(theta))
+		}
+		copy(theta, opts.Start)
 	}
 	maxIter, tol := opts.MaxIter, opts.Tol
 	if maxIter <= 0 {

@@ -62,7 +62,7 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	if !ok {
 		return rep, fmt.Errorf("%s: select-model cannot rank %s models yet", opts.Models[0], fam.Name())
 	}
-	if opts.By == Contrast || opts.By == Rules || opts.By == Bound {
+	if opts.By == Rules || opts.By == Bound {
 		return rep, fmt.Errorf("--by %s is for DMV models; rank %s models --by likelihood or --by accuracy", opts.By, fam.Name())
 	}
 	rows := make([]Row, len(opts.Models))
@@ -101,10 +101,23 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 		if got != "" {
 			measure = got
 		}
+		if opts.By == Contrast {
+			con, ok := m.(family.Contraster)
+			if !ok {
+				return rep, fmt.Errorf("--by contrast ranks DMV and tagger (hmm, hmmce) models, not %s models; rank them --by likelihood or --by accuracy", fam.Name())
+			}
+			v, err := con.Contrast(c, opts.Nbhd, opts.Workers)
+			if err != nil {
+				return rep, fmt.Errorf("%s on %s: %w", path, devName, err)
+			}
+			r := format.Real(v)
+			row.Contrast, row.Nbhd = &r, opts.Nbhd
+		}
 		scorer, ok := m.(family.Scorer)
 		if !ok {
+			row.LogLinear = true
 			if opts.By == Likelihood {
-				return rep, fmt.Errorf("%s: a %s model gives no dev likelihood; select it --by accuracy", path, fam.Name())
+				return rep, fmt.Errorf("%s: a %s model gives no dev likelihood; select it --by accuracy (a tagger: or --by contrast)", path, fam.Name())
 			}
 		} else {
 			logZ := scorer.LogProbs(c, opts.Workers)
@@ -282,18 +295,30 @@ func writeFamilyTable(w io.Writer, rows []Row, opts Options, fam, measure, dev s
 	if opts.By == Likelihood {
 		by = "dev log-likelihood (" + fam + ")"
 	}
+	contrast := ""
+	if opts.By == Contrast {
+		by = "dev contrastive objective (" + opts.Nbhd + ")"
+		contrast = "        contrast"
+	}
 	fmt.Fprintf(&b, "%d %s models ranked by %s on %s: %d sentences, %d tokens\n\n", len(rows), fam, by, dev, rows[0].Sentences, rows[0].Tokens)
 	head := measure
 	if head == "" {
 		head = "accuracy"
 	}
-	fmt.Fprintf(&b, "rank  %12s          loglik  bits/token  p=0  model\n", head)
+	fmt.Fprintf(&b, "rank  %12s          loglik  bits/token  p=0%s  model\n", head, contrast)
 	for _, r := range rows {
 		acc := "-"
 		if r.acc != nil {
 			acc = fmt.Sprintf("%.1f", 100**r.acc)
 		}
-		fmt.Fprintf(&b, "%4d  %12s  %14.6g  %10.4f  %3d  %s\n", r.Rank, acc, float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability, r.Model)
+		ll := fmt.Sprintf("%14.6g  %10.4f  %3d", float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability)
+		if r.LogLinear {
+			ll = fmt.Sprintf("%14s  %10s  %3s", "-", "-", "-") // no probabilities
+		}
+		if r.Contrast != nil {
+			ll += fmt.Sprintf("  %14.6g", float64(*r.Contrast))
+		}
+		fmt.Fprintf(&b, "%4d  %12s  %s  %s\n", r.Rank, acc, ll, r.Model)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
