@@ -268,8 +268,10 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 		next, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
 		return next, logLik + m.LogPrior(opts.Smoothing), err
 	}
+	// No Tokens: the CCM generates every span and context of a sentence,
+	// so its log-likelihood per token is no cross-entropy.
 	return start, &emloop.Loop[*Model]{
 		Step: step, Betas: betas, Annealed: opts.Estimator != EM, MaxIter: opts.MaxIter, Tol: opts.Tol,
-		Tokens: c.Tokens, Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
+		Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
 	}, nil
 }

@@ -124,12 +124,10 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 		}
 		return &next, logLik, nil
 	}
-	tokens := 0
-	for _, s := range m.ccmData.Sentences {
-		tokens += s.N
-	}
+	// No Tokens: the product's log-likelihood per token is no
+	// cross-entropy (the CCM half generates every span of a sentence).
 	l := &emloop.Loop[*Model]{
-		Step: step, Betas: betas, Annealed: betas != nil, MaxIter: opts.MaxIter, Tol: opts.Tol, Tokens: tokens,
+		Step: step, Betas: betas, Annealed: betas != nil, MaxIter: opts.MaxIter, Tol: opts.Tol,
 		// Klein's rule, relative to the new log-likelihood and inclusive.
 		Converged: func(prev, obj float64) bool {
 			return !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj)

@@ -216,6 +216,9 @@ func (st State) check(counts bool) error {
 func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (State, *emloop.Loop[State], error) {
 	theta0 := s.NoisyUniform(o.Noise, o.Seed)
 	loop := &emloop.Loop[State]{MaxIter: o.Iterations, Tol: o.Tol, Tokens: c.Tokens, Start: clock}
+	if o.Estimator == VB {
+		loop.Tokens = 0 // the objective is the variational bound: no cross-entropy
+	}
 	if r := o.Resume; r != nil {
 		st, err := r.Model.State(s)
 		if err == nil {
@@ -304,8 +307,8 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 		if o.Progress == nil {
 			return
 		}
-		it := format.Iteration{Iter: iter, Stage: stage, Objective: format.Real(obj), Beta: beta,
-			CrossEntropy: format.Real(-obj / float64(c.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
+		// The objective is a log joint of samples: no cross-entropy.
+		it := format.Iteration{Iter: iter, Stage: stage, Objective: format.Real(obj), Beta: beta, Seconds: time.Since(start).Seconds()}
 		if iter > 1 && stage == lastStage {
 			ch := format.Real(relChange(prev, obj))
 			it.Change = &ch
