@@ -302,9 +302,10 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	sc := NewScorer()
 	var brackets bracketScorer
-	sentences, tokens := 0, 0 // scored, on heads or on brackets
 	seen := 0 // input records read, to match --against by order
 	next := 0 // the gold sentence of the next input record
+
+	sentences, tokens := 0, 0 // scored, on heads or on brackets
 	err := pipeline.EachRecord(src, func(s *format.Sentence, _ *pipeline.Lines) error {
 		heads := s.Heads
 		if gold != nil {

@@ -263,10 +263,10 @@ func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
 	obj := -loc.F
 	s.iter++
 	it := format.Iteration{
-		Iter:         s.iter,
-		Stage:        s.stage,
-		Objective:    format.Real(obj), // the contrastive objective: no cross-entropy
-		Seconds:      time.Since(s.origin).Seconds(),
+		Iter:      s.iter,
+		Stage:     s.stage,
+		Objective: format.Real(obj), // the contrastive objective: no cross-entropy
+		Seconds:   time.Since(s.origin).Seconds(),
 	}
 	if s.delta != 0 || s.stage > 0 {
 		d := s.delta
