@@ -130,8 +130,8 @@ func roots(heads []int) int {
 // keeps beside them ("upos" or "xpos") go in UPOS and XPOS as
 // Options.Tag says; HEAD comes from heads (or pred), and DEPREL is "root"
 // or "dep" ("_" with HEAD when the sentence has no heads). In CoNLL-U the
-// id becomes the sent_id, the record's text (checked against the tokens)
-// or else its tokens' the text, multiword tokens their lines, and
+// id becomes the sent_id; the text is the record's (checked against the
+// tokens) or else the tokens' own; multiword tokens get their lines, and
 // "no_space_after" SpaceAfter=No in MISC (on a multiword token's line for
 // its last word).
 func ToCoNLL(s *format.Sentence, opts Options) (*format.CoNLLSentence, error) {

@@ -47,10 +47,8 @@ func Records(runs []*Run) ([]Record, error) {
 			rec.Sentences, rec.Tokens, rec.Report = r.Scored, r.Tokens, r.TagScores
 		default:
 			var t score.Tally
-			gold, pred := make([][]int, len(r.Sentences)), make([][]int, len(r.Sentences))
-			for k, s := range r.Sentences {
+			for _, s := range r.Sentences {
 				t.Add(s.Heads, s.Pred)
-				gold[k], pred[k] = s.Heads, s.Pred
 			}
 			rec.Sentences, rec.Tokens, rec.Heads = t.Sentences, t.Tokens, score.HeadsOf(t, score.RootCounted)
 			if first == nil {
@@ -59,11 +57,7 @@ func Records(runs []*Run) ([]Record, error) {
 				if err := sameCorpus(first, r); err != nil {
 					return nil, err
 				}
-				against := make([][]int, len(first.Sentences))
-				for k, s := range first.Sentences {
-					against[k] = s.Pred
-				}
-				rec.SignTest = score.CompareHeads(first.Name, score.RootCounted, gold, pred, against)
+				rec.SignTest = compare(first, r)
 			}
 		}
 		out = append(out, rec)
