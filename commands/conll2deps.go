@@ -19,9 +19,15 @@ func conll2depsApp() *cli.App {
 		Usage:     "turn CoNLL-U, CoNLL-X or NLTK .dp treebanks into sentence records",
 		UsageText: "conll2deps [options] [FILE...]",
 		Description: `Reads dependency treebanks and writes one sentence record (id, words, tags,
-heads) per sentence. Multiword-token ranges (n-m) and empty nodes (n.m) are
-skipped; comments too, except "# sent_id = X", which becomes the id (else
-the id is <file basename>#<index in file>, or <stdin>#<index>).
+heads) per sentence. "# sent_id = X" becomes the id (else the id is <file
+basename>#<index in file>, or <stdin>#<index>). The CoNLL tag column that
+--tag does not take is kept too ("xpos", or "upos" under --tag xpos; not
+when every word's is _), and from CoNLL-U the text ("# text"), the
+multiword tokens ("multiword": n-m lines) and the words the text puts no
+space after ("no_space_after", read from the text, else from SpaceAfter=No),
+so that deps2conll gives them back; a "# text" that does not hold the words
+is left out, counted on stderr. Empty nodes (n.m) and other comments are
+skipped.
 
 Punctuation is removed unless --keep-punct: every word whose tag is in the
 punctuation set goes, each word whose head went is attached to its nearest
@@ -29,7 +35,9 @@ kept ancestor (or the root), and the words are renumbered. The set is
 matched against UPOS in CoNLL files and against the tag in .dp files; by
 default it is PUNCT for CoNLL (add SYM with --punct PUNCT,SYM) and the nine
 PTB punctuation tags ` + "`` '' , . : -LRB- -RRB- # $" + ` for .dp. Sentences left
-empty are dropped and counted on stderr.
+empty are dropped and counted on stderr. The kept words' text is then the
+text of the kept tokens (a space between two where the original had one
+anywhere between them); a multiword token that lost a word is undone.
 
 Examples:
    conll2deps --tag xpos ud-nopunct/en-ud-train-nopunct-len15.conllu | filterlen 10
@@ -81,6 +89,9 @@ Examples:
 			})
 			if err == nil && sum.Empty > 0 && !c.Bool("quiet") {
 				fmt.Fprintf(c.App.ErrWriter, "%s: dropped %d sentences left empty by punctuation removal\n", c.App.Name, sum.Empty)
+			}
+			if err == nil && sum.TextLost > 0 && !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "%s: left out the \"# text\" of %d sentences, which does not hold their words (first: %s)\n", c.App.Name, sum.TextLost, sum.FirstTextLost)
 			}
 			return err
 		},

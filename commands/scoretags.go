@@ -15,10 +15,12 @@ import (
 
 func init() { program.Register("score-tags", scoreTagsApp) }
 
-// scoreTagsReport is score-tags' JSON line: the measures, the number of
-// sentences and, with --against, the sign test.
+// scoreTagsReport is score-tags' JSON line, a record of scores as score
+// writes (README, Conventions): the sentences and tokens scored, the
+// measures and, with --against, the sign test.
 type scoreTagsReport struct {
 	Sentences int `json:"sentences"`
+	Tokens    int `json:"tokens"`
 	tageval.Report
 	SignTest *tageval.SignTest `json:"sign_test,omitempty"`
 }
@@ -36,14 +38,17 @@ reference (train-hmm writes both) and reports, over every token:
   VI               H(G|I) + H(I|G) in bits, with both halves
   V-measure        harmonic mean of homogeneity 1 − H(G|I)/H(G) and
                    completeness 1 − H(I|G)/H(I)
-  accuracy         induced tag = gold tag (meaningful when the states are
-                   named by the gold tags, as with a tag dictionary), and
-                   the same on ambiguous words: words seen with more than
-                   one gold tag in the scored data
+  accuracy         induced tag = gold tag, and the same on ambiguous words:
+                   words seen with more than one gold tag in the scored
+                   data; only when the states are named by the gold tags
+                   (some induced tag is a gold tag, as with a tag
+                   dictionary): induced states s0, s1, … have none
 
-Every token counts, punctuation included, unless --exclude names gold tags.
---against FILE adds the paired sign test (Smith & Eisner 2004) of accuracy:
-tokens right in the input and wrong in FILE (wins), the other way (losses),
+Shares are percentages in the text and fractions (0..1) with --json, as
+every program writes them. Every token counts, punctuation included, unless
+--exclude names gold tags. --against FILE adds the paired sign test (Smith
+& Eisner 2004) of accuracy, for tags named by the gold tags: tokens right in
+the input and wrong in FILE (wins), the other way (losses), the rest (ties),
 and the exact two-sided binomial p-value.
 
 Examples:
@@ -70,12 +75,17 @@ Examples:
 				return err
 			}
 			out := scoreTagsReport{Report: tageval.Score(sents, o), Sentences: len(sents)}
+			out.Tokens = out.Report.Tokens
 			if out.Tokens == 0 {
 				// Every measure of no tokens would print as 0 (or 1), a score
 				// of nothing.
 				return fmt.Errorf("%s: no token to score: --exclude leaves out every token of the %d sentences", pipeline.DescribeInputs(src.Names), len(sents))
 			}
 			if other := c.String("against"); other != "" {
+				if out.Accuracy == nil {
+					// Both taggings' accuracy would be 0: nothing to test.
+					return fmt.Errorf("%s: --against compares tag accuracy, and these tags are not named by the gold tags (induced states have no accuracy; taggings with a tag dictionary have)", pipeline.DescribeInputs(src.Names))
+				}
 				them, err := tageval.ReadTagged(pipeline.Source{Names: []string{other}, Stdin: c.App.Reader})
 				if err != nil {
 					return err
@@ -84,6 +94,7 @@ Examples:
 				if err != nil {
 					return fmt.Errorf("--against %s: %w", other, err)
 				}
+				st.Against = other
 				out.SignTest = &st
 			}
 			return program.WriteOutput(c, src, func(w io.Writer) error {
@@ -94,7 +105,7 @@ Examples:
 					return err
 				}
 				st := out.SignTest
-				_, err := fmt.Fprintf(w, "sign test         %d tokens right here and wrong in %s, %d the other way; p = %.3g\n", st.Wins, c.String("against"), st.Losses, st.P)
+				_, err := fmt.Fprintf(w, "sign test         %d tokens right here and wrong in %s, %d the other way, %d ties; p = %.3g\n", st.Tokens.Wins, st.Against, st.Tokens.Losses, st.Tokens.Ties, st.Tokens.P)
 				return err
 			})
 		},

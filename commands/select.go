@@ -73,9 +73,12 @@ likelihood ("-" in the likelihood columns): rank them --by accuracy or
 its sub-normalised weights, a lower bound: --by likelihood ranks such models
 among themselves and refuses them beside normalised ones.
 --best FILE writes the winning model there; --json writes one JSON line per
-model instead of the table (rank, model, directed, undirected, counted_* and
-excluded_* accuracies, loglik, cross_entropy, ...). The winner is also named
-on stderr.
+model instead of the table: rank, model and by around the record of scores
+score and score-tags write (sentences, tokens, root, directed, undirected,
+counted, excluded; brackets; score-tags' fields), with loglik and, for the
+DMV and the HMM, cross_entropy (bits per token; the CCM's and DMV+CCM's
+likelihood per token is none: "-" in the table). The winner is also named on
+stderr.
 
 Examples:
    train-sa --delta0 -0.6 --save-dir sa train.jsonl > /dev/null

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -23,10 +24,11 @@ func TestSelectModelFamiliesAgreeWithEStepAndScore(t *testing.T) {
 	run(t, nil, "train-ccm", "-q", "--max-iter", "3", "--save-model", ccmModel, train)
 	run(t, nil, "train-hmm", "-q", "--states", "5", "--lambda", "0.1", "--max-iter", "3", "--save-model", hmmModel, train)
 	for _, tc := range []struct {
-		model, field, scorer, key string
+		model, scorer string
+		fields        []string // where the scorer's record and select-model's agree
 	}{
-		{ccmModel, "bracket_f1", "score", ""},
-		{hmmModel, "many_to_1", "score-tags", "many_to_1"},
+		{ccmModel, "score", []string{"brackets"}},
+		{hmmModel, "score-tags", []string{"tokens", "gold_tags", "induced_tags", "many_to_1", "one_to_1", "vi", "v_measure", "one_to_1_map"}},
 	} {
 		var row map[string]any
 		if err := json.Unmarshal(run(t, nil, "select-model", "-q", "--json", "--by", "likelihood", "--dev", dev, tc.model), &row); err != nil {
@@ -41,22 +43,23 @@ func TestSelectModelFamiliesAgreeWithEStepAndScore(t *testing.T) {
 		if math.Abs(got-want) > 1e-9*math.Abs(want) {
 			t.Errorf("%s: select-model's dev log-likelihood %v, estep's %v", tc.model, got, want)
 		}
+		// The CCM's log-likelihood per token is no cross-entropy; the HMM's is.
+		if _, has := row["cross_entropy"]; has != (tc.scorer == "score-tags") {
+			t.Errorf("%s: cross_entropy %v", tc.model, row["cross_entropy"])
+		}
 		decoded := run(t, nil, "decode", "-q", "-m", tc.model, dev)
 		var rep map[string]any
-		if tc.key == "" {
-			var b struct {
-				Brackets struct{ Standard map[string]any }
-			}
-			if err := json.Unmarshal(run(t, decoded, "score", "--json"), &b); err != nil {
-				t.Fatal(err)
-			}
-			rep = b.Brackets.Standard
-			tc.key = "f1"
-		} else if err := json.Unmarshal(run(t, decoded, "score-tags", "--json"), &rep); err != nil {
+		if err := json.Unmarshal(run(t, decoded, tc.scorer, "--json"), &rep); err != nil {
 			t.Fatal(err)
 		}
-		if g, w := row[tc.field].(float64), rep[tc.key].(float64); math.Abs(g-w) > 1e-12 {
-			t.Errorf("%s: select-model's %s %v, %s's %v", tc.model, tc.field, g, tc.scorer, w)
+		// One record of scores: the same fields, with the same values.
+		for _, f := range tc.fields {
+			if !reflect.DeepEqual(row[f], rep[f]) || rep[f] == nil {
+				t.Errorf("%s: select-model's %s %v, %s's %v", tc.model, f, row[f], tc.scorer, rep[f])
+			}
+		}
+		if _, has := row["accuracy"]; has {
+			t.Errorf("%s: tag accuracy %v of induced states", tc.model, row["accuracy"])
 		}
 	}
 }
@@ -116,32 +119,26 @@ func TestSelectModelDMVCCMAgreesWithEStepAndScore(t *testing.T) {
 			}
 		}
 		decoded := run(t, nil, "decode", "-q", "-m", model, dev)
-		var rep struct {
-			Directed float64
-			Excluded struct{ Directed struct{ F1 float64 } }
-			Brackets struct{ Standard struct{ F1 float64 } }
-		}
+		var rep map[string]any
 		if err := json.Unmarshal(run(t, decoded, "score", "--json"), &rep); err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []struct {
-			field string
-			want  float64
-		}{{"directed", rep.Directed}, {"excluded_directed", rep.Excluded.Directed.F1}, {"bracket_f1", rep.Brackets.Standard.F1}} {
-			if g, ok := row[c.field].(float64); !ok || math.Abs(g-c.want) > 1e-12 {
-				t.Errorf("%s: select-model's %s %v, score's %v", tc.name, c.field, row[c.field], c.want)
+		// One record of scores: select-model's are score's, field by field.
+		for _, f := range []string{"sentences", "tokens", "root", "directed", "undirected", "counted", "excluded", "brackets"} {
+			if !reflect.DeepEqual(row[f], rep[f]) || rep[f] == nil {
+				t.Errorf("%s: select-model's %s %v, score's %v", tc.name, f, row[f], rep[f])
 			}
 		}
-		if row["by"] != "accuracy" || row["root"] != "count" {
-			t.Errorf("%s: ranked by %v, root %v", tc.name, row["by"], row["root"])
+		if _, has := row["cross_entropy"]; has || row["by"] != "accuracy" {
+			t.Errorf("%s: ranked by %v, cross-entropy %v (DMV+CCM's likelihood per token is none)", tc.name, row["by"], row["cross_entropy"])
 		}
-		// Without gold heads it ranks by bracket F1 (no directed field).
+		// Without gold heads it ranks by bracket F1 (no heads' scores).
 		var bare map[string]any
 		if err := json.Unmarshal(run(t, nil, "select-model", "-q", "--json", "--dev", devTrees, model), &bare); err != nil {
 			t.Fatal(err)
 		}
-		if _, has := bare["directed"]; has || bare["bracket_f1"] != row["bracket_f1"] {
-			t.Errorf("%s: without heads: directed %v, bracket F1 %v (with heads %v)", tc.name, bare["directed"], bare["bracket_f1"], row["bracket_f1"])
+		if _, has := bare["directed"]; has || !reflect.DeepEqual(bare["brackets"], row["brackets"]) {
+			t.Errorf("%s: without heads: directed %v, brackets %v (with heads %v)", tc.name, bare["directed"], bare["brackets"], row["brackets"])
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -233,14 +232,9 @@ func trainCCM(c *cli.Context) error {
 		logw, began = run.logFile(), run.origin()
 	}
 	prog := newProgress(c, c.Int("max-iter"))
-	tokens := 0
-	for _, s := range train {
-		tokens += len(s.Tags)
-	}
 	var logErr error
 	report := func(it format.Iteration) {
 		it.Seconds = time.Since(began).Seconds()
-		it.CrossEntropy = format.Real(-float64(it.Objective) / float64(tokens) / math.Ln2)
 		prog.Iteration(it)
 		if logw != nil && logErr == nil {
 			logErr = pipeline.WriteRecord(logw, it)

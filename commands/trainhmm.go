@@ -397,8 +397,8 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Mode
 		Kind: c.String("nbhd"), Sigma2: c.Float64("sigma2"), MaxIter: o.Iterations, Tol: o.Tol,
 		Seed: o.Seed, Noise: o.Noise, Start: theta0,
 		Observe: func(iter int, obj float64) {
-			it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj),
-				CrossEntropy: format.Real((0 - obj) / float64(corpus.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
+			// The contrastive objective: no cross-entropy.
+			it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj), Seconds: time.Since(start).Seconds()}
 			if iter > 0 {
 				ch := format.Real(math.Abs(obj-prev) / math.Abs(prev))
 				it.Change = &ch

@@ -29,12 +29,23 @@ type CoNLLToken struct {
 const NoHead = -1
 
 // CoNLLSentence is one sentence of a CoNLL or .dp file: its words (the IDs
-// are their positions, 1..n) and the CoNLL-U sent_id, "" when absent.
-// Multiword-token ranges, empty nodes and other comments are not kept.
+// are their positions, 1..n), its multiword tokens, and the CoNLL-U
+// sent_id and text, "" when absent. Empty nodes and other comments are not
+// kept.
 type CoNLLSentence struct {
-	ID     string
-	Text   string // the CoNLL-U "# text"; written when not "", not read
-	Tokens []CoNLLToken
+	ID        string
+	Text      string // the CoNLL-U "# text"
+	Tokens    []CoNLLToken
+	Multiword []CoNLLMultiword // in order; CoNLL-U only
+}
+
+// CoNLLMultiword is a multiword-token line ("n-m"): words First..Last
+// (1-based, two or more) written together as Form, with its MISC column
+// (where "SpaceAfter=No" of the token goes). Its other columns are "_".
+type CoNLLMultiword struct {
+	First, Last int
+	Form, Misc  string
+	Line        int // 1-based line in the input; 0 when made in memory
 }
 
 // HasHeads says whether the sentence is annotated: readers accept a
@@ -89,6 +100,7 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 	var (
 		s       *CoNLLSentence
 		sentID  string
+		text    string
 		started int // line of the first ID line of the block, 0 before
 	)
 	for r.lines.Scan() {
@@ -97,18 +109,20 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 			if started > 0 {
 				return finishCoNLLSentence(s, started)
 			}
-			sentID = "" // a block of comments only names nothing
+			sentID, text = "", "" // a block of comments only names nothing
 			continue
 		}
 		if line[0] == '#' {
 			if id, ok := parseSentID(line); ok {
 				sentID = id
+			} else if t, ok := parseText(line); ok {
+				text = t
 			}
 			continue
 		}
 		if started == 0 {
 			started = r.lines.Line()
-			s = &CoNLLSentence{ID: sentID}
+			s = &CoNLLSentence{ID: sentID, Text: text}
 		}
 		if err := r.parseLine(s, line); err != nil {
 			r.skipping = true
@@ -124,8 +138,8 @@ func (r *CoNLLReader) Next() (*CoNLLSentence, error) {
 	return nil, io.EOF
 }
 
-// parseLine adds the word on line to s, or skips a multiword-token range or
-// an empty node.
+// parseLine adds the word or multiword token on line to s, or skips an
+// empty node.
 func (r *CoNLLReader) parseLine(s *CoNLLSentence, line []byte) error {
 	n := r.lines.Line()
 	var cols [10]string
@@ -149,7 +163,23 @@ func (r *CoNLLReader) parseLine(s *CoNLLSentence, line []byte) error {
 	}
 	id := cols[0]
 	if a, b, ok := strings.Cut(id, "-"); ok {
-		return checkRangeID(n, id, a, b, "multiword-token range")
+		if err := checkRangeID(n, id, a, b, "multiword-token range"); err != nil {
+			return err
+		}
+		first, _ := strconv.Atoi(a)
+		last, _ := strconv.Atoi(b)
+		next := len(s.Tokens) + 1
+		if k := len(s.Multiword); k > 0 {
+			next = max(next, s.Multiword[k-1].Last+1)
+		}
+		switch {
+		case last <= first:
+			return syntaxErrorf(n, "multiword token %s: a range of two or more words is n-m with n < m", id)
+		case first < next:
+			return syntaxErrorf(n, "multiword token %s: it must come before its first word, after the words and multiword tokens before it (word %d is next)", id, next)
+		}
+		s.Multiword = append(s.Multiword, CoNLLMultiword{First: first, Last: last, Form: cols[1], Misc: cols[9], Line: n})
+		return nil
 	}
 	if a, b, ok := strings.Cut(id, "."); ok {
 		return checkRangeID(n, id, a, b, "empty node")
@@ -178,6 +208,10 @@ func (r *CoNLLReader) parseLine(s *CoNLLSentence, line []byte) error {
 func finishCoNLLSentence(s *CoNLLSentence, started int) (*CoNLLSentence, error) {
 	if len(s.Tokens) == 0 {
 		return nil, syntaxErrorf(started, "sentence has multiword tokens or empty nodes but no words")
+	}
+	if k := len(s.Multiword); k > 0 && s.Multiword[k-1].Last > len(s.Tokens) {
+		m := s.Multiword[k-1]
+		return nil, syntaxErrorf(m.Line, "multiword token %d-%d: the sentence has %d words", m.First, m.Last, len(s.Tokens))
 	}
 	if err := checkTreebankHeads(s); err != nil {
 		return nil, err
@@ -254,6 +288,17 @@ func parseSentID(line []byte) (string, bool) {
 	return strings.TrimSpace(rest), true
 }
 
+// parseText reads "# text = X" (the "=" is required: other comments start
+// with the word "text" too).
+func parseText(line []byte) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(string(line[1:]), " \t"), "text")
+	if !ok {
+		return "", false
+	}
+	rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t"), "=")
+	return strings.TrimSpace(rest), ok
+}
+
 // internColumn copies a column, sharing the common "_".
 func internColumn(b []byte) string {
 	if len(b) == 1 && b[0] == '_' {
@@ -265,7 +310,8 @@ func internColumn(b []byte) string {
 func isBlankLine(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
 // AppendCoNLL appends s in the given dialect to dst: "# sent_id" and
-// "# text" comments (CoNLL-U only, when s has them), one line per word, and the blank line
+// "# text" comments (CoNLL-U only, when s has them), one line per word, each
+// multiword token's line before its first word's (CoNLL-U only), and the blank line
 // that ends every sentence. It fails, appending nothing, when a column
 // cannot be written: empty, or holding a tab or a line break.
 func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
@@ -290,7 +336,23 @@ func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
 		dst = append(dst, '\n')
 	}
 	n := len(s.Tokens)
+	var multiword []CoNLLMultiword
+	if d == CoNLLU {
+		multiword = s.Multiword // CoNLL-X has no multiword tokens
+	}
+	next := 0 // the multiword token due
 	for i, t := range s.Tokens {
+		if next < len(multiword) && multiword[next].First == i+1 {
+			m := multiword[next]
+			if m.Last <= m.First || m.Last > n || next > 0 && m.First <= multiword[next-1].Last {
+				return dst[:start], fmt.Errorf("multiword token %d-%d: not a range of two or more of the %d words after the one before", m.First, m.Last, n)
+			}
+			var err error
+			if dst, err = appendRow(dst, [10]string{fmt.Sprintf("%d-%d", m.First, m.Last), m.Form, "_", "_", "_", "_", "_", "_", "_", m.Misc}); err != nil {
+				return dst[:start], fmt.Errorf("multiword token %d-%d: %w", m.First, m.Last, err)
+			}
+			next++
+		}
 		if t.Head < NoHead || t.Head > n {
 			return dst[:start], fmt.Errorf("word %d: head %d is out of range 0..%d", i+1, t.Head, n)
 		}
@@ -298,17 +360,29 @@ func AppendCoNLL(dst []byte, s *CoNLLSentence, d CoNLLDialect) ([]byte, error) {
 		if t.Head != NoHead {
 			head = strconv.Itoa(t.Head)
 		}
-		cols := [10]string{strconv.Itoa(i + 1), t.Form, t.Lemma, t.UPOS, t.XPOS, t.Feats, head, t.Deprel, t.Deps, t.Misc}
-		for c, v := range cols {
-			if err := checkTSVColumn(v, c == len(cols)-1); err != nil {
-				return dst[:start], fmt.Errorf("word %d: %s %w", i+1, conllColumns[c], err)
-			}
-			if c > 0 {
-				dst = append(dst, '\t')
-			}
-			dst = append(dst, v...)
+		var err error
+		if dst, err = appendRow(dst, [10]string{strconv.Itoa(i + 1), t.Form, t.Lemma, t.UPOS, t.XPOS, t.Feats, head, t.Deprel, t.Deps, t.Misc}); err != nil {
+			return dst[:start], fmt.Errorf("word %d: %w", i+1, err)
 		}
-		dst = append(dst, '\n')
+	}
+	if next < len(multiword) {
+		m := multiword[next]
+		return dst[:start], fmt.Errorf("multiword token %d-%d: not a range of two or more of the %d words after the one before", m.First, m.Last, n)
+	}
+	return append(dst, '\n'), nil
+}
+
+// appendRow appends one tab-separated line, or says which column cannot
+// be written.
+func appendRow(dst []byte, cols [10]string) ([]byte, error) {
+	for c, v := range cols {
+		if err := checkTSVColumn(v, c == len(cols)-1); err != nil {
+			return dst, fmt.Errorf("%s %w", conllColumns[c], err)
+		}
+		if c > 0 {
+			dst = append(dst, '\t')
+		}
+		dst = append(dst, v...)
 	}
 	return append(dst, '\n'), nil
 }

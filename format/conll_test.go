@@ -51,7 +51,7 @@ func conllWord(id, form, upos, xpos, head, rel string) string {
 	return conllRow(id, form, "_", upos, xpos, "_", head, rel, "_", "_")
 }
 
-func TestCoNLLReaderSkipsCommentsRangesAndEmptyNodes(t *testing.T) {
+func TestCoNLLReaderKeepsRangesSkipsEmptyNodes(t *testing.T) {
 	in := "# newdoc id = d1\r\n# sent_id = s-1\r\n# text = Don't go.\r\n" +
 		strings.ReplaceAll(
 			conllRow("1-2", "Don't", "_", "_", "_", "_", "_", "_", "_", "_")+
@@ -68,7 +68,7 @@ func TestCoNLLReaderSkipsCommentsRangesAndEmptyNodes(t *testing.T) {
 		t.Fatalf("errors: %v", errs)
 	}
 	want := []*CoNLLSentence{
-		{ID: "s-1", Tokens: []CoNLLToken{
+		{ID: "s-1", Text: "Don't go.", Multiword: []CoNLLMultiword{{First: 1, Last: 2, Form: "Don't", Misc: "_", Line: 4}}, Tokens: []CoNLLToken{
 			{Form: "Do", Lemma: "_", UPOS: "AUX", XPOS: "VBP", Feats: "_", Head: 3, Deprel: "aux", Deps: "_", Misc: "_", Line: 5},
 			{Form: "n't", Lemma: "_", UPOS: "PART", XPOS: "RB", Feats: "_", Head: 3, Deprel: "advmod", Deps: "_", Misc: "_", Line: 6},
 			{Form: "go", Lemma: "_", UPOS: "VERB", XPOS: "VB", Feats: "_", Head: 0, Deprel: "root", Deps: "_", Misc: "_", Line: 7},
@@ -79,7 +79,48 @@ func TestCoNLLReaderSkipsCommentsRangesAndEmptyNodes(t *testing.T) {
 		}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+		t.Errorf("got\n%+v\n%+v\nwant\n%+v\n%+v", got[0], got[1], want[0], want[1])
+	}
+}
+
+func TestCoNLLReaderMultiwordErrors(t *testing.T) {
+	mwt := func(id string) string { return conllRow(id, "xy", "_", "_", "_", "_", "_", "_", "_", "_") }
+	w := func(id string) string { return conllWord(id, "x", "X", "X", "0", "root") }
+	for in, want := range map[string]string{
+		mwt("1-1") + w("1"):                                "1: multiword token 1-1: a range of two or more words",
+		mwt("2-1") + w("1") + w("2"):                       "1: multiword token 2-1: a range of two or more words",
+		w("1") + mwt("1-2") + w("2"):                       "2: multiword token 1-2: it must come before its first word",
+		mwt("1-2") + mwt("2-3") + w("1") + w("2"):          "2: multiword token 2-3: it must come before its first word",
+		w("1") + mwt("2-3") + w("2"):                       "2: multiword token 2-3: the sentence has 2 words",
+		mwt("1-2") + w("1") + w("2") + mwt("3-4") + w("3"): "4: multiword token 3-4: the sentence has 3 words",
+	} {
+		_, errs := readAllCoNLL(t, in)
+		if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "line "+want) && !strings.Contains(errs[0].Error(), want) {
+			t.Errorf("%q: errors %v, want %q", in, errs, want)
+		}
+	}
+	// A range that skips ahead (the validator allows it) is read.
+	got, errs := readAllCoNLL(t, mwt("2-3")+w("1")+w("2")+w("3"))
+	if len(errs) > 0 || len(got) != 1 || got[0].Multiword[0].First != 2 {
+		t.Errorf("got %+v, %v", got, errs)
+	}
+}
+
+func TestTextComments(t *testing.T) {
+	for line, want := range map[string]string{
+		"# text = Hi there.": "Hi there.",
+		"#text=a = b ":       "a = b",
+		"# text =":           "",
+	} {
+		got, ok := parseText([]byte(line))
+		if !ok || got != want {
+			t.Errorf("parseText(%q) = %q, %v; want %q", line, got, ok, want)
+		}
+	}
+	for _, line := range []string{"# text_en = Hi", "# text Hi", "# textual = x", "# sent_id = text = 1"} {
+		if got, ok := parseText([]byte(line)); ok {
+			t.Errorf("parseText(%q) = %q, want no text", line, got)
+		}
 	}
 }
 
@@ -175,32 +216,44 @@ type conllFailingReader struct{ err error }
 func (e conllFailingReader) Read([]byte) (int, error) { return 0, e.err }
 
 func TestCoNLLWriter(t *testing.T) {
-	s := &CoNLLSentence{ID: "x-1", Tokens: []CoNLLToken{
+	s := &CoNLLSentence{ID: "x-1", Text: "Hi there", Tokens: []CoNLLToken{
 		{Form: "Hi", Lemma: "hi", UPOS: "INTJ", XPOS: "UH", Feats: "_", Head: 2, Deprel: "discourse", Deps: "_", Misc: "_"},
-		{Form: "there", Lemma: "there", UPOS: "ADV", XPOS: "RB", Feats: "_", Head: 0, Deprel: "root", Deps: "_", Misc: "SpaceAfter=No"},
-	}}
-	wantU := "# sent_id = x-1\n" +
-		"1\tHi\thi\tINTJ\tUH\t_\t2\tdiscourse\t_\t_\n" +
-		"2\tthere\tthere\tADV\tRB\t_\t0\troot\t_\tSpaceAfter=No\n\n"
+		{Form: "the", Lemma: "the", UPOS: "DET", XPOS: "DT", Feats: "_", Head: 3, Deprel: "det", Deps: "_", Misc: "_"},
+		{Form: "re", Lemma: "there", UPOS: "ADV", XPOS: "RB", Feats: "_", Head: 0, Deprel: "root", Deps: "_", Misc: "_"},
+	}, Multiword: []CoNLLMultiword{{First: 2, Last: 3, Form: "there", Misc: "SpaceAfter=No"}}}
+	words := "1\tHi\thi\tINTJ\tUH\t_\t2\tdiscourse\t_\t_\n" +
+		"2\tthe\tthe\tDET\tDT\t_\t3\tdet\t_\t_\n" +
+		"3\tre\tthere\tADV\tRB\t_\t0\troot\t_\t_\n\n"
+	wantU := "# sent_id = x-1\n# text = Hi there\n" + strings.Replace(words, "2\tthe", "2-3\tthere\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n2\tthe", 1)
 	var b strings.Builder
 	if err := WriteCoNLL(&b, s, CoNLLU); err != nil || b.String() != wantU {
 		t.Errorf("CoNLL-U: %v\n%q\nwant\n%q", err, b.String(), wantU)
 	}
 	b.Reset()
-	if err := WriteCoNLL(&b, s, CoNLLX); err != nil || b.String() != strings.TrimPrefix(wantU, "# sent_id = x-1\n") {
+	if err := WriteCoNLL(&b, s, CoNLLX); err != nil || b.String() != words {
 		t.Errorf("CoNLL-X: %v\n%q", err, b.String())
 	}
 
 	for name, bad := range map[string]func(*CoNLLSentence){
-		"tab in form":    func(s *CoNLLSentence) { s.Tokens[0].Form = "a\tb" },
-		"newline in id":  func(s *CoNLLSentence) { s.ID = "a\nb" },
-		"empty lemma":    func(s *CoNLLSentence) { s.Tokens[1].Lemma = "" },
-		"head too large": func(s *CoNLLSentence) { s.Tokens[1].Head = 3 },
-		"no words":       func(s *CoNLLSentence) { s.Tokens = nil },
-		"misc ends \\r":  func(s *CoNLLSentence) { s.Tokens[1].Misc = "x\r" },
+		"tab in form":        func(s *CoNLLSentence) { s.Tokens[0].Form = "a\tb" },
+		"newline in id":      func(s *CoNLLSentence) { s.ID = "a\nb" },
+		"empty lemma":        func(s *CoNLLSentence) { s.Tokens[1].Lemma = "" },
+		"head too large":     func(s *CoNLLSentence) { s.Tokens[1].Head = 4 },
+		"no words":           func(s *CoNLLSentence) { s.Tokens = nil },
+		"misc ends \\r":      func(s *CoNLLSentence) { s.Tokens[1].Misc = "x\r" },
+		"range of one":       func(s *CoNLLSentence) { s.Multiword[0].Last = 2 },
+		"range past the end": func(s *CoNLLSentence) { s.Multiword[0].Last = 4 },
+		"ranges overlap": func(s *CoNLLSentence) {
+			s.Multiword = []CoNLLMultiword{{First: 1, Last: 2, Form: "a", Misc: "_"}, {First: 2, Last: 3, Form: "b", Misc: "_"}}
+		},
+		"range out of order": func(s *CoNLLSentence) {
+			s.Multiword = []CoNLLMultiword{{First: 2, Last: 3, Form: "a", Misc: "_"}, {First: 1, Last: 2, Form: "b", Misc: "_"}}
+		},
+		"tab in a range's form": func(s *CoNLLSentence) { s.Multiword[0].Form = "a\tb" },
 	} {
 		c := *s
 		c.Tokens = append([]CoNLLToken(nil), s.Tokens...)
+		c.Multiword = append([]CoNLLMultiword(nil), s.Multiword...)
 		bad(&c)
 		if out, err := AppendCoNLL([]byte("keep"), &c, CoNLLU); err == nil || string(out) != "keep" {
 			t.Errorf("%s: got %q, %v; want an error and nothing appended", name, out, err)
@@ -213,6 +266,9 @@ func forgetLines(sents []*CoNLLSentence) []*CoNLLSentence {
 	for _, s := range sents {
 		for i := range s.Tokens {
 			s.Tokens[i].Line = 0
+		}
+		for i := range s.Multiword {
+			s.Multiword[i].Line = 0
 		}
 	}
 	return sents
@@ -239,7 +295,7 @@ func FuzzCoNLLReader(f *testing.F) {
 			}
 			if d == CoNLLX {
 				for _, s := range sents {
-					s.ID = "" // CoNLL-X has no comments
+					s.ID, s.Text, s.Multiword = "", "", nil // CoNLL-X has no comments and no multiword tokens
 				}
 			}
 			if !reflect.DeepEqual(forgetLines(again), forgetLines(sents)) {

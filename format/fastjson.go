@@ -265,6 +265,98 @@ func (s *scanner) stringsInto(dst []string, names *interner) ([]string, bool) {
 	}
 }
 
+// skipStr skips a string, escapes and all, as the codec would read it:
+// false for a control character or an escape JSON does not have.
+func (s *scanner) skipStr() bool {
+	if !s.take('"') {
+		return false
+	}
+	d := s.data
+	for j := s.i; j < len(d); j++ {
+		switch c := d[j]; {
+		case c == '"':
+			s.i = j + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			j++
+			if j >= len(d) {
+				return false
+			}
+			switch d[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(d) {
+					return false
+				}
+				for _, h := range d[j+1 : j+5] {
+					if !digit(h) && (h|0x20 < 'a' || h|0x20 > 'f') {
+						return false
+					}
+				}
+				j += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// multiwords reads a sentence's multiword tokens,
+// [{"first":i,"last":j,"form":"…"}, …], fields in any order; without keep
+// it only checks them and skips the forms (escapes and all).
+func (s *scanner) multiwords(keep bool) ([]Multiword, bool) {
+	if !s.take('[') {
+		return nil, false
+	}
+	ms := []Multiword{}
+	if s.take(']') {
+		return ms, true
+	}
+	for {
+		var m Multiword
+		if !s.take('{') {
+			return nil, false
+		}
+		for k := 0; !s.take('}'); k++ {
+			if k > 0 && !s.take(',') {
+				return nil, false
+			}
+			name, ok := s.str()
+			if !ok || !s.take(':') {
+				return nil, false
+			}
+			switch string(name) {
+			case "first":
+				m.First, ok = s.int()
+			case "last":
+				m.Last, ok = s.int()
+			case "form":
+				if !keep {
+					ok = s.skipStr()
+					break
+				}
+				var b []byte
+				if b, ok = s.str(); ok {
+					m.Form = s.textOf(b)
+				}
+			default:
+				return nil, false
+			}
+			if !ok {
+				return nil, false
+			}
+		}
+		ms = append(ms, m)
+		if s.take(',') {
+			continue
+		}
+		return ms, s.take(']')
+	}
+}
+
 // skipStrings reads an array of strings and says how many it holds.
 func (s *scanner) skipStrings() (int, bool) {
 	if !s.take('[') {

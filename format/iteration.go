@@ -1,5 +1,7 @@
 package format
 
+import "math"
+
 // Iteration is one line of a training log (--log FILE): what one
 // iteration of a training loop did. plotcurve draws these.
 //
@@ -11,8 +13,13 @@ type Iteration struct {
 	// Change is the relative change of the objective from the previous
 	// iteration (absent for the first).
 	Change *Real `json:"change,omitempty"`
-	// CrossEntropy is −objective / tokens in bits (Viterbi EM's stopping test).
-	CrossEntropy Real     `json:"cross_entropy"`
+	// CrossEntropy is −objective / tokens in bits, present only where that
+	// is a cross-entropy: the objective is the log-likelihood of a model
+	// that generates each token once (the DMV's and the HMM's EM, MAP and
+	// Viterbi EM; DA at β = 1), not a tempered, biased or contrastive
+	// objective, a variational bound, a log joint of samples, nor the CCM's
+	// and DMV+CCM's likelihood, which generate every span of a sentence.
+	CrossEntropy *Real    `json:"cross_entropy,omitempty"`
 	Beta         *float64 `json:"beta,omitempty"`  // annealing temperature, when annealing
 	Delta        *float64 `json:"delta,omitempty"` // locality bias δ (Model L)
 	SegBeta      *float64 `json:"seg_beta,omitempty"`
@@ -25,4 +32,12 @@ type Iteration struct {
 	// and the log asked for them.
 	Directed   *float64 `json:"directed,omitempty"`
 	Undirected *float64 `json:"undirected,omitempty"`
+}
+
+// CrossEntropy is −loglik / tokens in bits: the cross-entropy per token of
+// a model that generates each token once (the DMV, the HMM), loglik being
+// the natural-log likelihood of the tokens' sentences. Nothing else is
+// called cross-entropy (README, Conventions).
+func CrossEntropy(loglik float64, tokens int) Real {
+	return Real(-loglik / float64(max(tokens, 1)) / math.Ln2)
 }

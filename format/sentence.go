@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,21 +25,41 @@ import (
 // predicted brackets, 0-based and half-open ([i, j) covers tokens i..j−1),
 // each of two or more tokens, the whole sentence included. GoldTags keeps
 // the gold tags aside when a tagger writes induced tags into Tags.
+//
+// The rest is what a CoNLL-U sentence has besides (conll2deps keeps it so
+// that deps2conll gives it back): UPOS or XPOS, the tag column Tags were
+// not taken from (one of the two at most); Text, the sentence's text;
+// Multiword, its multiword tokens; NoSpaceAfter, the 1-based words the
+// text does not put a space after (a multiword token's last word for the
+// token).
 type Sentence struct {
-	ID        string   `json:"id,omitempty"`
-	Words     []string `json:"words,omitempty"`
-	Tags      []string `json:"tags"`
-	Heads     []int    `json:"heads,omitempty"`
-	Pred      []int    `json:"pred,omitempty"`
-	Tree      string   `json:"tree,omitempty"`
-	PredSpans [][2]int `json:"pred_spans,omitempty"`
-	GoldTags  []string `json:"gold_tags,omitempty"`
+	ID           string      `json:"id,omitempty"`
+	Words        []string    `json:"words,omitempty"`
+	Tags         []string    `json:"tags"`
+	Heads        []int       `json:"heads,omitempty"`
+	Pred         []int       `json:"pred,omitempty"`
+	Tree         string      `json:"tree,omitempty"`
+	PredSpans    [][2]int    `json:"pred_spans,omitempty"`
+	GoldTags     []string    `json:"gold_tags,omitempty"`
+	UPOS         []string    `json:"upos,omitempty"`
+	XPOS         []string    `json:"xpos,omitempty"`
+	Text         string      `json:"text,omitempty"`
+	Multiword    []Multiword `json:"multiword,omitempty"`
+	NoSpaceAfter []int       `json:"no_space_after,omitempty"`
 
 	event bool // the record had "ev": a model or counts in a corpus's place
 	// Unknown are the fields grind does not know, kept as they were
 	// written and written back, in their order, after the known ones: a
 	// stage passes on what other tools put in a record.
 	Unknown []RawField `json:"-"`
+}
+
+// Multiword is a multiword token: words First..Last (1-based, inclusive,
+// two or more) written together as Form in the text (CoNLL-U's "n-m" line).
+type Multiword struct {
+	First int    `json:"first"`
+	Last  int    `json:"last"`
+	Form  string `json:"form"`
 }
 
 // RawField is one field of a record, its value the JSON text as written.
@@ -88,6 +109,54 @@ func (s *Sentence) Validate() error {
 		if sp[0] < 0 || sp[1] > n || sp[1]-sp[0] < 2 {
 			return fmt.Errorf("pred_spans: [%d, %d] is not a span of two or more of the %d tokens (0-based, half-open)", sp[0], sp[1], n)
 		}
+	}
+	return s.validateCoNLL(n)
+}
+
+// validateCoNLL checks the CoNLL-U fields: a tag column as long as the
+// tags, multiword tokens in order without overlap, and the words without
+// a space after them each once, in order, none inside a multiword token.
+func (s *Sentence) validateCoNLL(n int) error {
+	if s.UPOS != nil && s.XPOS != nil {
+		return errors.New(`both "upos" and "xpos": "tags" hold one of the CoNLL tag columns, and the record keeps the other`)
+	}
+	for _, col := range []struct {
+		name string
+		tags []string
+	}{{"upos", s.UPOS}, {"xpos", s.XPOS}} {
+		if col.tags == nil {
+			continue
+		}
+		if len(col.tags) != n {
+			return fmt.Errorf("%d %s but %d tags", len(col.tags), col.name, n)
+		}
+		if i := slices.Index(col.tags, ""); i >= 0 {
+			return fmt.Errorf("token %d has an empty %s", i+1, col.name)
+		}
+	}
+	inside := 0 // the last word of the multiword tokens so far
+	for _, m := range s.Multiword {
+		switch {
+		case m.First <= inside || m.Last <= m.First || m.Last > n:
+			return fmt.Errorf("multiword: words %d-%d are not a range of two or more of the %d words after the previous token's", m.First, m.Last, n)
+		case m.Form == "":
+			return fmt.Errorf("multiword: words %d-%d have an empty form", m.First, m.Last)
+		}
+		inside = m.Last
+	}
+	prev, mw := 0, 0
+	for _, w := range s.NoSpaceAfter {
+		if w <= prev || w > n {
+			return fmt.Errorf("no_space_after: word %d is not one of the %d words after word %d", w, n, prev)
+		}
+		for mw < len(s.Multiword) && s.Multiword[mw].Last < w {
+			mw++
+		}
+		if mw < len(s.Multiword) && s.Multiword[mw].First <= w && w < s.Multiword[mw].Last {
+			m := s.Multiword[mw]
+			return fmt.Errorf("no_space_after: word %d is inside the multiword token %d-%d, whose words have no spaces between them", w, m.First, m.Last)
+		}
+		prev = w
 	}
 	return nil
 }
@@ -199,6 +268,16 @@ func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *intern
 		s.PredSpans = readSpans(it)
 	case "gold_tags":
 		s.GoldTags = readStrings(it, tags)
+	case "upos":
+		s.UPOS = readStrings(it, tags)
+	case "xpos":
+		s.XPOS = readStrings(it, tags)
+	case "text":
+		s.Text = it.ReadString()
+	case "multiword":
+		s.Multiword = readMultiwords(it)
+	case "no_space_after":
+		s.NoSpaceAfter = readInts(it)
 	case "ev":
 		s.event = true
 		it.Skip()
@@ -208,7 +287,7 @@ func (s *Sentence) decodeField(it *jsoniter.Iterator, field string, tags *intern
 }
 
 // scan reads the plain sentences grind writes (id, words, tags, heads,
-// pred, gold_tags; strings without escapes) by the short road of
+// pred, gold_tags, upos, xpos, text, multiword, no_space_after; strings without escapes) by the short road of
 // fastjson.go; false sends the line to the codec.
 func (s *Sentence) scan(data []byte) bool { return s.scanWords(data, true, nil) }
 
@@ -261,7 +340,7 @@ func (s *Sentence) scanWords(data []byte, keepWords bool, bufs *sentenceBufs) bo
 // scanTemplate reads a sentence as grind writes it, without white space
 // and with its fields in MarshalJSON's order, each optional but tags:
 //
-//	{"id":…,"words":[…],"tags":[…],"heads":[…]}
+//	{"id":…,"words":[…],"tags":[…],"heads":[…],"upos"/"xpos":[…],"text":…,"multiword":[…],"no_space_after":[…]}
 //
 // matching the field names as they stand instead of reading and looking
 // up each one (estep reads every sentence of its corpus on every step of
@@ -339,6 +418,15 @@ func (s *Sentence) scanTemplate(data []byte, keepWords bool, bufs *sentenceBufs)
 			s.Heads, ok = sc.ints()
 		}
 		if !ok {
+			return false
+		}
+	}
+	// conll2deps's records go on with the CoNLL-U fields.
+	for _, f := range []struct {
+		lit string
+		bit uint16
+	}{{`,"upos":`, 64}, {`,"xpos":`, 128}, {`,"text":`, 256}, {`,"multiword":`, 1024}, {`,"no_space_after":`, 512}} {
+		if lit(f.lit) && !s.scanCoNLLField(&sc, f.bit, keepWords) {
 			return false
 		}
 	}
@@ -476,10 +564,10 @@ func (s *scanner) headsInto(dst []int) ([]int, bool) {
 // scanFields reads a plain sentence's fields in any order.
 func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) bool {
 	sc := scanner{data: data}
-	var seen uint8
+	var seen uint16
 	words := -1
 	ok := sc.object(func(name []byte) bool {
-		var bit uint8
+		var bit uint16
 		switch string(name) {
 		case "id":
 			bit = 1
@@ -493,6 +581,16 @@ func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) b
 			bit = 16
 		case "gold_tags":
 			bit = 32
+		case "upos":
+			bit = 64
+		case "xpos":
+			bit = 128
+		case "text":
+			bit = 256
+		case "no_space_after":
+			bit = 512
+		case "multiword":
+			bit = 1024
 		default:
 			return false
 		}
@@ -535,10 +633,50 @@ func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) b
 			s.Pred, ok = sc.ints()
 		case 32:
 			s.GoldTags, ok = sc.strings(tagNames)
+		case 64, 128, 256, 512, 1024:
+			ok = s.scanCoNLLField(&sc, bit, keepWords)
 		}
 		return ok
 	})
 	return ok && (words < 0 || words == len(s.Tags))
+}
+
+// scanCoNLLField reads the CoNLL-U field bit names (scanFields' bits: 64
+// upos, 128 xpos, 256 text, 512 no_space_after, 1024 multiword); without
+// the words it checks and skips them, as they go with the words.
+func (s *Sentence) scanCoNLLField(sc *scanner, bit uint16, keepWords bool) bool {
+	if !keepWords {
+		switch bit {
+		case 64, 128:
+			_, ok := sc.skipStrings()
+			return ok
+		case 256:
+			return sc.skipStr()
+		case 512:
+			_, ok := sc.ints()
+			return ok
+		default:
+			_, ok := sc.multiwords(false)
+			return ok
+		}
+	}
+	ok := false
+	switch bit {
+	case 64:
+		s.UPOS, ok = sc.strings(tagNames)
+	case 128:
+		s.XPOS, ok = sc.strings(tagNames)
+	case 256:
+		var b []byte
+		if b, ok = sc.str(); ok {
+			s.Text = sc.textOf(b)
+		}
+	case 512:
+		s.NoSpaceAfter, ok = sc.ints()
+	default:
+		s.Multiword, ok = sc.multiwords(true)
+	}
+	return ok
 }
 
 // readRawField appends the field name, with its value as written, to
@@ -583,6 +721,32 @@ func (s Sentence) MarshalJSON() ([]byte, error) {
 		if len(s.GoldTags) > 0 {
 			o.strings("gold_tags", s.GoldTags)
 		}
+		if len(s.UPOS) > 0 {
+			o.strings("upos", s.UPOS)
+		}
+		if len(s.XPOS) > 0 {
+			o.strings("xpos", s.XPOS)
+		}
+		if s.Text != "" {
+			o.str("text", s.Text)
+		}
+		if len(s.Multiword) > 0 {
+			writeArray(o.field("multiword"), s.Multiword, func(m Multiword) {
+				o.s.WriteObjectStart()
+				o.s.WriteObjectField("first")
+				o.s.WriteInt(m.First)
+				o.s.WriteMore()
+				o.s.WriteObjectField("last")
+				o.s.WriteInt(m.Last)
+				o.s.WriteMore()
+				o.s.WriteObjectField("form")
+				o.s.WriteString(m.Form)
+				o.s.WriteObjectEnd()
+			})
+		}
+		if len(s.NoSpaceAfter) > 0 {
+			o.ints("no_space_after", s.NoSpaceAfter)
+		}
 		for _, f := range s.Unknown {
 			o.raw(f.Name, f.Value)
 		}
@@ -625,6 +789,32 @@ func readInts(it *jsoniter.Iterator) []int {
 		xs = append(xs, it.ReadInt())
 	}
 	return append(make([]int, 0, len(xs)), xs...)
+}
+
+// readMultiwords reads an array of {"first":i,"last":j,"form":"…"}; null
+// is nil. Validate checks what was read.
+func readMultiwords(it *jsoniter.Iterator) []Multiword {
+	if it.ReadNil() || !openArray(it) {
+		return nil
+	}
+	ms := []Multiword{}
+	for it.ReadArray() {
+		var m Multiword
+		for f := it.ReadObject(); f != "" && it.Error == nil; f = it.ReadObject() {
+			switch f {
+			case "first":
+				m.First = it.ReadInt()
+			case "last":
+				m.Last = it.ReadInt()
+			case "form":
+				m.Form = it.ReadString()
+			default:
+				it.Skip()
+			}
+		}
+		ms = append(ms, m)
+	}
+	return ms
 }
 
 // readSpans reads an array of [i, j] pairs; null is nil.

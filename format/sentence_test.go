@@ -15,6 +15,9 @@ func TestSentenceRoundTrip(t *testing.T) {
 		{Tags: []string{"DT", "NN"}},
 		{ID: "wsj_0001.mrg#1", Words: []string{"Pierre", "Vinken"}, Tags: []string{"NNP", "NNP"}, Heads: []int{2, 0}},
 		{ID: `a"b\c`, Words: []string{"é", "\t", "\u2028", `"`}, Tags: []string{"``", "''", `\`, "-LRB-"}, Heads: []int{0, 1, 2, 3}, Pred: []int{2, 0, 2, 3}, Tree: "(S (X a))"},
+		{ID: "d", Words: []string{"zu", "dem", "Haus", "."}, Tags: []string{"ADP", "DET", "NOUN", "PUNCT"}, UPOS: nil, XPOS: []string{"APPR", "ART", "NN", "$."},
+			Text: "zum Haus.", Multiword: []Multiword{{First: 1, Last: 2, Form: "zum"}}, NoSpaceAfter: []int{3}},
+		{Tags: []string{"NN"}, UPOS: []string{"NOUN"}, Text: `"\`},
 	} {
 		line, err := Marshal(s)
 		if err != nil {
@@ -47,12 +50,15 @@ func TestSentenceDecodeErrors(t *testing.T) {
 		`{"tags":["a"],"pred_spans":[[0,1,2]]}`: `field "pred_spans": a span is a pair [i, j]`,
 		// The parser would take a ',' or ']' where an array starts as one
 		// already open: "tags":,"a"] as ["a"], "pred_spans":] as [].
-		`{"tags":,"a"]}`:                       `field "tags": expected a JSON value, found ','`,
-		`{"tags":]}`:                           `field "tags": expected a JSON value, found ']'`,
-		`{"tags":["a"],"heads":]}`:             `field "heads": expected a JSON value, found ']'`,
-		`{"tags":["a"],"pred_spans":]}`:        `field "pred_spans": expected a JSON value, found ']'`,
-		`{"tags":["a"],"pred_spans":[,]}`:      `field "pred_spans": expected a JSON value, found ','`,
-		`{"tags":["a"],"pred_spans":[[0,1],]}`: `field "pred_spans": expected a JSON value, found ']'`,
+		`{"tags":,"a"]}`:                             `field "tags": expected a JSON value, found ','`,
+		`{"tags":]}`:                                 `field "tags": expected a JSON value, found ']'`,
+		`{"tags":["a"],"heads":]}`:                   `field "heads": expected a JSON value, found ']'`,
+		`{"tags":["a"],"pred_spans":]}`:              `field "pred_spans": expected a JSON value, found ']'`,
+		`{"tags":["a"],"pred_spans":[,]}`:            `field "pred_spans": expected a JSON value, found ','`,
+		`{"tags":["a"],"pred_spans":[[0,1],]}`:       `field "pred_spans": expected a JSON value, found ']'`,
+		`{"tags":["a"],"multiword":[{"first":"x"}]}`: `field "multiword": expected a non-negative integer, found a string`,
+		`{"tags":["a"],"multiword":{}}`:              `field "multiword": expected an array [...], found an object`,
+		`{"tags":["a"],"multiword":[[1,2]]}`:         `field "multiword": expected a field "name": value, or the end of the object, found an array`,
 	} {
 		var s Sentence
 		err := Unmarshal([]byte(line), &s)
@@ -70,6 +76,41 @@ func TestSentenceDecodeErrors(t *testing.T) {
 	}
 	if s.Heads != nil || s.Pred == nil || len(s.Pred) != 0 {
 		t.Errorf("heads %#v pred %#v", s.Heads, s.Pred)
+	}
+}
+
+// The CoNLL-U fields are checked as the tags are: lengths, ranges, order.
+func TestSentenceValidateCoNLLFields(t *testing.T) {
+	base := func() Sentence {
+		return Sentence{Words: []string{"a", "b", "c", "d"}, Tags: []string{"A", "B", "C", "D"}}
+	}
+	for _, c := range []struct {
+		edit func(*Sentence)
+		want string
+	}{
+		{func(s *Sentence) {}, ""},
+		{func(s *Sentence) { s.XPOS = []string{"x", "y", "z", "w"} }, ""},
+		{func(s *Sentence) { s.UPOS, s.XPOS = []string{"A", "B", "C", "D"}, []string{"x", "y", "z", "w"} }, `both "upos" and "xpos"`},
+		{func(s *Sentence) { s.XPOS = []string{"x"} }, "1 xpos but 4 tags"},
+		{func(s *Sentence) { s.UPOS = []string{"A", "", "C", "D"} }, "token 2 has an empty upos"},
+		{func(s *Sentence) { s.Multiword = []Multiword{{1, 2, "ab"}, {3, 4, "cd"}} }, ""},
+		{func(s *Sentence) { s.Multiword = []Multiword{{1, 2, "ab"}, {2, 3, "bc"}} }, "multiword: words 2-3 are not a range"},
+		{func(s *Sentence) { s.Multiword = []Multiword{{3, 3, "c"}} }, "multiword: words 3-3"},
+		{func(s *Sentence) { s.Multiword = []Multiword{{3, 5, "cde"}} }, "multiword: words 3-5"},
+		{func(s *Sentence) { s.Multiword = []Multiword{{3, 4, ""}} }, "multiword: words 3-4 have an empty form"},
+		{func(s *Sentence) { s.NoSpaceAfter = []int{2, 4} }, ""},
+		{func(s *Sentence) { s.NoSpaceAfter = []int{2, 2} }, "no_space_after: word 2 is not one"},
+		{func(s *Sentence) { s.NoSpaceAfter = []int{5} }, "no_space_after: word 5"},
+		{func(s *Sentence) { s.NoSpaceAfter = []int{0} }, "no_space_after: word 0"},
+		{func(s *Sentence) { s.Multiword, s.NoSpaceAfter = []Multiword{{2, 4, "bcd"}}, []int{1, 4} }, ""},
+		{func(s *Sentence) { s.Multiword, s.NoSpaceAfter = []Multiword{{2, 4, "bcd"}}, []int{3} }, "inside the multiword token 2-4"},
+	} {
+		s := base()
+		c.edit(&s)
+		err := s.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", s, err, c.want)
+		}
 	}
 }
 

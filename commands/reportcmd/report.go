@@ -44,15 +44,25 @@ each against the first. Several runs must parse the same sentences in the
 same order. The page needs no network: styles and figures are inline.
 A run is split at its first "=" and its last ",".
 
+--json writes one JSON line per run instead of the page (-o optional): the
+record of scores score, score-tags and select-model write — sentences,
+tokens, and root, directed, undirected, counted, excluded (heads), brackets,
+or score-tags' fields — with run, family, iterations and objective (the
+log's last), and for each run scored on heads after the first, score's
+sign_test against the first. Shares are fractions there, percentages on
+the page.
+
 Examples:
    train-em --run-dir km --init km train.jsonl; train-em --run-dir uni --init uniform train.jsonl
    report -o cmp.html --test test.jsonl km uni
    train-em --log em.log c.jsonl > m.jsonl; decode -m m.jsonl c.jsonl > p.jsonl
    report -o em.html --run EM=em.log,p.jsonl
-   report -o cmp.html --run EM=em.log,em.jsonl --run DA=da.log,da.jsonl --title 'WSJ10'`,
+   report -o cmp.html --run EM=em.log,em.jsonl --run DA=da.log,da.jsonl --title 'WSJ10'
+   report --json --test test.jsonl km uni | jq -r '[.run, .directed, .sign_test.sentences.p] | @tsv'`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"},
-				Usage: "write the page to `FILE` (required; - for stdout); it appears only when the run succeeds"},
+				Usage: "write the page to `FILE` (required but with --json; - for stdout); it appears only when the run succeeds"},
+			&cli.BoolFlag{Name: "json", Usage: "write one JSON line per run, the record of scores score writes, instead of the page"},
 			&cli.StringSliceFlag{Name: "run", Usage: "a run, `NAME=RUNDIR` or NAME=[LOG,]PARSED, once per run; the first is the sign tests' baseline"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode `CORPUS` (sentences with gold heads) with each run directory's model.jsonl"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` decoding goroutines (0: every core); the page does not depend on it"},
@@ -63,9 +73,8 @@ Examples:
 		},
 		DisableSliceFlagSeparator: true,
 		Action: func(c *cli.Context) error {
-			out := c.String("output")
-			if out == "" {
-				return program.Usagef("missing -o FILE: report writes an HTML page")
+			if c.String("output") == "" && !c.Bool("json") {
+				return program.Usagef("missing -o FILE: report writes an HTML page (or JSON lines with --json)")
 			}
 			specs, err := parseRuns(c.StringSlice("run"), c.Args().Slice())
 			if err != nil {
@@ -125,6 +134,9 @@ Examples:
 						return err
 					}
 					runs = append(runs, r)
+				}
+				if c.Bool("json") {
+					return report.WriteJSON(w, runs)
 				}
 				return report.Write(w, runs, opts)
 			})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -66,6 +67,10 @@ func TestReportFromRunDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
+	records := map[string]map[string]any{}
+	for _, r := range jsonLines(t, grind(t, nil, "report", "--json", "--test", testFile, runs["km"], "--run", "U="+runs["U"], "--run", "DC="+runs["DC"])) {
+		records[r["run"].(string)] = r
+	}
 
 	for name, rd := range runs {
 		// The learning curve: every record of the log, in order.
@@ -99,6 +104,38 @@ func TestReportFromRunDirs(t *testing.T) {
 			t.Errorf("run %s: no row %s on the page (score: %+v)", name, want, sc)
 		}
 
+		// --json: score's record, the log's length and last objective.
+		var full map[string]any
+		json.Unmarshal(grind(t, parsed, "score", "--json"), &full)
+		jr := records[name]
+		for _, f := range []string{"sentences", "tokens", "root", "directed", "undirected", "counted", "excluded"} {
+			if !reflect.DeepEqual(jr[f], full[f]) || jr[f] == nil {
+				t.Errorf("run %s: report --json's %s %v, score's %v", name, f, jr[f], full[f])
+			}
+		}
+		if jr["iterations"] != float64(len(points)) || jr["objective"] != points[len(points)-1].Objective {
+			t.Errorf("run %s: report --json's iterations %v objective %v, the log's %d, %v", name, jr["iterations"], jr["objective"], len(points), points[len(points)-1].Objective)
+		}
+		// The sign test against the first run (U: --run runs come before
+		// positional ones) is score --against's.
+		if name != "U" {
+			var st map[string]any
+			first := grind(t, nil, "decode", "-m", filepath.Join(runs["U"], "model.jsonl"), "--quiet", testFile)
+			firstFile := filepath.Join(dir, "first.jsonl")
+			if err := os.WriteFile(firstFile, first, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			json.Unmarshal(grind(t, parsed, "score", "--json", "--against", firstFile), &st)
+			got, want := jr["sign_test"].(map[string]any), st["sign_test"].(map[string]any)
+			for _, f := range []string{"sentences", "tokens", "against_directed"} {
+				if !reflect.DeepEqual(got[f], want[f]) {
+					t.Errorf("run %s: report's sign test %s %v, score --against's %v", name, f, got[f], want[f])
+				}
+			}
+		} else if jr["sign_test"] != nil {
+			t.Errorf("the first run has a sign test: %v", jr["sign_test"])
+		}
+
 		// run.json: the command line and the hash of the input.
 		var rec struct {
 			Argv   []string
@@ -123,6 +160,20 @@ func TestReportFromRunDirs(t *testing.T) {
 			t.Errorf("run %s: the command %q reads back as %q, run.json's argv is %q", name, m[1], got, rec.Argv)
 		}
 	}
+}
+
+// jsonLines decodes one JSON object a line.
+func jsonLines(t *testing.T, b []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range bytes.Lines(b) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // shellWords splits a command line the way a POSIX shell does for the
@@ -270,6 +321,31 @@ func TestReportOtherFamilies(t *testing.T) {
 	if row := between(t, page, `<tr><td>hmm</td><td class="n">`+strconv.Itoa(tg.Tokens)+`</td>`, "</tr>"); !strings.Contains(row, wantCells) {
 		t.Errorf("HMM row %s lacks score-tags' figures %s", row, wantCells)
 	}
+	// --json: each run's record of scores is score's or score-tags' own.
+	recs := jsonLines(t, grind(t, nil, "report", "--json", "--test", corpus, ccmRun, dmvRun, hmmRun))
+	var ccmScore, tagScore map[string]any
+	json.Unmarshal(grind(t, grind(t, nil, "decode", "-m", filepath.Join(ccmRun, "model.jsonl"), "--quiet", corpus), "score", "--json"), &ccmScore)
+	json.Unmarshal(raw, &tagScore)
+	for i, c := range []struct {
+		run    string
+		scores map[string]any
+		fields []string
+	}{
+		{"ccm", ccmScore, []string{"sentences", "tokens", "brackets"}},
+		{"dmv", nil, []string{"root", "counted"}},
+		{"hmm", tagScore, []string{"sentences", "tokens", "gold_tags", "induced_tags", "many_to_1", "one_to_1", "vi", "v_measure", "one_to_1_map"}},
+	} {
+		rec := recs[i]
+		if rec["run"] != c.run || rec["sign_test"] != nil {
+			t.Errorf("record %d: run %v, sign test %v (runs of one kind only are compared)", i+1, rec["run"], rec["sign_test"])
+		}
+		for _, f := range c.fields {
+			if c.scores != nil && !reflect.DeepEqual(rec[f], c.scores[f]) || rec[f] == nil {
+				t.Errorf("run %s: report's %s %v, the scorer's %v", c.run, f, rec[f], c.scores[f])
+			}
+		}
+	}
+
 	// The DMV run keeps the dependency tables; it is the only one there.
 	if !strings.Contains(page, `<tr><td>dmv</td>`) || !strings.Contains(page, "By gold tag pair") || strings.Contains(page, "Sign tests") {
 		t.Error("the DMV run's tables are missing, or a sign test compares runs of different kinds")

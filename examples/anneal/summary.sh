@@ -15,7 +15,7 @@ origin() { # model-file criterion
 	fi
 }
 row() { # ranking-line
-	jq -r '"dir \(.excluded_directed * 1000 | round / 10)  undir \(.excluded_undirected * 1000 | round / 10)  (root counted: \(.counted_directed * 1000 | round / 10) / \(.counted_undirected * 1000 | round / 10))  dev loglik \(.loglik) (p=0: \(.zero_probability))  \(.model)"'
+	jq -r '"dir \(.excluded.directed.f1 * 1000 | round / 10)  undir \(.excluded.undirected.f1 * 1000 | round / 10)  (root counted: \(.counted.directed.accuracy * 1000 | round / 10) / \(.counted.undirected.accuracy * 1000 | round / 10))  dev loglik \(.loglik) (p=0: \(.zero_probability))  \(.model)"'
 }
 echo "$name grid: $(wc -l < "$by_acc") candidates; dev accuracy is root excluded (Smith)"
 best=$(head -1 "$by_acc")

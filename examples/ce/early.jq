@@ -6,7 +6,7 @@
 # ($dev), by contrast on dev ($con) and on test ($test).
 def step: .model | capture("iter-(?<n>[0-9]+)").n | tonumber - 1;
 def pct: . * 1000 | round / 10;
-($test | map({key: (step | tostring), value: .excluded_directed}) | from_entries) as $acc
+($test | map({key: (step | tostring), value: .excluded.directed.f1}) | from_entries) as $acc
 | ($test | map(step) | max) as $last
 | def at($s): $acc[$s | tostring] | pct;
   [$init, $last, at($last), ($dev[0] | step), at($dev[0] | step),

@@ -84,7 +84,10 @@ func IterationLine(it format.Iteration) string {
 	if it.SegBeta != nil {
 		s += fmt.Sprintf("  seg-beta %.3g", *it.SegBeta)
 	}
-	s += fmt.Sprintf("  objective %.10g  bits/token %.6f", float64(it.Objective), float64(it.CrossEntropy))
+	s += fmt.Sprintf("  objective %.10g", float64(it.Objective))
+	if it.CrossEntropy != nil {
+		s += fmt.Sprintf("  bits/token %.6f", float64(*it.CrossEntropy))
+	}
 	if it.Change != nil {
 		s += fmt.Sprintf("  change %.3e", float64(*it.Change))
 	}

@@ -105,11 +105,18 @@ func (a *Annealer) Run(start *dmv.Params) (*train.Result, error) {
 				}
 				return next, obj, nil
 			},
-			Label: func(it *format.Iteration) { a.label(it, r) },
+			Label: func(it *format.Iteration) {
+				a.label(it, r)
+				if r.Beta != 1 || r.Delta != 0 || r.Segmented {
+					// A tempered or biased objective: no cross-entropy (at
+					// β = 1 the skew vanishes, and Σ log Z is the likelihood).
+					it.CrossEntropy = nil
+				}
+			},
 		}
 	}
 	loop := &emloop.Loop[*dmv.Params]{
-		Stages: stages, MaxIter: maxIter, Tol: tol, Converged: a.EM.Converged(), Tokens: a.EM.Corpus.Tokens,
+		Stages: stages, MaxIter: maxIter, Tol: tol, Converged: a.EM.Converged(), Tokens: a.EM.LikelihoodTokens(),
 		FirstIter: a.EM.FirstIter, Start: origin,
 		Observe: func(it format.Iteration, m *dmv.Params) error {
 			if a.EM.Observe != nil {

@@ -326,9 +326,12 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 		next, err := MStep(cnt, c.Sym, opts.Variant, opts.Smoothing)
 		return next, logLik + m.LogPrior(opts.Smoothing), err
 	}
+	// No Tokens: the CCM generates every span and context of a sentence,
+	// so its log-likelihood per token is no cross-entropy (--stop bits
+	// still reads its change per token).
 	loop := &emloop.Loop[*Model]{
 		Step: step, Betas: betas, Annealed: opts.Estimator != EM, MaxIter: opts.MaxIter, Tol: opts.Tol,
-		Tokens: c.Tokens, Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
+		Observe: opts.Observe, Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
 	}
 	if opts.Stop == emloop.Bits {
 		loop.Converged = emloop.Bits.Converged(opts.Tol, c.Tokens)

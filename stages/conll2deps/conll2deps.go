@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/lines"
@@ -63,6 +65,10 @@ type Options struct {
 type Summary struct {
 	Sentences, Tokens int
 	Empty             int // sentences that were all punctuation
+	// TextLost counts the sentences whose "# text" does not hold their
+	// tokens' forms in order, left out; FirstTextLost is the first's id.
+	TextLost      int
+	FirstTextLost string
 }
 
 // sentenceReader is what CoNLLReader and DPReader have in common.
@@ -137,7 +143,13 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 			if id == "" {
 				id = fmt.Sprintf("%s#%d", base, index)
 			}
-			s, err := sentence(cs, id, opts.Tag, f == DP, isPunct)
+			s, textLost, err := sentence(cs, id, opts.Tag, f, isPunct)
+			if textLost {
+				if sum.TextLost == 0 {
+					sum.FirstTextLost = id
+				}
+				sum.TextLost++
+			}
 			if err != nil {
 				if err := bad.Handle(pipeline.Locate(in.Name, err)); err != nil {
 					return err
@@ -163,24 +175,29 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (Summary, error) {
 }
 
 // sentence makes the record of one treebank sentence, validated, with the
-// punctuation removed; nil when nothing is left. Errors are SyntaxErrors at
-// the line of the word at fault, or of the first word.
-func sentence(cs *format.CoNLLSentence, id string, tag Tag, dp bool, isPunct map[string]bool) (*format.Sentence, error) {
+// punctuation removed; nil when nothing is left. Besides the chosen tag
+// column it keeps the other (unless every word's is "_") and, from CoNLL-U,
+// the text, the multiword tokens and the spaces (keepText); textLost says
+// that its text was left out. Errors are SyntaxErrors at the line of the
+// word at fault, or of the first word.
+func sentence(cs *format.CoNLLSentence, id string, tag Tag, f Format, isPunct map[string]bool) (s *format.Sentence, textLost bool, err error) {
 	n := len(cs.Tokens)
-	s := &format.Sentence{ID: id, Words: make([]string, n), Tags: make([]string, n)}
+	dp := f == DP
+	s = &format.Sentence{ID: id, Words: make([]string, n), Tags: make([]string, n)}
 	if cs.HasHeads() {
 		s.Heads = make([]int, n)
 	}
+	other := make([]string, n) // the tag column not chosen
 	drop := make([]bool, n)
 	dropped := 0
 	for i, t := range cs.Tokens {
 		s.Words[i] = t.Form
-		s.Tags[i] = t.UPOS
+		s.Tags[i], other[i] = t.UPOS, t.XPOS
 		if tag == XPOS {
-			s.Tags[i] = t.XPOS
+			s.Tags[i], other[i] = t.XPOS, t.UPOS
 		}
 		if s.Tags[i] == "_" && !dp {
-			return nil, &format.SyntaxError{Line: t.Line, Err: fmt.Errorf("word %d has no %s tag (_)", i+1, columnName(tag))}
+			return nil, false, &format.SyntaxError{Line: t.Line, Err: fmt.Errorf("word %d has no %s tag (_)", i+1, columnName(tag))}
 		}
 		if s.Heads != nil {
 			s.Heads[i] = t.Head
@@ -190,16 +207,68 @@ func sentence(cs *format.CoNLLSentence, id string, tag Tag, dp bool, isPunct map
 			dropped++
 		}
 	}
+	if !dp && slices.ContainsFunc(other, func(t string) bool { return t != "_" }) {
+		if tag == XPOS {
+			s.UPOS = other
+		} else {
+			s.XPOS = other
+		}
+	}
+	textLost = f == CoNLLU && !keepText(s, cs)
 	if err := s.Validate(); err != nil {
-		return nil, &format.SyntaxError{Line: cs.Tokens[0].Line, Err: fmt.Errorf("sentence starting here: %w", err)}
+		return nil, false, &format.SyntaxError{Line: cs.Tokens[0].Line, Err: fmt.Errorf("sentence starting here: %w", err)}
 	}
 	if dropped == n {
-		return nil, nil
+		return nil, false, nil
 	}
 	if dropped > 0 {
 		DropTokens(s, drop)
 	}
-	return s, nil
+	return s, textLost, nil
+}
+
+// keepText copies a CoNLL-U sentence's text and multiword tokens into s,
+// and NoSpaceAfter: the words (a multiword token's last word for the
+// token) the text puts no space after, or, without a text, those whose
+// MISC has SpaceAfter=No (on a multiword token's line for the token: the
+// UD validator refuses it on the words inside one, so they are not read;
+// the last token's entry is always MISC's). A text that does not hold the
+// tokens' forms in order is left out: keepText returns false.
+func keepText(s *format.Sentence, cs *format.CoNLLSentence) bool {
+	inside := make([]bool, len(cs.Tokens)+1)
+	noSpace := make([]bool, len(cs.Tokens)+1)
+	for _, m := range cs.Multiword {
+		s.Multiword = append(s.Multiword, format.Multiword{First: m.First, Last: m.Last, Form: m.Form})
+		for w := m.First; w <= m.Last; w++ {
+			inside[w] = true
+		}
+		noSpace[m.Last] = spaceAfterNo(m.Misc)
+	}
+	for i, t := range cs.Tokens {
+		if !inside[i+1] {
+			noSpace[i+1] = spaceAfterNo(t.Misc)
+		}
+	}
+	for w, no := range noSpace {
+		if no {
+			s.NoSpaceAfter = append(s.NoSpaceAfter, w)
+		}
+	}
+	if s.Text = cs.Text; s.Text != "" && !s.SpacesFromText() {
+		s.Text = ""
+		return false
+	}
+	return true
+}
+
+// spaceAfterNo says whether a MISC column holds SpaceAfter=No.
+func spaceAfterNo(misc string) bool {
+	for a := range strings.SplitSeq(misc, "|") {
+		if a == "SpaceAfter=No" {
+			return true
+		}
+	}
+	return false
 }
 
 func columnName(t Tag) string {
@@ -215,6 +284,12 @@ func columnName(t Tag) string {
 // several roots (PTB sentences whose root is $, say). The heads of s must
 // be a valid tree (format.ValidateHeads): a cycle of deleted tokens would
 // have no kept ancestor.
+//
+// The CoNLL-U fields follow: the kept tokens' upos or xpos; the multiword
+// tokens none of whose words went (one that lost a word is undone, its
+// words written together); no space after a kept word when the text had
+// none between it and the next kept word; and, when the sentence has a
+// text, the text of the kept tokens.
 func DropTokens(s *format.Sentence, drop []bool) {
 	n := len(s.Tags)
 	// renumber[i] is the new 1-based position of old token i (1-based);
@@ -227,20 +302,37 @@ func DropTokens(s *format.Sentence, drop []bool) {
 			renumber[i] = kept
 		}
 	}
+	// spaceless[i]: the text has no space after old word i.
+	spaceless := make([]bool, n+1)
+	for _, w := range s.NoSpaceAfter {
+		spaceless[w] = true
+	}
+	for _, m := range s.Multiword {
+		for w := m.First; w < m.Last; w++ {
+			spaceless[w] = true
+		}
+	}
 	var heads []int
 	if s.Heads != nil {
 		heads = make([]int, 0, kept)
 	}
-	words := s.Words[:0]
-	tags := s.Tags[:0]
+	keep := func(xs []string) []string {
+		if xs == nil {
+			return nil
+		}
+		out := xs[:0]
+		for i := 1; i <= n; i++ {
+			if !drop[i-1] {
+				out = append(out, xs[i-1])
+			}
+		}
+		return out
+	}
+	var noSpace []int
 	for i := 1; i <= n; i++ {
 		if drop[i-1] {
 			continue
 		}
-		if s.Words != nil {
-			words = append(words, s.Words[i-1])
-		}
-		tags = append(tags, s.Tags[i-1])
 		if heads != nil {
 			h := s.Heads[i-1]
 			for h != 0 && drop[h-1] {
@@ -248,11 +340,30 @@ func DropTokens(s *format.Sentence, drop []bool) {
 			}
 			heads = append(heads, renumber[h])
 		}
+		// No space up to the next kept word: none in any gap between.
+		none := spaceless[i]
+		for j := i + 1; none && j <= n && drop[j-1]; j++ {
+			none = spaceless[j]
+		}
+		if none {
+			noSpace = append(noSpace, renumber[i])
+		}
 	}
-	if s.Words != nil {
-		s.Words = words
+	var multiword []format.Multiword
+	for _, m := range s.Multiword {
+		if !slices.Contains(drop[m.First-1:m.Last], true) {
+			multiword = append(multiword, format.Multiword{First: renumber[m.First], Last: renumber[m.Last], Form: m.Form})
+		}
 	}
-	s.Tags, s.Heads = tags, heads
+	// A kept multiword token's inner words need no entry.
+	noSpace = slices.DeleteFunc(noSpace, func(w int) bool {
+		return slices.ContainsFunc(multiword, func(m format.Multiword) bool { return m.First <= w && w < m.Last })
+	})
+	s.Words, s.Tags, s.UPOS, s.XPOS = keep(s.Words), keep(s.Tags), keep(s.UPOS), keep(s.XPOS)
+	s.Heads, s.Multiword, s.NoSpaceAfter = heads, multiword, noSpace
+	if s.Text != "" {
+		s.Text = s.TokenText()
+	}
 }
 
 // detect decides the format of one input: forced, or from the column count

@@ -46,13 +46,13 @@ func TestGolden(t *testing.T) {
 	for _, c := range []struct {
 		golden, input string
 		opts          Options
-		empty         int
+		empty, lost   int
 	}{
-		{"small.conllu.default.jsonl", "small.conllu", Options{}, 1},
-		{"small.conllu.xpos-sym.jsonl", "small.conllu", Options{Tag: XPOS, Punct: []string{"PUNCT", "SYM"}}, 1},
-		{"small.conllu.keep.jsonl", "small.conllu", Options{KeepPunct: true}, 0},
-		{"small.dp.default.jsonl", "small.dp", Options{}, 1},
-		{"small.dp.forced.jsonl", "small.dp", Options{Format: DP, Punct: []string{"$"}}, 0},
+		{"small.conllu.default.jsonl", "small.conllu", Options{}, 1, 0},
+		{"small.conllu.xpos-sym.jsonl", "small.conllu", Options{Tag: XPOS, Punct: []string{"PUNCT", "SYM"}}, 1, 0},
+		{"small.conllu.keep.jsonl", "small.conllu", Options{KeepPunct: true}, 0, 1}, // toy-5's text is not its words
+		{"small.dp.default.jsonl", "small.dp", Options{}, 1, 0},
+		{"small.dp.forced.jsonl", "small.dp", Options{Format: DP, Punct: []string{"$"}}, 0, 0},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			var out bytes.Buffer
@@ -60,8 +60,8 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sum.Empty != c.empty {
-				t.Errorf("%d sentences left empty, want %d", sum.Empty, c.empty)
+			if sum.Empty != c.empty || sum.TextLost != c.lost {
+				t.Errorf("%d sentences left empty, %d texts left out; want %d and %d", sum.Empty, sum.TextLost, c.empty, c.lost)
 			}
 			golden.Check(t, filepath.Join("testdata", c.golden), out.Bytes())
 		})
@@ -73,16 +73,33 @@ func TestGolden(t *testing.T) {
 func TestSmallByHand(t *testing.T) {
 	got, sum := convert(t, Options{}, filepath.Join("testdata", "small.conllu"))
 	want := []*format.Sentence{
-		{ID: "toy-1", Words: []string{"Hello", "she", "said"}, Tags: []string{"INTJ", "PRON", "VERB"}, Heads: []int{3, 3, 0}},
-		{ID: "toy-2", Words: []string{"a", "b", "c"}, Tags: []string{"NOUN", "NOUN", "NOUN"}, Heads: []int{0, 1, 1}},
-		{ID: "toy-3", Words: []string{"Wow", "really"}, Tags: []string{"INTJ", "ADV"}, Heads: []int{0, 0}},
-		{ID: "small.conllu#4", Words: []string{"de", "le", "chat"}, Tags: []string{"ADP", "DET", "NOUN"}, Heads: []int{3, 3, 0}},
-		{ID: "toy-6", Words: []string{"Hi", "$"}, Tags: []string{"INTJ", "SYM"}},
+		{ID: "toy-1", Words: []string{"Hello", "she", "said"}, Tags: []string{"INTJ", "PRON", "VERB"}, Heads: []int{3, 3, 0},
+			XPOS: []string{"UH", "PRP", "VBD"}, Text: "Hello she said"},
+		{ID: "toy-2", Words: []string{"a", "b", "c"}, Tags: []string{"NOUN", "NOUN", "NOUN"}, Heads: []int{0, 1, 1},
+			XPOS: []string{"NN", "NN", "NN"}, Text: "a b c"},
+		{ID: "toy-3", Words: []string{"Wow", "really"}, Tags: []string{"INTJ", "ADV"}, Heads: []int{0, 0},
+			XPOS: []string{"UH", "RB"}, Text: "Wow really"},
+		{ID: "small.conllu#4", Words: []string{"de", "le", "chat"}, Tags: []string{"ADP", "DET", "NOUN"}, Heads: []int{3, 3, 0},
+			XPOS: []string{"IN", "DT", "NN"}, Text: "du chat", Multiword: []format.Multiword{{First: 1, Last: 2, Form: "du"}}},
+		{ID: "toy-6", Words: []string{"Hi", "$"}, Tags: []string{"INTJ", "SYM"}, XPOS: []string{"UH", "$"}, Text: "Hi $"},
+		// No space between x and ray: none was in any gap between them.
+		{ID: "toy-7", Words: []string{"x", "ray", "yes"}, Tags: []string{"NOUN", "NOUN", "INTJ"}, Heads: []int{0, 1, 1},
+			XPOS: []string{"NN", "NN", "UH"}, Text: "xray yes", NoSpaceAfter: []int{1}},
+		// A multiword token that lost a word is undone, its words kept together.
+		{ID: "toy-8", Words: []string{"it", "'s", "Ok"}, Tags: []string{"PRON", "AUX", "INTJ"}, Heads: []int{0, 1, 1},
+			XPOS: []string{"PRP", "VBZ", "UH"}, Text: "it's Ok", NoSpaceAfter: []int{1}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", dump(got), dump(want))
 	}
-	if sum != (Summary{Sentences: 5, Tokens: 13, Empty: 1}) {
+	for _, s := range got {
+		if err := s.CheckText(); err != nil {
+			t.Errorf("%s: %v", s.ID, err)
+		}
+	}
+	// toy-5's text "..." is not its two words "." ".", but it is all
+	// punctuation and goes.
+	if sum != (Summary{Sentences: 7, Tokens: 19, Empty: 1}) {
 		t.Errorf("summary %+v", sum)
 	}
 }

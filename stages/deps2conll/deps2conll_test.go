@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,22 +44,111 @@ func TestColumns(t *testing.T) {
 	if _, err := Write(pipeline.Source{Stdin: strings.NewReader(mustJSON(t, s))}, &out, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	want := "# sent_id = x\n1\tDT\t_\tDT\tDT\t_\t2\tdep\t_\t_\n2\tNN\t_\tNN\tNN\t_\t0\troot\t_\t_\n\n"
+	want := "# sent_id = x\n# text = DT NN\n1\tDT\t_\tDT\tDT\t_\t2\tdep\t_\t_\n2\tNN\t_\tNN\tNN\t_\t0\troot\t_\t_\n\n"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 	s.Heads = nil
-	cs, err := ToCoNLL(s, false)
+	cs, err := ToCoNLL(s, Options{})
 	if err != nil || cs.HasHeads() || cs.Tokens[0].Deprel != "_" {
 		t.Errorf("no heads: %+v, %v", cs, err)
 	}
-	cs, err = ToCoNLL(s, true)
+	cs, err = ToCoNLL(s, Options{Pred: true})
 	if err != nil || cs.Tokens[0].Head != 0 || cs.Tokens[0].Deprel != "root" || cs.Tokens[1].Head != 1 {
 		t.Errorf("--pred: %+v, %v", cs, err)
 	}
 	s.Pred = nil
-	if _, err := ToCoNLL(s, true); err == nil {
+	if _, err := ToCoNLL(s, Options{Pred: true}); err == nil {
 		t.Error("--pred on a record without pred is not an error")
+	}
+}
+
+// TestUDColumns spells out a UD sentence: UPOS and XPOS, the multiword
+// token's line with its SpaceAfter=No, a word's, and the text.
+func TestUDColumns(t *testing.T) {
+	s := &format.Sentence{ID: "d-1", Words: []string{"Ich", "gehe", "zu", "dem", "Haus", "!"}, Tags: []string{"PRON", "VERB", "ADP", "DET", "NOUN", "PUNCT"},
+		Heads: []int{2, 0, 5, 5, 2, 2}, XPOS: []string{"PPER", "VVFIN", "APPR", "ART", "NN", "$."}, Text: "Ich gehe zum Haus!",
+		Multiword: []format.Multiword{{First: 3, Last: 4, Form: "zum"}}, NoSpaceAfter: []int{5}}
+	want := "# sent_id = d-1\n# text = Ich gehe zum Haus!\n" +
+		"1\tIch\t_\tPRON\tPPER\t_\t2\tdep\t_\t_\n" +
+		"2\tgehe\t_\tVERB\tVVFIN\t_\t0\troot\t_\t_\n" +
+		"3-4\tzum\t_\t_\t_\t_\t_\t_\t_\t_\n" +
+		"3\tzu\t_\tADP\tAPPR\t_\t5\tdep\t_\t_\n" +
+		"4\tdem\t_\tDET\tART\t_\t5\tdep\t_\t_\n" +
+		"5\tHaus\t_\tNOUN\tNN\t_\t2\tdep\t_\tSpaceAfter=No\n" +
+		"6\t!\t_\tPUNCT\t$.\t_\t2\tdep\t_\t_\n\n"
+	for name, edit := range map[string]func(*format.Sentence){
+		"as it is": func(*format.Sentence) {},
+		// Without a text, the tokens' text is the same.
+		"no text": func(s *format.Sentence) { s.Text = "" },
+		// The multiword token's own SpaceAfter=No, on its line.
+		"no space after zum": func(s *format.Sentence) { s.NoSpaceAfter, s.Text = []int{4, 5}, "Ich gehe zumHaus!" },
+		// Tags from XPOS, UPOS kept.
+		"upos kept": func(s *format.Sentence) { s.Tags, s.UPOS, s.XPOS = s.XPOS, s.Tags, nil },
+	} {
+		c := *s
+		edit(&c)
+		var out bytes.Buffer
+		if _, err := Write(pipeline.Source{Stdin: strings.NewReader(mustJSON(t, &c))}, &out, Options{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w := want
+		if name == "no space after zum" {
+			w = strings.Replace(strings.Replace(w, "zum Haus", "zumHaus", 1), "3-4\tzum\t_\t_\t_\t_\t_\t_\t_\t_", "3-4\tzum\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No", 1)
+		}
+		if out.String() != w {
+			t.Errorf("%s: got\n%s\nwant\n%s", name, out.String(), w)
+		}
+	}
+	// CoNLL-X: no comments, no multiword tokens, no MISC.
+	var out bytes.Buffer
+	if _, err := Write(pipeline.Source{Stdin: strings.NewReader(mustJSON(t, s))}, &out, Options{Dialect: format.CoNLLX}); err != nil {
+		t.Fatal(err)
+	}
+	x := strings.ReplaceAll(strings.ReplaceAll(want, "SpaceAfter=No", "_"), "3-4\tzum\t_\t_\t_\t_\t_\t_\t_\t_\n", "")
+	if x = x[strings.Index(x, "1\t"):]; out.String() != x {
+		t.Errorf("CoNLL-X: got\n%s\nwant\n%s", out.String(), x)
+	}
+}
+
+// TestRefused: what CoNLL-U cannot hold, or the record contradicts, is an
+// error at the record's line.
+func TestRefused(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		opts Options
+		want string
+	}{
+		{`{"id":"a","tags":["A"],"xpos":["x"]}`, Options{Tag: XPOS}, `<stdin>:1: the record keeps its XPOS in "xpos"`},
+		{`{"id":"a","tags":["A"],"upos":["X"]}`, Options{Tag: UPOS}, `<stdin>:1: the record keeps its UPOS in "upos"`},
+		{`{"id":"a","words":["x  y"],"tags":["A"]}`, Options{}, `<stdin>:1: word 1: word "x  y" holds two white-space characters in a row`},
+		{`{"id":"a","words":[" x"],"tags":["A"]}`, Options{}, `<stdin>:1: word 1: word " x" starts or ends with white space`},
+		{`{"id":"a","tags":["A B"]}`, Options{}, `<stdin>:1: word 1: tag "A B" holds white space`},
+		{`{"id":"a b","tags":["A"]}`, Options{}, `<stdin>:1: id "a b" holds white space`},
+		{`{"id":"a","words":["x","y"],"tags":["A","B"],"text":"x z"}`, Options{}, `<stdin>:1: text "x z" does not match token 2 "y"`},
+		// CoNLL-X writes no ids, so it does not mind them.
+		{`{"id":"a b","tags":["A"]}`, Options{Dialect: format.CoNLLX}, ""},
+		{"", Options{}, "<stdin>: no sentences to write"},
+		{"\n\n", Options{}, "<stdin>: no sentences to write"},
+	} {
+		var out bytes.Buffer
+		_, err := Write(pipeline.Source{Stdin: strings.NewReader(c.in)}, &out, c.opts)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.in, err, c.want)
+		}
+	}
+	// Sentences without ids are named after their input and place in it;
+	// ids given twice are counted.
+	var out bytes.Buffer
+	sum, err := Write(pipeline.Source{Stdin: strings.NewReader(`{"tags":["A"]}` + "\n" + `{"tags":["B"]}` + "\n" + `{"id":"<stdin>#1","tags":["C"]}`)}, &out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), "# sent_id = <stdin>#2\n"); got != 1 {
+		t.Errorf("ids made for sentences without them:\n%s", out.String())
+	}
+	if sum.RepeatedID != 1 || sum.FirstRepeatedID != "<stdin>#1 at <stdin>:3, first at <stdin>:1" {
+		t.Errorf("repeated ids: %+v", sum)
 	}
 }
 
@@ -137,6 +227,16 @@ func checkIdentity(t *testing.T, name string, dialect format.CoNLLDialect, first
 	for i, s := range first {
 		if dialect == format.CoNLLX {
 			s.ID = fmt.Sprintf("<stdin>#%d", i+1)
+			s.Text, s.Multiword, s.NoSpaceAfter = "", nil, nil // CoNLL-X has no comments, multiword tokens or MISC
+		}
+		// A record that keeps no second tag column has its tags written
+		// in both: the second pass keeps them twice. One without a text
+		// gets its tokens'.
+		if l := last[i]; s.UPOS == nil && s.XPOS == nil && (slices.Equal(l.UPOS, l.Tags) || slices.Equal(l.XPOS, l.Tags)) {
+			l.UPOS, l.XPOS = nil, nil
+		}
+		if l := last[i]; s.Text == "" && l.Text == l.TokenText() {
+			l.Text = ""
 		}
 		if !reflect.DeepEqual(s, last[i]) {
 			t.Fatalf("%s %v: sentence %d changed:\n%+v\n%+v", name, dialect, i+1, s, last[i])

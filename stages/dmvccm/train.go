@@ -131,12 +131,10 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 		}
 		return &next, logLik, nil
 	}
-	tokens := 0
-	for _, s := range m.ccmData.Sentences {
-		tokens += s.N
-	}
+	// No Tokens: the product's log-likelihood per token is no
+	// cross-entropy (the CCM half generates every span of a sentence).
 	l := &emloop.Loop[*Model]{
-		Step: step, Betas: betas, Annealed: betas != nil, MaxIter: opts.MaxIter, Tol: opts.Tol, Tokens: tokens,
+		Step: step, Betas: betas, Annealed: betas != nil, MaxIter: opts.MaxIter, Tol: opts.Tol,
 		// Klein's rule, relative to the new log-likelihood and inclusive.
 		Converged: func(prev, obj float64) bool {
 			return !math.IsInf(prev, -1) && math.Abs(obj-prev) <= opts.Tol*math.Abs(obj)
@@ -144,6 +142,10 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 		Checkpoint: opts.Checkpoint, Resume: opts.Resume, Start: opts.Clock,
 	}
 	if opts.Stop == emloop.Bits {
+		tokens := 0
+		for _, s := range m.ccmData.Sentences {
+			tokens += s.N
+		}
 		l.Converged = emloop.Bits.Converged(opts.Tol, tokens)
 	}
 	l.Observe = signedChange(opts.Observe, l)

@@ -58,7 +58,11 @@ type Loop[M any] struct {
 	// FirstIter numbers the first iteration (a caller that runs the
 	// stages itself numbers its log across them).
 	FirstIter int
-	// Tokens is the corpus size, for the log's cross-entropy.
+	// Tokens, when > 0, is the corpus size, and says that the objective
+	// at β = 1 is the log-likelihood of those tokens under a model that
+	// generates each once: the iteration records of β = 1 then carry the
+	// cross-entropy (format.Iteration; a stage's Label removes it where
+	// the stage's objective is biased).
 	Tokens int
 	// Observe, when not nil, sees every iteration and the model its
 	// E-step ran with (log, progress, periodic saves); an error stops the
@@ -136,8 +140,9 @@ func (l *Loop[M]) Run(start M) (*Result[M], error) {
 				Objective: format.Real(obj),
 				Seconds:   time.Since(origin).Seconds(),
 			}
-			if l.Tokens > 0 {
-				it.CrossEntropy = format.Real(-obj / float64(l.Tokens) / math.Ln2)
+			if l.Tokens > 0 && beta == 1 {
+				ce := format.CrossEntropy(obj, l.Tokens)
+				it.CrossEntropy = &ce
 			}
 			switch {
 			case l.Stages != nil:

@@ -209,3 +209,25 @@ func TestStoppingRules(t *testing.T) {
 		t.Errorf("bits rule in the loop: %+v, %v; want 12 iterations, converged", res, err)
 	}
 }
+
+// With Tokens, the records of β = 1 carry −objective/Tokens in bits; those
+// of a tempered stage (β ≠ 1), whose objective is no likelihood, none.
+func TestCrossEntropyOnlyAtBetaOne(t *testing.T) {
+	var its []format.Iteration
+	l := Loop[float64]{MaxIter: 2, Betas: []float64{0.5, 1}, Annealed: true, Tokens: 4, Step: toy,
+		Observe: func(it format.Iteration, _ float64) error { its = append(its, it); return nil }}
+	if _, err := l.Run(0); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range its {
+		switch {
+		case *it.Beta != 1 && it.CrossEntropy != nil:
+			t.Errorf("iteration %d at β %v: cross-entropy %v", it.Iter, *it.Beta, *it.CrossEntropy)
+		case *it.Beta == 1 && (it.CrossEntropy == nil || float64(*it.CrossEntropy) != -float64(it.Objective)/4/math.Ln2):
+			t.Errorf("iteration %d at β = 1: cross-entropy %v of objective %v", it.Iter, it.CrossEntropy, it.Objective)
+		}
+	}
+	if len(its) != 4 {
+		t.Errorf("%d iterations", len(its))
+	}
+}

@@ -241,6 +241,9 @@ func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (Sta
 	if o.Stop == emloop.Bits {
 		loop.Converged = emloop.Bits.Converged(o.Tol, c.Tokens)
 	}
+	if o.Estimator == VB {
+		loop.Tokens = 0 // the objective is the variational bound: no cross-entropy
+	}
 	if r := o.Resume; r != nil {
 		st, err := r.Model.State(s)
 		if err == nil {
@@ -329,8 +332,8 @@ func trainGibbs(c *Corpus, s *Space, states []string, o Options) (*Result, error
 		if o.Progress == nil {
 			return
 		}
-		it := format.Iteration{Iter: iter, Stage: stage, Objective: format.Real(obj), Beta: beta,
-			CrossEntropy: format.Real(-obj / float64(c.Tokens) / math.Ln2), Seconds: time.Since(start).Seconds()}
+		// The objective is a log joint of samples: no cross-entropy.
+		it := format.Iteration{Iter: iter, Stage: stage, Objective: format.Real(obj), Beta: beta, Seconds: time.Since(start).Seconds()}
 		if iter > 1 && stage == lastStage {
 			ch := format.Real(relChange(prev, obj))
 			it.Change = &ch

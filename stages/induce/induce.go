@@ -338,10 +338,11 @@ func (r *Result) WriteReport(w io.Writer, preset string) error {
 	}
 	for _, row := range r.Ranked {
 		t := seconds[row.Model]
-		ce := float64(row.CrossEntropy)
-		bits := fmt.Sprintf("%10.4f", ce)
-		if math.IsInf(ce, 0) || math.IsNaN(ce) {
-			bits = fmt.Sprintf("%10s", "-")
+		bits := fmt.Sprintf("%10s", "-")
+		if l := row.DevLikelihood; l != nil && l.CrossEntropy != nil {
+			if ce := float64(*l.CrossEntropy); !math.IsInf(ce, 0) && !math.IsNaN(ce) {
+				bits = fmt.Sprintf("%10.4f", ce)
+			}
 		}
 		fmt.Fprintf(&b, "%4d  %5.1f  %s  %10d  %7.1f  %s\n", row.Rank, 100**row.RuleShare, bits, t.Iterations, t.Seconds, row.Model)
 	}

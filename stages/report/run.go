@@ -30,6 +30,7 @@ type Run struct {
 	// A run of another family than the DMV (from a run directory) has
 	// no heads: Kind says what it is scored on instead.
 	Kind      Kind
+	Scored    int                  // sentences scored (brackets, tags)
 	Tokens    int                  // tokens scored (brackets, tags)
 	Brackets  *score.BracketReport // Kind Brackets
 	TagScores *tageval.Report      // Kind Tags

@@ -172,7 +172,7 @@ func (r *Run) readBrackets(in *pipeline.Input, bad *pipeline.BadRecords) error {
 			return pipeline.BadRecord(errors.New(`sentence has no "pred_spans" to score`))
 		}
 		t.Add(gold, s.PredSpans, n)
-		r.Tokens += n
+		r.Scored, r.Tokens = r.Scored+1, r.Tokens+n
 		return nil
 	})
 	if err != nil {
@@ -204,7 +204,7 @@ func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
 		return fmt.Errorf("%s: no sentences to score", in.Name)
 	}
 	t := tageval.Score(sents, tageval.Options{})
-	r.TagScores, r.Tokens = &t, t.Tokens
+	r.TagScores, r.Scored, r.Tokens = &t, len(sents), t.Tokens
 	return nil
 }
 

@@ -12,23 +12,21 @@ type SignTest struct {
 	P float64
 }
 
-// Sign runs the test of b against a; they hold the same sentences (see
-// sameCorpus).
+// Sign runs the test of b against a (they hold the same sentences: see
+// sameCorpus): score --against's at the level of sentences.
 func Sign(a, b *Run) SignTest {
-	var t SignTest
-	for k, sa := range a.Sentences {
-		ca, cb := correct(sa.Heads, sa.Pred), correct(sa.Heads, b.Sentences[k].Pred)
-		switch {
-		case cb > ca:
-			t.Wins++
-		case cb < ca:
-			t.Losses++
-		default:
-			t.Ties++
-		}
+	s := compare(a, b).Sentences
+	return SignTest{Wins: s.Wins, Losses: s.Losses, Ties: s.Ties, P: s.P}
+}
+
+// compare is score --against's sign test of b's parses against a's,
+// root counted.
+func compare(a, b *Run) *score.SignTest {
+	gold, pa, pb := make([][]int, len(a.Sentences)), make([][]int, len(a.Sentences)), make([][]int, len(a.Sentences))
+	for k, s := range a.Sentences {
+		gold[k], pa[k], pb[k] = s.Heads, s.Pred, b.Sentences[k].Pred
 	}
-	t.P = score.SignTestP(t.Wins, t.Losses)
-	return t
+	return score.CompareHeads(a.Name, score.RootCounted, gold, pb, pa)
 }
 
 func correct(gold, pred []int) int {

@@ -145,17 +145,33 @@ type LengthRow struct {
 	Undirected float64 `json:"undirected"`
 }
 
-// Report is score's output, one JSON line. Directed and Undirected are the
-// headline fractions under Root (accuracy when counted, F1 when excluded).
+// Heads is the part of a scores record for predicted heads against gold
+// ones: the headline fractions under Root (accuracy when counted, F1 when
+// excluded) and both conventions. score, select-model and report write it
+// alike (README, Conventions: one record of scores).
+type Heads struct {
+	Root       Convention `json:"root"`
+	Directed   float64    `json:"directed"`
+	Undirected float64    `json:"undirected"`
+	Counted    Counted    `json:"counted"`
+	Excluded   Excluded   `json:"excluded"`
+}
+
+// HeadsOf is t's scores with root as the headline convention.
+func HeadsOf(t Tally, root Convention) *Heads {
+	h := &Heads{Root: root, Counted: t.Counted(), Excluded: t.Excluded()}
+	h.Directed, h.Undirected = t.headline(root)
+	return h
+}
+
+// Report is score's output, one JSON line: the sentences and tokens
+// scored, their scores on heads (absent when no sentence had gold heads
+// and a prediction) by sentence length too, and on brackets.
 type Report struct {
-	Sentences  int         `json:"sentences"`
-	Tokens     int         `json:"tokens"`
-	Root       Convention  `json:"root"`
-	Directed   float64     `json:"directed"`
-	Undirected float64     `json:"undirected"`
-	Counted    Counted     `json:"counted"`
-	Excluded   Excluded    `json:"excluded"`
-	ByLength   []LengthRow `json:"by_length"`
+	Sentences int `json:"sentences"`
+	Tokens    int `json:"tokens"`
+	*Heads
+	ByLength []LengthRow `json:"by_length,omitempty"`
 	// Brackets is present when sentences carried "tree" and a prediction
 	// (brackets.go).
 	Brackets *BracketReport `json:"brackets,omitempty"`
@@ -225,11 +241,13 @@ func (s *Scorer) Add(gold, pred []int) {
 func (s *Scorer) Total() Tally { return s.all }
 
 // Report summarises the sentences added, with root as the headline
-// convention and the one of the length table.
+// convention and the one of the length table; no Heads when none was.
 func (s *Scorer) Report(root Convention) Report {
-	r := Report{Sentences: s.all.Sentences, Tokens: s.all.Tokens, Root: root,
-		Counted: s.all.Counted(), Excluded: s.all.Excluded(), ByLength: []LengthRow{}}
-	r.Directed, r.Undirected = s.all.headline(root)
+	r := Report{Sentences: s.all.Sentences, Tokens: s.all.Tokens}
+	if s.all.Sentences == 0 {
+		return r
+	}
+	r.Heads = HeadsOf(s.all, root)
 	lengths := make([]int, 0, len(s.byLength))
 	for n := range s.byLength {
 		lengths = append(lengths, n)
@@ -286,6 +304,8 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	var brackets bracketScorer
 	seen := 0 // input records read, to match --against by order
 	next := 0 // the gold sentence of the next input record
+
+	sentences, tokens := 0, 0 // scored, on heads or on brackets
 	err := pipeline.EachRecord(src, func(s *format.Sentence, _ *pipeline.Lines) error {
 		heads := s.Heads
 		if gold != nil {
@@ -326,6 +346,7 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		switch {
 		case bracketed && (heads == nil || s.Pred == nil):
+			sentences, tokens = sentences+1, tokens+s.Len()
 			return nil
 		case heads == nil && s.Pred == nil:
 			return pipeline.BadRecord(errors.New(`sentence has neither gold "heads" nor "pred" to score`))
@@ -342,6 +363,7 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 			signs.add(heads, s.Pred, against.pred[seen-1])
 		}
 		sc.Add(heads, s.Pred)
+		sentences, tokens = sentences+1, tokens+s.Len()
 		return nil
 	})
 	if err != nil {
@@ -357,6 +379,7 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("input ended after %d sentences, but --against file %s has %d", seen, against.name, len(against.tags))
 	}
 	r := sc.Report(opts.Root)
+	r.Sentences, r.Tokens = sentences, tokens
 	r.Brackets = brackets.report()
 	if signs != nil {
 		r.SignTest = signs.report(opts.Against)
@@ -421,7 +444,7 @@ func WriteTable(w io.Writer, r Report) error {
 	var b []byte
 	if r.Brackets != nil {
 		b = writeBracketTable(b, r.Brackets)
-		if r.Sentences == 0 {
+		if r.Heads == nil {
 			_, err := w.Write(b)
 			return err
 		}
@@ -453,8 +476,12 @@ func WriteTable(w io.Writer, r Report) error {
 	if r.Root == RootExcluded {
 		measure = "F1"
 	}
+	sentences := 0 // scored on heads
+	for _, row := range r.ByLength {
+		sentences += row.Sentences
+	}
 	add("directed %.1f, undirected %.1f (%% %s, %s); %d sentences, %d tokens\n\n",
-		pct(r.Directed), pct(r.Undirected), measure, r.Root.describe(), r.Sentences, r.Tokens)
+		pct(r.Directed), pct(r.Undirected), measure, r.Root.describe(), sentences, c.Directed.Total)
 	if r.Root == RootExcluded {
 		excluded()
 		add("\n")

@@ -134,6 +134,17 @@ func (t *signTally) report(against string) *SignTest {
 	return st
 }
 
+// CompareHeads is the sign test of predictions a against predictions b
+// of the same sentences (gold heads gold), as score --against runs it
+// under root; against names b. report --json compares runs with it.
+func CompareHeads(against string, root Convention, gold, a, b [][]int) *SignTest {
+	t := &signTally{root: root}
+	for k := range gold {
+		t.add(gold[k], a[k], b[k])
+	}
+	return t.report(against)
+}
+
 // SignTestP is the exact two-sided p-value of the sign test: the
 // probability under Binomial(n, 1/2), n = wins + losses, of a split at
 // least as uneven as the one seen, 2·Σ_{i ≤ min} C(n, i)/2ⁿ capped at 1.

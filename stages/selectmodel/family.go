@@ -3,7 +3,6 @@ package selectmodel
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -120,23 +119,9 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 				return rep, fmt.Errorf("%s: a %s model gives no dev likelihood; select it --by accuracy (a tagger: or --by contrast)", path, fam.Name())
 			}
 		} else {
-			logZ := scorer.LogProbs(c, opts.Workers)
-			nonzero := 0.0
-			for k, l := range logZ {
-				row.LogLikSentences++
-				row.LogLikTokens += dev[k].Len()
-				if math.IsInf(l, -1) {
-					row.ZeroProbability++
-				} else {
-					nonzero += l
-				}
-			}
-			ll := nonzero
-			if row.ZeroProbability > 0 {
-				ll = math.Inf(-1)
-			}
-			row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
-			row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
+			// Only the DMV and the HMM generate each token once: the CCM's
+			// log-likelihood per token is no cross-entropy.
+			row.DevLikelihood = likelihood(dev, nil, scorer.LogProbs(c, opts.Workers), fam.Name() == hmm.Family)
 			tokens, types, what := scorer.Unseen(c)
 			row.UnseenTokens = tokens
 			if tokens > rep.UnseenTokens {
@@ -147,21 +132,21 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	}
 	if measure == measureTags {
 		for _, r := range rows {
-			if r.TagAccuracy == nil {
+			if r.Accuracy == nil {
 				measure = measureManyToOne // some model's tags are not gold tags
 			}
 		}
 	}
 	for i := range rows {
-		switch measure {
+		switch r := &rows[i]; measure {
 		case measureBrackets:
-			rows[i].acc = rows[i].BracketF1
+			r.acc = &r.Brackets.Standard.F1
 		case measureManyToOne:
-			rows[i].acc = rows[i].ManyToOne
+			r.acc = &r.Report.ManyToOne
 		case measureTags:
-			rows[i].acc = rows[i].TagAccuracy
+			r.acc = r.Accuracy
 		case measureDirected:
-			rows[i].acc = rows[i].Directed
+			r.acc = &r.Heads.Directed
 		}
 	}
 	if opts.By == Accuracy && measure == "" {
@@ -208,16 +193,11 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 		heads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil }) &&
 			!slices.ContainsFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
 		if heads {
-			t := score.NewScorer()
+			var t score.Tally
 			for k, s := range dev {
 				t.Add(s.Heads, decoded[k].Pred)
 			}
-			r := t.Report(root)
-			c, e := r.Counted, r.Excluded
-			row.Root = root
-			row.Directed, row.Undirected = &r.Directed, &r.Undirected
-			row.CountedDirected, row.CountedUndirected = &c.Directed.Accuracy, &c.Undirected.Accuracy
-			row.ExcludedDirected, row.ExcludedUndirected = &e.Directed.F1, &e.Undirected.F1
+			row.Heads = score.HeadsOf(t, root)
 		}
 		measure := measureBrackets
 		if heads {
@@ -240,34 +220,23 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 			}
 			t.Add(gold, decoded[k].PredSpans, n)
 		}
-		f1 := t.Report("pred_spans").Standard.F1
-		row.BracketF1 = &f1
+		b := t.Report("pred_spans")
+		row.Brackets = &b
 		return measure, nil
 	case decoded[0].GoldTags != nil:
 		c := tageval.NewCounter()
-		named := false // the states are tag names (--dict), not s0, s1, …
-		goldSet := map[string]bool{}
 		for k, s := range dev {
 			gold := hmm.GoldTags(s)
 			if len(gold) != len(decoded[k].Tags) {
 				return "", nil // no gold tags
 			}
-			for _, g := range gold {
-				goldSet[g] = true
-			}
 			for j, g := range gold {
 				c.Add(s.Words[j], g, decoded[k].Tags[j])
 			}
 		}
-		for _, s := range decoded {
-			for _, t := range s.Tags {
-				named = named || goldSet[t]
-			}
-		}
 		r := c.Report()
-		row.ManyToOne = &r.ManyToOne
-		if named {
-			row.TagAccuracy = &r.Accuracy
+		row.Report = &r
+		if r.Accuracy != nil { // the states are tag names (--dict)
 			return measureTags, nil
 		}
 		return measureManyToOne, nil
@@ -311,10 +280,7 @@ func writeFamilyTable(w io.Writer, rows []Row, opts Options, fam, measure, dev s
 		if r.acc != nil {
 			acc = fmt.Sprintf("%.1f", 100**r.acc)
 		}
-		ll := fmt.Sprintf("%14.6g  %10.4f  %3d", float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability)
-		if r.LogLinear {
-			ll = fmt.Sprintf("%14s  %10s  %3s", "-", "-", "-") // no probabilities
-		}
+		ll := r.DevLikelihood.columns() // dashes for log-linear models: no probabilities
 		if r.Contrast != nil {
 			ll += fmt.Sprintf("  %14.6g", float64(*r.Contrast))
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
 )
 
 // Criterion is what models are ranked by.
@@ -76,35 +77,27 @@ type Options struct {
 	MaxMemory int64
 }
 
-// Row is one model's line of the ranking (JSON with --json). Accuracy
-// fields are absent when the dev sentences have no gold heads.
+// Row is one model's line of the ranking (JSON with --json): the record
+// of scores score and score-tags write (README, Conventions), of the dev
+// sentences' parses, with the ranking's own fields around it.
 type Row struct {
-	Rank       int              `json:"rank"`
-	Model      string           `json:"model"`
-	By         Criterion        `json:"by"`
-	Root       score.Convention `json:"root,omitempty"`
-	Directed   *float64         `json:"directed,omitempty"`   // under Root
-	Undirected *float64         `json:"undirected,omitempty"` // under Root
-	// Both conventions: root counted (accuracy) and excluded (F1).
-	CountedDirected    *float64 `json:"counted_directed,omitempty"`
-	CountedUndirected  *float64 `json:"counted_undirected,omitempty"`
-	ExcludedDirected   *float64 `json:"excluded_directed,omitempty"`
-	ExcludedUndirected *float64 `json:"excluded_undirected,omitempty"`
-	// LogLik is Σ log p(x) over the dev sentences whose tags every model
-	// knows (LogLikSentences of them, LogLikTokens tokens); CrossEntropy is
-	// −LogLik per token in bits. ZeroProbability counts the sentences the
-	// model gives probability 0 (an unsmoothed model's unseen events),
-	// which make LogLik −Inf; LogLikNonzero is the sum over the others.
-	LogLik          format.Real `json:"loglik"`
-	CrossEntropy    format.Real `json:"cross_entropy"`
-	LogLikSentences int         `json:"loglik_sentences"`
-	LogLikTokens    int         `json:"loglik_tokens"`
-	ZeroProbability int         `json:"zero_probability"`
-	LogLikNonzero   format.Real `json:"loglik_nonzero"`
-	Sentences       int         `json:"sentences"` // dev sentences parsed
-	Tokens          int         `json:"tokens"`
-	// LogLinear marks a log-linear model (train-ce's "w"): its trees'
-	// scores are no probabilities, and the log-likelihood fields are 0.
+	Rank   int       `json:"rank"`
+	Model  string    `json:"model"`
+	By     Criterion `json:"by"`
+	Family string    `json:"family,omitempty"` // the models' family when not the DMV's
+	// Sentences and Tokens are the dev sentences parsed and scored.
+	Sentences int `json:"sentences"`
+	Tokens    int `json:"tokens"`
+	// The scores, on what the dev sentences have gold of and the family
+	// predicts: heads (absent without gold heads), brackets against
+	// "tree" (the CCM's and DMV+CCM's Viterbi brackets), induced tags
+	// against the gold tags (the HMM's).
+	*score.Heads
+	Brackets *score.BracketReport `json:"brackets,omitempty"`
+	*tageval.Report
+	// DevLikelihood is absent for a log-linear model (train-ce's "w"),
+	// whose trees' scores are no probabilities.
+	*DevLikelihood
 	LogLinear bool `json:"log_linear,omitempty"`
 	// Contrast is the contrastive objective on the dev sentences every
 	// model knows, under neighbourhood Nbhd (--by contrast only).
@@ -119,17 +112,57 @@ type Row struct {
 	// log-likelihood.
 	VBAlpha float64      `json:"vb_alpha,omitempty"`
 	VBBound *format.Real `json:"vb_bound,omitempty"`
-	// Family is the models' family when it is not the DMV's; its dev
-	// accuracy is BracketF1 (standard, whole-sentence bracket counted) of
-	// "pred_spans" against "tree", or ManyToOne and, when every predicted
-	// tag is a gold tag, TagAccuracy of the induced tags. UnseenTokens are
-	// the dev tokens whose word the model never saw (the HMM).
-	Family       string   `json:"family,omitempty"`
-	BracketF1    *float64 `json:"bracket_f1,omitempty"`
-	ManyToOne    *float64 `json:"many_to_1,omitempty"`
-	TagAccuracy  *float64 `json:"tag_accuracy,omitempty"`
+	// UnseenTokens are the dev tokens whose word the model never saw (the
+	// HMM).
 	UnseenTokens int      `json:"unseen_tokens,omitempty"`
 	acc          *float64 // the accuracy --by accuracy ranks (Directed for the DMV)
+}
+
+// DevLikelihood is a model's dev log-likelihood: LogLik is Σ log p(x) over
+// the dev sentences whose tags every model knows (LogLikSentences of
+// them, LogLikTokens tokens). CrossEntropy is −LogLik per token in bits,
+// where that is a cross-entropy: the DMV and the HMM generate each token
+// once; the CCM and DMV+CCM generate every span and context of a
+// sentence, so theirs is absent. ZeroProbability counts the sentences the
+// model gives probability 0 (an unsmoothed model's unseen events), which
+// make LogLik −Inf; LogLikNonzero is the sum over the others.
+type DevLikelihood struct {
+	LogLik          format.Real  `json:"loglik"`
+	CrossEntropy    *format.Real `json:"cross_entropy,omitempty"`
+	LogLikSentences int          `json:"loglik_sentences"`
+	LogLikTokens    int          `json:"loglik_tokens"`
+	ZeroProbability int          `json:"zero_probability"`
+	LogLikNonzero   format.Real  `json:"loglik_nonzero"`
+}
+
+// likelihood sums the log-probabilities logZ of the dev sentences known
+// marks (nil: all); perToken says whether −loglik per token is a
+// cross-entropy.
+func likelihood(dev []*format.Sentence, known []bool, logZ []float64, perToken bool) *DevLikelihood {
+	l := &DevLikelihood{}
+	nonzero := 0.0
+	for i, s := range dev {
+		if known != nil && !known[i] {
+			continue
+		}
+		l.LogLikSentences++
+		l.LogLikTokens += s.Len()
+		if math.IsInf(logZ[i], -1) {
+			l.ZeroProbability++
+		} else {
+			nonzero += logZ[i]
+		}
+	}
+	ll := nonzero
+	if l.ZeroProbability > 0 {
+		ll = math.Inf(-1)
+	}
+	l.LogLik, l.LogLikNonzero = format.Real(ll), format.Real(nonzero)
+	if perToken {
+		ce := format.CrossEntropy(ll, l.LogLikTokens)
+		l.CrossEntropy = &ce
+	}
+	return l
 }
 
 // Report says what the selection met, for stderr.
@@ -259,7 +292,6 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 				rows[i].VBBound = &r
 			}
 		}
-		rows[i].acc = rows[i].Directed
 		if opts.By == Contrast {
 			v, err := contrast(dev, known, m, opts.Nbhd, opts.Workers)
 			if err != nil {
@@ -333,48 +365,26 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 // (Viterbi, as decode does), and scores them, and sums the log-likelihood
 // of the known ones when m is a probability model.
 func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) Row {
-	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
+	row := Row{By: opts.By, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
 	pred, logZ := parse(dev, known, dec, w, opts.Workers)
 	if opts.Rules != nil {
 		share := ruleShare(dev, pred, opts.Rules)
 		row.RuleShare = &share
 	}
 	if gold {
-		t := score.NewScorer()
+		var t score.Tally
 		for i, p := range pred {
 			t.Add(dev[i].Heads, p)
 		}
-		r := t.Report(opts.Root)
-		c, e := r.Counted, r.Excluded
-		row.Directed, row.Undirected = &r.Directed, &r.Undirected
-		row.CountedDirected, row.CountedUndirected = &c.Directed.Accuracy, &c.Undirected.Accuracy
-		row.ExcludedDirected, row.ExcludedUndirected = &e.Directed.F1, &e.Undirected.F1
+		row.Heads = score.HeadsOf(t, opts.Root)
+		row.acc = &row.Heads.Directed
 	}
 	for _, s := range dev {
 		row.Tokens += len(s.Tags)
 	}
-	if row.LogLinear {
-		return row
+	if !row.LogLinear {
+		row.DevLikelihood = likelihood(dev, known, logZ, true)
 	}
-	nonzero := 0.0
-	for i, s := range dev {
-		if !known[i] {
-			continue
-		}
-		row.LogLikSentences++
-		row.LogLikTokens += len(s.Tags)
-		if math.IsInf(logZ[i], -1) {
-			row.ZeroProbability++
-		} else {
-			nonzero += logZ[i]
-		}
-	}
-	ll := nonzero
-	if row.ZeroProbability > 0 {
-		ll = math.Inf(-1)
-	}
-	row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
-	row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
 	return row
 }
 
@@ -453,10 +463,14 @@ func rank(rows []Row, by Criterion) []int {
 		if by == Bound {
 			return cmp.Compare(float64(*rb.VBBound), float64(*ra.VBBound))
 		}
-		if c := cmp.Compare(ra.ZeroProbability, rb.ZeroProbability); c != 0 {
+		la, lb := ra.DevLikelihood, rb.DevLikelihood
+		if la == nil || lb == nil { // log-linear models (--by rules): no likelihood to break ties
+			return 0
+		}
+		if c := cmp.Compare(la.ZeroProbability, lb.ZeroProbability); c != 0 {
 			return c
 		}
-		return cmp.Compare(float64(rb.LogLikNonzero), float64(ra.LogLikNonzero))
+		return cmp.Compare(float64(lb.LogLikNonzero), float64(la.LogLikNonzero))
 	})
 	return order
 }
@@ -495,16 +509,11 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		contrastHead += "           bound"
 	}
 	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0%s  model\n", contrastHead)
-	pct := func(f *float64) string {
-		if f == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f", 100**f)
-	}
 	for _, r := range rows {
-		ll := fmt.Sprintf("%14.6g  %10.4f  %3d", float64(r.LogLik), float64(r.CrossEntropy), r.ZeroProbability)
-		if r.LogLinear {
-			ll = fmt.Sprintf("%14s  %10s  %3s", "-", "-", "-") // no probabilities
+		ll := r.DevLikelihood.columns()
+		dir, undir := "-", "-" // no gold heads
+		if h := r.Heads; h != nil {
+			dir, undir = fmt.Sprintf("%.1f", 100*h.Directed), fmt.Sprintf("%.1f", 100*h.Undirected)
 		}
 		if r.Contrast != nil {
 			ll += fmt.Sprintf("  %14.6g", float64(*r.Contrast))
@@ -515,8 +524,21 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		if opts.By == Bound {
 			ll += fmt.Sprintf("  %14.6g", float64(*r.VBBound))
 		}
-		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, pct(r.Directed), pct(r.Undirected), ll, r.Model)
+		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, dir, undir, ll, r.Model)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// columns are the table's loglik, bits/token and p=0 columns: "-" where
+// there is no likelihood (a log-linear model) or no cross-entropy.
+func (l *DevLikelihood) columns() string {
+	if l == nil {
+		return fmt.Sprintf("%14s  %10s  %3s", "-", "-", "-")
+	}
+	ce := "-"
+	if l.CrossEntropy != nil {
+		ce = fmt.Sprintf("%.4f", float64(*l.CrossEntropy))
+	}
+	return fmt.Sprintf("%14.6g  %10s  %3d", float64(l.LogLik), ce, l.ZeroProbability)
 }

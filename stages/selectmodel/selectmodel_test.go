@@ -139,7 +139,7 @@ func TestSelectRanksByLikelihoodAndAccuracy(t *testing.T) {
 		t.Fatalf("a model close to the gold trees should win by accuracy, not %s", rows[0].Model)
 	}
 	for i, r := range rows {
-		if *r.Directed != *r.ExcludedDirected || (i > 0 && *r.Directed > *rows[i-1].Directed) {
+		if r.Directed != r.Excluded.Directed.F1 || (i > 0 && r.Directed > rows[i-1].Directed) {
 			t.Fatalf("rows not ranked by root-excluded directed accuracy: %+v", rows)
 		}
 	}
@@ -210,7 +210,7 @@ func TestSelectErrors(t *testing.T) {
 	}
 	// Without gold, unsupervised selection works and leaves accuracy out.
 	rows := runJSON(t, Options{Dev: pipeline.Source{Names: []string{nogold}}, Models: models(dir, "true", "uniform"), By: Likelihood})
-	if rows[0].Directed != nil || len(rows) != 2 {
+	if rows[0].Heads != nil || len(rows) != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
 }
@@ -280,8 +280,8 @@ func TestSelectLogLinearModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := runJSON(t, Options{Dev: src, Models: []string{weights, filepath.Join(dir, "true.jsonl")}, By: Accuracy})
-	if filepath.Base(rows[0].Model) != "weights.jsonl" || *rows[0].CountedDirected != *rows[1].CountedDirected ||
-		!rows[0].LogLinear || rows[1].LogLinear || rows[0].LogLik != 0 {
+	if filepath.Base(rows[0].Model) != "weights.jsonl" || rows[0].Counted.Directed != rows[1].Counted.Directed ||
+		!rows[0].LogLinear || rows[1].LogLinear || rows[0].DevLikelihood != nil {
 		t.Fatalf("the weights of the true model and the true model rank %+v, %+v", rows[0], rows[1])
 	}
 	if got := mustRead(t, best); !bytes.Equal(got, m.Bytes()) {

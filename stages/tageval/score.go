@@ -60,16 +60,25 @@ func excluded(o Options) map[string]bool {
 	return skip
 }
 
-// WriteText writes the report for people.
+// WriteText writes the report for people: shares in percent, entropies
+// in bits; accuracy only when the induced tags are named by the gold tags.
 func WriteText(w io.Writer, r Report, sents int) error {
-	_, err := fmt.Fprintf(w, `sentences         %d
+	pct := func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+	b := fmt.Appendf(nil, `sentences         %d
 tokens            %d (%d gold tags, %d induced)
-many-to-1         %.4f
-1-to-1 (greedy)   %.4f
+many-to-1         %s
+1-to-1 (greedy)   %s
 VI                %.4f bits  (H(G|I) %.4f, H(I|G) %.4f)
-V-measure         %.4f  (homogeneity %.4f, completeness %.4f)
-accuracy          %.4f  (ambiguous words: %.4f on %d tokens)
-`, sents, r.Tokens, r.GoldTags, r.InducedTags, r.ManyToOne, r.OneToOne, r.VI, r.HGoldGivenInduced, r.HInducedGivenGold,
-		r.VMeasure, r.Homogeneity, r.Completeness, r.Accuracy, r.AmbiguousAccuracy, r.AmbiguousTokens)
+V-measure         %s  (homogeneity %s, completeness %s)
+`, sents, r.Tokens, r.GoldTags, r.InducedTags, pct(r.ManyToOne), pct(r.OneToOne), r.VI, r.HGoldGivenInduced, r.HInducedGivenGold,
+		pct(r.VMeasure), pct(r.Homogeneity), pct(r.Completeness))
+	if r.Accuracy != nil {
+		b = fmt.Appendf(b, "accuracy          %s", pct(*r.Accuracy))
+		if r.AmbiguousAccuracy != nil {
+			b = fmt.Appendf(b, "  (ambiguous words: %s on %d tokens)", pct(*r.AmbiguousAccuracy), r.AmbiguousTokens)
+		}
+		b = append(b, '\n')
+	}
+	_, err := w.Write(b)
 	return err
 }

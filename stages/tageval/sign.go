@@ -8,14 +8,13 @@ import (
 )
 
 // SignTest is the paired sign test of two taggings of the same tokens
-// (Smith & Eisner 2004, Table 1): tokens one tags correctly and the other
-// does not, with the exact two-sided binomial p-value of so uneven a
-// split under p = ½.
+// (Smith & Eisner 2004, Table 1): tokens the first tags correctly and the
+// other does not (wins), the reverse (losses) and the rest (ties), with
+// the exact two-sided binomial p-value of so uneven a split under p = ½ —
+// score's sign test, at the level of tokens.
 type SignTest struct {
-	Tokens int     `json:"tokens"`
-	Wins   int     `json:"wins"`   // right in the first, wrong in the second
-	Losses int     `json:"losses"` // wrong in the first, right in the second
-	P      float64 `json:"p"`
+	Against string      `json:"against"` // the other tagging's file
+	Tokens  score.Signs `json:"tokens"`
 }
 
 // Compare takes two taggings of the same sentences, in the same order,
@@ -39,16 +38,17 @@ func Compare(a, b []*format.Sentence, o Options) (SignTest, error) {
 			if skip[g] {
 				continue
 			}
-			r.Tokens++
 			okA, okB := x.Tags[j] == g, y.Tags[j] == g
 			switch {
 			case okA && !okB:
-				r.Wins++
+				r.Tokens.Wins++
 			case okB && !okA:
-				r.Losses++
+				r.Tokens.Losses++
+			default:
+				r.Tokens.Ties++
 			}
 		}
 	}
-	r.P = score.SignTestP(r.Wins, r.Losses)
+	r.Tokens.P = score.SignTestP(r.Tokens.Wins, r.Tokens.Losses)
 	return r, nil
 }

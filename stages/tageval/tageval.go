@@ -1,9 +1,9 @@
 // Package tageval scores induced part-of-speech tags against gold ones
 // with the measures of the tag-induction literature (Johnson 2007 and the
 // papers citing it): many-to-1 and greedy 1-to-1 accuracy, variation of
-// information and its halves, V-measure, and — when the induced tags are
-// named by the gold tag set, as with a tag dictionary — plain accuracy,
-// overall and on ambiguous words. It is not for attachment scores (score).
+// information and its halves, V-measure, and — only when the induced tags
+// are named by the gold tag set, as with a tag dictionary — plain
+// accuracy, overall and on ambiguous words. It is not for attachment scores (score).
 package tageval
 
 import (
@@ -67,9 +67,11 @@ func (c *Counter) Add(word, gold, induced string) {
 	}
 }
 
-// Report is every measure, fractions in [0, 1], entropies in bits.
+// Report is every measure, fractions in [0, 1], entropies in bits: the
+// tag part of a scores record (score-tags, select-model and report write
+// it alike; the record around it holds "sentences" and "tokens").
 type Report struct {
-	Tokens      int     `json:"tokens"`
+	Tokens      int     `json:"-"` // the record's "tokens"
 	GoldTags    int     `json:"gold_tags"`
 	InducedTags int     `json:"induced_tags"`
 	ManyToOne   float64 `json:"many_to_1"`
@@ -84,12 +86,15 @@ type Report struct {
 	Completeness      float64 `json:"completeness"`
 	VMeasure          float64 `json:"v_measure"`
 	// Accuracy counts tokens whose induced tag is their gold tag: it
-	// means something when the states are named by the gold tags.
-	Accuracy float64 `json:"accuracy"`
+	// means something only when the states are named by the gold tags
+	// (some induced tag is a gold tag, as under a tag dictionary), and is
+	// nil otherwise.
+	Accuracy *float64 `json:"accuracy,omitempty"`
 	// Ambiguous tokens are those of words seen with more than one gold
-	// tag in the scored data (the full dictionary of that data).
-	AmbiguousTokens   int     `json:"ambiguous_tokens"`
-	AmbiguousAccuracy float64 `json:"ambiguous_accuracy"`
+	// tag in the scored data (the full dictionary of that data); their
+	// accuracy is nil with Accuracy, or when there are none.
+	AmbiguousTokens   int      `json:"ambiguous_tokens"`
+	AmbiguousAccuracy *float64 `json:"ambiguous_accuracy,omitempty"`
 	// OneToOneMap is the greedy 1-to-1 pairing, induced → gold.
 	OneToOneMap map[string]string `json:"one_to_1_map"`
 }
@@ -157,7 +162,6 @@ func (c *Counter) Report() Report {
 	if r.Homogeneity+r.Completeness > 0 {
 		r.VMeasure = 2 * r.Homogeneity * r.Completeness / (r.Homogeneity + r.Completeness)
 	}
-	r.Accuracy = float64(c.correct) / n
 	amb, ambOK := 0, 0
 	for _, ws := range c.words {
 		if len(ws.tags) > 1 {
@@ -166,10 +170,27 @@ func (c *Counter) Report() Report {
 		}
 	}
 	r.AmbiguousTokens = amb
-	if amb > 0 {
-		r.AmbiguousAccuracy = float64(ambOK) / float64(amb)
+	if c.Named() {
+		acc := float64(c.correct) / n
+		r.Accuracy = &acc
+		if amb > 0 {
+			a := float64(ambOK) / float64(amb)
+			r.AmbiguousAccuracy = &a
+		}
 	}
 	return r
+}
+
+// Named says whether the induced tags are named by the gold tags (some
+// induced tag is a gold tag, as under a tag dictionary), so that their
+// accuracy means something; induced states (s0, s1, …) have none.
+func (c *Counter) Named() bool {
+	for _, t := range c.ind {
+		if _, ok := c.goldID[t]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func entropy(counts []float64, n float64) float64 {

@@ -40,7 +40,6 @@ func TestHandComputed(t *testing.T) {
 		{"homogeneity", r.Homogeneity, 0.5423750746578966},
 		{"completeness", r.Completeness, 0.45119059307194176},
 		{"V-measure", r.VMeasure, 0.49259860631350977},
-		{"accuracy", r.Accuracy, 0},
 	}
 	for _, ch := range checks {
 		if !near(ch.got, ch.want) {
@@ -54,6 +53,10 @@ func TestHandComputed(t *testing.T) {
 	if r.AmbiguousTokens != 5 || r.Tokens != 8 || r.GoldTags != 3 || r.InducedTags != 3 {
 		t.Errorf("report %+v", r)
 	}
+	// x, y, z are no gold tags: accuracy has no meaning, and none is given.
+	if r.Accuracy != nil || r.AmbiguousAccuracy != nil {
+		t.Errorf("accuracy %v, %v of induced states", r.Accuracy, r.AmbiguousAccuracy)
+	}
 }
 
 // TestAccuracyWithDictionaryNames: when states carry gold names, plain
@@ -65,8 +68,14 @@ func TestAccuracyWithDictionaryNames(t *testing.T) {
 	c.Add("can", "MD", "MD")
 	c.Add("the", "DT", "DT")
 	r := c.Report()
-	if !near(r.Accuracy, 0.75) || r.AmbiguousTokens != 3 || !near(r.AmbiguousAccuracy, 2.0/3) {
+	if r.Accuracy == nil || !near(*r.Accuracy, 0.75) || r.AmbiguousTokens != 3 || r.AmbiguousAccuracy == nil || !near(*r.AmbiguousAccuracy, 2.0/3) {
 		t.Errorf("accuracy %v, ambiguous %d at %v", r.Accuracy, r.AmbiguousTokens, r.AmbiguousAccuracy)
+	}
+	// Without words no token is ambiguous, and their accuracy is none.
+	n := NewCounter()
+	n.Add("", "DT", "DT")
+	if r := n.Report(); r.Accuracy == nil || *r.Accuracy != 1 || r.AmbiguousAccuracy != nil {
+		t.Errorf("no words: accuracy %v, ambiguous %v", r.Accuracy, r.AmbiguousAccuracy)
 	}
 	// A perfect tagging: VI 0, V-measure 1, 1-to-1 = many-to-1 = 1.
 	p := NewCounter()

@@ -100,7 +100,7 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 	maxIter, tol := em.Limits()
 	steps := em.NewSteps(dmv.NewEStepper(em.Corpus), em.Resume)
 	loop := &emloop.Loop[*dmv.Params]{
-		MaxIter: maxIter, Tol: tol, Converged: em.Converged(), Tokens: em.Corpus.Tokens,
+		MaxIter: maxIter, Tol: tol, Converged: em.Converged(), Tokens: em.LikelihoodTokens(),
 		FirstIter: em.FirstIter, Start: em.Start, Checkpoint: em.Checkpoint,
 		Step: steps.Step,
 		Observe: func(it format.Iteration, model *dmv.Params) error {
@@ -125,6 +125,17 @@ func (em *EM) Run(start *dmv.Params) (*Result, error) {
 		return nil, err
 	}
 	return steps.Result(out), nil
+}
+
+// LikelihoodTokens is the corpus size when em's objective is the
+// log-likelihood of the corpus (emloop.Loop.Tokens: its cross-entropy is
+// logged), else 0: not under posterior regularization, variational Bayes,
+// a re-weighting or a tempered objective.
+func (em *EM) LikelihoodTokens() int {
+	if em.Projector != nil || em.VBAlpha > 0 || em.Weights != nil || em.Objective != nil {
+		return 0
+	}
+	return em.Corpus.Tokens
 }
 
 // Limits are em's iteration bound and stopping threshold, the defaults

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,12 +93,14 @@ type Session struct {
 	weights *dmv.Params
 	// vb marks the model the next iteration runs on as a model of VB (nil:
 	// normalised): θ⁽⁰⁾ as it came, then each VB M-step's with its bound.
-	vb      *dmv.VB
-	estep   *dmv.EStepper
-	log     *os.File
-	iters   int
-	resumed *Checkpoint // the checkpoint a resumed run continues from
-	elapsed float64     // seconds the resumed run's log had reached
+	vb    *dmv.VB
+	estep *dmv.EStepper
+	log   *os.File
+	iters int
+	// crossEntropy is the last iteration's, when its objective has one.
+	crossEntropy *format.Real
+	resumed      *Checkpoint // the checkpoint a resumed run continues from
+	elapsed      float64     // seconds the resumed run's log had reached
 }
 
 // Open reads the corpus of src and opens the log. The corpus is read
@@ -238,6 +239,7 @@ func (s *Session) InitOptions(lambda float64) dmv.InitOptions {
 // the log line, progress, and the periodic save of the model.
 func (s *Session) Observe(it format.Iteration, model *dmv.Params) error {
 	s.iters++
+	s.crossEntropy = it.CrossEntropy
 	if s.Job.Evaluate != nil && s.log != nil {
 		pot := model
 		if s.unit() == format.Weight {
@@ -451,8 +453,11 @@ func (s *Session) report(res *Result) {
 	if !res.Converged {
 		state = "stopped at the iteration limit"
 	}
-	s.Job.Progress.Note("%s after %d iterations; objective %.10g (%.6f bits/token)", state, res.Iterations,
-		res.Objective, -res.Objective/float64(s.Corpus.Tokens)/math.Ln2)
+	if ce := s.crossEntropy; ce != nil { // the objective is the log-likelihood
+		s.Job.Progress.Note("%s after %d iterations; objective %.10g (%.6f bits/token)", state, res.Iterations, res.Objective, float64(*ce))
+	} else {
+		s.Job.Progress.Note("%s after %d iterations; objective %.10g", state, res.Iterations, res.Objective)
+	}
 	if res.Unusable > 0 {
 		s.Job.Progress.Note("%d sentences left out: their weights span more than floating point can hold", res.Unusable)
 	}

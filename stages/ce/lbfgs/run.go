@@ -78,7 +78,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 	if !res.Converged {
 		state = "stopped (" + res.Status + ")"
 	}
-	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g (%.6f bits/token)",
-		state, res.Iterations, res.Evals, res.Objective, crossEntropy(res.Objective, s.Corpus.Tokens))
+	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g",
+		state, res.Iterations, res.Evals, res.Objective)
 	return s.Write(w, res.Weights)
 }

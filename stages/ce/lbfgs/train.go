@@ -239,12 +239,6 @@ func (s *stageRun) noValue(start *dmv.Params) error {
 		at, n, len(p.Sents), first+1, id, len(p.Sents[first]))
 }
 
-// crossEntropy is −objective in bits per token (0 − x: an objective of 0
-// gives 0, not −0).
-func crossEntropy(objective float64, tokens int) float64 {
-	return (0 - objective) / float64(tokens) / math.Ln2
-}
-
 // stageSettings are gonum's settings for a stage of at most maxIter
 // iterations. The start is gonum's first major iteration. The
 // evaluations are bounded too, so that a line search that never settles
@@ -269,11 +263,10 @@ func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
 	obj := -loc.F
 	s.iter++
 	it := format.Iteration{
-		Iter:         s.iter,
-		Stage:        s.stage,
-		Objective:    format.Real(obj),
-		CrossEntropy: format.Real(crossEntropy(obj, s.t.Problem.Corpus.Tokens)),
-		Seconds:      time.Since(s.origin).Seconds(),
+		Iter:      s.iter,
+		Stage:     s.stage,
+		Objective: format.Real(obj), // the contrastive objective: no cross-entropy
+		Seconds:   time.Since(s.origin).Seconds(),
 	}
 	if s.delta != 0 || s.stage > 0 {
 		d := s.delta
