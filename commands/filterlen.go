@@ -17,8 +17,9 @@ func filterlenApp() *cli.App {
 		Usage:     "keep the sentences of length MIN..MAX",
 		UsageText: "filterlen [options] MAX [FILE...]",
 		Description: `Reads sentence records and keeps those with at least --min and at most MAX
-tokens. The length is the number of tokens in the record, so remove
-punctuation first (ptb2deps does by default) to get WSJ10-style sets.
+tokens. The length is the number of tokens in the record (of words in raw
+text, which has no tags), so remove punctuation first (ptb2deps does by
+default) to get WSJ10-style sets.
 
 Examples:
    ptb2deps wsj/*/*.mrg | filterlen 10 > wsj10.jsonl

@@ -703,7 +703,9 @@ func (s Sentence) MarshalJSON() ([]byte, error) {
 		if len(s.Words) > 0 {
 			o.strings("words", s.Words)
 		}
-		o.strings("tags", s.Tags)
+		if len(s.Tags) > 0 || len(s.Words) == 0 { // raw text stays raw
+			o.strings("tags", s.Tags)
+		}
 		if len(s.Heads) > 0 {
 			o.ints("heads", s.Heads)
 		}

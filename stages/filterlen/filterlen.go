@@ -14,10 +14,11 @@ type Options struct {
 	Min, Max int
 }
 
-// Filter copies the sentences of src whose length is within opts to w.
+// Filter copies the sentences of src whose length is within opts to w:
+// their tokens, or of raw text (words and no tags) their words.
 func Filter(src pipeline.Source, w io.Writer, opts Options) error {
-	return pipeline.EachSentence(src, func(s *format.Sentence) error {
-		if n := s.Len(); n < opts.Min || n > opts.Max {
+	return pipeline.EachWordSentence(src, func(s *format.Sentence) error {
+		if n := max(s.Len(), len(s.Words)); n < opts.Min || n > opts.Max {
 			return nil
 		}
 		return pipeline.WriteRecord(w, s)
