@@ -72,7 +72,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			deltas, err := (&lbfgs.Trainer{Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep}).Deltas()
+			deltas, err := opts.Deltas()
 			if err != nil {
 				return program.Usagef("%v", err)
 			}
@@ -90,7 +90,7 @@ Examples:
 }
 
 func ceOptions(c *cli.Context) (lbfgs.Options, error) {
-	opts := lbfgs.Options{Kind: c.String("nbhd"), Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
+	opts := lbfgs.Options{Kind: c.String("nbhd"), Settings: lbfgs.Settings{Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}}
 	if c.IsSet("delta") {
 		if c.IsSet("delta0") {
 			return opts, program.Usagef("--delta is the old name of --delta0: give one")

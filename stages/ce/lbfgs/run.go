@@ -3,6 +3,8 @@ package lbfgs
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -13,12 +15,9 @@ import (
 
 // Options are train-ce's own settings.
 type Options struct {
-	Kind                         string  // the neighbourhood
-	Sigma2                       float64 // prior variance; 0 or +Inf: none
-	Delta, DeltaFinal, DeltaStep float64 // Model L: fixed δ, or a schedule
-	MaxIter                      int
-	Tol                          float64
-	MaxMemory                    int64 // bytes for one neighbourhood's chart (ce.NewProblemWithin)
+	Kind string // the neighbourhood
+	Settings
+	MaxMemory int64 // bytes for one neighbourhood's chart (ce.NewProblemWithin)
 }
 
 // Run trains a log-linear DMV by CE on the sentences of src and writes it
@@ -60,15 +59,29 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		return err
 	}
 	t := &Trainer{
-		Problem: problem, Sigma2: opts.Sigma2,
-		Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep,
-		MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers,
+		Problem: problem, Settings: opts.Settings, Workers: job.Workers,
 		Observe: s.Observe,
 		Resume:  s.Resumed(),
 		Start:   s.Origin(),
 	}
 	if job.RunDir != "" {
-		t.Checkpoint = s.Checkpoint
+		state := filepath.Join(job.RunDir, StateFile)
+		// The checkpoint first: a kill between the two leaves the
+		// training one iteration behind it, which the resumed run makes
+		// again without logging it twice.
+		t.Checkpoint = func(c train.Checkpoint, st *State) error {
+			if err := s.Checkpoint(c); err != nil {
+				return err
+			}
+			return WriteState(state, st)
+		}
+		if t.Resume != nil {
+			if _, err := os.Stat(state); err == nil {
+				if t.State, err = ReadState(state); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	res, err := t.Run(start)
 	if err != nil {
