@@ -84,23 +84,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	var weights *dmv.Params
 	modelHash := eventio.ModelNone
 	if model != nil {
-		modelHash = model.Hash()
-		// The E-step's model is the model re-weighted: shards of
-		// different β, δ, segment weights or skew models do not mix.
-		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || skew != nil || opts.Bound.On() {
-			r, skewHash := dmv.Plain(), ""
-			if rw != nil {
-				r = *rw
-			}
-			if skew != nil {
-				skewHash = skew.Hash()
-			}
-			rs := fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta)
-			if opts.Bound.On() { // nor do shards of different depth bounds
-				rs += " " + opts.Bound.String()
-			}
-			modelHash = eventio.HashStrings(modelHash, rs, skewHash)
-		}
+		modelHash = ModelHash(model, opts.Reweight, skew, opts.Bound)
 		// Tags the model has not seen back off to its average tag.
 		names := in.corpus.Names()
 		if lattices != nil {
@@ -188,7 +172,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if res.Unusable > 0 && opts.Warn != nil {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
-	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik}
+	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik, LeftOut: res.Unusable}
 	if err := dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, corpusHash, stats); err != nil {
 		return err
 	}
@@ -196,6 +180,29 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return pr.WriteState(opts.Dual, proj.State(corpusHash))
 	}
 	return nil
+}
+
+// ModelHash is the model hash in the header of an E-step's counts under
+// model (nil r: no re-weighting; nil skew: none): the model's, and the
+// E-step's re-weighting when there is one — shards of different β, δ,
+// segment weights, skew models or depth bounds do not mix.
+func ModelHash(model *dmv.Table, r *dmv.Reweighting, skew *dmv.Table, bound dmv.DepthBound) string {
+	h := model.Hash()
+	if r != nil && !r.IsPlain() || skew != nil || bound.On() {
+		rw, skewHash := dmv.Plain(), ""
+		if r != nil {
+			rw = *r
+		}
+		if skew != nil {
+			skewHash = skew.Hash()
+		}
+		rs := fmt.Sprintf("beta=%v delta=%v seg=%v/%v", rw.Beta, rw.Delta, rw.Segmented, rw.SegBeta)
+		if bound.On() {
+			rs += " " + bound.String()
+		}
+		h = eventio.HashStrings(h, rs, skewHash)
+	}
+	return h
 }
 
 // projectedEStep is posterior regularization's E-step (stages/pr) over
