@@ -1,7 +1,8 @@
 #!/bin/sh
 # compare-models.sh A B: two model or count files of any family, record by
-# record. Prints the number of records compared and the largest relative
-# difference of their numbers (p, n or w; a stats record's loglik), and
+# record. Prints the number of records compared, the largest relative
+# difference of their numbers (p, n or w; a stats record's loglik) and the
+# largest absolute difference, and
 # fails when the files do not hold the same records (a stats record's
 # sentences and tokens must be equal too). Header records are left out:
 # shards merged and one E-step carry different shard counts. Needs jq.
@@ -13,4 +14,5 @@ jq -n -r --slurpfile a "$1" --slurpfile b "$2" '
   def table(rs): rs | map(select(.ev != "header") | {(key): num}) | add;
   table($a) as $x | table($b) as $y |
   if ($x | keys) != ($y | keys) then error("the files hold different records") else . end |
-  [$x | keys[] as $k | rel($x[$k]; $y[$k])] | "\(length) \(max)"'
+  [$x | keys[] as $k | [rel($x[$k]; $y[$k]), (if $x[$k] == $y[$k] then 0 else ($x[$k] - $y[$k]) | fabs end)]] |
+  "\(length) \(map(.[0]) | max) \(map(.[1]) | max)"'

@@ -90,7 +90,19 @@ Examples:
 }
 
 func ceOptions(c *cli.Context) (lbfgs.Options, error) {
-	opts := lbfgs.Options{Kind: c.String("nbhd"), Settings: lbfgs.Settings{Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}}
+	opts := lbfgs.Options{Kind: c.String("nbhd")}
+	if !nbhd.Known(opts.Kind) {
+		return opts, program.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
+	}
+	var err error
+	opts.Settings, err = ceSettings(c)
+	return opts, err
+}
+
+// ceSettings reads what CE optimises and how far: train-ce's and ce-step
+// --start's --sigma2, --max-iter, --tol and Model L's δ flags.
+func ceSettings(c *cli.Context) (lbfgs.Settings, error) {
+	opts := lbfgs.Settings{Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
 	if c.IsSet("delta") {
 		if c.IsSet("delta0") {
 			return opts, program.Usagef("--delta is the old name of --delta0: give one")
@@ -101,9 +113,6 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 		// It would reach the charts and be reported as sentences too long
 		// for them.
 		return opts, program.Usagef("--delta0 must be a finite number, not %v", opts.Delta)
-	}
-	if !nbhd.Known(opts.Kind) {
-		return opts, program.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
 	}
 	s := strings.ToLower(c.String("sigma2"))
 	if s == "inf" || s == "+inf" {

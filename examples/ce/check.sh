@@ -1,9 +1,18 @@
 #!/bin/sh
 # Checks that CE composed from programs equals train-ce, on the treebank grind
-# ships: for weights w, Σ log Z(x) from `estep -m w` over the sentences minus
-# Σ log Z(N(x)) from `nbhd | estep -m w` over their lattices is the objective
-# train-ce reports at w (its log's first line), to 1e-9 relative, for each
-# neighbourhood. Needs the programs in ../../bin (make build) and jq.
+# ships:
+#  1. for weights w, Σ log Z(x) from `estep -m w` over the sentences minus
+#     Σ log Z(N(x)) from `nbhd | estep -m w` over their lattices is the
+#     objective train-ce reports at w (its log's first line), to 1e-9
+#     relative, for each neighbourhood;
+#  2. CE as a shell loop (loop.sh: the two E-steps and ce-step) equals
+#     train-ce over a fixed number of iterations — DMV CE, Model L CE at a
+#     fixed δ and annealed, length: the same iterations, each one's
+#     objective to 1e-9 (relative), and every weight of the model to 1e-9
+#     (absolute). The E-steps add in another order than train-ce's, and
+#     L-BFGS amplifies that last bit over the iterations (README, "ce-step"):
+#     the runs are a fixed number of iterations, as examples/em/check.sh's.
+# Run by CI. Needs the programs in ../../bin (make build) and jq.
 set -eu
 cd "$(dirname "$0")"
 PATH=$PWD/../../bin:$PATH
@@ -25,3 +34,26 @@ for kind in del1ortrans1 trans1 dynasearch length; do
   echo "$kind: train-ce objective $inproc, estep $sent − estep over nbhd $lat: relative difference $rel"
   jq -n --argjson r "$rel" 'if $r <= 1e-9 then empty else error("differ") end'
 done
+
+# 2. The shell loop against train-ce.
+loop_vs_train() { # NAME NBHD [options]
+  name=$1 kind=$2
+  shift 2
+  rm -f "$dir/loop.log"
+  CE_LOG=$dir/loop.log ./loop.sh "$dir/corpus.jsonl" "$kind" "$@" > "$dir/loop.jsonl"
+  train-ce --nbhd "$kind" "$@" --quiet --log "$dir/train.log" "$dir/corpus.jsonl" > "$dir/train.jsonl"
+  # The same iterations (number, stage, δ), each one's objective to 1e-9.
+  obj=$(jq -r -n --slurpfile a "$dir/train.log" --slurpfile b "$dir/loop.log" '
+    if ($a | length) != ($b | length) then error("train-ce logged \($a | length) iterations, the loop \($b | length)") else . end |
+    [range($a | length) as $i | $a[$i] as $x | $b[$i] as $y |
+      if [$x.iter, $x.stage, $x.delta] != [$y.iter, $y.stage, $y.delta] then error("iteration \($i + 1): \($x) against \($y)") else . end |
+      if $x.objective == $y.objective then 0 else (($x.objective - $y.objective) | fabs) / ($x.objective | fabs) end] |
+    "\(length) \(max)"')
+  set -- $obj $(../compare-models.sh "$dir/train.jsonl" "$dir/loop.jsonl")
+  echo "$name: $1 iterations, objective per iteration within $2 (relative); $3 weights within $5 (absolute)"
+  jq -n --argjson o "$2" --argjson w "$5" 'if $o <= 1e-9 and $w <= 1e-9 then empty else error("the loop differs from train-ce") end'
+}
+loop_vs_train "DMV CE (del1ortrans1, km)" del1ortrans1 --init km --max-iter 10 --tol 0
+loop_vs_train "Model L CE (trans1, δ = -0.2, σ² = 1)" trans1 --init km --sigma2 1 --delta0 -0.2 --max-iter 8 --tol 0
+loop_vs_train "Model L CE annealed (del1ortrans1, δ -0.2 → 0, zero)" del1ortrans1 --init zero --delta0 -0.2 --delta-final 0 --delta-step 0.1 --max-iter 5 --tol 0
+loop_vs_train "DMV CE (length, local, σ² = 1)" length --init local --sigma2 1 --max-iter 12 --tol 0

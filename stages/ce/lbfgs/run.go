@@ -32,27 +32,9 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		return err
 	}
 	defer s.Close()
-	var start *dmv.Params
-	if t := s.StartTable(); t != nil {
-		if err := dmv.RefuseValence(t.Params.V, "contrastive estimation"); err != nil {
-			return fmt.Errorf("%s: %w", job.StartModel, err)
-		}
-		switch t.Unit {
-		case format.Prob:
-			start = ce.LogWeights(t.Params)
-		case format.Weight:
-			start = t.Params
-		default:
-			return fmt.Errorf("%s: holds counts, not a model", job.StartModel)
-		}
-	} else {
-		// θ⁽⁰⁾ in log space: the log-probabilities of a model, or for zero
-		// the weight vector 0 (DESIGN.md §5.2). CE has no λ.
-		st, err := s.Start(0)
-		if err != nil {
-			return err
-		}
-		start = ce.LogWeights(st.Params)
+	start, err := startWeights(s, job)
+	if err != nil {
+		return err
 	}
 	problem, err := ce.NewProblemWithin(s.Corpus, opts.Kind, job.Workers, opts.MaxMemory)
 	if err != nil {
@@ -94,4 +76,29 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g (%.6f bits/token)",
 		state, res.Iterations, res.Evals, res.Objective, crossEntropy(res.Objective, s.Corpus.Tokens))
 	return s.Write(w, res.Weights)
+}
+
+// startWeights is the training's start: the -m model (log-probabilities
+// of a "p" model, a "w" model as it is) or the log of the initializer's
+// θ⁽⁰⁾ (0 everywhere for zero).
+func startWeights(s *train.Session, job train.Job) (*dmv.Params, error) {
+	if t := s.StartTable(); t != nil {
+		if err := dmv.RefuseValence(t.Params.V, "contrastive estimation"); err != nil {
+			return nil, fmt.Errorf("%s: %w", job.StartModel, err)
+		}
+		switch t.Unit {
+		case format.Prob:
+			return ce.LogWeights(t.Params), nil
+		case format.Weight:
+			return t.Params, nil
+		}
+		return nil, fmt.Errorf("%s: holds counts, not a model", job.StartModel)
+	}
+	// θ⁽⁰⁾ in log space: the log-probabilities of a model, or for zero the
+	// weight vector 0 (DESIGN.md §5.2). CE has no λ.
+	st, err := s.Start(0)
+	if err != nil {
+		return nil, err
+	}
+	return ce.LogWeights(st.Params), nil
 }

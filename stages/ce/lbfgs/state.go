@@ -48,7 +48,10 @@ type State struct {
 	Lattices  string `json:"lattices,omitempty"`
 	Sentences int    `json:"sentences"`
 	Tokens    int    `json:"tokens"`
-	Tags      []string `json:"tags"`
+	// Started is when ce-step --start ran (seconds since 1970): the log's
+	// seconds count from it.
+	Started format.Real `json:"started,omitempty"`
+	Tags    []string    `json:"tags"`
 	// What is optimised and how far.
 	Sigma2  format.Real   `json:"sigma2"`
 	Deltas  []format.Real `json:"deltas"`
