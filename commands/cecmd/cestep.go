@@ -32,7 +32,7 @@ func ceStepApp() *cli.App {
 	}
 	return &cli.App{
 		Usage:     "one step of contrastive estimation's L-BFGS, from two count files and a state file (CE as a shell loop)",
-		UsageText: "ce-step --start [train-ce's options] --state STATE -o MODEL [CORPUS...]\n   ce-step --state STATE [--log FILE] -o MODEL SENTENCE-COUNTS LATTICE-COUNTS",
+		UsageText: "ce-step --state STATE [options] (SENTENCE-COUNTS LATTICE-COUNTS | --start CORPUS...)",
 		Description: `Contrastive estimation (train-ce) composed from programs. train-ce maximises
    Σ log Z(x) − log Z(N(x)) − Σ w²/(2σ²)
 by L-BFGS; its two sums and their gradients are E-steps that estep makes apart

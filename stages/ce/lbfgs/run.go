@@ -62,6 +62,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 				if t.State, err = ReadState(state); err != nil {
 					return err
 				}
+				job.Progress.Note("continuing stage %d at iteration %d (evaluation %d), where the run stopped", t.State.Stage, t.State.Iteration, t.State.Evaluations)
 			}
 		}
 	}

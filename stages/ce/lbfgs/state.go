@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -48,10 +49,9 @@ type State struct {
 	Lattices  string `json:"lattices,omitempty"`
 	Sentences int    `json:"sentences"`
 	Tokens    int    `json:"tokens"`
-	// Started is when ce-step --start ran (seconds since 1970): the log's
-	// seconds count from it.
-	Started format.Real `json:"started,omitempty"`
-	Tags    []string    `json:"tags"`
+	// Started is when ce-step --start ran: the log's seconds count from it.
+	Started *time.Time `json:"started,omitempty"`
+	Tags    []string   `json:"tags"`
 	// What is optimised and how far.
 	Sigma2  format.Real   `json:"sigma2"`
 	Deltas  []format.Real `json:"deltas"`
@@ -68,7 +68,7 @@ type State struct {
 	Iterations  int         `json:"iterations"` // L-BFGS iterations of the stages ended
 	Objective   format.Real `json:"objective"`
 	// Once done: how the last stage ended.
-	Converged bool   `json:"converged,omitempty"`
+	Converged bool   `json:"converged"`
 	Stopped   string `json:"stopped,omitempty"`
 	// Done's weights (the result, which the model written holds too).
 	Weights cesearch.Vector `json:"weights,omitempty"`

@@ -39,7 +39,8 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, job train.Job, s 
 		return err
 	}
 	st := tr.State()
-	st.Sentences, st.Started = c.Len(), format.Real(float64(time.Now().UnixMilli())/1000)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st.Sentences, st.Started = c.Len(), &now
 	return save(w, statePath, tr, st)
 }
 
@@ -84,7 +85,9 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	var accepted []format.Iteration
-	tr.Origin = time.UnixMilli(int64(float64(st.Started) * 1000))
+	if st.Started != nil {
+		tr.Origin = *st.Started
+	}
 	tr.Observe = func(it format.Iteration, _ *dmv.Params) error {
 		accepted = append(accepted, it)
 		return nil

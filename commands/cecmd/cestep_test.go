@@ -1,0 +1,164 @@
+package cecmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/grind-nlp/grind/commands/stepcmd" // registers estep
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/stages/ce/lbfgs"
+)
+
+// randomCorpus writes n sentences of 3 to 6 random tags and returns the
+// file's path.
+func randomCorpus(t *testing.T, dir string, seed uint64, n int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 4))
+	tags := []string{"DT", "JJ", "NN", "VB", "IN", "RB"}
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		var s []string
+		for k := 3 + rng.IntN(4); len(s) < k; {
+			s = append(s, tags[rng.IntN(len(tags))])
+		}
+		line, _ := json.Marshal(map[string]any{"id": fmt.Sprint("s", i+1), "tags": s})
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(dir, "corpus.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func writeFile(t *testing.T, path string, b []byte) string {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ceLoop is CE as the shell loop runs it (examples/ce/loop.sh): ce-step
+// --start, the lattices once, then estep over the sentences and over the
+// lattices (at the state's δ) and ce-step, until the state is done. It
+// returns the model and the log.
+func ceLoop(t *testing.T, dir, corpus, kind string, opts ...string) (model []byte, log []format.Iteration) {
+	t.Helper()
+	state, w, logPath := filepath.Join(dir, "ce.state"), filepath.Join(dir, "w.jsonl"), filepath.Join(dir, "ce.log")
+	run(t, append(append([]string{"ce-step", "--start"}, opts...), "-q", "--state", state, "--log", logPath, "-o", w, corpus)...)
+	var lattices []byte
+	if kind == "length" {
+		lattices = run(t, "nbhd", "--kind", kind, "-m", w, corpus)
+	} else {
+		lattices = run(t, "nbhd", "--kind", kind, corpus)
+	}
+	latPath := writeFile(t, filepath.Join(dir, "lattices.jsonl"), lattices)
+	for steps := 0; ; steps++ {
+		st, err := lbfgs.ReadState(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Status == lbfgs.Finished {
+			break
+		}
+		if steps > 1000 {
+			t.Fatal("the loop does not end")
+		}
+		delta := fmt.Sprint(float64(st.Delta))
+		num := writeFile(t, filepath.Join(dir, "s.counts"), run(t, "estep", "-q", "--delta", delta, "-m", w, corpus))
+		den := writeFile(t, filepath.Join(dir, "l.counts"), run(t, "estep", "-q", "--delta", delta, "-m", w, latPath))
+		run(t, "ce-step", "-q", "--state", state, "--log", logPath, "-o", w, num, den)
+	}
+	model, err := os.ReadFile(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model, readLog(t, logPath)
+}
+
+func readLog(t *testing.T, path string) []format.Iteration {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []format.Iteration
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var it format.Iteration
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// weights reads the "w" of every event of a model, in order.
+func weights(t *testing.T, model []byte) []float64 {
+	t.Helper()
+	var out []float64
+	for _, line := range strings.Split(strings.TrimSpace(string(model)), "\n")[1:] {
+		var e struct{ W *float64 }
+		if err := json.Unmarshal([]byte(line), &e); err != nil || e.W == nil {
+			t.Fatalf("%s: not a weight (%v)", line, err)
+		}
+		out = append(out, *e.W)
+	}
+	return out
+}
+
+// CE as a shell loop of estep, nbhd | estep and ce-step equals train-ce
+// over a fixed number of iterations: the same iterations (stage and δ),
+// each one's objective to 1e-9 (relative), every weight to 1e-9. DMV CE,
+// and Model L's CE at a fixed δ and annealed.
+func TestCEStepLoopEqualsTrainCE(t *testing.T) {
+	cases := []struct {
+		kind string
+		opts []string
+	}{
+		{"del1ortrans1", []string{"--init", "km", "--max-iter", "8", "--tol", "0"}},
+		{"trans1", []string{"--init", "zero", "--sigma2", "1", "--delta0", "-0.3", "--max-iter", "6", "--tol", "0"}},
+		{"dynasearch", []string{"--init", "local", "--delta0", "-0.2", "--delta-final", "0", "--delta-step", "0.1", "--max-iter", "4", "--tol", "0"}},
+		{"length", []string{"--init", "km", "--sigma2", "2", "--max-iter", "10", "--tol", "0"}},
+	}
+	for i, c := range cases {
+		dir := t.TempDir()
+		corpus := randomCorpus(t, dir, uint64(i+1), 40)
+		loop, loopLog := ceLoop(t, dir, corpus, c.kind, c.opts...)
+		trainLog := filepath.Join(dir, "train.log")
+		trained := run(t, append(append([]string{"train-ce", "--nbhd", c.kind}, c.opts...), "-q", "--log", trainLog, corpus)...)
+		want := readLog(t, trainLog)
+		name := c.kind + " " + strings.Join(c.opts, " ")
+		if len(loopLog) != len(want) {
+			t.Fatalf("%s: the loop logged %d iterations, train-ce %d", name, len(loopLog), len(want))
+		}
+		worst := 0.0
+		for k, it := range want {
+			got := loopLog[k]
+			if got.Iter != it.Iter || got.Stage != it.Stage || (got.Delta == nil) != (it.Delta == nil) || got.Delta != nil && *got.Delta != *it.Delta {
+				t.Fatalf("%s: iteration %d logged as %+v, train-ce's %+v", name, k+1, got, it)
+			}
+			worst = max(worst, math.Abs(float64(got.Objective-it.Objective))/math.Abs(float64(it.Objective)))
+		}
+		a, b := weights(t, loop), weights(t, trained)
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d weights, train-ce %d", name, len(a), len(b))
+		}
+		dw := 0.0
+		for k := range a {
+			dw = max(dw, math.Abs(a[k]-b[k]))
+		}
+		t.Logf("%s: %d iterations, objectives within %.2g (relative), %d weights within %.2g", name, len(want), worst, len(a), dw)
+		if worst > 1e-9 || dw > 1e-9 {
+			t.Errorf("%s: the loop differs from train-ce", name)
+		}
+	}
+}
