@@ -86,7 +86,7 @@ vectors would need more.`,
 			&cli.IntFlag{Name: "workers", Usage: "`N` E-step goroutines (0: every core); the output does not depend on it"},
 			program.MaxMemoryFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per iteration to `FILE`"},
-			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs or ce)"},
+			&cli.StringFlag{Name: "save-model", Usage: "also write the trained model (family hmm) to `FILE`, for estep, decode and tag (not gibbs; ce's is log-linear, \"w\", for estep and ce-step)"},
 			&cli.IntFlag{Name: "save-every", Usage: "save the model every `K` iterations (iter-NNNN.jsonl in --save-dir; not gibbs or ce)"},
 			&cli.StringFlag{Name: "save-dir", Value: ".", Usage: "the `DIR` --save-every writes to (made if missing)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
@@ -138,8 +138,8 @@ vectors would need more.`,
 			switch {
 			case o.Estimator == hmm.Gibbs && o.Order != 1:
 				return program.Usagef("--estimator gibbs is for the bitag HMM (drop --trigram)")
-			case (o.Estimator == hmm.Gibbs || ce) && c.String("save-model") != "":
-				return program.Usagef("--save-model: gibbs keeps samples and ce a log-linear model, not HMM probabilities (train with em, map, da, sda or vb)")
+			case o.Estimator == hmm.Gibbs && c.String("save-model") != "":
+				return program.Usagef("--save-model: gibbs keeps samples, not a model (train with em, map, da, sda, vb or ce)")
 			case ce && o.Order != 1:
 				return program.Usagef("--estimator ce is for the bitag HMM (drop --trigram)")
 			case ce && !(c.Float64("sigma2") > 0):
@@ -156,7 +156,7 @@ vectors would need more.`,
 				}
 			}
 			if ce && (c.IsSet("run-dir") || c.IsSet("resume")) {
-				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
+				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: ce is not checkpointed (ce-step --states runs it a step at a time, its state in a file)")
 			}
 			rd, err := openTrainerRun[hmm.Snapshot](c, c.Args().Slice())
 			if err != nil {
@@ -237,8 +237,9 @@ vectors would need more.`,
 				}
 			}
 			var res *hmm.Result
+			var weights *hmm.Params // ce's
 			if ce {
-				res, err = trainHMMCE(c, corpus, o, cem)
+				res, weights, err = trainHMMCE(c, corpus, o, cem)
 			} else {
 				res, err = hmm.Train(corpus, o)
 			}
@@ -262,7 +263,11 @@ vectors would need more.`,
 				}
 			}
 			if modelOut != nil {
-				if err := hmm.WriteModel(modelOut, m); err != nil {
+				write := func() error { return hmm.WriteModel(modelOut, m) }
+				if ce {
+					write = func() error { return hmm.WriteWeights(modelOut, weights, res.States, corpus.Words) }
+				}
+				if err := write(); err != nil {
 					return err
 				}
 			}
@@ -291,7 +296,7 @@ func newCEModel(c *cli.Context, corpus *hmm.Corpus, k, workers int, limit int64)
 // trainHMMCE trains the log-linear HMM m by contrastive estimation and
 // tags the corpus by Viterbi, reporting each L-BFGS iteration as
 // o.Progress.
-func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model) (*hmm.Result, error) {
+func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Model) (*hmm.Result, *hmm.Params, error) {
 	states := hmm.StateNames(o.States)
 	if o.Dict != nil {
 		states, m.Allowed = o.Dict.Tags, o.Dict.Allowed
@@ -320,11 +325,12 @@ func trainHMMCE(c *cli.Context, corpus *hmm.Corpus, o hmm.Options, m *hmmce.Mode
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &hmm.Result{States: states, Tags: make([][]int, len(sents))}
 	for i, x := range sents {
 		res.Tags[i] = m.Viterbi(r.Theta, x)
 	}
-	return res, nil
+	weights, err := m.Params(r.Theta)
+	return res, weights, err
 }

@@ -13,7 +13,10 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/hmmce"
 )
 
 func init() { program.Register("ce-step", ceStepApp) }
@@ -21,7 +24,14 @@ func init() { program.Register("ce-step", ceStepApp) }
 // startFlags are ce-step's flags that only --start takes: a step reads its
 // settings from the state.
 var startFlags = []string{"init", "klein-const", "model", "seed", "max-iter", "tol", "sigma2",
-	"delta0", "delta", "delta-final", "delta-step", "workers", "skip-bad"}
+	"delta0", "delta", "delta-final", "delta-step", "workers", "skip-bad", "states", "spelling", "noise"}
+
+// dmvOnly are --start's flags of the DMV's training alone; hmmOnly the
+// HMM's (--states).
+var (
+	dmvOnly = []string{"init", "klein-const", "model", "delta0", "delta", "delta-final", "delta-step", "workers"}
+	hmmOnly = []string{"spelling", "noise"}
+)
 
 func ceStepApp() *cli.App {
 	var flags []cli.Flag
@@ -85,6 +95,9 @@ Examples:
 			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"},
 			&cli.Float64Flag{Name: "delta-final", Usage: "--start: anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "--start: annealing, δ += `Δδ` after each stage"},
+			&cli.IntFlag{Name: "states", Usage: "--start: train a log-linear HMM of `K` states on the words, as train-hmm --estimator ce (not the DMV)"},
+			&cli.BoolFlag{Name: "spelling", Usage: "--start --states: spelling features (train-hmm's --spelling)"},
+			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "--start --states: the start's weights uniform in [0, `NOISE`) (train-hmm's)"},
 		),
 		Action: func(c *cli.Context) error {
 			state := c.String("state")
@@ -94,6 +107,14 @@ Examples:
 				return err
 			}
 			if c.Bool("start") {
+				if c.IsSet("states") {
+					return hmmStart(c, state)
+				}
+				for _, name := range hmmOnly {
+					if c.IsSet(name) {
+						return program.Usagef("--%s is the HMM's (--states K)", name)
+					}
+				}
 				return ceStart(c, state)
 			}
 			for _, name := range startFlags {
@@ -109,17 +130,23 @@ Examples:
 			if err != nil {
 				return err
 			}
-			step := lbfgs.Step{State: state, MaxMemory: limit}
+			var sents, lats string
 			if len(args) == 2 {
-				step.Sentences, step.Lattices = args[0], args[1]
+				sents, lats = args[0], args[1]
 			}
+			var report io.Writer
 			if !c.Bool("quiet") {
-				step.Report = c.App.ErrWriter
+				report = c.App.ErrWriter
 			}
+			var log func(it format.Iteration) error
 			if path := c.String("log"); path != "" {
-				step.Log = func(it format.Iteration) error { return appendRecord(path, it) }
+				log = func(it format.Iteration) error { return appendRecord(path, it) }
 			}
-			return program.WriteOutput(c, pipeline.Source{}, step.Run)
+			run := lbfgs.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}.Run
+			if cesearch.Family(state) == hmm.Family {
+				run = hmmce.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}.Run
+			}
+			return program.WriteOutput(c, pipeline.Source{}, run)
 		},
 	}
 }
@@ -146,6 +173,36 @@ func ceStart(c *cli.Context, state string) error {
 	return program.WriteOutput(c, src, func(w io.Writer) error {
 		return lbfgs.Begin(src, w, state, job, opts)
 	})
+}
+
+// hmmStart is ce-step --start --states: train-hmm --estimator ce's start.
+func hmmStart(c *cli.Context, state string) error {
+	for _, name := range dmvOnly {
+		if c.IsSet(name) {
+			return program.Usagef("--%s is the DMV's: with --states the training is train-hmm --estimator ce's", name)
+		}
+	}
+	if err := program.First(program.CheckInt(c, "states", 1), program.CheckInt(c, "max-iter", 1),
+		program.CheckFloat(c, "noise", program.Positive, "a finite number > 0 (the zero vector is a symmetric point)"),
+		program.CheckFloat(c, "tol", program.NonNegative, "a finite number ≥ 0")); err != nil {
+		return err
+	}
+	settings, err := ceSettings(c)
+	if err != nil {
+		return err
+	}
+	o := hmmce.StartOptions{States: c.Int("states"), Spelling: c.Bool("spelling"), Seed: c.Uint64("seed"), Noise: c.Float64("noise"),
+		Sigma2: settings.Sigma2, MaxIter: c.Int("max-iter")}
+	if c.IsSet("tol") { // train-hmm's default: 0, run every iteration
+		o.Tol = c.Float64("tol")
+	}
+	if path := c.String("log"); path != "" {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			return fmt.Errorf("--log: %w", err)
+		}
+	}
+	src := program.Source(c)
+	return program.WriteOutput(c, src, func(w io.Writer) error { return hmmce.Begin(src, w, state, o) })
 }
 
 // appendRecord appends rec to the file at path as one JSON line.

@@ -9,7 +9,9 @@
 #     train-ce over a fixed number of iterations — DMV CE, Model L CE at a
 #     fixed δ and annealed, length: the same iterations, each one's
 #     objective to 1e-9 (relative), and every weight of the model to 1e-9
-#     (absolute). The E-steps add in another order than train-ce's, and
+#     (absolute, or relative for a weight beyond ±1); and HMM CE (--states) against train-hmm --estimator ce
+#     --save-model the same way. The E-steps add in another order than the
+#     trainers', and
 #     L-BFGS amplifies that last bit over the iterations (README, "ce-step"):
 #     the runs are a fixed number of iterations, as examples/em/check.sh's.
 # Run by CI. Needs the programs in ../../bin (make build) and jq.
@@ -36,12 +38,15 @@ for kind in del1ortrans1 trans1 dynasearch length; do
 done
 
 # 2. The shell loop against train-ce.
-loop_vs_train() { # NAME NBHD [options]
+loop_vs_train() { # NAME NBHD [options]: train-ce's, or with --states train-hmm's
   name=$1 kind=$2
   shift 2
   rm -f "$dir/loop.log"
   CE_LOG=$dir/loop.log ./loop.sh "$dir/corpus.jsonl" "$kind" "$@" > "$dir/loop.jsonl"
-  train-ce --nbhd "$kind" "$@" --quiet --log "$dir/train.log" "$dir/corpus.jsonl" > "$dir/train.jsonl"
+  case " $* " in
+  *" --states "*) train-hmm --estimator ce --nbhd "$kind" "$@" --quiet --log "$dir/train.log" --save-model "$dir/train.jsonl" "$dir/corpus.jsonl" > /dev/null ;;
+  *) train-ce --nbhd "$kind" "$@" --quiet --log "$dir/train.log" "$dir/corpus.jsonl" > "$dir/train.jsonl" ;;
+  esac
   # The same iterations (number, stage, δ), each one's objective to 1e-9.
   obj=$(jq -r -n --slurpfile a "$dir/train.log" --slurpfile b "$dir/loop.log" '
     if ($a | length) != ($b | length) then error("train-ce logged \($a | length) iterations, the loop \($b | length)") else . end |
@@ -50,10 +55,12 @@ loop_vs_train() { # NAME NBHD [options]
       if $x.objective == $y.objective then 0 else (($x.objective - $y.objective) | fabs) / ($x.objective | fabs) end] |
     "\(length) \(max)"')
   set -- $obj $(../compare-models.sh "$dir/train.jsonl" "$dir/loop.jsonl")
-  echo "$name: $1 iterations, objective per iteration within $2 (relative); $3 weights within $5 (absolute)"
-  jq -n --argjson o "$2" --argjson w "$5" 'if $o <= 1e-9 and $w <= 1e-9 then empty else error("the loop differs from train-ce") end'
+  echo "$name: $1 iterations, objective per iteration within $2 (relative); $3 weights within $5 (absolute), $6 (relative beyond ±1)"
+  jq -n --argjson o "$2" --argjson w "$6" 'if $o <= 1e-9 and $w <= 1e-9 then empty else error("the loop differs from the trainer") end'
 }
 loop_vs_train "DMV CE (del1ortrans1, km)" del1ortrans1 --init km --max-iter 10 --tol 0
 loop_vs_train "Model L CE (trans1, δ = -0.2, σ² = 1)" trans1 --init km --sigma2 1 --delta0 -0.2 --max-iter 8 --tol 0
 loop_vs_train "Model L CE annealed (del1ortrans1, δ -0.2 → 0, zero)" del1ortrans1 --init zero --delta0 -0.2 --delta-final 0 --delta-step 0.1 --max-iter 5 --tol 0
 loop_vs_train "DMV CE (length, local, σ² = 1)" length --init local --sigma2 1 --max-iter 12 --tol 0
+loop_vs_train "HMM CE (trans1, 8 states)" trans1 --states 8 --max-iter 10
+loop_vs_train "HMM CE (del1ortrans1, 5 states, spelling, σ² = 2)" del1ortrans1 --states 5 --spelling --sigma2 2 --seed 3 --max-iter 10

@@ -80,6 +80,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("%s: the skew model has %s, the model (%s) %s: skewed DA mixes two models of the same valences", opts.Skew, skew.Params.V, opts.Model, model.Params.V)
 	}
 	lattices := in.lattices
+	for i, l := range lattices {
+		if l.Words != nil {
+			return fmt.Errorf("%s: lattice %d (%s) is over words (nbhd --words), which a log-linear HMM's E-step counts (a model of ce-step --states), not the DMV's", pipeline.DescribeInputs(src.Names), i+1, l.ID)
+		}
+	}
 	var tags *dmv.TagSet
 	var weights *dmv.Params
 	modelHash := eventio.ModelNone

@@ -1,17 +1,13 @@
 package lbfgs
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/grind-nlp/grind/format"
-	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
@@ -21,7 +17,7 @@ const StateFile = "ce-state.json"
 
 // StateFormat and StateVersion mark a state file.
 const (
-	StateFormat  = "grind ce-step state"
+	StateFormat  = cesearch.StateFormat
 	StateVersion = 1
 )
 
@@ -207,60 +203,18 @@ func clip(tags []string) []string {
 
 // WriteState writes st to path atomically (a .gz or .zst name is
 // compressed): one JSON record and a newline.
-func WriteState(path string, st *State) error {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
-		_, err := o.Write(append(b, '\n'))
-		return err
-	})
-}
+func WriteState(path string, st *State) error { return cesearch.WriteFile(path, st) }
 
 // ReadState reads a state file (compressed or not). A file that is not
 // one record of a state — cut short, another file, fields unknown to it
 // — is an error naming the file and the line, and says what is wrong.
 func ReadState(path string) (*State, error) {
-	in, err := pipeline.Open(path, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	b, err := io.ReadAll(in)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, fmt.Errorf("%s:1: empty: not a ce-step state", path)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var st State
-	if err := dec.Decode(&st); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return nil, fmt.Errorf("%s:%d: not a ce-step state (invalid JSON: %v)", path, lineAt(b, syn.Offset), syn)
-		case errors.As(err, &typ):
-			return nil, fmt.Errorf("%s:%d: not a ce-step state (%v)", path, lineAt(b, typ.Offset), typ)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, fmt.Errorf("%s:%d: not a ce-step state: cut short", path, lineAt(b, int64(len(b))))
-		}
-		return nil, fmt.Errorf("%s:1: not a ce-step state (%v)", path, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s:%d: not a ce-step state: more than one record", path, lineAt(b, dec.InputOffset()))
+	if err := cesearch.ReadFile(path, &st); err != nil {
+		return nil, err
 	}
 	if err := st.check(); err != nil {
 		return nil, fmt.Errorf("%s:1: %w", path, err)
 	}
 	return &st, nil
-}
-
-// lineAt is the line of byte offset off of b.
-func lineAt(b []byte, off int64) int {
-	b = bytes.TrimRight(b, "\n")
-	return 1 + bytes.Count(b[:min(int(max(off, 0)), len(b))], []byte{'\n'})
 }
