@@ -60,6 +60,10 @@ order):
       ce-step --state ce.state --log ce.log sentences.counts lattices.counts -o w.jsonl
    done          # w.jsonl is the trained model
 
+With --start --states K the training is train-hmm --estimator ce's instead:
+a log-linear HMM over the words (its model "w", family hmm), the sentences'
+neighbourhoods from nbhd --words (--spelling, --noise, --seed as train-hmm's).
+
 --start reads the corpus as train-ce does and takes train-ce's settings (the
 start: --init or -m; --sigma2, --max-iter, --tol, Model L's --delta0,
 --delta-final, --delta-step), writes the state and the first weights to

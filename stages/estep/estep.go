@@ -512,10 +512,27 @@ func latticeTags(l *format.Lattice) []string {
 // carry however src was cut: mstep and sumcounts --expect-corpus compare
 // it with theirs. words: the family reads words (family.ReadsWords).
 func CorpusHash(src pipeline.Source, words bool) (string, error) {
-	if words { // sentences only: no family that reads words takes lattices
-		sents, err := pipeline.ReadSentences(src)
-		if err != nil {
+	if words { // the HMM: sentences, or (a log-linear HMM's) lattices over words
+		var sents []*format.Sentence
+		var lattices []*format.Lattice
+		err := pipeline.EachRecord(src, func(r *format.SentenceOrLattice, _ *pipeline.Lines) error {
+			if err := r.Validate(); err != nil {
+				return pipeline.BadRecord(err)
+			}
+			if r.Lattice != nil {
+				lattices = append(lattices, r.Lattice)
+			} else {
+				sents = append(sents, r.Sentence)
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
 			return "", err
+		case lattices != nil && sents != nil:
+			return "", fmt.Errorf("%s: sentences and lattices in one stream", pipeline.DescribeInputs(src.Names))
+		case lattices != nil:
+			return eventio.LatticeHash(lattices), nil
 		}
 		return eventio.CorpusHash(sents, true), nil
 	}
