@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/grind-nlp/grind/format"
 )
@@ -59,14 +60,18 @@ type Vector []float64
 
 // MarshalJSON writes v as a JSON array.
 func (v Vector) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 2+20*len(v))
+	b := make([]byte, 0, 2+24*len(v))
 	b = append(b, '[')
 	for i, x := range v {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		r, _ := format.Real(x).MarshalJSON()
-		b = append(b, r...)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			r, _ := format.Real(x).MarshalJSON()
+			b = append(b, r...)
+		} else {
+			b = strconv.AppendFloat(b, x, 'g', -1, 64)
+		}
 	}
 	return append(b, ']'), nil
 }
@@ -89,11 +94,21 @@ func (v *Vector) UnmarshalJSON(data []byte) error {
 		} else {
 			body = nil
 		}
-		var r format.Real
-		if err := r.UnmarshalJSON(bytes.TrimSpace(item)); err != nil {
-			return err
+		item = bytes.TrimSpace(item)
+		var x float64
+		if len(item) > 0 && item[0] == '"' {
+			var r format.Real
+			if err := r.UnmarshalJSON(item); err != nil {
+				return err
+			}
+			x = float64(r)
+		} else {
+			var err error
+			if x, err = strconv.ParseFloat(string(item), 64); err != nil {
+				return fmt.Errorf("not a number: %s", item)
+			}
 		}
-		out = append(out, float64(r))
+		out = append(out, x)
 	}
 	*v = out
 	return nil
