@@ -1,6 +1,7 @@
-// Package cecmd is the command line of train-ce. It lives apart from
-// package commands so that only the train-ce binary carries gonum's
-// optimiser.
+// Package cecmd is the command line of contrastive estimation's DMV
+// trainers, train-ce and ce-step (which also steps train-hmm --estimator
+// ce's HMM). It lives apart from package commands so that the other
+// binaries need not carry its loops.
 package cecmd
 
 import (

@@ -202,7 +202,11 @@ func (o Step) Run(w io.Writer) error {
 		if counted {
 			return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
 		}
-		return st.save(w, o.State, m, nil)
+		p, err := m.Params(st.Weights)
+		if err != nil {
+			return err
+		}
+		return hmm.WriteWeights(w, p, st.States, st.Words)
 	}
 	search, err := cesearch.Restore(st.Search)
 	if err != nil {

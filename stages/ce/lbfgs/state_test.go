@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
 // A training written to a state file and read back before every
@@ -139,5 +140,55 @@ func TestReadStateRefuses(t *testing.T) {
 	}
 	if _, err := st.Training(st.Tags, Settings{Sigma2: 3}); err == nil {
 		t.Error("a state of another σ² taken")
+	}
+}
+
+// A checkpoint without the training's state (a run directory of an older
+// grind) resumes at its stage boundary, and ends as the uninterrupted
+// run; one in the middle of a stage without it is refused.
+func TestResumeAtStageBoundaryWithoutState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	c := corpora.Random(t, rng, 40, 5, 4)
+	p, err := ce.NewProblem(c, nbhd.Trans1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, err := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{Sigma2: 1, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.2, MaxIter: 6}
+	var boundary, middle *train.Checkpoint
+	var log []format.Iteration
+	tr := Trainer{Problem: p, Settings: s,
+		Observe: func(it format.Iteration, _ *dmv.Params) error { log = append(log, it); return nil },
+		Checkpoint: func(ck train.Checkpoint, _ *State) error {
+			switch {
+			case ck.Stage == 2 && ck.StageIters == 0 && boundary == nil:
+				boundary = &ck
+			case ck.StageIters > 0 && middle == nil:
+				middle = &ck
+			}
+			return nil
+		}}
+	want, err := tr.Run(ce.LogWeights(init))
+	if err != nil || boundary == nil || middle == nil {
+		t.Fatalf("%v; checkpoints at the boundary %v, in the middle %v", err, boundary != nil, middle != nil)
+	}
+	var again []format.Iteration
+	resumed := Trainer{Problem: p, Settings: s, Resume: boundary,
+		Observe: func(it format.Iteration, _ *dmv.Params) error { again = append(again, it); return nil }}
+	got, err := resumed.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ce.Vector(got.Weights, nil), ce.Vector(want.Weights, nil)) {
+		t.Fatal("resumed at the stage boundary, the run ends with other weights")
+	}
+	if len(again) != len(log)-boundary.Before || again[0].Iter != boundary.Before+1 || again[0].Objective != log[boundary.Before].Objective {
+		t.Fatalf("resumed at iteration %d of %d, it logged %d iterations from %d", boundary.Before, len(log), len(again), again[0].Iter)
+	}
+	if _, err := (&Trainer{Problem: p, Settings: s, Resume: middle}).Run(nil); err == nil || !strings.Contains(err.Error(), StateFile) {
+		t.Fatalf("a checkpoint in the middle of a stage without its state: %v", err)
 	}
 }

@@ -116,7 +116,7 @@ func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 	switch r := t.Resume; {
 	case r != nil && t.State != nil:
 		if tr, err = t.State.Training(c.Tags.Names(), t.Settings); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: not the state of this run: %w", StateFile, err)
 		}
 		if tr.Iter > r.Done() {
 			return nil, fmt.Errorf("the training state is at iteration %d, the checkpoint at %d", tr.Iter, r.Done())
@@ -131,10 +131,10 @@ func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 		if tr, err = NewTraining(c.Tags.Names(), c.Tokens, r.Model, t.Settings); err != nil {
 			return nil, err
 		}
+		tr.Iter, tr.Logged = r.Before, r.Done()
 		if err := tr.startStage(r.Stage-1, ce.Vector(r.Model, nil)); err != nil {
 			return nil, err
 		}
-		tr.Iter, tr.Logged = r.Before, r.Done()
 	default:
 		if tr, err = NewTraining(c.Tags.Names(), c.Tokens, start, t.Settings); err != nil {
 			return nil, err
