@@ -10,12 +10,13 @@
 // Memory+1 of them, from which gonum's own LBFGS makes its pairs again
 // (InitDirection at the oldest, NextDirection at each later one: the same
 // pairs, visited in the same order, so the same direction to the bit), and
-// the evaluations of the line search under way, which a fresh line search
-// replays. The driver is this package's: it follows gonum's
-// optimize.Minimize with one task (the evaluation and iteration limits, the
-// start's checks, the gradient threshold, the converger), and
+// the values and derivatives of the points the line search under way has
+// tried, which a fresh line searcher is given again. The driver is this
+// package's: it follows gonum's optimize.Minimize with one task (the
+// evaluation and iteration limits, the start's checks, the gradient
+// threshold, the converger) and its LinesearchMethod, and
 // TestSameAsMinimize checks that it asks for the same points, bit for bit,
-// and ends with the same status as Minimize does.
+// and ends with the same status as Minimize with LBFGS does.
 //
 // The objective is maximised: evaluations are given as the objective and
 // its gradient, and negated for gonum, which minimises.
@@ -127,7 +128,6 @@ type Iteration struct {
 // state holds two numbers per trial rather than a gradient.
 type Search struct {
 	opts     Options
-	lbfgs    *optimize.LBFGS
 	dir      *seeded
 	searcher optimize.Linesearcher
 	loc      *optimize.Location // the point under evaluation (X), and what is known there
@@ -175,8 +175,7 @@ func New(opts Options, x0 []float64) (*Search, error) {
 	s := &Search{opts: opts, start: slices.Clone(x0), best: slices.Clone(x0), bestObj: math.Inf(-1)}
 	s.loc = &optimize.Location{X: slices.Clone(x0), Gradient: make([]float64, len(x0))}
 	s.op = optimize.FuncEvaluation | optimize.GradEvaluation
-	s.lbfgs = &optimize.LBFGS{Store: Memory}
-	s.dir = &seeded{l: s.lbfgs}
+	s.dir = &seeded{l: &optimize.LBFGS{Store: Memory}}
 	s.searcher = opts.linesearcher()
 	s.x, s.d = make([]float64, len(x0)), make([]float64, len(x0))
 	return s, nil

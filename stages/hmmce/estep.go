@@ -111,8 +111,13 @@ func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 	if lats != nil {
 		graphs = make([]*dmv.Lattice, len(lats))
 		for i, rec := range lats {
+			for _, a := range rec.Arcs {
+				if _, ok := words.Index(a.Tag); !ok {
+					return fmt.Errorf("%s: lattice %d (%s): the word %q is not in the model %s: a log-linear HMM knows only the words it was trained on", where, i+1, rec.ID, a.Tag, opts.Model)
+				}
+			}
 			if graphs[i], err = nbhd.FromRecord(rec, words); err != nil {
-				return fmt.Errorf("%s: lattice %d (%s): %w", where, i+1, rec.ID, unknownWord(err))
+				return fmt.Errorf("%s: lattice %d (%s): %w", where, i+1, rec.ID, err)
 			}
 			stats.Tokens += len(rec.Words)
 		}
@@ -174,15 +179,7 @@ func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 	return hmm.WriteCounts(w, out, model.States, model.Words, WeightsHash(model), corpus, stats)
 }
 
-// unknownWord says "word" where nbhd.FromRecord says "tag".
-func unknownWord(err error) error {
-	var msg = err.Error()
-	if len(msg) > 4 && msg[:4] == "tag " {
-		return errors.New("word " + msg[4:] + ": a log-linear HMM knows only the words it was trained on")
-	}
-	return err
-}
-
+// add adds d's counts to c's.
 func (c *counts) add(d *counts) {
 	for i, v := range d.trans {
 		c.trans[i] += v

@@ -95,23 +95,25 @@ func (tr *Training) State() *State {
 	return st
 }
 
-// Settings are the settings the state was saved with (a default tolerance
-// and iteration limit made explicit).
-func (st *State) Settings() Settings {
-	s := Settings{Sigma2: float64(st.Sigma2), MaxIter: st.MaxIter, Tol: float64(st.Tol)}
-	if n := len(st.Deltas); n > 0 {
-		s.Delta = float64(st.Deltas[0])
-		if n > 1 {
-			s.DeltaFinal, s.DeltaStep = float64(st.Deltas[n-1]), float64(st.Deltas[1]-st.Deltas[0])
-		}
+// Continue rebuilds the training the state was saved from with the
+// settings and schedule of δ it holds (ce-step's steps), waiting for the
+// same evaluation.
+func (st *State) Continue() (*Training, error) {
+	if err := st.check(); err != nil {
+		return nil, err
 	}
-	return s
+	deltas := make([]float64, len(st.Deltas))
+	for i, d := range st.Deltas {
+		deltas[i] = float64(d)
+	}
+	return st.training(st.Tags, Settings{Sigma2: float64(st.Sigma2), MaxIter: st.MaxIter, Tol: float64(st.Tol)}, deltas)
 }
 
 // Training rebuilds the training the state was saved from, waiting for
-// the same evaluation; tags and s are the run's, which the state must
-// have been saved with. A state that is not one (edited, cut short, of
-// another run) is an error saying what does not fit.
+// the same evaluation; tags and s are the run's (train-ce --resume's),
+// which the state must have been saved with. A state that is not one
+// (edited, cut short, of another run) is an error saying what does not
+// fit.
 func (st *State) Training(tags []string, s Settings) (*Training, error) {
 	if err := st.check(); err != nil {
 		return nil, err
@@ -128,11 +130,18 @@ func (st *State) Training(tags []string, s Settings) (*Training, error) {
 		return nil, fmt.Errorf("a schedule of δ %v, not %v", st.Deltas, deltas)
 	case !same(st.Sigma2, format.Real(s.Sigma2)) || st.MaxIter != search.MaxIter || float64(st.Tol) != search.Tol:
 		return nil, fmt.Errorf("σ² %v, --max-iter %d and --tol %v, not %v, %d and %v", st.Sigma2, st.MaxIter, st.Tol, s.Sigma2, search.MaxIter, search.Tol)
-	case st.Status != Evaluate:
+	}
+	return st.training(tags, s, deltas)
+}
+
+func (st *State) training(tags []string, s Settings, deltas []float64) (*Training, error) {
+	if st.Status != Evaluate {
 		return nil, errors.New("the training has ended")
 	}
+	search := s.search()
 	tr := &Training{Tags: tags, Tokens: st.Tokens, Settings: s, Deltas: deltas, Stage: st.Stage - 1,
 		Iter: st.Iteration, StageStart: st.StageStart, Iterations: st.Iterations}
+	var err error
 	if tr.Search, err = cesearch.Restore(st.Search); err != nil {
 		return nil, fmt.Errorf("its search: %w", err)
 	}

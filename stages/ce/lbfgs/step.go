@@ -72,7 +72,7 @@ func (o Step) Run(w io.Writer) error {
 		}
 		return writeWeights(w, st.Tags, st.Weights)
 	}
-	tr, err := st.Training(st.Tags, st.Settings())
+	tr, err := st.Continue()
 	if err != nil {
 		return fmt.Errorf("%s:1: %w", o.State, err)
 	}
