@@ -413,3 +413,36 @@ func TestLineSearchBoundedByMaxEvals(t *testing.T) {
 		t.Fatalf("%d evaluations (limit %d)", evals, opts.MaxEvals)
 	}
 }
+
+// Any state a file may hold either restores or is refused: nothing
+// panics, and a restored search goes on.
+func FuzzRestore(f *testing.F) {
+	p := rosenbrock(3)
+	for _, n := range []int{0, 1, 5, 30} {
+		s, _ := New(dmvOptions, p.x0)
+		for i := 0; i < n && !s.Done(); i++ {
+			s.Give(p.f(s.Pending()), nil)
+		}
+		if st := s.State(); st != nil {
+			b, _ := json.Marshal(st)
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var st State
+		if json.Unmarshal(data, &st) != nil {
+			return
+		}
+		s, err := Restore(&st)
+		if err != nil {
+			return
+		}
+		for i := 0; i < 5 && !s.Done(); i++ {
+			if x := s.Pending(); len(x) != len(st.Start) {
+				t.Fatalf("restored over %d weights, waits for %d", len(st.Start), len(x))
+			} else {
+				s.Give(p.f(x), nil) // Rosenbrock's function takes any length
+			}
+		}
+	})
+}
