@@ -3,7 +3,8 @@
 // one stage, registered with commands/program, which runs it.
 // cmd/<name>/main.go imports the package that registers its program and
 // calls program.Main. estep, mstep and sumcounts are in commands/stepcmd,
-// train-ce, plotcurve and report in packages of their own, so that each
+// train-ce and ce-step (commands/cecmd), plotcurve and report in packages
+// of their own, so that each
 // binary carries only the code its program needs.
 package commands
 

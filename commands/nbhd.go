@@ -42,13 +42,21 @@ estep reads these records and writes the expected counts over the
 neighbourhoods (the denominator of CE's gradient); train-ce builds the same
 lattices in-process.
 
+--words makes the neighbourhoods of the sentences' words instead, as
+train-hmm --estimator ce compares each sentence with: the record has "words"
+where it had "tags", and words on its arcs; length's vocabulary is then -m
+MODEL's words (an HMM, as ce-step --start --states writes it) or every word of
+the input. estep -m on a log-linear HMM counts over them.
+
 Examples:
    nbhd --kind del1ortrans1 wsj10.jsonl > wsj10.del1ortrans1.jsonl
-   nbhd --kind length -m model.jsonl wsj10.jsonl | estep -m model.jsonl`,
+   nbhd --kind length -m model.jsonl wsj10.jsonl | estep -m model.jsonl
+   nbhd --words --kind trans1 corpus.jsonl | estep -m hmm-w.jsonl     # HMM CE`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kind", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			program.ModelFlag(false),
 			&cli.StringFlag{Name: "tags", Usage: "length's tag set, as a comma-separated `LIST` (instead of -m)"},
+			&cli.BoolFlag{Name: "words", Usage: "neighbourhoods of the sentences' words, not their tags (a log-linear HMM's CE); length's vocabulary is -m's or the input's"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -65,9 +73,12 @@ Examples:
 			if c.String("model") != "" && c.String("tags") != "" {
 				return program.Usagef("give length's tag set once: -m MODEL or --tags LIST")
 			}
+			if c.Bool("words") && c.String("tags") != "" {
+				return program.Usagef("--tags is length's tag set; with --words its vocabulary is -m MODEL's words or the input's")
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags")})
+				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags"), Words: c.Bool("words")})
 			})
 		},
 	}

@@ -31,7 +31,8 @@ optional (raw text). The model's header says what it is:
             saw takes its unseen_word weights (README, Records)
    hmmce    train-hmm --estimator ce --save-model: the Viterbi tagging, as
             train-hmm's own (--viterbi is implied); a word the tagger never
-            saw has emission weight 0 and its spelling features' weights
+            saw has emission weight 0 and its spelling features' weights;
+            likewise ce-step's log-linear HMM (hmm, unit "w")
    classes  train-classes --save-model: each word's class, as tag-classes
             (--prefix N: a Brown class's first N bits)
 
@@ -78,7 +79,7 @@ Examples:
 			}
 			fam := families.HMM
 			switch {
-			case named != nil && named.Name() == hmmce.Family:
+			case named != nil && named.Name() == hmmce.Family, hmm.IsWeights(model): // a CE tagger, or ce-step's log-linear HMM
 				fam = families.HMMCE
 			case named != nil && named.Name() != hmm.Family:
 				return fmt.Errorf("%s: a %s model, not a tagger: tag takes HMM (hmm), CE (hmmce) and class (classes) models; decode takes the others", model, named.Name())

@@ -81,6 +81,29 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 	}, nil
 }
 
+// StartJob reads the flags of a training's start (TrainFlags' --init, -m,
+// --seed, --klein-const, --workers, --max-memory) for a program that
+// makes the start and no more (ce-step --start): no log, run directory
+// or saved models.
+func StartJob(c *cli.Context) (train.Job, error) {
+	if err := program.First(program.CheckWorkers(c), program.CheckModelFiles(c.String("model")), program.CheckInt(c, "max-iter", 1)); err != nil {
+		return train.Job{}, err
+	}
+	limit, err := program.MaxMemory(c)
+	if err != nil {
+		return train.Job{}, err
+	}
+	if c.String("model") == "" {
+		if err := checkInit(c); err != nil {
+			return train.Job{}, err
+		}
+	}
+	return train.Job{
+		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"),
+		Workers: c.Int("workers"), MaxMemory: limit, Progress: newProgress(c, 0),
+	}, nil
+}
+
 // depthBound reads --max-depth and --max-chunk (program.DepthFlags; none
 // for the programs without them).
 func depthBound(c *cli.Context) (dmv.DepthBound, error) {

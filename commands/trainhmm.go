@@ -207,7 +207,7 @@ vectors would need more.`,
 				}
 			}
 			if ce && (c.IsSet("run-dir") || c.IsSet("resume")) {
-				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: a ce checkpoint would need L-BFGS's memory (its curvature pairs), which gonum keeps to itself")
+				return program.Usagef("--run-dir and --resume are for em, map, da, sda, vb and gibbs: ce is not checkpointed (ce-step --states runs it a step at a time, its state in a file)")
 			}
 			rd, err := openTrainerRun[hmm.Snapshot](c)
 			if err != nil {
@@ -438,10 +438,14 @@ type hmmStart struct {
 func readStart(c *cli.Context, path string, order int, ce bool, limit int64) (*hmmStart, error) {
 	variant := map[int]string{1: "bitag", 2: "trigram"}
 	st := &hmmStart{path: path}
-	switch kind := family.HeaderFamily(path); kind {
+	kind := family.HeaderFamily(path)
+	if hmm.IsWeights(path) {
+		kind = hmmce.Family // ce-step's log-linear HMM: a bitag CE tagger
+	}
+	switch kind {
 	case hmmce.Family:
 		if !ce {
-			return nil, fmt.Errorf("%s: a CE tagger (family %s): it starts --estimator ce only; the other estimators start from an HMM model (family hmm)", path, kind)
+			return nil, fmt.Errorf("%s: CE weights (a CE tagger or ce-step's model): they start --estimator ce only; the other estimators start from an HMM model (family hmm)", path)
 		}
 		t, err := hmmce.ReadTagger(path, limit)
 		if err != nil {

@@ -153,6 +153,12 @@ type Stats struct {
 	Sentences int
 	Tokens    int
 	Loglik    float64
+	// LeftOut counts the sentences (or lattices) the E-step left out of
+	// Loglik and the counts because their weights span more than floating
+	// point holds (extreme log-linear weights, a large positive δ);
+	// written as "left_out" only when some were. CE's step takes such
+	// counts for an objective without a value, as train-ce does.
+	LeftOut int
 }
 
 // MarshalJSON writes only the fields that the event's kind has.
@@ -248,6 +254,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = strconv.AppendInt(append(dst, `,"sentences":`...), int64(e.Stats.Sentences), 10)
 		dst = strconv.AppendInt(append(dst, `,"tokens":`...), int64(e.Stats.Tokens), 10)
 		dst = appendReal(append(dst, `,"loglik":`...), e.Stats.Loglik)
+		if e.Stats.LeftOut > 0 {
+			dst = strconv.AppendInt(append(dst, `,"left_out":`...), int64(e.Stats.LeftOut), 10)
+		}
 		return append(dst, '}')
 	case EvSpan:
 		dst = appendStrings(append(dst, `,"yield":`...), e.Yield)
@@ -342,6 +351,7 @@ type eventFields struct {
 	adj, constituent, yield     bool
 	hasAdj, hasConstituent      bool
 	length, sentences, tokens   int
+	leftOut                     int
 	events, val                 int
 	hasVal                      bool
 	stopValence, childValence   int
@@ -418,6 +428,8 @@ func eventFieldBit(name []byte) uint32 {
 		return 1 << 27
 	case "deficient":
 		return 1 << 28
+	case "left_out":
+		return 1 << 29
 	}
 	return 0
 }
@@ -670,6 +682,8 @@ func (f *eventFields) scanFields(e *Event, data []byte) bool {
 		case "tokens":
 			f.tokens, ok = s.int()
 			f.hasTokens = true
+		case "left_out":
+			f.leftOut, ok = s.int()
 		case "events":
 			f.events, ok = s.int()
 			f.hasEvents = true
@@ -756,6 +770,8 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.sentences, f.hasSentences = it.ReadInt(), true
 		case "tokens":
 			f.tokens, f.hasTokens = it.ReadInt(), true
+		case "left_out":
+			f.leftOut = it.ReadInt()
 		case "loglik":
 			f.loglik = readReal(it)
 		case "family":
@@ -807,7 +823,7 @@ func (f *eventFields) finish(e *Event) error {
 			return err
 		}
 		e.Unit, e.Value = 0, 0
-		e.Stats = &Stats{Sentences: f.sentences, Tokens: f.tokens, Loglik: f.loglik}
+		e.Stats = &Stats{Sentences: f.sentences, Tokens: f.tokens, Loglik: f.loglik, LeftOut: f.leftOut}
 		return nil
 	}
 	if e.Ev == EvHeader {
@@ -942,6 +958,8 @@ func (e *Event) Validate() error {
 		switch {
 		case st.Sentences < 0 || st.Tokens < 0:
 			return errors.New("stats record with a negative number of sentences or tokens")
+		case st.LeftOut < 0 || st.LeftOut > st.Sentences:
+			return fmt.Errorf("stats record with %d of its %d sentences left out", st.LeftOut, st.Sentences)
 		case math.IsNaN(st.Loglik) || math.IsInf(st.Loglik, 1):
 			// A sum of log Z: a number, or −inf when a sentence has
 			// weight 0 (positive under log-linear or re-weighted models).

@@ -14,6 +14,7 @@ func TestEventRoundTrip(t *testing.T) {
 		`{"ev":"cont","head":"VBD","dir":"left","adj":false,"w":-1.25e-07}`,
 		`{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}`,
 		`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`,
+		`{"ev":"stats","sentences":7,"tokens":20,"loglik":-3.5,"left_out":2}`,
 		`{"ev":"span","yield":["DT","NN"],"constituent":true,"p":0.0123}`,
 		`{"ev":"span","yield":[],"constituent":false,"n":4}`,
 		`{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}`,

@@ -13,7 +13,9 @@ import (
 //	{"id":"s1","tags":["DT","NN","VBD"],"nbhd":"trans1","states":6,"start":0,"final":[5],
 //	 "arcs":[[0,1,"DT"],[0,2,"NN"],[1,3,"NN"],[2,4,"DT"],[3,5,"VBD"],[4,5,"VBD"]]}
 //
-// Tags is the sentence the neighbourhood was made from. States are
+// Tags is the sentence the neighbourhood was made from; a neighbourhood
+// of word strings (nbhd --words, for a log-linear HMM) has the sentence's
+// Words instead, and words on its arcs. States are
 // numbered 0…States−1 in topological order: every arc goes from a lower
 // to a higher number, so the automaton is acyclic. It is deterministic
 // (no state has two arcs with one tag), so each string of the
@@ -22,7 +24,8 @@ import (
 type Lattice struct {
 	ID     string
 	Tags   []string
-	Nbhd   string // the neighbourhood's name (nbhd --kind), informative
+	Words  []string // instead of Tags: a lattice over words
+	Nbhd   string   // the neighbourhood's name (nbhd --kind), informative
 	States int
 	Start  int
 	Final  []int
@@ -41,7 +44,11 @@ func (l Lattice) MarshalJSON() ([]byte, error) {
 		if l.ID != "" {
 			o.str("id", l.ID)
 		}
-		o.strings("tags", l.Tags)
+		if l.Words != nil {
+			o.strings("words", l.Words)
+		} else {
+			o.strings("tags", l.Tags)
+		}
 		if l.Nbhd != "" {
 			o.str("nbhd", l.Nbhd)
 		}
@@ -74,6 +81,8 @@ func (l *Lattice) UnmarshalJSON(data []byte) error {
 			l.ID = it.ReadString()
 		case "tags":
 			l.Tags = readStrings(it, tags)
+		case "words":
+			l.Words = readStrings(it, nil)
 		case "nbhd":
 			l.Nbhd = it.ReadString()
 		case "states":
@@ -146,7 +155,10 @@ func readArcs(it *jsoniter.Iterator, names *interner) []Arc {
 // tag, and determinism (no state with two arcs of one tag), so that no
 // string is spelled by two paths.
 func (l *Lattice) Validate() error {
-	if len(l.Tags) == 0 {
+	switch {
+	case len(l.Tags) > 0 && l.Words != nil:
+		return errors.New("lattice has both sentence tags and words: it is over one or the other")
+	case len(l.Tags) == 0 && len(l.Words) == 0:
 		return errors.New("lattice has no sentence tags")
 	}
 	if l.States < 1 {

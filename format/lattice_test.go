@@ -84,3 +84,24 @@ func TestSentenceOrLattice(t *testing.T) {
 		t.Fatal("a string is not a record")
 	}
 }
+
+// A lattice over words (nbhd --words) writes "words" where one over tags
+// writes "tags", reads back the same, and may not have both.
+func TestWordLatticeRoundTrip(t *testing.T) {
+	line := `{"id":"1","words":["a","dog"],"nbhd":"trans1","states":4,"start":0,"final":[3],"arcs":[[0,2,"a"],[0,1,"dog"],[1,3,"a"],[2,3,"dog"]]}`
+	var l Lattice
+	if err := Unmarshal([]byte(line), &l); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Validate(); err != nil || l.Tags != nil || len(l.Words) != 2 {
+		t.Fatalf("%+v: %v", l, err)
+	}
+	back, err := Marshal(l)
+	if err != nil || string(back) != line {
+		t.Fatalf("written back as %s (%v)", back, err)
+	}
+	l.Tags = []string{"DT", "NN"}
+	if err := l.Validate(); err == nil {
+		t.Fatal("a lattice with both tags and words is valid")
+	}
+}

@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/internal/clitest"
+	"github.com/grind-nlp/grind/stages/ce/lbfgs"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -25,8 +27,9 @@ func logLines(dir string) int {
 
 // train-ce with an annealed δ, killed with SIGKILL at seeded random
 // iterations and resumed, ends with the uninterrupted run's model byte for
-// byte: it resumes at the last stage boundary and runs the interrupted
-// stage again from its start (L-BFGS's state is not checkpointed).
+// byte: it goes on from the training's state (ce-state.json, L-BFGS's
+// memory and line search included) where the kill stopped it, in the
+// middle of a stage, not from the stage's start.
 func TestResumeCEAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(14, 4))
@@ -51,18 +54,38 @@ func TestResumeCEAfterSIGKILL(t *testing.T) {
 	if total < 6 {
 		t.Fatalf("the whole run logged %d lines; too few to kill it in the middle", total)
 	}
+	midStage := 0
 	for trial := 0; trial < 3; trial++ {
 		at := 1 + rng.IntN(total*3/4) // not too near the end, which a kill might miss
 		rd := filepath.Join(dir, fmt.Sprintf("run-%d", trial))
 		args := append(append([]string{}, flags...), "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
 		killed := clitest.KillAt(t, "TestResumeCEChild", args, func() bool { return logLines(rd) >= at }, 60*time.Second)
 		t.Logf("killed after %d of %d log lines (asked %d; killed before the end: %v)", logLines(rd), total, at, killed)
-		resumed := run(t, append(append([]string{}, flags...), "--workers", "1", "--resume", rd, corpus)...)
-		if !bytes.Equal(resumed, want) {
+		st, err := lbfgs.ReadState(filepath.Join(rd, lbfgs.StateFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without -q (a resumed run may change it), to hear where it goes on.
+		args = append(append([]string{}, flags[:len(flags)-1]...), "--workers", "1", "--resume", rd, corpus)
+		var resumed, errs bytes.Buffer
+		if code := program.Run("train-ce", args, strings.NewReader(""), &resumed, &errs); code != 0 {
+			t.Fatalf("resume: exit %d: %s", code, errs.String())
+		}
+		note := fmt.Sprintf("continuing stage %d at iteration %d (evaluation %d)", st.Stage, st.Iteration, st.Evaluations)
+		if !strings.Contains(errs.String(), note) {
+			t.Errorf("the resumed run did not go on from its state (%s): %s", note, errs.String())
+		}
+		if st.Iteration > st.StageStart {
+			midStage++
+		}
+		if !bytes.Equal(resumed.Bytes(), want) {
 			t.Errorf("the run killed at line %d and resumed differs from the uninterrupted one", at)
 		}
 		if n := logLines(rd); n != total {
 			t.Errorf("the resumed run's log has %d lines, want %d", n, total)
 		}
+	}
+	if midStage == 0 {
+		t.Error("no kill came in the middle of a stage")
 	}
 }

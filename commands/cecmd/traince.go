@@ -1,6 +1,7 @@
-// Package cecmd is the command line of train-ce. It lives apart from
-// package commands so that only the train-ce binary carries gonum's
-// optimiser.
+// Package cecmd is the command line of contrastive estimation's DMV
+// trainers, train-ce and ce-step (which also steps train-hmm --estimator
+// ce's HMM). It lives apart from package commands so that the other
+// binaries need not carry its loops.
 package cecmd
 
 import (
@@ -74,7 +75,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			deltas, err := (&lbfgs.Trainer{Delta: opts.Delta, DeltaFinal: opts.DeltaFinal, DeltaStep: opts.DeltaStep}).Deltas()
+			deltas, err := opts.Deltas()
 			if err != nil {
 				return program.Usagef("%v", err)
 			}
@@ -92,7 +93,19 @@ Examples:
 }
 
 func ceOptions(c *cli.Context) (lbfgs.Options, error) {
-	opts := lbfgs.Options{Kind: c.String("nbhd"), Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
+	opts := lbfgs.Options{Kind: c.String("nbhd")}
+	if !nbhd.Known(opts.Kind) {
+		return opts, program.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
+	}
+	var err error
+	opts.Settings, err = ceSettings(c)
+	return opts, err
+}
+
+// ceSettings reads what CE optimises and how far: train-ce's and ce-step
+// --start's --sigma2, --max-iter, --tol and Model L's δ flags.
+func ceSettings(c *cli.Context) (lbfgs.Settings, error) {
+	opts := lbfgs.Settings{Delta: c.Float64("delta0"), MaxIter: c.Int("max-iter"), Tol: c.Float64("tol")}
 	if c.IsSet("delta") {
 		if c.IsSet("delta0") {
 			return opts, program.Usagef("--delta is the old name of --delta0: give one")
@@ -103,9 +116,6 @@ func ceOptions(c *cli.Context) (lbfgs.Options, error) {
 		// It would reach the charts and be reported as sentences too long
 		// for them.
 		return opts, program.Usagef("--delta0 must be a finite number, not %v", opts.Delta)
-	}
-	if !nbhd.Known(opts.Kind) {
-		return opts, program.Usagef("unknown --nbhd %q (want one of %s)", opts.Kind, strings.Join(nbhd.Kinds, ", "))
 	}
 	s := strings.ToLower(c.String("sigma2"))
 	if s == "inf" || s == "+inf" {

@@ -28,7 +28,7 @@ var Sections = []struct {
 	Programs []string
 }{
 	{"Treebanks and corpora", []string{"ptbstrip", "ptb2deps", "conll2deps", "deps2conll", "tagged2sents", "filterlen", "tagmap", "split-corpus"}},
-	{"Dependency grammars (the DMV)", []string{"dmv-init", "estep", "sumcounts", "mstep", "train-em", "train-da", "train-sa", "train-ce", "nbhd", "dmv-sample", "induce"}},
+	{"Dependency grammars (the DMV)", []string{"dmv-init", "estep", "sumcounts", "mstep", "train-em", "train-da", "train-sa", "train-ce", "nbhd", "ce-step", "dmv-sample", "induce"}},
 	{"Constituents (the CCM, DMV+CCM)", []string{"train-ccm"}},
 	{"Tags and word classes", []string{"train-hmm", "tag", "train-classes", "tag-classes"}},
 	{"Decoding, scoring, reports", []string{"decode", "baseline", "score", "score-tags", "select-model", "showtree", "plotcurve", "report"}},

@@ -21,6 +21,8 @@
 #   3. sumcounts adds the shards' counts in shard order — never in the order
 #      the hosts finished — and mstep --expect-sentences writes NEXT: a shard
 #      cut short or lost is refused, so NEXT is written whole or not at all.
+#      With --sum-only NEXT is the summed counts themselves (CE's E-steps,
+#      which ce-loop.sh hands to ce-step).
 #
 # Paths on the hosts are the same relative paths (NAME/model.jsonl,
 # shards/shard-0001.jsonl, …) under the login directory, or under
@@ -47,6 +49,7 @@
 #   --lambda λ            add-λ in the M-step (mstep --lambda)
 #   --expect-sentences N  sentences the counts must cover (default: the
 #                         shards' non-empty lines)
+#   --sum-only            write the shards' counts added to NEXT, no M-step
 #   --beta B, --skew MODEL, --delta D, --seg-beta B, --hard
 #                         passed to estep: DA, skewed DA, Model L, Model S,
 #                         Viterbi EM (the --skew model is shipped like MODEL)
@@ -71,7 +74,7 @@ count() { [[ $1 =~ ^[0-9]+$ ]]; }
 # cd commands as it is.
 safe() { [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]]; }
 
-logins="" estep=estep remote_dir="" retries=3 passes=3 name="" lambda=0 expect="" skew=""
+logins="" estep=estep remote_dir="" retries=3 passes=3 name="" lambda=0 expect="" skew="" sum_only=""
 estep_flags=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -93,6 +96,7 @@ while [ $# -gt 0 ]; do
 		estep_flags+=("$1" "$2"); shift 2 ;;
 	--skew) skew=$2; shift 2 ;;
 	--hard) estep_flags+=(--hard); shift ;;
+	--sum-only) sum_only=1; shift ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) printf 'em-iteration.sh: unknown option %q\n' "$1" >&2; usage ;;
@@ -214,4 +218,8 @@ counts=()
 for s in "${shards[@]}"; do counts+=("$name/$(basename "$s" .jsonl).counts"); done
 # In shard order, whichever host finished first: the sums, and so the model,
 # are the same on every run.
-sumcounts "${counts[@]}" | mstep --lambda "$lambda" --expect-sentences "$expect" -o "$next"
+if [ -n "$sum_only" ]; then
+	sumcounts --quiet "${counts[@]}" -o "$next"
+else
+	sumcounts "${counts[@]}" | mstep --lambda "$lambda" --expect-sentences "$expect" -o "$next"
+fi

@@ -11,7 +11,11 @@
 #   3. The final model equals train-em --max-iter 4 --tol 0 from the same
 #      start to 1e-9 (relative) on every parameter.
 #   4. Host A restarted; a skewed-DA and a Model L (SA) schedule equal
-#      train-da and train-sa in the same way.
+#      train-da and train-sa in the same way; contrastive estimation
+#      (ce-loop.sh: each evaluation's two E-steps sharded over the hosts,
+#      ce-step between them) equals train-ce — DMV CE and Model L CE
+#      annealed, their weights — and train-hmm --estimator ce (HMM CE), its
+#      tags, over a fixed number of iterations.
 #   5. Hostile schedule lines and flags are refused before anything runs;
 #      the SDA schedule with every file name hostile, and shards that come
 #      back empty or garbled (moved aside, rerun when the command is run
@@ -282,6 +286,37 @@ echo "[$((SECONDS - started)) s] SA (Model L, λ 1), δ -0.6 then 0.1, vs train-
 within "$2" || fail "the SA models differ by more than 1e-9"
 worst=$(printf '%s\n%s\n' "$worst" "$2" | sort -g | tail -n 1)
 
+# Contrastive estimation: the E-steps over the sentences and over their
+# neighbourhoods (nbhd, made here once per shard) on the hosts, ce-step on
+# this machine. Weights within 1e-9, relative beyond ±1 (compare's fourth
+# number): CE's weights grow far from 1; for the HMM, every token's tag.
+ce_vs_one() { # NAME NBHD ONE-PROCESS-COMMAND... -- CE-STEP-START-OPTIONS...
+	local name=$1 kind=$2 one=()
+	shift 2
+	while [ "$1" != -- ]; do one+=("$1"); shift; done
+	shift
+	"$here/ce-loop.sh" -S "$tmp/hosts" --estep "$bin/estep" --per "$per" "$tmp/corpus.jsonl" "$kind" -- "$@" \
+		> "$tmp/ce-multi.jsonl" 2> "$tmp/ce.log" || { cat "$tmp/ce.log" >&2; fail "$name: ce-loop.sh failed"; }
+	"${one[@]}" --nbhd "$kind" "$@" --quiet "$tmp/corpus.jsonl" > "$tmp/ce-one.jsonl"
+	if [ "${one[0]}" = train-hmm ]; then
+		# train-hmm saves a CE tagger, the loop its weights: compare their
+		# tags (commands/cecmd's Go test compares the weights themselves).
+		tag -m "$tmp/ce-multi.jsonl" "$tmp/corpus.jsonl" > "$tmp/ce-multi-tags.jsonl"
+		differ=$(jq -n --slurpfile a "$tmp/ce-one.jsonl" --slurpfile b "$tmp/ce-multi-tags.jsonl" \
+			'[range($a | length) as $i | range($a[$i].tags | length) as $j | select($a[$i].tags[$j] != $b[$i].tags[$j])] | length')
+		echo "[$((SECONDS - started)) s] $name on the hosts ($(grep -c 'evaluation' "$tmp/ce.log") evaluations, each two sharded E-steps) vs train-hmm: $differ tokens tagged differently"
+		[ "$differ" = 0 ] || fail "$name: the tags differ"
+		return
+	fi
+	set -- $(compare "$tmp/ce-one.jsonl" "$tmp/ce-multi.jsonl")
+	echo "[$((SECONDS - started)) s] $name on the hosts ($(grep -c 'evaluation' "$tmp/ce.log") evaluations, each two sharded E-steps) vs ${one[0]##*/}: $1 weights, largest difference $4 (relative beyond ±1; $3 absolute)"
+	within "$4" || fail "$name: the weights differ by more than 1e-9"
+	ce_worst=$(printf '%s\n%s\n' "${ce_worst:-0}" "$4" | sort -g | tail -n 1)
+}
+ce_vs_one "DMV CE (del1ortrans1, km, 2 iterations)" del1ortrans1 train-ce -- --init km --max-iter 2 --tol 0
+ce_vs_one "Model L CE (trans1, δ -0.2 then 0, σ² 1, an iteration each)" trans1 train-ce -- --init zero --sigma2 1 --delta0 -0.2 --delta-step 0.2 --delta-final 0 --max-iter 1 --tol 0
+ce_vs_one "HMM CE (trans1, 4 states, 2 iterations)" trans1 train-hmm --estimator ce -- --states 4 --max-iter 2
+
 # 5. Nothing given to the scripts reaches a shell. Every payload would
 # make a file named canary (where it ran: this folder, a run directory, a
 # host's home, or $tmp itself); hostile schedule lines and flags are
@@ -367,4 +402,4 @@ left=$(find "$tmp/b/home" -type f | wc -l)
 [ "$left" -eq 0 ] || fail "host B kept $left file(s) after the runs"
 (cd "$tmp/a/home" && find . -type f | sort) > "$tmp/a-after"
 [ -z "$(comm -13 "$tmp/a-dead" "$tmp/a-after")" ] || fail "host A kept files of the runs after its restart: $(comm -13 "$tmp/a-dead" "$tmp/a-after" | tr '\n' ' ')"
-echo "multihost test: PASS in $((SECONDS - started)) s (largest relative difference $worst)"
+echo "multihost test: PASS in $((SECONDS - started)) s (largest relative difference $worst; CE's weights $ce_worst)"

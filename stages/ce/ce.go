@@ -318,23 +318,47 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 	if p.Lattices == nil {
 		p.lengthTerms(pot, dist, workers, &v)
 	}
+	v.finish(w, s.Sigma2, false)
+	return v
+}
+
+// FromCounts is the objective and its gradient at weights w from the two
+// E-steps that make it, run apart (estep -m w over the sentences, and
+// over their neighbourhoods from nbhd): Σ log Z(x) and the expected counts
+// over the sentences, Σ log Z(N(x)) and those over the neighbourhoods.
+// leftOut (a sentence or lattice the E-steps left out, their charts unable
+// to hold it) makes it without value, as a chart that cannot hold some Z
+// makes Evaluate's.
+func FromCounts(w *dmv.Params, logZ float64, num *dmv.Params, logZN float64, den *dmv.Params, leftOut bool, sigma2 float64) Value {
+	v := Value{LogZ: logZ, LogZN: logZN, Gradient: num.Clone()}
+	g, d := v.Gradient.Tables(), den.Tables()
+	for k := range g {
+		for i := range g[k] {
+			g[k][i] -= d[k][i]
+		}
+	}
+	v.finish(w, sigma2, leftOut)
+	return v
+}
+
+// finish sets the objective from the sums, −Inf where a chart could not
+// hold Z at these weights (extreme ones, as a line search may try: no
+// usable value here), and takes the prior off.
+func (v *Value) finish(w *dmv.Params, sigma2 float64, lost bool) {
 	v.Objective = v.LogZ - v.LogZN
-	if math.IsNaN(v.Objective) || math.IsInf(v.Objective, 0) || !finite(v.Gradient) {
-		// A chart could not hold Z at these weights (extreme ones, as a
-		// line search may try): no usable value here.
+	if lost || math.IsNaN(v.Objective) || math.IsInf(v.Objective, 0) || !finite(v.Gradient) {
 		v.Objective = math.Inf(-1)
 	}
-	if s.Sigma2 > 0 && !math.IsInf(s.Sigma2, 1) {
+	if sigma2 > 0 && !math.IsInf(sigma2, 1) {
 		g, ws := v.Gradient.Tables(), w.Tables()
 		for k := range g {
 			for i, x := range ws[k] {
-				v.Prior += x * x / (2 * s.Sigma2)
-				g[k][i] -= x / s.Sigma2
+				v.Prior += x * x / (2 * sigma2)
+				g[k][i] -= x / sigma2
 			}
 		}
 		v.Objective -= v.Prior
 	}
-	return v
 }
 
 // lengthTerms adds length's denominators: Z(N(x)) is the same for every

@@ -126,5 +126,6 @@ func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.Tag
 	case left > 0 && warn != nil:
 		fmt.Fprintf(warn, "estep: %d lattices left out: their weights span more than floating point can hold\n", left)
 	}
+	stats.LeftOut = left
 	return dmv.WriteCounts(w, ts, total, model, eventio.LatticeHash(recs), stats)
 }

@@ -313,6 +313,7 @@ func (b *TableBuilder) addValid(e *format.Event) error {
 		b.stats.Sentences += e.Stats.Sentences
 		b.stats.Tokens += e.Stats.Tokens
 		b.stats.Loglik += e.Stats.Loglik
+		b.stats.LeftOut += e.Stats.LeftOut
 		return nil
 	case !IsEvent(e.Ev):
 		return fmt.Errorf("a %q event in a DMV model or counts", e.Ev)

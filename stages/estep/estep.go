@@ -83,27 +83,16 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("%s: the skew model has %s, the model (%s) %s: skewed DA mixes two models of the same valences", opts.Skew, skew.Params.V, opts.Model, model.Params.V)
 	}
 	lattices := in.lattices
+	for i, l := range lattices {
+		if l.Words != nil {
+			return fmt.Errorf("%s: lattice %d (%s) is over words (nbhd --words), which a log-linear HMM's E-step counts (a model of ce-step --states), not the DMV's", pipeline.DescribeInputs(src.Names), i+1, l.ID)
+		}
+	}
 	var tags *dmv.TagSet
 	var weights *dmv.Params
 	modelHash := eventio.ModelNone
 	if model != nil {
-		modelHash = model.Hash()
-		// The E-step's model is the model re-weighted: shards of
-		// different β, δ, segment weights or skew models do not mix.
-		if rw := opts.Reweight; rw != nil && !rw.IsPlain() || skew != nil || opts.Bound.On() {
-			r, skewHash := dmv.Plain(), ""
-			if rw != nil {
-				r = *rw
-			}
-			if skew != nil {
-				skewHash = skew.Hash()
-			}
-			rs := fmt.Sprintf("beta=%v delta=%v seg=%v/%v", r.Beta, r.Delta, r.Segmented, r.SegBeta)
-			if opts.Bound.On() { // nor do shards of different depth bounds
-				rs += " " + opts.Bound.String()
-			}
-			modelHash = eventio.HashStrings(modelHash, rs, skewHash)
-		}
+		modelHash = ModelHash(model, opts.Reweight, skew, opts.Bound)
 		// Nor do shards whose ties were broken differently.
 		if opts.Ties != "" && opts.Ties != dmv.TiesLeft {
 			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("ties=%s seed=%d", opts.Ties, opts.Seed))
@@ -195,7 +184,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if res.Unusable > 0 && opts.Warn != nil {
 		fmt.Fprintf(opts.Warn, "estep: %d sentences left out: their weights span more than floating point can hold\n", res.Unusable)
 	}
-	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik}
+	stats := &format.Stats{Sentences: corpus.Len(), Tokens: corpus.Tokens, Loglik: res.LogLik, LeftOut: res.Unusable}
 	if err := dmv.WriteCounts(w, corpus.Tags, res.Counts, modelHash, corpusHash, stats); err != nil {
 		return err
 	}
@@ -203,6 +192,29 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return pr.WriteState(opts.Dual, proj.State(corpusHash))
 	}
 	return nil
+}
+
+// ModelHash is the model hash in the header of an E-step's counts under
+// model (nil r: no re-weighting; nil skew: none): the model's, and the
+// E-step's re-weighting when there is one — shards of different β, δ,
+// segment weights, skew models or depth bounds do not mix.
+func ModelHash(model *dmv.Table, r *dmv.Reweighting, skew *dmv.Table, bound dmv.DepthBound) string {
+	h := model.Hash()
+	if r != nil && !r.IsPlain() || skew != nil || bound.On() {
+		rw, skewHash := dmv.Plain(), ""
+		if r != nil {
+			rw = *r
+		}
+		if skew != nil {
+			skewHash = skew.Hash()
+		}
+		rs := fmt.Sprintf("beta=%v delta=%v seg=%v/%v", rw.Beta, rw.Delta, rw.Segmented, rw.SegBeta)
+		if bound.On() {
+			rs += " " + bound.String()
+		}
+		h = eventio.HashStrings(h, rs, skewHash)
+	}
+	return h
 }
 
 // projectedEStep is posterior regularization's E-step (stages/pr) over
@@ -507,10 +519,27 @@ func latticeTags(l *format.Lattice) []string {
 // carry however src was cut: mstep and sumcounts --expect-corpus compare
 // it with theirs. words: the family reads words (family.ReadsWords).
 func CorpusHash(src pipeline.Source, words bool) (string, error) {
-	if words { // sentences only: no family that reads words takes lattices
-		sents, err := pipeline.ReadSentences(src)
-		if err != nil {
+	if words { // the HMM: sentences, or (a log-linear HMM's) lattices over words
+		var sents []*format.Sentence
+		var lattices []*format.Lattice
+		err := pipeline.EachRecord(src, func(r *format.SentenceOrLattice, _ *pipeline.Lines) error {
+			if err := r.Validate(); err != nil {
+				return pipeline.BadRecord(err)
+			}
+			if r.Lattice != nil {
+				lattices = append(lattices, r.Lattice)
+			} else {
+				sents = append(sents, r.Sentence)
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
 			return "", err
+		case lattices != nil && sents != nil:
+			return "", fmt.Errorf("%s: sentences and lattices in one stream", pipeline.DescribeInputs(src.Names))
+		case lattices != nil:
+			return eventio.LatticeHash(lattices), nil
 		}
 		return eventio.CorpusHash(sents, true), nil
 	}

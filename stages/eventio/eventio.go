@@ -322,6 +322,7 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 					out.Stats.Sentences += e.Stats.Sentences
 					out.Stats.Tokens += e.Stats.Tokens
 					out.Stats.Loglik += e.Stats.Loglik
+					out.Stats.LeftOut += e.Stats.LeftOut
 				}
 				return nil
 			case e.Unit != format.Count:

@@ -136,6 +136,10 @@ func LatticeHash(lattices []*format.Lattice) string {
 			h.Write([]byte(t))
 			h.Write([]byte{0})
 		}
+		for _, w := range l.Words { // a lattice over words
+			h.Write([]byte(w))
+			h.Write([]byte{2})
+		}
 		for _, a := range l.Arcs {
 			fmt.Fprintf(h, "%d %d %s\x01", a.From, a.To, a.Tag)
 		}

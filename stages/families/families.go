@@ -24,6 +24,8 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/family"
+	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/hmmce"
 )
 
 // All are the families grind knows; the DMV, the first, is what a
@@ -35,6 +37,9 @@ var All = family.Registry{DMV{}, CCM(ccm.Model1), CCM(ccm.Model2), DMVCCM(false)
 func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 	if opts.Model == "-" || opts.Skew == "-" {
 		return errStdinModel
+	}
+	if hmm.IsWeights(opts.Model) { // a log-linear HMM (ce-step's)
+		return hmmce.EStep(src, w, opts)
 	}
 	fam := All[0]
 	if opts.Model != "" {

@@ -1,6 +1,7 @@
 package hmm
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -126,6 +127,25 @@ func WriteModel(w io.Writer, m *Model) error {
 	return write(w, m.P, m.States, m.Words, m.Unseen, format.Prob, &format.Header{Family: Family, Unit: format.Prob, Deficient: m.Deficient}, nil,
 		func(e *format.Event) error {
 			if !(e.Value >= 0 && e.Value <= 1) {
+				return fmt.Errorf("the model made is not valid (%s weight %v): nothing written", describe(e), e.Value)
+			}
+			return nil
+		})
+}
+
+// WriteWeights writes a log-linear bitag HMM (contrastive estimation's,
+// package hmmce): p holds real weights, a tagged string scoring exp(Σ
+// weights of its transitions and emissions); its header says unit "w".
+// There is no unseen_word record: such a model knows only its words. A
+// weight that is not a finite number is refused before anything is
+// written.
+func WriteWeights(w io.Writer, p *Params, states, words []string) error {
+	if p.Order != 1 {
+		return errors.New("a log-linear HMM is bitag")
+	}
+	return write(w, p, states, words, nil, format.Weight, &format.Header{Family: Family, Unit: format.Weight}, nil,
+		func(e *format.Event) error {
+			if math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
 				return fmt.Errorf("the model made is not valid (%s weight %v): nothing written", describe(e), e.Value)
 			}
 			return nil
@@ -466,6 +486,56 @@ func ReadModel(path string, limit int64) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// ReadWeights reads a log-linear HMM (WriteWeights): a "w" weight for
+// every transition of the bitag HMM and for each emission of its
+// dictionary (a state emits only the words it has records for); no
+// unseen_word records. Its tables are refused when they would need more
+// than limit bytes (≤ 0: no limit).
+func ReadWeights(path string, limit int64) (*Model, error) {
+	b := newBuilder(false)
+	hdr, err := eventio.ReadModel(pipeline.Source{Names: []string{path}}, path, b.kind())
+	if err != nil {
+		return nil, err
+	}
+	if hdr.Unit != format.Weight {
+		return nil, fmt.Errorf("%s: not a log-linear HMM (its weights are %q, not \"w\")", path, string(hdr.Unit))
+	}
+	p, err := b.params(limit)
+	switch {
+	case err != nil:
+	case p.Order != 1:
+		err = errors.New("a trigram log-linear HMM: contrastive estimation's is bitag")
+	case len(b.unseen) > 0:
+		err = errors.New("unseen_word records in a log-linear HMM, which knows only its words")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Model{P: p, States: b.states, Words: b.words}, nil
+}
+
+// IsWeights says whether the model file at path begins with the header
+// of a log-linear HMM (family hmm, unit "w"); false when it cannot tell.
+func IsWeights(path string) bool {
+	if path == "" || path == "-" {
+		return false
+	}
+	in, err := pipeline.Open(path, nil)
+	if err != nil {
+		return false
+	}
+	defer in.Close()
+	line, err := bufio.NewReader(in).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return false
+	}
+	var e format.Event
+	if format.Unmarshal(line, &e) != nil || e.Header == nil {
+		return false
+	}
+	return e.Header.Family == Family && e.Header.Unit == format.Weight
 }
 
 // CountTable is HMM count shards read and added.

@@ -11,6 +11,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/eventio"
+	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/memory"
 )
 
@@ -173,8 +174,17 @@ func (t *Tagger) Write(w io.Writer) error {
 // record's names, no weight twice, every transition of every context
 // there, an emission for every word, and the count of events. Its tables
 // are refused when they would need more than limit bytes (≤ 0: no
-// limit).
+// limit). A log-linear HMM (family hmm, unit "w": ce-step's model, its
+// spelling folded into the emissions) is read as the bitag tagger it is.
 func ReadTagger(path string, limit int64) (*Tagger, error) {
+	if hmm.IsWeights(path) {
+		w, err := hmm.ReadWeights(path, limit)
+		if err != nil {
+			return nil, err
+		}
+		m, theta := fromParams(w.P)
+		return NewTagger(m, theta, w.States, w.Words, nil, ""), nil
+	}
 	in, err := pipeline.Open(path, nil)
 	if err != nil {
 		return nil, err

@@ -1,14 +1,10 @@
 package hmmce
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/optimize"
-
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
@@ -59,84 +55,41 @@ func Train(m *Model, sents [][]int, opts Options) (*Result, error) {
 		}
 		copy(theta, opts.Start)
 	}
-	maxIter, tol := opts.MaxIter, opts.Tol
+	search, err := cesearch.New(SearchOptions(opts.MaxIter, opts.Tol), theta)
+	if err != nil {
+		return nil, err
+	}
+	grad := make([]float64, len(theta))
+	for !search.Done() {
+		x := search.Pending()
+		obj := m.Objective(x, sents, nb, opts.Sigma2, grad)
+		if err := search.Give(cesearch.Eval{Objective: obj, Gradient: grad}, func(it cesearch.Iteration) error {
+			if opts.Observe != nil {
+				opts.Observe(it.Index, it.Objective)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	_, status, err := search.Outcome()
+	if err != nil {
+		return nil, err
+	}
+	best, obj := search.Best()
+	return &Result{Theta: best, Objective: obj, Iters: search.Iterations() + 1, Status: status}, nil
+}
+
+// SearchOptions are the options of train-hmm --estimator ce's L-BFGS:
+// gonum's defaults (its bisection line search), at most 20 evaluations an
+// iteration, stopping when the objective's change is at most tol of it
+// (0 or below: only when it does not change).
+func SearchOptions(maxIter int, tol float64) cesearch.Options {
 	if maxIter <= 0 {
 		maxIter = 100
 	}
 	if tol < 0 {
 		tol = 0
 	}
-	res := &Result{Theta: append([]float64(nil), theta...), Objective: math.Inf(-1)}
-	conv := &converger{tol: tol, res: res, observe: opts.Observe}
-	// gonum asks for the value and then, when the step is accepted (most
-	// of L-BFGS's steps), for the gradient at the same point: one pass
-	// computes both, and the gradient waits for the next call.
-	var atX, gradAt []float64
-	var objAt float64
-	eval := func(x []float64) {
-		if atX != nil && floats.Equal(x, atX) {
-			return
-		}
-		if gradAt == nil {
-			gradAt = make([]float64, len(x))
-		}
-		objAt = m.Objective(x, sents, nb, opts.Sigma2, gradAt)
-		atX = append(atX[:0], x...)
-	}
-	problem := optimize.Problem{
-		// gonum minimises −objective.
-		Func: func(x []float64) float64 { eval(x); return -objAt },
-		Grad: func(g, x []float64) {
-			eval(x)
-			for i, v := range gradAt {
-				g[i] = -v
-			}
-		},
-	}
-	settings := &optimize.Settings{MajorIterations: maxIter + 1, FuncEvaluations: 20 * (maxIter + 1), Converger: conv}
-	result, err := optimize.Minimize(problem, theta, settings, &optimize.LBFGS{})
-	// L-BFGS's direction fails to descend only where the gradient
-	// vanishes: a fixed point (a corpus whose objective is constant, such
-	// as one-word sentences under trans1), not an error.
-	fixed := errors.Is(err, optimize.ErrNonDescentDirection)
-	if err != nil && !fixed && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
-		return nil, fmt.Errorf("L-BFGS: %w", err)
-	}
-	res.Status = result.Status.String()
-	switch {
-	case fixed:
-		res.Status = "the gradient vanishes: a fixed point"
-	case err != nil:
-		res.Status = err.Error()
-	}
-	return res, nil
-}
-
-// converger keeps the best iterate and stops on a small relative change.
-type converger struct {
-	tol     float64
-	res     *Result
-	observe func(int, float64)
-	prev    float64
-	started bool
-}
-
-func (c *converger) Init(int) {}
-
-func (c *converger) Converged(loc *optimize.Location) optimize.Status {
-	obj := -loc.F
-	if c.observe != nil {
-		c.observe(c.res.Iters, obj)
-	}
-	if obj > c.res.Objective {
-		c.res.Objective = obj
-		copy(c.res.Theta, loc.X)
-	}
-	done := c.started && math.Abs(obj-c.prev) <= c.tol*math.Abs(c.prev)
-	c.started, c.prev = true, obj
-	c.res.Iters++
-	if done {
-		return optimize.FunctionConvergence
-	}
-	return optimize.NotTerminated
+	return cesearch.Options{Linesearch: cesearch.Bisection, Rule: cesearch.WithinTol, Tol: tol, MaxIter: maxIter, MaxEvals: 20 * (maxIter + 1)}
 }

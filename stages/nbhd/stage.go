@@ -1,6 +1,7 @@
 package nbhd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/hmm"
 )
 
 // Options of the nbhd stage.
@@ -18,6 +20,10 @@ type Options struct {
 	// its whole input, which it then reads before writing.
 	Model string
 	Tags  string
+	// Words makes the neighbourhoods of the sentences' words instead of
+	// their tags (for a log-linear HMM's contrastive estimation); length's
+	// vocabulary is then the words of Model (an HMM) or of the input.
+	Words bool
 }
 
 // Run writes the lattice of every sentence of src to w, in input order.
@@ -26,12 +32,19 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("unknown neighbourhood %q (want one of %s)", opts.Kind, strings.Join(Kinds, ", "))
 	}
 	n := 0
+	symbols, what := func(s *format.Sentence) []string { return s.Tags }, "tag"
+	if opts.Words {
+		symbols, what = func(s *format.Sentence) []string { return s.Words }, "word"
+	}
 	write := func(s *format.Sentence, ts *dmv.TagSet) error {
-		x := make([]int, len(s.Tags))
-		for i, t := range s.Tags {
+		if opts.Words && len(s.Words) == 0 {
+			return pipeline.BadRecord(errors.New("a sentence without words"))
+		}
+		x := make([]int, len(symbols(s)))
+		for i, t := range symbols(s) {
 			var ok bool
 			if x[i], ok = ts.Index(t); !ok {
-				return pipeline.BadRecord(fmt.Errorf("tag %q is not in length's tag set", t))
+				return pipeline.BadRecord(fmt.Errorf("%s %q is not in length's %s set", what, t, what))
 			}
 		}
 		l, err := Build(opts.Kind, x, ts.Len())
@@ -39,15 +52,19 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			return pipeline.BadRecord(err)
 		}
 		n++
-		return pipeline.WriteRecord(w, ToRecord(l, ts, s, opts.Kind))
+		rec := ToRecord(l, ts, s, opts.Kind)
+		if opts.Words {
+			rec.Tags, rec.Words = nil, s.Words
+		}
+		return pipeline.WriteRecord(w, rec)
 	}
 	var err error
 	if opts.Kind != Length {
 		err = pipeline.EachSentence(src, func(s *format.Sentence) error {
-			return write(s, dmv.SortedTagSet(s.Tags))
+			return write(s, dmv.SortedTagSet(symbols(s)))
 		})
 	} else {
-		err = lengthLattices(src, opts, write)
+		err = lengthLattices(src, opts, symbols, write)
 	}
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
@@ -57,11 +74,17 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 
 // lengthLattices finds length's tag set and writes every sentence's
 // lattice over it.
-func lengthLattices(src pipeline.Source, opts Options, write func(*format.Sentence, *dmv.TagSet) error) error {
+func lengthLattices(src pipeline.Source, opts Options, symbols func(*format.Sentence) []string, write func(*format.Sentence, *dmv.TagSet) error) error {
 	var ts *dmv.TagSet
 	switch {
 	case opts.Model != "" && opts.Tags != "":
 		return fmt.Errorf("give length's tag set once: a model or a list of tags")
+	case opts.Model != "" && opts.Words:
+		words, err := hmmWords(opts.Model)
+		if err != nil {
+			return err
+		}
+		ts = dmv.NewTagSet(words...)
 	case opts.Model != "":
 		m, err := dmv.ReadModel(opts.Model)
 		if err != nil {
@@ -85,7 +108,7 @@ func lengthLattices(src pipeline.Source, opts Options, write func(*format.Senten
 	}
 	var all []string
 	for _, s := range sents {
-		all = append(all, s.Tags...)
+		all = append(all, symbols(s)...)
 	}
 	ts = dmv.SortedTagSet(all)
 	for _, s := range sents {
@@ -94,4 +117,17 @@ func lengthLattices(src pipeline.Source, opts Options, write func(*format.Senten
 		}
 	}
 	return nil
+}
+
+// hmmWords are the words of an HMM model file, log-linear or not.
+func hmmWords(path string) ([]string, error) {
+	read := hmm.ReadModel
+	if hmm.IsWeights(path) {
+		read = hmm.ReadWeights
+	}
+	m, err := read(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	return m.Words, nil
 }

@@ -1,6 +1,10 @@
-// Package lbfgs is train-ce's loop: gonum's L-BFGS on the contrastive
-// objective of package ce, at a fixed Model L δ or along a schedule of δ.
-// It lives apart from ce so that only train-ce links the optimiser.
+// Package lbfgs is CE's loop over L-BFGS (package cesearch: gonum's
+// L-BFGS driven one evaluation at a time) on the contrastive objective of
+// package ce, at a fixed Model L δ or along a schedule of δ: in process
+// (train-ce, whose Problem evaluates), and a step at a time (ce-step, which
+// is handed each evaluation as two count files and keeps the training in
+// a State between calls). It lives apart from ce so that estep, which
+// reads lattices with ce, does not link the optimiser.
 package lbfgs
 
 import (
@@ -10,10 +14,9 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/optimize"
-
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/train"
@@ -29,30 +32,63 @@ const (
 	MaxEvalsPerIter = 40
 )
 
-// Trainer configures one run of L-BFGS on a Problem, at one δ or along a
-// schedule of δ (CE with Model L, annealed).
-type Trainer struct {
-	Problem *ce.Problem
-	Sigma2  float64 // prior variance; 0 or +Inf: none
+// Settings are what a training optimises and how far: the prior, the
+// schedule of δ, and the stopping rules of every stage.
+type Settings struct {
+	Sigma2 float64 // prior variance; 0 or +Inf: none
 	// Delta is Model L's δ; with DeltaStep ≠ 0 it is the first of a
 	// schedule δ, δ+Δ, … up to DeltaFinal, each stage optimised to
 	// convergence from the last one's weights.
 	Delta, DeltaFinal, DeltaStep float64
 	MaxIter                      int     // L-BFGS iterations per stage (0: 100)
 	Tol                          float64 // relative change of the objective (0: 1e-5)
-	Workers                      int
+}
+
+// Deltas is the schedule of δ the training runs: one value, or δ to
+// DeltaFinal by DeltaStep (the last stage at DeltaFinal exactly), as
+// train-sa's schedules and capped as they are (schedule.Linear).
+func (s Settings) Deltas() ([]float64, error) {
+	if s.DeltaStep == 0 {
+		return []float64{s.Delta}, nil
+	}
+	ds, err := schedule.Linear(s.Delta, s.DeltaStep, s.DeltaFinal)
+	if err != nil {
+		return nil, fmt.Errorf("δ: %w", err)
+	}
+	return ds, nil
+}
+
+// search is the options of every stage's L-BFGS.
+func (s Settings) search() cesearch.Options {
+	maxIter, tol := s.MaxIter, s.Tol
+	if maxIter <= 0 {
+		maxIter = DefaultMaxIter
+	}
+	if tol <= 0 {
+		tol = DefaultTol
+	}
+	return cesearch.Options{Linesearch: cesearch.Guarded, Rule: cesearch.RelativeChange, Tol: tol,
+		MaxIter: maxIter, MaxEvals: MaxEvalsPerIter * (maxIter + 1), KeepTies: true}
+}
+
+// Trainer configures one run of L-BFGS on a Problem, in process.
+type Trainer struct {
+	Problem *ce.Problem
+	Settings
+	Workers int
 	// Observe sees the starting point and every iteration of L-BFGS, with
 	// its weights; an error stops the run.
 	Observe func(it format.Iteration, w *dmv.Params) error
 	Start   time.Time // origin of Seconds in the log (zero: now)
-	// Resume, when not nil, continues a run at the start of its stage
-	// Stage (from 1) with Before iterations logged and weights Model.
-	// L-BFGS's own state (its curvature pairs, gonum's) is not saved, so
-	// a run resumes at stage boundaries only: the stage a kill interrupted
-	// runs again from its start, and being deterministic, to the same end.
+	// Resume, when not nil, continues a run from its checkpoint: from
+	// State, the training saved with it, where it was (in the middle of a
+	// stage, of a line search); without one (a run directory of an older
+	// grind), at the start of the checkpoint's stage.
 	Resume *train.Checkpoint
-	// Checkpoint, when not nil, hears the state at every stage boundary.
-	Checkpoint func(c train.Checkpoint) error
+	State  *State
+	// Checkpoint, when not nil, hears the state after every iteration and
+	// at every stage boundary: the checkpoint, and the training.
+	Checkpoint func(c train.Checkpoint, st *State) error
 }
 
 // Result is the outcome of a run.
@@ -65,20 +101,6 @@ type Result struct {
 	Status     string // how the last stage ended
 }
 
-// Deltas is the schedule of δ the trainer runs: one value, or δ to
-// DeltaFinal by DeltaStep (the last stage at DeltaFinal exactly), as
-// train-sa's schedules and capped as they are (schedule.Linear).
-func (t *Trainer) Deltas() ([]float64, error) {
-	if t.DeltaStep == 0 {
-		return []float64{t.Delta}, nil
-	}
-	ds, err := schedule.Linear(t.Delta, t.DeltaStep, t.DeltaFinal)
-	if err != nil {
-		return nil, fmt.Errorf("δ: %w", err)
-	}
-	return ds, nil
-}
-
 // Run optimises from weights start.
 func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 	deltas, err := t.Deltas()
@@ -89,145 +111,69 @@ func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 	if origin.IsZero() {
 		origin = time.Now()
 	}
-	res := &Result{Weights: start}
-	iter, first := 0, 0
-	if r := t.Resume; r != nil {
-		if r.Stage > len(deltas) || r.StageIters != 0 {
-			return nil, fmt.Errorf("the checkpoint is at stage %d (iteration %d) of a schedule of %d", r.Stage, r.StageIters, len(deltas))
+	c := t.Problem.Corpus
+	var tr *Training
+	switch r := t.Resume; {
+	case r != nil && t.State != nil:
+		if tr, err = t.State.Training(c.Tags.Names(), t.Settings); err != nil {
+			return nil, fmt.Errorf("%s: not the state of this run: %w", StateFile, err)
 		}
-		res.Weights, iter, first = r.Model, r.Before, r.Stage-1
-	}
-	for stage, delta := range deltas {
-		if stage < first {
-			continue
+		if tr.Iter > r.Done() {
+			return nil, fmt.Errorf("the training state is at iteration %d, the checkpoint at %d", tr.Iter, r.Done())
 		}
-		st := &stageRun{t: t, delta: delta, origin: origin, firstIter: iter}
-		if len(deltas) > 1 {
-			st.stage = stage + 1
+		tr.Logged = r.Done()
+	case r != nil && r.StageIters != 0:
+		return nil, fmt.Errorf("the checkpoint is at iteration %d of stage %d, and the training's state (%s) is missing", r.StageIters, r.Stage, StateFile)
+	case r != nil:
+		if r.Stage > len(deltas) {
+			return nil, fmt.Errorf("the checkpoint is at stage %d of a schedule of %d", r.Stage, len(deltas))
 		}
-		if err := st.run(res.Weights); err != nil {
+		if tr, err = NewTraining(c.Tags.Names(), c.Tokens, r.Model, t.Settings); err != nil {
 			return nil, err
 		}
-		iter = st.iter
-		res.Weights, res.Objective, res.Converged, res.Status = st.best, st.bestObj, st.converged, st.status
-		res.Iterations += st.iter - st.firstIter - 1
-		res.Evals += st.evals
-		if t.Checkpoint != nil && stage+1 < len(deltas) {
-			if err := t.Checkpoint(train.Checkpoint{Stage: stage + 2, Before: iter, Model: res.Weights}); err != nil {
+		tr.Iter, tr.Logged = r.Before, r.Done()
+		if err := tr.startStage(r.Stage-1, ce.Vector(r.Model, nil)); err != nil {
+			return nil, err
+		}
+	default:
+		if tr, err = NewTraining(c.Tags.Names(), c.Tokens, start, t.Settings); err != nil {
+			return nil, err
+		}
+	}
+	tr.Origin = origin
+	tr.Observe = t.Observe
+	w := dmv.NewParams(c.Tags.Len())
+	for !tr.Done {
+		x, delta := tr.Pending()
+		ce.FromVector(x, w)
+		v := t.Problem.Evaluate(w, ce.Settings{Sigma2: t.Sigma2, Delta: delta, Workers: t.Workers})
+		before := tr.Iter
+		err := tr.Give(v)
+		var nv *NoValueError
+		if errors.As(err, &nv) {
+			return nil, t.noValue(w, delta)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if t.Checkpoint != nil && tr.Iter > before && !tr.Done {
+			if err := t.Checkpoint(tr.Checkpoint(), tr.State()); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return res, nil
+	return tr.Result(), nil
 }
 
-// stageRun is L-BFGS at one δ.
-type stageRun struct {
-	t                *Trainer
-	delta            float64
-	stage            int
-	origin           time.Time
-	firstIter, iter  int
-	evals            int
-	dims             int
-	w                *dmv.Params // scratch: the point being evaluated
-	cachedX          []float64   // the point of the cached evaluation
-	cached           ce.Value
-	prev, tol        float64 // objective of the last iteration; stopping threshold
-	best             *dmv.Params
-	bestObj          float64
-	converged        bool
-	status           string
-	observeErr       error
-	haveCache, first bool
-}
-
-func (s *stageRun) settings() ce.Settings {
-	return ce.Settings{Sigma2: s.t.Sigma2, Delta: s.delta, Workers: s.t.Workers}
-}
-
-// eval evaluates at x, once per point: gonum asks for the value and the
-// gradient separately.
-func (s *stageRun) eval(x []float64) ce.Value {
-	if s.haveCache && slices.Equal(x, s.cachedX) {
-		return s.cached
-	}
-	ce.FromVector(x, s.w)
-	s.cached = s.t.Problem.Evaluate(s.w, s.settings())
-	s.cachedX = append(s.cachedX[:0], x...)
-	s.haveCache = true
-	s.evals++
-	return s.cached
-}
-
-func (s *stageRun) run(start *dmv.Params) error {
-	s.w = start.Clone()
-	x := ce.Vector(start, nil)
-	s.dims = len(x)
-	s.best, s.bestObj, s.first = start.Clone(), math.Inf(-1), true
-	s.iter = s.firstIter
-	problem := optimize.Problem{
-		// gonum minimises: f = −objective.
-		Func: func(x []float64) float64 {
-			v := s.eval(x)
-			if math.IsNaN(v.Objective) {
-				return math.Inf(1)
-			}
-			return -v.Objective
-		},
-		Grad: func(grad, x []float64) {
-			v := s.eval(x)
-			ce.Vector(v.Gradient, grad)
-			for i := range grad {
-				grad[i] = -grad[i]
-			}
-		},
-	}
-	maxIter, tol := s.t.MaxIter, s.t.Tol
-	if maxIter <= 0 {
-		maxIter = DefaultMaxIter
-	}
-	if tol <= 0 {
-		tol = DefaultTol
-	}
-	s.tol = tol
-	if v := s.eval(x); math.IsInf(v.Objective, -1) || math.IsNaN(v.Objective) {
-		return s.noValue(start)
-	}
-	result, err := optimize.Minimize(problem, x, stageSettings(maxIter, s), newMethod())
-	if s.observeErr != nil {
-		return s.observeErr
-	}
-	// L-BFGS's direction −H·g, H positive definite, fails to descend only
-	// where the gradient vanishes: a fixed point (a corpus whose objective
-	// is constant, such as one-word sentences under del1ortrans1, is one
-	// everywhere), where it has converged.
-	fixed := errors.Is(err, optimize.ErrNonDescentDirection)
-	if err != nil && !fixed && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
-		return fmt.Errorf("L-BFGS: %w", err)
-	}
-	s.status = result.Status.String()
-	s.converged = result.Status == optimize.FunctionConvergence || result.Status == optimize.GradientThreshold || fixed
-	switch {
-	case fixed:
-		s.status = "the gradient vanishes: a fixed point"
-	case err != nil:
-		// The line search found no better point: the last accepted one
-		// (already kept) is as far as L-BFGS gets.
-		s.status = err.Error()
-	}
-	return nil
-}
-
-// noValue says why the objective has no value at the stage's start:
-// the sentences the charts cannot hold, counted, and the first named.
-func (s *stageRun) noValue(start *dmv.Params) error {
-	p := s.t.Problem
+// noValue says why the objective has no value at a stage's start w: the
+// sentences the charts cannot hold, counted, and the first named.
+func (t *Trainer) noValue(w *dmv.Params, delta float64) error {
+	p := t.Problem
 	at := ""
-	if s.delta != 0 {
-		at = fmt.Sprintf(" at δ = %g", s.delta)
+	if delta != 0 {
+		at = fmt.Sprintf(" at δ = %g", delta)
 	}
-	n, first := p.Lost(start, s.settings())
+	n, first := p.Lost(w, ce.Settings{Sigma2: t.Sigma2, Delta: delta, Workers: t.Workers})
 	if n == 0 {
 		return fmt.Errorf("the objective has no value%s at the start (weights too extreme for the charts)", at)
 	}
@@ -239,88 +185,165 @@ func (s *stageRun) noValue(start *dmv.Params) error {
 		at, n, len(p.Sents), first+1, id, len(p.Sents[first]))
 }
 
-// stageSettings are gonum's settings for a stage of at most maxIter
-// iterations. The start is gonum's first major iteration. The
-// evaluations are bounded too, so that a line search that never settles
-// (the guard shortening its step, Moré–Thuente bracketing forever) still
-// ends with the iterations.
-func stageSettings(maxIter int, conv optimize.Converger) *optimize.Settings {
-	return &optimize.Settings{MajorIterations: maxIter + 1, FuncEvaluations: MaxEvalsPerIter * (maxIter + 1), Converger: conv}
+// Training is CE's L-BFGS over its stages of δ, driven one evaluation at
+// a time: Pending is the weights (and δ) to evaluate, Give takes the
+// evaluation. Between two evaluations it can be saved (State) and
+// restored (State.Training).
+type Training struct {
+	Tags     []string // the weights' tags, in their order
+	Tokens   int      // of the corpus, for the log's cross-entropy
+	Settings Settings
+	Deltas   []float64
+	Stage    int // the stage under way, from 0
+	// Iter counts the iterations observed (the log's lines), over all
+	// stages; StageStart is Iter when the stage began. Iterations up to
+	// Logged were observed before the training was saved and are not
+	// observed again.
+	Iter, StageStart, Logged int
+	Evals, Iterations        int // of the stages ended
+	Search                   *cesearch.Search
+	Done                     bool
+	// Weights, Objective, Converged and Status are the last stage's
+	// outcome, once Done.
+	Weights   []float64
+	Objective float64
+	Converged bool
+	Status    string
+	Observe   func(it format.Iteration, w *dmv.Params) error
+	Origin    time.Time // of Seconds in the log
 }
 
-// newMethod is L-BFGS with the guarded Moré–Thuente line search.
-func newMethod() optimize.Method {
-	return &optimize.LBFGS{Linesearcher: &guarded{inner: &optimize.MoreThuente{}}}
+// NoValueError is Give's error for a stage whose start has no value (the
+// charts cannot hold Z there).
+type NoValueError struct {
+	Stage int
+	Delta float64
 }
 
-// Init starts gonum's convergence checks.
-func (s *stageRun) Init(int) {}
+func (e *NoValueError) Error() string {
+	at := ""
+	if e.Delta != 0 {
+		at = fmt.Sprintf(" at δ = %g", e.Delta)
+	}
+	return fmt.Sprintf("the objective has no value%s at the start of stage %d (weights too extreme for the charts)", at, e.Stage+1)
+}
 
-// Converged sees the start and every accepted iteration of L-BFGS: it
-// logs it, keeps the best weights, and stops when the objective changed
-// by less than tol (relative) since the previous iteration.
-func (s *stageRun) Converged(loc *optimize.Location) optimize.Status {
-	obj := -loc.F
-	s.iter++
-	it := format.Iteration{
-		Iter:      s.iter,
-		Stage:     s.stage,
-		Objective: format.Real(obj), // the contrastive objective: no cross-entropy
-		Seconds:   time.Since(s.origin).Seconds(),
+// NewTraining starts a training of weights over tags from start.
+func NewTraining(tags []string, tokens int, start *dmv.Params, s Settings) (*Training, error) {
+	deltas, err := s.Deltas()
+	if err != nil {
+		return nil, err
 	}
-	if s.delta != 0 || s.stage > 0 {
-		d := s.delta
-		it.Delta = &d
+	if err := dmv.RefuseValence(start.V, "contrastive estimation"); err != nil {
+		return nil, err
 	}
-	done := false
-	if !s.first {
-		change := train.RelativeChange(s.prev, obj)
-		c := format.Real(change)
-		it.Change, done = &c, change < s.tol
+	if start.T != len(tags) {
+		return nil, fmt.Errorf("weights over %d tags, not %d", start.T, len(tags))
 	}
-	s.first, s.prev = false, obj
-	w := dmv.NewParams(s.w.T)
-	ce.FromVector(loc.X, w)
-	if obj >= s.bestObj {
-		s.best, s.bestObj = w, obj
+	tr := &Training{Tags: tags, Tokens: tokens, Settings: s, Deltas: deltas}
+	return tr, tr.startStage(0, ce.Vector(start, nil))
+}
+
+func (tr *Training) startStage(stage int, x []float64) error {
+	s, err := cesearch.New(tr.Settings.search(), x)
+	if err != nil {
+		return err
 	}
-	if s.t.Observe != nil {
-		if err := s.t.Observe(it, w); err != nil {
-			s.observeErr = err
-			return optimize.Failure
+	tr.Stage, tr.StageStart, tr.Search = stage, tr.Iter, s
+	return nil
+}
+
+// Pending is the weights to evaluate next and the δ to evaluate them at.
+func (tr *Training) Pending() ([]float64, float64) {
+	return tr.Search.Pending(), tr.Deltas[tr.Stage]
+}
+
+// Give hands over the evaluation of Pending and runs the training until
+// it needs another, or ends. Weights beyond ±dmv.MaxWeight, where no model
+// can be written or read, have no value, and are not asked for.
+func (tr *Training) Give(v ce.Value) error {
+	e := cesearch.Eval{Objective: v.Objective, Gradient: ce.Vector(v.Gradient, nil)}
+	for {
+		if tr.Search.Iterations() == 0 && tr.Search.Evals() == 0 && (math.IsInf(e.Objective, -1) || math.IsNaN(e.Objective)) {
+			return &NoValueError{Stage: tr.Stage, Delta: tr.Deltas[tr.Stage]}
 		}
-	}
-	if done {
-		return optimize.FunctionConvergence
-	}
-	return optimize.NotTerminated
-}
-
-// guarded is a line search that steps back from points where the
-// objective has no value (−Inf: the weights are too extreme for the
-// charts), which a line search of its own would turn into NaN steps: it
-// restarts the inner search from the same start with a step ten times
-// shorter.
-type guarded struct {
-	inner  optimize.Linesearcher
-	f0, g0 float64
-	step   float64 // the step being evaluated
-}
-
-func (l *guarded) Init(f, g, step float64) optimize.Operation {
-	l.f0, l.g0, l.step = f, g, step
-	return l.inner.Init(f, g, step)
-}
-
-func (l *guarded) Iterate(f, g float64) (optimize.Operation, float64, error) {
-	if math.IsInf(f, 1) || math.IsNaN(f) {
-		l.step /= 10
-		if l.step < 1e-20 {
-			return optimize.NoOperation, l.step, optimize.ErrLinesearcherFailure
+		if err := tr.Search.Give(e, tr.observe); err != nil {
+			return err
 		}
-		return l.inner.Init(l.f0, l.g0, l.step), l.step, nil
+		if tr.Search.Done() {
+			if err := tr.endStage(); err != nil || tr.Done {
+				return err
+			}
+		}
+		x, _ := tr.Pending()
+		if !slices.ContainsFunc(x, func(w float64) bool { return math.Abs(w) > dmv.MaxWeight }) {
+			return nil
+		}
+		e = cesearch.Eval{Objective: math.Inf(-1), Gradient: make([]float64, len(x))}
 	}
-	op, step, err := l.inner.Iterate(f, g)
-	l.step = step
-	return op, step, err
+}
+
+// endStage takes the stage's outcome and starts the next from its best
+// weights, or ends the training.
+func (tr *Training) endStage() error {
+	converged, status, err := tr.Search.Outcome()
+	if err != nil {
+		return err
+	}
+	best, obj := tr.Search.Best()
+	tr.Iterations += tr.Search.Iterations()
+	tr.Evals += tr.Search.Evals()
+	tr.Weights, tr.Objective, tr.Converged, tr.Status = best, obj, converged, status
+	if tr.Stage+1 == len(tr.Deltas) {
+		tr.Done = true
+		return nil
+	}
+	return tr.startStage(tr.Stage+1, best)
+}
+
+// observe logs an accepted point as train-ce's log has it.
+func (tr *Training) observe(it cesearch.Iteration) error {
+	tr.Iter++
+	if tr.Iter <= tr.Logged || tr.Observe == nil {
+		return nil
+	}
+	rec := format.Iteration{
+		Iter:      tr.Iter,
+		Objective: format.Real(it.Objective),
+		Seconds:   time.Since(tr.Origin).Seconds(),
+	}
+	if len(tr.Deltas) > 1 {
+		rec.Stage = tr.Stage + 1
+	}
+	if d := tr.Deltas[tr.Stage]; d != 0 || rec.Stage > 0 {
+		rec.Delta = &d
+	}
+	if it.Index > 0 {
+		c := format.Real(train.RelativeChange(it.Prev, it.Objective))
+		rec.Change = &c
+	}
+	w := dmv.NewParams(len(tr.Tags))
+	ce.FromVector(it.X, w)
+	return tr.Observe(rec, w)
+}
+
+// Checkpoint is the run directory's checkpoint of the training as it
+// stands: at a stage's start, that stage and its start; else the stage,
+// its iterations, and the last accepted weights.
+func (tr *Training) Checkpoint() train.Checkpoint {
+	w := dmv.NewParams(len(tr.Tags))
+	if tr.Iter == tr.StageStart {
+		ce.FromVector(tr.Search.Pending(), w)
+		return train.Checkpoint{Stage: tr.Stage + 1, Before: tr.Iter, Model: w}
+	}
+	x, obj := tr.Search.Last()
+	ce.FromVector(x, w)
+	return train.Checkpoint{Stage: tr.Stage + 1, StageIters: tr.Iter - tr.StageStart, Before: tr.StageStart, Prev: obj, Model: w}
+}
+
+// Result is the training's outcome, once Done.
+func (tr *Training) Result() *Result {
+	w := dmv.NewParams(len(tr.Tags))
+	ce.FromVector(tr.Weights, w)
+	return &Result{Weights: w, Iterations: tr.Iterations, Evals: tr.Evals, Objective: tr.Objective, Converged: tr.Converged, Status: tr.Status}
 }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/grind-nlp/grind/internal/corpora"
 
-	"gonum.org/v1/gonum/optimize"
-
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -29,8 +27,8 @@ func TestTrainingRaisesTheObjective(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tr := range []Trainer{
-		{Problem: p, MaxIter: 30},
-		{Problem: p, MaxIter: 10, Sigma2: 1, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.1},
+		{Problem: p, Settings: Settings{MaxIter: 30}},
+		{Problem: p, Settings: Settings{MaxIter: 10, Sigma2: 1, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.1}},
 	} {
 		var log []format.Iteration
 		tr.Observe = func(it format.Iteration, w *dmv.Params) error {
@@ -64,7 +62,7 @@ func TestTrainingRaisesTheObjective(t *testing.T) {
 }
 
 func TestDeltaSchedule(t *testing.T) {
-	tr := Trainer{Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.05}
+	tr := Settings{Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.05}
 	ds, err := tr.Deltas()
 	if err != nil || len(ds) != 5 || ds[0] != -0.2 || ds[4] != 0 {
 		t.Fatalf("%v %v", ds, err)
@@ -73,29 +71,9 @@ func TestDeltaSchedule(t *testing.T) {
 	if _, err := tr.Deltas(); err == nil {
 		t.Fatal("a step away from the final δ is accepted")
 	}
-	tr = Trainer{Delta: -0.4}
+	tr = Settings{Delta: -0.4}
 	if ds, _ := tr.Deltas(); len(ds) != 1 || ds[0] != -0.4 {
 		t.Fatalf("fixed δ: %v", ds)
-	}
-}
-
-// The guard steps back from points without a value instead of handing
-// them to the inner line search.
-func TestGuardedLineSearch(t *testing.T) {
-	l := &guarded{inner: &optimize.MoreThuente{}}
-	if op := l.Init(10, -1, 1); op&optimize.FuncEvaluation == 0 {
-		t.Fatalf("Init asks for %v", op)
-	}
-	for _, want := range []float64{0.1, 0.01} {
-		op, step, err := l.Iterate(math.Inf(1), math.NaN())
-		if err != nil || step != want || op&optimize.FuncEvaluation == 0 {
-			t.Fatalf("after an infinite value: %v %v %v, want step %v", op, step, err, want)
-		}
-	}
-	// A finite value goes to the inner search, which accepts this point.
-	op, step, err := l.Iterate(9.99, -0.001)
-	if err != nil || math.IsNaN(step) || op != optimize.MajorIteration {
-		t.Fatalf("finite value: %v %v %v", op, step, err)
 	}
 }
 
@@ -114,7 +92,7 @@ func TestWorkersGiveIdenticalWeights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := Trainer{Problem: p, MaxIter: 15, Sigma2: 2, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.2, Workers: workers}
+		tr := Trainer{Problem: p, Settings: Settings{MaxIter: 15, Sigma2: 2, Delta: -0.2, DeltaFinal: 0, DeltaStep: 0.2}, Workers: workers}
 		res, err := tr.Run(ce.LogWeights(start))
 		if err != nil {
 			t.Fatal(err)
@@ -128,30 +106,10 @@ func TestWorkersGiveIdenticalWeights(t *testing.T) {
 	}
 }
 
-// A line search that never settles ends within the evaluations
-// --max-iter allows: here the gradient promises descent that the values
-// never show, and every step is shortened again.
-func TestLineSearchBoundedByMaxIter(t *testing.T) {
-	x0 := []float64{1, -2}
-	evals := 0
-	problem := optimize.Problem{
-		Func: func(x []float64) float64 {
-			evals++
-			return 5 + 1e-3*math.Abs(x[0]-x0[0]) + 1e-3*math.Abs(x[1]-x0[1])
-		},
-		Grad: func(g, x []float64) { g[0], g[1] = 1, 1 },
-	}
-	const maxIter = 1
-	_, err := optimize.Minimize(problem, x0, stageSettings(maxIter, nil), newMethod())
-	if limit := MaxEvalsPerIter * (maxIter + 1); evals > limit+1 {
-		t.Fatalf("%d evaluations (limit %d), error %v", evals, limit, err)
-	}
-}
-
 // δ schedules are capped as train-sa's: a step of 1e-9 is refused, not
 // run for a billion stages.
 func TestDeltaScheduleCapped(t *testing.T) {
-	tr := Trainer{Delta: -1, DeltaFinal: 0, DeltaStep: 1e-9}
+	tr := Settings{Delta: -1, DeltaFinal: 0, DeltaStep: 1e-9}
 	if ds, err := tr.Deltas(); err == nil {
 		t.Fatalf("a schedule of %d stages is accepted", len(ds))
 	}

@@ -1,0 +1,354 @@
+package hmmce
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
+	"github.com/grind-nlp/grind/stages/cesearch"
+	"github.com/grind-nlp/grind/stages/eventio"
+	"github.com/grind-nlp/grind/stages/hmm"
+)
+
+// StateVersion is the version of an HMM training's state file.
+const StateVersion = 1
+
+// State is an HMM CE training (train-hmm --estimator ce's) saved between
+// two evaluations: ce-step's state file, family "hmm". One stage; the
+// README documents its fields; Search is its L-BFGS (package cesearch).
+type State struct {
+	Format    string     `json:"format"`
+	Version   int        `json:"version"`
+	Family    string     `json:"family"`
+	Status    string     `json:"status"`
+	Model     string     `json:"model,omitempty"`
+	Corpus    string     `json:"corpus"`
+	Lattices  string     `json:"lattices,omitempty"`
+	Sentences int        `json:"sentences"`
+	Tokens    int        `json:"tokens"`
+	Started   *time.Time `json:"started,omitempty"`
+	// The model: its states, its words (in the order of its weights) and
+	// whether the words' spelling features are weights of their own.
+	States   []string `json:"states"`
+	Words    []string `json:"words"`
+	Spelling bool     `json:"spelling"`
+	// What is optimised and how far; the start's seed and noise.
+	Sigma2  format.Real `json:"sigma2"`
+	MaxIter int         `json:"max_iter"`
+	Tol     format.Real `json:"tol"`
+	Seed    uint64      `json:"seed"`
+	Noise   format.Real `json:"noise"`
+	// Where the training is: iterations logged, evaluations made, and the
+	// last accepted point's objective; once done, how it ended and its
+	// weights (the result, which the model written holds, spelling folded
+	// into the emissions).
+	Iteration   int             `json:"iteration"`
+	Evaluations int             `json:"evaluations"`
+	Objective   format.Real     `json:"objective"`
+	Converged   bool            `json:"converged"`
+	Stopped     string          `json:"stopped,omitempty"`
+	Weights     cesearch.Vector `json:"weights,omitempty"`
+	Search      *cesearch.State `json:"search,omitempty"`
+}
+
+// Status of a saved training (the DMV's words).
+const (
+	evaluate = "evaluate"
+	finished = "done"
+)
+
+// StartOptions are ce-step --start's for the HMM: train-hmm --estimator
+// ce's.
+type StartOptions struct {
+	States   int
+	Spelling bool
+	Seed     uint64
+	Noise    float64
+	Sigma2   float64
+	MaxIter  int
+	Tol      float64
+}
+
+// Begin is ce-step --start for the HMM: it reads the sentences of src as
+// train-hmm does, makes train-hmm --estimator ce's start (seeded noise),
+// writes the state to statePath and the start's model to w.
+func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) error {
+	if !(o.Noise > 0) {
+		return errors.New("hmmce: the start noise must be > 0 (the zero vector is a symmetric point)")
+	}
+	sents, err := pipeline.ReadSentencesChecked(src, hmm.CheckSentence)
+	if err != nil {
+		return err
+	}
+	corpus, err := hmm.NewCorpus(sents)
+	if err != nil {
+		return err
+	}
+	st := &State{Format: cesearch.StateFormat, Version: StateVersion, Family: hmm.Family, Status: evaluate,
+		Corpus: eventio.CorpusHash(sents, true), Sentences: len(sents), Tokens: corpus.Tokens,
+		States: hmm.StateNames(o.States), Words: corpus.Words, Spelling: o.Spelling,
+		Sigma2: format.Real(o.Sigma2), Seed: o.Seed, Noise: format.Real(o.Noise), Objective: format.Real(math.Inf(-1))}
+	opts := SearchOptions(o.MaxIter, o.Tol)
+	st.MaxIter, st.Tol = opts.MaxIter, format.Real(opts.Tol)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st.Started = &now
+	m := st.model()
+	r := rand.New(rand.NewPCG(o.Seed, 0x686d6d6365))
+	theta := make([]float64, m.Dim())
+	for i := range theta {
+		theta[i] = o.Noise * r.Float64()
+	}
+	search, err := cesearch.New(opts, theta)
+	if err != nil {
+		return err
+	}
+	return st.save(w, statePath, m, search)
+}
+
+// model is the state's feature layout.
+func (st *State) model() *Model {
+	m := &Model{K: len(st.States), V: len(st.Words)}
+	if st.Spelling {
+		var names []string
+		m.Spell, names = SpellingFeatures(st.Words)
+		m.F = len(names)
+	}
+	return m
+}
+
+// save writes the state, and the model it waits for (or once done the
+// result) to w.
+func (st *State) save(w io.Writer, path string, m *Model, search *cesearch.Search) error {
+	theta := []float64(st.Weights)
+	if search != nil {
+		st.Search = search.State()
+		if _, obj := search.Last(); !math.IsNaN(obj) {
+			st.Objective = format.Real(obj)
+		}
+		theta = search.Pending()
+	}
+	p, err := m.Params(theta)
+	if err != nil {
+		return err
+	}
+	if search != nil {
+		st.Model = WeightsHash(&hmm.Model{P: p, States: st.States, Words: st.Words})
+	}
+	if err := cesearch.WriteFile(path, st); err != nil {
+		return err
+	}
+	return hmm.WriteWeights(w, p, st.States, st.Words)
+}
+
+// ReadState reads an HMM training's state file; a file that is not one
+// is an error naming it and its line.
+func ReadState(path string) (*State, error) {
+	var st State
+	if err := cesearch.ReadFile(path, &st); err != nil {
+		return nil, err
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s:1: "+format, append([]any{path}, args...)...)
+	}
+	switch {
+	case st.Format != cesearch.StateFormat:
+		return nil, bad("not a ce-step state (format %q, not %q)", st.Format, cesearch.StateFormat)
+	case st.Version != StateVersion || st.Family != hmm.Family:
+		return nil, bad("a ce-step state of version %d of the %q family (this reads version %d of %q)", st.Version, st.Family, StateVersion, hmm.Family)
+	case st.Status != evaluate && st.Status != finished:
+		return nil, bad("status %q (want %q or %q)", st.Status, evaluate, finished)
+	case len(st.States) == 0 || len(st.Words) == 0:
+		return nil, bad("%d states over %d words", len(st.States), len(st.Words))
+	case st.Iteration < 0 || st.Evaluations < 0 || st.Sentences < 0 || st.Tokens < 0:
+		return nil, bad("iteration %d, %d evaluations, %d sentences, %d tokens", st.Iteration, st.Evaluations, st.Sentences, st.Tokens)
+	case st.Status == evaluate && st.Search == nil:
+		return nil, bad("no search under way")
+	}
+	dim := st.model().Dim()
+	switch {
+	case st.Status == finished && len(st.Weights) != dim:
+		return nil, bad("a training done with %d weights, not its %d", len(st.Weights), dim)
+	case st.Status == evaluate && len(st.Search.Start) != dim:
+		return nil, bad("a search over %d weights, not the %d of %d states over %d words", len(st.Search.Start), dim, len(st.States), len(st.Words))
+	}
+	return &st, nil
+}
+
+// Step is one call of ce-step on a saved HMM training (the DMV's
+// lbfgs.Step).
+type Step struct {
+	State               string
+	Sentences, Lattices string
+	MaxMemory           int64
+	Log                 func(it format.Iteration) error
+	Report              io.Writer
+}
+
+// Run reads the state and the counts, hands L-BFGS their evaluation, and
+// writes the state and the model it waits for next (or the result) to w.
+func (o Step) Run(w io.Writer) error {
+	st, err := ReadState(o.State)
+	if err != nil {
+		return err
+	}
+	m := st.model()
+	counted := o.Sentences != "" || o.Lattices != ""
+	if st.Status == finished {
+		if counted {
+			return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
+		}
+		p, err := m.Params(st.Weights)
+		if err != nil {
+			return err
+		}
+		return hmm.WriteWeights(w, p, st.States, st.Words)
+	}
+	search, err := cesearch.Restore(st.Search)
+	if err != nil {
+		return fmt.Errorf("%s:1: its search: %w", o.State, err)
+	}
+	if search.Options() != SearchOptions(st.MaxIter, float64(st.Tol)) || search.Iterations()+min(1, st.Search.Accepted) != st.Iteration {
+		return fmt.Errorf("%s:1: its search (%d points accepted) is not train-hmm --estimator ce's at iteration %d", o.State, st.Search.Accepted, st.Iteration)
+	}
+	if !counted {
+		p, err := m.Params(search.Pending())
+		if err != nil {
+			return err
+		}
+		return hmm.WriteWeights(w, p, st.States, st.Words)
+	}
+	e, err := o.evaluation(st, m, search.Pending())
+	if err != nil {
+		return err
+	}
+	var accepted []format.Iteration
+	origin := time.Now()
+	if st.Started != nil {
+		origin = *st.Started
+	}
+	evals := search.Evals()
+	if err := search.Give(e, func(it cesearch.Iteration) error {
+		// The contrastive objective: no cross-entropy.
+		rec := format.Iteration{Iter: it.Index + 1, Objective: format.Real(it.Objective), Seconds: time.Since(origin).Seconds()}
+		if it.Index > 0 {
+			ch := format.Real(math.Abs(it.Objective-it.Prev) / math.Abs(it.Prev))
+			rec.Change = &ch
+		}
+		accepted = append(accepted, rec)
+		return nil
+	}); err != nil {
+		return err
+	}
+	st.Iteration += len(accepted)
+	st.Evaluations += search.Evals() - evals
+	if search.Done() {
+		converged, status, err := search.Outcome()
+		if err != nil {
+			return err
+		}
+		best, obj := search.Best()
+		st.Status, st.Objective, st.Converged, st.Weights, st.Search = finished, format.Real(obj), converged, best, nil
+		if !converged {
+			st.Stopped = status
+		}
+		search = nil
+	}
+	if err := st.save(w, o.State, m, search); err != nil {
+		return err
+	}
+	for _, it := range accepted {
+		if o.Log != nil {
+			if err := o.Log(it); err != nil {
+				return err
+			}
+		}
+		if o.Report != nil {
+			fmt.Fprintln(o.Report, progress.IterationLine(it))
+		}
+	}
+	if st.Status == finished && o.Report != nil {
+		state := "converged"
+		if !st.Converged {
+			state = "stopped (" + st.Stopped + ")"
+		}
+		fmt.Fprintf(o.Report, "%s after %d L-BFGS iterations (%d evaluations); objective %.10g\n", state, st.Iteration-1, st.Evaluations, float64(st.Objective))
+	}
+	return nil
+}
+
+// evaluation reads the two count files and makes the objective and its
+// gradient at theta as Model.Objective does, refusing counts of other
+// weights, sentences or neighbourhoods.
+func (o Step) evaluation(st *State, m *Model, theta []float64) (cesearch.Eval, error) {
+	read := func(path string) (*hmm.CountTable, error) {
+		t, err := hmm.ReadCounts(pipeline.Source{Names: []string{path}}, o.MaxMemory)
+		if err != nil {
+			return nil, err
+		}
+		s := t.Shards
+		switch {
+		case !slices.Equal(t.States, st.States) || !slices.Equal(t.Words, st.Words) || t.Counts.Order != 1:
+			return nil, fmt.Errorf("%s: counts over other states or words than the training's (%d states, %d words)", path, len(st.States), len(st.Words))
+		case s.Model != st.Model:
+			return nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last (ce-step --state %s -o FILE writes it again)", path, s.Model, o.State, st.Model, o.State)
+		case s.Stats.Sentences != st.Sentences || s.Stats.Tokens != st.Tokens:
+			return nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, s.Stats.Sentences, s.Stats.Tokens, st.Sentences, st.Tokens)
+		}
+		return t, nil
+	}
+	sents, err := read(o.Sentences)
+	if err != nil {
+		return cesearch.Eval{}, err
+	}
+	lats, err := read(o.Lattices)
+	if err != nil {
+		return cesearch.Eval{}, err
+	}
+	switch {
+	case sents.Shards.Corpus != st.Corpus:
+		return cesearch.Eval{}, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s): give the sentences' counts first, then their neighbourhoods'", o.Sentences, sents.Shards.Corpus, st.Corpus)
+	case lats.Shards.Corpus == st.Corpus:
+		return cesearch.Eval{}, fmt.Errorf("%s: counts of the training's sentences, where their neighbourhoods' are due (nbhd --words | estep)", o.Lattices)
+	case st.Lattices != "" && lats.Shards.Corpus != st.Lattices:
+		return cesearch.Eval{}, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Shards.Corpus, st.Lattices)
+	}
+	st.Lattices = lats.Shards.Corpus
+	num, den := sents.Counts, lats.Counts
+	f := sents.Shards.Stats.Loglik - lats.Shards.Stats.Loglik
+	if sents.Shards.Stats.LeftOut > 0 || lats.Shards.Stats.LeftOut > 0 {
+		f = math.Inf(-1)
+	}
+	grad := make([]float64, m.Dim())
+	for i := range num.Trans {
+		grad[i] = num.Trans[i] - den.Trans[i]
+	}
+	// Emissions and the spelling features they fire, as counts.addTo.
+	for w := 0; w < m.V; w++ {
+		for t := 0; t < m.K; t++ {
+			v := num.Emit[w*m.K+t] - den.Emit[w*m.K+t]
+			if v == 0 {
+				continue
+			}
+			grad[m.emit(t, w)] += v
+			if m.Spell != nil {
+				for _, ft := range m.Spell[w] {
+					grad[m.spell(t, ft)] += v
+				}
+			}
+		}
+	}
+	if s2 := float64(st.Sigma2); s2 > 0 && !math.IsInf(s2, 1) {
+		for j, v := range theta {
+			f -= v * v / (2 * s2)
+			grad[j] -= v / s2
+		}
+	}
+	return cesearch.Eval{Objective: f, Gradient: grad}, nil
+}
