@@ -38,6 +38,11 @@ Kinds (Smith 2006):
 del1 of a one-word sentence holds the empty string too (a final start state);
 it has no tree, so it adds nothing.
 
+--max-memory SIZE (default 1G) refuses, before it is built, a sentence whose
+neighbourhood would need more memory to build and write: del1subseq's grows
+with the square of the sentence (about 2 KiB times n², 2 GiB at 1,000
+words), length's with its words times its tags, the others with its words.
+
 estep reads these records and writes the expected counts over the
 neighbourhoods (the denominator of CE's gradient); train-ce builds the same
 lattices in-process.
@@ -49,10 +54,14 @@ Examples:
 			&cli.StringFlag{Name: "kind", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			program.ModelFlag(false),
 			&cli.StringFlag{Name: "tags", Usage: "length's tag set, as a comma-separated `LIST` (instead of -m)"},
-			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := program.CheckModelFiles(c.String("model")); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			kind := c.String("kind")
@@ -67,7 +76,7 @@ Examples:
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags")})
+				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags"), MaxMemory: limit})
 			})
 		},
 	}

@@ -18,6 +18,9 @@ type Options struct {
 	// its whole input, which it then reads before writing.
 	Model string
 	Tags  string
+	// MaxMemory refuses a sentence whose neighbourhood would need more
+	// bytes to build (MemoryBytes; ≤ 0: no limit), before it is built.
+	MaxMemory int64
 }
 
 // Run writes the lattice of every sentence of src to w, in input order.
@@ -27,6 +30,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	n := 0
 	write := func(s *format.Sentence, ts *dmv.TagSet) error {
+		if err := CheckMemory(opts.Kind, n+1, s.ID, len(s.Tags), ts.Len(), longestName(ts), opts.MaxMemory); err != nil {
+			return err
+		}
 		x := make([]int, len(s.Tags))
 		for i, t := range s.Tags {
 			var ok bool
@@ -53,6 +59,15 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
 	return err
+}
+
+// longestName is the length in bytes of the longest tag name of ts.
+func longestName(ts *dmv.TagSet) int {
+	longest := 0
+	for _, t := range ts.Names() {
+		longest = max(longest, len(t))
+	}
+	return longest
 }
 
 // lengthLattices finds length's tag set and writes every sentence's
