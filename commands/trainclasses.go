@@ -52,7 +52,10 @@ which tag-classes tags new text.
          in tag-classes) gives coarser classes. No seed: it is
          deterministic.
 
-Both give the same output for any --workers.
+Both give the same output for any --workers. --max-memory SIZE (default 1G)
+refuses, once the word types are counted and before any table is made, a
+run whose tables would need more: Brown's (K+2)², Klein's (2N)², the types'
+vectors and k-means's sums of K classes.
 
 Examples:
    train-classes --method klein --classes 200 --save-model klein.jsonl wsj10.jsonl | score-tags
@@ -69,7 +72,7 @@ Examples:
 			&cli.IntFlag{Name: "prefix", Usage: "brown: write each class's first `N` bits (a coarser class); 0 the whole path"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the class model to `FILE`, for tag-classes"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` goroutines (0: every core); the classes do not depend on it"},
-			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			method := c.String("method")
@@ -87,6 +90,10 @@ Examples:
 				return program.Usagef("--prefix is for --method brown: Klein's classes are not paths")
 			}
 			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			k := c.Int("classes")
@@ -119,7 +126,7 @@ Examples:
 					return err
 				}
 				m, err := classes.Train(sents, classes.TrainOptions{
-					Method: method, Classes: k, Workers: c.Int("workers"),
+					Method: method, Classes: k, Workers: c.Int("workers"), MaxMemory: limit,
 					Klein: classes.KleinOptions{Contexts: c.Int("contexts"), Rank: c.Int("rank"), MaxIter: c.Int("max-iter"), Seed: c.Uint64("seed")},
 				})
 				if err != nil {
