@@ -47,10 +47,14 @@ Examples:
 			&cli.StringFlag{Name: "rules", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb) or a rule FILE (default: detected from the tags)"},
 			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`"},
 			&cli.StringFlag{Name: "save-dir", Usage: "save every candidate's model in `DIR` (made if missing), as em-INIT-lλ-rτ.jsonl or sa±δ₀-INIT-lλ-rτ.jsonl"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			if _, err := induce.Grid(c.String("preset")); err != nil {
@@ -64,7 +68,7 @@ Examples:
 				Train: pipeline.Source{Names: []string{c.String("train")}, Stdin: c.App.Reader, Bad: bad},
 				Dev:   pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: bad},
 				Rules: c.String("rules"), Preset: c.String("preset"), Workers: c.Int("workers"),
-				SaveDir: c.String("save-dir"),
+				SaveDir: c.String("save-dir"), MaxMemory: limit,
 			}
 			if !c.Bool("quiet") {
 				opts.Notes = c.App.ErrWriter
