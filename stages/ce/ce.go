@@ -135,7 +135,7 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 				}
 				l := nbhd.LengthLattice(n, c.Tags.Len())
 				if err := l.Prepare(maxMemory); err != nil {
-					return nil, tooBig(p, slices.IndexFunc(p.Sents, func(x []int) bool { return len(x) == n }), kind, err)
+					return nil, tooBig(p, first, kind, err)
 				}
 				p.lengthLattices = append(p.lengthLattices, l)
 			}
