@@ -63,7 +63,7 @@ Examples:
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
 			&cli.Float64Flag{Name: "delta0", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
-			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "`δ`: the old name of --delta0"}, // as train-sa spells it
+			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"}, // as train-sa spells it
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
 		),

@@ -67,7 +67,6 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	}
 	rows := make([]Row, len(opts.Models))
 	var measure string
-	var notDirected string // why DMV+CCM's heads cannot be scored
 	for i, path := range opts.Models {
 		m, err := sf.ReadModel(path, nil, opts.MaxMemory)
 		if err != nil {
@@ -86,25 +85,21 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 			return rep, fmt.Errorf("%s on %s: %w", path, devName, err)
 		}
 		const per = 64
-		fellBack := make([]bool, len(dev))
 		pipeline.ForEachChunk((len(dev)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
 			for j := k * per; j < min(len(dev), (k+1)*per); j++ {
-				fellBack[j] = m.Decode(c, j, false, decoded[j])
+				m.Decode(c, j, false, decoded[j])
 			}
 		})
 		row := Row{Model: path, By: opts.By, Family: fam.Name(), Sentences: len(dev)}
 		for _, s := range dev {
 			row.Tokens += s.Len()
 		}
-		got, why, err := familyAccuracy(dev, decoded, &row, opts.Root)
+		got, err := familyAccuracy(dev, decoded, &row, opts.Root)
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", devName, err)
 		}
 		if got != "" {
-			measure, notDirected = got, why
-		}
-		if n := count(fellBack); n > 0 && opts.By == Accuracy { // the predictions rank
-			rep.fallBack(&row, "%d dev sentences of probability 0 under it decoded by the fallback (every impossible event at 1e-300), as decode decodes them", n)
+			measure = got
 		}
 		scorer, ok := m.(family.Scorer)
 		if !ok {
@@ -129,7 +124,6 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 			}
 			row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
 			row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
-			rep.zeroFallback(&row, opts.By)
 			tokens, types, what := scorer.Unseen(c)
 			row.UnseenTokens = tokens
 			if tokens > rep.UnseenTokens {
@@ -138,27 +132,11 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 		}
 		rows[i] = row
 	}
-	// A measure of another kind than the one the models' predictions
-	// could be scored by, for all of them (--by accuracy ranks by it).
-	var instead string
-	if measure == measureTags || measure == measureManyToOne {
-		named := slices.IndexFunc(rows, func(r Row) bool { return r.TagAccuracy != nil })
-		unnamed := slices.IndexFunc(rows, func(r Row) bool { return r.TagAccuracy == nil })
-		switch {
-		case unnamed < 0:
-			measure = measureTags
-		case named >= 0:
-			measure = measureManyToOne
-			instead = fmt.Sprintf("ranked by many-to-1, not tag accuracy: the states of %s are gold tags, those of %s are not", rows[named].Model, rows[unnamed].Model)
-		}
-	}
-	if measure == measureBrackets && notDirected != "" {
-		instead = "ranked by bracket F1 against the dev trees, not directed accuracy: " + notDirected
-	}
-	if instead != "" && opts.By == Accuracy {
-		rep.Fallbacks = append(rep.Fallbacks, instead)
-		for i := range rows {
-			rows[i].Fallbacks = append([]string{instead}, rows[i].Fallbacks...)
+	if measure == measureTags {
+		for _, r := range rows {
+			if r.TagAccuracy == nil {
+				measure = measureManyToOne // some model's tags are not gold tags
+			}
 		}
 	}
 	for i := range rows {
@@ -211,15 +189,11 @@ func publish(w io.Writer, rows []Row, opts Options, writeBest func(i int) error,
 // familyAccuracy scores the decoded dev sentences against the gold the dev
 // sentences have for what the decoder predicted, into row; it returns the
 // measure that ranks ("" when the dev sentences have no such gold).
-func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention) (measure, notDirected string, err error) {
+func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention) (string, error) {
 	switch {
 	case slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.PredSpans != nil }):
-		predHeads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil })
-		noGold := slices.IndexFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
-		heads := predHeads && noGold < 0
-		if predHeads && noGold >= 0 {
-			notDirected = fmt.Sprintf("dev sentence %d%s has no gold heads", noGold+1, idOf(dev[noGold]))
-		}
+		heads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil }) &&
+			!slices.ContainsFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
 		if heads {
 			t := score.NewScorer()
 			for k, s := range dev {
@@ -232,7 +206,7 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 			row.CountedDirected, row.CountedUndirected = &c.Directed.Accuracy, &c.Undirected.Accuracy
 			row.ExcludedDirected, row.ExcludedUndirected = &e.Directed.F1, &e.Undirected.F1
 		}
-		measure = measureBrackets
+		measure := measureBrackets
 		if heads {
 			measure = measureDirected
 		}
@@ -240,22 +214,22 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 		for k, s := range dev {
 			if s.Tree == "" {
 				if heads {
-					return measure, "", nil
+					return measure, nil
 				}
-				return "", "", nil
+				return "", nil
 			}
 			gold, n, err := score.GoldBrackets(s.Tree)
 			if err != nil {
-				return "", "", fmt.Errorf("sentence %d (%s): %w", k+1, s.ID, err)
+				return "", fmt.Errorf("sentence %d (%s): %w", k+1, s.ID, err)
 			}
 			if n != s.Len() {
-				return "", "", fmt.Errorf("sentence %d (%s): its tree has %d words, its tags %d", k+1, s.ID, n, s.Len())
+				return "", fmt.Errorf("sentence %d (%s): its tree has %d words, its tags %d", k+1, s.ID, n, s.Len())
 			}
 			t.Add(gold, decoded[k].PredSpans, n)
 		}
 		f1 := t.Report("pred_spans").Standard.F1
 		row.BracketF1 = &f1
-		return measure, notDirected, nil
+		return measure, nil
 	case decoded[0].GoldTags != nil:
 		c := tageval.NewCounter()
 		named := false // the states are tag names (--dict), not s0, s1, …
@@ -263,7 +237,7 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 		for k, s := range dev {
 			gold := hmm.GoldTags(s)
 			if len(gold) != len(decoded[k].Tags) {
-				return "", "", nil // no gold tags
+				return "", nil // no gold tags
 			}
 			for _, g := range gold {
 				goldSet[g] = true
@@ -281,30 +255,11 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 		row.ManyToOne = &r.ManyToOne
 		if named {
 			row.TagAccuracy = &r.Accuracy
-			return measureTags, "", nil
+			return measureTags, nil
 		}
-		return measureManyToOne, "", nil
+		return measureManyToOne, nil
 	}
-	return "", "", nil
-}
-
-// idOf is " (id)" for a sentence with an id, else "".
-func idOf(s *format.Sentence) string {
-	if s.ID == "" {
-		return ""
-	}
-	return " (" + s.ID + ")"
-}
-
-// count is how many of bs are true.
-func count(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
+	return "", nil
 }
 
 // copyModel copies the model file from to w (decompressed).

@@ -129,11 +129,7 @@ type Row struct {
 	ManyToOne    *float64 `json:"many_to_1,omitempty"`
 	TagAccuracy  *float64 `json:"tag_accuracy,omitempty"`
 	UnseenTokens int      `json:"unseen_tokens,omitempty"`
-	// Fallbacks say, one line each, where the row's ranking or the parses
-	// it scores could not be had as asked, what was used instead and why
-	// (select-model writes each on stderr too).
-	Fallbacks []string `json:"fallbacks,omitempty"`
-	acc       *float64 // the accuracy --by accuracy ranks (Directed for the DMV)
+	acc          *float64 // the accuracy --by accuracy ranks (Directed for the DMV)
 }
 
 // Report says what the selection met, for stderr.
@@ -146,27 +142,6 @@ type Report struct {
 	// probability.
 	UnseenTokens, UnseenTypes int
 	UnseenWhat                string
-	// Fallbacks are the rows' fallbacks, each named by its model, and the
-	// ranking's own (a measure of another kind than asked), for stderr:
-	// one line each.
-	Fallbacks []string
-}
-
-// fallBack records a fallback of row r: in the row (JSON) and, named by
-// the row's model, for stderr.
-func (rep *Report) fallBack(r *Row, format string, args ...any) {
-	note := fmt.Sprintf(format, args...)
-	r.Fallbacks = append(r.Fallbacks, note)
-	rep.Fallbacks = append(rep.Fallbacks, r.Model+": "+note)
-}
-
-// zeroFallback records, when the ranking is by the log-likelihood, a row
-// that has none (some dev sentence of probability 0): what it was ranked
-// by instead. (By rules the likelihood only breaks ties, as documented.)
-func (rep *Report) zeroFallback(r *Row, by Criterion) {
-	if r.ZeroProbability > 0 && by == Likelihood {
-		rep.fallBack(r, "log-likelihood -inf: %d of its %d dev sentences have probability 0; ranked after the models without such sentences, by fewer of them, then by the log-likelihood of the others (%.6g)", r.ZeroProbability, r.LogLikSentences, float64(r.LogLikNonzero))
-	}
 }
 
 // Run ranks the models on the dev data and writes the table (or JSON
@@ -275,25 +250,8 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		if err != nil {
 			return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
 		}
-		var parsed parseReport
-		rows[i], parsed = evaluate(dev, known, m, dec, potentials[i], gold, opts)
+		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
-		if opts.By == Accuracy || opts.By == Rules { // the parses rank
-			if parsed.unknown > 0 {
-				rep.fallBack(&rows[i], "%d dev tokens of %d tags it does not know parsed as its average tag", parsed.unknown, len(parsed.unknownTags))
-			}
-			if parsed.fellBack > 0 {
-				rep.fallBack(&rows[i], "%d dev sentences of probability 0 under it parsed by the fallback (every impossible event at 1e-300), as decode parses them", parsed.fellBack)
-			}
-		}
-		if rep.Unscorable > 0 && opts.By != Accuracy && opts.By != Bound { // stderr has it once
-			what := "log-likelihood"
-			if opts.By == Contrast {
-				what = "contrastive objective"
-			}
-			rows[i].Fallbacks = append(rows[i].Fallbacks, fmt.Sprintf("%d of %d dev sentences left out of its %s: they have tags some model does not know", rep.Unscorable, len(dev), what))
-		}
-		rep.zeroFallback(&rows[i], opts.By)
 		if m.VB != nil {
 			rows[i].VBAlpha = m.VB.Alpha
 			if b := m.VB.Bound; b != nil {
@@ -374,9 +332,9 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 // evaluate parses the dev sentences with model m, of potentials w
 // (Viterbi, as decode does), and scores them, and sums the log-likelihood
 // of the known ones when m is a probability model.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) (Row, parseReport) {
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) Row {
 	row := Row{By: opts.By, Root: opts.Root, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
-	pred, logZ, parsed := parse(dev, known, dec, w, opts.Workers)
+	pred, logZ := parse(dev, known, dec, w, opts.Workers)
 	if opts.Rules != nil {
 		share := ruleShare(dev, pred, opts.Rules)
 		row.RuleShare = &share
@@ -396,7 +354,7 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decod
 		row.Tokens += len(s.Tags)
 	}
 	if row.LogLinear {
-		return row, parsed
+		return row
 	}
 	nonzero := 0.0
 	for i, s := range dev {
@@ -417,16 +375,7 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decod
 	}
 	row.LogLik, row.LogLikNonzero = format.Real(ll), format.Real(nonzero)
 	row.CrossEntropy = format.Real(-ll / float64(max(row.LogLikTokens, 1)) / math.Ln2)
-	return row, parsed
-}
-
-// parseReport is what parsing the dev sentences fell back on: tokens of
-// tags the model does not know (parsed as its average tag) and sentences
-// of probability 0 (parsed by the decoder's fallback).
-type parseReport struct {
-	unknown     int
-	unknownTags map[string]bool
-	fellBack    int
+	return row
 }
 
 // ruleShare is the share of the parses' dependencies, the roots'
@@ -456,9 +405,8 @@ const chunks = 64
 // as the model's average tag, sentences of probability 0 through the
 // decoder's fallback) and log Z(x) of the known ones under potentials w,
 // the plain model.
-func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params, workers int) (heads [][]int, logZ []float64, rep parseReport) {
+func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
 	heads, logZ = make([][]int, len(dev)), make([]float64, len(dev))
-	fellBack := make([]bool, len(dev))
 	charts := make([]*dmv.Chart, pipeline.Workers(workers))
 	pipeline.ForEachChunk(chunks, len(charts), func(worker, k int) {
 		if charts[worker] == nil {
@@ -473,22 +421,10 @@ func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params
 				logZ[i] = c.Inside()
 			}
 			heads[i] = make([]int, len(x))
-			_, fellBack[i] = dec.Decode(c, x, heads[i], false)
+			dec.Decode(c, x, heads[i], false)
 		}
 	})
-	rep.unknownTags = map[string]bool{}
-	for i, s := range dev {
-		if fellBack[i] {
-			rep.fellBack++
-		}
-		for _, t := range s.Tags {
-			if !dec.Known(t) {
-				rep.unknown++
-				rep.unknownTags[t] = true
-			}
-		}
-	}
-	return heads, logZ, rep
+	return heads, logZ
 }
 
 // rank orders rows best first by the criterion; ties keep the given
