@@ -68,10 +68,14 @@ Examples:
 			&cli.IntFlag{Name: "function-words", Value: induce.DefaultWordOptions().FunctionWords, Usage: "--words: the `N` most frequent word forms each a class of its own"},
 			&cli.IntFlag{Name: "max-len", Value: induce.DefaultWordOptions().MaxLen, Usage: "--words: train and choose the grammar on the sentences of at most `N` words (the classes are learnt from all)"},
 			&cli.StringFlag{Name: "save-dir", Usage: "save every candidate's model in `DIR` (made if missing), as em-INIT-lλ-rτ.jsonl or sa±δ₀-INIT-lλ-rτ.jsonl"},
-			program.WorkersFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.WorkersFlag(), program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			if _, err := induce.Grid(c.String("preset")); err != nil {
@@ -93,7 +97,7 @@ Examples:
 				Train: pipeline.Source{Names: []string{c.String("train")}, Stdin: c.App.Reader, Bad: bad},
 				Dev:   pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: bad},
 				Rules: c.String("rules"), Preset: c.String("preset"), Workers: c.Int("workers"),
-				SaveDir: c.String("save-dir"),
+				SaveDir: c.String("save-dir"), MaxMemory: limit,
 			}
 			if !c.Bool("quiet") {
 				opts.Notes = c.App.ErrWriter

@@ -38,6 +38,11 @@ Kinds (Smith 2006):
 del1 of a one-word sentence holds the empty string too (a final start state);
 it has no tree, so it adds nothing.
 
+--max-memory SIZE (default 1G) refuses, before it is built, a sentence whose
+neighbourhood would need more memory to build and write: del1subseq's grows
+with the square of the sentence (about 2 KiB times n², 2 GiB at 1,000
+words), length's with its words times its tags, the others with its words.
+
 estep reads these records and writes the expected counts over the
 neighbourhoods (the denominator of CE's gradient); train-ce builds the same
 lattices in-process.
@@ -57,10 +62,14 @@ Examples:
 			program.ModelFlag(false),
 			&cli.StringFlag{Name: "tags", Usage: "length's tag set, as a comma-separated `LIST` (instead of -m)"},
 			&cli.BoolFlag{Name: "words", Usage: "neighbourhoods of the sentences' words, not their tags (a log-linear HMM's CE); length's vocabulary is -m's or the input's"},
-			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := program.CheckModelFiles(c.String("model")); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			kind := c.String("kind")
@@ -78,7 +87,7 @@ Examples:
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags"), Words: c.Bool("words")})
+				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags"), Words: c.Bool("words"), MaxMemory: limit})
 			})
 		},
 	}

@@ -57,6 +57,10 @@ each of the N most frequent word forms (lowercased) a class of its own,
 "w:" and the form ("w:the"): the closed-class words that UD's content-head
 principle makes leaves, which train-em --rules content-heads keeps from
 heading dependencies (induce --words does both).
+--max-memory SIZE (default 1G) refuses, once the word types are counted
+and before any table is made, a run whose tables would need more:
+Brown's (K+2)², Klein's (2N)², the types' vectors and k-means's sums of K
+classes.
 
 Examples:
    train-classes --method klein --classes 200 --save-model klein.jsonl wsj10.jsonl | score-tags
@@ -75,7 +79,7 @@ Examples:
 			&cli.IntFlag{Name: "function-words", Usage: "give each of the `N` most frequent word forms (lowercased) a class of its own, w:FORM"},
 			&cli.StringFlag{Name: "save-model", Usage: "also write the class model to `FILE`, for tag-classes"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` goroutines (0: every core); the classes do not depend on it"},
-			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
+			program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			method := c.String("method")
@@ -93,6 +97,10 @@ Examples:
 				return program.Usagef("--prefix is for --method brown: Klein's classes are not paths")
 			}
 			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
 				return err
 			}
 			k := c.Int("classes")
@@ -128,7 +136,8 @@ Examples:
 				}
 				m, err := classes.Train(sents, classes.TrainOptions{
 					Method: method, Classes: k, Workers: c.Int("workers"), FunctionWords: c.Int("function-words"),
-					Klein: classes.KleinOptions{Contexts: c.Int("contexts"), Rank: c.Int("rank"), MaxIter: c.Int("max-iter"), Seed: c.Uint64("seed")},
+					MaxMemory: limit,
+					Klein:     classes.KleinOptions{Contexts: c.Int("contexts"), Rank: c.Int("rank"), MaxIter: c.Int("max-iter"), Seed: c.Uint64("seed")},
 				})
 				if err != nil {
 					return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)

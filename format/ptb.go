@@ -60,6 +60,44 @@ func (t *Tree) AppendBracketing(b []byte) []byte {
 	return b
 }
 
+// EachPhrase calls fn for every phrase of t, each after its children,
+// with the positions (in tokens, from 0) at which its children begin
+// followed by the one at which it ends, and returns t's tokens. ends is
+// only valid during the call. It walks the tree with a stack of its own,
+// so that no depth overflows Go's.
+func (t *Tree) EachPhrase(fn func(ends []int)) int {
+	if t.IsPreterminal() {
+		return 1
+	}
+	type open struct {
+		t    *Tree
+		next int   // the next child to visit
+		ends []int // where its children begin, so far
+	}
+	stack := []open{{t: t, ends: []int{0}}}
+	for {
+		o := &stack[len(stack)-1]
+		at := o.ends[len(o.ends)-1]
+		if o.next < len(o.t.Children) {
+			c := o.t.Children[o.next]
+			o.next++
+			if c.IsPreterminal() {
+				o.ends = append(o.ends, at+1)
+			} else {
+				stack = append(stack, open{t: c, ends: []int{at}})
+			}
+			continue
+		}
+		fn(o.ends)
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			return at
+		}
+		p := &stack[len(stack)-1]
+		p.ends = append(p.ends, at)
+	}
+}
+
 // ParseTree reads a string that holds exactly one bracketed tree, such as
 // the "tree" field of a sentence record.
 func ParseTree(s string) (*Tree, error) {
@@ -237,6 +275,10 @@ func (r *PTBReader) tree(open token) (*Tree, error) {
 			if top.hasWord {
 				fail(tok.line, "preterminal (%s %s) has a constituent after its word", top.label, clip([]byte(top.word)))
 			}
+			if len(r.stack) == MaxTreeDepth {
+				r.skipOpen(len(r.stack) + 1)
+				return nil, syntaxErrorf(tok.line, "a tree nested more than %d brackets deep (the tree that starts at line %d): no treebank's is", MaxTreeDepth, startLine)
+			}
 			r.stack = append(r.stack, frame{line: tok.line, kidStart: len(r.children)})
 		case tokAtom:
 			switch {
@@ -319,6 +361,32 @@ func (r *PTBReader) checkEnd(closeLine, startLine int, startCol0 bool) *SyntaxEr
 // skipToTree skips what is left of a bad stretch of input: up to the next
 // "(" in the first column when trees are laid out that way, else up to the
 // next "(".
+// MaxTreeDepth bounds the nesting of a tree. Every reader and walker of
+// trees keeps stacks of its own, so a tree a million brackets deep is
+// read, converted and scored; but each level holds some 500 bytes as it
+// is, so a line of tens of millions of "(S " would hold tens of GB.
+const MaxTreeDepth = 1 << 20
+
+// skipOpen reads past the rest of a tree that has depth brackets open,
+// counting them rather than keeping them, up to the start of the next
+// tree in the first column or the end.
+func (r *PTBReader) skipOpen(depth int) {
+	for depth > 0 {
+		tok := r.next()
+		switch {
+		case tok.kind == tokEOF:
+			return
+		case tok.kind == tokOpen && tok.col0:
+			r.pending, r.hasPending = tok, true
+			return
+		case tok.kind == tokOpen:
+			depth++
+		case tok.kind == tokClose:
+			depth--
+		}
+	}
+}
+
 func (r *PTBReader) skipToTree() {
 	for {
 		tok := r.next()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -321,4 +322,72 @@ func FuzzPTBReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// EachPhrase gives every phrase's children's starts and its end, children
+// before parents, as a recursive walk does, on random trees; and a deep
+// tree is walked without Go's stack.
+func TestEachPhrase(t *testing.T) {
+	var recursive func(t *Tree, i int, out *[][]int) int
+	recursive = func(t *Tree, i int, out *[][]int) int {
+		if t.IsPreterminal() {
+			return i + 1
+		}
+		ends := []int{i}
+		for _, c := range t.Children {
+			ends = append(ends, recursive(c, ends[len(ends)-1], out))
+		}
+		*out = append(*out, ends)
+		return ends[len(ends)-1]
+	}
+	seed := uint64(1)
+	var random func(depth int) *Tree
+	random = func(depth int) *Tree {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		if depth == 0 || seed>>60 < 5 {
+			return &Tree{Label: "X", Word: "w"}
+		}
+		t := &Tree{Label: "P"}
+		for range 1 + int(seed>>61) {
+			t.Children = append(t.Children, random(depth-1))
+		}
+		return t
+	}
+	for range 200 {
+		tree := random(6)
+		var want, got [][]int
+		wantN := recursive(tree, 0, &want)
+		gotN := tree.EachPhrase(func(ends []int) { got = append(got, append([]int(nil), ends...)) })
+		if gotN != wantN || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: %d %v, want %d %v", tree, gotN, got, wantN, want)
+		}
+	}
+	deep := func(depth int) string {
+		return strings.Repeat("(S ", depth) + "(X a)" + strings.Repeat(")", depth)
+	}
+	const depth = 150000 // recursion would need some 30 MB of stack: capped at 16
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	tree, err := ParseTree(deep(depth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	phrases := 0
+	if n := tree.EachPhrase(func(ends []int) { phrases++ }); n != 1 || phrases != depth {
+		t.Fatalf("%d tokens, %d phrases", n, phrases)
+	}
+}
+
+// A tree nested deeper than MaxTreeDepth is refused at the bracket that
+// goes past it, and the reader goes on with the next tree.
+func TestTreeTooDeep(t *testing.T) {
+	in := strings.Repeat("(S ", MaxTreeDepth) + "(X a)" + strings.Repeat(")", MaxTreeDepth) + "\n(S (X b))\n"
+	r := NewPTBReader(strings.NewReader(in))
+	_, err := r.Next()
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 1 || !strings.Contains(err.Error(), "a tree nested more than 1048576 brackets deep") {
+		t.Fatalf("got %v", err)
+	}
+	if tree, err := r.Next(); err != nil || tree.String() != "(S (X b))" {
+		t.Fatalf("next: %v %v", tree, err)
+	}
 }

@@ -91,12 +91,12 @@ Examples:
    ce-step --state ce.state -o w.jsonl      # the weights the state waits for, again`,
 		Flags: append(flags,
 			&cli.BoolFlag{Name: "start", Usage: "begin a training: read the CORPUS, write the state and the first weights to evaluate"},
-			&cli.StringFlag{Name: "state", Required: true, Usage: "the training's state `FILE`, read and replaced (made by --start)"},
+			&cli.StringFlag{Name: "state", Required: true, Usage: "the training's state file `STATE`, read and replaced (made by --start)"},
 			&cli.StringFlag{Name: "log", Usage: "append one JSON line per accepted iteration to `FILE` (--start empties it)"},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "--start: variance `σ²` of the Gaussian prior on every weight (inf: none)"},
 			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "--start: stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
 			&cli.Float64Flag{Name: "delta0", Usage: "--start: Model L, each edge of length d multiplied by e^{`δ`·d} (the first δ when annealing)"},
-			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"},
+			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "`δ`: the old name of --delta0"},
 			&cli.Float64Flag{Name: "delta-final", Usage: "--start: anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "--start: annealing, δ += `Δδ` after each stage"},
 			&cli.IntFlag{Name: "states", Usage: "--start: train a log-linear HMM of `K` states on the words, as train-hmm --estimator ce (not the DMV)"},
@@ -104,6 +104,9 @@ Examples:
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "--start --states: the start's weights uniform in [0, `NOISE`) (train-hmm's)"},
 		),
 		Action: func(c *cli.Context) error {
+			if err := program.CheckWorkers(c); err != nil {
+				return err
+			}
 			state := c.String("state")
 			files := program.FlagFiles(c)
 			files.Outputs = append(files.Outputs, program.Output{Flag: "--state", Path: state})

@@ -66,7 +66,7 @@ Examples:
 			&cli.Float64Flag{Name: "tol", Value: lbfgs.DefaultTol, Usage: "stop when the objective changes by less than `T`, relatively (0 runs to --max-iter)"},
 		}, program.InCategory("Model L: locality bias, annealed with --delta-final",
 			&cli.Float64Flag{Name: "delta0", Usage: "Model L: each edge of length d multiplied by e^{`δ`·d}, in training only (the first δ when annealing)"},
-			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "the old name of --delta0"}, // as train-sa spells it
+			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "`δ`: the old name of --delta0"}, // as train-sa spells it
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
 		)),

@@ -36,11 +36,11 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"},
 				Usage: "write the image to `FILE` (required); its extension, .svg, .png or .pdf, chooses the format, and it appears only when the run succeeds"},
-			&cli.StringSliceFlag{Name: "label", Usage: "legend `NAME` of a log, once per log in order (default: the logs' base names)"},
+			&cli.StringSliceFlag{Name: "label", DefaultText: "the logs' base names", Usage: "legend `NAME` of a log, once per log in order"},
 			&cli.StringFlag{Name: "x", Value: string(plotcurve.ByIter), Usage: "the x `AXIS`: iter (iteration) or seconds (wall time)"},
 			&cli.StringFlag{Name: "title", Usage: "a `TITLE` above the plot"},
 			&cli.StringFlag{Name: "width", Value: "7in", Usage: "image width, a `LENGTH` in in, cm, mm or pt (a bare number is inches)"},
-			&cli.StringFlag{Name: "height", Usage: "image height, a `LENGTH` (default 3.5in with one panel, 5.8in with two, 0.3in more with a title)"},
+			&cli.StringFlag{Name: "height", DefaultText: "3.5in with one panel, 5.8in with two, 0.3in more with a title", Usage: "image height, a `LENGTH`"},
 			&cli.IntFlag{Name: "dpi", Value: plotcurve.DefaultDPI, Usage: "pixels per inch of a PNG, `N`"},
 			program.SkipBadFlag(), program.QuietFlag(),
 		},

@@ -66,7 +66,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "run", Usage: "a run, `NAME=RUNDIR` or NAME=[LOG,]PARSED, once per run; the first is the sign tests' baseline"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode `CORPUS` (sentences with gold heads) with each run directory's model.jsonl"},
 			&cli.IntFlag{Name: "workers", Usage: "`N` decoding goroutines (0: every core); the page does not depend on it"},
-			&cli.StringFlag{Name: "title", Usage: "the page's `TITLE` (default \"Training report\")"},
+			program.MaxMemoryFlag(),
+			&cli.StringFlag{Name: "title", DefaultText: "Training report", Usage: "the page's `TITLE`"},
 			&cli.IntFlag{Name: "top", Value: report.DefaultTop, Usage: "`N` rows of the tag and tag-pair tables"},
 			&cli.IntFlag{Name: "trees", Value: report.DefaultTrees, Usage: "`N` sentences to draw (0 for none)"},
 			program.SkipBadFlag(), program.QuietFlag(),
@@ -104,6 +105,10 @@ Examples:
 			if err := program.CheckWorkers(c); err != nil {
 				return err
 			}
+			limit, err := program.MaxMemory(c)
+			if err != nil {
+				return err
+			}
 			opts := report.Options{Title: c.String("title"), Top: c.Int("top"), Trees: c.Int("trees")}
 			if opts.Trees == 0 {
 				opts.Trees = -1
@@ -125,7 +130,7 @@ Examples:
 					var r *report.Run
 					var err error
 					if s.dir != "" {
-						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, TestHash: testHash, Workers: c.Int("workers")}, testBad)
+						r, err = report.LoadDir(report.DirSpec{Name: s.Name, Dir: s.dir, Test: test, TestHash: testHash, Workers: c.Int("workers"), MaxMemory: limit}, testBad)
 						testBad = &pipeline.BadRecords{Skip: src.Bad.Skip}
 					} else {
 						r, err = report.Load(s.Spec, c.App.Reader, src.Bad)

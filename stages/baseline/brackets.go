@@ -108,22 +108,12 @@ func UpperBoundSpans(tree string) (spans [][2]int, n int, err error) {
 			spans = append(spans, [2]int{i, j})
 		}
 	}
-	var walk func(*format.Tree, int) int
-	walk = func(node *format.Tree, i int) int {
-		if node.IsPreterminal() {
-			return i + 1
-		}
-		ends := []int{i}
-		for _, c := range node.Children {
-			ends = append(ends, walk(c, ends[len(ends)-1]))
-		}
+	n = t.EachPhrase(func(ends []int) {
 		j := ends[len(ends)-1]
-		addSpan(i, j)
+		addSpan(ends[0], j)
 		for k := 1; k < len(ends)-2; k++ {
 			addSpan(ends[k], j)
 		}
-		return j
-	}
-	n = walk(t, 0)
+	})
 	return spans, n, nil
 }

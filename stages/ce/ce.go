@@ -20,9 +20,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/memory"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -126,9 +129,13 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 		for n, k := range count {
 			if k > 0 {
 				p.lengths, p.perLength = append(p.lengths, n), append(p.perLength, k)
+				first := slices.IndexFunc(p.Sents, func(x []int) bool { return len(x) == n })
+				if err := nbhd.CheckMemory(kind, first+1, c.ID(first), n, c.Tags.Len(), 0, maxMemory); err != nil {
+					return nil, err
+				}
 				l := nbhd.LengthLattice(n, c.Tags.Len())
 				if err := l.Prepare(maxMemory); err != nil {
-					return nil, tooBig(p, slices.IndexFunc(p.Sents, func(x []int) bool { return len(x) == n }), kind, err)
+					return nil, tooBig(p, first, kind, err)
 				}
 				p.lengthLattices = append(p.lengthLattices, l)
 			}
@@ -157,28 +164,50 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 		slices.SortStableFunc(p.order, func(i, j int) int { return len(p.Sents[i]) - len(p.Sents[j]) })
 		return p, nil
 	}
+	// Each lattice is refused before it is built when building it would
+	// pass the limit, and so are they all once what the built ones keep
+	// does: each keeps more than its sentence's length times a constant
+	// (its chart's program), del1subseq's more than its square, so a
+	// corpus of long sentences can hold far more than its text.
 	errs := make([]error, len(p.Sents))
+	var kept, built atomic.Int64
+	over := func() bool { return maxMemory > 0 && kept.Load() > maxMemory }
 	pipeline.ForEachChunk(chunks, workers, func(_, k int) {
 		lo, hi := p.bounds(k)
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && !over(); i++ {
+			if errs[i] = nbhd.CheckMemory(kind, i+1, c.ID(i), len(p.Sents[i]), c.Tags.Len(), 0, maxMemory); errs[i] != nil {
+				return
+			}
 			p.Lattices[i], errs[i] = nbhd.Build(kind, p.Sents[i], c.Tags.Len())
 			if errs[i] == nil {
 				if err := p.Lattices[i].Prepare(maxMemory); err != nil {
 					errs[i] = tooBig(p, i, kind, err)
 				}
+				kept.Add(latticeBytes(p.Lattices[i]))
+				built.Add(1)
 			}
 		}
 	})
 	for i, err := range errs {
-		var big *dmv.MemoryError
+		var big *memory.Error
+		var chart *dmv.MemoryError
 		switch {
-		case errors.As(err, &big):
+		case errors.As(err, &big) || errors.As(err, &chart):
 			return nil, err
 		case err != nil:
 			return nil, fmt.Errorf("sentence %d: %w", i+1, err)
 		}
 	}
+	if over() {
+		return nil, fmt.Errorf("the %s neighbourhoods of %d sentences (the longest %d words) need more than the limit of %s (--max-memory): the first %d built hold %s; raise --max-memory, leave long sentences out (filterlen) or take a smaller --nbhd",
+			kind, len(p.Sents), c.MaxLen, memory.Size(maxMemory), built.Load(), memory.Size(kept.Load()))
+	}
 	return p, nil
+}
+
+// latticeBytes is what a built, prepared lattice keeps.
+func latticeBytes(l *dmv.Lattice) int64 {
+	return int64(len(l.Arcs))*int64(unsafe.Sizeof(dmv.LatticeArc{})) + int64(l.States())*9 + int64(l.ShapeBytes())
 }
 
 // bounds are the positions in the chunks' order of chunk k's sentences.

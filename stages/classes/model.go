@@ -99,7 +99,7 @@ func newModel(method string, lower bool, types []string, counts []int, names []s
 		m.ClassOf[i] = c
 	}
 	m.finish()
-	m.unseen = buildUnseen(m.Words, m.Counts, m.ClassOf, len(m.Classes))
+	m.unseen = buildUnseen(m.Words, m.Counts, m.ClassOf)
 	return m
 }
 

@@ -3,6 +3,7 @@ package classes
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,7 +115,7 @@ func TestUnseenRule(t *testing.T) {
 	words := []string{"the", "walking", "talking", "cats", "Smith", "42", "dogs"}
 	counts := []int{9, 1, 1, 1, 1, 1, 5}
 	classOf := []int{0, 1, 1, 2, 3, 4, 2}
-	table := buildUnseen(words, counts, classOf, 5)
+	table := buildUnseen(words, counts, classOf)
 	for _, tc := range []struct {
 		word string
 		want int
@@ -134,13 +135,63 @@ func TestUnseenRule(t *testing.T) {
 		}
 	}
 	// Without hapaxes every word votes; ties go to the first class.
-	table = buildUnseen([]string{"ab", "cb"}, []int{2, 2}, []int{1, 0}, 2)
+	table = buildUnseen([]string{"ab", "cb"}, []int{2, 2}, []int{1, 0})
 	if got := lookupUnseen(table, "xb"); got != 0 {
 		t.Errorf("tie: class %d, want 0", got)
 	}
 	for w, want := range map[string]string{"IBM": "upper", "Smith": "capital", "x-ray": "lower", "3rd": "digit", "--": "other", "É": "capital", "ÉTÉ": "upper"} {
 		if got := Shape(w); got != want {
 			t.Errorf("Shape(%q) = %s, want %s", w, got, want)
+		}
+	}
+}
+
+// The rule's table, kept sparse, is the table of every class's votes for
+// every key, counted densely, with its ties to the first class: 3,000
+// random words of two scripts in 40 classes, most of them hapaxes.
+func TestUnseenSparseIsDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	letters := []rune("abcdeXYZ19-é中文字")
+	var words []string
+	var counts, classOf []int
+	for range 3000 {
+		w := make([]rune, 1+rng.IntN(6))
+		for i := range w {
+			w[i] = letters[rng.IntN(len(letters))]
+		}
+		words, counts, classOf = append(words, string(w)), append(counts, 1+rng.IntN(2)*rng.IntN(3)), append(classOf, rng.IntN(40))
+	}
+	hapax := slices.Contains(counts, 1)
+	dense := map[unseenKey][]int{}
+	vote := func(k unseenKey, c int) {
+		if dense[k] == nil {
+			dense[k] = make([]int, 40)
+		}
+		dense[k][c]++
+	}
+	for i, w := range words {
+		if hapax && counts[i] != 1 {
+			continue
+		}
+		for _, suf := range suffixes(w) {
+			vote(unseenKey{Shape(w), suf}, classOf[i])
+		}
+		vote(unseenKey{Shape(w), ""}, classOf[i])
+		vote(unseenKey{}, classOf[i])
+	}
+	table := buildUnseen(words, counts, classOf)
+	if len(table) != len(dense) {
+		t.Fatalf("%d keys, want %d", len(table), len(dense))
+	}
+	for k, v := range dense {
+		best := 0
+		for c, n := range v {
+			if n > v[best] {
+				best = c
+			}
+		}
+		if got, ok := table[k]; !ok || got != best {
+			t.Errorf("%+v: class %d (%v), want %d of %v", k, got, ok, best, v)
 		}
 	}
 }

@@ -18,6 +18,10 @@ type TrainOptions struct {
 	// FunctionWords, when > 0, gives each of the FunctionWords most
 	// frequent (lowercased) word forms a class of its own (FunctionPrefix).
 	FunctionWords int
+	// MaxMemory refuses, once the word types are counted and before the
+	// tables are made, training whose MemoryBytes is over it (≤ 0: no
+	// limit).
+	MaxMemory int64
 }
 
 // Train induces the classes of the sentences' words and returns their
@@ -28,6 +32,9 @@ func Train(sents []*format.Sentence, opts TrainOptions) (*Model, error) {
 	switch opts.Method {
 	case MethodKlein:
 		c := NewCorpus(sents, true)
+		if err := checkMemory(opts, len(c.Types)); err != nil {
+			return nil, err
+		}
 		ko := opts.Klein
 		ko.Classes, ko.Workers = opts.Classes, opts.Workers
 		res, err := Klein(c, ko)
@@ -46,6 +53,9 @@ func Train(sents []*format.Sentence, opts TrainOptions) (*Model, error) {
 		return newModel(MethodKlein, true, c.Types, c.Counts, names, info), nil
 	case MethodBrown:
 		c := NewCorpus(sents, false)
+		if err := checkMemory(opts, len(c.Types)); err != nil {
+			return nil, err
+		}
 		res, err := Brown(c, BrownOptions{Classes: opts.Classes, Workers: opts.Workers})
 		if err != nil {
 			return nil, err

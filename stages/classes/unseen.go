@@ -65,7 +65,7 @@ type unseenKey struct{ shape, suffix string }
 
 // buildUnseen is the rule's table from the model's words: classOf[i] is
 // the class (an index in class order) of word i, counts its count.
-func buildUnseen(words []string, counts []int, classOf []int, classes int) map[unseenKey]int {
+func buildUnseen(words []string, counts []int, classOf []int) map[unseenKey]int {
 	rare := 1
 	hasHapax := false
 	for _, n := range counts {
@@ -74,35 +74,33 @@ func buildUnseen(words []string, counts []int, classOf []int, classes int) map[u
 			break
 		}
 	}
-	votes := map[unseenKey][]int{}
-	vote := func(k unseenKey, c int) {
-		v := votes[k]
-		if v == nil {
-			v = make([]int, classes)
-			votes[k] = v
-		}
-		v[c]++
+	// The votes are kept sparse, a count per key and class that has one:
+	// a table of every class for every key would be keys × classes, and
+	// the keys grow with the hapaxes (their suffixes, in a script of many
+	// characters, by the hundred thousand).
+	type vote struct {
+		key   unseenKey
+		class int
 	}
+	votes := map[vote]int{}
 	for i, w := range words {
 		if hasHapax && counts[i] != rare {
 			continue
 		}
 		c, sh := classOf[i], Shape(w)
 		for _, suf := range suffixes(w) {
-			vote(unseenKey{sh, suf}, c)
+			votes[vote{unseenKey{sh, suf}, c}]++
 		}
-		vote(unseenKey{sh, ""}, c)
-		vote(unseenKey{}, c)
+		votes[vote{unseenKey{sh, ""}, c}]++
+		votes[vote{unseenKey{}, c}]++
 	}
-	table := make(map[unseenKey]int, len(votes))
-	for k, v := range votes {
-		best := 0
-		for c, n := range v {
-			if n > v[best] {
-				best = c
-			}
+	// Each key's class is its most common, ties to the lower class.
+	table := map[unseenKey]int{}
+	most := map[unseenKey]int{}
+	for v, n := range votes {
+		if m := most[v.key]; n > m || n == m && v.class < table[v.key] {
+			table[v.key], most[v.key] = v.class, n
 		}
-		table[k] = best
 	}
 	return table
 }

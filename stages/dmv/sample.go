@@ -11,59 +11,82 @@ import (
 // as soon as the sentence grows beyond maxLen tokens (maxLen ≤ 0: no
 // bound), so that a model that rarely stops cannot run away.
 func Sample(rng *rand.Rand, p *Params, maxLen int) (tags, heads []int, ok bool) {
+	// The tree is grown and laid out with stacks of its own, not by
+	// recursion: a chain of a million heads would overflow Go's stack.
 	type node struct {
 		tag         int
 		left, right []*node // in generation order: nearest first
+		parent      *node
+		pos         int // 1-based position in the sentence
+	}
+	type growing struct {
+		nd       *node
+		dir, adj int // the decision due next; dir past Right: done
 	}
 	size := 0
-	var grow func(tag int) *node
-	grow = func(tag int) *node {
+	grow := func(tag int, parent *node) growing {
 		size++
-		nd := &node{tag: tag}
-		for dir := Left; dir <= Right; dir++ {
-			for v := Adj; ; v = NonAdj {
-				if maxLen > 0 && size > maxLen {
-					return nd
-				}
-				i := DecisionIndex(tag, dir, v)
-				if rng.Float64()*(p.Stop[i]+p.Cont[i]) < p.Stop[i] {
-					break
-				}
-				row := p.Child[p.ChildIndex(tag, dir, 0):p.ChildIndex(tag, dir, p.T)]
-				child := grow(draw(rng, row))
-				if dir == Left {
-					nd.left = append(nd.left, child)
-				} else {
-					nd.right = append(nd.right, child)
-				}
-			}
-		}
-		return nd
+		return growing{&node{tag: tag, parent: parent}, Left, Adj}
 	}
-	top := grow(draw(rng, p.Root))
-	if maxLen > 0 && size > maxLen {
-		return nil, nil, false
+	stack := []growing{grow(draw(rng, p.Root), nil)}
+	top := stack[0].nd
+	for len(stack) > 0 {
+		g := &stack[len(stack)-1]
+		if g.dir > Right {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if maxLen > 0 && size > maxLen {
+			return nil, nil, false
+		}
+		i := DecisionIndex(g.nd.tag, g.dir, g.adj)
+		if rng.Float64()*(p.Stop[i]+p.Cont[i]) < p.Stop[i] {
+			g.dir, g.adj = g.dir+1, Adj
+			continue
+		}
+		row := p.Child[p.ChildIndex(g.nd.tag, g.dir, 0):p.ChildIndex(g.nd.tag, g.dir, p.T)]
+		child := grow(draw(rng, row), g.nd)
+		if g.dir == Left {
+			g.nd.left = append(g.nd.left, child.nd)
+		} else {
+			g.nd.right = append(g.nd.right, child.nd)
+		}
+		g.adj = NonAdj
+		stack = append(stack, child)
 	}
 	// Lay the tree out left to right: a head's left children, farthest
-	// first, then the head, then its right children, nearest first.
-	var layout func(nd *node) int
-	layout = func(nd *node) int {
-		var kids []int
-		for i := len(nd.left) - 1; i >= 0; i-- {
-			kids = append(kids, layout(nd.left[i]))
-		}
-		tags = append(tags, nd.tag)
-		heads = append(heads, 0)
-		pos := len(tags) // 1-based position of this head
-		for _, ch := range nd.right {
-			kids = append(kids, layout(ch))
-		}
-		for _, k := range kids {
-			heads[k-1] = pos
-		}
-		return pos
+	// first, then the head, then its right children, nearest first. The
+	// stack holds what is still to be laid out, next on top; a head is
+	// put on it again (placed) to be written after its left children.
+	type item struct {
+		nd     *node
+		placed bool
 	}
-	layout(top)
+	var order []*node
+	todo := []item{{top, false}}
+	for len(todo) > 0 {
+		it := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if it.placed {
+			order = append(order, it.nd)
+			it.nd.pos = len(order)
+			continue
+		}
+		for i := len(it.nd.right) - 1; i >= 0; i-- {
+			todo = append(todo, item{it.nd.right[i], false})
+		}
+		todo = append(todo, item{it.nd, true})
+		for _, l := range it.nd.left { // the farthest, last generated, on top
+			todo = append(todo, item{l, false})
+		}
+	}
+	tags, heads = make([]int, len(order)), make([]int, len(order))
+	for k, nd := range order {
+		tags[k] = nd.tag
+		if nd.parent != nil {
+			heads[k] = nd.parent.pos
+		}
+	}
 	return tags, heads, true
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Options of the sampler.
@@ -18,6 +19,20 @@ type Options struct {
 	N              int
 	Seed           uint64
 	MinLen, MaxLen int // lengths kept; MaxLen ≤ 0: up to DefaultMaxLen
+	// MaxMemory refuses, before any draw, a MaxLen whose sentence would
+	// need more bytes (MemoryBytes; ≤ 0: no limit).
+	MaxMemory int64
+}
+
+// tokenBytes is what a draw holds per token (TestSampleMemory): its
+// node in the tree, the stacks that grow and lay it out, the tags, heads
+// and names, and the record, which spells a tag's name in a few copies.
+const tokenBytes = 400
+
+// MemoryBytes estimates what drawing a sentence of up to maxLen tokens
+// over tag names of at most nameLen bytes holds.
+func MemoryBytes(maxLen, nameLen int) int64 {
+	return memory.Mul(int64(maxLen), tokenBytes+8*int64(nameLen))
 }
 
 // DefaultMaxLen is the longest sentence drawn when no --max-len is given:
@@ -52,6 +67,15 @@ func Run(w io.Writer, opts Options) error {
 	maxLen := opts.MaxLen
 	if maxLen <= 0 {
 		maxLen = max(DefaultMaxLen, opts.MinLen)
+	}
+	nameLen := 0
+	for _, t := range model.Tags.Names() {
+		nameLen = max(nameLen, len(t))
+	}
+	if err := memory.Check(MemoryBytes(maxLen, nameLen), opts.MaxMemory, func() string {
+		return fmt.Sprintf("drawing sentences of up to %d tags (--max-len)", maxLen)
+	}, "lower --max-len"); err != nil {
+		return err
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xd3f))
 	for k := 1; k <= opts.N; k++ {

@@ -224,6 +224,10 @@ func projectedEStep(corpus *dmv.Corpus, corpusHash string, w *dmv.Params, eOpts 
 	if opts.Gold || opts.Hard {
 		return dmv.EStepResult{}, nil, errors.New("posterior regularization (--rules, --sparsity) projects the posterior over trees: not with --hard or --gold")
 	}
+	held := dmv.MemoryBytes(corpus.Tags.Len(), corpus.MaxLen, estepWorkers(opts.Workers), estepTables(opts.Workers))
+	if err := pr.CheckMemory(corpus, opts.PR, held, opts.MaxMemory); err != nil {
+		return dmv.EStepResult{}, nil, err
+	}
 	proj, err := pr.New(corpus, opts.PR)
 	if err != nil {
 		return dmv.EStepResult{}, nil, err

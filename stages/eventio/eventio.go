@@ -328,12 +328,14 @@ func ReadCounts(src pipeline.Source, k Kind) (Shards, error) {
 			case e.Unit != format.Count:
 				return pipeline.BadRecord(fmt.Errorf("a count stream holds %q values; counts carry \"n\"", string(e.Unit)))
 			default:
-				if n++; n > hdr.Events {
-					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
-				}
-				// Shards add up; within one, an event is given once.
+				// Shards add up; within one, an event is given once, and
+				// one given again is named as such, not counted one too
+				// many (as a model's reader has it).
 				if first, dup := inShard.see(k, e, at.Line()); dup {
 					return pipeline.BadRecord(fmt.Errorf("event given twice in one shard: %s (first at line %d)", k.Key(e), first))
+				}
+				if n++; n > hdr.Events {
+					return pipeline.BadRecord(fmt.Errorf("more events than the shard's header (at %s) announces: %d", begun, hdr.Events))
 				}
 			}
 			return badRecord(k.Add(e))

@@ -24,6 +24,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/memory"
 	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/schedule"
 	"github.com/grind-nlp/grind/stages/selectmodel"
@@ -44,6 +45,20 @@ type Options struct {
 	// SaveDir, when not "", receives every candidate's model as
 	// FileName().jsonl (for select-model, or to look at what lost).
 	SaveDir string
+	// MaxMemory refuses, before any is trained, candidates whose tables
+	// and charts would need more bytes (MemoryBytes; ≤ 0: no limit), and
+	// a ranking on the dev sentences that would (select-model's check).
+	MaxMemory int64
+}
+
+// MemoryBytes estimates what Run holds for the candidates of a grid
+// over a corpus of tags tags whose longest sentence has n words: the
+// candidates trained at once (one per worker), each with a training
+// run's tables, the rules' copy of the weights and their mask, and a
+// chart; and every candidate's model, kept for the ranking.
+func MemoryBytes(tags, n, workers, candidates int) int64 {
+	parallel := min(workers, candidates)
+	return dmv.MemoryBytes(tags, n, parallel, parallel*(dmv.TrainTables(1)+2)+candidates)
 }
 
 // Presets are the names of the candidate grids, smallest first.
@@ -226,6 +241,11 @@ func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []C
 	for _, s := range dev { // never read: the choice is made without annotation
 		s.Heads, s.Pred = nil, nil
 	}
+	if err := memory.Check(MemoryBytes(corpus.Tags.Len(), corpus.MaxLen, pipeline.Workers(opts.Workers), len(grid)), opts.MaxMemory, func() string {
+		return fmt.Sprintf("%s: %d candidates (preset %s) of %d tags, the longest sentence %d words,", pipeline.DescribeInputs(opts.Train.Names), len(grid), opts.Preset, corpus.Tags.Len(), corpus.MaxLen)
+	}, "leave long sentences out (filterlen), or train fewer candidates at once (--workers)"); err != nil {
+		return nil, err
+	}
 	res := &Result{Rules: rules.Name, By: by, Sentences: corpus.Len(), Tokens: corpus.Tokens}
 	var err error
 	res.Trained, err = trainAll(corpus, grid, rules, opts)
@@ -239,7 +259,7 @@ func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []C
 		names[i] = t.Name()
 	}
 	res.Ranked, _, err = selectmodel.Rank(dev, devName, tables,
-		selectmodel.Options{Models: names, By: by, Rules: rules, Workers: opts.Workers})
+		selectmodel.Options{Models: names, By: by, Rules: rules, Workers: opts.Workers, MaxMemory: opts.MaxMemory})
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func RunWords(opts Options, wo WordOptions) (*WordsResult, error) {
 		return nil, err
 	}
 	tagger, err := classes.Train(slices.Concat(trainSents, devSents), classes.TrainOptions{
-		Method: wo.Method, Classes: wo.Classes, FunctionWords: wo.FunctionWords, Workers: opts.Workers,
+		Method: wo.Method, Classes: wo.Classes, FunctionWords: wo.FunctionWords, Workers: opts.Workers, MaxMemory: opts.MaxMemory,
 		Klein: classes.KleinOptions{Contexts: 500, Rank: 50, MaxIter: 100, Seed: 1},
 	})
 	if err != nil {

@@ -176,20 +176,13 @@ func Parse(s string) (int64, error) {
 	if s == "" {
 		return 0, bad
 	}
-	unit := int64(1 << 20)
-	digits := s
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		unit = 1 << 10
-	case "M":
-		unit = 1 << 20
-	case "G":
-		unit = 1 << 30
-	case "T":
-		unit = 1 << 40
-	}
+	unit, digits := int64(1<<20), s
 	if c := s[len(s)-1]; c < '0' || c > '9' {
-		digits = s[:len(s)-1]
+		shift := strings.Index("KMGT", strings.ToUpper(s[len(s)-1:]))
+		if shift < 0 {
+			return 0, bad // 12X is no size, not 12 MiB
+		}
+		unit, digits = 1<<(10*(shift+1)), s[:len(s)-1]
 	}
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || n < 0 || n > (1<<62)/unit {

@@ -21,7 +21,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("100000T: %v", err)
 		}
 	}
-	for _, s := range []string{"", "-5", "1.5G", "G", "x", "99999999999999T"} {
+	for _, s := range []string{"", "-5", "1.5G", "G", "x", "12X", "1GB", "99999999999999T"} {
 		if _, err := Parse(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}

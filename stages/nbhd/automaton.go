@@ -243,20 +243,34 @@ func (m *automaton) layered() *dmv.Lattice {
 	for i := range number {
 		number[i] = -1
 	}
+	// The search keeps its own stack: a lattice's depth grows with the
+	// sentence, and Go's stack of a recursion would not stop at
+	// --max-memory.
+	type frame struct {
+		k    int
+		next []arc // the successors not yet visited, sorted
+	}
 	var post []int
-	var visit func(k int)
-	visit = func(k int) {
+	enter := func(k int) frame {
 		number[k] = 0 // on the way
 		next := slices.Clone(classes[k])
 		slices.SortStableFunc(next, func(x, y arc) int { return cmp.Compare(ahead[x.to], ahead[y.to]) })
-		for _, a := range next {
-			if number[a.to] < 0 {
-				visit(a.to)
-			}
-		}
-		post = append(post, k)
+		return frame{k, next}
 	}
-	visit(class[0])
+	stack := []frame{enter(class[0])}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if len(top.next) == 0 {
+			post = append(post, top.k)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		a := top.next[0]
+		top.next = top.next[1:]
+		if number[a.to] < 0 {
+			stack = append(stack, enter(a.to))
+		}
+	}
 	order := make([]int, len(post))
 	for i, k := range post {
 		order[len(post)-1-i] = k

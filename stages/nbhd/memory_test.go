@@ -1,12 +1,19 @@
 package nbhd
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // chartBytes is the memory of a one-lane chart over l and of what it
@@ -78,5 +85,70 @@ func TestPrepareRefusesBeforeAllocating(t *testing.T) {
 	small := LengthLattice(5, 3)
 	if err := small.Prepare(limit); err != nil || chartBytes(t, small) > limit {
 		t.Fatalf("a small lattice: %v, %d bytes", err, chartBytes(t, small))
+	}
+}
+
+// MemoryBytes bounds what building a neighbourhood and writing its record
+// allocate in all (more than it holds at once), and is not far above it:
+// every kind, sentences of 300 words (del1subseq's 150) over 40 tags
+// named with 2 or 60 bytes.
+func TestMemoryBytesBoundsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, nameLen := range []int{2, 60} {
+		for _, kind := range Kinds {
+			n := 300
+			if kind == Del1Subseq {
+				n = 150
+			}
+			names := make([]string, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("%0*d", nameLen, rng.IntN(40))
+			}
+			ts := dmv.SortedTagSet(names)
+			x := make([]int, n)
+			for i, name := range names {
+				x[i], _ = ts.Index(name)
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			l, err := Build(kind, x, ts.Len())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pipeline.WriteRecord(io.Discard, ToRecord(l, ts, &format.Sentence{Tags: names}, kind)); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			got, est := int64(after.TotalAlloc-before.TotalAlloc), MemoryBytes(kind, n, ts.Len(), longestName(ts))
+			t.Logf("%s, %d-byte names: allocated %d, estimate %d (×%.1f)", kind, nameLen, got, est, float64(est)/float64(got))
+			if got > est || est > 6*got {
+				t.Errorf("%s, %d words, %d-byte names: allocated %d bytes, estimated %d", kind, n, nameLen, got, est)
+			}
+		}
+	}
+}
+
+// A sentence whose neighbourhood is over the limit is refused before
+// anything is written or built, naming it and the limit.
+func TestRunRefusesOverLimit(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(`{"id":"short","tags":["A","B"]}` + "\n" + `{"id":"long","tags":[`)
+	for i := range 2000 {
+		if i > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(`"A"`)
+	}
+	in.WriteString("]}\n")
+	var out bytes.Buffer
+	src := pipeline.Source{Names: []string{"-"}, Stdin: strings.NewReader(in.String())}
+	err := Run(src, &out, Options{Kind: Del1Subseq, MaxMemory: 64 << 20})
+	var big *memory.Error
+	if !errors.As(err, &big) || !strings.HasPrefix(err.Error(), "sentence 2 (long), 2000 words: its del1subseq neighbourhood needs about") {
+		t.Fatalf("got %v", err)
+	}
+	if strings.Count(out.String(), "\n") != 1 {
+		t.Fatalf("wrote %q", out.String())
 	}
 }

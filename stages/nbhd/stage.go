@@ -24,6 +24,9 @@ type Options struct {
 	// their tags (for a log-linear HMM's contrastive estimation); length's
 	// vocabulary is then the words of Model (an HMM) or of the input.
 	Words bool
+	// MaxMemory refuses a sentence whose neighbourhood would need more
+	// bytes to build (MemoryBytes; ≤ 0: no limit), before it is built.
+	MaxMemory int64
 }
 
 // Run writes the lattice of every sentence of src to w, in input order.
@@ -39,6 +42,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	write := func(s *format.Sentence, ts *dmv.TagSet) error {
 		if opts.Words && len(s.Words) == 0 {
 			return pipeline.BadRecord(errors.New("a sentence without words"))
+		}
+		if err := CheckMemory(opts.Kind, n+1, s.ID, len(symbols(s)), ts.Len(), longestName(ts), opts.MaxMemory); err != nil {
+			return err
 		}
 		x := make([]int, len(symbols(s)))
 		for i, t := range symbols(s) {
@@ -70,6 +76,15 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
 	return err
+}
+
+// longestName is the length in bytes of the longest tag name of ts.
+func longestName(ts *dmv.TagSet) int {
+	longest := 0
+	for _, t := range ts.Names() {
+		longest = max(longest, len(t))
+	}
+	return longest
 }
 
 // lengthLattices finds length's tag set and writes every sentence's

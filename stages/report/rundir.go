@@ -30,6 +30,9 @@ type DirSpec struct {
 	// every run scored on it.
 	TestHash string
 	Workers  int // decoding goroutines (0: every core)
+	// MaxMemory refuses a model and test corpus whose decoding would
+	// need more bytes (the family's estimate; ≤ 0: no limit).
+	MaxMemory int64
 }
 
 // Provenance is what a run directory says about where a run came from,
@@ -98,7 +101,7 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	}
 	var parsed bytes.Buffer
 	rep, err := fam.Decode(pipeline.Source{Names: []string{spec.Test}, Bad: bad}, &parsed,
-		family.DecodeOptions{Model: model, Workers: spec.Workers})
+		family.DecodeOptions{Model: model, Workers: spec.Workers, MaxMemory: spec.MaxMemory})
 	if err != nil {
 		return nil, err
 	}

@@ -27,21 +27,11 @@ func GoldBrackets(tree string) (spans [][2]int, n int, err error) {
 	if t == nil {
 		return nil, 0, fmt.Errorf("tree has no tokens")
 	}
-	var walk func(*format.Tree, int) int
-	walk = func(node *format.Tree, i int) int {
-		if node.IsPreterminal() {
-			return i + 1
-		}
-		j := i
-		for _, c := range node.Children {
-			j = walk(c, j)
-		}
-		if j-i >= 2 {
+	n = t.EachPhrase(func(ends []int) {
+		if i, j := ends[0], ends[len(ends)-1]; j-i >= 2 {
 			spans = append(spans, [2]int{i, j})
 		}
-		return j
-	}
-	n = walk(t, 0)
+	})
 	return normalize(spans), n, nil
 }
 

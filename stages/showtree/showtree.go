@@ -14,24 +14,37 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Options control the drawing.
 type Options struct {
 	ASCII bool // plain ASCII instead of box-drawing characters
+	// MaxMemory refuses a sentence whose drawing would need more bytes
+	// (≤ 0: no limit) before it is drawn.
+	MaxMemory int64
 }
 
 // Show draws every sentence of src on w, one block each, separated by
 // blank lines.
 func Show(src pipeline.Source, w io.Writer, opts Options) error {
 	first := true
+	k := 0
 	return pipeline.EachSentence(src, func(s *format.Sentence) error {
-		text := Render(s, opts)
+		k++
+		text, err := Render(s, opts)
+		if err != nil {
+			id := ""
+			if s.ID != "" {
+				id = " (" + s.ID + ")"
+			}
+			return fmt.Errorf("sentence %d%s, %d words: %w", k, id, s.Len(), err)
+		}
 		if !first {
 			text = "\n" + text
 		}
 		first = false
-		_, err := io.WriteString(w, text)
+		_, err = io.WriteString(w, text)
 		return err
 	})
 }
@@ -317,9 +330,19 @@ func glyph(c cell, g glyphs, flip bool) rune {
 	}
 }
 
+// cellBytes is what one cell of a drawing costs (TestRenderMemory): the
+// cell, and its character (up to 3 bytes of UTF-8) some ten times over —
+// in the line and its builder's growth, the line with its newline, the
+// block the lines are joined into and its growth, and Show's copy.
+const cellBytes = 12 + 3*10
+
 // Render draws one sentence: a header line, the gold arcs, the words and
 // tags, and the predicted arcs, each present only when the sentence has it.
-func Render(s *format.Sentence, opts Options) string {
+// A drawing is as many rows as its arcs nest deep by as many columns as
+// the sentence is wide: a sentence whose arcs all share one head needs
+// both in proportion to its length, so its drawing is weighed against
+// opts.MaxMemory before it is made.
+func Render(s *format.Sentence, opts Options) (string, error) {
 	g := boxGlyphs
 	if opts.ASCII {
 		g = asciiGlyphs
@@ -362,11 +385,25 @@ func Render(s *format.Sentence, opts Options) string {
 		x += w + gap
 	}
 	width := x - gap
+	goldLevel, predLevel, rows := 0, 0, int64(2) // the words and the tags
+	if gold != nil {
+		goldLevel = gold.place(starts, widths)
+		rows += int64(goldLevel) + 2
+	}
+	if pred != nil {
+		predLevel = pred.place(starts, widths)
+		rows += int64(predLevel) + 2
+	}
+	if err := memory.Check(memory.Mul(rows, int64(width), cellBytes), opts.MaxMemory, func() string {
+		return fmt.Sprintf("its drawing of %d rows by %d columns", rows, width)
+	}, "leave long sentences out (filterlen)"); err != nil {
+		return "", err
+	}
 
 	var b strings.Builder
 	b.WriteString(header(s, gold != nil, pred != nil, correct, g))
 	if gold != nil {
-		for _, line := range gold.draw(width, gold.place(starts, widths), g, false) {
+		for _, line := range gold.draw(width, goldLevel, g, false) {
 			b.WriteString(line + "\n")
 		}
 	}
@@ -375,11 +412,11 @@ func Render(s *format.Sentence, opts Options) string {
 	}
 	b.WriteString(columns(s.Tags, widths, gap) + "\n")
 	if pred != nil {
-		for _, line := range pred.draw(width, pred.place(starts, widths), g, true) {
+		for _, line := range pred.draw(width, predLevel, g, true) {
 			b.WriteString(line + "\n")
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 func header(s *format.Sentence, hasGold, hasPred bool, correct int, g glyphs) string {

@@ -2,14 +2,17 @@ package showtree
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/golden"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Each testdata/*.jsonl drawn in both styles matches its golden file.
@@ -58,7 +61,11 @@ func TestProjectiveDrawingsDoNotCross(t *testing.T) {
 		for i := range s.Tags {
 			s.Tags[i] = "T"
 		}
-		_, text, _ := strings.Cut(Render(s, Options{}), "\n") // without the header
+		drawn, err := Render(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text, _ := strings.Cut(drawn, "\n") // without the header
 		if strings.ContainsRune(text, '┼') {
 			t.Fatalf("%v / %v: lines cross:\n%s", gold, pred, text)
 		}
@@ -86,7 +93,11 @@ func countEqual(a, b []int) int {
 // Each arrow sits in the column of its word's cell.
 func TestArrowsUnderWords(t *testing.T) {
 	s := &format.Sentence{Words: []string{"aaaa", "b", "cccccc"}, Tags: []string{"X", "Y", "Z"}, Heads: []int{2, 0, 2}}
-	lines := strings.Split(Render(s, Options{ASCII: true}), "\n")
+	drawn, err := Render(s, Options{ASCII: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(drawn, "\n")
 	var arrows, words string
 	for i, l := range lines {
 		if strings.HasPrefix(l, "aaaa") {
@@ -107,5 +118,34 @@ func TestDisplayWidth(t *testing.T) {
 		if got := displayWidth(s); got != w {
 			t.Errorf("displayWidth(%q) = %d, want %d", s, got, w)
 		}
+	}
+}
+
+// A sentence whose arcs all share one head is drawn as many rows deep as
+// it is long: over MaxMemory it is not drawn, and says why; what Render
+// allocates to draw it is within the estimate it weighed.
+func TestRenderMemory(t *testing.T) {
+	const n = 400
+	s := &format.Sentence{ID: "fan", Tags: make([]string, n), Heads: make([]int, n), Pred: make([]int, n)}
+	for i := range n {
+		s.Tags[i], s.Heads[i], s.Pred[i] = "NN", 1, 1
+	}
+	s.Heads[0], s.Pred[0], s.Pred[n-1] = 0, 0, 2
+	_, err := Render(s, Options{MaxMemory: 1 << 20})
+	var big *memory.Error
+	if !errors.As(err, &big) || !strings.HasPrefix(err.Error(), "its drawing of 804 rows by 1997 columns needs about") {
+		t.Fatalf("under 1 MiB: %v", err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := Render(s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	alloc := int64(after.TotalAlloc - before.TotalAlloc)
+	t.Logf("%d bytes allocated, %d estimated", alloc, big.Need)
+	if alloc > big.Need || big.Need > 2*alloc {
+		t.Errorf("allocated %d bytes, estimated %d", alloc, big.Need)
 	}
 }

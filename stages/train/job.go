@@ -87,6 +87,7 @@ func (s *Session) valence() dmv.Valence {
 type Session struct {
 	Job    Job
 	Corpus *dmv.Corpus
+	inputs string     // the corpus's files, for errors
 	start  *dmv.Table // the -m model, when given
 	// weights is θ⁽⁰⁾ when it is a weight table (zero), not a model:
 	// iterations that run on it are logged but not saved as models.
@@ -161,7 +162,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if err := dmv.CheckMemory(corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
-	s := &Session{Job: job, Corpus: corpus, start: start, estep: dmv.NewEStepper(corpus)}
+	s := &Session{Job: job, Corpus: corpus, inputs: pipeline.DescribeInputs(src.Names), start: start, estep: dmv.NewEStepper(corpus)}
 	if !corpus.HasGold() {
 		s.Job.Evaluate = nil
 	}
@@ -409,6 +410,11 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 func (s *Session) Projector(opts pr.Options, checkpoint func(Checkpoint) error) (*pr.Projector, func(Checkpoint) error, error) {
 	if !opts.On() {
 		return nil, checkpoint, nil
+	}
+	workers := pipeline.Workers(s.Job.Workers)
+	held := dmv.MemoryBytes(s.Corpus.Tags.Len(), s.Corpus.MaxLen, workers, dmv.TrainTables(workers))
+	if err := pr.CheckMemory(s.Corpus, opts, held, s.Job.MaxMemory); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.inputs, err)
 	}
 	proj, err := pr.New(s.Corpus, opts)
 	if err != nil {

@@ -94,6 +94,12 @@ func IsPunct(f Format, tag string) bool {
 var sinicaPunct = map[string]bool{"COMMA": true, "PERIOD": true, "QUESTION": true, "COLON": true,
 	"EXCLANATION": true, "SEMICOLON": true, "ETC": true, "PUNCT": true}
 
+// maxDepth bounds the nesting of the CESS and Sinica trees, which their
+// readers and strip descend by recursion: a tree nested millions deep
+// would overflow Go's stack (its PTB reader takes format.MaxTreeDepth
+// with stacks of its own).
+const maxDepth = 100000
+
 // emptyElement marks the preterminals the readers make of empty elements.
 const emptyElement = "-NONE-"
 
@@ -196,9 +202,13 @@ func cessTokens(b []byte) []string {
 // when its only item is "*0*". fixed tells that brackets were repaired.
 func parseCESS(text []byte) (*format.Tree, bool, error) {
 	toks := cessTokens(text)
-	pos, fixed := 0, false
+	pos, fixed, depth := 0, false, 0
 	var node func() (*format.Tree, error)
 	node = func() (*format.Tree, error) {
+		if depth++; depth > maxDepth {
+			return nil, fmt.Errorf("a tree nested more than %d brackets deep: no treebank's is", maxDepth)
+		}
+		defer func() { depth-- }()
 		pos++ // "("
 		label := ""
 		if pos < len(toks) && toks[pos] != "(" && toks[pos] != ")" {
@@ -330,8 +340,9 @@ func parseSinicaLine(text string) (*format.Tree, error) {
 }
 
 type sinicaParser struct {
-	s   string
-	pos int
+	s     string
+	pos   int
+	depth int // phrases open
 }
 
 // node reads "role:LABEL(child|…)" or a leaf "role:POS:word" (no role at
@@ -351,6 +362,9 @@ func (p *sinicaParser) node(hasRole bool) (*format.Tree, error) {
 		}
 		if label == "" {
 			return nil, fmt.Errorf("phrase without a label at byte %d", start+1)
+		}
+		if p.depth++; p.depth > maxDepth {
+			return nil, fmt.Errorf("a tree nested more than %d phrases deep: no treebank's is", maxDepth)
 		}
 		p.pos++
 		var kids []*format.Tree
@@ -372,6 +386,7 @@ func (p *sinicaParser) node(hasRole bool) (*format.Tree, error) {
 				return nil, fmt.Errorf("unexpected %q at byte %d", c, p.pos)
 			}
 		}
+		p.depth--
 		return &format.Tree{Label: label, Children: kids}, nil
 	}
 	fields := strings.SplitN(head, ":", 3)

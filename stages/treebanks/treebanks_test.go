@@ -90,3 +90,28 @@ func TestCESSTree(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// The CESS and Sinica readers, which descend a tree by recursion, refuse
+// one nested deeper than maxDepth before Go's stack could overflow (a
+// million levels would hold hundreds of MB of it), and take one within.
+func TestTreeTooDeep(t *testing.T) {
+	const d = maxDepth
+	cess := func(depth int) []byte {
+		return []byte(strings.Repeat("(S ", depth) + "(n a a)" + strings.Repeat(")", depth))
+	}
+	sinica := func(depth int) string {
+		return "#1 " + strings.Repeat("S(x:", depth) + "N:a" + strings.Repeat(")", depth) + "#"
+	}
+	if _, _, err := parseCESS(cess(d + 1)); err == nil || !strings.Contains(err.Error(), "nested more than 100000") {
+		t.Errorf("CESS: %v", err)
+	}
+	if _, _, err := parseCESS(cess(1000)); err != nil {
+		t.Errorf("CESS within the bound: %v", err)
+	}
+	if _, err := parseSinicaLine(sinica(d + 1)); err == nil || !strings.Contains(err.Error(), "nested more than 100000") {
+		t.Errorf("Sinica: %v", err)
+	}
+	if _, err := parseSinicaLine(sinica(1000)); err != nil {
+		t.Errorf("Sinica within the bound: %v", err)
+	}
+}
