@@ -15,9 +15,20 @@ func seedFlag() cli.Flag {
 	return &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S`; the same seed gives the same output"}
 }
 
-// newProgress reports on stderr for the program, unless --quiet.
-func newProgress(c *cli.Context, total int) *progress.Reporter {
-	return progress.New(c.App.ErrWriter, c.App.Name, total, c.Bool("quiet"))
+// ProgressHelp is the trainers' help on what they say on stderr
+// (pipeline/progress; README, train-em).
+const ProgressHelp = `On stderr, unless --quiet: on a terminal one status line, redrawn in place
+(the iteration, a schedule's stage i/N, a bar, the rate and the time left,
+the objective; 80 columns when the terminal reports none); elsewhere one
+line per iteration, its fields in fixed-width columns, ending with the rate
+(ms/iter or s/iter) and the time left to the --max-iter bound — "ETA ≤" when
+--tol may end the run (or a stage) earlier, "ETA" for the sampler's sweeps,
+which all run.`
+
+// newProgress reports on stderr for the program, unless --quiet, on a run
+// of the plan (its bound on the iterations, its stages).
+func newProgress(c *cli.Context, plan progress.Plan) *progress.Reporter {
+	return progress.New(c.App.ErrWriter, c.App.Name, plan, c.Bool("quiet"))
 }
 
 // Tolerance reads --tol: absent, 0 tells the training loop to use its

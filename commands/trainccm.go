@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/dmvccm"
@@ -81,7 +82,9 @@ Examples:
 
 --max-memory SIZE (default 1G) refuses, before the sentences are interned, a
 run whose spans, yields and charts (dmvccm: (n+1)²·n items a table) would
-need more.`,
+need more.
+
+` + ProgressHelp,
 		Flags: slices.Concat([]cli.Flag{
 			&cli.StringFlag{Name: "model", Value: "ccm", Usage: "`ccm`, ccm2 or dmvccm"},
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
@@ -130,7 +133,8 @@ func trainCCM(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma")); err != nil {
+	betas, err := schedule.DA(c.Float64("beta0"), c.Float64("gamma"))
+	if err != nil {
 		return program.Usagef("%v", err)
 	}
 	start, err := ccm.ParseStart(c.String("init"))
@@ -231,7 +235,12 @@ func trainCCM(c *cli.Context) error {
 	if run != nil {
 		logw, began = run.logFile(), run.origin()
 	}
-	prog := newProgress(c, c.Int("max-iter"))
+	// The CCM's objectives are not cross-entropies (README, Conventions).
+	plan := progress.Plan{MaxIter: c.Int("max-iter"), NoCrossEntropy: true}
+	if est != ccm.EM {
+		plan.Stages = len(betas)
+	}
+	prog := newProgress(c, plan)
 	var logErr error
 	report := func(it format.Iteration) {
 		it.Seconds = time.Since(began).Seconds()

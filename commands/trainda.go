@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
@@ -48,7 +49,9 @@ Examples:
    train-da --init km --skew --child-valence 2 --lambda 1 wsj10.jsonl > sda-evg.jsonl
 
 --stop-valence, --child-valence and --child-backoff train a DMV with more
-valences, as train-em's do (README, "Extended valence").`,
+valences, as train-em's do (README, "Extended valence").
+
+` + ProgressHelp,
 		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			&cli.Float64Flag{Name: "beta0", Value: 0.1, Usage: "`β₀` of the first stage, in (0, 1]"},
@@ -87,7 +90,7 @@ valences, as train-em's do (README, "Extended valence").`,
 			if err != nil {
 				return err
 			}
-			job, err := TrainJob(c, len(betas)*c.Int("max-iter"))
+			job, err := TrainJob(c, progress.Plan{MaxIter: c.Int("max-iter"), Stages: len(betas)})
 			if err != nil {
 				return err
 			}

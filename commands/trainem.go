@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
@@ -33,7 +34,7 @@ func streamFlag() cli.Flag {
 }
 
 // TrainJob reads the shared training flags.
-func TrainJob(c *cli.Context, total int) (train.Job, error) {
+func TrainJob(c *cli.Context, plan progress.Plan) (train.Job, error) {
 	if err := program.First(program.CheckWorkers(c), program.CheckModelFiles(c.String("model")),
 		program.CheckInt(c, "max-iter", 1), program.CheckInt(c, "save-every", 0)); err != nil {
 		return train.Job{}, err
@@ -76,7 +77,7 @@ func TrainJob(c *cli.Context, total int) (train.Job, error) {
 		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"),
 		Workers: c.Int("workers"), LogPath: logPath,
 		SaveEvery: c.Int("save-every"), SaveDir: c.String("save-dir"),
-		Progress: newProgress(c, total), Evaluate: attachmentAccuracy,
+		Progress: newProgress(c, plan), Evaluate: attachmentAccuracy,
 		RunDir: dir, Resume: resume, Stream: c.Bool("stream"), Bound: bound, MaxMemory: limit,
 	}, nil
 }
@@ -100,7 +101,7 @@ func StartJob(c *cli.Context) (train.Job, error) {
 	}
 	return train.Job{
 		Init: c.String("init"), StartModel: c.String("model"), Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"),
-		Workers: c.Int("workers"), MaxMemory: limit, Progress: newProgress(c, 0),
+		Workers: c.Int("workers"), MaxMemory: limit, Progress: newProgress(c, progress.Plan{}),
 	}, nil
 }
 
@@ -185,7 +186,9 @@ every flag's value as used, every input's SHA-256), iterations.jsonl (as
 alone continues a killed run with the flags and inputs run.json records (their
 hashes checked), or given them again (--workers, --quiet, -o, --save-every,
 --save-dir and --stream may differ). A run that reads stdin is recorded but
-cannot be resumed.`,
+cannot be resumed.
+
+` + ProgressHelp,
 		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "the `ESTIMATOR`: em (EM, MAP/EM with --lambda, Viterbi EM with --hard) or vb (variational Bayes)"},
@@ -244,7 +247,7 @@ cannot be resumed.`,
 			if alpha > 0 && c.Bool("hard") {
 				return program.Usagef("--hard is Viterbi EM's; --estimator vb takes expected counts")
 			}
-			job, err := TrainJob(c, c.Int("max-iter"))
+			job, err := TrainJob(c, progress.Plan{MaxIter: c.Int("max-iter")})
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/emloop"
 	"github.com/grind-nlp/grind/stages/family"
@@ -80,7 +81,9 @@ Examples:
 
 --max-memory SIZE (default 1G) refuses, before any table is made, a run whose
 tables ((K+1)² transitions, (K+1)³ trigram, V·K emissions) and forward–backward
-vectors would need more.`,
+vectors would need more.
+
+` + ProgressHelp,
 		Flags: slices.Concat([]cli.Flag{
 			&cli.IntFlag{Name: "states", Value: 45, Usage: "number of states `K` (ignored with --dict: the gold tags)"},
 			&cli.BoolFlag{Name: "trigram", Usage: "a second-order (trigram) HMM instead of bitag"},
@@ -294,7 +297,7 @@ vectors would need more.`,
 					return err
 				}
 			}
-			prog := newProgress(c, o.Iterations)
+			prog := newProgress(c, hmmPlan(o, ce))
 			var logErr error
 			o.Progress = func(it format.Iteration) {
 				prog.Iteration(it)
@@ -342,6 +345,26 @@ vectors would need more.`,
 			})
 		},
 	}
+}
+
+// hmmPlan is what a train-hmm run does at most, for its progress: the
+// sampler every sweep, DA and SDA each stage of their schedule, CE its
+// start and at most o.Iterations L-BFGS iterations.
+func hmmPlan(o hmm.Options, ce bool) progress.Plan {
+	plan := progress.Plan{MaxIter: o.Iterations}
+	switch {
+	case ce:
+		plan.MaxIter, plan.NoCrossEntropy = o.Iterations+1, true
+	case o.Estimator == hmm.Gibbs:
+		plan.Exact, plan.NoCrossEntropy = true, true
+	case o.Estimator == hmm.VB:
+		plan.NoCrossEntropy = true
+	case o.Estimator == hmm.DA || o.Estimator == hmm.SDA:
+		if betas, err := schedule.DA(o.Beta0, o.BetaGrowth); err == nil {
+			plan.Stages = len(betas)
+		}
+	}
+	return plan
 }
 
 // GibbsSweeps is the sampler's default number of sweeps: the defaults

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/schedule"
@@ -56,7 +57,9 @@ Examples:
 
 --stop-valence, --child-valence and --child-backoff train a DMV with more
 valences, as train-em's do (README, "Extended valence"); Model L takes them,
-Model S does not.`,
+Model S does not.
+
+` + ProgressHelp,
 		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
 			streamFlag(),
 			program.LambdaFlag("add-λ smoothing in every M-step (0: maximum likelihood)"),
@@ -100,7 +103,7 @@ Model S does not.`,
 				return err
 			}
 			opts.SaveDir = dir
-			job, err := TrainJob(c, epochs*c.Int("max-iter"))
+			job, err := TrainJob(c, progress.Plan{MaxIter: c.Int("max-iter"), Stages: epochs})
 			if err != nil {
 				return err
 			}

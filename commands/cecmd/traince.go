@@ -15,6 +15,7 @@ import (
 
 	"github.com/grind-nlp/grind/commands"
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
@@ -59,7 +60,9 @@ Examples:
    train-ce --nbhd del1ortrans1 wsj10.jsonl > ce.jsonl
    train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
    train-ce --delta0 -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
-   decode -m ce.jsonl test10.jsonl | score`,
+   decode -m ce.jsonl test10.jsonl | score
+
+` + commands.ProgressHelp,
 		Flags: slices.Concat(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			&cli.StringFlag{Name: "sigma2", Value: "inf", Usage: "variance `σ²` of the Gaussian prior on every weight (inf: none)"},
@@ -79,7 +82,12 @@ Examples:
 			if err != nil {
 				return program.Usagef("%v", err)
 			}
-			job, err := commands.TrainJob(c, len(deltas)*(c.Int("max-iter")+1))
+			// Each stage logs its start and at most --max-iter L-BFGS iterations.
+			plan := progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true}
+			if len(deltas) > 1 {
+				plan.Stages = len(deltas)
+			}
+			job, err := commands.TrainJob(c, plan)
 			if err != nil {
 				return err
 			}

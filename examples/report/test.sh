@@ -2,7 +2,9 @@
 # Renders reports of real training runs in headless Chromium and checks that
 # the screenshots are not blank (and that a blank page fails the check): one
 # made from the runs' files (--log, decode's output), one from their run
-# directories (--run-dir: two DMVs and a CCM), scored on held-out sentences.
+# directories (--run-dir: EM, DA and CE DMVs — a log-likelihood, a tempered
+# and a contrastive objective, an axis each — and a CCM), scored on held-out
+# sentences.
 # Needs the programs in ../../bin (make build) and chromium-headless-shell or
 # chromium (.ci/run installs the first). SHOT=FILE keeps the screenshot.
 set -eu
@@ -31,11 +33,14 @@ awk '!(NR % 2)' "$dir/c.jsonl" > "$dir/test.jsonl"
 (cd "$dir" &&
 	train-em --init km --run-dir EM-km --quiet train.jsonl -o /dev/null &&
 	train-da --beta0 0.1 --gamma 2 --run-dir DA --quiet train.jsonl -o /dev/null &&
+	train-ce --run-dir CE --quiet train.jsonl -o /dev/null &&
 	train-ccm --run-dir CCM --quiet train.jsonl -o /dev/null &&
-	report -o rundirs.html --title 'EM, DA and the CCM from run directories, ≤10 words' --top 4 --trees 1 \
-		--test test.jsonl EM-km DA CCM)
+	report -o rundirs.html --title 'EM, DA, CE and the CCM from run directories, ≤10 words' --top 4 --trees 1 \
+		--test test.jsonl EM-km DA CE CCM)
 for want in '<h2>Run directories</h2>' 'train-em --init km --run-dir EM-km' 'train-da --beta0 0.1' \
-	'<h2>Constituent runs: brackets</h2>' '<tr><td>CCM</td>'; do
+	'<h2>Constituent runs: brackets</h2>' '<tr><td>CCM</td>' '>log-likelihood (nats)</text>' \
+	'>tempered objective (nats)</text>' '>contrastive objective (nats)</text>' '>training-set accuracy (%)</text>' \
+	'class="n best"'; do
 	grep -qF -- "$want" "$dir/rundirs.html" || { echo "report/test.sh: rundirs.html lacks $want" >&2; exit 1; }
 done
 

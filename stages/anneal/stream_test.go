@@ -44,7 +44,7 @@ func TestStreamedAnnealingEqualsInMemory(t *testing.T) {
 	for name, run := range runs {
 		model := func(workers int, stream bool) []byte {
 			var out bytes.Buffer
-			job := train.Job{Init: "km", Workers: workers, Stream: stream, Progress: progress.New(io.Discard, name, 0, true)}
+			job := train.Job{Init: "km", Workers: workers, Stream: stream, Progress: progress.New(io.Discard, name, progress.Plan{}, true)}
 			if err := run(job, &out); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/anneal"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/memory"
@@ -290,14 +291,19 @@ func trainAll(corpus *dmv.Corpus, grid []Candidate, rules *pr.Rules, opts Option
 	errs := make([]error, len(grid))
 	var mu sync.Mutex
 	done := 0
+	began := time.Now()
 	pipeline.ForEachChunk(len(grid), min(pipeline.Workers(opts.Workers), len(grid)), func(_, k int) {
-		began := time.Now()
+		start := time.Now()
 		out[k], errs[k] = trainOne(corpus, grid[k], rules)
-		out[k].Seconds = time.Since(began).Seconds()
+		out[k].Seconds = time.Since(start).Seconds()
 		if opts.Notes != nil {
 			mu.Lock()
 			done++
-			fmt.Fprintf(opts.Notes, "induce: [%d/%d] %s: %d iterations, %.1f s\n", done, len(grid), grid[k].Name(), out[k].Iterations, out[k].Seconds)
+			left := ""
+			if done < len(grid) {
+				left = fmt.Sprintf("; about %s left", progress.Duration(progress.Left(time.Since(began), done, len(grid))))
+			}
+			fmt.Fprintf(opts.Notes, "induce: [%d/%d] %s: %d iterations, %.1f s%s\n", done, len(grid), grid[k].Name(), out[k].Iterations, out[k].Seconds, left)
 			mu.Unlock()
 		}
 	})

@@ -37,6 +37,11 @@ type Series struct {
 	Name       string // the legend's name for it: the file's base name, or a --label
 	Iterations []format.Iteration
 	NonFinite  []int // line numbers whose objective is -inf, inf or nan
+	// Objective names what the log's objective is ("contrastive
+	// objective", "variational bound", …) when the caller knows it from
+	// elsewhere (report: the run's program and flags); "" lets the log's
+	// fields tell (Kind).
+	ObjectiveName string
 }
 
 // logLine decodes one log line and tells absent fields from zero ones, so
@@ -186,12 +191,13 @@ func (s *Series) runs(x XAxis, y func(*format.Iteration) (float64, bool)) []plot
 // Boundary is where one stage of a training run ends and the next begins.
 type Boundary struct {
 	X     float64 // halfway between the stages' last and first iterations
-	Label string  // the new stage's annealing parameters, e.g. "β=0.5"; may be empty
+	Label string  // the new stage's annealing parameters, e.g. "β=0.5", or "stage 2"
 }
 
 // Stages returns the series' stage boundaries, and the label of its first
 // stage. Labels show the annealing parameters (β, δ, segmentation β) that
-// vary in this log; a run whose stages differ in nothing logged gets none.
+// vary in this log; a run whose stages differ in nothing logged gets the
+// stages' numbers ("stage 2").
 func (s *Series) Stages(x XAxis) (first string, bounds []Boundary) {
 	its := s.Iterations
 	varies := func(get func(*format.Iteration) *float64) bool {
@@ -218,6 +224,9 @@ func (s *Series) Stages(x XAxis) (first string, bounds []Boundary) {
 		}
 	}
 	label := func(it *format.Iteration) string {
+		if len(shown) == 0 {
+			return fmt.Sprintf("stage %d", it.Stage)
+		}
 		var l string
 		for _, i := range shown {
 			if v := params[i].get(it); v != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -189,48 +190,73 @@ func Render(w io.Writer, series []*Series, opts Options) error {
 	if err := checkDrawable(series, x); err != nil {
 		return err
 	}
-	// Trainers climb different objectives; when the logs show different
-	// kinds, the legend says which curve is which.
+	// Trainers climb different objectives, on different scales: each kind
+	// (Series.Kind) gets a panel and an axis of its own, and when there
+	// are several, the legend says which curve is which.
+	var kinds []string
+	panelOf := make([]int, len(series)) // the series' objective panel, -1 for none
+	for i, s := range series {
+		panelOf[i] = -1
+		if len(s.Objective(x)) == 0 {
+			continue
+		}
+		k := slices.Index(kinds, s.Kind())
+		if k < 0 {
+			k = len(kinds)
+			kinds = append(kinds, s.Kind())
+		}
+		panelOf[i] = k
+	}
 	mixed := false
 	for _, s := range series {
-		mixed = mixed || s.objectiveKind(true) != series[0].objectiveKind(true)
+		mixed = mixed || s.Kind() != series[0].Kind()
 	}
 	// A panel without a single point would show a made-up axis.
-	var objective, accuracy *plot.Plot
+	var objectives []*plot.Plot
+	var accuracy *plot.Plot
 	var plots [][]*plot.Plot
-	if finite {
-		objective = newPanel(x, "objective (natural log)")
-		plots = append(plots, []*plot.Plot{objective})
+	for _, k := range kinds {
+		p := newPanel(x, k+" (nats)")
+		objectives = append(objectives, p)
+		plots = append(plots, []*plot.Plot{p})
 	}
 	if withAccuracy {
-		accuracy = newPanel(x, "attachment accuracy (%)")
+		// The logs' accuracies are of each iteration's parses of the
+		// corpus the run trained on.
+		accuracy = newPanel(x, "training-set accuracy (%)")
 		plots = append(plots, []*plot.Plot{accuracy})
 	}
-	width, height, dpi := opts.size(len(plots))
-	newCanvas, _ := newCanvasFunc(opts.Format)
-	canvas := newCanvas(width, height, dpi)
-
 	legend := newLegend()
-	var labels []stageLabel
+	labels := make([][]stageLabel, len(plots)) // above each panel
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for i, s := range series {
 		col := seriesColor(i)
+		// The series' stages are marked in its own objective panel and in
+		// the accuracy panel, and labelled above the first of them.
+		var own []*plot.Plot
+		if panelOf[i] >= 0 {
+			own = append(own, objectives[panelOf[i]])
+		}
+		if accuracy != nil && s.HasAccuracy() {
+			own = append(own, accuracy)
+		}
 		first, bounds := s.Stages(x)
-		if len(bounds) > 0 {
-			labels = append(labels, stageLabel{x: x.of(&s.Iterations[0]), text: first, color: col})
+		if len(bounds) > 0 && len(own) > 0 {
+			top := slices.IndexFunc(plots, func(row []*plot.Plot) bool { return row[0] == own[0] })
+			labels[top] = append(labels[top], stageLabel{x: x.of(&s.Iterations[0]), text: first, color: col})
 			xs := make([]float64, len(bounds))
 			for j, b := range bounds {
 				xs[j] = b.X
-				labels = append(labels, stageLabel{x: b.X, text: b.Label, color: col})
+				labels[top] = append(labels[top], stageLabel{x: b.X, text: b.Label, color: col})
 			}
 			boundary := stageLines{x: xs, style: draw.LineStyle{Color: tint(col, 0.35), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}}
-			for _, row := range plots {
-				row[0].Add(boundary)
+			for _, p := range own {
+				p.Add(boundary)
 			}
 		}
 		solid := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
-		if objective != nil {
-			if err := addCurves(objective, s.Objective(x), solid); err != nil {
+		if panelOf[i] >= 0 {
+			if err := addCurves(objectives[panelOf[i]], s.Objective(x), solid); err != nil {
 				return fmt.Errorf("%s: %w", s.File, err)
 			}
 		}
@@ -243,7 +269,11 @@ func Render(w io.Writer, series []*Series, opts Options) error {
 				return fmt.Errorf("%s: %w", s.File, err)
 			}
 		}
-		legend.Add(s.Name+s.objectiveKind(mixed), lineThumb(solid))
+		name := s.Name
+		if mixed {
+			name += " (" + s.Kind() + ")"
+		}
+		legend.Add(name, lineThumb(solid))
 		for j := range s.Iterations {
 			v := x.of(&s.Iterations[j])
 			xmin, xmax = math.Min(xmin, v), math.Max(xmax, v)
@@ -263,45 +293,76 @@ func Render(w io.Writer, series []*Series, opts Options) error {
 		row[0].X.Tick.Marker = unlabelled{row[0].X.Tick.Marker}
 	}
 
-	dc := draw.New(canvas)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	margin := vg.Points(8)
-	area := draw.Crop(dc, margin, -margin, margin, -margin)
-	if opts.Title != "" {
-		sty := textStyle(13, draw.XCenter, draw.YTop)
-		area.FillText(sty, vg.Point{X: area.Center().X, Y: area.Max.Y}, opts.Title)
-		area.Max.Y -= sty.Rectangle(opts.Title).Size().Y + vg.Points(6)
-	}
-	legendWidth := legend.Rectangle(area).Size().X
-	if legendWidth > (area.Max.X-area.Min.X)/2 {
-		return fmt.Errorf("the legend's names are too long for a %.3gin wide image: shorten them with --label or widen the image", width/vg.Inch)
-	}
-	panelArea := draw.Crop(area, 0, -(legendWidth + vg.Points(14)), 0, 0)
-	labelStyle := textStyle(9, draw.XLeft, draw.YBottom)
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(10)}
-	for _, l := range labels {
-		if l.text != "" { // room for the labels above the top panel
-			tiles.PadTop = labelStyle.Rectangle("β").Size().Y + vg.Points(4)
-			break
+	width, height, dpi := opts.size(len(plots))
+	if opts.Height == 0 {
+		// The rows of stage labels come on top of the default height: a
+		// first layout, on a canvas thrown away, counts them.
+		rows, err := drawFigure(vgsvg.New(width, height), plots, labels, legend, opts.Title)
+		if err != nil {
+			return err
 		}
+		height += rows
 	}
-	canvases := plot.Align(plots, tiles, panelArea)
-	for j, row := range plots {
-		row[0].Draw(canvases[j][0])
+	newCanvas, _ := newCanvasFunc(opts.Format)
+	canvas := newCanvas(width, height, dpi)
+	if _, err := drawFigure(canvas, plots, labels, legend, opts.Title); err != nil {
+		return err
 	}
-	top := plots[0][0].DataCanvas(canvases[0][0])
-	drawStageLabels(top, plots[0][0], labels, labelStyle, area.Max.X)
-	legendArea := area
-	legendArea.Min.X = area.Max.X - legendWidth
-	legendArea.Max.Y = top.Max.Y
-	legend.Draw(legendArea)
-
 	if opts.Format == "svg" {
 		return writeSVG(w, canvas)
 	}
 	_, err := canvas.WriteTo(w)
 	return err
+}
+
+// drawFigure draws the panels (one above the other, sharing their x
+// axis), the stage labels above each panel and the legend on canvas, and
+// returns the height the rows of labels took from the panels.
+func drawFigure(canvas vg.CanvasWriterTo, plots [][]*plot.Plot, labels [][]stageLabel, legend plot.Legend, title string) (vg.Length, error) {
+	dc := draw.New(canvas)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	margin := vg.Points(8)
+	area := draw.Crop(dc, margin, -margin, margin, -margin)
+	if title != "" {
+		sty := textStyle(13, draw.XCenter, draw.YTop)
+		area.FillText(sty, vg.Point{X: area.Center().X, Y: area.Max.Y}, title)
+		area.Max.Y -= sty.Rectangle(title).Size().Y + vg.Points(6)
+	}
+	legendWidth := legend.Rectangle(area).Size().X
+	if legendWidth > (area.Max.X-area.Min.X)/2 {
+		return 0, fmt.Errorf("the legend's names are too long for a %.3gin wide image: shorten them with --label or widen the image", dc.Size().X/vg.Inch)
+	}
+	panelArea := draw.Crop(area, 0, -(legendWidth + vg.Points(14)), 0, 0)
+	labelStyle := textStyle(9, draw.XLeft, draw.YBottom)
+	rowHeight := labelStyle.Rectangle("β").Size().Y + vg.Points(2)
+	// Every stage is labelled: a label that would overlap another goes on
+	// a row above it, and each panel gives up the room its rows take at
+	// its top. The labels' places along x do not depend on that room (the
+	// panels keep their alignment), so the layout before it tells how many
+	// rows each panel needs.
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(10)}
+	canvases := plot.Align(plots, tiles, panelArea)
+	var taken vg.Length
+	for j, row := range plots {
+		if rows := placeStageLabels(row[0].DataCanvas(canvases[j][0]), row[0], labels[j], labelStyle, area.Max.X, false); rows > 0 {
+			room := vg.Length(rows)*rowHeight + vg.Points(2)
+			canvases[j][0].Max.Y -= room
+			taken += room
+		}
+	}
+	for j, row := range plots {
+		row[0].Draw(canvases[j][0])
+	}
+	for j, row := range plots {
+		placeStageLabels(row[0].DataCanvas(canvases[j][0]), row[0], labels[j], labelStyle, area.Max.X, true)
+	}
+	top := plots[0][0].DataCanvas(canvases[0][0])
+	legendArea := area
+	legendArea.Min.X = area.Max.X - legendWidth
+	legendArea.Max.Y = top.Max.Y
+	legend.Draw(legendArea)
+	return taken, nil
 }
 
 // writeSVG writes an SVG whose text falls back to Arial (whose metrics
@@ -471,36 +532,55 @@ type stageLabel struct {
 	color color.Color
 }
 
-// drawStageLabels writes the labels just above the top panel's frame,
-// each at the start of its stage, leaving out those that would overlap a
-// label already drawn or run past maxX.
-func drawStageLabels(dc draw.Canvas, p *plot.Plot, labels []stageLabel, sty draw.TextStyle, maxX vg.Length) {
+// maxLabelRows bounds the rows of stage labels above a panel: a schedule
+// of many short stages (52 for Smith & Eisner's tagging one) would
+// otherwise stack its labels over the whole figure. A label that finds no
+// room in them is left out.
+const maxLabelRows = 6
+
+// placeStageLabels lays out the labels just above a panel's frame, each
+// at the start of its stage (moved left, or right, to stay within the
+// figure), on the lowest row where it overlaps no other, and returns the
+// number of rows used; write says to draw them.
+func placeStageLabels(dc draw.Canvas, p *plot.Plot, labels []stageLabel, sty draw.TextStyle, maxX vg.Length, write bool) int {
 	trX, _ := p.Transforms(&dc)
-	var drawn []vg.Rectangle
+	rowHeight := sty.Rectangle("β").Size().Y + vg.Points(2)
+	var rows [][]vg.Rectangle
 	gap := vg.Points(3)
 	for _, l := range labels {
 		if l.text == "" {
 			continue
 		}
 		at := vg.Point{X: trX(l.x) + vg.Points(2), Y: dc.Max.Y + vg.Points(2)}
+		size := sty.Rectangle(l.text).Size()
+		at.X = max(dc.Min.X, min(at.X, maxX-size.X))
 		r := sty.Rectangle(l.text).Add(at)
-		if r.Max.X > maxX || r.Min.X < dc.Min.X-gap {
-			continue
-		}
-		overlaps := false
-		for _, d := range drawn {
-			if r.Min.X < d.Max.X+gap && d.Min.X < r.Max.X+gap {
-				overlaps = true
+		row := 0
+		for ; row < len(rows); row++ {
+			free := true
+			for _, d := range rows[row] {
+				if r.Min.X < d.Max.X+gap && d.Min.X < r.Max.X+gap {
+					free = false
+					break
+				}
+			}
+			if free {
 				break
 			}
 		}
-		if overlaps {
+		if row == maxLabelRows {
 			continue
 		}
-		drawn = append(drawn, r)
-		sty.Color = l.color
-		dc.FillText(sty, at, l.text)
+		if row == len(rows) {
+			rows = append(rows, nil)
+		}
+		rows[row] = append(rows[row], r)
+		if write {
+			sty.Color = l.color
+			dc.FillText(sty, vg.Point{X: at.X, Y: at.Y + vg.Length(row)*rowHeight}, l.text)
+		}
 	}
+	return len(rows)
 }
 
 // maxDrawable bounds the values an axis can show: beyond it, the padding
@@ -521,24 +601,39 @@ func checkDrawable(series []*Series, x XAxis) error {
 	return nil
 }
 
-// objectiveKind names what a log's objective is, as far as its fields
-// tell: DA's tempered one (β), structural annealing's or CE's biased one
-// (δ, segmentation β), else the trainer's plain objective (EM's
-// log-likelihood, CE's contrastive one). It is "" unless the logs of a
-// plot differ (mixed).
-func (s *Series) objectiveKind(mixed bool) string {
-	if !mixed {
-		return ""
+// Kinds of objective a log's fields tell apart (Series.Kind).
+const (
+	LogLikelihood = "log-likelihood"     // records with a cross-entropy: EM, MAP, Viterbi EM
+	Tempered      = "tempered objective" // records with β: DA, SDA (and a cooling sampler)
+	Biased        = "biased objective"   // records with δ or a segmentation β: SA, CE with δ
+	Plain         = "plain objective"    // none of these: CE's contrastive one, VB's bound, a sampler's log joint, …
+)
+
+// Kind names what a log's objective is: ObjectiveName when set, else what
+// its fields tell — tempered (β), biased (δ, segmentation β), the
+// log-likelihood (a record with a cross-entropy, which the trainers write
+// only where the objective is one) or the trainer's plain objective.
+// Objectives of different kinds are on different scales: Render gives
+// each kind an axis of its own.
+func (s *Series) Kind() string {
+	if s.ObjectiveName != "" {
+		return s.ObjectiveName
 	}
+	likelihood := false
 	for _, it := range s.Iterations {
 		switch {
 		case it.Beta != nil:
-			return " (tempered objective)"
+			return Tempered
 		case it.Delta != nil || it.SegBeta != nil:
-			return " (biased objective)"
+			return Biased
+		case it.CrossEntropy != nil:
+			likelihood = true
 		}
 	}
-	return " (plain objective)"
+	if likelihood {
+		return LogLikelihood
+	}
+	return Plain
 }
 
 // niceTicks labels about Labels round values (steps of 1, 2, 2.5 or 5

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -122,13 +123,13 @@ func TestStageLabels(t *testing.T) {
 	if first != "δ=-0.6" || len(bounds) != 2 || bounds[0] != want[0] || bounds[1] != want[1] {
 		t.Errorf("stages %q %+v, want δ=-0.6 then %+v", first, bounds, want)
 	}
-	// Stages that differ in nothing logged get boundaries without labels.
+	// Stages that differ in nothing logged are labelled by their numbers.
 	s, _, err = readLog(t, "{\"iter\":1,\"stage\":1,\"objective\":-9}\n{\"iter\":2,\"stage\":2,\"objective\":-8}\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first, bounds := s.Stages(ByIter); first != "" || len(bounds) != 1 || bounds[0] != (Boundary{X: 1.5}) {
-		t.Errorf("stages %q %+v, want one unlabelled boundary at 1.5", first, bounds)
+	if first, bounds := s.Stages(ByIter); first != "stage 1" || len(bounds) != 1 || bounds[0] != (Boundary{X: 1.5, Label: "stage 2"}) {
+		t.Errorf("stages %q %+v, want stage 1, then stage 2 at 1.5", first, bounds)
 	}
 }
 
@@ -412,8 +413,10 @@ func TestRenderSVG(t *testing.T) {
 	for _, tx := range texts {
 		has[tx.text] = true
 	}
-	for _, want := range []string{"em.log (plain objective)", "da.log (tempered objective)", "directed", "undirected", "β=0.5", "β=1",
-		"EM & DA <WSJ10>", "iteration", "objective (natural log)", "attachment accuracy (%)"} {
+	// EM's log-likelihood and DA's tempered objective: a panel and an
+	// axis each, and the legend says which is which.
+	for _, want := range []string{"em.log (log-likelihood)", "da.log (tempered objective)", "directed", "undirected", "β=0.5", "β=1",
+		"EM & DA <WSJ10>", "iteration", "log-likelihood (nats)", "tempered objective (nats)", "training-set accuracy (%)"} {
 		if !has[want] {
 			t.Errorf("no text %q in the SVG", want)
 		}
@@ -556,7 +559,7 @@ func TestRenderAccuracyOnly(t *testing.T) {
 			labels = append(labels, tx.text)
 		}
 	}
-	if len(labels) != 1 || labels[0] != "attachment accuracy (%)" {
+	if len(labels) != 1 || labels[0] != "training-set accuracy (%)" {
 		t.Errorf("axis labels %q, want only the accuracy panel's", labels)
 	}
 	s.Iterations = s.Iterations[:1]
@@ -590,6 +593,72 @@ func TestTicksEndOnHostileRanges(t *testing.T) {
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatalf("%v: Ticks does not end", r)
+			}
+		}
+	}
+}
+
+// TestRenderMixedKinds: an EM log's log-likelihood (some −80000 nats) and
+// a CE log's contrastive objective (some −3) get a panel and an axis each,
+// so that neither is flattened against the other's scale; a DA log of
+// eight one-iteration stages has every stage labelled.
+func TestRenderMixedKinds(t *testing.T) {
+	var em, ce, da []format.Iteration
+	for i := 1; i <= 8; i++ {
+		x := format.Real(8.5 - float64(i)/4)
+		em = append(em, format.Iteration{Iter: i, Objective: format.Real(-80000 + 1000*i), CrossEntropy: &x})
+		ce = append(ce, format.Iteration{Iter: i, Objective: format.Real(-3 + 0.2*float64(i))})
+		beta := 1 / float64(int(1)<<(8-i))
+		da = append(da, format.Iteration{Iter: i, Stage: i, Beta: &beta, Objective: format.Real(-5000 * beta)})
+	}
+	series := []*Series{{File: "em.log", Name: "EM", Iterations: em}, {File: "ce.log", Name: "CE", Iterations: ce, ObjectiveName: "contrastive objective"},
+		{File: "da.log", Name: "DA", Iterations: da}}
+	var buf bytes.Buffer
+	if err := Render(&buf, series, Options{Format: "svg"}); err != nil {
+		t.Fatal(err)
+	}
+	paths, texts := parseSVG(t, buf.Bytes())
+	has := map[string]bool{}
+	for _, tx := range texts {
+		has[tx.text] = true
+	}
+	for _, want := range []string{"log-likelihood (nats)", "contrastive objective (nats)", "tempered objective (nats)",
+		"EM (log-likelihood)", "CE (contrastive objective)", "DA (tempered objective)"} {
+		if !has[want] {
+			t.Errorf("no text %q in the SVG", want)
+		}
+	}
+	for i := 1; i <= 8; i++ {
+		if want := fmt.Sprintf("β=%.3g", 1/float64(int(1)<<(8-i))); !has[want] {
+			t.Errorf("stage %d is not labelled %q", i, want)
+		}
+	}
+	// Each objective curve spans a band of its own, and most of it: the
+	// axes are the curves' own.
+	type band struct{ lo, hi float64 }
+	var bands []band
+	for i := range series {
+		for _, p := range paths {
+			if p.stroke != hexColor(i) || len(p.points) != 8 {
+				continue
+			}
+			b := band{math.Inf(1), math.Inf(-1)}
+			for _, pt := range p.points {
+				b.lo, b.hi = math.Min(b.lo, pt[1]), math.Max(b.hi, pt[1])
+			}
+			if b.hi-b.lo < 60 { // of some 120 points of panel height
+				t.Errorf("%s: its curve spans %.1f points: flattened", series[i].Name, b.hi-b.lo)
+			}
+			bands = append(bands, b)
+		}
+	}
+	if len(bands) != 3 {
+		t.Fatalf("%d objective curves, want 3", len(bands))
+	}
+	for i := range bands {
+		for j := range i {
+			if bands[i].lo < bands[j].hi && bands[j].lo < bands[i].hi {
+				t.Errorf("curves %d and %d share a panel: %v, %v", j, i, bands[j], bands[i])
 			}
 		}
 	}

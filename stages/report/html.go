@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/grind-nlp/grind/stages/plotcurve"
 	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/score"
+	"gonum.org/v1/plot/vg"
 )
 
 // Options control Write.
@@ -38,11 +40,18 @@ var pageSource string
 
 var page = template.Must(template.New("page").Parse(pageSource))
 
-// cells are one run's figures of a row, as text: directed and undirected
-// accuracy root counted, directed F1 root excluded. A group has no
-// undirected root-excluded score: a reversed arc matches the gold arc of
-// another token, which may sit in another group.
-type cells [3]string
+// cells are one run's figures of a row: directed and undirected accuracy
+// root counted, directed F1 root excluded. A group has no undirected
+// root-excluded score: a reversed arc matches the gold arc of another
+// token, which may sit in another group.
+type cells [3]cell
+
+// cell is a figure as text, and whether it is the best of its row (or
+// column), which the page sets in bold.
+type cell struct {
+	Text string
+	Best bool
+}
 
 type tableRow struct {
 	Key    string
@@ -57,14 +66,13 @@ type table struct {
 }
 
 type runView struct {
-	Name, Log, Parsed    string
-	Sentences, Tokens    int
-	Iterations           int
-	Objective            string
-	Counted              score.Counted
-	Excluded             score.Excluded
-	DirPct, UndirPct     string
-	DirF1Pct, UndirF1Pct string
+	Name, Log, Parsed string
+	Sentences, Tokens int
+	Iterations        int
+	Objective         string
+	Counted           score.Counted
+	Excluded          score.Excluded
+	Cells             []cell // directed and undirected root counted, directed and undirected F1 root excluded
 }
 
 // logView is a run's training log: its file, length, last objective and
@@ -80,7 +88,7 @@ type bracketView struct {
 	logView
 	Parsed                     string
 	Sentences, Skipped, Tokens int
-	Cells                      []string // UP, UR, F1, UP′, UR′, F1′, S&E F1, crossing
+	Cells                      []cell // UP, UR, F1, UP′, UR′, F1′, S&E F1, crossing
 }
 
 // tagView is a tagger's line: tags scored as score-tags does.
@@ -88,7 +96,7 @@ type tagView struct {
 	logView
 	Parsed                string
 	Tokens, Induced, Gold int
-	Cells                 []string // many-to-1, 1-to-1, VI, V-measure
+	Cells                 []cell // many-to-1, 1-to-1, VI, V-measure
 }
 
 // iterView is one record of a training log, as text. Objective is exact
@@ -192,6 +200,9 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 			// A log with nothing drawable (every objective infinite, no
 			// accuracy) keeps its row but has no curve.
 			if len(r.Log.Objective(plotcurve.ByIter)) > 0 || r.Log.HasAccuracy() {
+				if r.Log.Kind() == plotcurve.Plain {
+					r.Log.ObjectiveName = objectiveName(r.From)
+				}
 				series[figure(r)] = append(series[figure(r)], r.Log)
 			}
 		}
@@ -202,13 +213,13 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		case Brackets:
 			b := r.Brackets
 			d.BracketRuns = append(d.BracketRuns, bracketView{logView: lv, Parsed: r.Parsed, Sentences: b.Sentences, Skipped: b.Skipped, Tokens: r.Tokens,
-				Cells: []string{pct(b.Standard.Precision), pct(b.Standard.Recall), pct(b.Standard.F1),
-					pct(b.Prime.Precision), pct(b.Prime.Recall), pct(b.Prime.F1), pct(b.SmithEisner.F1), fmt.Sprintf("%.2f", b.Crossing)}})
+				Cells: texts(pct(b.Standard.Precision), pct(b.Standard.Recall), pct(b.Standard.F1),
+					pct(b.Prime.Precision), pct(b.Prime.Recall), pct(b.Prime.F1), pct(b.SmithEisner.F1), fmt.Sprintf("%.2f", b.Crossing))})
 			continue
 		case Tags:
 			t := r.TagScores
 			d.TagRuns = append(d.TagRuns, tagView{logView: lv, Parsed: r.Parsed, Tokens: t.Tokens, Induced: t.InducedTags, Gold: t.GoldTags,
-				Cells: []string{pct(t.ManyToOne), pct(t.OneToOne), fmt.Sprintf("%.3f", t.VI), pct(t.VMeasure)}})
+				Cells: texts(pct(t.ManyToOne), pct(t.OneToOne), fmt.Sprintf("%.3f", t.VI), pct(t.VMeasure))})
 			continue
 		}
 		i := len(d.Runs)
@@ -216,14 +227,19 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
 			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded(),
 			Log: lv.File, Iterations: lv.Iterations, Objective: lv.Objective}
-		v.DirPct, v.UndirPct = pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy)
-		v.DirF1Pct, v.UndirF1Pct = pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1)
+		v.Cells = texts(pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy),
+			pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1))
 		d.Runs = append(d.Runs, v)
 		if i > 0 {
 			t := Sign(dep[0], r)
 			d.Signs = append(d.Signs, signView{r.Name, t.Wins, t.Losses, t.Ties, fmt.Sprintf("%.3g", t.P)})
 		}
 	}
+	// The best run of each column in bold: the highest figure, the lowest
+	// crossing brackets and VI.
+	markColumns(len(d.Runs), func(i, j int) *cell { return &d.Runs[i].Cells[j] }, 4, nil)
+	markColumns(len(d.BracketRuns), func(i, j int) *cell { return &d.BracketRuns[i].Cells[j] }, 8, []bool{7: true})
+	markColumns(len(d.TagRuns), func(i, j int) *cell { return &d.TagRuns[i].Cells[j] }, 4, []bool{2: true})
 	for _, ss := range series {
 		if len(ss) > 0 {
 			svg, err := curves(ss)
@@ -384,6 +400,8 @@ func makeTable(title, note string, rows [][]Row, top int) table {
 		for _, run := range rows {
 			tr.Runs = append(tr.Runs, rowCells(run[j].Tally))
 		}
+		// The best run of the row in bold, measure by measure.
+		markColumns(len(tr.Runs), func(i, m int) *cell { return &tr.Runs[i][m] }, len(cells{}), nil)
 		t.Rows = append(t.Rows, tr)
 	}
 	return t
@@ -392,15 +410,84 @@ func makeTable(title, note string, rows [][]Row, top int) table {
 func rowCells(t score.Tally) cells {
 	c, e := t.Counted(), t.Excluded()
 	var out cells
-	out[0], out[1] = pct(c.Directed.Accuracy), pct(c.Undirected.Accuracy)
-	out[2] = "–"
+	out[0].Text, out[1].Text = pct(c.Directed.Accuracy), pct(c.Undirected.Accuracy)
+	out[2].Text = "–"
 	if t.GoldArcs > 0 { // a group of root tokens has nothing to score without the root
-		out[2] = pct(e.Directed.F1)
+		out[2].Text = pct(e.Directed.F1)
 	}
 	return out
 }
 
+// texts are cells of the figures given.
+func texts(figures ...string) []cell {
+	out := make([]cell, len(figures))
+	for i, f := range figures {
+		out[i].Text = f
+	}
+	return out
+}
+
+// markBest sets Best on the cells whose figure is the best of them — the
+// highest, or the lowest when lower is better — ties all marked, as
+// printed (two runs at 41.3 are both the best); nothing with fewer than
+// two figures to compare ("–" is none).
+func markBest(cs []*cell, lower bool) {
+	best, n := math.NaN(), 0
+	for _, c := range cs {
+		v, err := strconv.ParseFloat(c.Text, 64)
+		if err != nil {
+			continue
+		}
+		n++
+		if math.IsNaN(best) || (lower && v < best) || (!lower && v > best) {
+			best = v
+		}
+	}
+	if n < 2 {
+		return
+	}
+	for _, c := range cs {
+		if v, err := strconv.ParseFloat(c.Text, 64); err == nil && v == best {
+			c.Best = true
+		}
+	}
+}
+
+// markColumns marks the best of each of the columns of a table of rows
+// runs (at(i, j) the cell of run i, column j); lower[j] says lower is
+// better in column j.
+func markColumns(rows int, at func(i, j int) *cell, columns int, lower []bool) {
+	for j := range columns {
+		cs := make([]*cell, rows)
+		for i := range cs {
+			cs[i] = at(i, j)
+		}
+		markBest(cs, j < len(lower) && lower[j])
+	}
+}
+
 func pct(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
+
+// objectiveName is what a run's plain objective is, as far as its run
+// directory's record says (the trainer and its estimator); "" when it
+// does not (a run given by its files).
+func objectiveName(p *Provenance) string {
+	if p == nil {
+		return ""
+	}
+	switch est := p.Info.Flags["estimator"]; {
+	case p.Info.Program == "train-ce", p.Info.Program == "train-hmm" && est == "ce":
+		return "contrastive objective"
+	case est == "vb":
+		return "variational bound"
+	}
+	return ""
+}
+
+// FigureWidth is the width the learning curves are drawn at: the page's
+// (72em of 14px), so that their text is the page's size; a narrower
+// window scales them down.
+const FigureWidth = 10.5 * vg.Inch
 
 // xmlProlog is the declaration gonum puts before an SVG document, which
 // has no place inside HTML.
@@ -409,7 +496,7 @@ var xmlProlog = regexp.MustCompile(`^\s*<\?xml[^>]*\?>\s*`)
 // curves draws the runs' learning curves with plotcurve, as inline SVG.
 func curves(series []*plotcurve.Series) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := plotcurve.Render(&buf, series, plotcurve.Options{Format: "svg"}); err != nil {
+	if err := plotcurve.Render(&buf, series, plotcurve.Options{Format: "svg", Width: FigureWidth}); err != nil {
 		return "", fmt.Errorf("learning curves: %w", err)
 	}
 	// gonum escapes the text it draws (run names among it).

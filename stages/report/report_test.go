@@ -184,3 +184,57 @@ func TestPickTrees(t *testing.T) {
 		t.Errorf("two runs: picked %v, want [3 0 1 2]", got)
 	}
 }
+
+// TestMarkBest: the best figure of a row or column is marked, ties all,
+// lower where lower is better, "–" not compared, nothing with one figure.
+func TestMarkBest(t *testing.T) {
+	for _, tc := range []struct {
+		texts []string
+		lower bool
+		want  []bool
+	}{
+		{[]string{"41.3", "52.0", "47.9"}, false, []bool{false, true, false}},
+		{[]string{"41.3", "41.3", "40.0"}, false, []bool{true, true, false}},
+		{[]string{"2.310", "1.905"}, true, []bool{false, true}},
+		{[]string{"–", "12.5", "–"}, false, []bool{false, false, false}},
+		{[]string{"–", "12.5", "13.0"}, false, []bool{false, false, true}},
+		{[]string{"99.0"}, false, []bool{false}},
+	} {
+		cs := make([]*cell, len(tc.texts))
+		for i, s := range tc.texts {
+			cs[i] = &cell{Text: s}
+		}
+		markBest(cs, tc.lower)
+		for i, c := range cs {
+			if c.Best != tc.want[i] {
+				t.Errorf("%q (lower %v): cell %d best %v, want %v", tc.texts, tc.lower, i, c.Best, tc.want[i])
+			}
+		}
+	}
+}
+
+// TestWriteBoldsTheBestRun: in the runs table and in each breakdown row
+// the better run's figure is bold; the curves are drawn at the page's
+// width, their accuracies marked as the training set's.
+func TestWriteBoldsTheBestRun(t *testing.T) {
+	a, b := tiny(), tiny()
+	b.Name = "B"
+	b.Sentences[0] = &format.Sentence{ID: "s1", Words: a.Sentences[0].Words, Tags: a.Sentences[0].Tags, Heads: []int{2, 3, 0}, Pred: []int{2, 3, 0}}
+	dir := 0.5
+	a.Log = &plotcurve.Series{File: "a.log", Name: "A", Iterations: []format.Iteration{{Iter: 1, Objective: -10, Directed: &dir}, {Iter: 2, Objective: -9, Directed: &dir}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*Run{a, b}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	// B gets every token right: 100.0 in bold, A's 60.0 not.
+	for _, want := range []string{`<td>B</td>`, `<td class="n best">100.0</td>`, `<td class="n first best">100.0</td>`, `<td class="n first">50.0</td>`,
+		`training-set accuracy (%)`, `width="756pt"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %q on the page", want)
+		}
+	}
+	if strings.Contains(page, `<td class="n best">60.0</td>`) {
+		t.Error("the worse run's 60.0 is bold")
+	}
+}

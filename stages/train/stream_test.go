@@ -51,7 +51,7 @@ func TestStreamedTrainingEqualsInMemory(t *testing.T) {
 		var out bytes.Buffer
 		logPath := filepath.Join(dir, "log.jsonl")
 		job := Job{Init: init, Workers: workers, Stream: stream, LogPath: logPath, Evaluate: directed,
-			Progress: progress.New(io.Discard, "train-em", 0, true)}
+			Progress: progress.New(io.Discard, "train-em", progress.Plan{}, true)}
 		if err := RunEM(pipeline.Source{Names: []string{path}}, &out, job, EMOptions{MaxIter: 4, FinalLambda: -1}); err != nil {
 			t.Fatal(err)
 		}
