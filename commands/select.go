@@ -165,6 +165,9 @@ Examples:
 					if rep.Unscorable > 0 {
 						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", c.App.Name, rep.Unscorable)
 					}
+					for _, f := range rep.Fallbacks {
+						fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, f)
+					}
 				}
 				return err
 			})
