@@ -194,6 +194,15 @@ func (rep *Report) fallBack(r *Row, format string, args ...any) {
 	rep.Fallbacks = append(rep.Fallbacks, r.Model+": "+note)
 }
 
+// fallBackAll records a fallback of the ranking itself, the same for
+// every row: once for stderr, first in every row.
+func (rep *Report) fallBackAll(rows []Row, note string) {
+	rep.Fallbacks = append(rep.Fallbacks, note)
+	for i := range rows {
+		rows[i].Fallbacks = append([]string{note}, rows[i].Fallbacks...)
+	}
+}
+
 // zeroFallback records, when the ranking is by the log-likelihood, a row
 // that has none to rank by (some dev sentence of probability 0, so
 // −Inf): what rank ranks it by instead. (By rules the likelihood only
