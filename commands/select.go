@@ -163,7 +163,11 @@ Examples:
 						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev tokens (%d distinct %s) unseen in training by some model; %s\n", c.App.Name, rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat, how)
 					}
 					if rep.Unscorable > 0 {
-						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", c.App.Name, rep.Unscorable)
+						what := "the log-likelihoods leave them out"
+						if by == selectmodel.Contrast {
+							what = "the contrastive objectives and the log-likelihoods leave them out"
+						}
+						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; %s\n", c.App.Name, rep.Unscorable, what)
 					}
 					for _, f := range rep.Fallbacks {
 						fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, f)

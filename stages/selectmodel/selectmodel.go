@@ -212,11 +212,11 @@ func (rep *Report) zeroFallback(r *Row, by Criterion) {
 	if by != Likelihood || l == nil || l.ZeroProbability == 0 {
 		return
 	}
-	others := fmt.Sprintf("then by the log-likelihood of the others (%.6g)", float64(l.LogLikNonzero))
+	others := fmt.Sprintf(", then by the log-likelihood of the others (%.6g)", float64(l.LogLikNonzero))
 	if l.ZeroProbability == l.LogLikSentences {
-		others = "no others to rank by"
+		others = " (it has no others: ties keep the order given)"
 	}
-	rep.fallBack(r, "log-likelihood -inf: %d of its %d dev sentences have probability 0; ranked after the models without such sentences, by fewer of them, %s", l.ZeroProbability, l.LogLikSentences, others)
+	rep.fallBack(r, "log-likelihood -inf: %d of its %d dev sentences have probability 0; ranked after the models without such sentences, by fewer of them%s", l.ZeroProbability, l.LogLikSentences, others)
 }
 
 // Run ranks the models on the dev data and writes the table (or JSON
