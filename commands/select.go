@@ -80,6 +80,16 @@ DMV and the HMM, cross_entropy (bits per token; the CCM's and DMV+CCM's
 likelihood per token is none: "-" in the table). The winner is also named on
 stderr.
 
+Every fallback is said: where a model's ranking, or the parses it is scored
+on, could not be had as asked, what was used instead and why is one line on
+stderr naming the model (--quiet drops it) and an entry of its --json row's
+"fallbacks" — by likelihood, a log-likelihood of -inf (what it was ranked by
+instead); by accuracy or rules, dev tags a model does not know (parsed as its
+average tag) and dev sentences of probability 0 (parsed by decode's
+fallback); a measure of another kind for every model (DMV+CCM by bracket F1
+when a dev sentence has no gold heads, HMMs by many-to-1 when some models'
+states are gold tags and some not), said once and in every row.
+
 Examples:
    train-sa --delta0 -0.6 --save-dir sa train.jsonl > /dev/null
    select-model --dev dev.jsonl --root exclude sa/*.jsonl --best best.jsonl
@@ -163,7 +173,14 @@ Examples:
 						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev tokens (%d distinct %s) unseen in training by some model; %s\n", c.App.Name, rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat, how)
 					}
 					if rep.Unscorable > 0 {
-						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; the log-likelihoods leave them out\n", c.App.Name, rep.Unscorable)
+						what := "the log-likelihoods leave them out"
+						if by == selectmodel.Contrast {
+							what = "the contrastive objectives and the log-likelihoods leave them out"
+						}
+						fmt.Fprintf(c.App.ErrWriter, "%s: %d dev sentences have tags some model does not know; %s\n", c.App.Name, rep.Unscorable, what)
+					}
+					for _, f := range rep.Fallbacks {
+						fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", c.App.Name, f)
 					}
 				}
 				return err

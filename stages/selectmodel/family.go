@@ -3,6 +3,7 @@ package selectmodel
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -66,6 +67,7 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	}
 	rows := make([]Row, len(opts.Models))
 	var measure string
+	var notDirected string // why DMV+CCM's heads could not be scored
 	for i, path := range opts.Models {
 		m, err := sf.ReadModel(path, nil, opts.MaxMemory)
 		if err != nil {
@@ -84,21 +86,22 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 			return rep, fmt.Errorf("%s on %s: %w", path, devName, err)
 		}
 		const per = 64
+		fellBack := make([]bool, len(dev))
 		pipeline.ForEachChunk((len(dev)+per-1)/per, pipeline.Workers(opts.Workers), func(_, k int) {
 			for j := k * per; j < min(len(dev), (k+1)*per); j++ {
-				m.Decode(c, j, false, decoded[j])
+				fellBack[j] = m.Decode(c, j, false, decoded[j])
 			}
 		})
 		row := Row{Model: path, By: opts.By, Family: fam.Name(), Sentences: len(dev)}
 		for _, s := range dev {
 			row.Tokens += s.Len()
 		}
-		got, err := familyAccuracy(dev, decoded, &row, opts.Root)
+		got, why, err := familyAccuracy(dev, decoded, &row, opts.Root)
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", devName, err)
 		}
 		if got != "" {
-			measure = got
+			measure, notDirected = got, why
 		}
 		if opts.By == Contrast {
 			con, ok := m.(family.Contraster)
@@ -113,6 +116,7 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 			row.Contrast, row.Nbhd = &r, opts.Nbhd
 		}
 		scorer, ok := m.(family.Scorer)
+		var logProbs []float64
 		if !ok {
 			row.LogLinear = true
 			if opts.By == Likelihood {
@@ -121,21 +125,64 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 		} else {
 			// Only the DMV and the HMM generate each token once: the CCM's
 			// log-likelihood per token is no cross-entropy.
-			row.DevLikelihood = likelihood(dev, nil, scorer.LogProbs(c, opts.Workers), fam.Name() == hmm.Family)
+			logProbs = scorer.LogProbs(c, opts.Workers)
+			row.DevLikelihood = likelihood(dev, nil, logProbs, fam.Name() == hmm.Family)
 			tokens, types, what := scorer.Unseen(c)
 			row.UnseenTokens = tokens
+			if tokens > 0 && what == "tags" && opts.By == Accuracy { // DMV+CCM's: the parses rank
+				rep.fallBack(&row, "%d dev tokens of %d tags it does not know parsed as its DMV's average tag", tokens, types)
+			}
 			if tokens > rep.UnseenTokens {
 				rep.UnseenTokens, rep.UnseenTypes, rep.UnseenWhat = tokens, types, what
 			}
 		}
-		rows[i] = row
-	}
-	if measure == measureTags {
-		for _, r := range rows {
-			if r.Accuracy == nil {
-				measure = measureManyToOne // some model's tags are not gold tags
+		if opts.By == Accuracy { // the predictions rank
+			if n := count(fellBack); n > 0 {
+				done, does := "parsed", "parses" // as decode says it
+				if fam.Name() == hmm.Family {
+					done, does = "tagged", "tags"
+				}
+				rep.fallBack(&row, "%d dev sentences of probability 0 under it %s by the fallback (every impossible event at 1e-300), as decode %s them", n, done, does)
+			}
+			// An HMM whose unseen_word weights are all 0 gives a sentence
+			// with a word it never saw probability 0, and tags that word
+			// with weight 1 in every state (Records): no fallback of the
+			// decoder's, but no tagging of the model's either.
+			n := 0
+			for j, lp := range logProbs {
+				if math.IsInf(lp, -1) && !fellBack[j] {
+					n++
+				}
+			}
+			if n > 0 && fam.Name() == hmm.Family {
+				rep.fallBack(&row, "%d dev sentences of probability 0 under it (a word it never saw, its unseen_word weights all 0) tagged as decode tags them: such a word at weight 1 in every state, its tag chosen by the transitions alone", n)
+			} else if n > 0 {
+				rep.fallBack(&row, "%d dev sentences of probability 0 under it decoded as decode decodes them, not by its fallback", n)
 			}
 		}
+		rep.zeroFallback(&row, opts.By)
+		rows[i] = row
+	}
+	// A measure of another kind than the one the models' predictions
+	// could be scored by, for all of them (--by accuracy ranks by it).
+	var instead string
+	if measure == measureTags || measure == measureManyToOne {
+		// Each model's measure is its own; the last one's alone decided.
+		named := slices.IndexFunc(rows, func(r Row) bool { return r.Report != nil && r.Accuracy != nil })
+		unnamed := slices.IndexFunc(rows, func(r Row) bool { return r.Report != nil && r.Accuracy == nil })
+		switch {
+		case named >= 0 && unnamed < 0:
+			measure = measureTags
+		case named >= 0:
+			measure = measureManyToOne // some model's states are not gold tags
+			instead = fmt.Sprintf("ranked by many-to-1, not tag accuracy: the states of %s are gold tags, those of %s are not", rows[named].Model, rows[unnamed].Model)
+		}
+	}
+	if measure == measureBrackets && notDirected != "" {
+		instead = "ranked by bracket F1 against the dev trees, not directed accuracy: " + notDirected
+	}
+	if instead != "" && opts.By == Accuracy {
+		rep.fallBackAll(rows, instead)
 	}
 	for i := range rows {
 		switch r := &rows[i]; measure {
@@ -187,11 +234,15 @@ func publish(w io.Writer, rows []Row, opts Options, writeBest func(i int) error,
 // familyAccuracy scores the decoded dev sentences against the gold the dev
 // sentences have for what the decoder predicted, into row; it returns the
 // measure that ranks ("" when the dev sentences have no such gold).
-func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention) (string, error) {
+func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention) (measure, notDirected string, err error) {
 	switch {
 	case slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.PredSpans != nil }):
-		heads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil }) &&
-			!slices.ContainsFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
+		predHeads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil })
+		noGold := slices.IndexFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
+		heads := predHeads && noGold < 0
+		if predHeads && noGold >= 0 {
+			notDirected = fmt.Sprintf("dev sentence %d%s has no gold heads", noGold+1, idOf(dev[noGold]))
+		}
 		if heads {
 			var t score.Tally
 			for k, s := range dev {
@@ -199,7 +250,7 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 			}
 			row.Heads = score.HeadsOf(t, root)
 		}
-		measure := measureBrackets
+		measure = measureBrackets
 		if heads {
 			measure = measureDirected
 		}
@@ -207,28 +258,28 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 		for k, s := range dev {
 			if s.Tree == "" {
 				if heads {
-					return measure, nil
+					return measure, "", nil
 				}
-				return "", nil
+				return "", "", nil
 			}
 			gold, n, err := score.GoldBrackets(s.Tree)
 			if err != nil {
-				return "", fmt.Errorf("sentence %d (%s): %w", k+1, s.ID, err)
+				return "", "", fmt.Errorf("sentence %d (%s): %w", k+1, s.ID, err)
 			}
 			if n != s.Len() {
-				return "", fmt.Errorf("sentence %d (%s): its tree has %d words, its tags %d", k+1, s.ID, n, s.Len())
+				return "", "", fmt.Errorf("sentence %d (%s): its tree has %d words, its tags %d", k+1, s.ID, n, s.Len())
 			}
 			t.Add(gold, decoded[k].PredSpans, n)
 		}
 		b := t.Report("pred_spans")
 		row.Brackets = &b
-		return measure, nil
+		return measure, notDirected, nil
 	case decoded[0].GoldTags != nil:
 		c := tageval.NewCounter()
 		for k, s := range dev {
 			gold := hmm.GoldTags(s)
 			if len(gold) != len(decoded[k].Tags) {
-				return "", nil // no gold tags
+				return "", "", nil // no gold tags
 			}
 			for j, g := range gold {
 				c.Add(s.Words[j], g, decoded[k].Tags[j])
@@ -237,11 +288,30 @@ func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Conven
 		r := c.Report()
 		row.Report = &r
 		if r.Accuracy != nil { // the states are tag names (--dict)
-			return measureTags, nil
+			return measureTags, "", nil
 		}
-		return measureManyToOne, nil
+		return measureManyToOne, "", nil
 	}
-	return "", nil
+	return "", "", nil
+}
+
+// idOf is " (id)" for a sentence with an id, else "".
+func idOf(s *format.Sentence) string {
+	if s.ID == "" {
+		return ""
+	}
+	return " (" + s.ID + ")"
+}
+
+// count is how many of bs are true.
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // copyModel copies the model file from to w (decompressed).

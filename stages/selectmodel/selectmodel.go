@@ -114,8 +114,12 @@ type Row struct {
 	VBBound *format.Real `json:"vb_bound,omitempty"`
 	// UnseenTokens are the dev tokens whose word the model never saw (the
 	// HMM).
-	UnseenTokens int      `json:"unseen_tokens,omitempty"`
-	acc          *float64 // the accuracy --by accuracy ranks (Directed for the DMV)
+	UnseenTokens int `json:"unseen_tokens,omitempty"`
+	// Fallbacks say, one line each, where the row's ranking or the parses
+	// it scores could not be had as asked: what was used instead and why
+	// (select-model writes each on stderr too, naming the model).
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	acc       *float64 // the accuracy --by accuracy ranks (Directed for the DMV)
 }
 
 // DevLikelihood is a model's dev log-likelihood: LogLik is Σ log p(x) over
@@ -175,6 +179,44 @@ type Report struct {
 	// probability.
 	UnseenTokens, UnseenTypes int
 	UnseenWhat                string
+	// Fallbacks are the rows' fallbacks, each named by its model, and the
+	// ranking's own (a measure of another kind than asked, for every
+	// model), for stderr: one line each, in the order the models were
+	// given.
+	Fallbacks []string
+}
+
+// fallBack records a fallback of row r: in the row (JSON) and, named by
+// the row's model, for stderr.
+func (rep *Report) fallBack(r *Row, format string, args ...any) {
+	note := fmt.Sprintf(format, args...)
+	r.Fallbacks = append(r.Fallbacks, note)
+	rep.Fallbacks = append(rep.Fallbacks, r.Model+": "+note)
+}
+
+// fallBackAll records a fallback of the ranking itself, the same for
+// every row: once for stderr, first in every row.
+func (rep *Report) fallBackAll(rows []Row, note string) {
+	rep.Fallbacks = append(rep.Fallbacks, note)
+	for i := range rows {
+		rows[i].Fallbacks = append([]string{note}, rows[i].Fallbacks...)
+	}
+}
+
+// zeroFallback records, when the ranking is by the log-likelihood, a row
+// that has none to rank by (some dev sentence of probability 0, so
+// −Inf): what rank ranks it by instead. (By rules the likelihood only
+// breaks ties, as documented.)
+func (rep *Report) zeroFallback(r *Row, by Criterion) {
+	l := r.DevLikelihood
+	if by != Likelihood || l == nil || l.ZeroProbability == 0 {
+		return
+	}
+	others := fmt.Sprintf(", then by the log-likelihood of the others (%.6g)", float64(l.LogLikNonzero))
+	if l.ZeroProbability == l.LogLikSentences {
+		others = " (it has no others: ties keep the order given)"
+	}
+	rep.fallBack(r, "log-likelihood -inf: %d of its %d dev sentences have probability 0; ranked after the models without such sentences, by fewer of them%s", l.ZeroProbability, l.LogLikSentences, others)
 }
 
 // Run ranks the models on the dev data and writes the table (or JSON
@@ -283,8 +325,25 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		if err != nil {
 			return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
 		}
-		rows[i] = evaluate(dev, known, m, dec, potentials[i], gold, opts)
+		var parsed parseReport
+		rows[i], parsed = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
+		if opts.By == Accuracy || opts.By == Rules { // the parses rank
+			if parsed.unknown > 0 {
+				rep.fallBack(&rows[i], "%d dev tokens of %d tags it does not know parsed as its average tag", parsed.unknown, len(parsed.unknownTags))
+			}
+			if parsed.fellBack > 0 {
+				rep.fallBack(&rows[i], "%d dev sentences of probability 0 under it parsed by the fallback (every impossible event at 1e-300), as decode parses them", parsed.fellBack)
+			}
+		}
+		if rep.Unscorable > 0 && (opts.By == Likelihood || opts.By == Rules || opts.By == Contrast) { // stderr says it once for all
+			what := "log-likelihood"
+			if opts.By == Contrast {
+				what = "contrastive objective"
+			}
+			rows[i].Fallbacks = append(rows[i].Fallbacks, fmt.Sprintf("%d of %d dev sentences left out of its %s: they have tags some model does not know", rep.Unscorable, len(dev), what))
+		}
+		rep.zeroFallback(&rows[i], opts.By)
 		if m.VB != nil {
 			rows[i].VBAlpha = m.VB.Alpha
 			if b := m.VB.Bound; b != nil {
@@ -364,9 +423,9 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 // evaluate parses the dev sentences with model m, of potentials w
 // (Viterbi, as decode does), and scores them, and sums the log-likelihood
 // of the known ones when m is a probability model.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) Row {
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) (Row, parseReport) {
 	row := Row{By: opts.By, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
-	pred, logZ := parse(dev, known, dec, w, opts.Workers)
+	pred, logZ, parsed := parse(dev, known, dec, w, opts.Workers)
 	if opts.Rules != nil {
 		share := ruleShare(dev, pred, opts.Rules)
 		row.RuleShare = &share
@@ -385,7 +444,16 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decod
 	if !row.LogLinear {
 		row.DevLikelihood = likelihood(dev, known, logZ, true)
 	}
-	return row
+	return row, parsed
+}
+
+// parseReport is what parsing the dev sentences fell back on: tokens of
+// tags the model does not know (parsed as its average tag) and sentences
+// of probability 0 (parsed by the decoder's fallback).
+type parseReport struct {
+	unknown     int
+	unknownTags map[string]bool
+	fellBack    int
 }
 
 // ruleShare is the share of the parses' dependencies, the roots'
@@ -415,8 +483,9 @@ const chunks = 64
 // as the model's average tag, sentences of probability 0 through the
 // decoder's fallback) and log Z(x) of the known ones under potentials w,
 // the plain model.
-func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params, workers int) (heads [][]int, logZ []float64) {
+func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params, workers int) (heads [][]int, logZ []float64, rep parseReport) {
 	heads, logZ = make([][]int, len(dev)), make([]float64, len(dev))
+	fellBack := make([]bool, len(dev))
 	charts := make([]*dmv.Chart, pipeline.Workers(workers))
 	pipeline.ForEachChunk(chunks, len(charts), func(worker, k int) {
 		if charts[worker] == nil {
@@ -431,10 +500,22 @@ func parse(dev []*format.Sentence, known []bool, dec *dmv.Decoder, w *dmv.Params
 				logZ[i] = c.Inside()
 			}
 			heads[i] = make([]int, len(x))
-			dec.Decode(c, x, heads[i], false)
+			_, fellBack[i] = dec.Decode(c, x, heads[i], false)
 		}
 	})
-	return heads, logZ
+	rep.unknownTags = map[string]bool{}
+	for i, s := range dev {
+		if fellBack[i] {
+			rep.fellBack++
+		}
+		for _, t := range s.Tags {
+			if !dec.Known(t) {
+				rep.unknown++
+				rep.unknownTags[t] = true
+			}
+		}
+	}
+	return heads, logZ, rep
 }
 
 // rank orders rows best first by the criterion; ties keep the given
