@@ -1,0 +1,24 @@
+#!/bin/bash
+# The E-step of one shard: one task of em-iteration.sh's job array, which
+# sbatch runs on a compute node in the run directory (--chdir). Task i runs
+# estep on the shard named on line i of NAME/shards.list and writes its
+# counts to NAME/SHARD.counts, whole or not at all (estep -o), with as many
+# workers as the task has CPUs (--cpus-per-task).
+#
+# usage (by sbatch): estep-task.sh NAME ESTEP [ESTEP'S FLAGS...]
+#
+# Every argument reaches estep as one word: nothing here is evaluated.
+set -euo pipefail
+[ $# -ge 2 ] || { echo "estep-task.sh: usage: estep-task.sh NAME ESTEP [FLAGS...]" >&2; exit 2; }
+name=$1 estep=$2
+shift 2
+safe() { [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]]; }
+i=${SLURM_ARRAY_TASK_ID:-}
+[[ $i =~ ^[1-9][0-9]*$ ]] || { echo "estep-task.sh: not a task of a job array (SLURM_ARRAY_TASK_ID '$i')" >&2; exit 2; }
+safe "$name" || { echo "estep-task.sh: bad iteration name" >&2; exit 2; }
+shard=$(sed -n "${i}p" "$name/shards.list")
+safe "$shard" || { echo "estep-task.sh: no shard $i in $PWD/$name/shards.list" >&2; exit 1; }
+workers=${SLURM_CPUS_PER_TASK:-1}
+[[ $workers =~ ^[1-9][0-9]*$ ]] || workers=1
+echo "estep-task.sh: task $i of job ${SLURM_ARRAY_JOB_ID:-?} on $(hostname): shards/$shard" >&2
+exec "$estep" -m "$name/model.jsonl" "$@" --workers "$workers" --quiet -o "$name/${shard%.jsonl}.counts" "shards/$shard"
