@@ -147,7 +147,9 @@ wait_jobs() {
 submit() {
 	local out spec=$1
 	[ -z "$max_running" ] || spec="$spec%$max_running"
-	out=$(sbatch --parsable --job-name="$jobname" --chdir="$PWD" --output="$name/slurm-%A_%a.out" \
+	# --output: the task writes its own (estep-task.sh); Slurm would read
+	# % and \ in RUNDIR's path as its file name patterns.
+	out=$(sbatch --parsable --job-name="$jobname" --chdir="$PWD" --output=/dev/null \
 		--array="$spec" --cpus-per-task="$cpus" "${sbatch_args[@]}" \
 		"$here/estep-task.sh" "$name" "$estep" "${estep_flags[@]}" < /dev/null 2>&1) ||
 		die "sbatch refused the job: $out"

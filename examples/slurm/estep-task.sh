@@ -16,9 +16,14 @@ safe() { [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]]; }
 i=${SLURM_ARRAY_TASK_ID:-}
 [[ $i =~ ^[1-9][0-9]*$ ]] || { echo "estep-task.sh: not a task of a job array (SLURM_ARRAY_TASK_ID '$i')" >&2; exit 2; }
 safe "$name" || { echo "estep-task.sh: bad iteration name" >&2; exit 2; }
+job=${SLURM_ARRAY_JOB_ID:-0}
+[[ $job =~ ^[0-9]+$ ]] || job=0
+# The task's output, beside its counts (not sbatch --output, whose file
+# name patterns would take % and \ in the run directory's path for theirs).
+exec > "$name/slurm-${job}_$i.out" 2>&1
 shard=$(sed -n "${i}p" "$name/shards.list")
 safe "$shard" || { echo "estep-task.sh: no shard $i in $PWD/$name/shards.list" >&2; exit 1; }
 workers=${SLURM_CPUS_PER_TASK:-1}
 [[ $workers =~ ^[1-9][0-9]*$ ]] || workers=1
-echo "estep-task.sh: task $i of job ${SLURM_ARRAY_JOB_ID:-?} on $(hostname): shards/$shard" >&2
+echo "estep-task.sh: task $i of job $job on $(hostname): shards/$shard" >&2
 exec "$estep" -m "$name/model.jsonl" "$@" --workers "$workers" --quiet -o "$name/${shard%.jsonl}.counts" "shards/$shard"
