@@ -171,7 +171,9 @@ for try in 1 2 3; do
 	[ -z "$up" ] || break
 	stop "${pids[-1]}"; unset 'pids[-1]'
 	stop "$ctld"; unset 'pids[-1]'
-	rm -rf "$tmp/state"/* "$tmp/spool"/*
+	# Another try, on other ports, only when these were taken meanwhile.
+	grep -q -i 'address already in use' "$tmp"/log/* 2> /dev/null || break
+	rm -rf "$tmp/state"/* "$tmp/spool"/* "$tmp"/log/*
 done
 [ -n "$up" ] || skip "slurmctld and slurmd did not start: $(grep -h -i -E 'error|fatal' "$tmp"/log/* 2> /dev/null | grep -v -i pmix | tail -n 1)"
 version=$(sinfo --version)
