@@ -49,7 +49,8 @@
 #   --cpus-per-task N     CPUs of each task, estep's --workers (default 1)
 #   --max-running N       at most N tasks at a time (--array=…%N)
 #   --sbatch-arg ARG      any other sbatch option, as one word of the form
-#                         --option=value (--sbatch-arg --mem=2G); repeatable
+#                         --option or --option=value (--sbatch-arg --mem=2G,
+#                         --sbatch-arg --constraint='a|b'); repeatable
 #   --estep PATH          estep on the nodes (default: estep on their PATH)
 #   --passes N            submissions per iteration, the first included (default 3)
 #   --poll SECONDS        how often squeue is asked whether the jobs are over
@@ -88,7 +89,8 @@ while [ $# -gt 0 ]; do
 	--cpus-per-task) cpus=$2; shift 2 ;;
 	--max-running) max_running=$2; shift 2 ;;
 	--sbatch-arg)
-		[[ $2 =~ ^--[a-z][a-z0-9-]*(=.*)?$ ]] || bad "$1" "$2" "not one sbatch option of the form --option or --option=value"
+		[[ $2 =~ ^--[a-z][a-z0-9-]*(=[][A-Za-z0-9_.,:=+/@%\&\|*!-]*)?$ ]] ||
+			bad "$1" "$2" "not one sbatch option --option or --option=value (a value of letters, digits and _ . , : = + / @ % & | * ! [ ] -)"
 		case ${2%%=*} in
 		--array | --chdir | --output | --error | --input | --job-name | --parsable | --wrap | --wait | --test-only | --cpus-per-task)
 			bad "$1" "$2" "set by em-iteration.sh itself" ;;
