@@ -16,8 +16,9 @@
 #      to 1e-9 (relative) on every parameter.
 #   4. The schedules — DA, skewed DA, Viterbi EM, SA by Model L and by
 #      Model S — against train-da, train-em --hard and train-sa; and the
-#      other families — CCM by EM and by SDA (the random-split skew),
-#      DMV+CCM, HMM — against train-ccm and train-hmm, each to 1e-9.
+#      other families, on the first 1,500 sentences — CCM by EM and by SDA
+#      (the random-split skew), DMV+CCM, HMM — against train-ccm and
+#      train-hmm, each to 1e-9.
 #   5. Hostile schedule lines and flags (sbatch's too) are refused before
 #      anything is submitted, and a run whose every file name holds spaces,
 #      quotes, backslashes, %, ";", "`…`" and "$(…)" equals train-em; no
@@ -265,7 +266,7 @@ unset 'pids[-1]'
 [ "$status" = 0 ] || { cat "$tmp/loop1.log" >&2; fail "iterations 1-2 did not finish"; }
 [ -n "$cancelled" ] || fail "never saw task 3 of iteration 2 run"
 say "iteration 1: $(tasks iter-0001)"
-say "iteration 2: $(tasks iter-0002)(task $cancelled cancelled by scancel while it ran)"
+say "iteration 2: $(tasks iter-0002) (task $cancelled cancelled by scancel while it ran)"
 [ "$(submissions iter-0001)" = "1-3 2" ] || fail "iteration 1: submitted $(submissions iter-0001), not 1-3 then 2 alone"
 [ "$(submissions iter-0002)" = "1-3 3" ] || fail "iteration 2: submitted $(submissions iter-0002), not 1-3 then 3 alone"
 grep -q 'made to fail' "$run"/iter-0001/slurm-*_2.out || fail "task 2's output does not say it failed"
@@ -306,57 +307,62 @@ check "EM, 4 iterations, vs train-em --max-iter 4 --tol 0" "$tmp/em-one.jsonl" "
 # 4. The schedules and the families, each against its one-process trainer
 # (a new run directory each; the tasks at most two at a time).
 : > "$faults"
-sched() { # sched NAME START [em-loop.sh flags...] > model
-	local name=$1 start=$2
-	shift 2
+# The other families on the first 1,500 sentences (their models are larger
+# and slower to compare), in three shards too.
+head -n 1500 "$tmp/corpus.jsonl" > "$tmp/small.jsonl"
+small_n=$(wc -l < "$tmp/small.jsonl")
+small_per=$(((small_n + 2) / 3))
+sched() { # sched NAME CORPUS PER START [em-loop.sh flags...] > model
+	local name=$1 corpus=$2 per=$3 start=$4
+	shift 4
 	"$here/em-loop.sh" --estep "$bin/estep" --per "$per" --run-dir "$tmp/$name" --poll 0.2 --max-running 2 \
-		--account grind --sbatch-arg --mem=100 "$@" "$tmp/corpus.jsonl" "$start" 2> "$tmp/$name.log" ||
+		--account grind --sbatch-arg --mem=100 "$@" "$corpus" "$start" 2> "$tmp/$name.log" ||
 		{ cat "$tmp/$name.log" >&2; fail "the $name run failed"; }
 }
 printf '1 --beta 0.5\n1\n' > "$tmp/da.schedule"
-sched da "$tmp/start.jsonl" --schedule "$tmp/da.schedule" > "$tmp/da-slurm.jsonl"
+sched da "$tmp/corpus.jsonl" "$per" "$tmp/start.jsonl" --schedule "$tmp/da.schedule" > "$tmp/da-slurm.jsonl"
 train-da -m "$tmp/start.jsonl" --beta0 0.5 --gamma 2 --max-iter 1 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/da-one.jsonl"
 check "DA, β 0.5 then 1, vs train-da --beta0 0.5 --gamma 2 --max-iter 1 --tol 0" "$tmp/da-one.jsonl" "$tmp/da-slurm.jsonl"
 
 printf '1 --beta 0.5 --skew %q\n1\n' "$tmp/start.jsonl" > "$tmp/sda.schedule"
-sched sda "$tmp/start.jsonl" --schedule "$tmp/sda.schedule" > "$tmp/sda-slurm.jsonl"
+sched sda "$tmp/corpus.jsonl" "$per" "$tmp/start.jsonl" --schedule "$tmp/sda.schedule" > "$tmp/sda-slurm.jsonl"
 train-da -m "$tmp/start.jsonl" --skew --beta0 0.5 --gamma 2 --max-iter 1 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/sda-one.jsonl"
 check "SDA, β 0.5 then 1, vs train-da --skew --beta0 0.5 --gamma 2 --max-iter 1 --tol 0" "$tmp/sda-one.jsonl" "$tmp/sda-slurm.jsonl"
 
 printf '2 --hard\n' > "$tmp/viterbi.schedule"
-sched viterbi "$tmp/start.jsonl" --schedule "$tmp/viterbi.schedule" --lambda 1 > "$tmp/viterbi-slurm.jsonl"
+sched viterbi "$tmp/corpus.jsonl" "$per" "$tmp/start.jsonl" --schedule "$tmp/viterbi.schedule" --lambda 1 > "$tmp/viterbi-slurm.jsonl"
 train-em -m "$tmp/start.jsonl" --hard --lambda 1 --max-iter 2 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/viterbi-one.jsonl"
 check "Viterbi EM (λ 1), 2 iterations, vs train-em --hard --lambda 1 --max-iter 2 --tol 0" "$tmp/viterbi-one.jsonl" "$tmp/viterbi-slurm.jsonl"
 
 printf '1 --delta -0.6\n1 --delta 0.1\n' > "$tmp/sa.schedule"
-sched sa "$tmp/start.jsonl" --schedule "$tmp/sa.schedule" --lambda 1 > "$tmp/sa-slurm.jsonl"
+sched sa "$tmp/corpus.jsonl" "$per" "$tmp/start.jsonl" --schedule "$tmp/sa.schedule" --lambda 1 > "$tmp/sa-slurm.jsonl"
 train-sa -m "$tmp/start.jsonl" --lambda 1 --delta0 -0.6 --delta-step 0.7 --delta-final 0.1 --max-iter 1 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/sa-one.jsonl"
 check "SA (Model L, λ 1), δ -0.6 then 0.1, vs train-sa --delta0 -0.6 --delta-step 0.7 --delta-final 0.1 --max-iter 1 --tol 0" "$tmp/sa-one.jsonl" "$tmp/sa-slurm.jsonl"
 
 printf '1 --seg-beta -1\n1 --seg-beta 0\n' > "$tmp/sas.schedule"
-sched sas "$tmp/start.jsonl" --schedule "$tmp/sas.schedule" --lambda 1 > "$tmp/sas-slurm.jsonl"
+sched sas "$tmp/corpus.jsonl" "$per" "$tmp/start.jsonl" --schedule "$tmp/sas.schedule" --lambda 1 > "$tmp/sas-slurm.jsonl"
 train-sa -m "$tmp/start.jsonl" --lambda 1 --seg-beta0 -1 --seg-beta-step 1 --seg-beta-final 0 --max-iter 1 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/sas-one.jsonl"
 check "SA (Model S, λ 1), β -1 then 0, vs train-sa --seg-beta0 -1 --seg-beta-step 1 --seg-beta-final 0 --max-iter 1 --tol 0" "$tmp/sas-one.jsonl" "$tmp/sas-slurm.jsonl"
 
-train-ccm --quiet --model ccm --max-iter 0 --save-model "$tmp/ccm-start.jsonl" "$tmp/corpus.jsonl" > /dev/null
-sched ccm "$tmp/ccm-start.jsonl" --iterations 2 > "$tmp/ccm-slurm.jsonl"
-train-ccm --quiet --model ccm --max-iter 2 --tol 0 --save-model "$tmp/ccm-one.jsonl" "$tmp/corpus.jsonl" > /dev/null
-check "CCM, 2 iterations, vs train-ccm --max-iter 2 --tol 0" "$tmp/ccm-one.jsonl" "$tmp/ccm-slurm.jsonl"
+train-ccm --quiet --model ccm --max-iter 0 --save-model "$tmp/ccm-start.jsonl" "$tmp/small.jsonl" > /dev/null
+sched ccm "$tmp/small.jsonl" "$small_per" "$tmp/ccm-start.jsonl" --iterations 2 > "$tmp/ccm-slurm.jsonl"
+train-ccm --quiet --model ccm --max-iter 2 --tol 0 --save-model "$tmp/ccm-one.jsonl" "$tmp/small.jsonl" > /dev/null
+check "CCM ($small_n sentences), 2 iterations, vs train-ccm --max-iter 2 --tol 0" "$tmp/ccm-one.jsonl" "$tmp/ccm-slurm.jsonl"
 
 printf '1 --beta 0.5 --split-skew\n1\n' > "$tmp/ccm-sda.schedule"
-sched ccm-sda "$tmp/ccm-start.jsonl" --schedule "$tmp/ccm-sda.schedule" > "$tmp/ccm-sda-slurm.jsonl"
-train-ccm --quiet --model ccm --estimator sda --skew split --beta0 0.5 --gamma 2 --max-iter 1 --tol 0 --save-model "$tmp/ccm-sda-one.jsonl" "$tmp/corpus.jsonl" > /dev/null
-check "CCM by SDA (random-split skew), β 0.5 then 1, vs train-ccm --estimator sda --beta0 0.5 --gamma 2 --max-iter 1 --tol 0" "$tmp/ccm-sda-one.jsonl" "$tmp/ccm-sda-slurm.jsonl"
+sched ccm-sda "$tmp/small.jsonl" "$small_per" "$tmp/ccm-start.jsonl" --schedule "$tmp/ccm-sda.schedule" > "$tmp/ccm-sda-slurm.jsonl"
+train-ccm --quiet --model ccm --estimator sda --skew split --beta0 0.5 --gamma 2 --max-iter 1 --tol 0 --save-model "$tmp/ccm-sda-one.jsonl" "$tmp/small.jsonl" > /dev/null
+check "CCM ($small_n sentences) by SDA (random-split skew), β 0.5 then 1, vs train-ccm --estimator sda --beta0 0.5 --gamma 2 --max-iter 1 --tol 0" "$tmp/ccm-sda-one.jsonl" "$tmp/ccm-sda-slurm.jsonl"
 
-train-ccm --quiet --model dmvccm --max-iter 0 --save-model "$tmp/dmvccm-start.jsonl" "$tmp/corpus.jsonl" > /dev/null
-sched dmvccm "$tmp/dmvccm-start.jsonl" --iterations 2 > "$tmp/dmvccm-slurm.jsonl"
-train-ccm --quiet --model dmvccm --max-iter 2 --tol 0 --save-model "$tmp/dmvccm-one.jsonl" "$tmp/corpus.jsonl" > /dev/null
-check "DMV+CCM, 2 iterations, vs train-ccm --model dmvccm --max-iter 2 --tol 0" "$tmp/dmvccm-one.jsonl" "$tmp/dmvccm-slurm.jsonl"
+train-ccm --quiet --model dmvccm --max-iter 0 --save-model "$tmp/dmvccm-start.jsonl" "$tmp/small.jsonl" > /dev/null
+sched dmvccm "$tmp/small.jsonl" "$small_per" "$tmp/dmvccm-start.jsonl" --iterations 2 > "$tmp/dmvccm-slurm.jsonl"
+train-ccm --quiet --model dmvccm --max-iter 2 --tol 0 --save-model "$tmp/dmvccm-one.jsonl" "$tmp/small.jsonl" > /dev/null
+check "DMV+CCM ($small_n sentences), 2 iterations, vs train-ccm --model dmvccm --max-iter 2 --tol 0" "$tmp/dmvccm-one.jsonl" "$tmp/dmvccm-slurm.jsonl"
 
-train-hmm --quiet --states 8 --max-iter 1 --save-model "$tmp/hmm-start.jsonl" "$tmp/corpus.jsonl" > /dev/null
-sched hmm "$tmp/hmm-start.jsonl" --iterations 2 > "$tmp/hmm-slurm.jsonl"
-train-hmm --quiet --states 8 -m "$tmp/hmm-start.jsonl" --max-iter 2 --tol 0 --save-model "$tmp/hmm-one.jsonl" "$tmp/corpus.jsonl" > /dev/null
-check "HMM (8 states), 2 iterations, vs train-hmm -m START --max-iter 2 --tol 0" "$tmp/hmm-one.jsonl" "$tmp/hmm-slurm.jsonl"
+train-hmm --quiet --states 8 --max-iter 1 --save-model "$tmp/hmm-start.jsonl" "$tmp/small.jsonl" > /dev/null
+sched hmm "$tmp/small.jsonl" "$small_per" "$tmp/hmm-start.jsonl" --iterations 2 > "$tmp/hmm-slurm.jsonl"
+train-hmm --quiet --states 8 -m "$tmp/hmm-start.jsonl" --max-iter 2 --tol 0 --save-model "$tmp/hmm-one.jsonl" "$tmp/small.jsonl" > /dev/null
+check "HMM (8 states, $small_n sentences), 2 iterations, vs train-hmm -m START --max-iter 2 --tol 0" "$tmp/hmm-one.jsonl" "$tmp/hmm-slurm.jsonl"
 
 # 5. Nothing given to the scripts reaches a shell. Every payload would make
 # a file named canary (where it ran: this folder, a run directory, or $tmp).
