@@ -13,7 +13,8 @@
 #      NAME/skew.jsonl), the shards are listed in NAME/shards.list, and one
 #      job is submitted, sbatch --array=1-N: task i runs estep on shard i
 #      (estep-task.sh) and writes NAME/SHARD.counts, whole or not at all;
-#      its output goes to NAME/slurm-JOB_i.out.
+#      its output goes to NAME/slurm-JOB_i.out. (More shards than the
+#      cluster's MaxArraySize − 1 go in further jobs of as many tasks.)
 #   2. When none of the iteration's jobs is left in the queue, the counts
 #      are checked against their shards. A task that failed, was lost (its
 #      node died, it ran out of time, it was cancelled or preempted) or
@@ -145,21 +146,46 @@ wait_jobs() {
 		sleep "$poll"
 	done
 }
-# submit ARRAY: one job of the tasks ARRAY (1-N, or 2,5), recorded in NAME/jobs.
+# ranges: numbers, one a line, ascending, as Slurm's array ranges: 1-3,7,9-12.
+ranges() {
+	awk 'function flush() { if (n) out = out (out == "" ? "" : ",") (a == b ? a : a "-" b) }
+		NR == 1 || $1 != b + 1 { flush(); a = $1 } { b = $1; n = 1 } END { flush(); print out }'
+}
+# Task ids run from 1 to MaxArraySize − 1 (Slurm's default: 1000): shards
+# beyond are submitted in further jobs, whose task i runs shard offset + i.
+block=$(scontrol show config 2> /dev/null | awk '$1 == "MaxArraySize" { print $3 - 1 }') || true
+count "$block" && [ "$block" -ge 1 ] || block=1000
+# submit SHARDS: the shards (their indexes, one a line, ascending) as one job
+# per block of task ids, each recorded in NAME/jobs (job id, shards).
 submit() {
-	local out spec=$1
+	local b offset tasks list
+	list=$(cat)
+	for b in $(awk -v B="$block" '{ print int(($1 - 1) / B) }' <<< "$list" | uniq); do
+		offset=$((b * block))
+		tasks=$(awk -v B="$block" -v b="$b" 'int(($1 - 1) / B) == b { print $1 - b * B }' <<< "$list" | ranges)
+		submit_job "$offset" "$tasks"
+	done
+}
+submit_job() { # submit_job OFFSET ARRAY
+	local out spec=$2
 	[ -z "$max_running" ] || spec="$spec%$max_running"
 	# --output: the task writes its own (estep-task.sh); Slurm would read
 	# % and \ in RUNDIR's path as its file name patterns.
 	out=$(sbatch --parsable --job-name="$jobname" --chdir="$PWD" --output=/dev/null \
 		--array="$spec" --cpus-per-task="$cpus" "${sbatch_args[@]}" \
-		"$here/estep-task.sh" "$name" "$estep" "${estep_flags[@]}" < /dev/null 2>&1) ||
+		"$here/estep-task.sh" "$name" "$1" "$estep" "${estep_flags[@]}" < /dev/null 2>&1) ||
 		die "sbatch refused the job: $out"
 	out=${out##*$'\n'} # the job id (after any warnings), ";cluster" dropped
 	job=${out%%;*}
 	[[ $job =~ ^[0-9]+$ ]] || die "sbatch answered $(printf %q "$out"), not a job id"
-	echo "$job $1" >> "$name/jobs"
-	echo "$prog: $name: job $job, tasks $1" >&2
+	local shards_of
+	shards_of=$(printf '%s' "$2" | tr ',' '\n' | awk -F- -v o="$1" '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i + o }' | ranges)
+	echo "$job $shards_of" >> "$name/jobs"
+	if [ "$1" = 0 ]; then
+		echo "$prog: $name: job $job, shards $shards_of" >&2
+	else
+		echo "$prog: $name: job $job, shards $shards_of (its tasks $2)" >&2
+	fi
 }
 
 # Jobs of an earlier run of this iteration first: their counts count.
@@ -171,12 +197,9 @@ while :; do
 	if [ "$done_passes" -ge "$passes" ]; then
 		die "shard(s) $lost still missing after $done_passes submission(s) (see $rundir/$name/jobs and $rundir/$name/slurm-*.out), then run this again to submit only those"
 	fi
-	if [ "$lost" = "$(seq -s ' ' 1 ${#shards[@]})" ]; then
-		submit "1-${#shards[@]}"
-	else
+	[ "$lost" = "$(seq -s ' ' 1 ${#shards[@]})" ] ||
 		echo "$prog: $name: shard(s) $lost missing; submitting only those (submission $((done_passes + 1)) of $passes)" >&2
-		submit "$(printf '%s' "$lost" | tr ' ' ',')"
-	fi
+	printf '%s\n' $lost | submit
 	done_passes=$((done_passes + 1))
 	wait_jobs
 done

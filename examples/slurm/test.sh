@@ -21,8 +21,9 @@
 #      train-hmm, each to 1e-9.
 #   5. Hostile schedule lines and flags (sbatch's too) are refused before
 #      anything is submitted, and a run whose every file name holds spaces,
-#      quotes, backslashes, %, ";", "`…`" and "$(…)" equals train-em; no
-#      payload ever runs.
+#      quotes, backslashes, %, ";", "`…`" and "$(…)", one task's counts
+#      garbled and the cluster's MaxArraySize lowered to 3 (its three shards
+#      then take two jobs), equals train-em; no payload ever runs.
 # The daemons are stopped by their PIDs whatever happens. Data: UD English
 # ≤10 from ../shared/data (or $GRIND_SHARED_DATA) when present, else the
 # treebank grind ships. Needs slurmctld, slurmd, sbatch, squeue, scancel,
@@ -51,7 +52,7 @@ fail() {
 }
 say() { echo "[$((SECONDS - started)) s] $*"; }
 
-for t in slurmctld slurmd sbatch squeue scancel sinfo munged munge jq; do
+for t in slurmctld slurmd sbatch squeue scancel sinfo scontrol munged munge jq; do
 	command -v "$t" > /dev/null || skip "$t not installed (Debian: apt-get install slurmctld slurmd slurm-client munge jq)"
 done
 [ -x "$bin/estep" ] || make -s -C "$repo" build
@@ -220,12 +221,12 @@ loop() {
 	"$here/em-loop.sh" --estep "$tmp/faulty-estep" --per "$per" --run-dir "$run" --poll 0.2 \
 		--partition grind --time 10 "$@" "$tmp/corpus.jsonl" "$tmp/start.jsonl"
 }
-# tasks ITER: the submissions of an iteration, "job J: tasks T" each, with
+# tasks ITER: the submissions of an iteration, "job J, shards S" each, with
 # the state Slurm gives each task ("2 FAILED").
 tasks() {
 	local j t
 	while read -r j t; do
-		printf 'job %s (tasks %s): %s\n' "$j" "$t" \
+		printf 'job %s, shards %s: tasks %s\n' "$j" "$t" \
 			"$(squeue --noheader --states all --jobs "$j" --format '%K %T' 2> /dev/null | sort -n | tr '\n' ' ' | sed 's/ $//')"
 	done < "$run/$1/jobs" | paste -s -d';' | sed 's/;/; /g'
 }
@@ -406,13 +407,23 @@ done
 say "${#hostile_lines[@]} hostile schedule lines and ${#hostile_flags[@]} hostile flags refused before anything was submitted"
 
 # An EM run, every name hostile, one task's counts garbled (moved aside,
-# submitted again).
+# submitted again); the cluster's MaxArraySize now 3, so that the shards
+# take two jobs (tasks 1-2, and task 1 for shard 3).
+echo MaxArraySize=3 >> "$SLURM_CONF"
+scontrol reconfigure || fail "scontrol reconfigure failed"
+for i in $(seq 50); do
+	[ "$(scontrol show config 2> /dev/null | awk '$1 == "MaxArraySize" { print $3 }')" = 3 ] && break
+	sleep 0.2
+done
 printf 'iter-0001 shard-000001 garble\n' > "$faults"
 "$here/em-loop.sh" --estep "$tmp/faulty-estep" --per "$per" --run-dir "$weird/run %A \$(touch canary)" --poll 0.2 --iterations 2 \
 	"$weird/corpus \$(touch canary).jsonl" "$weird/start ;touch canary;'\".jsonl" > "$tmp/weird.jsonl" 2> "$tmp/weird.log" ||
 	{ cat "$tmp/weird.log" >&2; fail "the run with hostile names failed"; }
 grep -q 'shard-000001.counts.bad: moved aside' "$tmp/weird.log" || { cat "$tmp/weird.log" >&2; fail "the garbled counts were not moved aside"; }
 ! ran || fail "a file name ran a command"
+run="$weird/run %A \$(touch canary)"
+[ "$(submissions iter-0001)" = "1-2 3 1" ] || fail "with MaxArraySize 3, iteration 1 submitted shards $(submissions iter-0001), not 1-2, 3, then 1"
+say "hostile names, MaxArraySize 3: iteration 1: $(tasks iter-0001)"
 train-em -m "$tmp/start.jsonl" --max-iter 2 --tol 0 --quiet "$tmp/corpus.jsonl" > "$tmp/em2-one.jsonl"
 check "EM with hostile file names, garbled counts moved aside and their task submitted again, vs train-em --max-iter 2" "$tmp/em2-one.jsonl" "$tmp/weird.jsonl"
 
