@@ -28,7 +28,8 @@
 # ≤10 from ../shared/data (or $GRIND_SHARED_DATA) when present, else the
 # treebank grind ships. Needs slurmctld, slurmd, sbatch, squeue, scancel,
 # sinfo, munged, munge and jq (Debian: slurmctld slurmd slurm-client munge
-# jq): without them, or when the daemons do not start, it says "skipped:"
+# jq): without them, or when the daemons do not start or cannot run a
+# trivial job, it says "skipped:"
 # and why, and exits 0 — unless GRIND_REQUIRE_SLURM=1 makes that an error.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -179,6 +180,17 @@ for try in 1 2 3; do
 done
 [ -n "$up" ] || skip "slurmctld and slurmd did not start: $(grep -h -i -E 'error|fatal' "$tmp"/log/* 2> /dev/null | grep -v -i pmix | tail -n 1)"
 version=$(sinfo --version)
+# A trivial job first: a Slurm that starts but cannot run jobs here (as
+# this user, in this container) is a reason to skip, not a failure.
+trivial=$(sbatch --parsable --output=/dev/null --wrap=true 2> "$tmp/log/trivial") ||
+	skip "Slurm started but refused a trivial job: $(tail -n 1 "$tmp/log/trivial")"
+for i in $(seq 300); do
+	state=$(squeue --noheader --states all --jobs "$trivial" --format %T 2> /dev/null) || true
+	case $state in COMPLETED | FAILED | CANCELLED | NODE_FAIL | TIMEOUT | OUT_OF_MEMORY | BOOT_FAIL) break ;; esac
+	sleep 0.2
+done
+[ "$state" = COMPLETED ] ||
+	skip "Slurm started but a trivial job did not run (${state:-gone}): $(grep -h -i -E 'error|fatal' "$tmp"/log/slurmd.log 2> /dev/null | grep -v -i pmix | tail -n 1)"
 
 # The corpus and the start.
 ud=${GRIND_SHARED_DATA:-$repo/../shared/data}/ud-nopunct/en-ud-train-nopunct-len15.conllu
