@@ -27,10 +27,10 @@
 # The daemons are stopped by their PIDs whatever happens. Data: UD English
 # ≤10 from ../shared/data (or $GRIND_SHARED_DATA) when present, else the
 # treebank grind ships. Needs slurmctld, slurmd, sbatch, squeue, scancel,
-# sinfo, munged, munge and jq (Debian: slurmctld slurmd slurm-client munge
-# jq): without them, or when the daemons do not start or cannot run a
-# trivial job, it says "skipped:"
-# and why, and exits 0 — unless GRIND_REQUIRE_SLURM=1 makes that an error.
+# sinfo, scontrol, munged, munge and jq (Debian: slurmctld slurmd
+# slurm-client munge jq): without them, or when the daemons do not start or
+# cannot run a trivial job, it says "skipped:" and why, and exits 0 —
+# unless GRIND_REQUIRE_SLURM=1 makes that an error.
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
