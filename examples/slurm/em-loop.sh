@@ -11,12 +11,12 @@
 # into shards of --per sentences once, in RUNDIR/shards; iteration k reads
 # RUNDIR/model-(k-1).jsonl and writes RUNDIR/model-k.jsonl (model-0000 is
 # START). RUNDIR (--run-dir, required) must be on a file system the
-# compute nodes share, at the same path. A run
-# killed at any point — this script, the login node, a task — goes on from
-# where it was when started again with the same arguments: the iterations
-# made are kept, and in the interrupted one the tasks still queued are
-# waited for, the counts already made kept and only the missing shards
-# submitted (a longer schedule continues a run).
+# compute nodes share, at the same path. A run killed at any point — this
+# script, the login node, a task — goes on from where it was when started
+# again with the same arguments: the iterations made are kept, and in the
+# interrupted one the tasks still queued are waited for, the counts
+# already made kept and only the missing shards submitted (a longer
+# schedule continues a run).
 #
 # The schedule (--schedule FILE) has one stage a line: a number of
 # iterations, then estep's flags for that stage ("#" at the start of a word
