@@ -130,14 +130,19 @@ fi
 jobname=grind-$(printf '%s' "$PWD" | sha256sum | cut -c1-12)-$name
 touch -- "$name/jobs"
 
-# wait_jobs: until no job of this iteration is pending or running. squeue
-# failing (the controller busy or restarting) is tried again, for a while.
+# wait_jobs: until no job of this iteration is pending or running (saying
+# what they are doing every 10 minutes or so). squeue failing (the
+# controller busy or restarting) is tried again, for a while.
 wait_jobs() {
-	local out fails=0
+	local out fails=0 start=$SECONDS said=$SECONDS
 	while :; do
-		if out=$(squeue --noheader --user "$user" --name "$jobname" --format %i 2>&1); then
+		if out=$(squeue --noheader --user "$user" --name "$jobname" --format '%T %r' 2>&1); then
 			fails=0
 			[ -n "$out" ] || return 0
+			if [ $((SECONDS - said)) -ge 600 ]; then
+				said=$SECONDS
+				echo "$prog: $name: after $(((SECONDS - start) / 60)) min, tasks $(printf '%s\n' "$out" | sort | uniq -c | awk '{ $1 = $1 " ×"; print }' | paste -s -d, | sed 's/,/, /g')" >&2
+			fi
 		else
 			fails=$((fails + 1))
 			[ "$fails" -lt 30 ] || die "squeue failed $fails times in a row: $out"
