@@ -50,53 +50,28 @@
 #   --expect-sentences N  sentences the counts must cover (default: the
 #                         shards' non-empty lines)
 #   --sum-only            write the shards' counts added to NEXT, no M-step
-#   --beta B, --skew MODEL, --delta D, --seg-beta B, --hard
+#   --beta B, --skew MODEL, --delta D, --seg-beta B, --hard, --split-skew
 #                         passed to estep: DA, skewed DA, Model L, Model S,
-#                         Viterbi EM (the --skew model is shipped like MODEL)
+#                         Viterbi EM, the CCM's random-split skew (the
+#                         --skew model is shipped like MODEL)
 set -euo pipefail
+prog=em-iteration.sh
+. "$(dirname "$0")/../lib/sharded-em.sh"
 
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
-die() {
-	echo "em-iteration.sh: $*" >&2
-	exit 1
-}
-# bad FLAG VALUE WHAT: a command-line value that is not what it must be.
-bad() {
-	printf 'em-iteration.sh: %s %q: %s\n' "$1" "$2" "$3" >&2
-	exit 2
-}
-number() { [[ $1 =~ ^[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]]; }
-count() { [[ $1 =~ ^[0-9]+$ ]]; }
-# safe: a name the hosts see, which GNU parallel puts into its rsync and
-# cd commands as it is.
-safe() { [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*$ ]]; }
-
-logins="" estep=estep remote_dir="" retries=3 passes=3 name="" lambda=0 expect="" skew="" sum_only=""
-estep_flags=()
+logins="" estep=estep remote_dir="" retries=3 passes=3
 while [ $# -gt 0 ]; do
 	case $1 in
-	-S | --sshloginfile | --estep | --remote-dir | --retries | --passes | --name | --lambda | --expect-sentences | \
-		--beta | --delta | --seg-beta | --skew)
+	-S | --sshloginfile | --estep | --remote-dir | --retries | --passes)
 		[ $# -ge 2 ] || { echo "em-iteration.sh: $1 needs a value" >&2; usage; } ;;
 	esac
+	iteration_flag "$@"
+	if [ "$took" -gt 0 ]; then shift "$took"; continue; fi
 	case $1 in
 	-S | --sshloginfile) logins=$2; shift 2 ;;
 	--estep) estep=$2; shift 2 ;;
 	--remote-dir) remote_dir=$2; shift 2 ;;
 	--retries) retries=$2; shift 2 ;;
 	--passes) passes=$2; shift 2 ;;
-	--name) name=$2; shift 2 ;;
-	--lambda) lambda=$2; shift 2 ;;
-	--expect-sentences) expect=$2; shift 2 ;;
-	--beta | --delta | --seg-beta)
-		number "$2" || bad "$1" "$2" "not a number"
-		estep_flags+=("$1" "$2"); shift 2 ;;
-	--skew) skew=$2; shift 2 ;;
-	--hard) estep_flags+=(--hard); shift ;;
-	--sum-only) sum_only=1; shift ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) printf 'em-iteration.sh: unknown option %q\n' "$1" >&2; usage ;;
@@ -104,61 +79,22 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -eq 3 ] && [ -n "$logins" ] || usage
-rundir=$1 model=$2 next=$3
-number "$lambda" || bad --lambda "$lambda" "not a number"
 count "$retries" && [ "$retries" -ge 1 ] || bad --retries "$retries" "not a number of attempts ≥ 1"
 count "$passes" && [ "$passes" -ge 1 ] || bad --passes "$passes" "not a number of passes ≥ 1"
-[ -z "$expect" ] || count "$expect" || bad --expect-sentences "$expect" "not a number of sentences"
 # GNU parallel would replace {}, {.}, {/}, {1}, … and run {= … =} as Perl.
 [ -n "$estep" ] && ! [[ $estep =~ \{[0-9]*(\.|/|//|/\.|#|%)?\}|\{= ]] ||
 	bad --estep "$estep" "a program's path without GNU parallel's replacement strings ({}, {.}, {1}, {= … =}, …)"
 [ -z "$remote_dir" ] || [[ $remote_dir =~ ^[A-Za-z0-9._/+-]+$ ]] ||
 	bad --remote-dir "$remote_dir" "only letters, digits and . _ / + - (GNU parallel's --workdir does not quote the others)"
-if [ -z "$name" ]; then
-	# NEXT's file name, made safe for the hosts.
-	name=$(basename -- "$next" .jsonl | LC_ALL=C tr -c 'A-Za-z0-9._\n-' '_')
-	case $name in .* | -*) name=_${name#?} ;; esac
-fi
-[ "$name" != shards ] && safe "$name" ||
-	bad --name "$name" "the iteration's directory: a plain name of letters, digits and . _ - (not beginning with . or -), and not 'shards'"
+logins=$(abs "$logins")
+[ -r "$logins" ] || die "cannot read the sshloginfile $logins"
 
 # Everything below runs in RUNDIR with relative paths, which parallel
-# reproduces on the hosts.
-abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
-logins=$(abs "$logins") model=$(abs "$model") next=$(abs "$next")
-[ -z "$skew" ] || skew=$(abs "$skew")
-[ -r "$logins" ] || die "cannot read the sshloginfile $logins"
-[ -r "$model" ] || die "cannot read the model $model"
-[ -z "$skew" ] || [ -r "$skew" ] || die "cannot read the skew model $skew"
-cd -- "$rundir" || die "no run directory $rundir"
-
-shopt -s nullglob
-shards=(shards/*.jsonl)
-[ ${#shards[@]} -gt 0 ] || die "no shards in $rundir/shards/ (em-loop.sh makes them)"
-for s in "${shards[@]}"; do
-	safe "${s#shards/}" || die "$rundir/$s: a shard's name must be letters, digits and . _ - (the hosts see it)"
-done
-if [ -z "$expect" ]; then
-	expect=$(cat -- "${shards[@]}" | grep -c .) || die "the shards in $rundir/shards/ are empty"
-fi
-
-# The model (and skew model) this iteration ships. A rerun after a crash
-# must start from the same model, or the counts already returned are stale.
-mkdir -p -- "$name"
-ship() { # ship SOURCE DEST
-	if [ -e "$2" ]; then
-		cmp -s -- "$1" "$2" || die "$rundir/$2 exists and differs from $1: remove $rundir/$name to start this iteration afresh"
-	else
-		cp -- "$1" "$2.tmp" && mv -- "$2.tmp" "$2"
-	fi
-}
-ship "$model" "$name/model.jsonl"
+# reproduces on the hosts: the shards, NAME/model.jsonl (and
+# NAME/skew.jsonl), shipped once to each host.
+iteration_setup "$@"
 basefiles=(--basefile "$name/model.jsonl")
-if [ -n "$skew" ]; then
-	ship "$skew" "$name/skew.jsonl"
-	basefiles+=(--basefile "$name/skew.jsonl")
-	estep_flags+=(--skew "$name/skew.jsonl")
-fi
+[ -z "$skew" ] || basefiles+=(--basefile "$name/skew.jsonl")
 
 # -q: parallel quotes every word of the job for the hosts' shells, so each
 # reaches estep as one argument, whatever it holds.
@@ -171,31 +107,8 @@ par=(parallel -q --sshloginfile "$logins" "${basefiles[@]}"
 job=(sh -c 'mkdir -p -- "$1" && shift && exec "$@"' sh "$name"
 	"$estep" -m "$name/model.jsonl" "${estep_flags[@]}" --quiet -o "$name/{/.}.counts" {})
 
-# find_missing sets lost to the indexes (1-based, parallel's job numbers) of
-# the shards whose counts are not here. Counts not yet checked are checked
-# first: a file that is not counts of exactly its shard's sentences (empty,
-# cut, another shard's, garbled on the way) is moved aside, and its shard
-# is missing.
-declare -A checked=()
-find_missing() {
-	local i=0 s c
-	lost=""
-	for s in "${shards[@]}"; do
-		i=$((i + 1))
-		c=$name/$(basename "$s" .jsonl).counts
-		if [ -e "$c" ] && [ -z "${checked[$c]:-}" ]; then
-			if sumcounts --quiet --expect-corpus "$s" "$c" > /dev/null 2> "$name/check.err"; then
-				checked[$c]=1
-			else
-				mv -- "$c" "$c.bad"
-				echo "em-iteration.sh: $rundir/$c.bad: moved aside and its shard run again: $(head -n 1 "$name/check.err")" >&2
-			fi
-		fi
-		[ -e "$c" ] || lost="$lost $i"
-	done
-	rm -f -- "$name/check.err"
-	lost=${lost# }
-}
+# find_missing (../lib/sharded-em.sh) sets lost to parallel's job numbers of
+# the shards whose counts are missing or invalid (moved aside).
 pass=0
 while :; do
 	pass=$((pass + 1))
@@ -214,12 +127,4 @@ while :; do
 	echo "em-iteration.sh: shard(s) $lost missing; pass $((pass + 1)) of $passes runs them again (--resume-failed)" >&2
 done
 
-counts=()
-for s in "${shards[@]}"; do counts+=("$name/$(basename "$s" .jsonl).counts"); done
-# In shard order, whichever host finished first: the sums, and so the model,
-# are the same on every run.
-if [ -n "$sum_only" ]; then
-	sumcounts --quiet "${counts[@]}" -o "$next"
-else
-	sumcounts "${counts[@]}" | mstep --lambda "$lambda" --expect-sentences "$expect" -o "$next"
-fi
+reduce
