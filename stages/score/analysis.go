@@ -409,3 +409,48 @@ func (d *depAnalyzer) paths() *Paths {
 	p.Directed = PathLengths{ByLength: counts(d.directedPaths), Infinite: &Infinite{Tokens: inf, Share: share(inf)}}
 	return p
 }
+
+// Analyzer accumulates every analysis over sentences outside a score run
+// (report's page uses it): heads with AddHeads, brackets with
+// AddBrackets.
+type Analyzer struct {
+	deps *depAnalyzer
+	cons *constituentAnalyzer
+}
+
+// NewAnalyzer starts empty analyses.
+func NewAnalyzer() *Analyzer {
+	return &Analyzer{deps: newDepAnalyzer(), cons: newConstituentAnalyzer()}
+}
+
+// AddHeads analyses one sentence's predicted heads against its gold ones
+// (1-based, 0 = root), both already validated as trees over tags.
+func (a *Analyzer) AddHeads(tags []string, gold, pred []int) { a.deps.add(tags, gold, pred) }
+
+// AddBrackets analyses one sentence's predicted brackets against its gold
+// tree (a sentence of one token has nothing to analyse).
+func (a *Analyzer) AddBrackets(tags []string, tree string, pred [][2]int) error {
+	nodes, n, err := GoldConstituents(tree)
+	if err != nil {
+		return err
+	}
+	if n != len(tags) {
+		return fmt.Errorf("tree has %d tokens but the sentence %d", n, len(tags))
+	}
+	if n < 2 {
+		return nil
+	}
+	gold, _, err := GoldBrackets(tree)
+	if err != nil {
+		return err
+	}
+	a.cons.addLabels(nodes, pred, n)
+	a.cons.addSequences(tags, gold, pred)
+	return nil
+}
+
+// Fill puts into r every analysis the sentences added allow, rows of fewer
+// than minCount items left out.
+func (a *Analyzer) Fill(r *Report, minCount int) {
+	_ = addAnalyses(r, Options{Analyses: Analyses, AllAnalyses: true, MinCount: minCount}, a.deps, a.cons)
+}
