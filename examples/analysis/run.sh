@@ -74,6 +74,16 @@ for m in $deps; do
 		"$(jq .links.divergence.undirected "$j" | num 3)" "$(jq .links.divergence.directed "$j" | num 3)"
 done
 echo
+echo "Sign test of undirected path lengths against EM (Smith's Tables 4.5, 6.6): wins (shorter) / losses / ties, two-sided p"
+echo
+echo "| model | sentences (mean path) | p | tokens | p |"
+echo "|---|---:|---:|---:|---:|"
+for m in right ce sa ce-pick sa-pick dmvccm; do
+	score --root exclude --analysis paths --against "$dir/em.jsonl" --json "$dir/$m.jsonl" |
+		jq -r --arg m "$m" '.sign_test.paths | "| \($m) | \(.sentences.wins) / \(.sentences.losses) / \(.sentences.ties) | \(.sentences.p) | \(.tokens.wins) / \(.tokens.losses) / \(.tokens.ties) | \(.tokens.p) |"' |
+		awk -F ' [|] ' '{ printf "%s | %s | %.2g | %s | %.2g |\n", $1, $2, $3, $4, $5 }'
+done
+echo
 echo "EM's link types, undirected (Smith's Table 3.3: rows with ≥ 30 arcs predicted or in gold, by gold count)"
 echo
 echo "| tags | predicted | precision | recall | gold |"

@@ -254,11 +254,31 @@ func (d *depAnalyzer) distance(l int) *[3]linkCount {
 }
 
 // addPaths measures, for every token, the path in pred from it to its gold
-// parent, nodes numbered as heads are (0 the wall).
+// parent.
 func (d *depAnalyzer) addPaths(gold, pred []int) {
+	undirected, directed := TokenPaths(gold, pred)
+	sum := 0
+	for i := range gold {
+		d.undirectedPaths[undirected[i]]++
+		d.directedPaths[directed[i]]++
+		sum += undirected[i]
+	}
 	n := len(gold)
-	// depth of each node below the wall, and its ancestors walked by
-	// heads: a tree of n words has depth at most n.
+	d.pathSentences++
+	d.pathTokens += n
+	d.pathSum += float64(sum)
+	d.macroSum += float64(sum) / float64(n)
+}
+
+// TokenPaths are, for every token of a sentence, the lengths of Smith's
+// paths in the predicted tree from the token to its gold parent, nodes
+// numbered as heads are (0 the wall): undirected (through the tree, the
+// wall a node) and directed (up through predicted heads, −1 when the gold
+// parent is not an ancestor). gold and pred are validated trees.
+func TokenPaths(gold, pred []int) (undirected, directed []int) {
+	n := len(gold)
+	// The depth of each node below the wall: a tree of n words has depth
+	// at most n.
 	depth := make([]int, n+1)
 	for i := 1; i <= n; i++ {
 		k := 0
@@ -267,7 +287,7 @@ func (d *depAnalyzer) addPaths(gold, pred []int) {
 		}
 		depth[i] = k
 	}
-	sum := 0
+	undirected, directed = make([]int, n), make([]int, n)
 	for i := 1; i <= n; i++ {
 		g := gold[i-1]
 		// Undirected: climb from the deeper of the two until they meet.
@@ -280,8 +300,7 @@ func (d *depAnalyzer) addPaths(gold, pred []int) {
 			}
 			length++
 		}
-		d.undirectedPaths[length]++
-		sum += length
+		undirected[i-1] = length
 		// Directed: g must be an ancestor of i.
 		up := -1
 		if depth[g] < depth[i] {
@@ -293,12 +312,9 @@ func (d *depAnalyzer) addPaths(gold, pred []int) {
 				up = depth[i] - depth[g]
 			}
 		}
-		d.directedPaths[up]++
+		directed[i-1] = up
 	}
-	d.pathSentences++
-	d.pathTokens += n
-	d.pathSum += float64(sum)
-	d.macroSum += float64(sum) / float64(n)
+	return undirected, directed
 }
 
 // links is the link-type analysis, rows of fewer than minCount arcs left out.

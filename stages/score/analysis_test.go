@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -303,5 +304,37 @@ func TestParseAnalyses(t *testing.T) {
 	}
 	if _, _, err := ParseAnalyses([]string{"link"}); err == nil || !strings.Contains(err.Error(), `"link"`) {
 		t.Errorf("a misspelt name: %v", err)
+	}
+}
+
+// The sign test on paths (Smith 2006, Tables 4.5, 6.6), by hand: against
+// ATTACH-RIGHT, Smith's example has undirected paths 1, 1, 1, 2 (sum 5)
+// where ATTACH-RIGHT's are 4, 1, 1, 2 (foams climbs through the whole
+// chain to the wall): one token and one sentence won, the rest tied.
+func TestPathSignTestByHand(t *testing.T) {
+	dir := t.TempDir()
+	b := dir + "/right.jsonl"
+	if err := os.WriteFile(b, []byte(`{"tags":["VBZ","IN","DT","NN"],"heads":[0,1,4,2],"pred":[2,3,4,0]}
+{"tags":["VB"],"heads":[0],"pred":[0]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	src := pipeline.Source{Stdin: strings.NewReader(`{"tags":["VBZ","IN","DT","NN"],"heads":[0,1,4,2],"pred":[0,1,2,3]}
+{"tags":["VB"],"heads":[0],"pred":[0]}
+`)}
+	if err := Score(src, &out, Options{JSON: true, Against: b, Analyses: []Analysis{AnalysisPaths}}); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	p := r.SignTest.Paths
+	if p == nil || p.Sentences != (Signs{1, 0, 1, 1}) || p.Tokens != (Signs{1, 0, 4, 1}) {
+		t.Errorf("path signs %+v, want sentences 1/0/1 and tokens 1/0/4, p = 1", p)
+	}
+	if u, _ := TokenPaths([]int{0, 1, 4, 2}, []int{2, 3, 4, 0}); !slices.Equal(u, []int{4, 1, 1, 2}) {
+		t.Errorf("ATTACH-RIGHT's paths %v, want 4 1 1 2", u)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/grind-nlp/grind/format"
@@ -394,6 +395,9 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 			return pipeline.BadRecord(fmt.Errorf(`sentence %d of --against file %s has no prediction "pred" to compare with`, seen, against.name))
 		default:
 			signs.add(heads, s.Pred, against.pred[seen-1])
+			if slices.Contains(opts.Analyses, AnalysisPaths) {
+				signs.addPaths(heads, s.Pred, against.pred[seen-1])
+			}
 		}
 		sc.Add(heads, s.Pred)
 		if deps != nil {
