@@ -68,8 +68,11 @@ sentences allow):
    sequences  Klein's tag sequences most over-, under- and crossing-proposed
               as brackets (Figs. 5.7, 6.7)
 The first three need gold heads and "pred"; the last two a gold "tree" and a
-prediction. --top cuts each table for people (the JSON has every row);
---min-count leaves out rows of fewer arcs, nodes or brackets.
+prediction. With --against, paths adds Smith's sign test of path lengths (a
+shorter undirected path to the gold parent wins, per sentence and per token). --top cuts each table for people (the JSON has every row);
+--min-count N leaves out link types with fewer than N arcs predicted and in
+gold, labels with fewer gold nodes, sequences over- and under-proposed fewer
+times.
 
 Examples:
    conll2deps dev.conllu | filterlen 10 | baseline --attach right | score
@@ -86,7 +89,7 @@ Examples:
 			&cli.StringFlag{Name: "against", TakesFile: true, Usage: "sign test against the \"pred\" of `FILE` (the same sentences, in order)"},
 			&cli.StringSliceFlag{Name: "analysis", Usage: "add the error analyses `NAMES`: links, distance, paths, labels, sequences, or all (comma-separated, repeatable)"},
 			&cli.IntFlag{Name: "top", Value: 20, Usage: "`N` rows of each analysis table for people (0: all; the JSON has every row)"},
-			&cli.IntFlag{Name: "min-count", Usage: "leave out analysis rows of fewer than `N` arcs, nodes or brackets (predicted or gold)"},
+			&cli.IntFlag{Name: "min-count", Usage: "leave out analysis rows below `N` (arcs of a link type predicted or in gold, gold nodes of a label, errors of a sequence)"},
 			program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
