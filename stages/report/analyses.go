@@ -66,11 +66,10 @@ func headAnalyses(runs []*Run, top int) []analysisTable {
 	var out []analysisTable
 
 	// Link types: every pair some run proposes or gold has, by gold count.
-	type linkKey = string
-	gold := map[linkKey]int{}
-	byRun := make([]map[linkKey]score.LinkRow, len(runs))
+	gold := map[string]int{} // by the pair's tags, "DT NN"
+	byRun := make([]map[string]score.LinkRow, len(runs))
 	for i, rep := range reps {
-		byRun[i] = map[linkKey]score.LinkRow{}
+		byRun[i] = map[string]score.LinkRow{}
 		for _, row := range rep.Links.Undirected {
 			k := strings.Join(row.Tags, " ")
 			byRun[i][k] = row

@@ -193,14 +193,11 @@ func (d *depAnalyzer) add(tags []string, gold, pred []int) {
 		}
 		return tags[h-1]
 	}
-	// Arcs between words as sets of unordered pairs of positions, so that
-	// an arc is found undirected whichever way it points.
-	goldArc := make(map[[2]int]bool, n)
+	// The predicted arcs between words as unordered pairs of positions, so
+	// that a gold arc is found undirected whichever way it points (a tree
+	// has at most one arc between two words).
 	predArc := make(map[[2]int]bool, n)
 	for i := range n {
-		if gold[i] != 0 {
-			goldArc[[2]int{min(i+1, gold[i]), max(i+1, gold[i])}] = true
-		}
 		if pred[i] != 0 {
 			predArc[[2]int{min(i+1, pred[i]), max(i+1, pred[i])}] = true
 		}
