@@ -145,6 +145,7 @@ type pageData struct {
 	Signs       []signView
 	First       string
 	Tables      []table
+	Analyses    []analysisTable
 	Trees       []treeView
 }
 
@@ -256,6 +257,13 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		}
 		return out
 	}
+	var bracketRuns []*Run
+	for _, r := range runs {
+		if r.Kind == Brackets {
+			bracketRuns = append(bracketRuns, r)
+		}
+	}
+	d.Analyses = append(headAnalyses(dep, opts.Top), bracketAnalyses(bracketRuns, opts.Top)...)
 	if len(dep) == 0 {
 		return render(w, d)
 	}

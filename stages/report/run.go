@@ -34,6 +34,9 @@ type Run struct {
 	Tokens    int                  // tokens scored (brackets, tags)
 	Brackets  *score.BracketReport // Kind Brackets
 	TagScores *tageval.Report      // Kind Tags
+	// Analyses holds the run's error analyses (analyses.go): a bracket
+	// run's are computed as it is read, a heads run's when the page is.
+	Analyses *score.Report
 }
 
 // Kind is what a run's parses are scored on.

@@ -160,6 +160,7 @@ func resumeHint(dir string, info *rundir.Record) string {
 // (pred_spans) against the gold trees, as score does.
 func (r *Run) readBrackets(in *pipeline.Input, bad *pipeline.BadRecords) error {
 	var t score.BracketTally
+	a := score.NewAnalyzer()
 	err := pipeline.EachRecordIn(in, bad, func(s *format.Sentence, _ *pipeline.Lines) error {
 		if s.Tree == "" {
 			return pipeline.BadRecord(errors.New(`sentence has no gold "tree" to score brackets against`))
@@ -175,6 +176,9 @@ func (r *Run) readBrackets(in *pipeline.Input, bad *pipeline.BadRecords) error {
 			return pipeline.BadRecord(errors.New(`sentence has no "pred_spans" to score`))
 		}
 		t.Add(gold, s.PredSpans, n)
+		if err := a.AddBrackets(s.Tags, s.Tree, s.PredSpans); err != nil {
+			return pipeline.BadRecord(err)
+		}
 		r.Scored, r.Tokens = r.Scored+1, r.Tokens+n
 		return nil
 	})
@@ -186,6 +190,8 @@ func (r *Run) readBrackets(in *pipeline.Input, bad *pipeline.BadRecords) error {
 	}
 	b := t.Report("pred_spans")
 	r.Brackets = &b
+	r.Analyses = &score.Report{}
+	a.Fill(r.Analyses, 0)
 	return nil
 }
 

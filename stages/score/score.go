@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/grind-nlp/grind/format"
@@ -175,6 +176,12 @@ type Report struct {
 	// Brackets is present when sentences carried "tree" and a prediction
 	// (brackets.go).
 	Brackets *BracketReport `json:"brackets,omitempty"`
+	// The error analyses of --analysis (analysis.go, constituents.go).
+	Links      *Links         `json:"links,omitempty"`
+	ByDistance *[]DistanceRow `json:"by_distance,omitempty"`
+	Paths      *Paths         `json:"paths,omitempty"`
+	ByLabel    *[]LabelRow    `json:"by_label,omitempty"`
+	Sequences  *[]SequenceRow `json:"sequences,omitempty"`
 	// SignTest is the comparison with --against (signtest.go).
 	SignTest *SignTest `json:"sign_test,omitempty"`
 }
@@ -273,6 +280,15 @@ type Options struct {
 	// same sentences in the same order: the report adds the sign test of
 	// the input's against them (signtest.go).
 	Against string
+	// Analyses are the error analyses to add (--analysis); MinCount leaves
+	// out their rows of fewer items (arcs, nodes, brackets), and Top is how
+	// many rows each table for people shows (0: all; JSON has every row).
+	Analyses []Analysis
+	// AllAnalyses (--analysis all) leaves out, rather than refuses, the
+	// analyses the sentences have nothing for (no gold heads, no trees).
+	AllAnalyses bool
+	MinCount    int
+	Top         int
 }
 
 // ErrNoSentences is the error of an input with nothing to score.
@@ -302,6 +318,16 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	sc := NewScorer()
 	var brackets bracketScorer
+	var deps *depAnalyzer
+	var cons *constituentAnalyzer
+	for _, a := range opts.Analyses {
+		switch a {
+		case AnalysisLinks, AnalysisDistance, AnalysisPaths:
+			deps = newDepAnalyzer()
+		case AnalysisLabels, AnalysisSequences:
+			cons = newConstituentAnalyzer()
+		}
+	}
 	seen := 0 // input records read, to match --against by order
 	next := 0 // the gold sentence of the next input record
 
@@ -344,6 +370,14 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 			signs.addBrackets(goldSpans, predSpans, b)
 		}
+		if cons != nil && goldSpans != nil {
+			nodes, n, err := GoldConstituents(s.Tree)
+			if err != nil {
+				return pipeline.BadRecord(fmt.Errorf("tree: %w", err))
+			}
+			cons.addLabels(nodes, predSpans, n)
+			cons.addSequences(s.Tags, goldSpans, predSpans)
+		}
 		switch {
 		case bracketed && (heads == nil || s.Pred == nil):
 			sentences, tokens = sentences+1, tokens+s.Len()
@@ -361,8 +395,14 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 			return pipeline.BadRecord(fmt.Errorf(`sentence %d of --against file %s has no prediction "pred" to compare with`, seen, against.name))
 		default:
 			signs.add(heads, s.Pred, against.pred[seen-1])
+			if slices.Contains(opts.Analyses, AnalysisPaths) {
+				signs.addPaths(heads, s.Pred, against.pred[seen-1])
+			}
 		}
 		sc.Add(heads, s.Pred)
+		if deps != nil {
+			deps.add(s.Tags, heads, s.Pred)
+		}
 		sentences, tokens = sentences+1, tokens+s.Len()
 		return nil
 	})
@@ -384,10 +424,56 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 	if signs != nil {
 		r.SignTest = signs.report(opts.Against)
 	}
+	if err := addAnalyses(&r, opts, deps, cons); err != nil {
+		return err
+	}
 	if opts.JSON {
 		return pipeline.WriteRecord(w, r)
 	}
-	return WriteTable(w, r)
+	if err := WriteTable(w, r); err != nil {
+		return err
+	}
+	_, err = w.Write(AppendAnalyses(nil, r, opts.Top))
+	return err
+}
+
+// addAnalyses puts the analyses asked for in r, or says which has no
+// sentence to analyse.
+func addAnalyses(r *Report, opts Options, deps *depAnalyzer, cons *constituentAnalyzer) error {
+	for _, a := range opts.Analyses {
+		switch a {
+		case AnalysisLinks, AnalysisDistance, AnalysisPaths:
+			if deps.pathSentences == 0 && opts.AllAnalyses {
+				continue
+			}
+			if deps.pathSentences == 0 {
+				return fmt.Errorf("--analysis %s: no sentence has gold \"heads\" and \"pred\" to analyse", a)
+			}
+		case AnalysisLabels, AnalysisSequences:
+			if cons.sentences == 0 && opts.AllAnalyses {
+				continue
+			}
+			if cons.sentences == 0 {
+				return fmt.Errorf("--analysis %s: no sentence of two or more tokens has a gold \"tree\" and a prediction (\"pred_spans\" or \"pred\") to analyse", a)
+			}
+		}
+		switch a {
+		case AnalysisLinks:
+			r.Links = deps.links(opts.MinCount)
+		case AnalysisDistance:
+			rows := deps.byDistance()
+			r.ByDistance = &rows
+		case AnalysisPaths:
+			r.Paths = deps.paths()
+		case AnalysisLabels:
+			rows := cons.byLabel(opts.MinCount)
+			r.ByLabel = &rows
+		case AnalysisSequences:
+			rows := cons.sequenceRows(opts.MinCount)
+			r.Sequences = &rows
+		}
+	}
+	return nil
 }
 
 // goldSentence is what --gold keeps of a gold record.

@@ -41,6 +41,16 @@ type SignTest struct {
 	// right brackets (standard: the whole sentence's counted), bracket
 	// level each gold bracket found by one and not the other.
 	Brackets *BracketSigns `json:"brackets,omitempty"`
+	// Paths, with --analysis paths, compares the undirected path lengths
+	// from each token to its gold parent (Smith 2006, Tables 4.5, 6.6: a
+	// win is a shorter path): per sentence their mean, per token its own.
+	Paths *PathSigns `json:"paths,omitempty"`
+}
+
+// PathSigns is the sign test on path lengths.
+type PathSigns struct {
+	Sentences Signs `json:"sentences"`
+	Tokens    Signs `json:"tokens"`
 }
 
 // BracketSigns is the sign test on brackets.
@@ -55,6 +65,7 @@ type signTally struct {
 	sentences, tokens Signs
 	b                 Tally
 	brackets          *BracketSigns
+	paths             *PathSigns
 }
 
 // right says whether a token's predicted head p is right against gold g.
@@ -79,6 +90,22 @@ func (t *signTally) add(gold, a, b []int) {
 		t.tokens.tally(ya && !yb, yb && !ya)
 	}
 	t.sentences.tally(ra > rb, rb > ra)
+}
+
+// addPaths compares A's and B's undirected paths from each token to its
+// gold parent: shorter wins.
+func (t *signTally) addPaths(gold, a, b []int) {
+	if t.paths == nil {
+		t.paths = &PathSigns{}
+	}
+	pa, _ := TokenPaths(gold, a)
+	pb, _ := TokenPaths(gold, b)
+	sa, sb := 0, 0
+	for i := range gold {
+		sa, sb = sa+pa[i], sb+pb[i]
+		t.paths.Tokens.tally(pa[i] < pb[i], pb[i] < pa[i])
+	}
+	t.paths.Sentences.tally(sa < sb, sb < sa)
 }
 
 // addBrackets compares A's and B's brackets of one sentence with gold.
@@ -130,6 +157,12 @@ func (t *signTally) report(against string) *SignTest {
 		b.Sentences.P = SignTestP(b.Sentences.Wins, b.Sentences.Losses)
 		b.Brackets.P = SignTestP(b.Brackets.Wins, b.Brackets.Losses)
 		st.Brackets = &b
+	}
+	if t.paths != nil {
+		p := *t.paths
+		p.Sentences.P = SignTestP(p.Sentences.Wins, p.Sentences.Losses)
+		p.Tokens.P = SignTestP(p.Tokens.Wins, p.Tokens.Losses)
+		st.Paths = &p
 	}
 	return st
 }
@@ -228,5 +261,9 @@ func writeSignTest(add func(string, ...any), st *SignTest) {
 	if b := st.Brackets; b != nil {
 		add("\nsign test against %s on brackets (standard: the whole sentence counted)\n", st.Against)
 		table(row{"sentences", b.Sentences}, row{"brackets", b.Brackets})
+	}
+	if p := st.Paths; p != nil {
+		add("\nsign test against %s on undirected path lengths to the gold parent (Smith 2006 Table 4.5; a win is shorter: per sentence the mean)\n", st.Against)
+		table(row{"sentences", p.Sentences}, row{"tokens", p.Tokens})
 	}
 }
