@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -238,6 +239,10 @@ type builder struct {
 	trans   map[[3]int32]float64 // prev2, prev1, next; −1 the boundary
 	emit    map[[2]int32]float64 // word, state
 	unseen  map[int32]float64
+	// Counts: the states of the shard being read, those of the first
+	// shard, and the first shard (1-based) whose states are others.
+	shardStates, firstStates, other map[int32]bool
+	shards, otherStates             int
 }
 
 func newBuilder(sum bool) *builder {
@@ -246,7 +251,54 @@ func newBuilder(sum bool) *builder {
 }
 
 func (b *builder) kind() eventio.Kind {
-	return eventio.Kind{Families: []string{Family}, Add: b.add, Key: describe}
+	k := eventio.Kind{Families: []string{Family}, Add: b.add, Key: describe}
+	if b.sum {
+		k.Header = func(*format.Header) error {
+			b.endShard()
+			b.shards++
+			b.shardStates = map[int32]bool{}
+			return nil
+		}
+	}
+	return k
+}
+
+// endShard compares the states of the shard just read with the first
+// shard's: shards over other states (estep --gold's of other tag sets)
+// do not add up to one table, their emission records making a tag
+// dictionary that no shard had.
+func (b *builder) endShard() {
+	switch {
+	case b.shardStates == nil:
+	case b.firstStates == nil:
+		b.firstStates = b.shardStates
+	case b.otherStates == 0 && !maps.Equal(b.shardStates, b.firstStates):
+		b.otherStates, b.other = b.shards, b.shardStates
+	}
+	b.shardStates = nil
+}
+
+// errOtherStates is the error of shards over other states (nil: none).
+func (b *builder) errOtherStates() error {
+	b.endShard()
+	if b.otherStates == 0 {
+		return nil
+	}
+	name := func(set map[int32]bool) string {
+		var names []string
+		for id := range set {
+			names = append(names, b.states[id])
+		}
+		slices.Sort(names)
+		return strings.Join(names, " ")
+	}
+	diff := map[int32]bool{}
+	for id := range b.states {
+		if b.firstStates[int32(id)] != b.other[int32(id)] {
+			diff[int32(id)] = true
+		}
+	}
+	return fmt.Errorf("shard %d is over other states than shard 1 (%d states against %d; in one of them only: %s): shards add up over the same states only — count every shard over one model's states (estep --gold -m MODEL)", b.otherStates, len(b.other), len(b.firstStates), name(diff))
 }
 
 func (b *builder) state(name string) int32 {
@@ -258,6 +310,9 @@ func (b *builder) state(name string) int32 {
 		id = int32(len(b.states))
 		b.stateID[name] = id
 		b.states = append(b.states, name)
+	}
+	if b.shardStates != nil {
+		b.shardStates[id] = true
 	}
 	return id
 }
@@ -553,7 +608,11 @@ func ReadCounts(src pipeline.Source, limit int64) (*CountTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := b.params(limit)
+	err = b.errOtherStates()
+	var p *Params
+	if err == nil {
+		p, err = b.params(limit)
+	}
 	if err == nil && shards.Stats == nil {
 		err = errors.New("no stats record")
 	}
