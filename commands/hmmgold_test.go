@@ -372,3 +372,27 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// Shards of estep --gold --family hmm over texts with the same gold tags
+// add up (sumcounts, and mstep of the shards) to the one process's
+// counts and model, bitag and trigram.
+func TestHMMGoldFamilyShardsSameTags(t *testing.T) {
+	dir := t.TempDir()
+	whole := writeLines(t, filepath.Join(dir, "c.jsonl"), goldCorpus...)
+	a := writeLines(t, filepath.Join(dir, "a.jsonl"), goldCorpus[0])
+	b := writeLines(t, filepath.Join(dir, "b.jsonl"), goldCorpus[1:]...)
+	for _, order := range [][]string{nil, {"--trigram"}} {
+		gold := append([]string{"estep", "--gold", "--family", "hmm"}, order...)
+		one := run(t, nil, append(gold, whole)...)
+		ca, cb := filepath.Join(dir, "a.counts"), filepath.Join(dir, "b.counts")
+		os.WriteFile(ca, run(t, nil, append(gold, a)...), 0o644)
+		os.WriteFile(cb, run(t, nil, append(gold, b)...), 0o644)
+		summed := run(t, nil, "sumcounts", "--expect-corpus", whole, ca, cb)
+		if g, w := hmmRecords(t, summed), hmmRecords(t, one); fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Errorf("%v: summed %v, one process %v", order, g, w)
+		}
+		if g, w := hmmRecords(t, run(t, nil, "mstep", "--lambda", "0.5", ca, cb)), hmmRecords(t, run(t, one, "mstep", "--lambda", "0.5")); fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Errorf("%v: model of the shards %v, of one process %v", order, g, w)
+		}
+	}
+}
