@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -241,7 +240,9 @@ type builder struct {
 	unseen  map[int32]float64
 	// Counts: the states of the shard being read, those of the first
 	// shard, and the first shard (1-based) whose states are others.
-	shardStates, firstStates, other map[int32]bool
+	// (flags by state number; a set ends where its slice does).
+	shardStates, firstStates, other []bool
+	inShard                         bool
 	shards, otherStates             int
 }
 
@@ -256,7 +257,7 @@ func (b *builder) kind() eventio.Kind {
 		k.Header = func(*format.Header) error {
 			b.endShard()
 			b.shards++
-			b.shardStates = map[int32]bool{}
+			b.shardStates, b.inShard = nil, true
 			return nil
 		}
 	}
@@ -269,13 +270,33 @@ func (b *builder) kind() eventio.Kind {
 // dictionary that no shard had.
 func (b *builder) endShard() {
 	switch {
-	case b.shardStates == nil:
-	case b.firstStates == nil:
+	case !b.inShard:
+	case b.shards == 1:
 		b.firstStates = b.shardStates
-	case b.otherStates == 0 && !maps.Equal(b.shardStates, b.firstStates):
+	case b.otherStates == 0 && !sameSet(b.shardStates, b.firstStates):
 		b.otherStates, b.other = b.shards, b.shardStates
 	}
-	b.shardStates = nil
+	b.shardStates, b.inShard = nil, false
+}
+
+func has(set []bool, id int) bool { return id < len(set) && set[id] }
+
+func count(set []bool) (n int) {
+	for _, in := range set {
+		if in {
+			n++
+		}
+	}
+	return n
+}
+
+func sameSet(a, b []bool) bool {
+	for i := range max(len(a), len(b)) {
+		if has(a, i) != has(b, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // errOtherStates is the error of shards over other states (nil: none).
@@ -284,21 +305,14 @@ func (b *builder) errOtherStates() error {
 	if b.otherStates == 0 {
 		return nil
 	}
-	name := func(set map[int32]bool) string {
-		var names []string
-		for id := range set {
-			names = append(names, b.states[id])
-		}
-		slices.Sort(names)
-		return strings.Join(names, " ")
-	}
-	diff := map[int32]bool{}
-	for id := range b.states {
-		if b.firstStates[int32(id)] != b.other[int32(id)] {
-			diff[int32(id)] = true
+	var diff []string
+	for id, name := range b.states {
+		if has(b.firstStates, id) != has(b.other, id) {
+			diff = append(diff, name)
 		}
 	}
-	return fmt.Errorf("shard %d is over other states than shard 1 (%d states against %d; in one of them only: %s): shards add up over the same states only — count every shard over one model's states (estep --gold -m MODEL)", b.otherStates, len(b.other), len(b.firstStates), name(diff))
+	slices.Sort(diff)
+	return fmt.Errorf("shard %d is over other states than shard 1 (%d states against %d; in one of them only: %s): shards add up over the same states only — count every shard over one model's states (estep --gold -m MODEL)", b.otherStates, count(b.other), count(b.firstStates), strings.Join(diff, " "))
 }
 
 func (b *builder) state(name string) int32 {
@@ -311,7 +325,10 @@ func (b *builder) state(name string) int32 {
 		b.stateID[name] = id
 		b.states = append(b.states, name)
 	}
-	if b.shardStates != nil {
+	if b.inShard {
+		for int(id) >= len(b.shardStates) {
+			b.shardStates = append(b.shardStates, false)
+		}
 		b.shardStates[id] = true
 	}
 	return id
