@@ -519,7 +519,7 @@ func (st *hmmStart) setUp(o *hmm.Options, corpus *hmm.Corpus, m *hmmce.Model) ([
 	var allowed []bool
 	if o.Dict != nil {
 		if !slices.Equal(names, o.Dict.Tags) {
-			return nil, fmt.Errorf("%s: its states are not the tag dictionary's %d tags (--dict: the gold tags, sorted)", st.path, len(o.Dict.Tags))
+			return nil, fmt.Errorf("%s: its %d states are not the tag dictionary's %d tags (--dict: the corpus's gold tags, sorted)%s", st.path, len(names), len(o.Dict.Tags), stateDiff(names, o.Dict.Tags))
 		}
 		allowed = o.Dict.Allowed
 	} else if len(names) != o.States {
@@ -540,4 +540,22 @@ func (st *hmmStart) setUp(o *hmm.Options, corpus *hmm.Corpus, m *hmmce.Model) ([
 		return theta, nil
 	}
 	return m.StartFrom(st.tagger, corpus.Words), nil
+}
+
+// stateDiff names the first dictionary tag a start model lacks and the
+// first state it has beyond them, with the way to a supervised start over
+// the dictionary's states; "" when they are the same set (in another
+// order).
+func stateDiff(states, tags []string) string {
+	for _, t := range tags {
+		if !slices.Contains(states, t) {
+			return fmt.Sprintf(": it has no state %q — a supervised start over the dictionary's states is estep --gold -m MODEL (MODEL: a --dict run's on this corpus) LABELLED | mstep", t)
+		}
+	}
+	for _, t := range states {
+		if !slices.Contains(tags, t) {
+			return fmt.Sprintf(": its state %q is no gold tag of this corpus", t)
+		}
+	}
+	return ": the same tags in another order"
 }

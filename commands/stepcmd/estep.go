@@ -10,13 +10,14 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/families"
+	"github.com/grind-nlp/grind/stages/hmm"
 )
 
 func init() { program.Register("estep", estepApp) }
 
 func estepApp() *cli.App {
 	return &cli.App{
-		Usage:     "expected counts of a corpus under a model: DMV or CCM, as its header says (one E-step)",
+		Usage:     "expected counts of a corpus under a model: DMV, CCM, HMM, as its header says (one E-step); --gold: of gold trees or tags",
 		UsageText: "estep -m MODEL [options] [FILE...]",
 		Description: `Reads sentences and writes the expected count of every DMV event under the
 model (inside–outside), as event records with "n", then one stats record:
@@ -27,6 +28,17 @@ Examples:
    estep -m model.jsonl wsj10.jsonl | mstep > next.jsonl
    parallel --pipe -N 1000 estep -m model.jsonl < wsj10.jsonl | sumcounts | mstep > next.jsonl
    estep --gold train.jsonl | mstep > supervised.jsonl     # counts of the gold trees
+
+--gold --family hmm counts the transitions and emissions of the sentences'
+gold tags ("gold_tags" when present, else "tags"; the boundary <s> before the
+first and after the last), bitag or --trigram, over the gold tags (sorted) as
+states: mstep makes the supervised HMM, whose states train-hmm --dict -m and
+tag -m take (Merialdo's labelled start). --gold -m HMM counts over that
+model's order and states instead (a gold tag it lacks is an error), so that
+states the labelled text never shows are in the model too.
+   estep --gold --family hmm labelled.jsonl | mstep --lambda 1 > init.jsonl
+   train-hmm --dict 1 -m init.jsonl --max-iter 10 unlabelled.jsonl -o tagged.jsonl
+   estep --gold -m em.jsonl labelled.jsonl | mstep --lambda 1 > init.jsonl
 
 Annealing (Smith & Eisner; the loops are train-da and train-sa): --beta raises
 every probability to β (DA), --skew M weights events p^β·λ₀^(1−β) with λ₀ the
@@ -67,7 +79,9 @@ the bound, so shards of different bounds do not mix.
 			&cli.BoolFlag{Name: "hard", Usage: "counts of each sentence's Viterbi tree (Viterbi EM); loglik is then the best trees' log-probability"},
 			&cli.StringFlag{Name: "ties", Value: string(dmv.TiesLeft), Usage: "--hard: among equally good best trees take the `RULE`'s: left (grind's deterministic rule), random (one drawn uniformly, seeded by --seed and the sentence's position) or split (all of them, their counts shared equally)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "--ties random: the seed `S` of the draws"},
-			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees (supervised estimation); -m optional"},
+			&cli.BoolFlag{Name: "gold", Usage: "counts of the gold trees, or of an HMM's gold tags (supervised estimation); -m optional"},
+			&cli.StringFlag{Name: "family", Value: "dmv", Usage: "--gold without -m: the `FAMILY` whose counts to make: dmv (the gold trees) or hmm (the gold tags' transitions and emissions)"},
+			&cli.BoolFlag{Name: "trigram", Usage: "--gold --family hmm: counts of a trigram HMM, not a bitag one"},
 		}, program.InCategory("Annealing",
 			&cli.Float64Flag{Name: "beta", Value: 1, Usage: "deterministic annealing: posterior ∝ p(y|x)^`β` (every probability raised to β > 0)"},
 			&cli.StringFlag{Name: "skew", TakesFile: true, Usage: "skewed DA: event weights p^β·λ₀^(1−β), λ₀ the model in `FILE` (the initializer's)"},
@@ -88,6 +102,22 @@ the bound, so shards of different bounds do not mix.
 			}
 			if c.Bool("hard") && c.Bool("gold") {
 				return program.Usagef("--hard and --gold exclude each other")
+			}
+			fam := c.String("family")
+			switch {
+			case c.IsSet("family") && !c.Bool("gold"):
+				return program.Usagef("--family names the family of --gold counts; without --gold the model's header names it")
+			case c.IsSet("family") && c.String("model") != "":
+				return program.Usagef("--family names the family of --gold counts made without a model; -m's header names the model's")
+			case fam != dmv.Family && fam != hmm.Family:
+				return program.Usagef("--family: dmv or hmm (the families with gold counts), not %q", fam)
+			case c.Bool("trigram") && !c.Bool("gold"):
+				return program.Usagef("--trigram is the order of --gold HMM counts; an HMM model's E-step has the model's order")
+			case c.Bool("trigram") && c.String("model") == "" && fam != hmm.Family:
+				return program.Usagef("--trigram is an HMM's order: --gold --family hmm --trigram")
+			}
+			if c.String("model") != "" || !c.Bool("gold") {
+				fam = ""
 			}
 			ties, err := dmv.ParseTies(c.String("ties"))
 			switch {
@@ -132,7 +162,7 @@ the bound, so shards of different bounds do not mix.
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Ties: ties, Seed: c.Uint64("seed"), Gold: c.Bool("gold"), Workers: c.Int("workers"),
+				opts := estep.Options{Model: c.String("model"), Hard: c.Bool("hard"), Ties: ties, Seed: c.Uint64("seed"), Gold: c.Bool("gold"), Family: fam, Trigram: c.Bool("trigram"), Workers: c.Int("workers"),
 					Reweight: r, Skew: c.String("skew"), SplitSkew: c.Bool("split-skew"), PR: prOpts, Dual: c.String("dual"), Bound: bound, MaxMemory: limit}
 				if !c.Bool("quiet") {
 					opts.Warn = c.App.ErrWriter

@@ -15,7 +15,7 @@ func init() { program.Register("mstep", mstepApp) }
 
 func mstepApp() *cli.App {
 	return &cli.App{
-		Usage:     "a model from expected counts: DMV (add-λ or variational Bayes) or CCM (Klein's smoothing) (one M-step)",
+		Usage:     "a model from expected counts: DMV (add-λ or variational Bayes), CCM (Klein's smoothing), HMM (add-λ) (one M-step)",
 		UsageText: "mstep [options] [COUNTS...]",
 		Description: `Reads count streams (estep or sumcounts output; several files are added) and
 writes the model: within each multinomial — root; child(head, dir); the stop/cont
@@ -39,6 +39,7 @@ Examples:
    mstep --expect-sentences 5387 shard-*.counts > next.jsonl
    estep -m m.jsonl wsj10.jsonl | mstep --vb --alpha 0.1 -m m.jsonl -o m.jsonl
    estep -m evg.jsonl wsj10.jsonl | mstep --child-backoff 0.33 > next.jsonl
+   estep --gold --family hmm labelled.jsonl | mstep --lambda 1 > init.jsonl   # a supervised HMM
 
 The counts of a DMV with valence settings (README, "Extended valence") have
 one child multinomial per (head, dir, val) and one decision per (head, dir,

@@ -42,11 +42,20 @@ func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 		return hmmce.EStep(src, w, opts)
 	}
 	fam := All[0]
-	if opts.Model != "" {
-		var err error
-		if fam, err = All.ForFile(opts.Model); err != nil {
-			return err
-		}
+	var err error
+	switch {
+	case opts.Family != "" && (!opts.Gold || opts.Model != ""):
+		return fmt.Errorf("--family %s names the family of --gold counts made without a model (a model's header names its own)", opts.Family)
+	case opts.Model != "":
+		fam, err = All.ForFile(opts.Model)
+	case opts.Family != "":
+		fam, err = All.Lookup(opts.Family)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Trigram && fam.Name() != hmm.Family {
+		return fmt.Errorf("--trigram is an HMM's order, and these are %s counts (--gold --family hmm --trigram)", fam.Name())
 	}
 	return fam.EStep(src, w, opts)
 }

@@ -1,6 +1,7 @@
 package families
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/eventio"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
@@ -18,9 +20,111 @@ import (
 // HMM is the hidden Markov model tagger (stages/hmm), bitag or trigram
 // (the length of its trans records' prev). Its M-step is add-λ; it
 // decodes "tags" (Viterbi, or with MBR each token's most probable state),
-// keeping the reference tags in "gold_tags".
-var HMM family.Family = family.Sentences{Family: hmm.Family, ReadModel: readHMM, ReadCountShards: readHMMCounts,
-	Words: true, Check: hmm.CheckSentence}
+// keeping the reference tags in "gold_tags". Its gold counts (estep
+// --gold) are those of the sentences' gold tags (hmm.GoldCounts).
+var HMM family.Family = hmmFamily{family.Sentences{Family: hmm.Family, ReadModel: readHMM, ReadCountShards: readHMMCounts,
+	Words: true, Check: hmm.CheckSentence}}
+
+type hmmFamily struct{ family.Sentences }
+
+// SentenceFamily is the family's family.Sentences (HMM wraps it to count
+// gold tags).
+func (f hmmFamily) SentenceFamily() family.Sentences { return f.Sentences }
+
+// EStep is forward–backward's (family.Sentences), or with opts.Gold the
+// counts of the gold tags.
+func (f hmmFamily) EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
+	if !opts.Gold {
+		if opts.Trigram {
+			return errors.New("--trigram is the order of --gold counts: an HMM model's E-step has the model's order")
+		}
+		return f.Sentences.EStep(src, w, opts)
+	}
+	return f.goldEStep(src, w, opts)
+}
+
+// goldEStep writes the counts of the gold tags of the sentences of src
+// (hmm.GoldCounts) as one shard: over the states of opts.Model and in
+// its order when given (a tag that is none of them refused at its
+// line), else over the gold tags, sorted (train-hmm --dict's states),
+// bitag or with opts.Trigram trigram. The stats record's loglik is 0:
+// no model's likelihood is measured.
+func (f hmmFamily) goldEStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
+	switch {
+	case opts.Hard:
+		return errors.New("--hard and --gold exclude each other")
+	case opts.Reweight != nil || opts.Skew != "" || opts.SplitSkew:
+		return errors.New("--gold counts the gold tags: --beta, --skew and --split-skew do not apply")
+	case opts.PR.On() || opts.Dual != "":
+		return errors.New("posterior regularization (--rules, --sparsity) is the DMV's, not an HMM's")
+	case opts.Bound.On():
+		return errors.New("--max-depth is the DMV's: an HMM has no left-corner depth bound")
+	}
+	order := 1
+	if opts.Trigram {
+		order = 2
+	}
+	variant := map[int]string{1: "bitag", 2: "trigram"}
+	var m *hmm.Model
+	model := eventio.ModelNone
+	var stateOf map[string]bool
+	if opts.Model != "" {
+		var err error
+		if m, err = hmm.ReadModel(opts.Model, opts.MaxMemory); err != nil {
+			return err
+		}
+		if opts.Trigram && m.P.Order != 2 {
+			return fmt.Errorf("%s: a %s HMM, and --trigram asks for trigram counts: with -m the model's order is the counts'", opts.Model, variant[m.P.Order])
+		}
+		order, model = m.P.Order, m.Hash()
+		stateOf = make(map[string]bool, len(m.States))
+		for _, t := range m.States {
+			stateOf[t] = true
+		}
+	}
+	read := f.Sentences
+	read.Check = func(s *format.Sentence) error {
+		if err := hmm.CheckSentence(s); err != nil {
+			return err
+		}
+		if err := hmm.CheckGoldTags(s); err != nil {
+			return err
+		}
+		if m != nil {
+			for i, t := range hmm.GoldTags(s) {
+				if !stateOf[t] {
+					return fmt.Errorf("token %d has the gold tag %q, which is none of the %d states of %s", i+1, t, len(m.States), opts.Model)
+				}
+			}
+		}
+		return nil
+	}
+	sents, err := family.ReadSentences(read, src)
+	if err != nil {
+		return err
+	}
+	where := pipeline.DescribeInputs(src.Names)
+	if len(sents) == 0 {
+		return fmt.Errorf("%s: no sentences", where)
+	}
+	c, err := hmm.NewCorpus(sents)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	states := hmm.GoldStates(c)
+	if m != nil {
+		states = m.States
+	}
+	if err := (hmm.Job{Order: order, K: len(states), V: len(c.Words), MaxLen: c.MaxLen}).Check(opts.MaxMemory); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	counts, err := hmm.GoldCounts(c, order, states)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	stats := &format.Stats{Sentences: len(sents), Tokens: c.Tokens}
+	return hmm.WriteCounts(w, counts, states, c.Words, model, eventio.CorpusHash(sents, true), stats)
+}
 
 func readHMM(path string, onto family.Model, limit int64) (family.Model, error) {
 	m, err := hmm.ReadModel(path, limit)

@@ -40,7 +40,7 @@ func TestHMMContrastIsLikelihoodRatio(t *testing.T) {
 	for _, order := range []int{1, 2} {
 		res, c := trainHMM(t, train, hmm.Options{Order: order, States: 3, Estimator: hmm.MAP, Lambda: 0.5, Iterations: 3, Noise: 1, Seed: 1})
 		model := write(t, filepath.Join(dir, "m.jsonl"), savedHMM(t, res, c))
-		fam := families.HMM.(family.Sentences)
+		fam := families.HMM.(interface{ SentenceFamily() family.Sentences }).SentenceFamily()
 		m, err := fam.ReadModel(model, nil, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -72,9 +72,14 @@ type EStepOptions struct {
 	Hard  bool   // counts of each sentence's Viterbi structure
 	// Ties chooses among a sentence's best trees under Hard (the DMV's;
 	// "" is dmv.TiesLeft), Seed seeding dmv.TiesRandom's draws.
-	Ties    dmv.Ties
-	Seed    uint64
-	Gold    bool // counts of the gold structures
+	Ties dmv.Ties
+	Seed uint64
+	Gold bool // counts of the gold structures
+	// Family, with Gold and no Model, is the family whose gold counts
+	// are made ("": the DMV's); Trigram makes an HMM's gold counts those
+	// of a trigram HMM (with a Model, the model's order must be it).
+	Family  string
+	Trigram bool
 	Workers int
 	// Reweight, when not nil, re-weights the E-step for annealing: β
 	// (every family: p^β·skew^(1−β)), and the DMV's Model L δ and Model

@@ -238,6 +238,12 @@ type builder struct {
 	trans   map[[3]int32]float64 // prev2, prev1, next; −1 the boundary
 	emit    map[[2]int32]float64 // word, state
 	unseen  map[int32]float64
+	// Counts: the states of the shard being read, those of the first
+	// shard, and the first shard (1-based) whose states are others.
+	// (flags by state number; a set ends where its slice does).
+	shardStates, firstStates, other []bool
+	inShard                         bool
+	shards, otherStates             int
 }
 
 func newBuilder(sum bool) *builder {
@@ -246,7 +252,67 @@ func newBuilder(sum bool) *builder {
 }
 
 func (b *builder) kind() eventio.Kind {
-	return eventio.Kind{Families: []string{Family}, Add: b.add, Key: describe}
+	k := eventio.Kind{Families: []string{Family}, Add: b.add, Key: describe}
+	if b.sum {
+		k.Header = func(*format.Header) error {
+			b.endShard()
+			b.shards++
+			b.shardStates, b.inShard = nil, true
+			return nil
+		}
+	}
+	return k
+}
+
+// endShard compares the states of the shard just read with the first
+// shard's: shards over other states (estep --gold's of other tag sets)
+// do not add up to one table, their emission records making a tag
+// dictionary that no shard had.
+func (b *builder) endShard() {
+	switch {
+	case !b.inShard:
+	case b.shards == 1:
+		b.firstStates = b.shardStates
+	case b.otherStates == 0 && !sameSet(b.shardStates, b.firstStates):
+		b.otherStates, b.other = b.shards, b.shardStates
+	}
+	b.shardStates, b.inShard = nil, false
+}
+
+func has(set []bool, id int) bool { return id < len(set) && set[id] }
+
+func count(set []bool) (n int) {
+	for _, in := range set {
+		if in {
+			n++
+		}
+	}
+	return n
+}
+
+func sameSet(a, b []bool) bool {
+	for i := range max(len(a), len(b)) {
+		if has(a, i) != has(b, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// errOtherStates is the error of shards over other states (nil: none).
+func (b *builder) errOtherStates() error {
+	b.endShard()
+	if b.otherStates == 0 {
+		return nil
+	}
+	var diff []string
+	for id, name := range b.states {
+		if has(b.firstStates, id) != has(b.other, id) {
+			diff = append(diff, name)
+		}
+	}
+	slices.Sort(diff)
+	return fmt.Errorf("shard %d is over other states than shard 1 (%d states against %d; in one of them only: %s): shards add up over the same states only — count every shard over one model's states (estep --gold -m MODEL)", b.otherStates, count(b.other), count(b.firstStates), strings.Join(diff, " "))
 }
 
 func (b *builder) state(name string) int32 {
@@ -258,6 +324,12 @@ func (b *builder) state(name string) int32 {
 		id = int32(len(b.states))
 		b.stateID[name] = id
 		b.states = append(b.states, name)
+	}
+	if b.inShard {
+		for int(id) >= len(b.shardStates) {
+			b.shardStates = append(b.shardStates, false)
+		}
+		b.shardStates[id] = true
 	}
 	return id
 }
@@ -553,7 +625,11 @@ func ReadCounts(src pipeline.Source, limit int64) (*CountTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := b.params(limit)
+	err = b.errOtherStates()
+	var p *Params
+	if err == nil {
+		p, err = b.params(limit)
+	}
 	if err == nil && shards.Stats == nil {
 		err = errors.New("no stats record")
 	}

@@ -268,7 +268,13 @@ func newLoop(c *Corpus, s *Space, es *EStepper, o Options, clock time.Time) (Sta
 			if o.Estimator == VB {
 				return o.Save(iter, s.VariationalBayes(st.P, o.AlphaT, o.AlphaE), s.UnseenVB(st.P, o.AlphaE))
 			}
-			return o.Save(iter, st.P, st.Unseen)
+			unseen := st.Unseen
+			if unseen == nil {
+				// The start (iteration 1's model) knows only the corpus's
+				// words: a model file needs its unseen_word records.
+				unseen = make([]float64, s.K)
+			}
+			return o.Save(iter, st.P, unseen)
 		})
 	}
 	mstep := func(r EStepResult) State {
