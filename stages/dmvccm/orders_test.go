@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/ccm"
 )
 
@@ -366,6 +367,52 @@ func TestMixtureAloneIsTheDMV(t *testing.T) {
 						t.Errorf("n=%d: mixture's expected stops and conts differ from the DMV's", n)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestOrdersEM: under the mixture and footnote 8, alone (a flat CCM: a
+// proper model, whose EM may not lower the likelihood) the likelihood
+// never decreases over 15 iterations, and the product's sentences'
+// log-probabilities add up to its E-step's log-likelihood on a corpus
+// with tags the model never saw (footnote 8's unseen tags back off to
+// its average tag).
+func TestOrdersEM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	train, dev := randomSentences(rng, 30, 7, 4), randomSentences(rng, 20, 8, 6)
+	for _, order := range []Order{Mixture, Footnote8} {
+		for _, flat := range []bool{true, false} {
+			var objs []float64
+			m, _, err := Train(train, Options{Order: order, FlatCCM: flat, MaxIter: 15, Tol: 1e-300, Observe: func(it format.Iteration, m *Model) error {
+				objs = append(objs, float64(it.Objective))
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objs) != 15 {
+				t.Fatalf("%v flat %v: %d iterations", order, flat, len(objs))
+			}
+			for i := 1; flat && i < len(objs); i++ {
+				if objs[i] < objs[i-1]-1e-9*math.Abs(objs[i-1]) {
+					t.Errorf("%v alone: log-likelihood %v after %v", order, objs[i], objs[i-1])
+				}
+			}
+			c, err := m.NewCorpus(dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := 0.0
+			for k := range c.Len() {
+				sum += c.LogProb(m, k)
+			}
+			_, cc := c.EStep(m, 2)
+			if math.IsInf(cc.LogLik, 0) || math.Abs(sum-cc.LogLik) > 1e-9*math.Abs(cc.LogLik) {
+				t.Errorf("%v flat %v: Σ LogProb %v, the E-step's log-likelihood %v", order, flat, sum, cc.LogLik)
+			}
+			if _, err := m.ParseAll(dev); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
