@@ -51,5 +51,39 @@ for set in en-all en-test; do
 	done
 done
 echo
+# Which side a head of dependents on both sides takes first in the Viterbi
+# derivation: the side of its smallest bracket (en-all).
+echo "| start | order | model | heads with dependents on both sides | left side first | verbs (VB*) | verbs left first |"
+echo "|---|---|---|---:|---:|---:|---:|"
+for init in km klein; do
+	for order in released right-first mixture footnote8; do
+		for model in product alone; do
+			label="DMV+CCM"
+			[ $model = alone ] && label="DMV alone (flat CCM)"
+			jq -r '. as $s | ($s.pred | length) as $n | range(0; $n) as $h |
+				[range(0; $n) | select($s.pred[.] == $h + 1)] as $deps |
+				select(($deps | any(. < $h)) and ($deps | any(. > $h))) |
+				([$s.pred_spans[] | select(.[0] <= $h and $h < .[1] and .[1] - .[0] >= 2)] | min_by(.[1] - .[0])) as $first |
+				[(if ($s.tags[$h] | startswith("VB")) then 1 else 0 end), (if $first[0] < $h then 1 else 0 end)] | @tsv' \
+				"$out/orders.en-all.$init.$order.$model.jsonl" |
+				awk -v l="| $init | $order | $label" '{ n++; left += $2; if ($1) { v++; vl += $2 } }
+					END { printf "%s | %d | %.1f%% | %d | %.1f%% |\n", l, n, 100 * left / n, v, 100 * vl / v }'
+		done
+	done
+done
+echo
+# Sign tests (en-all, km start) between the readings' DMV+CCM, on tokens
+# (directed, root counted) and on brackets.
+echo "| DMV+CCM, km start, en-all | against | tokens won / lost (p) | brackets won / lost (p) |"
+echo "|---|---|---:|---:|"
+for pair in right-first:released mixture:released footnote8:released mixture:right-first footnote8:mixture; do
+	a=${pair%:*} b=${pair#*:}
+	score --json --against "$out/orders.en-all.km.$b.product.jsonl" "$out/orders.en-all.km.$a.product.jsonl" |
+		jq -r --arg a "$a" --arg b "$b" '.sign_test as $t |
+			def p(x): if x < 0.001 then "< 0.001" else (x * 1000 | round / 1000 | tostring) end;
+			def wl(x): "\(x.wins) / \(x.losses) (p \(p(x.p)))";
+			"| \($a) | \($b) | \(wl($t.tokens)) | \(wl($t.brackets.brackets)) |"'
+done
+echo
 echo "Klein (2005) Fig. 6.6, WSJ10 (7,422 sentences, train = test): DMV+CCM 69.3 / 88.0 / 77.6, 47.5 / 64.5;"
 echo "DMV 46.6 / 59.2 / 52.1, 43.2 / 62.7 (Fig. 6.3: 43.2 / 63.7); CCM 64.2 / 81.6 / 71.9."
