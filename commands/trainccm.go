@@ -449,14 +449,14 @@ func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence,
 				tags[t] = true
 			}
 		}
-		need = dmvccm.Job{CCM: job, Tags: len(tags)}.Bytes()
+		need = dmvccm.Job{CCM: job, Tags: len(tags), Orders: orderTables(c)}.Bytes()
 	} else {
 		need = job.Bytes()
 	}
 	if c.IsSet("test") { // decoded after training, over the training symbols
 		test := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(out)), Workers: 1, Decode: true}
 		if model == "dmvccm" {
-			need = memory.Add(need, dmvccm.Job{CCM: test}.Bytes())
+			need = memory.Add(need, dmvccm.Job{CCM: test, Orders: orderTables(c)}.Bytes())
 		} else {
 			need = memory.Add(need, test.Bytes())
 		}
@@ -561,4 +561,16 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, stop emloop.Rule, train, out
 func dmvccmOrder(c *cli.Context) dmvccm.Order {
 	o, _ := dmvccm.ParseOrder(c.String("order"))
 	return o
+}
+
+// orderTables is the general program's number of open tables under
+// --order and --flat-ccm (0: the product's own chart).
+func orderTables(c *cli.Context) int {
+	switch o := dmvccmOrder(c); {
+	case o == dmvccm.Mixture:
+		return 2
+	case o == dmvccm.Footnote8 || c.Bool("flat-ccm"):
+		return 1
+	}
+	return 0
 }

@@ -68,8 +68,10 @@ type Fn8Weights struct {
 // head order o (two for Mixture), each weighted by mu[o] at sealing.
 // Attaching on side d from a head item of valence (vL, vR) multiplies
 // g[o][d][vL][vR][h] (0 where the order forbids it); sealing at (vL, vR)
-// multiplies sigma[vL][vR][h]. It is the plain O(n⁴) program, without
-// Chart's rescaling: for the sentences of ≤ 10 or so words it is used on.
+// multiplies sigma[vL][vR][h]. It is the plain O(n⁴) program; when Z
+// leaves floating point's range it settles a common factor on the
+// attachments as Chart does (settle), without Chart's first rescaling of
+// each weight.
 type ochart struct {
 	n      int
 	w      Weights
@@ -87,6 +89,7 @@ type ochart struct {
 	gLeft  []float64
 	z      float64
 	logC   float64
+	scale  float64 // the common factor on every attachment (settle)
 	// conts[d][vL][vR][h] and seals[vL][vR][h] sum, in outside, the
 	// weight of the derivations through each attachment and sealing.
 	conts  [2][2][2][]float64
@@ -173,7 +176,78 @@ func insideOrder(n int, order Order, w Weights, fn8 *Fn8Weights, f ccm.Factors) 
 		c.open[o] = make([]float64, size)
 	}
 	c.sealed, c.right, c.left = make([]float64, size), make([]float64, size), make([]float64, size)
-	W := n + 1
+	c.scale = 1
+	c.inside()
+	if !normal(c.z) && n > 1 {
+		c.settle(order, fn8)
+	}
+	return c
+}
+
+// settle brings Z into floating point's range when the sum over
+// derivations leaves it (sentences of a hundred words and more), as
+// Chart.settle does: every derivation has n − 1 attachments, so a common
+// factor x on them multiplies Z by xⁿ⁻¹; x is sought straight to
+// log Z = 0 when Z is a number, by doubling steps while it is 0 or
+// infinite, by bisection once both are seen, and logC keeps it. A
+// sentence no derivation can take keeps Z = 0; one that never settles
+// gets Z = NaN.
+func (c *ochart) settle(order Order, fn8 *Fn8Weights) {
+	n := c.n
+	if c.z == 0 {
+		W := n + 1
+		lphi := make([]float64, W*W)
+		for i := 0; i < n; i++ {
+			for j := i + 1; j <= n; j++ {
+				lphi[i*W+j] = math.Log(c.phi[i*W+j])
+			}
+		}
+		if math.IsInf(viterbiOrder(n, order, c.w, fn8, lphi, 0).LogMax, -1) {
+			return // probability 0
+		}
+	}
+	m := float64(n - 1)
+	var x, low, high float64
+	haveLow, haveHigh := false, false
+	step := math.Min(600, 600/m)
+	for try := 0; try < 100 && !normal(c.z); try++ {
+		next := x
+		switch {
+		case c.z > 0 && !math.IsInf(c.z, 1):
+			next = x - math.Log(c.z)/m
+			if c.z < 1 {
+				low, haveLow = x, true
+			} else {
+				high, haveHigh = x, true
+			}
+		case c.z == 0:
+			low, haveLow = x, true
+			next, step = x+step, 2*step
+		default:
+			high, haveHigh = x, true
+			next, step = x-step, 2*step
+		}
+		if haveLow && haveHigh && !(next > low && next < high) {
+			next = (low + high) / 2
+		}
+		if haveLow && haveHigh && high-low < 1e-9 {
+			break
+		}
+		x = next
+		c.scale = math.Exp(x)
+		c.inside()
+	}
+	c.logC -= m * x
+	if !normal(c.z) {
+		c.z = math.NaN()
+	}
+}
+
+// inside is insideOrder's pass over the loaded tables: every attachment
+// weighs Choose·scale.
+func (c *ochart) inside() {
+	n, w, W := c.n, c.w, c.n+1
+	c.z = 0
 	for l := 1; l <= n; l++ {
 		for i := 0; i+l <= n; i++ {
 			j := i + l
@@ -211,6 +285,7 @@ func insideOrder(n int, order Order, w Weights, fn8 *Fn8Weights, f ccm.Factors) 
 				for a := i; a < j; a++ {
 					sum += c.sealed[c.at(i, j, a)] * w.Choose[dir][h][a]
 				}
+				sum *= c.scale
 				if dir == Right {
 					c.right[c.at(i, j, h)] = sum
 				} else {
@@ -222,7 +297,6 @@ func insideOrder(n int, order Order, w Weights, fn8 *Fn8Weights, f ccm.Factors) 
 	for h := 0; h < n; h++ {
 		c.z += c.sealed[c.at(0, n, h)] * w.Root[h]
 	}
-	return c
 }
 
 func (c *ochart) logProb() float64 { return math.Log(c.z) + c.logC }
@@ -260,7 +334,7 @@ func (c *ochart) outside() {
 					dir, g = Left, c.gLeft[c.at(i, j, h)]
 				}
 				for a := i; a < j; a++ {
-					x := g * w.Choose[dir][h][a]
+					x := g * w.Choose[dir][h][a] * c.scale
 					c.gSeal[c.at(i, j, a)] += x
 					c.attach[dir][h*n+a] += x * c.sealed[c.at(i, j, a)]
 				}

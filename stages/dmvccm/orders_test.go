@@ -417,3 +417,60 @@ func TestOrdersEM(t *testing.T) {
 		}
 	}
 }
+
+// A sentence of 100 words under each order: the general program settles
+// a common factor on the attachments when the sum leaves floating point;
+// under the released and right-first orders it agrees with the same
+// program in log space, and under every order its posteriors are those of
+// derivations (one head per word, one sealing per word, n − 1 brackets).
+func TestOrdersLength100(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 words under four orders")
+	}
+	const n = 100
+	for _, order := range []Order{Released, RightFirstOrder, Mixture, Footnote8} {
+		rng := rand.New(rand.NewPCG(100, 7))
+		w, f := longSentence(rng, n, order == RightFirstOrder)
+		fn8 := randomFn8(rng, n)
+		c := insideOrder(n, order, w, fn8, f)
+		got := c.logProb()
+		if order == Released || order == RightFirstOrder {
+			if want := logInsideRef(n, w, f); math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Fatalf("%v: log P %v, log space %v", order, got, want)
+			}
+		}
+		if !finite(got) || c.scale == 1 {
+			t.Fatalf("%v: log P %v, scale %v", order, got, c.scale)
+		}
+		c.outside()
+		cnt := c.counts()
+		heads, seals := 0.0, 0.0
+		for h := range n {
+			heads += cnt.Root[h]
+			for d := range 2 {
+				for a := range n {
+					heads += cnt.Attach[d][h][a]
+				}
+				for v := range 2 {
+					seals += cnt.Fn8.Halt[d][v][h]
+				}
+			}
+		}
+		post := make([]float64, (n+1)*(n+1))
+		c.bracketsTo(post)
+		brackets := 0.0
+		for i := 0; i < n; i++ {
+			for j := i + 2; j <= n; j++ {
+				brackets += post[i*(n+1)+j]
+			}
+		}
+		for _, chk := range []struct {
+			what      string
+			got, want float64
+		}{{"heads", heads, n}, {"sealings", seals, n}, {"brackets", brackets, n - 1}} {
+			if math.Abs(chk.got-chk.want) > 1e-6 {
+				t.Errorf("%v: Σ %s %v, want %v", order, chk.what, chk.got, chk.want)
+			}
+		}
+	}
+}
