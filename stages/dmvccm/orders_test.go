@@ -474,3 +474,48 @@ func TestOrdersLength100(t *testing.T) {
 		}
 	}
 }
+
+// TestFn8MStepMaximizes: footnote 8's M-step (relative frequencies of
+// HALT, GO left, GO right in each tag and state) maximises the expected
+// complete-data log-likelihood Σ count·log p of its decisions: any other
+// distributions in the states score less, and it is a distribution.
+func TestFn8MStepMaximizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	counts := NewFn8(3)
+	for i := range counts.Halt {
+		counts.Halt[i] = 5 * rng.Float64()
+	}
+	for i := range counts.Go {
+		counts.Go[i] = 5 * rng.Float64()
+	}
+	counts.Halt[5], counts.Go[10], counts.Go[11] = 0, 0, 0 // a state never visited
+	q := func(p *Fn8Params) float64 {
+		sum := 0.0
+		for s := range p.Halt {
+			for _, e := range [][2]float64{{counts.Halt[s], p.Halt[s]}, {counts.Go[2*s], p.Go[2*s]}, {counts.Go[2*s+1], p.Go[2*s+1]}} {
+				if e[0] > 0 {
+					sum += e[0] * math.Log(e[1])
+				}
+			}
+		}
+		return sum
+	}
+	best := Fn8MStep(counts)
+	for s := range best.Halt {
+		if total := best.Halt[s] + best.Go[2*s] + best.Go[2*s+1]; math.Abs(total-1) > 1e-12 {
+			t.Fatalf("state %d: the outcomes sum to %v", s, total)
+		}
+	}
+	for range 200 {
+		other := &Fn8Params{T: best.T, Halt: slices.Clone(best.Halt), Go: slices.Clone(best.Go)}
+		for s := range other.Halt {
+			other.Halt[s] *= math.Exp(0.3 * rng.NormFloat64())
+			other.Go[2*s] *= math.Exp(0.3 * rng.NormFloat64())
+			other.Go[2*s+1] *= math.Exp(0.3 * rng.NormFloat64())
+			other.normalize(s)
+		}
+		if q(other) > q(best)+1e-12 {
+			t.Fatalf("a perturbed table scores %v, the M-step's %v", q(other), q(best))
+		}
+	}
+}
