@@ -108,6 +108,8 @@ need more.
 			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
 			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
+			&cli.StringFlag{Name: "order", Value: "released", Usage: "dmvccm: the heads' order `ORDER`: released (every interleaving of sides), right-first (as --right-first), mixture (Klein's DMV: each head right-first or left-first, ½ each) or footnote8 (Klein's footnote 8: before each dependent stop entirely, else choose a side); mixture and footnote8 train in-process with EM only (no --save-model, --run-dir)"},
+			&cli.BoolFlag{Name: "flat-ccm", Usage: "dmvccm: hold the CCM flat (φ ≡ 1): the DMV half alone under --order; in-process EM only"},
 		), RunDirFlags()),
 		Action: trainCCM,
 	}
@@ -179,6 +181,25 @@ func trainCCM(c *cli.Context) error {
 		}
 	} else if c.IsSet("dmv-init") || c.IsSet("head-choice") || c.IsSet("right-first") {
 		return program.Usagef("--dmv-init, --head-choice and --right-first are for --model dmvccm")
+	} else if c.IsSet("order") || c.IsSet("flat-ccm") {
+		return program.Usagef("--order and --flat-ccm are for --model dmvccm")
+	}
+	order, ok := dmvccm.ParseOrder(c.String("order"))
+	if !ok {
+		return program.Usagef("--order must be released, right-first, mixture or footnote8, not %q", c.String("order"))
+	}
+	if c.Bool("right-first") && c.IsSet("order") && order != dmvccm.RightFirstOrder {
+		return program.Usagef("--right-first is --order right-first, not %s", order)
+	}
+	if order == dmvccm.Mixture || order == dmvccm.Footnote8 || c.Bool("flat-ccm") {
+		for _, f := range []string{"save-model", "save-every", "run-dir", "resume"} {
+			if c.IsSet(f) {
+				return program.Usagef("--%s: --order mixture, --order footnote8 and --flat-ccm train in-process only (no model file)", f)
+			}
+		}
+		if est != ccm.EM {
+			return program.Usagef("--order mixture, --order footnote8 and --flat-ccm run EM only, not --estimator %s", est)
+		}
 	}
 	if model == "dmvccm" && c.Bool("head-choice") && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {
 		return program.Usagef("--run-dir, --resume, --save-every and --head-choice: a dmvccm model file does not carry the head-choice factor")
@@ -428,14 +449,14 @@ func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence,
 				tags[t] = true
 			}
 		}
-		need = dmvccm.Job{CCM: job, Tags: len(tags)}.Bytes()
+		need = dmvccm.Job{CCM: job, Tags: len(tags), Orders: orderTables(c)}.Bytes()
 	} else {
 		need = job.Bytes()
 	}
 	if c.IsSet("test") { // decoded after training, over the training symbols
 		test := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(out)), Workers: 1, Decode: true}
 		if model == "dmvccm" {
-			need = memory.Add(need, dmvccm.Job{CCM: test}.Bytes())
+			need = memory.Add(need, dmvccm.Job{CCM: test, Orders: orderTables(c)}.Bytes())
 		} else {
 			need = memory.Add(need, test.Bytes())
 		}
@@ -484,6 +505,7 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, stop emloop.Rule, train, out
 	}
 	opts := dmvccm.Options{
 		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
+		Order: dmvccmOrder(c), FlatCCM: c.Bool("flat-ccm"),
 		Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), observe, func(iter int, m *dmvccm.Model) error {
@@ -533,4 +555,22 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, stop emloop.Rule, train, out
 		s.Pred, s.PredSpans = parses.Parses[k].Heads, parses.Parses[k].Spans
 	}
 	return saved, nil
+}
+
+// dmvccmOrder is --order's head order (right-first also by --right-first).
+func dmvccmOrder(c *cli.Context) dmvccm.Order {
+	o, _ := dmvccm.ParseOrder(c.String("order"))
+	return o
+}
+
+// orderTables is the general program's number of open tables under
+// --order and --flat-ccm (0: the product's own chart).
+func orderTables(c *cli.Context) int {
+	switch o := dmvccmOrder(c); {
+	case o == dmvccm.Mixture:
+		return 2
+	case o == dmvccm.Footnote8 || c.Bool("flat-ccm"):
+		return 1
+	}
+	return 0
 }

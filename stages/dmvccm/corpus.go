@@ -23,6 +23,7 @@ type Corpus struct {
 	dmv    *dmv.Corpus
 	ccm    *ccm.Corpus
 	params *dmv.Params // the building model's DMV over Tags
+	fn8    *Fn8Params  // its footnote-8 decisions over Tags (Footnote8)
 	es     *EStepper
 	// unseenTokens counts the tokens of the Unseen tags.
 	unseenTokens int
@@ -38,6 +39,9 @@ func (m *Model) NewCorpus(sents []*format.Sentence) (*Corpus, error) {
 	}
 	if c.dmv, err = dmv.NewCorpus(sents, c.Tags); err != nil {
 		return nil, err
+	}
+	if m.Fn8 != nil {
+		c.fn8 = m.Fn8.extend(m.Tags, c.Tags)
 	}
 	if len(c.Unseen) > 0 {
 		unseen := map[string]bool{}
@@ -82,6 +86,10 @@ func (c *Corpus) EStep(m *Model, workers int) (*dmv.Params, *ccm.Counts) {
 		c.es = NewEStepper(c.dmv, c.ccm)
 	}
 	c.es.headChoice, c.es.rightFirst = m.headChoice, m.rightFirst
+	c.es.order, c.es.flat = m.order, m.flat
+	if m.Fn8 != nil {
+		c.es.fn8 = m.Fn8.extend(m.Tags, c.Tags)
+	}
 	return c.es.EStep(p, m.CCM, workers)
 }
 
@@ -90,6 +98,9 @@ func (c *Corpus) EStep(m *Model, workers int) (*dmv.Params, *ccm.Counts) {
 // unsmoothed DMV's unseen attachment: then parsed by the fallback, as
 // parse says). Safe for concurrent calls.
 func (c *Corpus) Parse(m *Model, k int) (Parse, bool) {
+	if m.general() {
+		return m.parseGeneral(c.params, c.fn8, c.dmv.Sent(k, nil), c.ccm, k)
+	}
 	return parse(c.params, c.dmv.Sent(k, nil), m.CCM, c.ccm, k, m.headChoice, m.rightFirst)
 }
 
@@ -124,6 +135,21 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 // concurrent calls.
 func (c *Corpus) LogProb(m *Model, k int) float64 {
 	n := c.ccm.Sentences[k].N
+	if m.general() {
+		f := flatFactors(n)
+		if !m.flat {
+			f = m.CCM.SpanFactors(c.ccm, k)
+			if m.headChoice {
+				f = headChoiceFactors(f, n)
+			}
+		}
+		tags := c.dmv.Sent(k, nil)
+		var fw *Fn8Weights
+		if m.order == Footnote8 {
+			fw = c.fn8.weights(tags)
+		}
+		return insideOrder(n, m.order, WeightsFromDMV(c.params, tags), fw, f).logProb()
+	}
 	f := m.CCM.SpanFactors(c.ccm, k)
 	if m.headChoice {
 		f = headChoiceFactors(f, n)

@@ -52,6 +52,9 @@ func WriteModel(w io.Writer, m *Model) error {
 	if m.headChoice {
 		return errors.New("a model trained with the head-choice factor: its file would not say so, and would decode without it")
 	}
+	if m.general() {
+		return fmt.Errorf("a model of the %s order or with a flat CCM: no model family carries it", m.order)
+	}
 	if err := dmv.CheckDistribution(m.Tags, m.DMV); err != nil {
 		return fmt.Errorf("the model made is not valid (%v): nothing written", err)
 	}

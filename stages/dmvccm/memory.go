@@ -14,6 +14,11 @@ import (
 type Job struct {
 	CCM  ccm.Job
 	Tags int // the DMV's, its average tag included
+	// Orders, when not 0, is the general program's number of open tables
+	// (Options.Order Mixture: 2; Footnote8 or a flat CCM: 1), whose
+	// E-step holds 6 + 2·Orders tables of items (and, settling a sentence
+	// of probability 0, a Viterbi parse's 5 + 2·Orders besides).
+	Orders int
 }
 
 // Bytes is the estimate.
@@ -40,9 +45,17 @@ func (j Job) Bytes() int64 {
 	if j.CCM.Train || j.CCM.EStep {
 		perWorker = memory.Mul(items, 8*8)
 	}
+	parse := int64(6 * 8)
+	if k := int64(j.Orders); k > 0 {
+		parse = (5 + 2*k) * 8
+		perWorker = memory.Mul(items, parse)
+		if j.CCM.Train || j.CCM.EStep {
+			perWorker = memory.Mul(items, (11+4*k)*8)
+		}
+	}
 	total = memory.Add(total, memory.Mul(perWorker, int64(max(j.CCM.Workers, 1))))
 	if j.CCM.Train {
-		total = memory.Add(total, memory.Mul(items, 6*8)) // the log's parses, one at a time
+		total = memory.Add(total, memory.Mul(items, parse)) // the log's parses, one at a time
 	}
 	return total
 }

@@ -1,6 +1,7 @@
 package dmvccm
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -21,7 +22,22 @@ type Model struct {
 	ccmData *ccm.Corpus
 	// headChoice, rightFirst: Options.HeadChoice, Options.RightFirst.
 	headChoice, rightFirst bool
+	// order, flat: Options.Order, Options.FlatCCM; Fn8 is footnote 8's
+	// decisions (Order Footnote8 only).
+	order Order
+	flat  bool
+	Fn8   *Fn8Params
 }
+
+// general says whether the model runs the general program (ochart): the
+// mixture, footnote 8, or a flat CCM.
+func (m *Model) general() bool { return m.order == Mixture || m.order == Footnote8 || m.flat }
+
+// Order is the model's head order.
+func (m *Model) Order() Order { return m.order }
+
+// Flat says whether the model's CCM is held flat (Options.FlatCCM).
+func (m *Model) Flat() bool { return m.flat }
 
 // DefaultTol is DMV+CCM's stopping threshold: the relative change of the
 // log-likelihood.
@@ -57,6 +73,17 @@ type Options struct {
 	// interleaving is a derivation (Klein §6.3 releases the order), which
 	// weighs a tree by its number of interleavings as well (Weights).
 	RightFirst bool
+	// Order is the head order of the DMV half: Released (the default;
+	// RightFirst is RightFirstOrder), Mixture (Klein's ½/½ choice of
+	// right-first or left-first per head, §6.3) or Footnote8 (his footnote
+	// 8: before each dependent stop entirely or choose a side; its
+	// decisions start from the DMV's by Fn8FromDMV). Mixture and Footnote8
+	// run EM only.
+	Order Order
+	// FlatCCM holds the CCM flat (every probability ½, φ ≡ 1): the product
+	// is then the DMV half alone under its order, its log-likelihood
+	// log Σ_derivations of their DMV weights. EM only.
+	FlatCCM bool
 	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop).
 	// Observe sees each E-step's log-likelihood (it.Change is signed:
 	// (L − L_prev)/|L_prev|) and the model of that E-step (its Parse
@@ -112,11 +139,13 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 	}
 	es := NewEStepper(m.dmvData, m.ccmData)
 	es.headChoice, es.rightFirst = opts.HeadChoice, opts.RightFirst
+	es.order, es.flat = m.order, m.flat
 	step := func(m *Model, beta float64) (*Model, float64, error) {
 		e := m
 		if beta != 1 {
 			e = m.Tempered(beta, skew)
 		}
+		es.fn8 = e.Fn8
 		counts, ccmCounts := es.EStep(e.DMV, e.CCM, opts.Workers)
 		logLik := ccmCounts.LogLik
 		if beta != 1 {
@@ -125,6 +154,12 @@ func NewLoop(sents []*format.Sentence, opts Options) (*Model, *emloop.Loop[*Mode
 		}
 		next := *m
 		next.DMV = dmv.MStep(counts, 0)
+		if m.order == Footnote8 {
+			next.Fn8 = Fn8MStep(es.fn8Counts)
+		}
+		if m.flat {
+			return &next, logLik, nil
+		}
 		var err error
 		if next.CCM, err = ccm.MStep(ccmCounts, m.ccmData.Sym, ccm.Model1, opts.Smoothing); err != nil {
 			return nil, 0, err
@@ -204,6 +239,13 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
+	if opts.RightFirst {
+		opts.Order = RightFirstOrder
+	}
+	opts.RightFirst = opts.Order == RightFirstOrder
+	if (opts.Order == Mixture || opts.Order == Footnote8 || opts.FlatCCM) && opts.Estimator != "" && opts.Estimator != ccm.EM {
+		return nil, opts, fmt.Errorf("the %s order and a flat CCM run EM only, not %s", opts.Order, opts.Estimator)
+	}
 	if opts.Tol == 0 {
 		opts.Tol = DefaultTol
 		if opts.Stop == emloop.Bits {
@@ -218,9 +260,12 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
-	m := &Model{Tags: dc.Tags, dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice, rightFirst: opts.RightFirst}
+	m := &Model{Tags: dc.Tags, dmvData: dc, ccmData: cc, headChoice: opts.HeadChoice, rightFirst: opts.RightFirst, order: opts.Order, flat: opts.FlatCCM}
 	if m.DMV, err = dmv.InitialModel(dc, opts.DMVInit, dmv.InitOptions{}); err != nil {
 		return nil, opts, err
+	}
+	if m.order == Footnote8 {
+		m.Fn8 = Fn8FromDMV(m.DMV)
 	}
 	start, err := ccm.StartCounts(cc, opts.CCMStart)
 	if err != nil {
@@ -271,6 +316,10 @@ func addDMVCounts(p *dmv.Params, tags []int, c Counts) {
 // Parse is the Viterbi derivation of sentence k of the training corpus
 // (which the pair never gives probability 0).
 func (m *Model) Parse(k int) Parse {
+	if m.general() {
+		p, _ := m.parseGeneral(m.DMV, m.Fn8, m.dmvData.Sent(k, nil), m.ccmData, k)
+		return p
+	}
 	p, _ := parse(m.DMV, m.dmvData.Sent(k, nil), m.CCM, m.ccmData, k, m.headChoice, m.rightFirst)
 	return p
 }

@@ -191,3 +191,56 @@ func floor(ws []float64) {
 		ws[i] = max(v, dmv.Floor)
 	}
 }
+
+// parseGeneral is parse under the general program (the mixture, footnote
+// 8, a flat CCM): the Viterbi derivation of sentence k of cc under the DMV
+// p (and footnote 8's fn8) and m's CCM (flat: φ ≡ 1), with parse's
+// fallback when the pair gives the sentence probability 0.
+func (m *Model) parseGeneral(p *dmv.Params, fn8 *Fn8Params, tags []int, cc *ccm.Corpus, k int) (Parse, bool) {
+	n := cc.Sentences[k].N
+	w := WeightsFromDMV(p, tags)
+	var fw *Fn8Weights
+	if m.order == Footnote8 {
+		fw = fn8.weights(tags)
+	}
+	logFactors := func(floored bool) ([]float64, float64) {
+		if m.flat {
+			return make([]float64, (n+1)*(n+1)), 0
+		}
+		lphi, logK := m.CCM.LogFactors(cc, k, floored)
+		if m.headChoice {
+			W := n + 1
+			for i := 0; i < n; i++ {
+				for j := i + 2; j <= n; j++ {
+					lphi[i*W+j] -= math.Log(float64(j - i))
+				}
+			}
+		}
+		return lphi, logK - bintree.LogCatalan(n-1)
+	}
+	lphi, logC := logFactors(false)
+	if par := viterbiOrder(n, m.order, w, fw, lphi, logC); finite(par.LogMax) {
+		return par, false
+	}
+	floor(w.Root)
+	for d := range 2 {
+		for h := range n {
+			floor(w.Choose[d][h])
+		}
+		for v := range 2 {
+			floor(w.Stop[d][v])
+			floor(w.Cont[d][v])
+		}
+	}
+	if fw != nil {
+		for vL := range 2 {
+			for vR := range 2 {
+				floor(fw.Halt[vL][vR])
+				floor(fw.Go[Left][vL][vR])
+				floor(fw.Go[Right][vL][vR])
+			}
+		}
+	}
+	lphi, logC = logFactors(true)
+	return viterbiOrder(n, m.order, w, fw, lphi, logC), true
+}
