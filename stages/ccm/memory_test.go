@@ -2,25 +2,10 @@ package ccm
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
-)
 
-// measure is what fn allocates in all (runtime.MemStats' TotalAlloc,
-// garbage included) and what it holds when it returns (its result kept:
-// the heap after a collection), two bounds of what it holds at its peak.
-func measure(fn func() any) (allocated, held int64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	keep := fn()
-	runtime.ReadMemStats(&after)
-	allocated = int64(after.TotalAlloc - before.TotalAlloc)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(keep)
-	return allocated, int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
+	"github.com/grind-nlp/grind/internal/testenv"
+)
 
 // The estimate of training on a long sentence of distinct tags (whose
 // n(n+1)/2 yields are all distinct, as the estimate assumes), one
@@ -39,7 +24,7 @@ func TestJobBytesAgainstAllocation(t *testing.T) {
 		}
 		corpus := [][]string{tags, {"T1", "T2"}}
 		job := Job{Lengths: LengthsOf(corpus), TagBytes: TagBytes(corpus), Workers: 1, Train: true, Text: tc.text}
-		allocated, held := measure(func() any {
+		allocated, held := testenv.Measure(func() any {
 			c, err := NewCorpus(corpus, nil)
 			if err != nil {
 				t.Fatal(err)

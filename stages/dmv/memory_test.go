@@ -2,25 +2,10 @@ package dmv
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
-)
 
-// measure is what fn allocates in all (runtime.MemStats' TotalAlloc,
-// garbage included) and what it holds when it returns (its result kept:
-// the heap after a collection), two bounds of what it holds at its peak.
-func measure(fn func() any) (allocated, held int64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	keep := fn()
-	runtime.ReadMemStats(&after)
-	allocated = int64(after.TotalAlloc - before.TotalAlloc)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(keep)
-	return allocated, int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
+	"github.com/grind-nlp/grind/internal/testenv"
+)
 
 // The estimate of an EM iteration (an E-step over a long sentence, whose
 // chart dominates, and an M-step) is at least what the job holds at its
@@ -35,7 +20,7 @@ func TestMemoryBytesAgainstAllocation(t *testing.T) {
 	c := CorpusFromNumbers(NewTagSet(), [][]int{sent, {0, 1}})
 	w := randomWeights(rng, tags, true)
 	est := MemoryBytes(tags, n, 1, TrainTables(1))
-	allocated, held := measure(func() any {
+	allocated, held := testenv.Measure(func() any {
 		e := NewEStepper(c)
 		res := e.Run(w, EStepOptions{Workers: 1})
 		return []any{e, MStep(res.Counts, 0)}

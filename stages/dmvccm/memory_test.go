@@ -2,28 +2,12 @@ package dmvccm
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/stages/ccm"
 )
-
-// measure is what fn allocates in all (runtime.MemStats' TotalAlloc,
-// garbage included) and what it holds when it returns (its result kept:
-// the heap after a collection), two bounds of what it holds at its peak.
-func measure(fn func() any) (allocated, held int64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	keep := fn()
-	runtime.ReadMemStats(&after)
-	allocated = int64(after.TotalAlloc - before.TotalAlloc)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(keep)
-	return allocated, int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
 
 // The estimate of training the product on a long sentence (its charts
 // dominate: (n+1)²·n items a table), one iteration and the parses, is
@@ -44,7 +28,7 @@ func TestJobBytesAgainstAllocation(t *testing.T) {
 	}
 	lengths := []int{n, 2}
 	job := Job{CCM: ccm.Job{Lengths: lengths, Workers: 1, Train: true}, Tags: len(tags)}
-	allocated, held := measure(func() any {
+	allocated, held := testenv.Measure(func() any {
 		m, _, err := Train(sents, Options{MaxIter: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)

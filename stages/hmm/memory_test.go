@@ -2,27 +2,11 @@ package hmm
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/testenv"
 )
-
-// measure is what fn allocates in all (runtime.MemStats' TotalAlloc,
-// garbage included) and what it holds when it returns (its result kept:
-// the heap after a collection), two bounds of what it holds at its peak.
-func measure(fn func() any) (allocated, held int64) {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	keep := fn()
-	runtime.ReadMemStats(&after)
-	allocated = int64(after.TotalAlloc - before.TotalAlloc)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(keep)
-	return allocated, int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
 
 // The estimate of a training job whose states dominate its memory (one
 // iteration and the decoding) is at least what the job holds at its end
@@ -46,7 +30,7 @@ func TestJobBytesAgainstAllocation(t *testing.T) {
 		est      Estimator
 	}{{1, 300, EM}, {1, 300, SDA}, {2, 50, EM}, {2, 50, VB}} {
 		job := Job{Order: tc.order, K: tc.k, V: len(c.Words), MaxLen: c.MaxLen, Rows: ChunkRows(c), Workers: 1, Train: tc.est}
-		allocated, held := measure(func() any {
+		allocated, held := testenv.Measure(func() any {
 			res, err := Train(c, Options{Order: tc.order, States: tc.k, Estimator: tc.est, Iterations: 1, Noise: 1, AlphaT: 0.1, AlphaE: 0.1, Beta0: 0.5, BetaGrowth: 2, Workers: 1})
 			if err != nil {
 				t.Fatal(err)
