@@ -26,6 +26,10 @@ type solver struct {
 	MaxSteps  int     // projected-gradient steps per projection
 	Tol       float64 // stop when f changes, or the projected gradient shrinks, by less than this (relatively)
 	FirstStep float64 // the very first trial step
+	// Order, when not nil, is the order the sums over the variables take
+	// (sparsity's: its variables as they lie in the sentences, the sums
+	// of its first layout by slot).
+	Order []int32
 
 	step float64 // the last accepted step length α (0: none yet)
 	// Scratch.
@@ -75,11 +79,8 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 				s.next[i] = x[i] - alpha*s.grad[i]
 			}
 			p.project(s.next)
-			slope := 0.0 // ∇f·(x' − x), ≤ 0
-			for i := range x {
-				slope += s.grad[i] * (s.next[i] - x[i])
-			}
-			if slope == 0 { // the projection does not move: a stationary point
+			slope := s.sum(func(i int) float64 { return s.grad[i] * (s.next[i] - x[i]) }) // ∇f·(x' − x), ≤ 0
+			if slope == 0 {                                                               // the projection does not move: a stationary point
 				st.Converged = true
 				return st, nil
 			}
@@ -106,12 +107,8 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 		p.accept()
 		st.Steps++
 		// Barzilai–Borwein: α = Δx·Δx / Δx·Δg, when the curvature is positive.
-		dxdx, dxdg := 0.0, 0.0
-		for i := range x {
-			dx, dg := s.next[i]-x[i], s.nextGrad[i]-s.grad[i]
-			dxdx += dx * dx
-			dxdg += dx * dg
-		}
+		dxdx := s.sum(func(i int) float64 { dx := s.next[i] - x[i]; return dx * dx })
+		dxdg := s.sum(func(i int) float64 { return (s.next[i] - x[i]) * (s.nextGrad[i] - s.grad[i]) })
 		s.step = alpha
 		if dxdg > 0 {
 			s.step = dxdx / dxdg
@@ -136,10 +133,20 @@ func (s *solver) projectedGradientNorm(p problem, x []float64) float64 {
 		s.pg[i] = x[i] - s.grad[i]
 	}
 	p.project(s.pg)
+	return math.Sqrt(s.sum(func(i int) float64 { d := s.pg[i] - x[i]; return d * d }))
+}
+
+// sum is Σ term(i) over the variables, in Order when it is set.
+func (s *solver) sum(term func(i int) float64) float64 {
 	sum := 0.0
-	for i := range x {
-		d := s.pg[i] - x[i]
-		sum += d * d
+	if s.Order != nil {
+		for _, i := range s.Order {
+			sum += term(int(i))
+		}
+		return sum
 	}
-	return math.Sqrt(sum)
+	for i := range s.grad {
+		sum += term(i)
+	}
+	return sum
 }
