@@ -334,27 +334,30 @@ func (s *sparsityProblem) project(x []float64) {
 	pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
 		for ty := k * types / pieces; ty < (k+1)*types/pieces; ty++ {
 			vars := x[s.typeStart[ty]:s.typeStart[ty+1]]
+			// Clipped at 0, summed, and the positive values kept (in
+			// order: their sum, in the same order, is sum).
+			buf := s.bufs[worker][:0]
 			sum := 0.0
 			for i, v := range vars {
-				if v < 0 {
+				if v > 0 {
+					buf = append(buf, v)
+				} else if v < 0 {
 					v = 0
 					vars[i] = 0
 				}
 				sum += v
 			}
+			s.bufs[worker] = buf
 			if sum <= s.sigma {
 				continue
 			}
-			buf := s.bufs[worker][:0]
-			for _, v := range vars {
-				if v > 0 {
-					buf = append(buf, v)
-				}
-			}
-			s.bufs[worker] = buf
-			theta := simplexThreshold(buf, s.sigma)
+			theta := simplexThreshold(buf, s.sigma, sum)
 			for i, v := range vars {
-				vars[i] = math.Max(0, v-theta)
+				if d := v - theta; d <= 0 {
+					vars[i] = 0
+				} else {
+					vars[i] = d
+				}
 			}
 		}
 	})
@@ -364,25 +367,24 @@ func (s *sparsityProblem) project(x []float64) {
 const projectPieces = 64
 
 // simplexThreshold is the θ ≥ 0 for which Σ max(0, v_i − θ) = sum over
-// positive values v whose total exceeds sum, by Michelot's (1986)
-// algorithm: θ from the values still above it, until none drops out — a
-// few passes over v, no sort (v is reordered).
-func simplexThreshold(v []float64, sum float64) float64 {
+// positive values v whose total (Σ v_i, in order) exceeds sum, by
+// Michelot's (1986) algorithm: θ from the values still above it, until
+// none drops out — a few passes over v, no sort (v is reordered). Each
+// pass sums the values it keeps for the next.
+func simplexThreshold(v []float64, sum, total float64) float64 {
 	for {
-		total := 0.0
-		for _, u := range v {
-			total += u
-		}
 		theta := (total - sum) / float64(len(v))
-		kept := v[:0]
+		kept, next := 0, 0.0
 		for _, u := range v {
 			if u > theta {
-				kept = append(kept, u)
+				v[kept] = u
+				kept++
+				next += u
 			}
 		}
-		if len(kept) == len(v) || len(kept) == 0 {
+		if kept == len(v) || kept == 0 {
 			return math.Max(0, theta)
 		}
-		v = kept
+		v, total = v[:kept], next
 	}
 }

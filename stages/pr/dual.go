@@ -26,9 +26,9 @@ type solver struct {
 	MaxSteps  int     // projected-gradient steps per projection
 	Tol       float64 // stop when f changes, or the projected gradient shrinks, by less than this (relatively)
 	FirstStep float64 // the very first trial step
-	// Order, when not nil, is the order the sums over the variables take
-	// (sparsity's: its variables as they lie in the sentences, the sums
-	// of its first layout by slot).
+	// Order is the order the sums over the variables take (sparsity's:
+	// its variables as they lie in the sentences, the sums of its first
+	// layout by slot); nil: 0, 1, …
 	Order []int32
 
 	step float64 // the last accepted step length α (0: none yet)
@@ -55,6 +55,12 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 	if len(s.grad) != n {
 		s.grad, s.next, s.nextGrad, s.pg = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	}
+	if len(s.Order) != n {
+		s.Order = make([]int32, n)
+		for i := range s.Order {
+			s.Order[i] = int32(i)
+		}
+	}
 	p.project(x)
 	f, err := p.evaluate(x, s.grad)
 	if err != nil {
@@ -79,8 +85,11 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 				s.next[i] = x[i] - alpha*s.grad[i]
 			}
 			p.project(s.next)
-			slope := s.sum(func(i int) float64 { return s.grad[i] * (s.next[i] - x[i]) }) // ∇f·(x' − x), ≤ 0
-			if slope == 0 {                                                               // the projection does not move: a stationary point
+			slope := 0.0 // ∇f·(x' − x), ≤ 0
+			for _, i := range s.Order {
+				slope += s.grad[i] * (s.next[i] - x[i])
+			}
+			if slope == 0 { // the projection does not move: a stationary point
 				st.Converged = true
 				return st, nil
 			}
@@ -107,8 +116,12 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 		p.accept()
 		st.Steps++
 		// Barzilai–Borwein: α = Δx·Δx / Δx·Δg, when the curvature is positive.
-		dxdx := s.sum(func(i int) float64 { dx := s.next[i] - x[i]; return dx * dx })
-		dxdg := s.sum(func(i int) float64 { return (s.next[i] - x[i]) * (s.nextGrad[i] - s.grad[i]) })
+		dxdx, dxdg := 0.0, 0.0
+		for _, i := range s.Order {
+			dx, dg := s.next[i]-x[i], s.nextGrad[i]-s.grad[i]
+			dxdx += dx * dx
+			dxdg += dx * dg
+		}
 		s.step = alpha
 		if dxdg > 0 {
 			s.step = dxdx / dxdg
@@ -133,20 +146,10 @@ func (s *solver) projectedGradientNorm(p problem, x []float64) float64 {
 		s.pg[i] = x[i] - s.grad[i]
 	}
 	p.project(s.pg)
-	return math.Sqrt(s.sum(func(i int) float64 { d := s.pg[i] - x[i]; return d * d }))
-}
-
-// sum is Σ term(i) over the variables, in Order when it is set.
-func (s *solver) sum(term func(i int) float64) float64 {
 	sum := 0.0
-	if s.Order != nil {
-		for _, i := range s.Order {
-			sum += term(int(i))
-		}
-		return sum
+	for _, i := range s.Order {
+		d := s.pg[i] - x[i]
+		sum += d * d
 	}
-	for i := range s.grad {
-		sum += term(i)
-	}
-	return sum
+	return math.Sqrt(sum)
 }

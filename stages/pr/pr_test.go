@@ -381,7 +381,7 @@ func TestSimplexThreshold(t *testing.T) {
 			total += v[i]
 		}
 		sum := rng.Float64() * total
-		theta := simplexThreshold(slices.Clone(v), sum)
+		theta := simplexThreshold(slices.Clone(v), sum, total)
 		got := 0.0
 		for _, u := range v {
 			got += math.Max(0, u-theta)
