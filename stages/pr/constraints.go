@@ -283,15 +283,17 @@ func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
 	base := s.off[i]
 	n := len(root)
 	vars := s.slotVar[base : base+len(edge)]
-	for k, v := range vars {
-		if v < 0 {
-			continue
+	for h := 0; h < n; h++ {
+		for d, v := range vars[h*n : h*n+n] {
+			if v < 0 {
+				continue
+			}
+			p := edge[h*n+d]
+			if d == h {
+				p = root[d]
+			}
+			s.grad[v] -= p
 		}
-		p := edge[k]
-		if k/n == k%n {
-			p = root[k%n]
-		}
-		s.grad[v] -= p
 	}
 	if s.post != nil {
 		copy(s.post[base:base+n*n], edge)
