@@ -46,7 +46,7 @@ type Stats struct {
 	Steps       int     // accepted steps
 	Evaluations int     // E-steps run
 	Value       float64 // the dual objective at the end: the PR objective of the E-step
-	Converged   bool    // stopped by Tol, not by MaxSteps or a failed line search
+	Converged   bool    // stopped by Tol, not by MaxSteps or a failed line search (at MaxSteps, by the objective's change alone)
 }
 
 // minimise runs the solver from x (changed in place to the end point).
@@ -132,7 +132,9 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 		prev := f
 		f = fNext
 		st.Value = f
-		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
+		// At the step limit the loop ends whatever the projected gradient
+		// says: it is not projected then (only Converged would hear it).
+		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || st.Steps < s.MaxSteps && s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
 			st.Converged = true
 			break
 		}
