@@ -47,6 +47,10 @@ func newRuleProblem(corpus *dmv.Corpus, opts Options) *ruleProblem {
 
 func (r *ruleProblem) project(x []float64) { x[0] = min(max(0, x[0]), r.cap) }
 
+func (r *ruleProblem) slots() int                    { return 1 }
+func (r *ruleProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
+func (r *ruleProblem) fromSlots(x, slots []float64)  { copy(x, slots) }
+
 func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
 	if r.rw == nil || r.rw.T != r.w.T {
 		r.rw = dmv.NewParams(r.w.T)
@@ -106,17 +110,21 @@ func nonRuleCount(c *dmv.Params, m mask) float64 {
 // the potential edge d ← h, slot d·n+d the attachment of d to the wall.
 // A slot's λ is held by its representative slot: itself (ungrouped), or
 // the first slot of the same child and parent tag (and side, with
-// Direction) when grouped; -1 when it has no λ (the wall unless Root).
+// Direction) when grouped; none for the wall unless Root. The variables
+// are the representatives, type by type (within a type in slot order):
+// the projection onto each type's simplex runs over contiguous memory.
 type sparsityProblem struct {
 	eStep
 	sigma float64
 	off   []int   // sentence i's slots start at off[i]
 	rep   []int32 // per slot: its representative within the sentence (h·n+d), -1 none
-	// The representatives of each type: typeSlots[typeStart[t]:typeStart[t+1]].
+	// slotVar is each slot's variable (its representative's), -1 none;
+	// varSlot each variable's representative slot.
+	slotVar, varSlot []int32
+	// The variables of type t are typeStart[t]:typeStart[t+1].
 	typeStart []int
-	typeSlots []int32
-	post      []float64   // posteriors by slot, of the evaluation pending
-	x         []float64   // the dual the E-step runs at
+	x, grad   []float64   // the dual the E-step runs at, and its gradient
+	post      []float64   // when not nil (tests), the posteriors by slot
 	bufs      [][]float64 // project's scratch, one per worker
 }
 
@@ -131,6 +139,9 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if total > math.MaxInt32 {
+		return nil, fmt.Errorf("%d potential edges: more than the sparsity penalty's dual can index", total)
 	}
 	s.off[corpus.Len()] = total
 	s.rep = make([]int32, total)
@@ -179,7 +190,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	if err != nil {
 		return nil, err
 	}
-	// Gather the representatives by type (counting sort, in slot order).
+	// Number the representatives by type (counting sort, in slot order).
 	s.typeStart = make([]int, len(types)+1)
 	for _, ty := range slotType {
 		if ty >= 0 {
@@ -189,56 +200,115 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	for ty := range len(types) {
 		s.typeStart[ty+1] += s.typeStart[ty]
 	}
-	s.typeSlots = make([]int32, s.typeStart[len(types)])
+	s.varSlot = make([]int32, s.typeStart[len(types)])
+	s.slotVar = make([]int32, total)
 	fill := slices.Clone(s.typeStart[:len(types)])
 	for slot, ty := range slotType {
+		s.slotVar[slot] = -1
 		if ty >= 0 {
-			s.typeSlots[fill[ty]] = int32(slot)
+			s.varSlot[fill[ty]] = int32(slot)
+			s.slotVar[slot] = int32(fill[ty])
 			fill[ty]++
 		}
 	}
-	if total > math.MaxInt32 {
-		return nil, fmt.Errorf("%d potential edges: more than the sparsity penalty's dual can index", total)
+	for i := 0; i+1 < len(s.off); i++ { // every slot to its representative's variable
+		base := s.off[i]
+		for k, r := range s.rep[base:s.off[i+1]] {
+			if r >= 0 {
+				s.slotVar[base+k] = s.slotVar[base+int(r)]
+			}
+		}
 	}
-	s.post = make([]float64, total)
 	return s, nil
 }
 
-// slots is the number of dual variables (some always 0).
+// vars is the number of dual variables.
+func (s *sparsityProblem) vars() int { return len(s.varSlot) }
+
+// order is the variables in the order of their slots.
+func (s *sparsityProblem) order() []int32 {
+	order := make([]int32, 0, s.vars())
+	for slot, v := range s.slotVar {
+		if v >= 0 && int(s.varSlot[v]) == slot {
+			order = append(order, v)
+		}
+	}
+	return order
+}
+
+// slots is the number of slots: the dual's length in a state file.
 func (s *sparsityProblem) slots() int { return len(s.rep) }
+
+// toSlots lays the variables x out by slot (0 where a slot has no
+// variable of its own), as state files keep them.
+func (s *sparsityProblem) toSlots(x []float64) []float64 {
+	out := make([]float64, s.slots())
+	for v, slot := range s.varSlot {
+		out[slot] = x[v]
+	}
+	return out
+}
+
+// fromSlots takes the variables x back from a layout by slot.
+func (s *sparsityProblem) fromSlots(x, slots []float64) {
+	for v, slot := range s.varSlot {
+		x[v] = slots[slot]
+	}
+}
 
 // factors fills sentence i's attachment factors e^{−λ}.
 func (s *sparsityProblem) factors(i int, edge, root []float64) {
 	base := s.off[i]
 	n := len(root)
+	vars := s.slotVar[base : base+len(edge)]
 	for k := range edge {
 		f := 1.0
-		if r := s.rep[base+k]; r >= 0 {
-			if l := s.x[base+int(r)]; l != 0 {
+		if v := vars[k]; v >= 0 {
+			if l := s.x[v]; l != 0 {
 				f = math.Exp(-l)
 			}
 		}
-		if k/n == k%n {
-			root[k%n] = f
-			f = 1
-		}
 		edge[k] = f
+	}
+	for d := 0; d < n; d++ {
+		root[d] = edge[d*n+d]
+		edge[d*n+d] = 1
 	}
 }
 
-// posteriors keeps sentence i's attachment posteriors by slot.
+// posteriors takes sentence i's attachment posteriors off its
+// variables' gradients (a sentence's variables are its own: the workers
+// never share one).
 func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
 	base := s.off[i]
 	n := len(root)
-	copy(s.post[base:base+n*n], edge)
-	for d := 0; d < n; d++ {
-		s.post[base+d*n+d] = root[d]
+	vars := s.slotVar[base : base+len(edge)]
+	for h := 0; h < n; h++ {
+		for d, v := range vars[h*n : h*n+n] {
+			if v < 0 {
+				continue
+			}
+			p := edge[h*n+d]
+			if d == h {
+				p = root[d]
+			}
+			s.grad[v] -= p
+		}
+	}
+	if s.post != nil {
+		copy(s.post[base:base+n*n], edge)
+		for d := 0; d < n; d++ {
+			s.post[base+d*n+d] = root[d]
+		}
 	}
 }
 
 func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
-	s.x = x
-	clear(s.post)
+	s.x, s.grad = x, grad
+	clear(grad)
+	if s.post != nil {
+		clear(s.post)
+	}
 	opts := s.opts
 	opts.Factors, opts.Posteriors = s.factors, s.posteriors
 	res := s.estep.Run(s.w, opts)
@@ -246,22 +316,12 @@ func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 		return 0, res.Err
 	}
 	s.pending = res
-	clear(grad)
-	for i := 0; i+1 < len(s.off); i++ {
-		base := s.off[i]
-		for k, r := range s.rep[base:s.off[i+1]] {
-			if r >= 0 {
-				grad[base+int(r)] -= s.post[base+k]
-			}
-		}
-	}
 	return res.LogLik, nil
 }
 
 // project maps every type's variables onto {λ ≥ 0, Σ λ ≤ σ} (the
 // projection onto the simplex: λ_i = max(0, v_i − θ) with θ ≥ 0 the
-// smallest threshold that brings the sum within σ). The slots without a
-// variable of their own have no gradient and stay 0 from the start.
+// smallest threshold that brings the sum within σ).
 //
 // Types are independent: they are projected on the E-step's workers, in
 // pieces fixed by the number of types (the result does not depend on
@@ -275,25 +335,31 @@ func (s *sparsityProblem) project(x []float64) {
 	}
 	pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
 		for ty := k * types / pieces; ty < (k+1)*types/pieces; ty++ {
-			slots := s.typeSlots[s.typeStart[ty]:s.typeStart[ty+1]]
+			vars := x[s.typeStart[ty]:s.typeStart[ty+1]]
+			// Clipped at 0, summed, and the positive values kept (in
+			// order: their sum, in the same order, is sum).
+			buf := s.bufs[worker][:0]
 			sum := 0.0
-			for _, slot := range slots {
-				x[slot] = math.Max(0, x[slot])
-				sum += x[slot]
+			for i, v := range vars {
+				if v > 0 {
+					buf = append(buf, v)
+				} else if v < 0 {
+					v = 0
+					vars[i] = 0
+				}
+				sum += v
 			}
+			s.bufs[worker] = buf
 			if sum <= s.sigma {
 				continue
 			}
-			buf := s.bufs[worker][:0]
-			for _, slot := range slots {
-				if x[slot] > 0 {
-					buf = append(buf, x[slot])
+			theta := simplexThreshold(buf, s.sigma, sum)
+			for i, v := range vars {
+				if d := v - theta; d <= 0 {
+					vars[i] = 0
+				} else {
+					vars[i] = d
 				}
-			}
-			s.bufs[worker] = buf
-			theta := simplexThreshold(buf, s.sigma)
-			for _, slot := range slots {
-				x[slot] = math.Max(0, x[slot]-theta)
 			}
 		}
 	})
@@ -303,25 +369,24 @@ func (s *sparsityProblem) project(x []float64) {
 const projectPieces = 64
 
 // simplexThreshold is the θ ≥ 0 for which Σ max(0, v_i − θ) = sum over
-// positive values v whose total exceeds sum, by Michelot's (1986)
-// algorithm: θ from the values still above it, until none drops out — a
-// few passes over v, no sort (v is reordered).
-func simplexThreshold(v []float64, sum float64) float64 {
+// positive values v whose total (Σ v_i, in order) exceeds sum, by
+// Michelot's (1986) algorithm: θ from the values still above it, until
+// none drops out — a few passes over v, no sort (v is reordered). Each
+// pass sums the values it keeps for the next.
+func simplexThreshold(v []float64, sum, total float64) float64 {
 	for {
-		total := 0.0
-		for _, u := range v {
-			total += u
-		}
 		theta := (total - sum) / float64(len(v))
-		kept := v[:0]
+		kept, next := 0, 0.0
 		for _, u := range v {
 			if u > theta {
-				kept = append(kept, u)
+				v[kept] = u
+				kept++
+				next += u
 			}
 		}
-		if len(kept) == len(v) || len(kept) == 0 {
+		if kept == len(v) || kept == 0 {
 			return math.Max(0, theta)
 		}
-		v = kept
+		v, total = v[:kept], next
 	}
 }

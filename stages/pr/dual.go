@@ -26,6 +26,10 @@ type solver struct {
 	MaxSteps  int     // projected-gradient steps per projection
 	Tol       float64 // stop when f changes, or the projected gradient shrinks, by less than this (relatively)
 	FirstStep float64 // the very first trial step
+	// Order is the order the sums over the variables take (sparsity's:
+	// its variables as they lie in the sentences, the sums of its first
+	// layout by slot); nil: 0, 1, …
+	Order []int32
 
 	step float64 // the last accepted step length α (0: none yet)
 	// Scratch.
@@ -42,7 +46,7 @@ type Stats struct {
 	Steps       int     // accepted steps
 	Evaluations int     // E-steps run
 	Value       float64 // the dual objective at the end: the PR objective of the E-step
-	Converged   bool    // stopped by Tol, not by MaxSteps or a failed line search
+	Converged   bool    // stopped by Tol, not by MaxSteps or a failed line search (at MaxSteps, by the objective's change alone)
 }
 
 // minimise runs the solver from x (changed in place to the end point).
@@ -50,6 +54,12 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 	n := len(x)
 	if len(s.grad) != n {
 		s.grad, s.next, s.nextGrad, s.pg = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	if len(s.Order) != n {
+		s.Order = make([]int32, n)
+		for i := range s.Order {
+			s.Order[i] = int32(i)
+		}
 	}
 	p.project(x)
 	f, err := p.evaluate(x, s.grad)
@@ -76,7 +86,7 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 			}
 			p.project(s.next)
 			slope := 0.0 // ∇f·(x' − x), ≤ 0
-			for i := range x {
+			for _, i := range s.Order {
 				slope += s.grad[i] * (s.next[i] - x[i])
 			}
 			if slope == 0 { // the projection does not move: a stationary point
@@ -107,7 +117,7 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 		st.Steps++
 		// Barzilai–Borwein: α = Δx·Δx / Δx·Δg, when the curvature is positive.
 		dxdx, dxdg := 0.0, 0.0
-		for i := range x {
+		for _, i := range s.Order {
 			dx, dg := s.next[i]-x[i], s.nextGrad[i]-s.grad[i]
 			dxdx += dx * dx
 			dxdg += dx * dg
@@ -122,7 +132,9 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 		prev := f
 		f = fNext
 		st.Value = f
-		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
+		// At the step limit the loop ends whatever the projected gradient
+		// says: it is not projected then (only Converged would hear it).
+		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || st.Steps < s.MaxSteps && s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
 			st.Converged = true
 			break
 		}
@@ -137,7 +149,7 @@ func (s *solver) projectedGradientNorm(p problem, x []float64) float64 {
 	}
 	p.project(s.pg)
 	sum := 0.0
-	for i := range x {
+	for _, i := range s.Order {
 		d := s.pg[i] - x[i]
 		sum += d * d
 	}

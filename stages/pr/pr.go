@@ -110,6 +110,11 @@ type eStepProblem interface {
 	problem
 	set(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOptions)
 	result() dmv.EStepResult
+	// slots is the dual's length in a state file; toSlots lays the
+	// variables out so, fromSlots takes them back.
+	slots() int
+	toSlots(x []float64) []float64
+	fromSlots(x, slots []float64)
 }
 
 // New prepares the projections over corpus (its tags are the models').
@@ -141,7 +146,8 @@ func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 			return nil, err
 		}
 		p.prob = sp
-		p.dual = make([]float64, sp.slots())
+		p.dual = make([]float64, sp.vars())
+		p.solver.Order = sp.order()
 		p.solver.FirstStep = 1000 // pr-toolkit's first step
 	}
 	return p, nil
@@ -170,5 +176,6 @@ func (p *Projector) EStep(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOpti
 	return Result{EStepResult: p.prob.result(), Stats: st}, nil
 }
 
-// Dual is the dual variables the last projection ended with.
+// Dual is the dual variables the last projection ended with (sparsity's
+// type by type: sparsityProblem).
 func (p *Projector) Dual() []float64 { return p.dual }

@@ -177,11 +177,12 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := make([]float64, sp.slots())
+		x := make([]float64, sp.vars())
 		for i := range x {
 			x[i] = 2 * rng.Float64()
 		}
-		sp.project(x) // representatives only, within σ per type
+		sp.project(x) // within σ per type
+		sp.post = make([]float64, sp.slots())
 		sp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		grad := make([]float64, len(x))
 		f, err := sp.evaluate(x, grad)
@@ -193,8 +194,8 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 			n, base := len(sent), sp.off[i]
 			lambda := make([]float64, n*n) // each slot's λ, from its representative
 			for k := range lambda {
-				if r := sp.rep[base+k]; r >= 0 {
-					lambda[k] = x[base+int(r)]
+				if v := sp.slotVar[base+k]; v >= 0 {
+					lambda[k] = x[v]
 				}
 			}
 			logZ, post := bruteEdgePosteriors(sent, w, lambda)
@@ -216,8 +217,8 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 						want -= post[j]
 					}
 				}
-				if math.Abs(grad[base+k]-want) > 1e-9 {
-					t.Fatalf("%+v: sentence %d slot %d: gradient %v, want %v", opts, i, k, grad[base+k], want)
+				if g := grad[sp.slotVar[base+k]]; math.Abs(g-want) > 1e-9 {
+					t.Fatalf("%+v: sentence %d slot %d: gradient %v, want %v", opts, i, k, g, want)
 				}
 			}
 		}
@@ -334,7 +335,7 @@ func TestDualGradientsFiniteDifferences(t *testing.T) {
 		p.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		dim := 1
 		if name == "sparsity" {
-			dim = sp.slots()
+			dim = sp.vars()
 		}
 		x := make([]float64, dim)
 		for i := range x {
@@ -380,7 +381,7 @@ func TestSimplexThreshold(t *testing.T) {
 			total += v[i]
 		}
 		sum := rng.Float64() * total
-		theta := simplexThreshold(slices.Clone(v), sum)
+		theta := simplexThreshold(slices.Clone(v), sum, total)
 		got := 0.0
 		for _, u := range v {
 			got += math.Max(0, u-theta)
@@ -438,9 +439,8 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 	sp.evaluate(x, grad)
 	binding := 0
 	for ty := 0; ty+1 < len(sp.typeStart); ty++ {
-		slots := sp.typeSlots[sp.typeStart[ty]:sp.typeStart[ty+1]]
 		sum, maxE := 0.0, 0.0
-		for _, k := range slots {
+		for k := sp.typeStart[ty]; k < sp.typeStart[ty+1]; k++ {
 			sum += x[k]
 			maxE = math.Max(maxE, -grad[k])
 		}
@@ -450,7 +450,7 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 		if sum > 1.5*(1-1e-6) {
 			binding++
 		}
-		for _, k := range slots {
+		for k := sp.typeStart[ty]; k < sp.typeStart[ty+1]; k++ {
 			if x[k] > 1e-6 && -grad[k] < maxE-1e-3 {
 				t.Errorf("type %d: λ %v on an instance of posterior %v, below the type's max %v", ty, x[k], -grad[k], maxE)
 			}

@@ -63,7 +63,7 @@ func sameConstraint(a, b string) bool {
 
 // State is p's state now.
 func (p *Projector) State(corpus string) State {
-	return State{Constraint: p.opts.Describe(), Corpus: corpus, Step: p.solver.step, Dual: p.dual}
+	return State{Constraint: p.opts.Describe(), Corpus: corpus, Step: p.solver.step, Dual: p.prob.toSlots(p.dual)}
 }
 
 // Restore takes back a state saved by a projector of the same constraint
@@ -75,8 +75,8 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 	if s.Corpus != corpus {
 		return fmt.Errorf("%s: the dual of another corpus (%s, not %s)", where, s.Corpus, corpus)
 	}
-	if len(s.Dual) != len(p.dual) {
-		return fmt.Errorf("%s: %d dual variables, the corpus has %d", where, len(s.Dual), len(p.dual))
+	if len(s.Dual) != p.prob.slots() {
+		return fmt.Errorf("%s: %d dual variables, the corpus has %d", where, len(s.Dual), p.prob.slots())
 	}
 	for i, v := range s.Dual {
 		if !(v >= 0) || math.IsInf(v, 1) {
@@ -86,7 +86,7 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 	if !(s.Step >= 0) || math.IsInf(s.Step, 1) {
 		return fmt.Errorf("%s: a step length of %v: it is a finite number ≥ 0", where, s.Step)
 	}
-	copy(p.dual, s.Dual) // made feasible, if it is not, by the next projection's first step
+	p.prob.fromSlots(p.dual, s.Dual) // made feasible, if it is not, by the next projection's first step
 	p.solver.step = s.Step
 	return nil
 }
