@@ -52,9 +52,14 @@ Initializers (θ⁽⁰⁾ of every trainer; km is their default):
    local    one E-step under edge weights 1 + 1/|i−j| (inside–outside)
    uniform  every multinomial uniform (the start of Viterbi EM)
    random   every multinomial drawn from a flat Dirichlet (--seed)
+   adhoc    Spitkovsky et al.'s Ad-Hoc* (NAACL 2010, §5.1): the best trees of every
+            sentence under the "ad-hoc harmonic scores" P̃STOP = 1/(d_s + 3) (go on:
+            1 − P̃STOP), P̃ATTACH = 1/(d_a + 2), the root uniform, then an M-step — one
+            step of Viterbi training; tied best trees (a tree and its mirror image)
+            count 1/(their number) each, the expectation of the paper's random pick
 Every initializer's M-step adds --lambda, as the trainer's M-steps do; with
 --vb it is variational Bayes's M-step with Dirichlet(--alpha) instead, as
-under train-em --estimator vb (km, klein, local and zero; uniform and random
+under train-em --estimator vb (km, klein, local, adhoc and zero; uniform and random
 stay normalised), and the model's header says so ("vb_alpha").
 
 Examples:

@@ -14,10 +14,11 @@ const (
 	InitLocal   = "local"   // inside–outside under edge weight 1 + 1/|i−j|
 	InitUniform = "uniform" // every multinomial uniform
 	InitRandom  = "random"  // every multinomial from a flat Dirichlet
+	InitAdHoc   = "adhoc"   // Spitkovsky et al.'s Ad-Hoc*: one Viterbi step under harmonic scores
 )
 
 // Initializers lists the names Initialize accepts.
-var Initializers = []string{InitZero, InitKM, InitKlein, InitLocal, InitUniform, InitRandom}
+var Initializers = []string{InitZero, InitKM, InitKlein, InitLocal, InitUniform, InitRandom, InitAdHoc}
 
 // DefaultInit is the start of every trainer.
 const DefaultInit = InitKM
@@ -95,6 +96,12 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
 		}
 		counts, err := kleinCounts(c, opts.KleinConst, v)
+		if err != nil {
+			return Start{}, err
+		}
+		return opts.mstep(counts), nil
+	case InitAdHoc:
+		counts, err := adhocCounts(c, v)
 		if err != nil {
 			return Start{}, err
 		}
