@@ -12,7 +12,7 @@ import (
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
-// train-ccm (ccm, ccm2, dmvccm, dmvccm --right-first) and train-hmm, on
+// train-ccm (ccm, ccm2, dmvccm under each --order) and train-hmm, on
 // the loop every family shares (emloop), and
 // train-hmm's Gibbs sampler, killed with SIGKILL at seeded random
 // iterations (sweeps) and resumed with --resume (the second kill: --resume
@@ -38,6 +38,8 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 		{"ccm2-sda", []string{"train-ccm", "--model", "ccm2", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "8"}, tags, 24},
 		{"dmvccm", []string{"train-ccm", "--model", "dmvccm", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
 		{"dmvccm-right-first", []string{"train-ccm", "--model", "dmvccm", "--right-first", "--dmv-init", "klein", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
+		{"dmvccm-mixture", []string{"train-ccm", "--model", "dmvccm", "--order", "mixture", "--tol", "1e-300", "--max-iter", "12"}, short, 12},
+		{"dmvccm-footnote8-sda", []string{"train-ccm", "--model", "dmvccm", "--order", "footnote8", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "4"}, short, 12},
 		{"dmvccm-sda", []string{"train-ccm", "--model", "dmvccm", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "6"}, short, 18},
 		{"hmm-em", []string{"train-hmm", "--states", "12", "--max-iter", "30"}, words, 30},
 		{"hmm-da", []string{"train-hmm", "--trigram", "--states", "6", "--estimator", "da", "--lambda", "0.1", "--beta0", "0.25", "--gamma", "2", "--max-iter", "8"}, words, 24},
