@@ -104,7 +104,7 @@ func (d dmvccmModel) CheckMemory(sents []*format.Sentence, workers int, estep bo
 			tags[t] = true
 		}
 	}
-	return dmvccm.Job{CCM: ccmJob(d.m.CCM, sents, workers, estep), Tags: d.m.Tags.Len() + len(tags)}.Check(limit)
+	return dmvccm.Job{CCM: ccmJob(d.m.CCM, sents, workers, estep), Tags: d.m.Tags.Len() + len(tags), Orders: d.m.OrderTables()}.Check(limit)
 }
 
 // LogProbs is log P(s) of each sentence under the product (its inside
