@@ -108,6 +108,7 @@ func TestFamilySaveEvery(t *testing.T) {
 	tags := sampledCorpus(t, dir, 40)
 	treebank, _ := filepath.Glob("../examples/treebank/*.mrg")
 	words := writeTemp(t, dir, "words.jsonl", run(t, nil, append([]string{"ptb2deps", "--keep-punct"}, treebank...)...))
+	short := writeTemp(t, dir, "short.jsonl", run(t, nil, "filterlen", "8", words))
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -115,6 +116,8 @@ func TestFamilySaveEvery(t *testing.T) {
 	}{
 		{"ccm", []string{"train-ccm", "--model", "ccm2", "--tol", "1e-300"}, tags},
 		{"hmm", []string{"train-hmm", "--states", "4", "--lambda", "0.1"}, words},
+		{"dmvccm-mixture", []string{"train-ccm", "--model", "dmvccm", "--order", "mixture", "--tol", "1e-300"}, short},
+		{"dmvccm-footnote8", []string{"train-ccm", "--model", "dmvccm", "--order", "footnote8", "--tol", "1e-300"}, short},
 		{"hmm-vb", []string{"train-hmm", "--states", "4", "--estimator", "vb"}, words},
 	} {
 		saves := filepath.Join(dir, tc.name)
