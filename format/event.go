@@ -933,6 +933,8 @@ func (f *eventFields) finish(e *Event) error {
 		err = errors.Join(need(e.Head != "", "head"), need(f.hasAdjLeft, "left_adj"), need(f.hasAdjRight, "right_adj"))
 		if e.Ev == EvGo {
 			err = errors.Join(err, checkDir(e.Dir))
+		} else if e.Dir != "" {
+			err = errors.Join(err, errors.New(`"halt" event with "dir": stopping entirely takes no side`))
 		}
 		e.AdjLeft, e.AdjRight = f.adjLeft, f.adjRight
 	case "":
