@@ -12,7 +12,7 @@ import (
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
-// train-ccm (ccm, ccm2, dmvccm, dmvccm --right-first) and train-hmm, on
+// train-ccm (ccm, ccm2, dmvccm under each --order) and train-hmm, on
 // the loop every family shares (emloop), and
 // train-hmm's Gibbs sampler, killed with SIGKILL at seeded random
 // iterations (sweeps) and resumed with --resume (the second kill: --resume
@@ -38,6 +38,8 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 		{"ccm2-sda", []string{"train-ccm", "--model", "ccm2", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "8"}, tags, 24},
 		{"dmvccm", []string{"train-ccm", "--model", "dmvccm", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
 		{"dmvccm-right-first", []string{"train-ccm", "--model", "dmvccm", "--right-first", "--dmv-init", "klein", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
+		{"dmvccm-mixture", []string{"train-ccm", "--model", "dmvccm", "--order", "mixture", "--tol", "1e-300", "--max-iter", "12"}, short, 12},
+		{"dmvccm-footnote8-sda", []string{"train-ccm", "--model", "dmvccm", "--order", "footnote8", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "4"}, short, 12},
 		{"dmvccm-sda", []string{"train-ccm", "--model", "dmvccm", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "6"}, short, 18},
 		{"hmm-em", []string{"train-hmm", "--states", "12", "--max-iter", "30"}, words, 30},
 		{"hmm-da", []string{"train-hmm", "--trigram", "--states", "6", "--estimator", "da", "--lambda", "0.1", "--beta0", "0.25", "--gamma", "2", "--max-iter", "8"}, words, 24},
@@ -106,6 +108,7 @@ func TestFamilySaveEvery(t *testing.T) {
 	tags := sampledCorpus(t, dir, 40)
 	treebank, _ := filepath.Glob("../examples/treebank/*.mrg")
 	words := writeTemp(t, dir, "words.jsonl", run(t, nil, append([]string{"ptb2deps", "--keep-punct"}, treebank...)...))
+	short := writeTemp(t, dir, "short.jsonl", run(t, nil, "filterlen", "8", words))
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -113,6 +116,8 @@ func TestFamilySaveEvery(t *testing.T) {
 	}{
 		{"ccm", []string{"train-ccm", "--model", "ccm2", "--tol", "1e-300"}, tags},
 		{"hmm", []string{"train-hmm", "--states", "4", "--lambda", "0.1"}, words},
+		{"dmvccm-mixture", []string{"train-ccm", "--model", "dmvccm", "--order", "mixture", "--tol", "1e-300"}, short},
+		{"dmvccm-footnote8", []string{"train-ccm", "--model", "dmvccm", "--order", "footnote8", "--tol", "1e-300"}, short},
 		{"hmm-vb", []string{"train-hmm", "--states", "4", "--estimator", "vb"}, words},
 	} {
 		saves := filepath.Join(dir, tc.name)

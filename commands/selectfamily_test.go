@@ -96,6 +96,8 @@ func TestSelectModelDMVCCMAgreesWithEStepAndScore(t *testing.T) {
 		{"dmvccm-2", []string{"--max-iter", "2"}},
 		{"dmvccm-10", []string{"--max-iter", "10"}},
 		{"dmvccm-right-first-3", []string{"--right-first", "--dmv-init", "klein", "--max-iter", "3"}},
+		{"dmvccm-mixture-3", []string{"--order", "mixture", "--max-iter", "3"}},
+		{"dmvccm-footnote8-3", []string{"--order", "footnote8", "--dmv-init", "klein", "--max-iter", "3"}},
 	} {
 		model := filepath.Join(dir, tc.name+".jsonl")
 		run(t, nil, append(append([]string{"train-ccm", "-q", "--model", "dmvccm", "--save-model", model}, tc.args...), train)...)

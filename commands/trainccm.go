@@ -108,7 +108,7 @@ need more.
 			&cli.StringFlag{Name: "dmv-init", Value: dmv.InitKM, Usage: "the DMV's initializer `NAME` under dmvccm (as train-em's --init)"},
 			&cli.BoolFlag{Name: "head-choice", Usage: "dmvccm: multiply Klein's head-choice factor 1/(j−i) into each sealed span"},
 			&cli.BoolFlag{Name: "right-first", Usage: "dmvccm: keep the DMV's order (right dependents before left ones: one bracketing per tree); its model's family is dmvccm-right-first"},
-			&cli.StringFlag{Name: "order", Value: "released", Usage: "dmvccm: the heads' order `ORDER`: released (every interleaving of sides), right-first (as --right-first), mixture (Klein's DMV: each head right-first or left-first, ½ each) or footnote8 (Klein's footnote 8: before each dependent stop entirely, else choose a side); mixture and footnote8 train in-process with EM only (no --save-model, --run-dir)"},
+			&cli.StringFlag{Name: "order", Value: "released", Usage: "dmvccm: the heads' order `ORDER`: released (every interleaving of sides), right-first (as --right-first), mixture (Klein's DMV: each head right-first or left-first, ½ each) or footnote8 (Klein's footnote 8: before each dependent stop entirely, else choose a side); the model's family is dmvccm, dmvccm-right-first, dmvccm-mixture or dmvccm-footnote8"},
 			&cli.BoolFlag{Name: "flat-ccm", Usage: "dmvccm: hold the CCM flat (φ ≡ 1): the DMV half alone under --order; in-process EM only"},
 		), RunDirFlags()),
 		Action: trainCCM,
@@ -191,14 +191,14 @@ func trainCCM(c *cli.Context) error {
 	if c.Bool("right-first") && c.IsSet("order") && order != dmvccm.RightFirstOrder {
 		return program.Usagef("--right-first is --order right-first, not %s", order)
 	}
-	if order == dmvccm.Mixture || order == dmvccm.Footnote8 || c.Bool("flat-ccm") {
+	if c.Bool("flat-ccm") {
 		for _, f := range []string{"save-model", "save-every", "run-dir", "resume"} {
 			if c.IsSet(f) {
-				return program.Usagef("--%s: --order mixture, --order footnote8 and --flat-ccm train in-process only (no model file)", f)
+				return program.Usagef("--%s: --flat-ccm trains in-process only (no model file)", f)
 			}
 		}
 		if est != ccm.EM {
-			return program.Usagef("--order mixture, --order footnote8 and --flat-ccm run EM only, not --estimator %s", est)
+			return program.Usagef("--flat-ccm runs EM only, not --estimator %s", est)
 		}
 	}
 	if model == "dmvccm" && c.Bool("head-choice") && (c.IsSet("run-dir") || c.IsSet("resume") || c.Int("save-every") > 0) {

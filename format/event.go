@@ -40,6 +40,15 @@ import (
 //	{"ev":"trans","prev":["s3"],"next":"s5","p":0.21}
 //	{"ev":"emit","state":"s5","word":"dog","p":0.0031}
 //	{"ev":"unseen_word","state":"s5","p":1.2e-06}
+//
+// DMV+CCM under footnote 8's order (family "dmvccm-footnote8") adds its
+// decisions to the DMV's and the CCM's: in each valence state of a head
+// (left_adj, right_adj: no dependent yet on that side), the probability
+// that it stops entirely, and that it goes on and takes its next
+// dependent on side dir (the three sum to 1):
+//
+//	{"ev":"halt","head":"VBD","left_adj":true,"right_adj":false,"p":0.25}
+//	{"ev":"go","head":"VBD","dir":"left","left_adj":true,"right_adj":false,"p":0.5}
 const (
 	EvRoot   = "root"
 	EvChild  = "child"
@@ -56,6 +65,9 @@ const (
 	EvTrans      = "trans"
 	EvEmit       = "emit"
 	EvUnseenWord = "unseen_word"
+
+	EvHalt = "halt"
+	EvGo   = "go"
 )
 
 // Boundary is the tag of a CCM context beyond a sentence edge.
@@ -84,6 +96,9 @@ type Event struct {
 	Head string // child, stop, cont
 	Dir  string // child, stop, cont: Left or Right
 	Adj  bool   // stop, cont: no child yet on that side
+	// AdjLeft, AdjRight are a halt or go event's valence state: no
+	// dependent yet on the left, on the right.
+	AdjLeft, AdjRight bool
 	// Val is the valence of a stop, cont or child event of a DMV with
 	// valence settings (HasVal): the number of children the head already
 	// has on that side, capped at the setting less one. A stop or cont
@@ -181,7 +196,7 @@ func (e *Event) CheckWrite() error {
 		if e.Header == nil {
 			return errors.New("header event without header")
 		}
-	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord:
+	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord, EvHalt, EvGo:
 		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
 			return fmt.Errorf("event %q has no unit", e.Ev)
 		}
@@ -278,6 +293,13 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = appendString(append(dst, `,"word":`...), e.Word)
 	case EvUnseenWord:
 		dst = appendString(append(dst, `,"state":`...), e.State)
+	case EvHalt, EvGo:
+		dst = appendString(append(dst, `,"head":`...), e.Head)
+		if e.Ev == EvGo {
+			dst = appendDir(append(dst, `,"dir":`...), e.Dir)
+		}
+		dst = strconv.AppendBool(append(dst, `,"left_adj":`...), e.AdjLeft)
+		dst = strconv.AppendBool(append(dst, `,"right_adj":`...), e.AdjRight)
 	}
 	return appendValue(dst, e.Unit, e.Value)
 }
@@ -350,6 +372,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 type eventFields struct {
 	adj, constituent, yield     bool
 	hasAdj, hasConstituent      bool
+	adjLeft, adjRight           bool
+	hasAdjLeft, hasAdjRight     bool
 	length, sentences, tokens   int
 	leftOut                     int
 	events, val                 int
@@ -430,6 +454,10 @@ func eventFieldBit(name []byte) uint32 {
 		return 1 << 28
 	case "left_out":
 		return 1 << 29
+	case "left_adj":
+		return 1 << 30
+	case "right_adj":
+		return 1 << 31
 	}
 	return 0
 }
@@ -661,6 +689,12 @@ func (f *eventFields) scanFields(e *Event, data []byte) bool {
 		case "adj":
 			f.adj, ok = s.bool()
 			f.hasAdj = true
+		case "left_adj":
+			f.adjLeft, ok = s.bool()
+			f.hasAdjLeft = true
+		case "right_adj":
+			f.adjRight, ok = s.bool()
+			f.hasAdjRight = true
 		case "constituent":
 			f.constituent, ok = s.bool()
 			f.hasConstituent = true
@@ -741,6 +775,10 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			e.Arg = it.ReadString()
 		case "adj":
 			f.adj, f.hasAdj = it.ReadBool(), true
+		case "left_adj":
+			f.adjLeft, f.hasAdjLeft = it.ReadBool(), true
+		case "right_adj":
+			f.adjRight, f.hasAdjRight = it.ReadBool(), true
 		case "yield":
 			e.Yield = readStrings(it, nil)
 			if e.Yield == nil {
@@ -891,6 +929,14 @@ func (f *eventFields) finish(e *Event) error {
 		err = errors.Join(need(e.State != "", "state"), need(e.Word != "", "word"))
 	case EvUnseenWord:
 		err = need(e.State != "", "state")
+	case EvHalt, EvGo:
+		err = errors.Join(need(e.Head != "", "head"), need(f.hasAdjLeft, "left_adj"), need(f.hasAdjRight, "right_adj"))
+		if e.Ev == EvGo {
+			err = errors.Join(err, checkDir(e.Dir))
+		} else if e.Dir != "" {
+			err = errors.Join(err, errors.New(`"halt" event with "dir": stopping entirely takes no side`))
+		}
+		e.AdjLeft, e.AdjRight = f.adjLeft, f.adjRight
 	case "":
 		err = errors.New(`record without "ev"`)
 	default:
@@ -907,6 +953,9 @@ func (f *eventFields) finish(e *Event) error {
 			return fmt.Errorf("%q event with valence %d: want 0 to %d", e.Ev, f.val, MaxValence-1)
 		}
 		e.Val, e.HasVal = f.val, true
+	}
+	if (f.hasAdjLeft || f.hasAdjRight) && e.Ev != EvHalt && e.Ev != EvGo {
+		return fmt.Errorf("%q event with \"left_adj\" or \"right_adj\": only halt and go have them", e.Ev)
 	}
 	if f.hasConstituent {
 		e.Constituent = f.constituent

@@ -20,6 +20,8 @@ func TestEventRoundTrip(t *testing.T) {
 		`{"ev":"context","left":"<>","right":"VBD","constituent":false,"p":0.004}`,
 		`{"ev":"unseen_span","constituent":true,"length":3,"p":1.2e-05}`,
 		`{"ev":"unseen_context","constituent":false,"p":3.4e-06}`,
+		`{"ev":"halt","head":"VBD","left_adj":true,"right_adj":false,"p":0.25}`,
+		`{"ev":"go","head":"VBD","dir":"left","left_adj":false,"right_adj":true,"n":1.5}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":0.01}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":1,"vb_bound":-1234.5678901234567}`,
@@ -36,6 +38,15 @@ func TestEventRoundTrip(t *testing.T) {
 		if string(back) != line {
 			t.Errorf("round trip: %s became %s", line, back)
 		}
+	}
+	// The codec's road (white space) reads footnote 8's events as the
+	// scanner does.
+	var spaced Event
+	if err := Unmarshal([]byte(`{"ev": "go", "head": "A", "dir": "right", "left_adj": false, "right_adj": true, "p": 0.5}`), &spaced); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := Marshal(spaced); string(back) != `{"ev":"go","head":"A","dir":"right","left_adj":false,"right_adj":true,"p":0.5}` {
+		t.Errorf("spaced go event read as %s", back)
 	}
 	var e Event
 	Unmarshal([]byte(`{"ev":"stats","sentences":1,"tokens":2,"loglik":"-inf"}`), &e)
@@ -68,6 +79,12 @@ func TestEventErrors(t *testing.T) {
 		`{"ev":"header","family":"dmv","unit":"n","events":2,"model":"x","corpus":"y","vb_alpha":1}`: `header of unit "n" with "vb_alpha"`,
 		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_bound":-3}`:                         `"vb_bound" but no "vb_alpha"`,
 		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":1,"vb_alpha":2}`:             `given twice`,
+		`{"ev":"halt","head":"A","left_adj":true,"p":1}`:                                             `"halt" event without "right_adj"`,
+		`{"ev":"go","left_adj":true,"right_adj":true,"dir":"left","p":1}`:                            `"go" event without "head"`,
+		`{"ev":"go","head":"A","left_adj":true,"right_adj":true,"p":1}`:                              `dir must be "left" or "right"`,
+		`{"ev":"halt","head":"A","dir":"left","left_adj":true,"right_adj":true,"p":1}`:               `"halt" event with "dir"`,
+		`{"ev":"stop","head":"A","dir":"left","adj":true,"left_adj":true,"n":1}`:                     `only halt and go have them`,
+		`{"ev": "go", "head": "A", "dir": "left", "left_adj": true, "n": 1}`:                         `"go" event without "right_adj"`,
 	} {
 		var e Event
 		err := Unmarshal([]byte(line), &e)

@@ -2,7 +2,9 @@
 # Checks what the CCM's and DMV+CCM's model files promise, on the corpus
 # grind ships:
 #  1. the shell loop (loop.sh) gives train-ccm's model, byte for byte, for
-#     ccm, ccm2, dmvccm and dmvccm --right-first, and decode -m with it
+#     ccm, ccm2, dmvccm under each head order (--order right-first,
+#     mixture, footnote8: families dmvccm-right-first, dmvccm-mixture,
+#     dmvccm-footnote8), and decode -m with it
 #     writes train-ccm's brackets (and, for dmvccm, heads);
 #  2. the E-step in two shards merged by sumcounts gives, after mstep, the
 #     model of one estep | mstep to 1e-9 (relative), for all but ccm.
@@ -18,9 +20,9 @@ n=$(grep -c . "$dir/corpus.jsonl")
 head -n $((n / 2)) "$dir/corpus.jsonl" > "$dir/a.jsonl"
 tail -n +$((n / 2 + 1)) "$dir/corpus.jsonl" > "$dir/b.jsonl"
 # dmvccm stops by its tolerance after 18 iterations here: 10 are all run.
-for variant in ccm ccm2 dmvccm dmvccm-right-first; do
+for variant in ccm ccm2 dmvccm dmvccm-right-first dmvccm-mixture dmvccm-footnote8; do
 	model=$variant extra=
-	[ $variant = dmvccm-right-first ] && model=dmvccm extra=--right-first
+	case $variant in dmvccm-*) model=dmvccm extra="--order ${variant#dmvccm-}" ;; esac
 	./loop.sh "$dir/corpus.jsonl" 10 $model $extra > "$dir/loop.jsonl"
 	train-ccm --quiet --model $model $extra --max-iter 10 --save-model "$dir/train.jsonl" "$dir/corpus.jsonl" > "$dir/train.out"
 	cmp "$dir/loop.jsonl" "$dir/train.jsonl"

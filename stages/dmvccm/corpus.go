@@ -126,7 +126,24 @@ func (m *Model) Tempered(beta float64, skew *Model) *Model {
 	if skew != nil {
 		sc = skew.CCM
 	}
-	return &Model{Tags: m.Tags, DMV: d, CCM: m.CCM.Tempered(beta, sc), headChoice: m.headChoice, rightFirst: m.rightFirst}
+	t := &Model{Tags: m.Tags, DMV: d, CCM: m.CCM.Tempered(beta, sc), headChoice: m.headChoice, rightFirst: m.rightFirst, order: m.order, flat: m.flat}
+	if m.Fn8 != nil {
+		var sf *Fn8Params
+		if skew != nil {
+			sf = skew.Fn8
+		}
+		t.Fn8 = m.Fn8.tempered(beta, sf)
+	}
+	return t
+}
+
+// Fn8Counts is footnote 8's expected events of the last EStep over c.Tags
+// (nil unless the model's order is Footnote8).
+func (c *Corpus) Fn8Counts() *Fn8Params {
+	if c.es == nil || c.es.order != Footnote8 {
+		return nil
+	}
+	return c.es.fn8Counts
 }
 
 // LogProb is log P(s) of sentence k under the model that made the corpus:

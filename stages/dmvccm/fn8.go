@@ -1,6 +1,10 @@
 package dmvccm
 
-import "github.com/grind-nlp/grind/stages/dmv"
+import (
+	"math"
+
+	"github.com/grind-nlp/grind/stages/dmv"
+)
 
 // Fn8Params are footnote 8's decision tables over T tags (Order
 // Footnote8): in valence state s = (vL, vR) (Adj: no dependent yet on
@@ -149,6 +153,25 @@ func (f *Fn8Params) extend(from, to *dmv.TagSet) *Fn8Params {
 			out.Halt[u*4+s] = src.Halt[t*4+s]
 			out.Go[2*(u*4+s)] = src.Go[2*(t*4+s)]
 			out.Go[2*(u*4+s)+1] = src.Go[2*(t*4+s)+1]
+		}
+	}
+	return out
+}
+
+// tempered is f with every probability p raised to β, times skew's to
+// 1 − β (skew nil: p^β), for annealing's E-step (Model.Tempered).
+func (f *Fn8Params) tempered(beta float64, skew *Fn8Params) *Fn8Params {
+	out := NewFn8(f.T)
+	for i, v := range f.Halt {
+		out.Halt[i] = math.Pow(v, beta)
+		if skew != nil {
+			out.Halt[i] *= math.Pow(skew.Halt[i], 1-beta)
+		}
+	}
+	for i, v := range f.Go {
+		out.Go[i] = math.Pow(v, beta)
+		if skew != nil {
+			out.Go[i] *= math.Pow(skew.Go[i], 1-beta)
 		}
 	}
 	return out

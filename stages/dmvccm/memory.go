@@ -70,3 +70,15 @@ func (j Job) Check(limit int64) error {
 		return fmt.Sprintf("a DMV+CCM of %d sentences, the longest %d words,", len(j.CCM.Lengths), longest)
 	}, "leave long sentences out (filterlen)")
 }
+
+// OrderTables is Job.Orders for m: the general program's number of open
+// tables (0: the product's own chart).
+func (m *Model) OrderTables() int {
+	switch {
+	case m.order == Mixture:
+		return 2
+	case m.order == Footnote8 || m.flat:
+		return 1
+	}
+	return 0
+}

@@ -77,8 +77,7 @@ type Options struct {
 	// RightFirst is RightFirstOrder), Mixture (Klein's ½/½ choice of
 	// right-first or left-first per head, §6.3) or Footnote8 (his footnote
 	// 8: before each dependent stop entirely or choose a side; its
-	// decisions start from the DMV's by Fn8FromDMV). Mixture and Footnote8
-	// run EM only.
+	// decisions start from the DMV's by Fn8FromDMV).
 	Order Order
 	// FlatCCM holds the CCM flat (every probability ½, φ ≡ 1): the product
 	// is then the DMV half alone under its order, its log-likelihood
@@ -243,8 +242,8 @@ func start(sents []*format.Sentence, opts Options) (*Model, Options, error) {
 		opts.Order = RightFirstOrder
 	}
 	opts.RightFirst = opts.Order == RightFirstOrder
-	if (opts.Order == Mixture || opts.Order == Footnote8 || opts.FlatCCM) && opts.Estimator != "" && opts.Estimator != ccm.EM {
-		return nil, opts, fmt.Errorf("the %s order and a flat CCM run EM only, not %s", opts.Order, opts.Estimator)
+	if opts.FlatCCM && opts.Estimator != "" && opts.Estimator != ccm.EM {
+		return nil, opts, fmt.Errorf("a flat CCM runs EM only, not %s", opts.Estimator)
 	}
 	if opts.Tol == 0 {
 		opts.Tol = DefaultTol

@@ -21,7 +21,16 @@ import (
 // DMVCCM(true) is the product with the DMV alone's right-first order
 // (family "dmvccm-right-first").
 func DMVCCM(rightFirst bool) family.Family {
-	return dmvccmFamily{family.Sentences{Family: dmvccm.FamilyOf(rightFirst), ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts,
+	if rightFirst {
+		return DMVCCMOrder(dmvccm.RightFirstOrder)
+	}
+	return DMVCCMOrder(dmvccm.Released)
+}
+
+// DMVCCMOrder is the product under any head order: families "dmvccm",
+// "dmvccm-right-first", "dmvccm-mixture" and "dmvccm-footnote8".
+func DMVCCMOrder(o dmvccm.Order) family.Family {
+	return dmvccmFamily{family.Sentences{Family: dmvccm.FamilyOfOrder(o), ReadModel: readDMVCCM, ReadCountShards: readDMVCCMCounts,
 		Check: ccm.CheckSentence}}
 }
 
@@ -49,7 +58,7 @@ func readDMVCCM(path string, onto family.Model, _ int64) (family.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.RightFirst() != o.RightFirst() || !slices.Equal(m.Tags.Names(), o.Tags.Names()) {
+	if m.RightFirst() != o.RightFirst() || m.Order() != o.Order() || !slices.Equal(m.Tags.Names(), o.Tags.Names()) {
 		return nil, fmt.Errorf("%s: not of the family and over the tags of the model it skews", path)
 	}
 	return dmvccmModel{m}, nil
@@ -73,8 +82,12 @@ func (d dmvccmModel) Reweighted(beta float64, skew family.Model) family.Model {
 
 func (d dmvccmModel) EStep(cor family.Corpus, workers int) family.ModelCounts {
 	c := cor.(*dmvccm.Corpus)
-	sh := dmvccmShard{c: c, rightFirst: d.m.RightFirst()}
+	sh := dmvccmShard{c: c, order: d.m.Order()}
+	if d.m.RightFirst() {
+		sh.order = dmvccm.RightFirstOrder
+	}
 	sh.dmv, sh.ccm = c.EStep(d.m, workers)
+	sh.fn8 = c.Fn8Counts()
 	return sh
 }
 
@@ -91,7 +104,7 @@ func (d dmvccmModel) CheckMemory(sents []*format.Sentence, workers int, estep bo
 			tags[t] = true
 		}
 	}
-	return dmvccm.Job{CCM: ccmJob(d.m.CCM, sents, workers, estep), Tags: d.m.Tags.Len() + len(tags)}.Check(limit)
+	return dmvccm.Job{CCM: ccmJob(d.m.CCM, sents, workers, estep), Tags: d.m.Tags.Len() + len(tags), Orders: d.m.OrderTables()}.Check(limit)
 }
 
 // LogProbs is log P(s) of each sentence under the product (its inside
@@ -122,14 +135,15 @@ func (d dmvccmModel) Unseen(cor family.Corpus) (int, int, string) {
 func (f dmvccmFamily) SentenceFamily() family.Sentences { return f.Sentences }
 
 type dmvccmShard struct {
-	c          *dmvccm.Corpus
-	rightFirst bool
-	dmv        *dmv.Params
-	ccm        *ccm.Counts
+	c     *dmvccm.Corpus
+	order dmvccm.Order
+	dmv   *dmv.Params
+	fn8   *dmvccm.Fn8Params // footnote 8's counts (Footnote8)
+	ccm   *ccm.Counts
 }
 
 func (s dmvccmShard) WriteShard(w io.Writer, model, corpus string) error {
-	return dmvccm.WriteCounts(w, s.rightFirst, s.c.Tags, s.dmv, s.ccm, s.c.Sym(), model, corpus)
+	return dmvccm.WriteOrderCounts(w, s.order, s.c.Tags, s.dmv, s.fn8, s.ccm, s.c.Sym(), model, corpus)
 }
 
 // readDMVCCMCounts reads DMV+CCM counts. The DMV's dense tables could
@@ -153,7 +167,7 @@ func (c dmvccmCounts) Shards() int         { return c.t.CCM.Shards.Shards }
 
 func (c dmvccmCounts) WriteCounts(w io.Writer) error {
 	s := c.t.CCM.Shards
-	return dmvccm.WriteCounts(w, c.t.RightFirst, c.t.Tags, c.t.DMV, c.t.CCM.Counts, c.t.CCM.Sym, s.Model, s.Corpus)
+	return dmvccm.WriteOrderCounts(w, c.t.Order, c.t.Tags, c.t.DMV, c.t.Fn8, c.t.CCM.Counts, c.t.CCM.Sym, s.Model, s.Corpus)
 }
 
 func (c dmvccmCounts) WriteMStep(w io.Writer, lambda float64) error {

@@ -30,18 +30,20 @@ func dmvccmBytes(t *testing.T, m *dmvccm.Model) []byte {
 
 // The shell loop `estep -m M corpus | mstep > next` on a DMV+CCM model is
 // the library's EM: k iterations of the stages from the start model give
-// dmvccm.Train's model after k E-steps, byte for byte (both families:
-// dmvccm and dmvccm-right-first).
+// dmvccm.Train's model after k E-steps, byte for byte (every family:
+// dmvccm, dmvccm-right-first, dmvccm-mixture, dmvccm-footnote8).
 func TestDMVCCMShellLoopIsTrain(t *testing.T) {
-	for _, rf := range []bool{false, true} {
-		t.Run(dmvccm.FamilyOf(rf), func(t *testing.T) { dmvccmShellLoop(t, rf) })
+	for o := range dmvccm.OrderNames {
+		order := dmvccm.Order(o)
+		t.Run(dmvccm.FamilyOfOrder(order), func(t *testing.T) { dmvccmShellLoop(t, order) })
 	}
 }
 
-func dmvccmShellLoop(t *testing.T, rightFirst bool) {
+func dmvccmShellLoop(t *testing.T, order dmvccm.Order) {
 	dir := t.TempDir()
 	path, sents := corpus(t, dir, "train.jsonl", 60, 7)
-	opts := dmvccm.Options{Tol: 1e-300, Workers: 2, RightFirst: rightFirst}
+	rightFirst := order == dmvccm.RightFirstOrder
+	opts := dmvccm.Options{Tol: 1e-300, Workers: 2, Order: order}
 	start, err := dmvccm.Start(sents, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -75,18 +77,29 @@ func dmvccmShellLoop(t *testing.T, rightFirst bool) {
 	if !bytes.Equal(dmvccmBytes(t, back), got) || back.Hash() != want.Hash() {
 		t.Error("a model read back writes other bytes or hashes differently")
 	}
-	if back.RightFirst() != rightFirst || !bytes.Contains(got, []byte(`"family":"`+dmvccm.FamilyOf(rightFirst)+`"`)) {
-		t.Errorf("the model file does not say its family %s", dmvccm.FamilyOf(rightFirst))
+	if back.RightFirst() != rightFirst || back.Order() != order || !bytes.Contains(got, []byte(`"family":"`+dmvccm.FamilyOfOrder(order)+`"`)) {
+		t.Errorf("the model file does not say its family %s", dmvccm.FamilyOfOrder(order))
+	}
+	if has := bytes.Contains(got, []byte(`{"ev":"halt",`)); has != (order == dmvccm.Footnote8) {
+		t.Errorf("%s: footnote 8's records %v", order, has)
 	}
 }
 
 // Count shards of a DMV+CCM E-step add up: two shards merged by sumcounts
 // are one E-step's counts (to 1e-9, relative), the stats record included,
-// and their corpus hash is the whole corpus's.
+// and their corpus hash is the whole corpus's; under every order (footnote
+// 8's halt and go counts among them).
 func TestDMVCCMShardsAddUp(t *testing.T) {
+	for o := range dmvccm.OrderNames {
+		order := dmvccm.Order(o)
+		t.Run(dmvccm.FamilyOfOrder(order), func(t *testing.T) { dmvccmShardsAddUp(t, order) })
+	}
+}
+
+func dmvccmShardsAddUp(t *testing.T, order dmvccm.Order) {
 	dir := t.TempDir()
 	_, sents := corpus(t, dir, "train.jsonl", 50, 5)
-	m, _, err := dmvccm.Train(sents, dmvccm.Options{MaxIter: 3, Tol: 1e-300})
+	m, _, err := dmvccm.Train(sents, dmvccm.Options{MaxIter: 3, Tol: 1e-300, Order: order})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +155,42 @@ func TestDMVCCMShardsAddUp(t *testing.T) {
 	for k, v := range kx {
 		worst = max(worst, rel(v, ky[k]))
 	}
+	if (x.Fn8 != nil) != (order == dmvccm.Footnote8) || (y.Fn8 != nil) != (order == dmvccm.Footnote8) {
+		t.Fatalf("%s: footnote 8's counts %v and %v", order, x.Fn8 != nil, y.Fn8 != nil)
+	}
+	if x.Fn8 != nil {
+		// Footnote 8's counts by tag name (the tag sets are the DMV's).
+		fx, fy := map[string]float64{}, map[string]float64{}
+		for _, c := range []struct {
+			t   *dmvccm.CountTable
+			out map[string]float64
+		}{{x, fx}, {y, fy}} {
+			for i, name := range c.t.Tags.Names() {
+				for s := range 4 {
+					c.out[fmt.Sprint(name, s, "halt")] = c.t.Fn8.Halt[4*i+s]
+					c.out[fmt.Sprint(name, s, "left")] = c.t.Fn8.Go[2*(4*i+s)]
+					c.out[fmt.Sprint(name, s, "right")] = c.t.Fn8.Go[2*(4*i+s)+1]
+				}
+			}
+		}
+		if len(fx) != len(fy) || len(fx) == 0 {
+			t.Fatalf("%d footnote-8 counts merged, %d in one E-step", len(fy), len(fx))
+		}
+		total := 0.0
+		for k, v := range fx {
+			worst = max(worst, rel(v, fy[k]))
+			total += v
+		}
+		if !(total > 0) {
+			t.Error("footnote 8's counts are all 0")
+		}
+	}
 	if worst > 1e-9 {
 		t.Errorf("merged shards differ from one E-step by %g (relative)", worst)
 	}
 	// And the M-steps of both agree: mstep reads them as a DMV+CCM.
 	mx, my := mstepOf(t, one), mstepOf(t, merged.Bytes())
-	if !strings.HasPrefix(string(mx), `{"ev":"header","family":"dmvccm","unit":"p"`) || len(mx) == 0 || len(my) == 0 {
+	if !strings.HasPrefix(string(mx), `{"ev":"header","family":"`+dmvccm.FamilyOfOrder(order)+`","unit":"p"`) || len(mx) == 0 || len(my) == 0 {
 		t.Errorf("mstep wrote %.60q", mx)
 	}
 }
@@ -161,11 +204,18 @@ func must[T any](v T, err error) T {
 
 // decode -m on a DMV+CCM model writes train-ccm's predictions: heads and
 // brackets of Model.ParseAll, held-out tags backed off alike; --mbr and
-// mstep --lambda are refused.
+// mstep --lambda are refused; under every order.
 func TestDMVCCMDecode(t *testing.T) {
+	for o := range dmvccm.OrderNames {
+		order := dmvccm.Order(o)
+		t.Run(dmvccm.FamilyOfOrder(order), func(t *testing.T) { dmvccmDecode(t, order) })
+	}
+}
+
+func dmvccmDecode(t *testing.T, order dmvccm.Order) {
 	dir := t.TempDir()
 	_, sents := corpus(t, dir, "train.jsonl", 40, 3)
-	m, _, err := dmvccm.Train(sents, dmvccm.Options{MaxIter: 5})
+	m, _, err := dmvccm.Train(sents, dmvccm.Options{MaxIter: 5, Order: order})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/grind-nlp/grind/stages/ccm"
 	"github.com/grind-nlp/grind/stages/decode"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/dmvccm"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
@@ -30,7 +31,7 @@ import (
 
 // All are the families grind knows; the DMV, the first, is what a
 // stream without a header is read as (its reader says what is wrong).
-var All = family.Registry{DMV{}, CCM(ccm.Model1), CCM(ccm.Model2), DMVCCM(false), DMVCCM(true), HMM, HMMCE}
+var All = family.Registry{DMV{}, CCM(ccm.Model1), CCM(ccm.Model2), DMVCCM(false), DMVCCM(true), DMVCCMOrder(dmvccm.Mixture), DMVCCMOrder(dmvccm.Footnote8), HMM, HMMCE}
 
 // EStep runs the E-step of the family of opts.Model (the DMV for --gold
 // counts without a model).

@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,7 +186,7 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 	// scored on heads as the DMV is.
 	series := make([][]*plotcurve.Series, Tags+2)
 	figure := func(r *Run) int {
-		if r.Family == dmvccm.Family || r.Family == dmvccm.FamilyRightFirst {
+		if slices.Contains(dmvccm.Families, r.Family) {
 			return int(Tags) + 1
 		}
 		return int(r.Kind)

@@ -90,7 +90,7 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	var read func(*pipeline.Input, *pipeline.BadRecords) error
 	r.Family = fam.Name()
 	switch fam.Name() {
-	case dmv.Family, dmvccm.Family, dmvccm.FamilyRightFirst: // DMV+CCM's heads, as the DMV's
+	case dmv.Family, dmvccm.Family, dmvccm.FamilyRightFirst, dmvccm.FamilyMixture, dmvccm.FamilyFootnote8: // DMV+CCM's heads, as the DMV's
 		read = r.readParsed
 	case ccm.Family, ccm.Family2:
 		r.Kind, read = Brackets, r.readBrackets
