@@ -73,7 +73,7 @@ func SplitArgs(app *cli.App, args []string) (flags []ArgFlag, positional []strin
 	}
 	names := map[string]known{}
 	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
+		_, isBool := Unwrap(f).(*cli.BoolFlag)
 		for _, n := range f.Names() {
 			names[n] = known{f.Names()[0], !isBool}
 		}

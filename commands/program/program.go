@@ -184,6 +184,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	reordered, err := prepareArgs(app, args)
 	if err == nil {
 		defer release(app)
+		cacheNames(app)
 		err = app.Run(reordered)
 	}
 	if err == nil {
