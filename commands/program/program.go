@@ -181,10 +181,10 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(args) == 0 {
 		args = []string{name}
 	}
+	cacheNames(app)
 	reordered, err := prepareArgs(app, args)
 	if err == nil {
 		defer release(app)
-		cacheNames(app)
 		err = app.Run(reordered)
 	}
 	if err == nil {
