@@ -10,9 +10,15 @@ import "github.com/urfave/cli/v2"
 // its action starts (0.2–0.5 ms, on the path of every estep and mstep of
 // a shell loop). cacheNames gives each flag of app its names once, for
 // the run: a wrapper that embeds the flag, so that every method but
-// Names is the flag's own and every interface urfave/cli asks of a flag
-// is still met. Code that asks for a flag's concrete type during the run
-// goes through Unwrap.
+// Names (and GetCategory, below) is the flag's own and every interface urfave/cli asks of a flag
+// is still met. Code that asks for a flag's concrete type or its category
+// during the run goes through Unwrap.
+//
+// The wrappers have no category: urfave/cli sorts a run's flags into
+// their categories when it sets the app up (App.Setup), writing out
+// each flag's help line as it goes (a tenth of estep's start), only for
+// its own help template; grind's (helpTemplate) groups the flags itself,
+// when the help is shown (FlagGroups), from the flags unwrapped.
 
 type (
 	namedBool struct {
@@ -47,6 +53,13 @@ func (f *namedInt) Names() []string     { return f.names }
 func (f *namedFloat64) Names() []string { return f.names }
 func (f *namedUint64) Names() []string  { return f.names }
 func (f *namedSlice) Names() []string   { return f.names }
+
+func (*namedBool) GetCategory() string    { return "" }
+func (*namedString) GetCategory() string  { return "" }
+func (*namedInt) GetCategory() string     { return "" }
+func (*namedFloat64) GetCategory() string { return "" }
+func (*namedUint64) GetCategory() string  { return "" }
+func (*namedSlice) GetCategory() string   { return "" }
 
 // cacheNames wraps each flag of app whose kind it knows.
 func cacheNames(app *cli.App) {
