@@ -90,7 +90,7 @@ func isPathFlag(app *cli.App, name, value string) bool {
 		return true
 	}
 	for _, f := range app.Flags {
-		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == name {
+		if sf, ok := program.Unwrap(f).(*cli.StringFlag); ok && sf.Name == name {
 			return sf.TakesFile
 		}
 	}

@@ -253,7 +253,7 @@ func runInputs(c *cli.Context) []rundir.Input {
 	}
 	for _, f := range c.App.Flags {
 		name := f.Names()[0]
-		if sf, ok := f.(*cli.StringFlag); ok && c.IsSet(name) && (sf.TakesFile || isRulesFile(name, c.String(name))) {
+		if sf, ok := program.Unwrap(f).(*cli.StringFlag); ok && c.IsSet(name) && (sf.TakesFile || isRulesFile(name, c.String(name))) {
 			ins = append(ins, rundir.Input{File: c.String(name), Flag: "--" + name})
 		}
 	}

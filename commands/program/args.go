@@ -73,9 +73,10 @@ func SplitArgs(app *cli.App, args []string) (flags []ArgFlag, positional []strin
 	}
 	names := map[string]known{}
 	for _, f := range app.Flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			names[n] = known{f.Names()[0], !isBool}
+		_, isBool := Unwrap(f).(*cli.BoolFlag)
+		fn := f.Names()
+		for _, n := range fn {
+			names[n] = known{fn[0], !isBool}
 		}
 	}
 	for i := 1; i < len(args); i++ {

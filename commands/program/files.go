@@ -60,7 +60,7 @@ func FlagFiles(c *cli.Context) Files {
 		if !c.IsSet(name) {
 			continue
 		}
-		switch fl := fl.(type) {
+		switch fl := Unwrap(fl).(type) {
 		case *cli.StringFlag:
 			if fl.TakesFile && !readFirst[c.App.Name+"/"+name] {
 				f.Inputs = append(f.Inputs, c.String(name))

@@ -84,7 +84,7 @@ func FlagGroups(app *cli.App) []FlagGroup {
 	own = append(own, FlagGroup{})
 	for _, f := range app.VisibleFlags() {
 		cat := ""
-		if c, ok := f.(cli.CategorizableFlag); ok {
+		if c, ok := Unwrap(f).(cli.CategorizableFlag); ok {
 			cat = c.GetCategory()
 		}
 		if s, ok := sharedCategory[f.Names()[0]]; ok && cat == "" {

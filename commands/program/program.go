@@ -181,6 +181,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if len(args) == 0 {
 		args = []string{name}
 	}
+	cacheNames(app)
 	reordered, err := prepareArgs(app, args)
 	if err == nil {
 		defer release(app)
