@@ -180,7 +180,7 @@ var modelUFlags = map[string]bool{"family": true, "spelling": true, "nbhd": true
 func trainModelU(c *cli.Context) error {
 	for _, f := range c.App.Flags {
 		if name := f.Names()[0]; c.IsSet(name) && !modelUFlags[name] {
-			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --workers, -o", name)
+			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --workers, --max-memory, -o", name)
 		}
 	}
 	if c.IsSet("init") && c.String("init") != "zero" {
@@ -193,7 +193,11 @@ func trainModelU(c *cli.Context) error {
 	if err := program.CheckWorkers(c); err != nil {
 		return err
 	}
-	run := modelu.RunOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), LogPath: c.String("log"),
+	limit, err := program.MaxMemory(c)
+	if err != nil {
+		return err
+	}
+	run := modelu.RunOptions{MaxMemory: limit, Kind: opts.Kind, Spelling: c.Bool("spelling"), LogPath: c.String("log"),
 		Options: modelu.Options{Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol, Workers: c.Int("workers")}}
 	run.Progress = progress.New(c.App.ErrWriter, "train-ce", 0, c.Bool("quiet"))
 	src := program.Source(c)

@@ -96,11 +96,25 @@ func NewChart(l *dmv.Lattice) *Chart {
 			}
 		}
 	}
-	ch.pot = make([]float64, A*A)
-	ch.E = make([]float64, A*A)
-	ch.R = make([]float64, A*S)
-	ch.L = make([]float64, A*S)
 	return ch
+}
+
+// Release lets go of the chart's work tables (they are made again when
+// needed), so that a corpus of charts holds only their shapes.
+func (ch *Chart) Release() {
+	ch.pot, ch.E, ch.R, ch.L, ch.oR, ch.oL, ch.oE, ch.bR, ch.bL, ch.bE = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
+}
+
+// ShapeBytes estimates the bytes a chart keeps between uses (its shape),
+// WorkBytes those of its work tables while in use: for the memory check
+// of Model U's training.
+func ShapeBytes(arcs, states int) int64 {
+	return int64(arcs)*int64(arcs)*8 + 2*int64(arcs)*int64(states)*8 + int64(states)*int64(states)
+}
+
+// WorkBytes: see ShapeBytes.
+func WorkBytes(arcs, states int) int64 {
+	return 3*int64(arcs)*int64(arcs)*8 + 4*int64(arcs)*int64(states)*8
 }
 
 // Precedes says whether arc a can come before arc b in one string.
@@ -113,6 +127,7 @@ func (ch *Chart) Precedes(a, b int) bool {
 func (ch *Chart) Load(score func(a, b int) float64) {
 	A := ch.A
 	c := math.Inf(-1)
+	ch.pot = grow(ch.pot, A*A)
 	for i := range ch.pot {
 		ch.pot[i] = math.NaN()
 	}
@@ -140,9 +155,7 @@ func (ch *Chart) Load(score func(a, b int) float64) {
 // returns log Z (or the log score of the best tree).
 func (ch *Chart) Inside(maxProduct bool) float64 {
 	A, S, l := ch.A, ch.S, ch.l
-	clear(ch.R)
-	clear(ch.L)
-	clear(ch.E)
+	ch.R, ch.L, ch.E = grow(ch.R, A*S), grow(ch.L, A*S), grow(ch.E, A*A)
 	if maxProduct {
 		ch.bR, ch.bL, ch.bE = fillInt(ch.bR, A*S), fillInt(ch.bL, A*S), fillInt(ch.bE, A*A)
 	}

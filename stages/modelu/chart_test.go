@@ -236,7 +236,7 @@ func TestGradientAgainstFiniteDifferences(t *testing.T) {
 		sigma2   float64
 	}{{nbhd.Trans1, false, math.Inf(1)}, {nbhd.Del1OrTrans2, true, 2}, {nbhd.Length, false, 1}, {nbhd.Del1Subseq, true, math.Inf(1)}} {
 		m := New([]string{"CD", "DT", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, c.spelling)
-		p, err := NewProblem(m, corpus(), c.kind, 2)
+		p, err := NewProblem(m, corpus(), c.kind, 2, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestGradientAgainstFiniteDifferences(t *testing.T) {
 
 func TestObjectiveIndependentOfWorkers(t *testing.T) {
 	m := New([]string{"CD", "DT", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, true)
-	p, err := NewProblem(m, corpus(), nbhd.Del1OrTrans1, 1)
+	p, err := NewProblem(m, corpus(), nbhd.Del1OrTrans1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 func TestWriteReadRoundTrip(t *testing.T) {
 	m := New([]string{"CD", "DT", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, true)
 	m.Nbhd = nbhd.Trans1
-	p, err := NewProblem(m, corpus(), nbhd.Trans1, 1)
+	p, err := NewProblem(m, corpus(), nbhd.Trans1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 
 func TestTrainingRaisesTheObjective(t *testing.T) {
 	m := New([]string{"CD", "DT", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, false)
-	p, err := NewProblem(m, corpus(), nbhd.Del1OrTrans1, 1)
+	p, err := NewProblem(m, corpus(), nbhd.Del1OrTrans1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,23 +12,33 @@ import (
 )
 
 // Instance is a lattice whose arcs read symbols, with its chart and the
-// features of every pair of arcs that can stand in one string.
+// features of every pair of arcs that can stand in one string (kept once
+// per pair of symbols).
 type Instance struct {
 	Lat   *dmv.Lattice
 	Sym   []Symbol // by arc label
 	Chart *Chart
-	feats [][]int32 // [a·A + b]
+	pair  []int32   // [a·A + b]: the pair of symbols, an index into feats
+	feats [][]int32 // the features of each pair of symbols
 }
 
 // NewInstance prepares lattice l over symbols sym for model m.
 func NewInstance(m *Model, l *dmv.Lattice, sym []Symbol) *Instance {
 	in := &Instance{Lat: l, Sym: sym, Chart: NewChart(l)}
 	A := in.Chart.A
-	in.feats = make([][]int32, A*A)
+	in.pair = make([]int32, A*A)
+	index := map[[2]int]int32{}
 	for _, items := range in.Chart.eByW {
 		for _, it := range items {
 			a, b := int(it[0]), int(it[1])
-			in.feats[a*A+b] = m.Features(sym[l.Arcs[a].Tag], sym[l.Arcs[b].Tag], nil)
+			key := [2]int{l.Arcs[a].Tag, l.Arcs[b].Tag}
+			k, ok := index[key]
+			if !ok {
+				k = int32(len(in.feats))
+				index[key] = k
+				in.feats = append(in.feats, m.Features(sym[key[0]], sym[key[1]], nil))
+			}
+			in.pair[a*A+b] = k
 		}
 	}
 	return in
@@ -39,7 +49,7 @@ func (in *Instance) Load(theta []float64) {
 	A := in.Chart.A
 	in.Chart.Load(func(a, b int) float64 {
 		v := 0.0
-		for _, f := range in.feats[a*A+b] {
+		for _, f := range in.feats[in.pair[a*A+b]] {
 			v += theta[f]
 		}
 		return v
@@ -53,10 +63,11 @@ func (in *Instance) Expect(theta []float64, grad []float64, scale float64) float
 	z := in.Chart.Inside(false)
 	A := in.Chart.A
 	in.Chart.Outside(z, func(a, b int, mu float64) {
-		for _, f := range in.feats[a*A+b] {
+		for _, f := range in.feats[in.pair[a*A+b]] {
 			grad[f] += scale * mu
 		}
 	})
+	in.Chart.Release()
 	return z
 }
 
@@ -123,8 +134,9 @@ const MaxArcs = 4000
 // of words of every sentence (Smith's footnote 17), and builds each
 // neighbourhood. Length's neighbourhood is over tags and takes no
 // spelling (every tag string with every word's spelling: Smith does not
-// use it for Model U).
-func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int) (*Problem, error) {
+// use it for Model U). The charts are refused, before they are made,
+// when they would need more than maxMemory bytes (≤ 0: no limit).
+func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, maxMemory int64) (*Problem, error) {
 	if !nbhd.Known(kind) {
 		return nil, fmt.Errorf("unknown neighbourhood %q (want one of %v)", kind, nbhd.Kinds)
 	}
@@ -146,28 +158,58 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int) (*
 	}
 	p.Sents = make([]*Instance, len(sents))
 	p.Nbhds = make([]*Instance, len(sents))
+	lats := make([]*dmv.Lattice, len(sents))
 	errs := make([]error, len(sents))
+	if kind != nbhd.Length {
+		pipeline.ForEachChunk(len(sents), workers, func(_, i int) {
+			x := ss[i]
+			l, err := nbhd.Build(kind, x.IDs, len(x.Sym))
+			if err == nil && len(l.Arcs) > MaxArcs {
+				err = fmt.Errorf("its %s neighbourhood has %d arcs, more than Model U's chart takes (%d): leave long sentences out (filterlen)", kind, len(l.Arcs), MaxArcs)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("sentence %d%s: %w", i+1, idOf(sents[i]), err)
+			}
+			lats[i] = l
+		})
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Memory: every chart's shape and pair features are kept; a worker's
+	// work tables are made for one chart at a time.
+	const perPair = 4 // and each pair of symbols' features, at most n² lists
+	var keep, work int64
+	for i, s := range sents {
+		n := int64(len(s.Tags))
+		keep += ShapeBytes(len(s.Tags), len(s.Tags)+1) + n*n*perPair
+		if l := lats[i]; l != nil {
+			a := int64(len(l.Arcs))
+			keep += ShapeBytes(len(l.Arcs), l.States()) + a*a*perPair
+			work = max(work, WorkBytes(len(l.Arcs), l.States()))
+		}
+	}
+	if kind == nbhd.Length {
+		maxLen := 0
+		for _, s := range sents {
+			maxLen = max(maxLen, len(s.Tags))
+		}
+		a := maxLen * len(m.Tags)
+		keep += int64(maxLen) * (ShapeBytes(a, maxLen+1) + int64(a)*int64(a)*perPair)
+		work = WorkBytes(a, maxLen+1)
+	}
+	if need := keep + int64(pipeline.Workers(workers))*work; maxMemory > 0 && need > maxMemory {
+		return nil, fmt.Errorf("Model U's charts for these %d sentences and their %s neighbourhoods need about %d MiB, over --max-memory (%d MiB): leave long sentences out (filterlen) or raise --max-memory", len(sents), kind, need>>20, maxMemory>>20)
+	}
 	pipeline.ForEachChunk(len(sents), workers, func(_, i int) {
 		x := ss[i]
 		p.Sents[i] = NewInstance(m, dmv.ChainLattice(x.IDs), x.Sym)
-		if kind == nbhd.Length {
-			return
+		if lats[i] != nil {
+			p.Nbhds[i] = NewInstance(m, lats[i], x.Sym)
 		}
-		l, err := nbhd.Build(kind, x.IDs, len(x.Sym))
-		if err == nil && len(l.Arcs) > MaxArcs {
-			err = fmt.Errorf("its %s neighbourhood has %d arcs, more than Model U's chart takes (%d): leave long sentences out (filterlen)", kind, len(l.Arcs), MaxArcs)
-		}
-		if err != nil {
-			errs[i] = fmt.Errorf("sentence %d%s: %w", i+1, idOf(sents[i]), err)
-			return
-		}
-		p.Nbhds[i] = NewInstance(m, l, x.Sym)
 	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
 	if kind == nbhd.Length {
 		p.byLen, p.perLen = map[int]*Instance{}, map[int]int{}
 		tags := make([]Symbol, len(m.Tags))

@@ -19,8 +19,10 @@ type RunOptions struct {
 	Kind     string
 	Spelling bool
 	Options
-	LogPath  string
-	Progress *progress.Reporter
+	LogPath string
+	// MaxMemory refuses charts that would need more bytes (≤ 0: no limit).
+	MaxMemory int64
+	Progress  *progress.Reporter
 }
 
 // Run trains Model U by CE on the sentences of src from weights 0 and
@@ -46,7 +48,7 @@ func Run(src pipeline.Source, w io.Writer, opts RunOptions) error {
 	slices.Sort(tags)
 	m := New(tags, opts.Spelling)
 	m.Nbhd = opts.Kind
-	p, err := NewProblem(m, sents, opts.Kind, opts.Workers)
+	p, err := NewProblem(m, sents, opts.Kind, opts.Workers, opts.MaxMemory)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
