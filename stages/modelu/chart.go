@@ -49,8 +49,9 @@ type Chart struct {
 	bR, bL, bE []int32
 }
 
-// NewChart prepares a chart for lattice l. The lattice's Dead arcs are
-// refused by the caller (Model U's neighbourhoods are nbhd.Build's).
+// NewChart prepares a chart for lattice l. It does not read l.Dead:
+// Model U's lattices are nbhd.Build's and chains, which have no dead
+// arcs (only nbhd's templates do).
 func NewChart(l *dmv.Lattice) *Chart {
 	A, S := len(l.Arcs), l.States()
 	ch := &Chart{l: l, A: A, S: S}
