@@ -18,6 +18,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/modelu"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -25,7 +26,7 @@ func init() { program.Register("train-ce", commands.WithRunDir(trainCEApp)) }
 
 func trainCEApp() *cli.App {
 	return &cli.App{
-		Usage:     "train a log-linear DMV by contrastive estimation",
+		Usage:     "train a log-linear DMV, or Smith's Model U, by contrastive estimation",
 		UsageText: "train-ce [options] [FILE...]",
 		Description: `Contrastive estimation (Smith & Eisner 2005; Smith 2006): a log-linear DMV,
 one real weight per DMV event, trained so that each sentence x is likely
@@ -52,6 +53,22 @@ distances are its own). With --delta-final δ_f the bias is annealed: L-BFGS
 runs to convergence at δ, then at δ+Δδ (--delta-step), …, and last at δ_f,
 each stage from the previous weights. The bias applies in training only.
 
+Model U (--family modelu, or U; Smith 2006 §4.8, App. A.3): a log-linear model
+of undirected projective trees, "a feature fires for every edge in the tree,
+and the total score of a tree is a product of weights, one per edge" — one
+weight per ordered pair (tag of the left word, tag of the right word), no
+root, stop or valence weights. Its chart fixes the root at the first word, as
+Smith's does, so every tree with no crossing edges is counted once. Training
+starts from the weight vector 0 (Smith's Zero) and uses --nbhd (any but length
+with --spelling), --sigma2, --tol, --max-iter, --log; the DMV's other flags are
+refused. --spelling adds §4.8.3's features: a tag linked to a word with a 1–3
+character prefix or suffix, on either side (letters lowercased, digits 0).
+Only features that fire on a pair of words of a training sentence are
+weighted (Smith's footnote 17). The model written is family "modelu": decode
+writes the best undirected tree as "pred", its edges oriented away from the
+first word, so score's undirected accuracy is Model U's (Smith reports only
+that) and its directed accuracy that of this reading.
+
 The log (--log) has one line per L-BFGS iteration, the first being the start;
 objective is the one maximised (with the prior); with --delta0, delta and
 (annealed) stage are on every line.
@@ -61,6 +78,8 @@ Examples:
    train-ce --nbhd length --sigma2 1 --log ce.log wsj10.jsonl -o ce-length.jsonl
    train-ce --delta0 -0.2 --delta-final 0 --delta-step 0.1 wsj10.jsonl > ce-l.jsonl
    decode -m ce.jsonl test10.jsonl | score
+   train-ce --family modelu --nbhd trans2 --sigma2 0.4642 --spelling wsj10.jsonl -o u.jsonl
+   decode -m u.jsonl test10.jsonl | score --root exclude   # Smith's undirected accuracy
 
 ` + commands.ProgressHelp,
 		Flags: slices.Concat(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags(), []cli.Flag{
@@ -72,8 +91,21 @@ Examples:
 			&cli.Float64Flag{Name: "delta", Hidden: true, Usage: "`δ`: the old name of --delta0"}, // as train-sa spells it
 			&cli.Float64Flag{Name: "delta-final", Usage: "anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "annealing: δ += `Δδ` after each stage"},
+		), program.InCategory("Model U: undirected trees (Smith §4.8)",
+			&cli.StringFlag{Name: "family", Value: "dmv", Usage: "the model, `NAME`: dmv (the log-linear DMV; Model L with --delta0) or modelu (Smith's Model U; U for short)"},
+			&cli.BoolFlag{Name: "spelling", Usage: "Model U: add Smith's spelling features (a tag linked to a word with a 1–3 character prefix or suffix; the words are read)"},
 		)),
 		Action: func(c *cli.Context) error {
+			switch strings.ToLower(c.String("family")) {
+			case "dmv":
+				if c.Bool("spelling") {
+					return program.Usagef("--spelling is Model U's: give --family modelu")
+				}
+			case "modelu", "u":
+				return trainModelU(c)
+			default:
+				return program.Usagef("unknown --family %q (want dmv or modelu)", c.String("family"))
+			}
 			opts, err := ceOptions(c)
 			if err != nil {
 				return err
@@ -154,4 +186,39 @@ func ceSettings(c *cli.Context) (lbfgs.Settings, error) {
 		}
 	}
 	return opts, nil
+}
+
+// modelUFlags are the flags train-ce --family modelu takes; the others
+// are the DMV's.
+var modelUFlags = map[string]bool{"family": true, "spelling": true, "nbhd": true, "sigma2": true, "tol": true,
+	"max-iter": true, "workers": true, "max-memory": true, "log": true, "output": true, "quiet": true, "init": true}
+
+// trainModelU trains Smith's Model U (stages/modelu) from weights 0.
+func trainModelU(c *cli.Context) error {
+	for _, f := range c.App.Flags {
+		if name := f.Names()[0]; c.IsSet(name) && !modelUFlags[name] {
+			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --workers, --max-memory, -o", name)
+		}
+	}
+	if c.IsSet("init") && c.String("init") != "zero" {
+		return program.Usagef("--init %s: Model U starts from the weight vector 0 (Smith's Zero), --init zero", c.String("init"))
+	}
+	opts, err := ceOptions(c)
+	if err != nil {
+		return err
+	}
+	if err := program.CheckWorkers(c); err != nil {
+		return err
+	}
+	limit, err := program.MaxMemory(c)
+	if err != nil {
+		return err
+	}
+	run := modelu.RunOptions{MaxMemory: limit, Kind: opts.Kind, Spelling: c.Bool("spelling"), LogPath: c.String("log"),
+		Options: modelu.Options{Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol, Workers: c.Int("workers")}}
+	run.Progress = progress.New(c.App.ErrWriter, "train-ce", progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true}, c.Bool("quiet"))
+	src := program.Source(c)
+	return program.WriteOutput(c, src, func(w io.Writer) error {
+		return modelu.Run(src, w, run)
+	})
 }

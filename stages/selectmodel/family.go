@@ -13,6 +13,7 @@ import (
 	"github.com/grind-nlp/grind/stages/families"
 	"github.com/grind-nlp/grind/stages/family"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/modelu"
 	"github.com/grind-nlp/grind/stages/score"
 	"github.com/grind-nlp/grind/stages/tageval"
 )
@@ -42,6 +43,10 @@ const (
 	measureManyToOne = "many-to-1"
 	measureTags      = "tag accuracy"
 	measureDirected  = "directed" // accuracy, under --root
+	// measureUndirected ranks Model U, which predicts undirected trees
+	// (Smith 2006, Table 4.9: selection "on the undirected attachment
+	// accuracy score").
+	measureUndirected = "undirected"
 )
 
 // runFamily ranks models of a family other than the DMV, read and decoded
@@ -96,7 +101,7 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 		for _, s := range dev {
 			row.Tokens += s.Len()
 		}
-		got, why, err := familyAccuracy(dev, decoded, &row, opts.Root)
+		got, why, err := familyAccuracy(dev, decoded, &row, opts.Root, fam.Name() == modelu.Family)
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", devName, err)
 		}
@@ -194,6 +199,8 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 			r.acc = r.Accuracy
 		case measureDirected:
 			r.acc = &r.Heads.Directed
+		case measureUndirected:
+			r.acc = &r.Heads.Undirected
 		}
 	}
 	if opts.By == Accuracy && measure == "" {
@@ -234,8 +241,20 @@ func publish(w io.Writer, rows []Row, opts Options, writeBest func(i int) error,
 // familyAccuracy scores the decoded dev sentences against the gold the dev
 // sentences have for what the decoder predicted, into row; it returns the
 // measure that ranks ("" when the dev sentences have no such gold).
-func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention) (measure, notDirected string, err error) {
+func familyAccuracy(dev, decoded []*format.Sentence, row *Row, root score.Convention, undirected bool) (measure, notDirected string, err error) {
 	switch {
+	case undirected: // heads only: Model U, ranked by undirected accuracy
+		var t score.Tally
+		for _, s := range dev {
+			if len(s.Heads) != s.Len() {
+				return "", "", nil
+			}
+		}
+		for k, s := range dev {
+			t.Add(s.Heads, decoded[k].Pred)
+		}
+		row.Heads = score.HeadsOf(t, root)
+		return measureUndirected, "", nil
 	case slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.PredSpans != nil }):
 		predHeads := slices.ContainsFunc(decoded, func(s *format.Sentence) bool { return s.Pred != nil })
 		noGold := slices.IndexFunc(dev, func(s *format.Sentence) bool { return len(s.Heads) != s.Len() })
@@ -328,8 +347,8 @@ func copyModel(w io.Writer, from string) error {
 func writeFamilyTable(w io.Writer, rows []Row, opts Options, fam, measure, dev string) error {
 	var b strings.Builder
 	by := "dev " + measure
-	if measure == measureDirected {
-		by = "dev directed accuracy (root " + map[bool]string{false: "counted", true: "excluded"}[opts.Root == score.RootExcluded] + ")"
+	if measure == measureDirected || measure == measureUndirected {
+		by = "dev " + measure + " accuracy (root " + map[bool]string{false: "counted", true: "excluded"}[opts.Root == score.RootExcluded] + ")"
 	}
 	if opts.By == Likelihood {
 		by = "dev log-likelihood (" + fam + ")"
