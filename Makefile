@@ -34,7 +34,11 @@ TAGS     ?= urfave_cli_no_docs
 # file) or GOFLAGS=-buildvcs=false gets none, so make passes it too, used
 # only when Go's is missing.
 BUILDINFO := github.com/grind-nlp/grind/internal/buildinfo
-STAMP     := -X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
+# The version Go would give this commit (its pseudo-version), +dirty when
+# the checkout has uncommitted changes.
+PSEUDO    := $(shell TZ=UTC0 git log -1 --format=v0.0.0-%cd-%h --abbrev=12 --date=format-local:%Y%m%d%H%M%S 2>/dev/null)$(if $(shell git status --porcelain 2>/dev/null),+dirty)
+STAMP     := -X $(BUILDINFO).version=$(PSEUDO) \
+             -X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
              -X $(BUILDINFO).commitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
              -X $(BUILDINFO).modified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
 

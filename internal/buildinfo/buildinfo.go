@@ -28,6 +28,7 @@ type Build struct {
 // take for a repository) or GOFLAGS=-buildvcs=false. Go's own stamp,
 // when there is one, comes first.
 var (
+	version    string // Go's pseudo-version of the commit
 	commit     string
 	commitTime string
 	modified   string // "true" or "false"
@@ -37,6 +38,9 @@ var (
 // build, go install and make all give it.
 func Read() Build {
 	b := Build{Version: "devel", Commit: commit, CommitTime: commitTime, Modified: modified == "true"}
+	if version != "" {
+		b.Version = version
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
