@@ -181,52 +181,43 @@ func ReadModel(path string) (*Model, error) {
 		return nil, err
 	}
 	defer in.Close()
-	lines := pipeline.NewLines(in)
 	m := &Model{index: map[string]int{}, unseen: map[unseenKey]int{}}
 	classID := map[string]int{}
 	var h *line
 	events := 0
-	fail := func(format string, args ...any) error { return lines.Errorf(format, args...) }
-	for lines.Scan() {
-		text := strings.TrimSpace(string(lines.Bytes()))
-		if text == "" {
-			continue
-		}
-		var l line
-		if err := format.Unmarshal([]byte(text), &l); err != nil {
-			return nil, fail("invalid JSON: %v", err)
-		}
+	err = pipeline.EachRecordIn(in, nil, func(l *line, at *pipeline.Lines) error {
 		if h == nil {
-			if err := checkHeader(&l); err != nil {
-				return nil, fail("%v", err)
+			if err := checkHeader(l); err != nil {
+				return at.Errorf("%v", err)
 			}
-			h = &l
+			h = l
 			m.Method, m.Lowercase, m.Info = l.Method, l.Lowercase, l.Info
-			continue
+			return nil
 		}
 		events++
 		if events > *h.Events {
-			return nil, fail("more events than the header's %d", *h.Events)
+			return at.Errorf("more events than the header's %d", *h.Events)
 		}
 		switch l.Ev {
 		case "word":
 			if len(m.unseen) > 0 {
-				return nil, fail(`a "word" record after the "unseen" records`)
+				return at.Errorf(`a "word" record after the "unseen" records`)
 			}
 			if err := m.addWord(&l.record, classID); err != nil {
-				return nil, fail("%v", err)
+				return at.Errorf("%v", err)
 			}
 		case "unseen":
 			if err := m.addUnseen(&l.record, classID); err != nil {
-				return nil, fail("%v", err)
+				return at.Errorf("%v", err)
 			}
 		case "header":
-			return nil, fail("a second header")
+			return at.Errorf("a second header")
 		default:
-			return nil, fail(`event %q: a class model has "word" and "unseen" records`, l.Ev)
+			return at.Errorf(`event %q: a class model has "word" and "unseen" records`, l.Ev)
 		}
-	}
-	if err := lines.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	where := func(format string, args ...any) error {

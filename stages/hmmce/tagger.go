@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -190,7 +189,6 @@ func ReadTagger(path string, limit int64) (*Tagger, error) {
 		return nil, err
 	}
 	defer in.Close()
-	lines := pipeline.NewLines(in)
 	var h *tagLine
 	stateID := map[string]int{}
 	wordID, featID := map[string]int{}, map[string]int{}
@@ -198,7 +196,6 @@ func ReadTagger(path string, limit int64) (*Tagger, error) {
 	trans := map[[3]int]float64{}
 	emit, spell := map[[2]int]float64{}, map[[2]int]float64{}
 	events := 0
-	fail := func(format string, args ...any) error { return lines.Errorf(format, args...) }
 	state := func(name string, boundary bool) (int, error) {
 		if name == Boundary && boundary {
 			return -1, nil
@@ -209,68 +206,60 @@ func ReadTagger(path string, limit int64) (*Tagger, error) {
 		}
 		return id, nil
 	}
-	for lines.Scan() {
-		text := strings.TrimSpace(string(lines.Bytes()))
-		if text == "" {
-			continue
-		}
-		var l tagLine
-		if err := format.Unmarshal([]byte(text), &l); err != nil {
-			return nil, fail("invalid JSON: %v", err)
-		}
+	err = pipeline.EachRecordIn(in, nil, func(l *tagLine, at *pipeline.Lines) error {
 		if h == nil {
-			if err := checkTagHeader(&l); err != nil {
-				return nil, fail("%v", err)
+			if err := checkTagHeader(l); err != nil {
+				return at.Errorf("%v", err)
 			}
-			h = &l
+			h = l
 			for i, s := range l.States {
 				if _, dup := stateID[s]; dup {
-					return nil, fail("state %q twice in the header", s)
+					return at.Errorf("state %q twice in the header", s)
 				}
 				stateID[s] = i
 			}
-			continue
+			return nil
 		}
 		events++
 		if events > *h.Events {
-			return nil, fail("more events than the header's %d", *h.Events)
+			return at.Errorf("more events than the header's %d", *h.Events)
 		}
 		switch l.Ev {
 		case "trans":
 			if len(l.Prev) != *h.Order {
-				return nil, fail("a transition from %d states in a model of order %d", len(l.Prev), *h.Order)
+				return at.Errorf("a transition from %d states in a model of order %d", len(l.Prev), *h.Order)
 			}
 			key := [3]int{-1, 0, 0}
 			ids := make([]int, 0, 3)
 			for _, name := range append(append([]string(nil), l.Prev...), l.Next) {
 				id, err := state(name, true)
 				if err != nil {
-					return nil, fail("%v", err)
+					return at.Errorf("%v", err)
 				}
 				ids = append(ids, id)
 			}
 			copy(key[3-len(ids):], ids)
 			if *h.Order == 2 && key[0] != -1 && key[1] == -1 {
-				return nil, fail("trans %v: the boundary cannot follow a state", l.Prev)
+				return at.Errorf("trans %v: the boundary cannot follow a state", l.Prev)
 			}
 			if key[1] == -1 && key[0] == -1 && key[2] == -1 {
-				return nil, fail("a sentence cannot stop before its first word")
+				return at.Errorf("a sentence cannot stop before its first word")
 			}
 			if _, dup := trans[key]; dup {
-				return nil, fail("trans %q → %q given twice", l.Prev, l.Next)
+				return at.Errorf("trans %q → %q given twice", l.Prev, l.Next)
 			}
 			trans[key] = l.W
 		case "emit", "spell":
 			s, err := state(l.State, false)
 			if err != nil {
-				return nil, fail("%v", err)
+				return at.Errorf("%v", err)
 			}
 			name, ids, names, tab := l.Word, wordID, &words, emit
 			if l.Ev == "spell" {
 				name, ids, names, tab = l.Feature, featID, &feats, spell
 			}
 			if name == "" {
-				return nil, fail(`an %q record needs %q`, l.Ev, map[string]string{"emit": "word", "spell": "feature"}[l.Ev])
+				return at.Errorf(`an %q record needs %q`, l.Ev, map[string]string{"emit": "word", "spell": "feature"}[l.Ev])
 			}
 			id, ok := ids[name]
 			if !ok {
@@ -279,19 +268,20 @@ func ReadTagger(path string, limit int64) (*Tagger, error) {
 				*names = append(*names, name)
 			}
 			if _, dup := tab[[2]int{id, s}]; dup {
-				return nil, fail("%s %q → %q given twice", l.Ev, l.State, name)
+				return at.Errorf("%s %q → %q given twice", l.Ev, l.State, name)
 			}
 			tab[[2]int{id, s}] = l.W
 		case "header":
-			return nil, fail("a second header")
+			return at.Errorf("a second header")
 		default:
-			return nil, fail(`event %q: a CE tagger has "trans", "emit" and "spell" records`, l.Ev)
+			return at.Errorf(`event %q: a CE tagger has "trans", "emit" and "spell" records`, l.Ev)
 		}
 		if math.IsNaN(l.W) || math.IsInf(l.W, 0) {
-			return nil, fail("a weight of %v", l.W)
+			return at.Errorf("a weight of %v", l.W)
 		}
-	}
-	if err := lines.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	where := func(format string, args ...any) error {

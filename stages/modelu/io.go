@@ -101,44 +101,34 @@ func Read(path string) (*Model, error) {
 		return nil, err
 	}
 	defer in.Close()
-	lines := pipeline.NewLines(in)
-	fail := func(f string, args ...any) error { return lines.Errorf(f, args...) }
 	var m *Model
 	var want int
 	events := 0
-	for lines.Scan() {
-		text := strings.TrimSpace(string(lines.Bytes()))
-		if text == "" {
-			continue
-		}
-		var l line
-		if err := format.Unmarshal([]byte(text), &l); err != nil {
-			return nil, fail("invalid JSON: %v", err)
-		}
+	err = pipeline.EachRecordIn(in, nil, func(l *line, at *pipeline.Lines) error {
 		if m == nil {
 			switch {
 			case l.Ev != format.EvHeader || l.Family != Family:
-				return nil, fail("not a Model U file: it must begin with {\"ev\":\"header\",\"family\":%q,...} (train-ce --model U writes one)", Family)
+				return at.Errorf("not a Model U file: it must begin with {\"ev\":\"header\",\"family\":%q,...} (train-ce --family modelu writes one)", Family)
 			case l.Unit != string(format.Weight):
-				return nil, fail("unit %q: a Model U file holds weights (\"w\")", l.Unit)
+				return at.Errorf("unit %q: a Model U file holds weights (\"w\")", l.Unit)
 			case len(l.Tags) == 0:
-				return nil, fail("the header lists no tags")
+				return at.Errorf("the header lists no tags")
 			case l.Events == nil || *l.Events < 0:
-				return nil, fail("the header needs \"events\", the number of records")
+				return at.Errorf("the header needs \"events\", the number of records")
 			}
 			m = New(l.Tags, l.Spelling)
 			m.Nbhd = l.Nbhd
 			if len(m.tagID) != len(l.Tags) {
-				return nil, fail("a tag twice in the header")
+				return at.Errorf("a tag twice in the header")
 			}
 			want = *l.Events
-			continue
+			return nil
 		}
 		if events++; events > want {
-			return nil, fail("more events than the header's %d", want)
+			return at.Errorf("more events than the header's %d", want)
 		}
 		if math.IsNaN(l.W) || math.IsInf(l.W, 0) {
-			return nil, fail("a weight of %v", l.W)
+			return at.Errorf("a weight of %v", l.W)
 		}
 		tag := func(name string) (int32, error) {
 			id, ok := m.tagID[name]
@@ -167,7 +157,7 @@ func Read(path string) (*Model, error) {
 			k.A, e1 = tag(l.Left)
 			k.B, e2 = tag(l.Right)
 		case l.Ev == "uspell" && !m.Spelling:
-			return nil, fail("a uspell record in a model whose header says spelling false")
+			return at.Errorf("a uspell record in a model whose header says spelling false")
 		case l.Ev == "uspell" && l.Affix == "right":
 			k.Kind = KindRightAffix
 			k.A, e1 = tag(l.Left)
@@ -177,26 +167,27 @@ func Read(path string) (*Model, error) {
 			k.A, e1 = affix(l.Left)
 			k.B, e2 = tag(l.Right)
 		case l.Ev == "uspell":
-			return nil, fail("a uspell record needs \"affix\": \"left\" or \"right\" (the side of the affix's word)")
+			return at.Errorf("a uspell record needs \"affix\": \"left\" or \"right\" (the side of the affix's word)")
 		case l.Ev == format.EvHeader:
-			return nil, fail("a second header")
+			return at.Errorf("a second header")
 		default:
-			return nil, fail(`event %q: a Model U file has "uedge" and "uspell" records`, l.Ev)
+			return at.Errorf(`event %q: a Model U file has "uedge" and "uspell" records`, l.Ev)
 		}
 		if e1 != nil {
-			return nil, fail("%v", e1)
+			return at.Errorf("%v", e1)
 		}
 		if e2 != nil {
-			return nil, fail("%v", e2)
+			return at.Errorf("%v", e2)
 		}
 		if _, dup := m.feat[k]; dup {
-			return nil, fail("%s %s/%s given twice", l.Ev, l.Left, l.Right)
+			return at.Errorf("%s %s/%s given twice", l.Ev, l.Left, l.Right)
 		}
 		m.feat[k] = len(m.Keys)
 		m.Keys = append(m.Keys, k)
 		m.Theta = append(m.Theta, l.W)
-	}
-	if err := lines.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	where := func(f string, args ...any) error {
@@ -204,7 +195,7 @@ func Read(path string) (*Model, error) {
 	}
 	switch {
 	case m == nil:
-		return nil, where("empty: not a Model U file (train-ce --model U writes one)")
+		return nil, where("empty: not a Model U file (train-ce --family modelu writes one)")
 	case events < want:
 		return nil, where("cut off: the header says %d events, the file has %d", want, events)
 	}

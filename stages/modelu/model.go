@@ -1,7 +1,7 @@
 // Package modelu is Smith's Model U (Smith 2006, §4.8; App. A.3): a
 // log-linear model of undirected projective dependency trees that
 // corresponds to no stochastic process, trained by contrastive
-// estimation (train-ce --model U). In Smith's words (eq. 4.25), "a
+// estimation (train-ce --family modelu). In Smith's words (eq. 4.25), "a
 // feature fires for every edge in the tree, and the total score of a
 // tree is a product of weights, one per edge":
 //
