@@ -308,39 +308,11 @@ func (c *Chart) LogZ() float64 {
 // others underflow) gets Z = NaN.
 func (c *Chart) settle(viterbi bool) {
 	c.inside(viterbi)
-	n := float64(c.n)
-	var x, low, high float64 // log-factors applied, known too low, known too high
-	haveLow, haveHigh, weight := false, false, false
-	step := math.Min(600, 600/n)
-	for try := 0; try < 40 && !normal(c.z); try++ {
-		next := x
-		switch {
-		case c.z > 0 && !math.IsInf(c.z, 1): // finite: aim at Z = 1
-			weight = true
-			next = x - math.Log(c.z)/n
-			if c.z < 1 {
-				low, haveLow = x, true
-			} else {
-				high, haveHigh = x, true
-			}
-		case c.z == 0:
-			low, haveLow = x, true
-			next, step = x+step, 2*step
-		default: // +Inf, or NaN from an infinite item times a zero one
-			weight = weight || c.z > 0
-			high, haveHigh = x, true
-			next, step = x-step, 2*step
-		}
-		if haveLow && haveHigh && !(next > low && next < high) {
-			next = (low + high) / 2
-		}
-		if haveLow && haveHigh && high-low < 1e-9 {
-			break
-		}
+	_, weight := SeekScale(c.z, float64(c.n), 40, func(x, next float64) float64 {
 		c.rescaleAttachments(math.Exp(next - x))
-		x = next
 		c.inside(viterbi)
-	}
+		return c.z
+	})
 	if !normal(c.z) {
 		// noTree runs inside over the support, overwriting z: decide
 		// first, then set z, so no caller sees the support's Z.

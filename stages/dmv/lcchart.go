@@ -210,39 +210,11 @@ func (b *BoundedChart) LogZ() float64 {
 // every attachment multiplies every tree, bounded or not, by xⁿ).
 func (b *BoundedChart) settle(viterbi bool) {
 	b.inside(viterbi)
-	n := float64(b.n)
-	var x, low, high float64
-	haveLow, haveHigh, weight := false, false, false
-	step := math.Min(600, 600/n)
-	for try := 0; try < 40 && !normal(b.z); try++ {
-		next := x
-		switch {
-		case b.z > 0 && !math.IsInf(b.z, 1):
-			weight = true
-			next = x - math.Log(b.z)/n
-			if b.z < 1 {
-				low, haveLow = x, true
-			} else {
-				high, haveHigh = x, true
-			}
-		case b.z == 0:
-			low, haveLow = x, true
-			next, step = x+step, 2*step
-		default:
-			weight = weight || b.z > 0
-			high, haveHigh = x, true
-			next, step = x-step, 2*step
-		}
-		if haveLow && haveHigh && !(next > low && next < high) {
-			next = (low + high) / 2
-		}
-		if haveLow && haveHigh && high-low < 1e-9 {
-			break
-		}
+	_, weight := SeekScale(b.z, float64(b.n), 40, func(x, next float64) float64 {
 		b.pot.rescaleAttachments(math.Exp(next - x))
-		x = next
 		b.inside(viterbi)
-	}
+		return b.z
+	})
 	if !normal(b.z) {
 		none := !weight && b.noTree()
 		b.z, b.bestRoot = math.NaN(), -1

@@ -25,6 +25,7 @@ import (
 
 	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 // Directions and adjacency, as array indices (as in stages/dmv).
@@ -145,32 +146,7 @@ func (c *Chart) settle(f ccm.Factors) {
 	if c.n == 1 {
 		n = 1
 	}
-	var x, low, high float64
-	haveLow, haveHigh := false, false
-	step := math.Min(600, 600/n)
-	for try := 0; try < 60 && !normal(c.z); try++ {
-		next := x
-		switch {
-		case c.z > 0 && !math.IsInf(c.z, 1):
-			next = x - math.Log(c.z)/n
-			if c.z < 1 {
-				low, haveLow = x, true
-			} else {
-				high, haveHigh = x, true
-			}
-		case c.z == 0:
-			low, haveLow = x, true
-			next, step = x+step, 2*step
-		default: // +Inf, or NaN from an infinite item times a zero one
-			high, haveHigh = x, true
-			next, step = x-step, 2*step
-		}
-		if haveLow && haveHigh && !(next > low && next < high) {
-			next = (low + high) / 2
-		}
-		if haveLow && haveHigh && high-low < 1e-9 {
-			break
-		}
+	dmv.SeekScale(c.z, n, 60, func(x, next float64) float64 {
 		r := math.Exp(next - x)
 		for d := range 2 {
 			for _, row := range c.w.Choose[d] {
@@ -180,9 +156,9 @@ func (c *Chart) settle(f ccm.Factors) {
 			}
 		}
 		c.logC -= float64(c.n-1) * (next - x)
-		x = next
 		c.inside()
-	}
+		return c.z
+	})
 	if !normal(c.z) {
 		c.z = math.NaN()
 	}

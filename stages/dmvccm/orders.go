@@ -5,6 +5,7 @@ import (
 
 	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
+	"github.com/grind-nlp/grind/stages/dmv"
 )
 
 // Order is how a head's derivation orders its dependents: the readings of
@@ -207,36 +208,11 @@ func (c *ochart) settle(order Order, fn8 *Fn8Weights) {
 		}
 	}
 	m := float64(n - 1)
-	var x, low, high float64
-	haveLow, haveHigh := false, false
-	step := math.Min(600, 600/m)
-	for try := 0; try < 100 && !normal(c.z); try++ {
-		next := x
-		switch {
-		case c.z > 0 && !math.IsInf(c.z, 1):
-			next = x - math.Log(c.z)/m
-			if c.z < 1 {
-				low, haveLow = x, true
-			} else {
-				high, haveHigh = x, true
-			}
-		case c.z == 0:
-			low, haveLow = x, true
-			next, step = x+step, 2*step
-		default:
-			high, haveHigh = x, true
-			next, step = x-step, 2*step
-		}
-		if haveLow && haveHigh && !(next > low && next < high) {
-			next = (low + high) / 2
-		}
-		if haveLow && haveHigh && high-low < 1e-9 {
-			break
-		}
-		x = next
-		c.scale = math.Exp(x)
+	x, _ := dmv.SeekScale(c.z, m, 100, func(_, next float64) float64 {
+		c.scale = math.Exp(next)
 		c.inside()
-	}
+		return c.z
+	})
 	c.logC -= m * x
 	if !normal(c.z) {
 		c.z = math.NaN()
