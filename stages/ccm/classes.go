@@ -165,15 +165,18 @@ type ClassMember struct {
 }
 
 // TopYields lists each class's top yields of two tags or more by expected
-// count in cnt (an E-step's counts under a multi-class model), the most
-// frequent first (ties by yield id), as Klein's Fig. 5.9 lists the most
-// frequent members of his classes.
+// count in cnt (an E-step's counts; the CCM's have one constituent
+// class), the most frequent first (ties by yield id), as Klein's Fig. 5.9
+// lists the most frequent members of his classes.
 func TopYields(cnt *Counts, sym *Symbols, top int) []ClassMember {
 	var out []ClassMember
-	for class := range len(cnt.Classes) + 1 {
+	for class := range max(len(cnt.Classes), 1) + 1 {
 		count := func(y int) float64 {
-			if class == 0 {
+			switch {
+			case class == 0:
 				return cnt.SpanCount(Distituent, y)
+			case cnt.Classes == nil:
+				return cnt.SpanCount(Constituent, y)
 			}
 			return cnt.Classes[class-1].Span[y]
 		}
