@@ -65,12 +65,13 @@ distituent label d for every distituent, one of K − 1 constituent classes,
 uniformly, for every constituent — and each label its own yields and
 contexts. K = 2 is the CCM (the same numbers by the multi-class code);
 Klein compared 2 and 12. The classes start apart by random shares of each
-yield's start counts (--seed); the classes share the CCM's constituent
-pseudo-counts (2/(K − 1) each per yield and context). --dump-classes FILE writes each class's most frequent
-yields of two tags or more, {"class", "yield", "count"} (expected counts
-over the training sentences; class 0 is d; for the CCM itself class 1 is
-its constituent label), as Klein's Fig. 5.9. The
-multi-class model has no model file: it trains and decodes in-process.
+yield's start counts (--seed), and share the CCM's constituent
+pseudo-counts (2/(K − 1) each per yield and context). --dump-classes FILE
+writes each class's most frequent yields of two tags or more, {"class",
+"yield", "count"} (expected counts over the training sentences; class 0 is
+d; for the CCM itself class 1 is its constituent label), as Klein's
+Fig. 5.9. The multi-class model has no model file: it trains and decodes
+in-process.
 
 Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
 the binary bracketing with the largest sum of bracket posteriors (CCM only).
