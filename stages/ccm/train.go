@@ -167,6 +167,9 @@ func ParseEstimator(s string) (Estimator, error) {
 // raised to 1 − β when skew is not nil (both on the same Symbols): the
 // E-step under it gives DA's (SDA's) posteriors. It is not normalised.
 func (m *Model) Tempered(beta float64, skew *Model) *Model {
+	if m.Classes != nil || skew != nil && skew.Classes != nil {
+		panic("ccm: the multi-class CCM is not annealed") // NewLoop refuses it
+	}
 	m.Grow()
 	if skew != nil {
 		skew.Grow()
