@@ -8,7 +8,7 @@
 # (EM to convergence). Accuracy with the root counted, as Klein reports.
 # The models read tags only, so one model per system serves both standards.
 #
-#   examples/analysis/dtheads.sh [DIR] [SHARED]   (after make build; DIR=out/dtheads; about a minute)
+#   examples/analysis/dtheads.sh [DIR] [SHARED]   (after make build; DIR=out/dtheads; 5 s on a busy machine)
 #
 # Systems:
 #   dmv-km          train-em --init km (Smith's K&M start)
