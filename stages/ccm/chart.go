@@ -41,6 +41,12 @@ type Model struct {
 	// random-split tree distribution (SplitSkewed): every constituent of
 	// l ≥ 2 tokens carries the factor (l−1)^−splitSkew.
 	splitSkew float64
+	// Classes, when not nil, makes m Klein's CCM with several constituent
+	// classes (§5.3.2, classes.go): a constituent span's yield and context
+	// come from one of these labels, chosen uniformly, and Span[Constituent]
+	// and Context[Constituent] are nil; the distituent label is
+	// Span[Distituent], Context[Distituent] as in the CCM.
+	Classes []Class
 }
 
 // Grow extends the tables to ids that Sym interned after the M-step (a
@@ -50,7 +56,11 @@ type Model struct {
 // SpanFactors call it; call it once yourself before using a model from
 // several goroutines on a corpus that grew its Symbols.
 func (m *Model) Grow() {
+	m.growClasses()
 	for b := range 2 {
+		if b == Constituent && m.Classes != nil {
+			continue
+		}
 		for y := len(m.Span[b]); y < m.Sym.NumYields(); y++ {
 			g := 0
 			if m.Variant == Model2 {
@@ -107,7 +117,13 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 				exp += e
 			}
 			if j > i {
-				phi := spanT[y] * ctxT[x] / f * skew[j-i]
+				var t float64
+				if m.Classes == nil {
+					t = spanT[y] * ctxT[x]
+				} else {
+					t = m.classFactor(y, x)
+				}
+				phi := t / f * skew[j-i]
 				ch.phi[k-s.Off] = phi
 				phiMant *= phi
 				if phiMant < 0x1p-500 || phiMant > 0x1p500 {
@@ -295,7 +311,12 @@ func (m *Model) logPotentials(c *Corpus, s Sentence, lphi []float64, floor bool)
 			k := s.Span(i, j)
 			y, x := c.Yield[k], c.Context[k]
 			f := lg(m.Span[Distituent][y]) + lg(m.Context[Distituent][x])
-			t := lg(m.Span[Constituent][y]) + lg(m.Context[Constituent][x])
+			var t float64
+			if m.Classes == nil {
+				t = lg(m.Span[Constituent][y]) + lg(m.Context[Constituent][x])
+			} else {
+				t = lg(m.classFactor(y, x))
+			}
 			switch {
 			case j == i:
 				logK += f // an empty span is never a constituent
