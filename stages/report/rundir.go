@@ -212,7 +212,10 @@ func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
 	if len(sents) == 0 {
 		return fmt.Errorf("%s: no sentences to score", in.Name)
 	}
-	t := tageval.Score(sents, tageval.Options{})
+	t, err := tageval.Score(sents, tageval.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.Name, err)
+	}
 	r.TagScores, r.Scored, r.Tokens = &t, len(sents), t.Tokens
 	return nil
 }
