@@ -1,7 +1,9 @@
 package score
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -374,11 +376,16 @@ func jensenShannon(m map[[2]string]*linkCount, keep func([2]string) bool) float6
 	if np == 0 || ng == 0 {
 		return 0
 	}
+	// Summed in the order of the link types, not the map's, so that the
+	// same arcs give the same bits to the last digit, run after run.
 	js := 0.0
-	for k, c := range m {
+	for _, k := range slices.SortedFunc(maps.Keys(m), func(a, b [2]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
+	}) {
 		if keep != nil && !keep(k) {
 			continue
 		}
+		c := m[k]
 		p, q := float64(c.gold)/ng, float64(c.predicted)/np
 		mid := (p + q) / 2
 		if p > 0 {
