@@ -217,6 +217,9 @@ func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in.Name, err)
 	}
+	if t.Tokens == 0 {
+		return fmt.Errorf("%s: no token to score", in.Name)
+	}
 	r.TagScores, r.Scored, r.Tokens = &t, len(sents), t.Tokens
 	return nil
 }
