@@ -1,6 +1,7 @@
 package tageval
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strings"
@@ -171,13 +172,17 @@ func bySize(names []string, counts []int, total int) []TagCount {
 	for k, name := range names {
 		out[k] = TagCount{Tag: name, Tokens: counts[k], Share: share(counts[k], total)}
 	}
-	slices.SortFunc(out, func(a, b TagCount) int {
-		if a.Tokens != b.Tokens {
-			return b.Tokens - a.Tokens
-		}
-		return strings.Compare(a.Tag, b.Tag)
-	})
+	sortBySize(out, func(t TagCount) (int, string) { return t.Tokens, t.Tag })
 	return out
+}
+
+// sortBySize sorts rows by their tokens, most first, ties by name.
+func sortBySize[T any](rows []T, key func(T) (int, string)) {
+	slices.SortFunc(rows, func(a, b T) int {
+		na, sa := key(a)
+		nb, sb := key(b)
+		return cmp.Or(nb-na, strings.Compare(sa, sb))
+	})
 }
 
 func share(n, of int) float64 {
@@ -202,18 +207,8 @@ func (c *Counter) confusion(cells []cell, goldN, indN, manyToOne []int, oneToOne
 		indRows[x.i].Gold = append(indRows[x.i].Gold, TagCount{Tag: c.gold[x.g], Tokens: x.n, Share: share(x.n, indN[x.i])})
 		goldRows[x.g].Induced = append(goldRows[x.g].Induced, TagCount{Tag: c.ind[x.i], Tokens: x.n, Share: share(x.n, goldN[x.g])})
 	}
-	slices.SortFunc(indRows, func(a, b InducedRow) int {
-		if a.Tokens != b.Tokens {
-			return b.Tokens - a.Tokens
-		}
-		return strings.Compare(a.Tag, b.Tag)
-	})
-	slices.SortFunc(goldRows, func(a, b GoldRow) int {
-		if a.Tokens != b.Tokens {
-			return b.Tokens - a.Tokens
-		}
-		return strings.Compare(a.Tag, b.Tag)
-	})
+	sortBySize(indRows, func(r InducedRow) (int, string) { return r.Tokens, r.Tag })
+	sortBySize(goldRows, func(r GoldRow) (int, string) { return r.Tokens, r.Tag })
 	return &Confusion{Induced: indRows, Gold: goldRows}
 }
 
@@ -250,12 +245,7 @@ func (c *Counter) byGoldTag(cells []cell, goldN, manyToOne []int, r *Report) []G
 			rows[g].Named = &p
 		}
 	}
-	slices.SortFunc(rows, func(a, b GoldTagRow) int {
-		if a.Tokens != b.Tokens {
-			return b.Tokens - a.Tokens
-		}
-		return strings.Compare(a.Tag, b.Tag)
-	})
+	sortBySize(rows, func(r GoldTagRow) (int, string) { return r.Tokens, r.Tag })
 	return rows
 }
 
@@ -269,12 +259,7 @@ func (c *Counter) inducedWords(manyToOne []int, keep int) []InducedWord {
 			row.Tokens += n
 			row.Words = append(row.Words, WordCount{Word: w, Tokens: n})
 		}
-		slices.SortFunc(row.Words, func(a, b WordCount) int {
-			if a.Tokens != b.Tokens {
-				return b.Tokens - a.Tokens
-			}
-			return strings.Compare(a.Word, b.Word)
-		})
+		sortBySize(row.Words, func(w WordCount) (int, string) { return w.Tokens, w.Word })
 		if keep > 0 && len(row.Words) > keep {
 			row.Words = row.Words[:keep]
 		}
@@ -283,11 +268,6 @@ func (c *Counter) inducedWords(manyToOne []int, keep int) []InducedWord {
 		}
 		rows = append(rows, row)
 	}
-	slices.SortFunc(rows, func(a, b InducedWord) int {
-		if a.Tokens != b.Tokens {
-			return b.Tokens - a.Tokens
-		}
-		return strings.Compare(a.Tag, b.Tag)
-	})
+	sortBySize(rows, func(r InducedWord) (int, string) { return r.Tokens, r.Tag })
 	return rows
 }
