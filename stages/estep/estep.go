@@ -355,6 +355,7 @@ type part struct {
 	addAt    int // the first sentence Add refused (0: none), its id and error
 	addID    string
 	addErr   error
+	hasher   eventio.SentenceHasher
 }
 
 // add keeps sentence s: into the corpus, its hash into the sum. After a
@@ -371,7 +372,7 @@ func (p *part) add(s *format.Sentence) {
 		p.addAt, p.addID, p.addErr = p.n, s.ID, err
 		return
 	}
-	p.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+	p.hash += p.hasher.Hash(s.ID, s.Tags, s.Heads)
 }
 
 // refused is the error of the sentence the corpus refused, numbered as
