@@ -94,7 +94,25 @@ func valenceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "stop-valence", Value: dmv.DMVValence.Stop, Usage: "stop decisions tell apart `V` valences: 1 none, 2 no child yet vs some (the DMV), 3 none vs one vs two or more"},
 		&cli.IntFlag{Name: "child-valence", Value: dmv.DMVValence.Child, Usage: "child distributions tell apart `V` valences, counted nearest first: 1 one distribution (the DMV), 2 the first child vs later ones (Headden et al.'s EVG), 3 first, second, later"},
 		&cli.Float64Flag{Name: "child-backoff", Usage: "interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head, after each M-step (pr-toolkit's -child-backoff; 0: none)"},
+		&cli.BoolFlag{Name: "learn-backoff", Usage: "learn the child back-off (Headden et al. 2009): each argument drawn from its head's distribution or from one that forgets the head, the choice hidden and its weight per head, side and valence learned by EM (README, \"Learned back-off\"); not with --child-backoff"},
+		program.BackoffPriorFlag(),
 	)
+}
+
+// readLearnBackoff reads --learn-backoff and --backoff-prior: the prior
+// of the learned back-off, nil when it is not learned.
+func readLearnBackoff(c *cli.Context) (*dmv.BackoffPrior, error) {
+	if !c.Bool("learn-backoff") {
+		if c.IsSet("backoff-prior") {
+			return nil, program.Usagef("--backoff-prior is the prior of --learn-backoff: give it with --learn-backoff")
+		}
+		return nil, nil
+	}
+	if c.Float64("child-backoff") != 0 {
+		return nil, program.Usagef("--learn-backoff learns the back-off's weights; --child-backoff fixes one: give one of them")
+	}
+	bp, err := program.BackoffPrior(c)
+	return &bp, err
 }
 
 // readValence reads valenceFlags: the settings (zero when neither valence

@@ -95,8 +95,12 @@ counts of a chain of the expected children; --child-backoff as train-em's.`,
 				return err
 			}
 			v, backoff, err := readValence(c)
-			if err == nil && alpha > 0 && (v != (dmv.Valence{}) || backoff > 0) {
-				err = program.Usagef("--vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			if err != nil {
+				return err
+			}
+			learn, err := readLearnBackoff(c)
+			if err == nil && alpha > 0 && (v != (dmv.Valence{}) || backoff > 0 || learn != nil) {
+				err = program.Usagef("--vb trains the DMV: not with --stop-valence, --child-valence, --child-backoff or --learn-backoff")
 			}
 			if err != nil {
 				return err
@@ -108,7 +112,7 @@ counts of a chain of the expected children; --child-backoff as train-em's.`,
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), VBAlpha: alpha, Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers"),
-					Valence: v, ChildBackoff: backoff}, limit)
+					Valence: v, ChildBackoff: backoff, LearnBackoff: learn}, limit)
 			})
 		},
 	}

@@ -97,6 +97,9 @@ valences, as train-em's do (README, "Extended valence").
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
+				return err
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return anneal.RunDA(src, w, job, anneal.DAOptions{

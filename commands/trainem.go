@@ -255,8 +255,11 @@ cannot be resumed.
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
-			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0) {
-				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
+				return err
+			}
+			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0 || job.LearnBackoff != nil) {
+				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence, --child-backoff or --learn-backoff")
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {

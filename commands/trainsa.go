@@ -110,6 +110,9 @@ Model S does not.
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
+				return err
+			}
 			if opts.Anneals == anneal.SegBeta && job.Valence != (dmv.Valence{}) && !job.Valence.IsDMV() {
 				return program.Usagef("Model S (--seg-beta…) is for the plain DMV only, not %s", job.Valence)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/memory"
 )
 
@@ -162,4 +163,21 @@ func MaxMemory(c *cli.Context) (int64, error) {
 		return 0, Usagef("%v", err)
 	}
 	return n, nil
+}
+
+// BackoffPriorFlag is --backoff-prior, the learned child back-off's
+// pseudo-counts (dmv.BackoffPrior).
+func BackoffPriorFlag() cli.Flag {
+	return &cli.StringFlag{Name: "backoff-prior", Value: dmv.DefaultBackoffPrior.String(),
+		Usage: "learned back-off: pseudo-counts `FULL,BACK` added to each head's expected choices of its own child distribution and of the back-off that forgets the head (a Beta(FULL+1, BACK+1) prior on the weight; MAP)"}
+}
+
+// BackoffPrior reads --backoff-prior (exit 2 when it is not two finite
+// numbers ≥ 0).
+func BackoffPrior(c *cli.Context) (dmv.BackoffPrior, error) {
+	bp, err := dmv.ParseBackoffPrior(c.String("backoff-prior"))
+	if err != nil {
+		return bp, Usagef("--backoff-prior: %v", err)
+	}
+	return bp, nil
 }

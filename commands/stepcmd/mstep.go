@@ -39,12 +39,20 @@ Examples:
    mstep --expect-sentences 5387 shard-*.counts > next.jsonl
    estep -m m.jsonl wsj10.jsonl | mstep --vb --alpha 0.1 -m m.jsonl -o m.jsonl
    estep -m evg.jsonl wsj10.jsonl | mstep --child-backoff 0.33 > next.jsonl
+   estep -m evg-learn.jsonl wsj10.jsonl | mstep --backoff-prior 1,10 > next.jsonl
    estep --gold --family hmm labelled.jsonl | mstep --lambda 1 > init.jsonl   # a supervised HMM
 
 The counts of a DMV with valence settings (README, "Extended valence") have
 one child multinomial per (head, dir, val) and one decision per (head, dir,
 val); --child-backoff W then mixes each child distribution with weight W with
-the distribution of the summed counts of every head (as train-em's).`,
+the distribution of the summed counts of every head (as train-em's).
+
+Counts with backoff events come from a model that learns its child back-off
+(dmv-init or train-em --learn-backoff; README, "Learned back-off"): their
+M-step is that model's — the full distributions from the attachments made
+through them, the back-off from those made through it summed over every head,
+and each head's interpolation weight from its expected choices plus
+--backoff-prior's pseudo-counts FULL,BACK (default ` + "`" + `1,10` + "`" + `); add-λ as above.`,
 		Flags: []cli.Flag{
 			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.BoolFlag{Name: "vb", Usage: "variational Bayes's M-step (DMV counts): weights exp E[log θ] under Dir(counts + α)"},
@@ -53,6 +61,7 @@ the distribution of the summed counts of every head (as train-em's).`,
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
 			program.ExpectCorpusFlag(), program.MaxMemoryFlag(),
 			&cli.Float64Flag{Name: "child-backoff", Usage: "DMV: interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head (pr-toolkit's -child-backoff; train-em's)"},
+			program.BackoffPriorFlag(),
 			program.OutputFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -76,10 +85,18 @@ the distribution of the summed counts of every head (as train-em's).`,
 			if err != nil {
 				return err
 			}
+			var prior *dmv.BackoffPrior
+			if c.IsSet("backoff-prior") {
+				bp, err := program.BackoffPrior(c)
+				if err != nil {
+					return err
+				}
+				prior = &bp
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), VBAlpha: alpha, Model: c.String("model"),
-					ChildBackoff: c.Float64("child-backoff"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
+					ChildBackoff: c.Float64("child-backoff"), BackoffPrior: prior, ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
 			})
 		},
 	}

@@ -1,0 +1,213 @@
+package dmv
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Learned back-off (Headden, Johnson & McClosky 2009's smoothing of the
+// extended valence grammar): each argument a of head h on side dir at
+// child valence v is drawn either from the full distribution
+// P_f(a | h, dir, v) or from a back-off that forgets the head,
+// P_b(a | dir, v); which one is a hidden binary choice, back-off with
+// probability λ(h, dir, v). So
+//
+//	P(a | h, dir, v) = (1 − λ)·P_f(a | h, dir, v) + λ·P_b(a | dir, v)
+//
+// and EM learns P_f, P_b and λ from expected counts of the choices, as of
+// any other hidden event. A model keeps P in its child entries (every
+// chart, decoder and reader uses it unchanged) and q = λ·P_b(a | dir, v)
+// in its Backoff entries: given that h took a on that side at that
+// valence, the choice was the back-off with probability q / P,
+// independently of the rest of the tree, so the E-step's expected choice
+// counts are the attachment counts times q / P (SplitBackoff) — exact,
+// and no change to the chart.
+//
+// The M-step (MStepLearnedBackoff) is the M-step of the model with the
+// choices as events: P_f normalises the attachments made through the full
+// distribution (plus λ), P_b those made through the back-off summed over
+// every head (plus λ), and λ(h, dir, v) the choices plus the prior's
+// pseudo-counts. EM's guarantee holds for the objective log p(x) + log
+// prior (tested).
+
+// BackoffPrior is the pseudo-count added to the expected choices of each
+// λ(h, dir, v) in the M-step — Full to the choices of the full
+// distribution, Back to those of the back-off — that is, the MAP estimate
+// under a Beta(Full + 1, Back + 1) prior on λ, as add-λ is under a
+// Dirichlet(λ + 1). A start gives every λ its prior mean Back / (Full +
+// Back).
+type BackoffPrior struct{ Full, Back float64 }
+
+// DefaultBackoffPrior favours the back-off: a head seen a few times leans
+// on what every head does on that side, one seen thousands of times on
+// its own counts (see the README, "Learned back-off", for why these
+// numbers).
+var DefaultBackoffPrior = BackoffPrior{Full: 1, Back: 10}
+
+// Check refuses pseudo-counts that are not finite numbers ≥ 0.
+func (bp BackoffPrior) Check() error {
+	for _, x := range []float64{bp.Full, bp.Back} {
+		if !(x >= 0) || math.IsInf(x, 1) {
+			return fmt.Errorf("the back-off prior's pseudo-counts must be finite numbers ≥ 0, not %v", x)
+		}
+	}
+	return nil
+}
+
+// String writes bp as ParseBackoffPrior reads it.
+func (bp BackoffPrior) String() string {
+	return strconv.FormatFloat(bp.Full, 'g', -1, 64) + "," + strconv.FormatFloat(bp.Back, 'g', -1, 64)
+}
+
+// ParseBackoffPrior reads "FULL,BACK" (the flags' form).
+func ParseBackoffPrior(s string) (BackoffPrior, error) {
+	f, b, ok := strings.Cut(s, ",")
+	var bp BackoffPrior
+	var err1, err2 error
+	bp.Full, err1 = strconv.ParseFloat(strings.TrimSpace(f), 64)
+	bp.Back, err2 = strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if !ok || err1 != nil || err2 != nil {
+		return bp, fmt.Errorf("the back-off prior %q: want two pseudo-counts FULL,BACK (e.g. 1,10)", s)
+	}
+	return bp, bp.Check()
+}
+
+// mean is λ's prior mean, ½ when the prior has no mass.
+func (bp BackoffPrior) mean() float64 {
+	if bp.Full+bp.Back == 0 {
+		return 0.5
+	}
+	return bp.Back / (bp.Full + bp.Back)
+}
+
+// SplitBackoff sets the expected choices of the back-off in counts (an
+// E-step's, on weights w): each attachment count times w's back-off share
+// of it. Nothing when w does not learn its back-off.
+func SplitBackoff(counts, w *Params) {
+	if w.Backoff == nil {
+		return
+	}
+	counts.Backoff = make([]float64, len(counts.Child))
+	for i, c := range counts.Child {
+		if c != 0 { // an attachment counted has weight > 0
+			counts.Backoff[i] = c * w.Backoff[i] / w.Child[i]
+		}
+	}
+}
+
+// StartBackoff makes a model that learns its back-off from p (one that
+// does not): its child distributions become the full ones, the back-off of
+// each side and valence their mean over every head, and every λ the
+// prior's mean.
+func StartBackoff(p *Params, prior BackoffPrior) *Params {
+	q := p.Clone()
+	q.Backoff = make([]float64, len(q.Child))
+	t, lambda := p.T, prior.mean()
+	back := make([]float64, t)
+	for dir := Left; dir <= Right; dir++ {
+		for v := 0; v < p.V.Child; v++ {
+			clear(back)
+			for h := 0; h < t; h++ {
+				addTo(back, p.Child[p.ChildAt(h, dir, v, 0):p.ChildAt(h, dir, v, t)])
+			}
+			for a := range back {
+				back[a] /= float64(t)
+			}
+			mix(q, dir, v, back, func(int) float64 { return lambda })
+		}
+	}
+	return q
+}
+
+// mix sets, for every head, q's child entries on side dir at valence v to
+// (1 − λ(h))·full + λ(h)·back, full being the entries as they are, and its
+// Backoff entries to λ(h)·back.
+func mix(q *Params, dir, v int, back []float64, lambda func(h int) float64) {
+	t := q.T
+	for h := 0; h < t; h++ {
+		l := lambda(h)
+		lo := q.ChildAt(h, dir, v, 0)
+		for a := 0; a < t; a++ {
+			q.Backoff[lo+a] = l * back[a]
+			q.Child[lo+a] = (1-l)*q.Child[lo+a] + q.Backoff[lo+a]
+		}
+	}
+}
+
+// MStepLearnedBackoff is the M-step of a model that learns its back-off,
+// from counts with their choices (SplitBackoff): root and decisions as
+// MStep; P_f from the attachments through the full distribution plus
+// lambda; P_b(a | dir, v) from those through the back-off summed over every
+// head plus lambda; λ(h, dir, v) from the choices plus prior's
+// pseudo-counts.
+func MStepLearnedBackoff(counts *Params, lambda float64, prior BackoffPrior) *Params {
+	full := counts.Clone()
+	if counts.Backoff == nil {
+		full.Backoff = make([]float64, len(counts.Child))
+	}
+	for i, b := range full.Backoff {
+		// rounding may leave a back-off share a hair above its whole
+		full.Child[i] = max(full.Child[i]-b, 0)
+	}
+	p := MStep(full, lambda)
+	p.Backoff = make([]float64, len(p.Child))
+	t := counts.T
+	back := make([]float64, t)
+	choices := make([]float64, t) // λ(h) on this side and valence
+	for dir := Left; dir <= Right; dir++ {
+		for v := 0; v < counts.V.Child; v++ {
+			clear(back)
+			for h := 0; h < t; h++ {
+				lo, hi := counts.ChildAt(h, dir, v, 0), counts.ChildAt(h, dir, v, t)
+				addTo(back, full.Backoff[lo:hi])
+				nb, nf := sum(full.Backoff[lo:hi])+prior.Back, sum(full.Child[lo:hi])+prior.Full
+				choices[h] = 0.5
+				if nb+nf > 0 {
+					choices[h] = nb / (nb + nf)
+				}
+			}
+			normalize(back, back, lambda)
+			mix(p, dir, v, back, func(h int) float64 { return choices[h] })
+		}
+	}
+	return p
+}
+
+// MStepSmoothed is the M-step of counts as their model smooths its child
+// distributions: the learned back-off's with prior when the counts carry
+// its choices (their E-step's model learns it), else MStepBackoff's fixed
+// weight w (0: MStep).
+func MStepSmoothed(counts *Params, lambda, w float64, prior BackoffPrior) *Params {
+	if counts.Backoff != nil {
+		return MStepLearnedBackoff(counts, lambda, prior)
+	}
+	return MStepBackoff(counts, lambda, w)
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// checkBackoff checks a model's back-off entries against its child
+// entries: each share in [0, its child entry] (within SumTolerance).
+func checkBackoff(ts *TagSet, p *Params) error {
+	for h := 0; h < p.T; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			for v := 0; v < p.V.Child; v++ {
+				for a := 0; a < p.T; a++ {
+					i := p.ChildAt(h, dir, v, a)
+					if q := p.Backoff[i]; q > p.Child[i]+SumTolerance {
+						return fmt.Errorf("the back-off share of %s → %s is %v, more than the whole %v", childName(ts, p.V, h, dir, v), ts.Name(a), q, p.Child[i])
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
