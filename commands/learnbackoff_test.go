@@ -21,16 +21,20 @@ func TestLearnedBackoffShellLoopEqualsTrainEM(t *testing.T) {
 	for _, flags := range [][]string{
 		{"--learn-backoff"},
 		{"--child-valence", "2", "--learn-backoff", "--backoff-prior", "2,5", "--lambda", "0.1"},
+		{"--stop-valence", "3", "--child-valence", "3", "--learn-backoff", "--backoff-forget", "valence", "--lambda", "1"},
 	} {
 		model := run(t, nil, append(append([]string{"dmv-init"}, flags...), corpus)...)
 		mflags := []string{}
 		for i, f := range flags {
-			if f == "--backoff-prior" || f == "--lambda" {
+			if f == "--backoff-prior" || f == "--backoff-forget" || f == "--lambda" {
 				mflags = append(mflags, f, flags[i+1])
 			}
 		}
 		for i := 0; i < 4; i++ {
-			counts := run(t, nil, "estep", "-m", writeTemp(t, dir, "model.jsonl", model), corpus)
+			if code, _, stderr := runCode(t, nil, "train-em", "--learn-backoff", "--backoff-forget", "valence", corpus); code == 0 || !strings.Contains(stderr, "--child-valence 2") {
+		t.Errorf("forgetting the valence of a model with one: exit %d, %q", code, stderr)
+	}
+	counts := run(t, nil, "estep", "-m", writeTemp(t, dir, "model.jsonl", model), corpus)
 			if !bytes.Contains(counts, []byte(`{"ev":"backoff",`)) {
 				t.Fatalf("%v: the counts have no backoff events", flags)
 			}
@@ -108,6 +112,7 @@ func TestLearnedBackoffRefusals(t *testing.T) {
 		{"train-em", "--backoff-prior", "1,2", corpus},
 		{"train-em", "--learn-backoff", "--backoff-prior", "1", corpus},
 		{"train-em", "--learn-backoff", "--backoff-prior", "-1,2", corpus},
+		{"train-em", "--learn-backoff", "--backoff-forget", "tag", corpus},
 		{"train-em", "--learn-backoff", "--estimator", "vb", corpus},
 		{"dmv-init", "--learn-backoff", "--vb", corpus},
 	} {

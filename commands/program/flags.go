@@ -165,19 +165,30 @@ func MaxMemory(c *cli.Context) (int64, error) {
 	return n, nil
 }
 
-// BackoffPriorFlag is --backoff-prior, the learned child back-off's
-// pseudo-counts (dmv.BackoffPrior).
-func BackoffPriorFlag() cli.Flag {
-	return &cli.StringFlag{Name: "backoff-prior", Value: dmv.DefaultBackoffPrior.String(),
-		Usage: "learned back-off: pseudo-counts `FULL,BACK` added to each head's expected choices of its own child distribution and of the back-off that forgets the head (a Beta(FULL+1, BACK+1) prior on the weight; MAP)"}
+// BackoffFlags are --backoff-prior and --backoff-forget, how a learned
+// child back-off is learned (dmv.LearnedBackoff).
+func BackoffFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "backoff-prior", Value: dmv.DefaultLearnedBackoff.String(),
+			Usage: "learned back-off: pseudo-counts `FULL,BACK` added to each head's expected choices of its own child distribution and of the back-off (a Beta(FULL+1, BACK+1) prior on the weight; MAP)"},
+		&cli.StringFlag{Name: "backoff-forget", Value: "head",
+			Usage: "learned back-off: what the back-off forgets, `head` (P(a | dir, val): Headden et al.'s skip-head) or valence (P(a | head, dir): skip-val; needs --child-valence 2 or more)"},
+	}
 }
 
-// BackoffPrior reads --backoff-prior (exit 2 when it is not two finite
-// numbers ≥ 0).
-func BackoffPrior(c *cli.Context) (dmv.BackoffPrior, error) {
+// LearnedBackoff reads BackoffFlags (exit 2 when --backoff-prior is not
+// two finite numbers ≥ 0, or --backoff-forget neither head nor valence).
+func LearnedBackoff(c *cli.Context) (dmv.LearnedBackoff, error) {
 	bp, err := dmv.ParseBackoffPrior(c.String("backoff-prior"))
 	if err != nil {
 		return bp, Usagef("--backoff-prior: %v", err)
+	}
+	switch c.String("backoff-forget") {
+	case "head":
+	case "valence":
+		bp.ForgetValence = true
+	default:
+		return bp, Usagef("--backoff-forget: head or valence, not %q", c.String("backoff-forget"))
 	}
 	return bp, nil
 }

@@ -53,7 +53,7 @@ M-step is that model's — the full distributions from the attachments made
 through them, the back-off from those made through it summed over every head,
 and each head's interpolation weight from its expected choices plus
 --backoff-prior's pseudo-counts FULL,BACK (default ` + "`" + `1,10` + "`" + `); add-λ as above.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.BoolFlag{Name: "vb", Usage: "variational Bayes's M-step (DMV counts): weights exp E[log θ] under Dir(counts + α)"},
 			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
@@ -61,9 +61,8 @@ and each head's interpolation weight from its expected choices plus
 			&cli.IntFlag{Name: "expect-sentences", Value: -1, Usage: "fail unless the counts come from exactly `N` sentences"},
 			program.ExpectCorpusFlag(), program.MaxMemoryFlag(),
 			&cli.Float64Flag{Name: "child-backoff", Usage: "DMV: interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head (pr-toolkit's -child-backoff; train-em's)"},
-			program.BackoffPriorFlag(),
 			program.OutputFlag(), program.QuietFlag(),
-		},
+		}, program.BackoffFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -85,9 +84,9 @@ and each head's interpolation weight from its expected choices plus
 			if err != nil {
 				return err
 			}
-			var prior *dmv.BackoffPrior
-			if c.IsSet("backoff-prior") {
-				bp, err := program.BackoffPrior(c)
+			var prior *dmv.LearnedBackoff
+			if c.IsSet("backoff-prior") || c.IsSet("backoff-forget") {
+				bp, err := program.LearnedBackoff(c)
 				if err != nil {
 					return err
 				}
@@ -96,7 +95,7 @@ and each head's interpolation weight from its expected choices plus
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), VBAlpha: alpha, Model: c.String("model"),
-					ChildBackoff: c.Float64("child-backoff"), BackoffPrior: prior, ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
+					ChildBackoff: c.Float64("child-backoff"), LearnedBackoff: prior, ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
 			})
 		},
 	}

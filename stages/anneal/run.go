@@ -133,7 +133,7 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 			EStep:        dmv.EStepOptions{Workers: s.Job.Workers, Bound: s.Job.Bound},
 			Lambda:       lambda,
 			Backoff:      s.Job.ChildBackoff,
-			BackoffPrior: s.Job.BackoffPrior(),
+			LearnedBackoff: s.Job.LearnedBackoff(),
 			MaxIter:      maxIter,
 			Tol:          tol,
 			Stop:         stop,

@@ -42,7 +42,7 @@ type InitOptions struct {
 	ChildBackoff float64
 	// LearnBackoff, when not nil, makes the start one that learns its
 	// child back-off with this prior (StartBackoff).
-	LearnBackoff *BackoffPrior
+	LearnBackoff *LearnedBackoff
 }
 
 // valence is o's settings, the plain DMV's when not given.
@@ -96,7 +96,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		return Start{}, err
 	}
 	if opts.LearnBackoff != nil {
-		if err := opts.LearnBackoff.Check(); err != nil {
+		if err := errors.Join(opts.LearnBackoff.Check(), opts.LearnBackoff.CheckFor(v)); err != nil {
 			return Start{}, err
 		}
 		if opts.ChildBackoff != 0 || opts.VBAlpha > 0 {

@@ -32,22 +32,30 @@ import (
 // pseudo-counts. EM's guarantee holds for the objective log p(x) + log
 // prior (tested).
 
-// BackoffPrior is the pseudo-count added to the expected choices of each
-// λ(h, dir, v) in the M-step — Full to the choices of the full
-// distribution, Back to those of the back-off — that is, the MAP estimate
-// under a Beta(Full + 1, Back + 1) prior on λ, as add-λ is under a
-// Dirichlet(λ + 1). A start gives every λ its prior mean Back / (Full +
-// Back).
-type BackoffPrior struct{ Full, Back float64 }
+// LearnedBackoff is how a model learns its back-off: what the back-off
+// forgets, and the pseudo-count added to the expected choices of each λ
+// in the M-step — Full to the choices of the full distribution, Back to
+// those of the back-off — that is, the MAP estimate under a Beta(Full + 1,
+// Back + 1) prior on λ, as add-λ is under a Dirichlet(λ + 1). A start
+// gives every λ its prior mean Back / (Full + Back).
+//
+// The back-off forgets the head, P_b(a | dir, v) (Headden et al.'s
+// "skip-head"), or with ForgetValence the valence, P_b(a | h, dir): a
+// head's later arguments lean on its first (their "skip-val"; it needs
+// child valences to forget).
+type LearnedBackoff struct {
+	Full, Back    float64
+	ForgetValence bool
+}
 
-// DefaultBackoffPrior favours the back-off: a head seen a few times leans
-// on what every head does on that side, one seen thousands of times on
-// its own counts (see the README, "Learned back-off", for why these
-// numbers).
-var DefaultBackoffPrior = BackoffPrior{Full: 1, Back: 10}
+// DefaultLearnedBackoff forgets the head and favours the back-off: a head
+// seen a few times leans on what every head does on that side, one seen
+// thousands of times on its own counts (README, "Learned back-off", for
+// why these numbers).
+var DefaultLearnedBackoff = LearnedBackoff{Full: 1, Back: 10}
 
 // Check refuses pseudo-counts that are not finite numbers ≥ 0.
-func (bp BackoffPrior) Check() error {
+func (bp LearnedBackoff) Check() error {
 	for _, x := range []float64{bp.Full, bp.Back} {
 		if !(x >= 0) || math.IsInf(x, 1) {
 			return fmt.Errorf("the back-off prior's pseudo-counts must be finite numbers ≥ 0, not %v", x)
@@ -56,15 +64,25 @@ func (bp BackoffPrior) Check() error {
 	return nil
 }
 
-// String writes bp as ParseBackoffPrior reads it.
-func (bp BackoffPrior) String() string {
+// CheckFor refuses to forget the valence of a model with one child
+// valence: its back-off would be the full distribution itself.
+func (bp LearnedBackoff) CheckFor(v Valence) error {
+	if bp.ForgetValence && v.Child < 2 {
+		return fmt.Errorf("a back-off that forgets the valence needs child valences to forget (--child-valence 2 or more), not %s", v)
+	}
+	return nil
+}
+
+// String writes bp's pseudo-counts as ParseBackoffPrior reads them.
+func (bp LearnedBackoff) String() string {
 	return strconv.FormatFloat(bp.Full, 'g', -1, 64) + "," + strconv.FormatFloat(bp.Back, 'g', -1, 64)
 }
 
-// ParseBackoffPrior reads "FULL,BACK" (the flags' form).
-func ParseBackoffPrior(s string) (BackoffPrior, error) {
+// ParseBackoffPrior reads pseudo-counts "FULL,BACK" (the flags' form);
+// the back-off forgets the head.
+func ParseBackoffPrior(s string) (LearnedBackoff, error) {
 	f, b, ok := strings.Cut(s, ",")
-	var bp BackoffPrior
+	var bp LearnedBackoff
 	var err1, err2 error
 	bp.Full, err1 = strconv.ParseFloat(strings.TrimSpace(f), 64)
 	bp.Back, err2 = strconv.ParseFloat(strings.TrimSpace(b), 64)
@@ -75,7 +93,7 @@ func ParseBackoffPrior(s string) (BackoffPrior, error) {
 }
 
 // mean is λ's prior mean, ½ when the prior has no mass.
-func (bp BackoffPrior) mean() float64 {
+func (bp LearnedBackoff) mean() float64 {
 	if bp.Full+bp.Back == 0 {
 		return 0.5
 	}
@@ -97,52 +115,72 @@ func SplitBackoff(counts, w *Params) {
 	}
 }
 
+// groups are the child rows (offsets of ChildAt(h, dir, v, 0)) that share
+// a back-off distribution: every head's on a side at a valence, or with
+// ForgetValence every valence's of a head on a side.
+func (bp LearnedBackoff) groups(p *Params) [][]int {
+	var gs [][]int
+	for dir := Left; dir <= Right; dir++ {
+		if bp.ForgetValence {
+			for h := 0; h < p.T; h++ {
+				g := make([]int, p.V.Child)
+				for v := range g {
+					g[v] = p.ChildAt(h, dir, v, 0)
+				}
+				gs = append(gs, g)
+			}
+			continue
+		}
+		for v := 0; v < p.V.Child; v++ {
+			g := make([]int, p.T)
+			for h := range g {
+				g[h] = p.ChildAt(h, dir, v, 0)
+			}
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
 // StartBackoff makes a model that learns its back-off from p (one that
 // does not): its child distributions become the full ones, the back-off of
-// each side and valence their mean over every head, and every λ the
-// prior's mean.
-func StartBackoff(p *Params, prior BackoffPrior) *Params {
+// each group (groups) their mean, and every λ the prior's mean.
+func StartBackoff(p *Params, bp LearnedBackoff) *Params {
 	q := p.Clone()
 	q.Backoff = make([]float64, len(q.Child))
-	t, lambda := p.T, prior.mean()
+	t, lambda := p.T, bp.mean()
 	back := make([]float64, t)
-	for dir := Left; dir <= Right; dir++ {
-		for v := 0; v < p.V.Child; v++ {
-			clear(back)
-			for h := 0; h < t; h++ {
-				addTo(back, p.Child[p.ChildAt(h, dir, v, 0):p.ChildAt(h, dir, v, t)])
-			}
-			for a := range back {
-				back[a] /= float64(t)
-			}
-			mix(q, dir, v, back, func(int) float64 { return lambda })
+	for _, g := range bp.groups(p) {
+		clear(back)
+		for _, lo := range g {
+			addTo(back, p.Child[lo:lo+t])
+		}
+		for a := range back {
+			back[a] /= float64(len(g))
+		}
+		for _, lo := range g {
+			mix(q, lo, back, lambda)
 		}
 	}
 	return q
 }
 
-// mix sets, for every head, q's child entries on side dir at valence v to
-// (1 − λ(h))·full + λ(h)·back, full being the entries as they are, and its
-// Backoff entries to λ(h)·back.
-func mix(q *Params, dir, v int, back []float64, lambda func(h int) float64) {
-	t := q.T
-	for h := 0; h < t; h++ {
-		l := lambda(h)
-		lo := q.ChildAt(h, dir, v, 0)
-		for a := 0; a < t; a++ {
-			q.Backoff[lo+a] = l * back[a]
-			q.Child[lo+a] = (1-l)*q.Child[lo+a] + q.Backoff[lo+a]
-		}
+// mix sets q's child row at lo to (1 − λ)·full + λ·back, full being the
+// row as it is, and its Backoff row to λ·back.
+func mix(q *Params, lo int, back []float64, lambda float64) {
+	for a := range back {
+		q.Backoff[lo+a] = lambda * back[a]
+		q.Child[lo+a] = (1-lambda)*q.Child[lo+a] + q.Backoff[lo+a]
 	}
 }
 
 // MStepLearnedBackoff is the M-step of a model that learns its back-off,
 // from counts with their choices (SplitBackoff): root and decisions as
 // MStep; P_f from the attachments through the full distribution plus
-// lambda; P_b(a | dir, v) from those through the back-off summed over every
-// head plus lambda; λ(h, dir, v) from the choices plus prior's
+// lambda; each back-off from those through it summed over its group
+// (groups) plus lambda; each λ from its row's choices plus bp's
 // pseudo-counts.
-func MStepLearnedBackoff(counts *Params, lambda float64, prior BackoffPrior) *Params {
+func MStepLearnedBackoff(counts *Params, lambda float64, bp LearnedBackoff) *Params {
 	full := counts.Clone()
 	if counts.Backoff == nil {
 		full.Backoff = make([]float64, len(counts.Child))
@@ -155,21 +193,19 @@ func MStepLearnedBackoff(counts *Params, lambda float64, prior BackoffPrior) *Pa
 	p.Backoff = make([]float64, len(p.Child))
 	t := counts.T
 	back := make([]float64, t)
-	choices := make([]float64, t) // λ(h) on this side and valence
-	for dir := Left; dir <= Right; dir++ {
-		for v := 0; v < counts.V.Child; v++ {
-			clear(back)
-			for h := 0; h < t; h++ {
-				lo, hi := counts.ChildAt(h, dir, v, 0), counts.ChildAt(h, dir, v, t)
-				addTo(back, full.Backoff[lo:hi])
-				nb, nf := sum(full.Backoff[lo:hi])+prior.Back, sum(full.Child[lo:hi])+prior.Full
-				choices[h] = 0.5
-				if nb+nf > 0 {
-					choices[h] = nb / (nb + nf)
-				}
+	for _, g := range bp.groups(counts) {
+		clear(back)
+		for _, lo := range g {
+			addTo(back, full.Backoff[lo:lo+t])
+		}
+		normalize(back, back, lambda)
+		for _, lo := range g {
+			nb, nf := sum(full.Backoff[lo:lo+t])+bp.Back, sum(full.Child[lo:lo+t])+bp.Full
+			l := 0.5
+			if nb+nf > 0 {
+				l = nb / (nb + nf)
 			}
-			normalize(back, back, lambda)
-			mix(p, dir, v, back, func(h int) float64 { return choices[h] })
+			mix(p, lo, back, l)
 		}
 	}
 	return p
@@ -179,7 +215,7 @@ func MStepLearnedBackoff(counts *Params, lambda float64, prior BackoffPrior) *Pa
 // distributions: the learned back-off's with prior when the counts carry
 // its choices (their E-step's model learns it), else MStepBackoff's fixed
 // weight w (0: MStep).
-func MStepSmoothed(counts *Params, lambda, w float64, prior BackoffPrior) *Params {
+func MStepSmoothed(counts *Params, lambda, w float64, prior LearnedBackoff) *Params {
 	if counts.Backoff != nil {
 		return MStepLearnedBackoff(counts, lambda, prior)
 	}

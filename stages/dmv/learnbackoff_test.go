@@ -37,7 +37,9 @@ func randomBackoffModel(rng *rand.Rand, tags int, v Valence) backoffParts {
 		for cv := 0; cv < v.Child; cv++ {
 			// P_b(a | dir, v) is head 0's row of backs
 			row := backs.Child[backs.ChildAt(0, dir, cv, 0):backs.ChildAt(0, dir, cv, tags)]
-			mix(m, dir, cv, row, func(h int) float64 { return bp.lambdaOfSlot(h, dir, cv) })
+			for h := 0; h < tags; h++ {
+				mix(m, m.ChildAt(h, dir, cv, 0), row, bp.lambdaOfSlot(h, dir, cv))
+			}
 		}
 	}
 	bp.model = m
@@ -176,7 +178,12 @@ func TestLearnedBackoffEStepMatchesEnumeration(t *testing.T) {
 // (root, decisions, P_f, P_b) and Beta(Full + 1, Back + 1) on every λ. The
 // parts are recovered from the model: λ = Σ_a q, P_b = q / λ, P_f = (P −
 // q) / (1 − λ).
-func logPrior(p *Params, lambda float64, prior BackoffPrior) float64 {
+func logPrior(p *Params, lambda float64, prior LearnedBackoff) float64 {
+	// P_b once per group: at its first row
+	first := map[int]bool{}
+	for _, g := range prior.groups(p) {
+		first[g[0]] = true
+	}
 	lg := func(c, x float64) float64 {
 		if c == 0 {
 			return 0
@@ -199,7 +206,7 @@ func logPrior(p *Params, lambda float64, prior BackoffPrior) float64 {
 				s += lg(prior.Back, l) + lg(prior.Full, 1-l)
 				for a := 0; a < t; a++ {
 					s += lg(lambda, (p.Child[lo+a]-p.Backoff[lo+a])/(1-l))
-					if h == 0 { // P_b once per side and valence
+					if first[lo] {
 						s += lg(lambda, p.Backoff[lo+a]/l)
 					}
 				}
@@ -211,7 +218,7 @@ func logPrior(p *Params, lambda float64, prior BackoffPrior) float64 {
 
 // EM with the learned back-off never lowers log p(x) + log prior, from a
 // start of StartBackoff, for the plain DMV and EVG, with and without
-// add-λ; and the choices' pseudo-counts pull λ where they should: with
+// add-λ, the back-off forgetting the head or the valence; and the choices' pseudo-counts pull λ where they should: with
 // no data a head's λ is the prior's mean.
 func TestLearnedBackoffEMNeverDecreases(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
@@ -224,9 +231,10 @@ func TestLearnedBackoffEMNeverDecreases(t *testing.T) {
 		sents = append(sents, x)
 	}
 	c, _ := corpusOfInts(t, sents, 3)
-	for _, v := range []Valence{DMVValence, {2, 2}, {3, 2}} {
+	for _, v := range []Valence{DMVValence, {2, 2}, {3, 2}, {2, 3}} {
 		for _, lambda := range []float64{0, 0.5} {
-			prior := DefaultBackoffPrior
+			prior := DefaultLearnedBackoff
+			prior.ForgetValence = v.Child > 1 && lambda > 0
 			p := StartBackoff(randomValenceWeights(rng, 3, v, true), prior)
 			es := NewEStepper(c)
 			last := math.Inf(-1)
@@ -249,7 +257,7 @@ func TestLearnedBackoffEMNeverDecreases(t *testing.T) {
 	}
 	// No counts: every λ is the prior's mean, the back-off uniform.
 	p := MStepLearnedBackoff(&Params{T: 2, V: DMVValence, Root: []float64{1, 0}, Child: make([]float64, 8), Backoff: make([]float64, 8),
-		Stop: []float64{1, 0, 1, 0, 1, 0, 1, 0}, Cont: make([]float64, 8)}, 0, BackoffPrior{Full: 1, Back: 3})
+		Stop: []float64{1, 0, 1, 0, 1, 0, 1, 0}, Cont: make([]float64, 8)}, 0, LearnedBackoff{Full: 1, Back: 3})
 	if got := p.Backoff[p.ChildAt(1, Right, 0, 0)]; math.Abs(got-0.75*0.5) > 1e-15 {
 		t.Errorf("with no counts, a back-off share of %v, want λ = 3/4 times ½", got)
 	}

@@ -145,8 +145,8 @@ func (c dmvCounts) WriteVB(w io.Writer, alpha float64, model string) error {
 
 func (c dmvCounts) LearnsBackoff() bool { return c.t.Params.Backoff != nil }
 
-func (c dmvCounts) WriteMStepLearned(w io.Writer, lambda float64, prior dmv.BackoffPrior) error {
-	if err := dmv.CheckTotals(c.t.Tags, c.t.Params, lambda); err != nil {
+func (c dmvCounts) WriteMStepLearned(w io.Writer, lambda float64, prior dmv.LearnedBackoff) error {
+	if err := errors.Join(prior.CheckFor(c.t.Params.V), dmv.CheckTotals(c.t.Tags, c.t.Params, lambda)); err != nil {
 		return fmt.Errorf("%s: %w", c.where, err)
 	}
 	return dmv.WriteTable(w, c.t.Tags, dmv.MStepLearnedBackoff(c.t.Params, lambda, prior), format.Prob, nil)

@@ -269,10 +269,10 @@ type MStepOptions struct {
 	// with a back-off that forgets the head (BackoffCounts); other
 	// families refuse it.
 	ChildBackoff float64
-	// BackoffPrior is the prior of the M-step of counts whose model
+	// LearnedBackoff is the prior of the M-step of counts whose model
 	// learns its child back-off (LearnedBackoffCounts); zero: the default,
-	// dmv.DefaultBackoffPrior.
-	BackoffPrior *dmv.BackoffPrior
+	// dmv.DefaultLearnedBackoff.
+	LearnedBackoff *dmv.LearnedBackoff
 	// ExpectSentences, when ≥ 0, is the number of sentences the counts
 	// must come from: a lost shard is caught even when every shard that
 	// arrived is whole.
@@ -295,7 +295,7 @@ type BackoffCounts interface {
 // child back-off (the DMV's, dmv.MStepLearnedBackoff).
 type LearnedBackoffCounts interface {
 	LearnsBackoff() bool
-	WriteMStepLearned(w io.Writer, lambda float64, prior dmv.BackoffPrior) error
+	WriteMStepLearned(w io.Writer, lambda float64, prior dmv.LearnedBackoff) error
 }
 
 // CheckCounts applies the checks common to every family's merged counts.

@@ -48,12 +48,12 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), opts.ExpectSentences, opts.ExpectCorpus, corpusHash); err != nil {
 		return err
 	}
-	prior := dmv.DefaultBackoffPrior
-	if opts.BackoffPrior != nil {
-		if err := opts.BackoffPrior.Check(); err != nil {
+	prior := dmv.DefaultLearnedBackoff
+	if opts.LearnedBackoff != nil {
+		if err := opts.LearnedBackoff.Check(); err != nil {
 			return fmt.Errorf("--backoff-prior: %v", err)
 		}
-		prior = *opts.BackoffPrior
+		prior = *opts.LearnedBackoff
 	}
 	if lb, ok := counts.(family.LearnedBackoffCounts); ok && lb.LearnsBackoff() {
 		where := pipeline.DescribeInputs(src.Names)
@@ -65,7 +65,7 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 		}
 		return lb.WriteMStepLearned(w, opts.Lambda, prior)
 	}
-	if opts.BackoffPrior != nil {
+	if opts.LearnedBackoff != nil {
 		return fmt.Errorf("%s: --backoff-prior is for counts whose model learns its back-off (backoff events: dmv-init or train-em --learn-backoff); these have none", pipeline.DescribeInputs(src.Names))
 	}
 	if opts.VBAlpha > 0 {

@@ -71,16 +71,16 @@ type Job struct {
 	// LearnBackoff, when not nil, learns the child back-off with this
 	// prior (dmv.StartBackoff, dmv.MStepLearnedBackoff); a -m model that
 	// does not learn it starts to.
-	LearnBackoff *dmv.BackoffPrior
+	LearnBackoff *dmv.LearnedBackoff
 }
 
-// BackoffPrior is the prior of the run's learned back-off: the job's, else
+// LearnedBackoff is the prior of the run's learned back-off: the job's, else
 // the default (for a -m model that learns it).
-func (j Job) BackoffPrior() dmv.BackoffPrior {
+func (j Job) LearnedBackoff() dmv.LearnedBackoff {
 	if j.LearnBackoff != nil {
 		return *j.LearnBackoff
 	}
-	return dmv.DefaultBackoffPrior
+	return dmv.DefaultLearnedBackoff
 }
 
 // valence is the run's valence settings: the -m model's, else the job's,
@@ -226,6 +226,9 @@ func (s *Session) Start(lambda float64) (dmv.Start, error) {
 		}
 		p := s.start.Params
 		if s.Job.LearnBackoff != nil && p.Backoff == nil {
+			if err := s.Job.LearnBackoff.CheckFor(p.V); err != nil {
+				return dmv.Start{}, fmt.Errorf("%s: %w", s.Job.StartModel, err)
+			}
 			p = dmv.StartBackoff(p, *s.Job.LearnBackoff)
 		}
 		return dmv.Start{Params: p, VB: s.start.VB != nil}, nil
@@ -392,7 +395,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 		Lambda:       opts.Lambda,
 		VBAlpha:      job.VBAlpha,
 		Backoff:      job.ChildBackoff,
-		BackoffPrior: job.BackoffPrior(),
+		LearnedBackoff: job.LearnedBackoff(),
 		MaxIter:      opts.MaxIter,
 		Tol:          opts.Tol,
 		Stop:         opts.Stop,
@@ -412,7 +415,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	model := res.Model
 	if opts.FinalLambda >= 0 {
-		model = dmv.MStepSmoothed(res.Counts, opts.FinalLambda, job.ChildBackoff, job.BackoffPrior())
+		model = dmv.MStepSmoothed(res.Counts, opts.FinalLambda, job.ChildBackoff, job.LearnedBackoff())
 		s.vb = nil // normalised: under VB with λ = α, the posterior mean
 	}
 	s.report(res)
