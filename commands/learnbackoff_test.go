@@ -32,9 +32,9 @@ func TestLearnedBackoffShellLoopEqualsTrainEM(t *testing.T) {
 		}
 		for i := 0; i < 4; i++ {
 			if code, _, stderr := runCode(t, nil, "train-em", "--learn-backoff", "--backoff-forget", "valence", corpus); code == 0 || !strings.Contains(stderr, "--child-valence 2") {
-		t.Errorf("forgetting the valence of a model with one: exit %d, %q", code, stderr)
-	}
-	counts := run(t, nil, "estep", "-m", writeTemp(t, dir, "model.jsonl", model), corpus)
+				t.Errorf("forgetting the valence of a model with one: exit %d, %q", code, stderr)
+			}
+			counts := run(t, nil, "estep", "-m", writeTemp(t, dir, "model.jsonl", model), corpus)
 			if !bytes.Contains(counts, []byte(`{"ev":"backoff",`)) {
 				t.Fatalf("%v: the counts have no backoff events", flags)
 			}

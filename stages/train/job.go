@@ -390,18 +390,18 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	defer s.Close()
 	em := &EM{
-		Corpus:       s.Corpus,
-		EStep:        dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: job.Seed, Workers: job.Workers, Bound: job.Bound},
-		Lambda:       opts.Lambda,
-		VBAlpha:      job.VBAlpha,
-		Backoff:      job.ChildBackoff,
+		Corpus:         s.Corpus,
+		EStep:          dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: job.Seed, Workers: job.Workers, Bound: job.Bound},
+		Lambda:         opts.Lambda,
+		VBAlpha:        job.VBAlpha,
+		Backoff:        job.ChildBackoff,
 		LearnedBackoff: job.LearnedBackoff(),
-		MaxIter:      opts.MaxIter,
-		Tol:          opts.Tol,
-		Stop:         opts.Stop,
-		Observe:      s.Observe,
-		Resume:       s.Resumed(),
-		Start:        s.Origin(),
+		MaxIter:        opts.MaxIter,
+		Tol:            opts.Tol,
+		Stop:           opts.Stop,
+		Observe:        s.Observe,
+		Resume:         s.Resumed(),
+		Start:          s.Origin(),
 	}
 	if job.RunDir != "" {
 		em.Checkpoint = s.Checkpoint
