@@ -68,11 +68,16 @@ Examples:
    dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl
    dmv-init --vb --alpha 0.1 wsj10.jsonl > init-vb.jsonl
    dmv-init --child-valence 2 wsj10.jsonl > evg-init.jsonl   # an EVG start
+   dmv-init --child-valence 2 --learn-backoff wsj10.jsonl > evg-learn-init.jsonl
 
 --stop-valence and --child-valence give the start more valences (README,
 "Extended valence"): km and klein give every child valence the same counts
 (their masses have no order among a head's children) and the decisions the
-counts of a chain of the expected children; --child-backoff as train-em's.`,
+counts of a chain of the expected children; --child-backoff as train-em's.
+--learn-backoff makes a start that learns its back-off (README, "Learned
+back-off"): each child distribution the full one, the back-off their mean over
+what it forgets, every weight the prior's mean; "estep -m M | mstep" then
+learns it, equal to train-em --learn-backoff byte for byte.`,
 		Flags: append([]cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
