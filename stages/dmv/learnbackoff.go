@@ -211,6 +211,21 @@ func MStepLearnedBackoff(counts *Params, lambda float64, bp LearnedBackoff) *Par
 	return p
 }
 
+// Renormalise makes p a distribution again (MStep with λ = 0), each
+// back-off share scaled as its child entry is.
+func Renormalise(p *Params) *Params {
+	q := MStep(p, 0)
+	if p.Backoff != nil {
+		q.Backoff = make([]float64, len(p.Backoff))
+		for i, b := range p.Backoff {
+			if b > 0 {
+				q.Backoff[i] = b * q.Child[i] / p.Child[i]
+			}
+		}
+	}
+	return q
+}
+
 // MStepSmoothed is the M-step of counts as their model smooths its child
 // distributions: the learned back-off's with prior when the counts carry
 // its choices (their E-step's model learns it), else MStepBackoff's fixed

@@ -2,6 +2,7 @@ package dmv
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -297,6 +298,24 @@ func TestLearnedBackoffRoundTrip(t *testing.T) {
 		bad.Backoff[0] = bad.Child[0] + 0.01
 		if err := WriteTable(&bytes.Buffer{}, ts, bad, format.Prob, nil); err == nil {
 			t.Errorf("%v: a back-off share above its child entry was written", v)
+		}
+	}
+}
+
+// A model that learns its back-off, extended with two unseen tags (their
+// average class, not normalised) and renormalised, is a distribution again
+// whose every back-off share is the same part of its child entry as before.
+func TestRenormaliseKeepsTheBackoffShares(t *testing.T) {
+	bp := randomBackoffModel(rand.New(rand.NewPCG(3, 3)), 3, Valence{2, 2})
+	ext := extendParams(bp.model, 2)
+	q := Renormalise(ext)
+	ts := NewTagSet("A", "B", "C", "X", "Y")
+	if err := errors.Join(CheckDistribution(ts, q), checkBackoff(ts, q)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range q.Child {
+		if math.Abs(q.Backoff[i]/q.Child[i]-ext.Backoff[i]/ext.Child[i]) > 1e-12 {
+			t.Fatalf("entry %d: share %v of the whole, %v before", i, q.Backoff[i]/q.Child[i], ext.Backoff[i]/ext.Child[i])
 		}
 	}
 }

@@ -156,7 +156,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 			job.Progress.Note("%d tags unknown to %s start as its average tag: %s\n", len(unseen), job.StartModel, strings.Join(unseen, " "))
 		}
 		if start.Unit == format.Prob && start.VB == nil && len(unseen) > 1 {
-			p = dmv.MStep(p, 0) // one class per unseen tag: a distribution again
+			p = dmv.Renormalise(p) // one class per unseen tag: a distribution again
 		}
 		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats, VB: start.VB}
 		return ts, nil
