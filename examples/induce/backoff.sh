@@ -14,7 +14,7 @@
 #      forgets × three priors) the one of highest log-likelihood on the
 #      selection half is marked "selected" — never by accuracy.
 #
-#   sh examples/induce/backoff.sh      (about 10 minutes on 2 idle cores)
+#   sh examples/induce/backoff.sh      (under a minute of CPU)
 #
 # Each row: directed / undirected accuracy (%, root counted); for UD also
 # the selection half's log-likelihood per token (nats). Needs the programs
