@@ -172,7 +172,7 @@ func BackoffFlags() []cli.Flag {
 		&cli.StringFlag{Name: "backoff-prior", Value: dmv.DefaultLearnedBackoff.String(),
 			Usage: "learned back-off: pseudo-counts `FULL,BACK` added to each head's expected choices of its own child distribution and of the back-off (a Beta(FULL+1, BACK+1) prior on the weight; MAP)"},
 		&cli.StringFlag{Name: "backoff-forget", Value: "head",
-			Usage: "learned back-off: what the back-off forgets, `head` (P(a | dir, val): Headden et al.'s skip-head) or valence (P(a | head, dir): skip-val; needs --child-valence 2 or more)"},
+			Usage: "learned back-off: what the back-off forgets, `head` (P(a | dir, val)) or valence (P(a | head, dir); needs --child-valence 2 or more)"},
 	}
 }
 

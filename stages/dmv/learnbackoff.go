@@ -39,10 +39,10 @@ import (
 // Back + 1) prior on λ, as add-λ is under a Dirichlet(λ + 1). A start
 // gives every λ its prior mean Back / (Full + Back).
 //
-// The back-off forgets the head, P_b(a | dir, v) (Headden et al.'s
-// "skip-head"), or with ForgetValence the valence, P_b(a | h, dir): a
-// head's later arguments lean on its first (their "skip-val"; it needs
-// child valences to forget).
+// The back-off forgets the head, P_b(a | dir, v), or with ForgetValence
+// the valence, P_b(a | h, dir): a head's later arguments lean on its first
+// (it needs child valences to forget). Both are recalled as Headden et
+// al.'s, not checked against their text (README, "Learned back-off").
 type LearnedBackoff struct {
 	Full, Back    float64
 	ForgetValence bool
