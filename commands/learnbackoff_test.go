@@ -126,3 +126,20 @@ func TestLearnedBackoffRefusals(t *testing.T) {
 		t.Errorf("mstep --backoff-prior on counts without backoff events: exit %d, %q", code, stderr)
 	}
 }
+
+// train-sa's Model L takes a model that learns its back-off: its epochs
+// equal their shell loop of estep --delta | mstep, byte for byte.
+func TestLearnedBackoffShellLoopEqualsTrainSA(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 200)
+	v := []string{"--child-valence", "2", "--learn-backoff", "--backoff-forget", "valence"}
+	model := run(t, nil, append(append([]string{"dmv-init", "--init", "km", "--lambda", "1"}, v...), corpus)...)
+	for _, delta := range []string{"-0.4", "0"} {
+		model = shellLoop(t, dir, corpus, model, 2, []string{"--delta", delta}, []string{"--lambda", "1", "--backoff-forget", "valence"})
+	}
+	trained := run(t, nil, append(append([]string{"train-sa", "--init", "km", "--lambda", "1", "--delta0", "-0.4", "--delta-step", "0.4",
+		"--delta-final", "0", "--max-iter", "2", "--tol", "1e-300", "-q"}, v...), corpus)...)
+	if !bytes.Equal(model, trained) {
+		t.Fatal("epochs of estep --delta | mstep differ from train-sa --learn-backoff")
+	}
+}
