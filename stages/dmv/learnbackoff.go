@@ -27,9 +27,9 @@ import (
 //
 // The M-step (MStepLearnedBackoff) is the M-step of the model with the
 // choices as events: P_f normalises the attachments made through the full
-// distribution (plus λ), P_b those made through the back-off summed over
-// every head (plus λ), and λ(h, dir, v) the choices plus the prior's
-// pseudo-counts. EM's guarantee holds for the objective log p(x) + log
+// distribution (plus add-λ), P_b those made through the back-off summed
+// over every head (over every valence: LearnedBackoff.ForgetValence; plus
+// add-λ), and λ(h, dir, v) the choices plus the prior's pseudo-counts. EM's guarantee holds for the objective log p(x) + log
 // prior (tested).
 
 // LearnedBackoff is how a model learns its back-off: what the back-off
