@@ -166,12 +166,20 @@ Examples:
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 > model.jsonl                # the same model, byte for byte
    train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
+   train-em --child-valence 2 --lambda 1 --learn-backoff wsj10.jsonl > evg-learned.jsonl
+   train-em --child-valence 2 --learn-backoff --backoff-forget valence --backoff-prior 10,1 wsj10.jsonl
 
 --stop-valence and --child-valence train a DMV with more valences (Headden,
 Johnson & McClosky 2009's extended valence grammar is --child-valence 2; see
 README, "Extended valence"); --child-backoff W interpolates every child
 distribution with one that forgets the head after each M-step (pr-toolkit's
-fixed weight). With -m the model's own valences are kept.
+fixed weight). --learn-backoff learns the interpolation instead (Headden et al.;
+README, "Learned back-off"): each argument comes from its head's distribution
+or from a back-off that forgets the head (--backoff-forget head, the default) or
+the valence (valence), a hidden choice whose weight per head, side and valence
+EM learns with --backoff-prior FULL,BACK pseudo-counts (default 1,10). With -m
+the model's own valences are kept, and a model that learns its back-off goes on
+learning it.
 
 --max-depth D restricts every E-step (and --hard's Viterbi trees) to the trees
 whose left-corner parse needs at most D stack levels (Noji, Miyao & Johnson
@@ -255,8 +263,11 @@ cannot be resumed.
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
-			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0) {
-				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
+				return err
+			}
+			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0 || job.LearnBackoff != nil) {
+				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence, --child-backoff or --learn-backoff")
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
