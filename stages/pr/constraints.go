@@ -332,12 +332,12 @@ func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 func (s *sparsityProblem) gap(x, grad []float64) float64 {
 	gap := 0.0
 	for ty := 0; ty+1 < len(s.typeStart); ty++ {
-		most, dot := 0.0, 0.0
+		most, dot := 0.0, 0.0 // of −grad: the gradient is ≤ 0
 		for k := s.typeStart[ty]; k < s.typeStart[ty+1]; k++ {
-			most = math.Max(most, -grad[k])
-			dot -= x[k] * grad[k]
+			most = min(most, grad[k])
+			dot += x[k] * grad[k]
 		}
-		gap += s.sigma*most - dot
+		gap += dot - s.sigma*most
 	}
 	return gap
 }

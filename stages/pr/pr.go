@@ -274,10 +274,11 @@ func (p *Projector) interleaved() (Result, error) {
 
 	// The next E-step's point: one projected-gradient step.
 	alpha := s.step
-	if p.last.x != nil {
+	if last := p.last.x; last != nil {
 		dxdx, dxdg := 0.0, 0.0
-		for _, i := range s.Order {
-			dx, dg := x[i]-p.last.x[i], s.grad[i]-p.last.grad[i]
+		lastGrad := p.last.grad[:len(last)]
+		for i, g := range s.grad[:len(last)] {
+			dx, dg := x[i]-last[i], g-lastGrad[i]
 			dxdx += dx * dx
 			dxdg += dx * dg
 		}
@@ -296,8 +297,8 @@ func (p *Projector) interleaved() (Result, error) {
 	s.step = alpha
 	copy(p.last.x, x)
 	copy(p.last.grad, s.grad)
-	for i := range x {
-		x[i] -= alpha * s.grad[i]
+	for i, g := range s.grad[:len(x)] {
+		x[i] -= alpha * g
 	}
 	p.prob.project(x)
 	st.Steps++
