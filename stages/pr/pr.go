@@ -77,9 +77,11 @@ const (
 	// projection is exact (x = P(x − α∇f) only at the dual's optimum).
 	// The E-step's q is kept only when its primal value F(q, θ) — the
 	// lower bound on J(θ) that the duality gap gives, which is what the
-	// trainer logs and climbs — is at least that of the last E-step's q
-	// under the new θ; otherwise line-searched steps (Exact's) follow
-	// until it is, so F never decreases (generalized EM).
+	// trainer logs and climbs — is at least the last E-step's F, or its
+	// q's F under the new weights when they lowered that (an annealer's
+	// next stage, a smoothed M-step); otherwise line-searched steps
+	// (Exact's) follow until it is, so F never decreases (generalized
+	// EM) while the weights are the model's.
 	Interleaved DualRule = "interleaved"
 )
 
@@ -145,10 +147,61 @@ type Projector struct {
 }
 
 // lastEStep is what Interleaved keeps of its last E-step: the point and
-// gradient of the next step's Barzilai–Borwein length, and its value F.
+// gradient of the next step's Barzilai–Borwein length, its value F, and
+// its counts c and c·log w of the weights it ran with: its q's F under
+// other weights w′ is F + c·log w′ − c·log w (F's other terms do not
+// depend on the weights).
 type lastEStep struct {
 	x, grad []float64 // nil before the first
 	value   float64   // −Inf before the first
+	counts  *dmv.Params
+	logW    float64
+	tables  *[4][]float64 // counts restored from a state, until the weights' shape is known
+}
+
+// target is the F the next E-step under weights w must reach: the last
+// one's, or its q's under w when that is lower.
+func (l *lastEStep) target(w *dmv.Params) (float64, error) {
+	if l.tables != nil {
+		c := dmv.NewValenceParams(w.T, w.V)
+		for k, tab := range c.Tables() {
+			if len(l.tables[k]) != len(tab) {
+				return 0, errors.New("the dual state's counts are not of the model's shape")
+			}
+			copy(tab, l.tables[k])
+		}
+		l.counts, l.tables = c, nil
+	}
+	if l.counts == nil || math.IsInf(l.value, -1) {
+		return l.value, nil
+	}
+	return l.value + min(0, dotLog(l.counts, w)-l.logW), nil
+}
+
+// remember keeps the E-step of value F under weights w with these counts.
+func (l *lastEStep) remember(value float64, counts, w *dmv.Params) {
+	l.value = value
+	if l.counts == nil || l.counts.T != counts.T || l.counts.V != counts.V {
+		l.counts = dmv.NewValenceParams(counts.T, counts.V)
+	}
+	l.counts.CopyFrom(counts)
+	l.logW = dotLog(counts, w)
+}
+
+// dotLog is Σ c·log w over the entries of c that are not 0. A weight
+// that underflowed to 0 under a count that did not (the M-step's c/Σc of
+// a count near 5·10⁻³²⁴) counts as the smallest float64 it was above.
+func dotLog(c, w *dmv.Params) float64 {
+	sum := 0.0
+	wt := w.Tables()
+	for k, tab := range c.Tables() {
+		for i, v := range tab {
+			if v != 0 {
+				sum += v * math.Log(max(wt[k][i], math.SmallestNonzeroFloat64))
+			}
+		}
+	}
+	return sum
 }
 
 // eStepProblem is a dual over E-steps: set gives it the model's weights
@@ -222,7 +275,7 @@ func (p *Projector) EStep(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOpti
 	}
 	p.prob.set(estep, w, opts)
 	if p.opts.DualRule() == Interleaved {
-		return p.interleaved()
+		return p.interleaved(w)
 	}
 	st, err := p.solver.minimise(p.prob, p.dual)
 	if err != nil {
@@ -241,8 +294,8 @@ const stepGrowth = 1.5
 // E-step's forgives (relative): both are sums over the corpus.
 const interleavedSlack = 1e-12
 
-// interleaved is Interleaved's E-step; its Value is F(q, θ).
-func (p *Projector) interleaved() (Result, error) {
+// interleaved is Interleaved's E-step under weights w; its Value is F(q, w).
+func (p *Projector) interleaved(w *dmv.Params) (Result, error) {
 	s, x := &p.solver, p.dual
 	s.prepare(len(x))
 	if p.restored && !p.prob.feasible(x) { // as a state file may be
@@ -256,7 +309,11 @@ func (p *Projector) interleaved() (Result, error) {
 	p.prob.accept()
 	st := Stats{Evaluations: 1, Value: f}
 	primal := f - p.prob.gap(x, s.grad)
-	if target := p.last.value; primal < target-interleavedSlack*math.Abs(target) {
+	target, err := p.last.target(w)
+	if err != nil {
+		return Result{}, err
+	}
+	if primal < target-interleavedSlack*math.Abs(target) {
 		// Line-searched steps until F is back above the last E-step's,
 		// whatever the dual's own tolerance says (F rises to J(θ) ≥ the
 		// last F as the dual converges), within MaxSteps.
@@ -270,7 +327,8 @@ func (p *Projector) interleaved() (Result, error) {
 		}
 		primal = st.Value - p.prob.gap(x, s.grad)
 	}
-	p.last.value = primal
+	res := p.prob.result()
+	p.last.remember(primal, res.Counts, w)
 
 	// The next E-step's point: one projected-gradient step.
 	alpha := s.step
@@ -303,7 +361,7 @@ func (p *Projector) interleaved() (Result, error) {
 	p.prob.project(x)
 	st.Steps++
 	st.Value, st.Converged = primal, false
-	return Result{EStepResult: p.prob.result(), Stats: st}, nil
+	return Result{EStepResult: res, Stats: st}, nil
 }
 
 // Dual is the dual variables the last projection ended with (sparsity's

@@ -611,3 +611,37 @@ func TestInterleavedReachesTheProjection(t *testing.T) {
 		}
 	}
 }
+
+// Weights that lower every tree's score (an annealer's next stage) lower
+// the F the interleaved rule must reach to its last q's F under them: no
+// fallback chases the old stage's F, which no q reaches (J is lower).
+func TestInterleavedTargetFollowsTheWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	corpus := randomCorpus(rng, 4, 40, 7)
+	p, err := New(corpus, Options{Sigma: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := randomModel(rng, 4)
+	estep := dmv.NewEStepper(corpus)
+	var res Result
+	for range 5 {
+		if res, err = p.EStep(estep, model, dmv.EStepOptions{Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		model = dmv.MStep(res.Counts, 0)
+	}
+	before := res.Value
+	halved := model.Clone()
+	for _, tab := range halved.Tables() {
+		for i := range tab {
+			tab[i] /= 2
+		}
+	}
+	if res, err = p.EStep(estep, halved, dmv.EStepOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Value < before) || res.Evaluations > 3 {
+		t.Errorf("F %v after %v, %d E-steps: the fallback chased the old weights' F", res.Value, before, res.Evaluations)
+	}
+}

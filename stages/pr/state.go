@@ -48,16 +48,19 @@ func (o Options) Describe() string {
 // and Corpus say what it belongs to; Iterations, in a run directory, the
 // checkpoint it goes with. Under the interleaved rule also its last
 // E-step: the point and gradient (by slot, as Dual) of the next step's
-// length, and its value F.
+// length, its value F, its counts (the root, child, stop and cont
+// tables) and their Σ c·log w under the weights it ran with.
 type State struct {
-	Constraint string    `json:"constraint"`
-	Corpus     string    `json:"corpus,omitempty"`
-	Iterations int       `json:"iterations,omitempty"`
-	Step       float64   `json:"step"`
-	Dual       []float64 `json:"dual"`
-	Last       []float64 `json:"last,omitempty"`
-	LastGrad   []float64 `json:"last_grad,omitempty"`
-	Value      *float64  `json:"value,omitempty"`
+	Constraint string        `json:"constraint"`
+	Corpus     string        `json:"corpus,omitempty"`
+	Iterations int           `json:"iterations,omitempty"`
+	Step       float64       `json:"step"`
+	Dual       []float64     `json:"dual"`
+	Last       []float64     `json:"last,omitempty"`
+	LastGrad   []float64     `json:"last_grad,omitempty"`
+	Value      *float64      `json:"value,omitempty"`
+	Counts     *[4][]float64 `json:"counts,omitempty"`
+	LogWeight  *float64      `json:"counts_log_weight,omitempty"`
 }
 
 // sameConstraint says whether two descriptions are of one constraint: a
@@ -80,6 +83,10 @@ func (p *Projector) State(corpus string) State {
 		s.Last, s.LastGrad = p.prob.toSlots(l.x), p.prob.toSlots(l.grad)
 		if !math.IsInf(l.value, -1) { // JSON has no −Inf: absent
 			s.Value = &l.value
+		}
+		if l.counts != nil {
+			tables := l.counts.Tables()
+			s.Counts, s.LogWeight = &tables, &l.logW
 		}
 	}
 	return s
@@ -111,6 +118,9 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 	if s.Value != nil && (math.IsNaN(*s.Value) || math.IsInf(*s.Value, 1) || s.Last == nil) {
 		return fmt.Errorf("%s: value is a number below +Inf, with last", where)
 	}
+	if (s.Counts == nil) != (s.LogWeight == nil) || s.Counts != nil && (s.Last == nil || math.IsNaN(*s.LogWeight) || math.IsInf(*s.LogWeight, 0)) {
+		return fmt.Errorf("%s: counts and counts_log_weight (a finite number) go together, with last", where)
+	}
 	p.prob.fromSlots(p.dual, s.Dual) // made feasible, if it is not, by the next projection's first step
 	p.solver.step = s.Step
 	p.restored = true
@@ -119,6 +129,9 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 		p.last.x, p.last.grad = make([]float64, len(p.dual)), make([]float64, len(p.dual))
 		if s.Value != nil {
 			p.last.value = *s.Value
+		}
+		if s.Counts != nil {
+			p.last.tables, p.last.logW = s.Counts, *s.LogWeight
 		}
 		p.prob.fromSlots(p.last.x, s.Last)
 		p.prob.fromSlots(p.last.grad, s.LastGrad)
