@@ -433,6 +433,14 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 	if _, err := p.EStep(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
+	checkSparsityOptimum(t, p)
+}
+
+// checkSparsityOptimum checks the sparsity dual's optimality conditions
+// at p's dual: every type within σ, a type's positive λ only on instances
+// whose posterior is the type's largest, and some type binding.
+func checkSparsityOptimum(t *testing.T, p *Projector) {
+	t.Helper()
 	sp := p.prob.(*sparsityProblem)
 	x := p.Dual()
 	grad := make([]float64, len(x))
@@ -444,10 +452,10 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 			sum += x[k]
 			maxE = math.Max(maxE, -grad[k])
 		}
-		if sum > 1.5*(1+1e-9) {
+		if sum > sp.sigma*(1+1e-9) {
 			t.Errorf("type %d: Σλ = %v > σ", ty, sum)
 		}
-		if sum > 1.5*(1-1e-6) {
+		if sum > sp.sigma*(1-1e-6) {
 			binding++
 		}
 		for k := sp.typeStart[ty]; k < sp.typeStart[ty+1]; k++ {
@@ -457,7 +465,7 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 		}
 	}
 	if binding == 0 {
-		t.Errorf("no type's penalty binds at σ = 1.5")
+		t.Errorf("no type's penalty binds at σ = %v", sp.sigma)
 	}
 }
 
@@ -575,7 +583,7 @@ func TestInterleavedNeverDecreases(t *testing.T) {
 // At a fixed model the interleaved rule's E-steps are projected gradient
 // on the dual: they reach the projection the exact rule solves (whose
 // posteriors TestSparsityPosteriorsMatchEnumeration checks), the duality
-// gap closing.
+// gap closing and the dual's optimality conditions holding.
 func TestInterleavedReachesTheProjection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	corpus := randomCorpus(rng, 4, 30, 7)
@@ -602,6 +610,7 @@ func TestInterleavedReachesTheProjection(t *testing.T) {
 	if gap := want.Value - res.Value; !(gap >= 0 && gap < 1e-6*math.Abs(want.Value)) {
 		t.Errorf("F = %v, J = %v: gap %v", res.Value, want.Value, gap)
 	}
+	checkSparsityOptimum(t, p)
 	got, exp := res.Counts.Tables(), want.Counts.Tables()
 	for k := range got {
 		for i := range got[k] {
