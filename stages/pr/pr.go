@@ -22,7 +22,9 @@
 //
 // At the dual optimum the PR objective of the E-step is the dual's value,
 // Σ log Z(λ*) + λ*·b, which is what the trainer logs and EM for PR never
-// decreases (with the projection solved exactly).
+// decreases (with the projection solved exactly: the Exact rule). The
+// Interleaved rule solves it across iterations instead and logs the
+// primal value F(q, θ) ≤ J(θ), the dual's value less the duality gap.
 package pr
 
 import (
@@ -178,8 +180,12 @@ func (l *lastEStep) target(w *dmv.Params) (float64, error) {
 	return l.value + min(0, dotLog(l.counts, w)-l.logW), nil
 }
 
-// remember keeps the E-step of value F under weights w with these counts.
+// remember keeps the E-step of value F under weights w with these counts
+// (a value that is not a number bars nothing: −Inf).
 func (l *lastEStep) remember(value float64, counts, w *dmv.Params) {
+	if math.IsNaN(value) {
+		value = math.Inf(-1)
+	}
 	l.value = value
 	if l.counts == nil || l.counts.T != counts.T || l.counts.V != counts.V {
 		l.counts = dmv.NewValenceParams(counts.T, counts.V)
@@ -367,5 +373,6 @@ func (p *Projector) interleaved(w *dmv.Params) (Result, error) {
 }
 
 // Dual is the dual variables the last projection ended with (sparsity's
-// type by type: sparsityProblem).
+// type by type: sparsityProblem); under Interleaved, the point its step
+// led to, where the next E-step runs.
 func (p *Projector) Dual() []float64 { return p.dual }

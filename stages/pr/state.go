@@ -84,7 +84,7 @@ func (p *Projector) State(corpus string) State {
 		if !math.IsInf(l.value, -1) { // JSON has no −Inf: absent
 			s.Value = &l.value
 		}
-		if l.counts != nil {
+		if l.counts != nil && !math.IsInf(l.logW, 0) && !math.IsNaN(l.logW) {
 			tables := l.counts.Tables()
 			s.Counts, s.LogWeight = &tables, &l.logW
 		}
