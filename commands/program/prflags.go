@@ -19,8 +19,8 @@ func PRFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "sparsity-root", Usage: "with --sparsity: constrain the attachments to the root too (as a parent type of their own)"},
 		&cli.BoolFlag{Name: "sparsity-direction", Usage: "with --sparsity: left and right dependencies are different types"},
 		&cli.StringFlag{Name: "dual-rule", Usage: "posterior regularization: `RULE` exact (solve every projection to --dual-tol, pr-toolkit's rules; the rules' default) or interleaved (one E-step an iteration and one dual step between, line-searched steps only when the objective would fall; sparsity's default)"},
-		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step"},
-		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
+		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step (--dual-rule interleaved: in its fallback)"},
+		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization, --dual-rule exact: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
 	}
 }
 
