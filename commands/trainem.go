@@ -129,6 +129,12 @@ al. 2010): each E-step's posterior is projected onto distributions whose
 expected dependencies obey universal rules (Naseem et al. 2010: at least
 --rule-share of them instantiate a rule of the table) or pay the L1/L∞
 sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
+--dual-rule says how much of the projection's dual each E-step solves: exact
+(to --dual-tol, within --dual-steps: pr-toolkit's rules; the default for
+--rules) or interleaved (the default for --sparsity: one E-step an iteration,
+the dual taking one projected-gradient step between iterations as the model
+takes its M-step, and line-searched steps only when the objective — then the
+primal bound F(q, θ) ≤ J(θ) — would fall; exact where both settle).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits
@@ -163,6 +169,7 @@ Examples:
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
    train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
+   train-em --sparsity 10 --dual-rule exact wsj10.jsonl > s.jsonl  # every projection solved
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 > model.jsonl                # the same model, byte for byte
    train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
