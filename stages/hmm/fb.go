@@ -3,8 +3,16 @@ package hmm
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 )
+
+// dense is gonum's BLAS: without a dictionary every state is live at
+// every position, and one matrix–vector product or rank-1 update per
+// token (register-blocked over four rows) is ~2× faster than K calls of
+// a vector kernel (bench/floor).
+var dense gonum.Implementation
 
 // Accum receives the expected counts of forward–backward. Emit has K
 // entries per row, and token j of the sentence adds to row rows[j] — its
@@ -114,10 +122,15 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*k : i*k]
 		cur := fb.alpha[i*k : (i+1)*k]
-		clear(cur)
-		for q, v := range prev {
-			if v != 0 {
-				floats.AddScaled(cur, v, p.Trans[q*k1:q*k1+k])
+		if p.choices == nil {
+			// cur = Aᵀ·prev over the K×K block of the transitions.
+			dense.Dgemv(blas.Trans, k, k, 1, p.Trans, k1, prev, 1, 0, cur, 1)
+		} else {
+			clear(cur)
+			for q, v := range prev {
+				if v != 0 {
+					floats.AddScaled(cur, v, p.Trans[q*k1:q*k1+k])
+				}
 			}
 		}
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
@@ -185,6 +198,14 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 			break
 		}
 		prev := fb.alpha[(i-1)*k : i*k]
+		if p.choices == nil {
+			dense.Dgemv(blas.NoTrans, k, k, 1, p.Trans, k1, u, 1, 0, prevBeta, 1)
+			if acc != nil {
+				dense.Dger(k, k, 1, prev, 1, u, 1, acc.Trans, k1)
+			}
+			beta, prevBeta = prevBeta, beta
+			continue
+		}
 		for q, v := range prev {
 			if v == 0 {
 				// β only ever meets α in a product: where the forward
