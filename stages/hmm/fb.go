@@ -134,6 +134,7 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 			}
 		}
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e = e[:len(cur)] // one bounds check for the loop
 		s := 0.0
 		for t := range cur {
 			cur[t] *= e[t]
@@ -187,9 +188,10 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	for i := n - 1; i >= 0; i-- {
 		fb.posterior(fb.alpha[i*k:(i+1)*k], beta, acc, rows, i, gamma, k)
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e, b := e[:len(u)], beta[:len(u)] // one bounds check each for the loop
 		c := 1 / fb.scale[i]
 		for t := range u {
-			u[t] = e[t] * beta[t] * c
+			u[t] = e[t] * b[t] * c
 		}
 		if i == 0 {
 			if acc != nil {
@@ -245,13 +247,16 @@ func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows 
 	for _, blk := range blocks {
 		j := int(blk) * k
 		aa, bb := a[j:j+k], beta[j:j+k]
-		for t := range aa {
-			x := aa[t] * bb[t]
-			if erow != nil {
-				erow[t] += x
+		if erow != nil {
+			erow, bb := erow[:len(aa)], bb[:len(aa)]
+			for t, x := range aa {
+				erow[t] += x * bb[t]
 			}
-			if g != nil {
-				g[t] += x
+		}
+		if g != nil {
+			g, bb := g[:len(aa)], bb[:len(aa)]
+			for t, x := range aa {
+				g[t] += x * bb[t]
 			}
 		}
 	}
