@@ -35,9 +35,11 @@ func BenchmarkEStepSinica10(b *testing.B) {
 	c, m := floorInput(b)
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			cpu := testenv.CPUSeconds()
 			for b.Loop() {
 				m.EStep(c, workers)
 			}
+			b.ReportMetric((testenv.CPUSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

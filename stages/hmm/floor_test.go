@@ -25,9 +25,11 @@ func BenchmarkEStepBrown(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			es := NewEStepper(c, s, workers)
+			cpu := testenv.CPUSeconds()
 			for b.Loop() {
 				es.Run(p)
 			}
+			b.ReportMetric((testenv.CPUSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
