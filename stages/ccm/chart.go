@@ -104,11 +104,19 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 	// factors underflow float64. Renormalised only when far from 1.
 	mant, exp := 1.0, 0
 	phiMant, phiExp := 1.0, 0
-	skew := m.skewFactors(n, ch)
+	var skew []float64
+	if m.splitSkew != 0 {
+		skew = m.skewFactors(n, ch)
+	}
+	w := n + 1
+	ys, xs := c.Yield[s.Off:s.Off+w*w], c.Context[s.Off:s.Off+w*w]
 	for i := 0; i <= n; i++ {
-		for j := i; j <= n; j++ {
-			k := s.Span(i, j)
-			y, x := c.Yield[k], c.Context[k]
+		// Row i of the sentence's spans, [i, i+d) for d = 0 … n−i, sliced
+		// once so that the loop over it checks no bounds but the tables'.
+		yr, xr, pr := ys[i*w+i:i*w+w], xs[i*w+i:i*w+w], ch.phi[i*w+i:i*w+w]
+		xr, pr = xr[:len(yr)], pr[:len(yr)]
+		for d, y := range yr {
+			x := xr[d]
 			f := spanF[y] * ctxF[x]
 			mant *= f
 			if mant < 0x1p-500 {
@@ -116,21 +124,25 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 				mant, e = math.Frexp(mant)
 				exp += e
 			}
-			if j > i {
-				var t float64
-				if m.Classes == nil {
-					t = spanT[y] * ctxT[x]
-				} else {
-					t = m.classFactor(y, x)
-				}
-				phi := t / f * skew[j-i]
-				ch.phi[k-s.Off] = phi
-				phiMant *= phi
-				if phiMant < 0x1p-500 || phiMant > 0x1p500 {
-					var e int
-					phiMant, e = math.Frexp(phiMant)
-					phiExp += e
-				}
+			if d == 0 {
+				continue // the empty span is never a constituent
+			}
+			var t float64
+			if m.Classes == nil {
+				t = spanT[y] * ctxT[x]
+			} else {
+				t = m.classFactor(y, x)
+			}
+			phi := t / f
+			if skew != nil {
+				phi *= skew[d]
+			}
+			pr[d] = phi
+			phiMant *= phi
+			if phiMant < 0x1p-500 || phiMant > 0x1p500 {
+				var e int
+				phiMant, e = math.Frexp(phiMant)
+				phiExp += e
 			}
 		}
 	}
@@ -144,7 +156,7 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 		scale := math.Ldexp(1, shift)
 		for i := 0; i < n; i++ {
 			for j := i + 1; j <= n; j++ {
-				ch.phi[i*(n+1)+j] *= scale
+				ch.phi[i*w+j] *= scale
 			}
 		}
 	}
