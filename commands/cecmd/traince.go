@@ -191,13 +191,14 @@ func ceSettings(c *cli.Context) (lbfgs.Settings, error) {
 // modelUFlags are the flags train-ce --family modelu takes; the others
 // are the DMV's.
 var modelUFlags = map[string]bool{"family": true, "spelling": true, "nbhd": true, "sigma2": true, "tol": true,
-	"max-iter": true, "workers": true, "max-memory": true, "log": true, "output": true, "quiet": true, "init": true}
+	"max-iter": true, "workers": true, "max-memory": true, "log": true, "output": true, "quiet": true, "init": true,
+	"run-dir": true, "resume": true, "save-every": true, "save-dir": true}
 
 // trainModelU trains Smith's Model U (stages/modelu) from weights 0.
 func trainModelU(c *cli.Context) error {
 	for _, f := range c.App.Flags {
 		if name := f.Names()[0]; c.IsSet(name) && !modelUFlags[name] {
-			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --workers, --max-memory, -o", name)
+			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --save-every, --save-dir, --run-dir, --resume, --workers, --max-memory, -o", name)
 		}
 	}
 	if c.IsSet("init") && c.String("init") != "zero" {
@@ -207,18 +208,13 @@ func trainModelU(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := program.CheckWorkers(c); err != nil {
-		return err
-	}
-	limit, err := program.MaxMemory(c)
+	job, err := commands.TrainJob(c, progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true})
 	if err != nil {
 		return err
 	}
-	run := modelu.RunOptions{MaxMemory: limit, Kind: opts.Kind, Spelling: c.Bool("spelling"), LogPath: c.String("log"),
-		Options: modelu.Options{Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol, Workers: c.Int("workers")}}
-	run.Progress = progress.New(c.App.ErrWriter, "train-ce", progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true}, c.Bool("quiet"))
+	run := modelu.RunOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol}
 	src := program.Source(c)
 	return program.WriteOutput(c, src, func(w io.Writer) error {
-		return modelu.Run(src, w, run)
+		return modelu.Run(src, w, job, run)
 	})
 }
