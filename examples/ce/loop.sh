@@ -12,10 +12,11 @@
 # the words (nbhd --words): loop.sh corpus.jsonl trans1 --states 17
 # --max-iter 10 equals train-hmm --estimator ce --states 17 --nbhd trans1
 # --max-iter 10 --save-model FILE. With --family modelu it is Smith's Model U
-# (give --nbhd NBHD too, which its header names): loop.sh corpus.jsonl trans1
-# --family modelu --nbhd trans1 --spelling --max-iter 10 equals train-ce
-# --family modelu --nbhd trans1 --spelling --max-iter 10 (its spelling
-# features read the words: nbhd --spelling's lattices of tagged words).
+# (ce-step --start gets --nbhd NBHD, which the model's header names):
+# loop.sh corpus.jsonl trans1 --family modelu --spelling --max-iter 10
+# equals train-ce --family modelu --nbhd trans1 --spelling --max-iter 10
+# (its spelling features read the words: nbhd --spelling's lattices of
+# tagged words).
 # With CE_LOG set, ce-step appends each accepted iteration there, as
 # train-ce --log writes it. Needs the programs in ../../bin and jq.
 #
@@ -24,6 +25,9 @@ set -eu
 corpus=$1
 kind=$2
 shift 2
+case " $* " in
+*" --family modelu "* | *" --family u "*) set -- --nbhd "$kind" "$@" ;;
+esac
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
