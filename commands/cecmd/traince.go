@@ -60,8 +60,11 @@ weight per ordered pair (tag of the left word, tag of the right word), no
 root, stop or valence weights. Its chart fixes the root at the first word, as
 Smith's does, so every tree with no crossing edges is counted once. Training
 starts from the weight vector 0 (Smith's Zero) and uses --nbhd (any but length
-with --spelling), --sigma2, --tol, --max-iter, --log; the DMV's other flags are
-refused. --spelling adds §4.8.3's features: a tag linked to a word with a 1–3
+with --spelling), --sigma2, --tol, --max-iter, --log, --save-every, --run-dir
+and --resume (the run directory keeps the L-BFGS state, ce-state.json, so a
+killed run goes on where it stopped); the DMV's other flags are refused. The
+same training runs as a shell loop of estep, nbhd | estep and ce-step (ce-step
+--start --family modelu; examples/ce/loop.sh). --spelling adds §4.8.3's features: a tag linked to a word with a 1–3
 character prefix or suffix, on either side (letters lowercased, digits 0).
 Only features that fire on a pair of words of a training sentence are
 weighted (Smith's footnote 17). The model written is family "modelu": decode
@@ -80,6 +83,8 @@ Examples:
    decode -m ce.jsonl test10.jsonl | score
    train-ce --family modelu --nbhd trans2 --sigma2 0.4642 --spelling wsj10.jsonl -o u.jsonl
    decode -m u.jsonl test10.jsonl | score --root exclude   # Smith's undirected accuracy
+   train-ce --family modelu --spelling --run-dir runs/u wsj10.jsonl -o u.jsonl
+   train-ce --resume runs/u        # after a kill: the same u.jsonl
 
 ` + commands.ProgressHelp,
 		Flags: slices.Concat(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags(), []cli.Flag{

@@ -135,22 +135,9 @@ func openRunDir(job train.Job, o *Options) (log *os.File, elapsed float64, err e
 		}
 		if c != nil {
 			done = c.Done()
-			tr, err := ReadState(statePath)
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, 0, fmt.Errorf("the checkpoint is at iteration %d and the training's state (%s) is missing", done, StateFile)
-			}
-			if err != nil {
+			if err := resume(job, o, statePath, done); err != nil {
 				return nil, 0, err
 			}
-			if err := tr.sameAs(o.Training); err != nil {
-				return nil, 0, fmt.Errorf("%s: not the state of this run: %w", statePath, err)
-			}
-			if tr.State.Iteration > done {
-				return nil, 0, fmt.Errorf("the training state is at iteration %d, the checkpoint at %d", tr.State.Iteration, done)
-			}
-			tr.Logged = done
-			o.Training = tr
-			job.Progress.Note("continuing at iteration %d (evaluation %d), where the run stopped", tr.State.Iteration, tr.State.Evaluations)
 		}
 	}
 	// The checkpoint first: a kill between the two leaves the training one
@@ -166,6 +153,33 @@ func openRunDir(job train.Job, o *Options) (log *os.File, elapsed float64, err e
 	}
 	log, elapsed, err = rundir.OpenLog(dir, job.Resume, done)
 	return log, elapsed, err
+}
+
+// resume sets o to go on from the training's state in statePath, which
+// the checkpoint (at iteration done) holds the log of.
+func resume(job train.Job, o *Options, statePath string, done int) error {
+	tr, err := ReadState(statePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Killed between the first checkpoint and the first state: the
+		// training again from its start, which makes the same points,
+		// logging only what the log lacks.
+		o.Training.Logged = done
+		job.Progress.Note("starting again (no %s yet), logging from iteration %d", StateFile, done+1)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := tr.sameAs(o.Training); err != nil {
+		return fmt.Errorf("%s: not the state of this run: %w", statePath, err)
+	}
+	if tr.State.Iteration > done {
+		return fmt.Errorf("the training state is at iteration %d, the checkpoint at %d", tr.State.Iteration, done)
+	}
+	tr.Logged = done
+	o.Training = tr
+	job.Progress.Note("continuing at iteration %d (evaluation %d), where the run stopped", tr.State.Iteration, tr.State.Evaluations)
+	return nil
 }
 
 // sameAs says whether a saved training is of the same model and settings
