@@ -143,7 +143,10 @@ func Read(path string) (*Model, error) {
 			return int32(id), nil
 		}
 		affix := func(name string) (int32, error) {
-			if len(name) < 2 || (name[0] != '-') == (name[len(name)-1] != '-') {
+			// A suffix begins with "-", a prefix ends with one; a word's
+			// own hyphens make names like "--" (the suffix of "re-") or
+			// "-x-", which are one feature whichever affix made them.
+			if len(name) < 2 || name[0] != '-' && name[len(name)-1] != '-' {
 				return 0, fmt.Errorf("affix %q: a suffix is \"-s\", a prefix \"s-\"", name)
 			}
 			id, ok := m.affixID[name]
