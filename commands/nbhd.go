@@ -56,8 +56,9 @@ the input. estep -m on a log-linear HMM counts over them.
 --spelling makes the neighbourhoods of the sentences' tagged words, for Model
 U's spelling features (train-ce --family modelu --spelling), which read the
 words: the record has the sentence's "tags" and "words", and each arc a tag
-and a word, [from, to, "tag", "word"]; two tokens of one tag are two symbols
-when their words differ. Not for length. Model U's neighbourhoods without
+and a word, [from, to, "tag", "word"]; two tokens are one symbol when their
+tags and spelling affixes are the same (the arc names the first such word:
+"1990" and "1989" are both CD with -0, -00, -000, 0-, 00-, 000-). Not for length. Model U's neighbourhoods without
 spelling are the plain ones (length's tag set -m MODEL: a Model U model's
 header tags).
 

@@ -33,9 +33,12 @@ func writeLines[T any](t *testing.T, dir, name string, recs []T) string {
 // lattices (of tagged words with spelling), and ce-step's sum of the two
 // count files — gives train-ce's in-process objective and gradient at
 // random weights, to 1e-12: each neighbourhood kind, with and without
-// spelling (a sentence with two words of one tag among them).
+// spelling (sentences with two words of one tag among them, of other
+// spellings and of one).
 func TestEStepCountsEqualInProcessGradient(t *testing.T) {
-	sents := append(corpus(), &format.Sentence{Words: []string{"dogs", "chase", "cats"}, Tags: []string{"NNS", "VBP", "NNS"}})
+	sents := append(corpus(), &format.Sentence{Words: []string{"dogs", "chase", "cats"}, Tags: []string{"NNS", "VBP", "NNS"}},
+		// Two numbers of one spelling ("-0", "00-", …): one symbol.
+		&format.Sentence{Words: []string{"1990", "sat", "1989"}, Tags: []string{"CD", "VBD", "CD"}})
 	for _, c := range []struct {
 		kind     string
 		spelling bool

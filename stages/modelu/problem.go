@@ -8,6 +8,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/modelu/affix"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -93,11 +94,10 @@ func Symbols(m *Model, s *format.Sentence, add bool) (Sentence, error) {
 		key := t
 		word := ""
 		if m.Spelling {
-			// A token is its tag and word, as nbhd --spelling's lattices
-			// spell it: two words of the same spelling features are two
-			// strings of a neighbourhood.
+			// A token is its tag and spelling, as nbhd --spelling's
+			// lattices spell it (affix.Token).
 			word = s.Words[i]
-			key = t + "\x00" + word
+			key = affix.Token(t, word)
 		}
 		id, ok := seen[key]
 		if !ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/modelu/affix"
 )
 
 // Options of the nbhd stage.
@@ -51,12 +52,13 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	case opts.Words:
 		symbols, what = func(s *format.Sentence) []string { return s.Words }, "word"
 	case opts.Spelling:
-		// A tagged word is one symbol, its tag and word apart by a byte no
-		// tag or word holds.
+		// A tagged word is one symbol as Model U's spelling features see
+		// it, its tag and affixes (affix.Token); its arcs name the
+		// sentence's first word of that symbol.
 		symbols = func(s *format.Sentence) []string {
 			out := make([]string, len(s.Tags))
 			for i, t := range s.Tags {
-				out[i] = t + tokenSep + s.Words[i]
+				out[i] = affix.Token(t, s.Words[i])
 			}
 			return out
 		}
@@ -89,8 +91,12 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			rec.Tags, rec.Words = nil, s.Words
 		case opts.Spelling:
 			rec.Words = s.Words
+			word := map[string]int{} // symbol → its first word
+			for i := len(s.Words) - 1; i >= 0; i-- {
+				word[affix.Token(s.Tags[i], s.Words[i])] = i
+			}
 			for i, a := range rec.Arcs {
-				rec.Arcs[i].Tag, rec.Arcs[i].Word, _ = strings.Cut(a.Tag, tokenSep)
+				rec.Arcs[i].Tag, rec.Arcs[i].Word = s.Tags[word[a.Tag]], s.Words[word[a.Tag]]
 			}
 		}
 		return pipeline.WriteRecord(w, rec)
@@ -108,9 +114,6 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	return err
 }
-
-// tokenSep parts a tagged word's tag and word in its symbol.
-const tokenSep = "\x00"
 
 // longestName is the length in bytes of the longest tag name of ts.
 func longestName(ts *dmv.TagSet) int {
