@@ -57,6 +57,10 @@ func (c modeluCounts) Shards() int                         { return c.c.Shards }
 func (c modeluCounts) WriteCounts(w io.Writer) error       { return c.c.Write(w) }
 func (c modeluCounts) WriteMStep(io.Writer, float64) error { return errNoMStep }
 
+// CorpusWords: with spelling features the counts' corpus hash covers the
+// words (sumcounts --expect-corpus hashes the shard so).
+func (c modeluCounts) CorpusWords() bool { return c.c.Spelling }
+
 func (f modeluFamily) Decode(src pipeline.Source, w io.Writer, opts family.DecodeOptions) (family.DecodeReport, error) {
 	if opts.MBR {
 		return family.DecodeReport{}, fmt.Errorf("--mbr: a %s model decodes by Viterbi only", modelu.Family)
