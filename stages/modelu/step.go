@@ -9,6 +9,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/cesearch"
 )
 
@@ -111,7 +112,7 @@ func (o Step) Run(w io.Writer) error {
 			}
 		}
 		if o.Report != nil {
-			fmt.Fprintf(o.Report, "iteration %d: objective %.10g\n", it.Iter, float64(it.Objective))
+			fmt.Fprintln(o.Report, progress.IterationLine(it))
 		}
 	}
 	if st := tr.State; tr.Done() && o.Report != nil {
