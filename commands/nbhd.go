@@ -53,15 +53,26 @@ where it had "tags", and words on its arcs; length's vocabulary is then -m
 MODEL's words (an HMM, as ce-step --start --states writes it) or every word of
 the input. estep -m on a log-linear HMM counts over them.
 
+--spelling makes the neighbourhoods of the sentences' tagged words, for Model
+U's spelling features (train-ce --family modelu --spelling), which read the
+words: the record has the sentence's "tags" and "words", and each arc a tag
+and a word, [from, to, "tag", "word"]; two tokens are one symbol when their
+tags and spelling affixes are the same (the arc names the first such word:
+"1990" and "1989" are both CD with -0, -00, -000, 0-, 00-, 000-). Not for length. Model U's neighbourhoods without
+spelling are the plain ones (length's tag set -m MODEL: a Model U model's
+header tags).
+
 Examples:
    nbhd --kind del1ortrans1 wsj10.jsonl > wsj10.del1ortrans1.jsonl
    nbhd --kind length -m model.jsonl wsj10.jsonl | estep -m model.jsonl
-   nbhd --words --kind trans1 corpus.jsonl | estep -m hmm-w.jsonl     # HMM CE`,
+   nbhd --words --kind trans1 corpus.jsonl | estep -m hmm-w.jsonl     # HMM CE
+   nbhd --spelling --kind trans2 corpus.jsonl | estep -m u.jsonl       # Model U CE, spelling`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kind", Value: nbhd.Del1OrTrans1, Usage: "the neighbourhood, `KIND`: " + strings.Join(nbhd.Kinds, ", ")},
 			program.ModelFlag(false),
 			&cli.StringFlag{Name: "tags", Usage: "length's tag set, as a comma-separated `LIST` (instead of -m)"},
 			&cli.BoolFlag{Name: "words", Usage: "neighbourhoods of the sentences' words, not their tags (a log-linear HMM's CE); length's vocabulary is -m's or the input's"},
+			&cli.BoolFlag{Name: "spelling", Usage: "neighbourhoods of the sentences' tagged words, each arc a tag and a word (Model U's spelling features); not length"},
 			program.MaxMemoryFlag(), program.OutputFlag(), program.SkipBadFlag(), program.QuietFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -82,12 +93,18 @@ Examples:
 			if c.String("model") != "" && c.String("tags") != "" {
 				return program.Usagef("give length's tag set once: -m MODEL or --tags LIST")
 			}
+			switch {
+			case c.Bool("spelling") && c.Bool("words"):
+				return program.Usagef("--words and --spelling: neighbourhoods of words (an HMM's) or of tagged words (Model U's), not both")
+			case c.Bool("spelling") && kind == nbhd.Length:
+				return program.Usagef("--spelling --kind length: length spells every tag string, without words; tagged words need another kind")
+			}
 			if c.Bool("words") && c.String("tags") != "" {
 				return program.Usagef("--tags is length's tag set; with --words its vocabulary is -m MODEL's words or the input's")
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
-				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags"), Words: c.Bool("words"), MaxMemory: limit})
+				return nbhd.Run(src, w, nbhd.Options{Kind: kind, Model: c.String("model"), Tags: c.String("tags"), Words: c.Bool("words"), Spelling: c.Bool("spelling"), MaxMemory: limit})
 			})
 		},
 	}

@@ -15,7 +15,9 @@ import (
 //
 // Tags is the sentence the neighbourhood was made from; a neighbourhood
 // of word strings (nbhd --words, for a log-linear HMM) has the sentence's
-// Words instead, and words on its arcs. States are
+// Words instead, and words on its arcs; a neighbourhood of tagged words
+// (nbhd --spelling, for Model U's spelling features) has both, and each
+// arc a tag and a word, [from, to, "tag", "word"]. States are
 // numbered 0…States−1 in topological order: every arc goes from a lower
 // to a higher number, so the automaton is acyclic. It is deterministic
 // (no state has two arcs with one tag), so each string of the
@@ -32,10 +34,12 @@ type Lattice struct {
 	Arcs   []Arc
 }
 
-// Arc is one transition of a lattice, written [from, to, "tag"].
+// Arc is one transition of a lattice, written [from, to, "tag"], or
+// [from, to, "tag", "word"] in a lattice of tagged words.
 type Arc struct {
 	From, To int
 	Tag      string
+	Word     string // "": none
 }
 
 // MarshalJSON writes the record's fields in the documented order.
@@ -44,10 +48,11 @@ func (l Lattice) MarshalJSON() ([]byte, error) {
 		if l.ID != "" {
 			o.str("id", l.ID)
 		}
+		if l.Words == nil || len(l.Tags) > 0 { // words alone: a lattice over words
+			o.strings("tags", l.Tags)
+		}
 		if l.Words != nil {
 			o.strings("words", l.Words)
-		} else {
-			o.strings("tags", l.Tags)
 		}
 		if l.Nbhd != "" {
 			o.str("nbhd", l.Nbhd)
@@ -63,6 +68,10 @@ func (l Lattice) MarshalJSON() ([]byte, error) {
 			st.WriteInt(a.To)
 			st.WriteMore()
 			st.WriteString(a.Tag)
+			if a.Word != "" {
+				st.WriteMore()
+				st.WriteString(a.Word)
+			}
 			st.WriteArrayEnd()
 		})
 	})
@@ -136,13 +145,15 @@ func readArcs(it *jsoniter.Iterator, names *interner) []Arc {
 				} else {
 					a.Tag = it.ReadString()
 				}
+			case 3:
+				a.Word = it.ReadString()
 			default:
 				it.Skip()
 			}
 			parts++
 		}
-		if parts != 3 && it.Error == nil {
-			it.ReportError("read arc", fmt.Sprintf("arc %d has %d fields, want [from,to,\"tag\"]", len(arcs)+1, parts))
+		if parts != 3 && parts != 4 && it.Error == nil {
+			it.ReportError("read arc", fmt.Sprintf("arc %d has %d fields, want [from,to,\"tag\"] or [from,to,\"tag\",\"word\"]", len(arcs)+1, parts))
 		}
 		arcs = append(arcs, a)
 	}
@@ -155,11 +166,12 @@ func readArcs(it *jsoniter.Iterator, names *interner) []Arc {
 // tag, and determinism (no state with two arcs of one tag), so that no
 // string is spelled by two paths.
 func (l *Lattice) Validate() error {
+	tagged := l.TaggedWords()
 	switch {
-	case len(l.Tags) > 0 && l.Words != nil:
-		return errors.New("lattice has both sentence tags and words: it is over one or the other")
 	case len(l.Tags) == 0 && len(l.Words) == 0:
 		return errors.New("lattice has no sentence tags")
+	case tagged && len(l.Tags) != len(l.Words):
+		return fmt.Errorf("lattice of tagged words has %d sentence tags and %d words", len(l.Tags), len(l.Words))
 	}
 	if l.States < 1 {
 		return fmt.Errorf("lattice has %d states; it needs at least 1", l.States)
@@ -188,12 +200,16 @@ func (l *Lattice) Validate() error {
 		final[f] = true
 	}
 	type out struct {
-		from int
-		tag  string
+		from      int
+		tag, word string
 	}
 	seen := make(map[out]int, len(l.Arcs))
 	for i, a := range l.Arcs {
 		switch {
+		case tagged && a.Word == "":
+			return fmt.Errorf("arc %d [%d,%d,%q] has no word: a lattice of tagged words has [from,to,\"tag\",\"word\"] arcs", i+1, a.From, a.To, a.Tag)
+		case !tagged && a.Word != "":
+			return fmt.Errorf("arc %d [%d,%d,%q,%q] has a word: only a lattice of tagged words (with the sentence's tags and words) has them", i+1, a.From, a.To, a.Tag, a.Word)
 		case !inRange(a.From) || !inRange(a.To):
 			return fmt.Errorf("arc %d [%d,%d,%q]: state outside 0..%d", i+1, a.From, a.To, a.Tag, l.States-1)
 		case a.From >= a.To:
@@ -201,13 +217,17 @@ func (l *Lattice) Validate() error {
 		case a.Tag == "":
 			return fmt.Errorf("arc %d [%d,%d,\"\"] has an empty tag", i+1, a.From, a.To)
 		}
-		if j, dup := seen[out{a.From, a.Tag}]; dup {
-			return fmt.Errorf("arcs %d and %d both leave state %d with tag %q: the lattice is not deterministic", j+1, i+1, a.From, a.Tag)
+		if j, dup := seen[out{a.From, a.Tag, a.Word}]; dup {
+			return fmt.Errorf("arcs %d and %d both leave state %d with tag %q%s: the lattice is not deterministic", j+1, i+1, a.From, a.Tag, map[bool]string{true: fmt.Sprintf(" and word %q", a.Word)}[tagged])
 		}
-		seen[out{a.From, a.Tag}] = i
+		seen[out{a.From, a.Tag, a.Word}] = i
 	}
 	return nil
 }
+
+// TaggedWords says whether the lattice is one of tagged words: it has the
+// sentence's tags and its words.
+func (l *Lattice) TaggedWords() bool { return len(l.Tags) > 0 && l.Words != nil }
 
 // SentenceOrLattice is a record that is either a sentence or a lattice,
 // for programs that take both (estep): a record with "arcs" is a lattice.

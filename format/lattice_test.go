@@ -17,7 +17,7 @@ func TestLatticeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Lattice{ID: "s1", Tags: []string{"DT", "NN", "VBD"}, Nbhd: "trans1", States: 6, Start: 0, Final: []int{5},
-		Arcs: []Arc{{0, 1, "DT"}, {0, 2, "NN"}, {1, 3, "NN"}, {2, 4, "DT"}, {3, 5, "VBD"}, {4, 5, "VBD"}}}
+		Arcs: []Arc{{0, 1, "DT", ""}, {0, 2, "NN", ""}, {1, 3, "NN", ""}, {2, 4, "DT", ""}, {3, 5, "VBD", ""}, {4, 5, "VBD", ""}}}
 	if !reflect.DeepEqual(l, want) {
 		t.Fatalf("read %+v\nwant %+v", l, want)
 	}

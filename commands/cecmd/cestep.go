@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
+	"github.com/grind-nlp/grind/stages/modelu"
+	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
 func init() { program.Register("ce-step", ceStepApp) }
@@ -24,13 +27,15 @@ func init() { program.Register("ce-step", ceStepApp) }
 // startFlags are ce-step's flags that only --start takes: a step reads its
 // settings from the state.
 var startFlags = []string{"init", "klein-const", "model", "seed", "max-iter", "tol", "sigma2",
-	"delta0", "delta", "delta-final", "delta-step", "workers", "skip-bad", "states", "spelling", "noise"}
+	"delta0", "delta", "delta-final", "delta-step", "workers", "skip-bad", "states", "spelling", "noise", "family", "nbhd"}
 
 // dmvOnly are --start's flags of the DMV's training alone; hmmOnly the
-// HMM's (--states).
+// HMM's (--states); modelUFlags those Model U's start takes.
 var (
-	dmvOnly = []string{"init", "klein-const", "model", "delta0", "delta", "delta-final", "delta-step", "workers"}
-	hmmOnly = []string{"spelling", "noise"}
+	dmvOnly          = []string{"init", "klein-const", "model", "delta0", "delta", "delta-final", "delta-step", "workers"}
+	hmmOnly          = []string{"spelling", "noise"}
+	modelUStartFlags = map[string]bool{"family": true, "nbhd": true, "spelling": true, "sigma2": true, "max-iter": true, "tol": true,
+		"start": true, "state": true, "log": true, "output": true, "quiet": true, "max-memory": true, "skip-bad": true}
 )
 
 func ceStepApp() *cli.App {
@@ -63,6 +68,14 @@ order):
 With --start --states K the training is train-hmm --estimator ce's instead:
 a log-linear HMM over the words (its model "w", family hmm), the sentences'
 neighbourhoods from nbhd --words (--spelling, --noise, --seed as train-hmm's).
+
+With --start --family modelu it is train-ce --family modelu's: Smith's Model U
+from weights 0 (--nbhd names the neighbourhood, written in the model's header;
+--spelling adds the spelling features, whose neighbourhoods are nbhd
+--spelling's lattices of tagged words; --sigma2, --max-iter, --tol):
+   ce-step --start --family modelu --nbhd trans1 --spelling --state u.state -o u.jsonl corpus.jsonl
+   nbhd --kind trans1 --spelling corpus.jsonl > lattices.jsonl
+   (then the loop above, estep -m u.jsonl on both sides)
 
 --start reads the corpus as train-ce does and takes train-ce's settings (the
 start: --init or -m; --sigma2, --max-iter, --tol, Model L's --delta0,
@@ -100,7 +113,9 @@ Examples:
 			&cli.Float64Flag{Name: "delta-final", Usage: "--start: anneal δ from --delta0 to this `δ_f` (the last stage)"},
 			&cli.Float64Flag{Name: "delta-step", Value: 0.1, Usage: "--start: annealing, δ += `Δδ` after each stage"},
 			&cli.IntFlag{Name: "states", Usage: "--start: train a log-linear HMM of `K` states on the words, as train-hmm --estimator ce (not the DMV)"},
-			&cli.BoolFlag{Name: "spelling", Usage: "--start --states: spelling features (train-hmm's --spelling)"},
+			&cli.BoolFlag{Name: "spelling", Usage: "--start --states or --family modelu: spelling features (train-hmm's or train-ce's --spelling)"},
+			&cli.StringFlag{Name: "family", Value: "dmv", Usage: "--start: the model, `NAME`: dmv (train-ce's log-linear DMV) or modelu (train-ce --family modelu's Model U; U for short)"},
+			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--start --family modelu: the neighbourhood `KIND` the model is trained with (its header names it; nbhd makes the lattices)"},
 			&cli.Float64Flag{Name: "noise", Value: 1, Usage: "--start --states: the start's weights uniform in [0, `NOISE`) (train-hmm's)"},
 		),
 		Action: func(c *cli.Context) error {
@@ -114,6 +129,16 @@ Examples:
 				return err
 			}
 			if c.Bool("start") {
+				switch strings.ToLower(c.String("family")) {
+				case "modelu", "u":
+					return modelUStart(c, state)
+				case "dmv":
+				default:
+					return program.Usagef("unknown --family %q (want dmv or modelu)", c.String("family"))
+				}
+				if c.IsSet("nbhd") {
+					return program.Usagef("--nbhd is Model U's (--family modelu): the DMV's neighbourhood is the lattices given to estep")
+				}
 				if c.IsSet("states") {
 					return hmmStart(c, state)
 				}
@@ -150,8 +175,11 @@ Examples:
 				log = func(it format.Iteration) error { return appendRecord(path, it) }
 			}
 			run := lbfgs.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}.Run
-			if cesearch.Family(state) == hmm.Family {
+			switch cesearch.Family(state) {
+			case hmm.Family:
 				run = hmmce.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}.Run
+			case modelu.Family:
+				run = modelu.Step{State: state, Sentences: sents, Lattices: lats, Log: log, Report: report}.Run
 			}
 			return program.WriteOutput(c, pipeline.Source{}, run)
 		},
@@ -210,6 +238,31 @@ func hmmStart(c *cli.Context, state string) error {
 	}
 	src := program.Source(c)
 	return program.WriteOutput(c, src, func(w io.Writer) error { return hmmce.Begin(src, w, state, o) })
+}
+
+// modelUStart is ce-step --start --family modelu: train-ce --family
+// modelu's start.
+func modelUStart(c *cli.Context, state string) error {
+	for _, f := range c.App.Flags {
+		if name := f.Names()[0]; c.IsSet(name) && !modelUStartFlags[name] {
+			return program.Usagef("--%s is not Model U's: ce-step --start --family modelu takes --nbhd, --spelling, --sigma2, --max-iter, --tol", name)
+		}
+	}
+	opts, err := ceOptions(c)
+	if err != nil {
+		return err
+	}
+	if opts.Kind == nbhd.Length && c.Bool("spelling") {
+		return program.Usagef("--spelling --nbhd length: Model U's spelling features need the words, and length's strings have none")
+	}
+	if path := c.String("log"); path != "" {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			return fmt.Errorf("--log: %w", err)
+		}
+	}
+	o := modelu.StartOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol}
+	src := program.Source(c)
+	return program.WriteOutput(c, src, func(w io.Writer) error { return modelu.Begin(src, w, state, o) })
 }
 
 // appendRecord appends rec to the file at path as one JSON line.

@@ -59,10 +59,18 @@ func writeFile(t *testing.T, path string, b []byte) string {
 func ceLoop(t *testing.T, dir, corpus, kind string, opts ...string) (model []byte, log []format.Iteration) {
 	t.Helper()
 	state, w, logPath := filepath.Join(dir, "ce.state"), filepath.Join(dir, "w.jsonl"), filepath.Join(dir, "ce.log")
-	run(t, append(append([]string{"ce-step", "--start"}, opts...), "-q", "--state", state, "--log", logPath, "-o", w, corpus)...)
+	start := append([]string{"ce-step", "--start"}, opts...)
+	modelU := slices.Contains(opts, "modelu")
+	if modelU {
+		start = append(start, "--nbhd", kind) // its header names it
+	}
+	run(t, append(start, "-q", "--state", state, "--log", logPath, "-o", w, corpus)...)
 	nbhd := []string{"nbhd", "--kind", kind}
-	if slices.Contains(opts, "--states") {
+	switch {
+	case slices.Contains(opts, "--states"):
 		nbhd = append(nbhd, "--words") // the HMM's neighbourhoods are of words
+	case modelU && slices.Contains(opts, "--spelling"):
+		nbhd = append(nbhd, "--spelling") // Model U's spelling reads the words
 	}
 	if kind == "length" {
 		nbhd = append(nbhd, "-m", w)
@@ -153,8 +161,10 @@ func weights(t *testing.T, model []byte) []float64 {
 // CE as a shell loop of estep, nbhd | estep and ce-step equals train-ce
 // over a fixed number of iterations: the same iterations (stage and δ),
 // each one's objective to 1e-9 (relative), every weight to 1e-9 (relative
-// beyond ±1). DMV CE, Model L's CE at a fixed δ and annealed, and HMM CE
-// (--states, over words) against train-hmm --estimator ce --save-model.
+// beyond ±1). DMV CE, Model L's CE at a fixed δ and annealed, HMM CE
+// (--states, over words) against train-hmm --estimator ce --save-model, and
+// Model U's CE (--family modelu; with --spelling over nbhd --spelling's
+// lattices of tagged words).
 func TestCEStepLoopEqualsTrainCE(t *testing.T) {
 	cases := []struct {
 		kind string
@@ -168,6 +178,9 @@ func TestCEStepLoopEqualsTrainCE(t *testing.T) {
 		{"trans1", []string{"--states", "4", "--max-iter", "8"}},
 		{"del1ortrans1", []string{"--states", "3", "--spelling", "--sigma2", "1", "--seed", "5", "--max-iter", "8"}},
 		{"length", []string{"--states", "2", "--max-iter", "5", "--noise", "0.5"}},
+		{"trans1", []string{"--family", "modelu", "--max-iter", "8", "--tol", "0"}},
+		{"length", []string{"--family", "modelu", "--sigma2", "1", "--max-iter", "4", "--tol", "0"}},
+		{"del1ortrans1", []string{"--family", "modelu", "--spelling", "--sigma2", "2", "--max-iter", "6", "--tol", "0"}},
 	}
 	for i, c := range cases {
 		dir := t.TempDir()

@@ -60,8 +60,11 @@ weight per ordered pair (tag of the left word, tag of the right word), no
 root, stop or valence weights. Its chart fixes the root at the first word, as
 Smith's does, so every tree with no crossing edges is counted once. Training
 starts from the weight vector 0 (Smith's Zero) and uses --nbhd (any but length
-with --spelling), --sigma2, --tol, --max-iter, --log; the DMV's other flags are
-refused. --spelling adds §4.8.3's features: a tag linked to a word with a 1–3
+with --spelling), --sigma2, --tol, --max-iter, --log, --save-every, --run-dir
+and --resume (the run directory keeps the L-BFGS state, ce-state.json, so a
+killed run goes on where it stopped); the DMV's other flags are refused. The
+same training runs as a shell loop of estep, nbhd | estep and ce-step (ce-step
+--start --family modelu; examples/ce/loop.sh). --spelling adds §4.8.3's features: a tag linked to a word with a 1–3
 character prefix or suffix, on either side (letters lowercased, digits 0).
 Only features that fire on a pair of words of a training sentence are
 weighted (Smith's footnote 17). The model written is family "modelu": decode
@@ -80,6 +83,8 @@ Examples:
    decode -m ce.jsonl test10.jsonl | score
    train-ce --family modelu --nbhd trans2 --sigma2 0.4642 --spelling wsj10.jsonl -o u.jsonl
    decode -m u.jsonl test10.jsonl | score --root exclude   # Smith's undirected accuracy
+   train-ce --family modelu --spelling --run-dir runs/u wsj10.jsonl -o u.jsonl
+   train-ce --resume runs/u        # after a kill: the same u.jsonl
 
 ` + commands.ProgressHelp,
 		Flags: slices.Concat(commands.TrainFlags(dmv.DefaultInit), commands.RunDirFlags(), []cli.Flag{
@@ -191,13 +196,14 @@ func ceSettings(c *cli.Context) (lbfgs.Settings, error) {
 // modelUFlags are the flags train-ce --family modelu takes; the others
 // are the DMV's.
 var modelUFlags = map[string]bool{"family": true, "spelling": true, "nbhd": true, "sigma2": true, "tol": true,
-	"max-iter": true, "workers": true, "max-memory": true, "log": true, "output": true, "quiet": true, "init": true}
+	"max-iter": true, "workers": true, "max-memory": true, "log": true, "output": true, "quiet": true, "init": true,
+	"run-dir": true, "resume": true, "save-every": true, "save-dir": true}
 
 // trainModelU trains Smith's Model U (stages/modelu) from weights 0.
 func trainModelU(c *cli.Context) error {
 	for _, f := range c.App.Flags {
 		if name := f.Names()[0]; c.IsSet(name) && !modelUFlags[name] {
-			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --workers, --max-memory, -o", name)
+			return program.Usagef("--%s is the DMV's: Model U (--family modelu) takes --nbhd, --sigma2, --spelling, --tol, --max-iter, --log, --save-every, --save-dir, --run-dir, --resume, --workers, --max-memory, -o", name)
 		}
 	}
 	if c.IsSet("init") && c.String("init") != "zero" {
@@ -207,18 +213,13 @@ func trainModelU(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := program.CheckWorkers(c); err != nil {
-		return err
-	}
-	limit, err := program.MaxMemory(c)
+	job, err := commands.TrainJob(c, progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true})
 	if err != nil {
 		return err
 	}
-	run := modelu.RunOptions{MaxMemory: limit, Kind: opts.Kind, Spelling: c.Bool("spelling"), LogPath: c.String("log"),
-		Options: modelu.Options{Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol, Workers: c.Int("workers")}}
-	run.Progress = progress.New(c.App.ErrWriter, "train-ce", progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true}, c.Bool("quiet"))
+	run := modelu.RunOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol}
 	src := program.Source(c)
 	return program.WriteOutput(c, src, func(w io.Writer) error {
-		return modelu.Run(src, w, run)
+		return modelu.Run(src, w, job, run)
 	})
 }

@@ -5,7 +5,9 @@
 # neighbourhood (CE_NBHDS) trains CE under that neighbourhood and is picked,
 # unsupervisedly, by its own contrastive objective; em-rules is train-em --rules
 # picked unsupervisedly by the share of rules, em-vb by its bound, and the
-# induce row is induce's model. Skips when ../shared/data is absent. Needs the
+# induce row is induce's model; Model U's rows (modelu, modelu-spelling,
+# modelu-all: no unsupervised one) train train-ce --family modelu and rank
+# by dev undirected accuracy, modelu-all over both feature sets. Skips when ../shared/data is absent. Needs the
 # programs in ../../bin (make build) and jq.
 set -eu
 cd "$(dirname "$0")"
@@ -17,13 +19,16 @@ fail() { echo "check-heldout: $*" >&2; exit 1; }
 
 make -s -f heldout.mk -j2 DATA=ptb OUT="$out" INITS=km LAMBDAS='0 1' BETA0S=0.1 GAMMAS=2.5 \
 	DELTA0S=-0.2 DELTA_STEPS=0.1 DELTA_FINAL=0 SIGMA2S=1 CE_NBHDS=length \
-	RULE_SHARES='0.8 0.9' PR_INITS=km PR_LAMBDAS=1 SIGMAS=3 VB_ALPHAS='1 0.1' "$out/heldout/table.tsv" >/dev/null
+	RULE_SHARES='0.8 0.9' PR_INITS=km PR_LAMBDAS=1 SIGMAS=3 VB_ALPHAS='1 0.1' U_NBHDS=trans1 "$out/heldout/table.tsv" >/dev/null
 h=$out/heldout
 
 rows=$(cut -f1 "$h/table.tsv" | tail -n +2 | tr '\n' ' ')
 want="attach-left attach-right"
 for e in em em0 sda sda-below1 sda-map sda-below1-map sa ce ce-length em-rules em-sparsity em-vb; do
 	for s in supervised few unsupervised oracle; do want="$want $e.$s"; done
+done
+for e in modelu modelu-spelling modelu-all; do
+	for s in supervised few oracle; do want="$want $e.$s"; done
 done
 want="$want induce.unsupervised"
 [ "$rows" = "$want " ] || fail "the table's rows are
@@ -55,4 +60,11 @@ cmp -s "$out/rules.model" "$h/em-rules/km-l1-t0.9.model" || fail "em-rules is no
 [ "$(jq -r .by "$h/em-vb.unsupervised.jsonl" | sort -u)" = bound ] || fail "em-vb's unsupervised ranking is not by its bound"
 induce --train "$out/train.jsonl" --dev "$out/dev.jsonl" --rules ptb -q -o "$out/induce.model"
 cmp -s "$out/induce.model" "$h/induce.unsupervised.model" || fail "the induce row is not induce's model"
+# Model U: train-ce --family modelu's runs, ranked by dev undirected accuracy.
+train-ce --family modelu --spelling --nbhd trans1 --sigma2 1 -q "$out/train.jsonl" -o "$out/u.model"
+cmp -s "$out/u.model" "$h/modelu/spelling-trans1-s1.model" || fail "modelu-spelling is not train-ce --family modelu --spelling"
+[ "$(jq -r .model "$h/modelu-all.supervised.jsonl" | sort | tr '\n' ' ')" = \
+	"$h/modelu/plain-trans1-s1.model $h/modelu/spelling-trans1-s1.model " ] || fail "modelu-all does not rank both feature sets"
+jq -s -e 'map(.excluded.undirected.f1) | . == (sort | reverse)' "$h/modelu-all.supervised.jsonl" >/dev/null ||
+	fail "modelu-all is not ranked by dev undirected accuracy"
 echo "check-heldout: ok ($(echo "$rows" | wc -w) rows)"

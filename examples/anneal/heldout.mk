@@ -73,7 +73,15 @@ SDA_MAP     := $(if $(SDA_LAMBDAS),sda-map sda-below1-map)
 #                VB_ALPHAS; unsupervised by its bound (select-model --by bound)
 #   induce       induce's own choice (its default preset; an "unsupervised"
 #                row only: it reads no gold)
-# RULES= SIGMAS= VB_ALPHAS= leave them out.
+#   modelu       Smith's Model U (train-ce --family modelu, §4.8) from weights
+#                0 over U_NBHDS × U_SIGMA2S; modelu-spelling the same with
+#                --spelling; modelu-all both (Smith's Table 4.9 last line).
+#                Selected as Smith did, by undirected accuracy (select-model
+#                ranks Model U so): supervised and few on dev, oracle on
+#                test; no unsupervised row (Smith has none: Model U has no
+#                likelihood). Model U predicts undirected trees: its rows'
+#                directed column is the trees read from the first word.
+# RULES= SIGMAS= VB_ALPHAS= U_NBHDS= leave them out.
 RULES       ?= $(if $(filter ud-upos-%,$(DATA)),ud1,ptb)
 RULE_SHARES ?= 0.7 0.8 0.9
 PR_INITS    ?= km zero
@@ -81,8 +89,13 @@ PR_LAMBDAS  ?= 0 1
 SIGMAS      ?= 1 3 10 30
 DUAL_RULE   ?= exact
 VB_ALPHAS   ?= 1 0.1 0.01 0.001
+U_NBHDS     ?= del1 trans1 del1ortrans1 dynasearch trans2 del1ortrans2
+U_SIGMA2S   ?= $(SIGMA2S)
 NEW_ESTIMATORS := $(if $(RULES),em-rules) $(if $(SIGMAS),em-sparsity) $(if $(VB_ALPHAS),em-vb)
-ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa $(CE_ESTIMATORS) $(NEW_ESTIMATORS)
+U_ESTIMATORS := $(if $(U_NBHDS),modelu modelu-spelling modelu-all)
+ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa $(CE_ESTIMATORS) $(NEW_ESTIMATORS) $(U_ESTIMATORS)
+# The selections of each estimator: Model U has no unsupervised one.
+selections_of = $(if $(filter $(U_ESTIMATORS),$(1)),$(filter-out unsupervised,$(SELECTIONS)),$(SELECTIONS))
 # nbhd_of CE-ESTIMATOR: its neighbourhood (ce is NBHD's, ce-NAME is NAME's).
 nbhd_of = $(if $(filter ce,$(1)),$(NBHD),$(1:ce-%=%))
 
@@ -147,6 +160,12 @@ $(H)/induce.unsupervised.model: $(OUT)/train.jsonl $(OUT)/dev.jsonl
 	@mkdir -p $(@D)
 	induce --train $< --dev $(OUT)/dev.jsonl --rules $(RULES) --workers $(WORKERS) -q --report $(H)/induce.report -o $@
 	@sed -n 's/^chosen: \(.*\) — .*/\1/p' $(H)/induce.report | jq -R -c '{model: .}' > $(H)/induce.unsupervised.jsonl
+# Model U: modelu/FEATURES-NBHD-sSIGMA2.model, FEATURES plain or spelling.
+u_runs = $(foreach n,$(U_NBHDS),$(foreach s,$(U_SIGMA2S),$(H)/modelu/$(1)-$(n)-s$(s).model))
+$(call u_runs,plain) $(call u_runs,spelling): $(H)/modelu/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); sp=; [ $$1 = spelling ] && sp=--spelling; \
+	train-ce --family modelu $$sp --nbhd $$2 --sigma2 $${3#s} --workers $(WORKERS) -q $< -o $@
 $(foreach e,$(CE_ESTIMATORS),$(call ce_runs,$(e))): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $(*F) | tr '-' ' '); train-ce --nbhd $(call nbhd_of,$(*D)) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@
@@ -181,6 +200,9 @@ $(foreach e,$(CE_ESTIMATORS),$(eval candidates_$(e) = $(call ce_runs,$(e))))
 candidates_em-rules    = $(RULES_RUNS)
 candidates_em-sparsity = $(SPARSITY_RUNS)
 candidates_em-vb       = $(VB_RUNS)
+candidates_modelu          = $(call u_runs,plain)
+candidates_modelu-spelling = $(call u_runs,spelling)
+candidates_modelu-all      = $(call u_runs,plain) $(call u_runs,spelling)
 candidates_sa  = $(SA_DIRS:=/$(1).model)
 deps_sa        = $(SA_DIRS:=/done)
 
@@ -192,7 +214,7 @@ $(H)/$(1).$(2).jsonl: $(if $(filter sa,$(1)),$(deps_sa),$(candidates_$(1))) $(OU
 $(H)/$(1).$(2).model: $(H)/$(1).$(2).jsonl
 	@test -f $$@ && touch $$@
 endef
-$(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(eval $(call select,$(e),$(c)))))
+$(foreach e,$(ESTIMATORS),$(foreach c,$(call selections_of,$(e)),$(eval $(call select,$(e),$(c)))))
 
 # ---- the report: test parses, scores, sign tests against EM -----------------------
 $(H)/%.test.jsonl: $(H)/%.model $(OUT)/test.jsonl
@@ -207,11 +229,11 @@ define report
 $(H)/$(1).score: $(H)/$(1).test.jsonl $(H)/em.$(2).test.jsonl
 	score --root exclude --json --against $(H)/em.$(2).test.jsonl $$< -o $$@
 endef
-$(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(eval $(call report,$(e).$(c),$(c)))))
+$(foreach e,$(ESTIMATORS),$(foreach c,$(call selections_of,$(e)),$(eval $(call report,$(e).$(c),$(c)))))
 $(foreach a,left right,$(eval $(call report,attach-$(a),supervised)))
 $(if $(RULES),$(eval $(call report,induce.unsupervised,unsupervised)))
 
-ROWS := attach-left attach-right $(foreach e,$(ESTIMATORS),$(foreach c,$(SELECTIONS),$(e).$(c))) $(if $(RULES),induce.unsupervised)
+ROWS := attach-left attach-right $(foreach e,$(ESTIMATORS),$(foreach c,$(call selections_of,$(e)),$(e).$(c))) $(if $(RULES),induce.unsupervised)
 $(H)/table.tsv: $(ROWS:%=$(H)/%.score)
 	@$(TABLE_ENV) sh heldout-table.sh $(H) $(ROWS) > $@.tmp && mv $@.tmp $@
 

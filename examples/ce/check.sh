@@ -12,7 +12,10 @@
 #     (absolute, or relative for a weight beyond ±1); and HMM CE (--states)
 #     against train-hmm --estimator ce: each objective to 1e-9 and every
 #     token's tag (train-hmm saves a CE tagger, the loop its weights; the
-#     Go test TestCEStepLoopEqualsTrainCE compares those weight by weight).
+#     Go test TestCEStepLoopEqualsTrainCE compares those weight by weight);
+#     and Smith's Model U (--family modelu: over tags, length, and with
+#     spelling over nbhd --spelling's lattices of tagged words) against
+#     train-ce --family modelu, objectives and weights as the DMV's.
 #     The E-steps add in another order than the trainers', and
 #     L-BFGS amplifies that last bit over the iterations (README, "ce-step"):
 #     the runs are a fixed number of iterations, as examples/em/check.sh's.
@@ -79,3 +82,6 @@ loop_vs_train "Model L CE annealed (del1ortrans1, δ -0.2 → 0, zero)" del1ortr
 loop_vs_train "DMV CE (length, local, σ² = 1)" length --init local --sigma2 1 --max-iter 12 --tol 0
 loop_vs_train "HMM CE (trans1, 8 states)" trans1 --states 8 --max-iter 10
 loop_vs_train "HMM CE (del1ortrans1, 5 states, spelling, σ² = 2)" del1ortrans1 --states 5 --spelling --sigma2 2 --seed 3 --max-iter 10
+loop_vs_train "Model U CE (trans1)" trans1 --family modelu --max-iter 6 --tol 0
+loop_vs_train "Model U CE (length, σ² = 1)" length --family modelu --sigma2 1 --max-iter 3 --tol 0
+loop_vs_train "Model U CE (del1ortrans1, spelling, σ² = 1)" del1ortrans1 --family modelu --spelling --sigma2 1 --max-iter 5 --tol 0

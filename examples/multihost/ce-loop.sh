@@ -5,13 +5,15 @@
 #
 # usage: ce-loop.sh -S SSHLOGINFILE [options] CORPUS NBHD [-- CE-STEP-START-OPTIONS] > model.jsonl
 #
-# CE-STEP-START-OPTIONS are ce-step --start's (train-ce's, or with --states K
-# train-hmm --estimator ce's): e.g. -- --init km --max-iter 10 --tol 0. The
-# result equals train-ce --nbhd NBHD (or train-hmm --estimator ce --nbhd
-# NBHD --save-model) with those options, to summation order (see
+# CE-STEP-START-OPTIONS are ce-step --start's (train-ce's, with --states K
+# train-hmm --estimator ce's, or with --family modelu train-ce --family
+# modelu's): e.g. -- --init km --max-iter 10 --tol 0. The result equals
+# train-ce --nbhd NBHD (or train-hmm --estimator ce --nbhd NBHD
+# --save-model) with those options, to summation order (see
 # examples/ce/check.sh). In RUNDIR: the corpus in shards of --per sentences
 # (sentences/shards) and their neighbourhoods in as many shards
-# (lattices/shards, made once by nbhd here, --words for the HMM), the state
+# (lattices/shards, made once by nbhd here, --words for the HMM, --spelling
+# for Model U's spelling features), the state
 # (ce.state), the weights it waits for (w.jsonl), its log (ce.log), and for
 # evaluation k the directories of its two sharded E-steps, eval-k.sentences
 # and eval-k.lattices (each em-iteration.sh's), and their summed counts.
@@ -72,6 +74,9 @@ if [ $# -gt 0 ]; then
 	shift
 fi
 start=("$@") # ce-step --start's options, each one word
+case " ${start[*]} " in
+*" --family modelu "* | *" --family u "*) start=(--nbhd "$kind" "${start[@]}") ;; # Model U's header names it
+esac
 for o in "${start[@]}"; do
 	case $o in
 	--state | --state=* | -o | --output | --output=* | --log | --log=* | --start) bad "ce-step's option" "$o" "the loop gives ce-step its state, output and log itself" ;;
@@ -102,6 +107,7 @@ if [ ! -e "$state" ]; then
 fi
 words=()
 [ "$(jq -r .family "$state")" = hmm ] && words=(--words) # the HMM's neighbourhoods are of words
+[ "$(jq -r '.family == "modelu" and .spelling' "$state")" = true ] && words=(--spelling) # Model U's spelling reads the words
 
 # The corpus in shards, and each shard's neighbourhoods, made once (length
 # spells strings over the start's tags or words).

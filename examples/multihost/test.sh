@@ -14,8 +14,9 @@
 #      train-da and train-sa in the same way; contrastive estimation
 #      (ce-loop.sh: each evaluation's two E-steps sharded over the hosts,
 #      ce-step between them) equals train-ce — DMV CE and Model L CE
-#      annealed, their weights — and train-hmm --estimator ce (HMM CE), its
-#      tags, over a fixed number of iterations.
+#      annealed, Model U with spelling (nbhd --spelling's lattices), their
+#      weights — and train-hmm --estimator ce (HMM CE), its tags, over a
+#      fixed number of iterations.
 #   5. Hostile schedule lines and flags are refused before anything runs;
 #      the SDA schedule with every file name hostile, and shards that come
 #      back empty or garbled (moved aside, rerun when the command is run
@@ -316,6 +317,7 @@ ce_vs_one() { # NAME NBHD ONE-PROCESS-COMMAND... -- CE-STEP-START-OPTIONS...
 ce_vs_one "DMV CE (del1ortrans1, km, 2 iterations)" del1ortrans1 train-ce -- --init km --max-iter 2 --tol 0
 ce_vs_one "Model L CE (trans1, δ -0.2 then 0, σ² 1, an iteration each)" trans1 train-ce -- --init zero --sigma2 1 --delta0 -0.2 --delta-step 0.2 --delta-final 0 --max-iter 1 --tol 0
 ce_vs_one "HMM CE (trans1, 4 states, 2 iterations)" trans1 train-hmm --estimator ce -- --states 4 --max-iter 2
+ce_vs_one "Model U CE (trans1, spelling, 2 iterations)" trans1 train-ce -- --family modelu --spelling --max-iter 2 --tol 0
 
 # 5. Nothing given to the scripts reaches a shell. Every payload would
 # make a file named canary (where it ran: this folder, a run directory, a

@@ -30,6 +30,8 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
 		case r.Sentence != nil && len(lats) > 0:
 			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
+		case r.Lattice != nil && r.Lattice.TaggedWords():
+			return pipeline.BadRecord(errors.New("a lattice of tagged words (nbhd --spelling, Model U's): the DMV reads lattices over tags"))
 		case r.Lattice != nil:
 			lats = append(lats, r.Lattice)
 		default:

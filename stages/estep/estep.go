@@ -88,6 +88,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	lattices := in.lattices
 	for i, l := range lattices {
+		if l.TaggedWords() {
+			return fmt.Errorf("%s: lattice %d (%s) is of tagged words (nbhd --spelling), which Model U's E-step with spelling features counts, not the DMV's", pipeline.DescribeInputs(src.Names), i+1, l.ID)
+		}
 		if l.Words != nil {
 			return fmt.Errorf("%s: lattice %d (%s) is over words (nbhd --words), which a log-linear HMM's E-step counts (a model of ce-step --states), not the DMV's", pipeline.DescribeInputs(src.Names), i+1, l.ID)
 		}

@@ -167,6 +167,9 @@ func LatticeHash(lattices []*format.Lattice) string {
 		}
 		for _, a := range l.Arcs {
 			fmt.Fprintf(h, "%d %d %s\x01", a.From, a.To, a.Tag)
+			if a.Word != "" { // a lattice of tagged words
+				fmt.Fprintf(h, "%s\x03", a.Word)
+			}
 		}
 		sum += h.Sum64()
 	}

@@ -12,13 +12,22 @@ import (
 )
 
 // ModelU is Smith's Model U (stages/modelu; train-ce --family modelu):
-// log-linear weights of undirected edges, so it has no E-step, counts or
-// M-step. It decodes "pred" by Viterbi: the best undirected tree, its
-// edges oriented away from the first word (the root its chart fixes, as
-// Smith's does), so score's undirected accuracy is Model U's and its
-// directed accuracy that of this reading.
+// log-linear weights of undirected edges. Its E-step (modelu.EStep)
+// writes the expected count of every feature over the sentences, or over
+// their neighbourhoods from nbhd: the two halves of CE's gradient, which
+// ce-step takes; sumcounts adds its shards; it has no M-step. It decodes
+// "pred" by Viterbi: the best undirected tree, its edges oriented away
+// from the first word (the root its chart fixes, as Smith's does), so
+// score's undirected accuracy is Model U's and its directed accuracy
+// that of this reading.
 var ModelU family.Family = modeluFamily{family.Sentences{Family: modelu.Family, ReadModel: readModelU,
-	ReadCountShards: func(pipeline.Source, int64) (family.Counts, error) { return nil, errNoModelUCounts },
+	ReadCountShards: func(src pipeline.Source, _ int64) (family.Counts, error) {
+		c, err := modelu.ReadCounts(src)
+		if err != nil {
+			return nil, err
+		}
+		return modeluCounts{c}, nil
+	},
 	Check: func(s *format.Sentence) error {
 		if len(s.Tags) == 0 {
 			return errors.New("no tags: Model U reads tags")
@@ -26,13 +35,31 @@ var ModelU family.Family = modeluFamily{family.Sentences{Family: modelu.Family, 
 		return nil
 	}}}
 
-var errNoModelUCounts = fmt.Errorf("a %s model is log-linear: it has no counts and no M-step (train-ce --family modelu trains it)", modelu.Family)
+var errNoMStep = fmt.Errorf("a %s model is log-linear: its counts are CE's gradient, which ce-step takes; it has no M-step (train-ce --family modelu trains it)", modelu.Family)
 
 type modeluFamily struct{ family.Sentences }
 
-func (modeluFamily) EStep(pipeline.Source, io.Writer, family.EStepOptions) error {
-	return errNoModelUCounts
+// EStep is modelu.EStep: the model's options are its, and the annealing,
+// hard, gold, bound and posterior-regularization ones are refused.
+func (modeluFamily) EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
+	if opts.Hard || opts.Gold || opts.Reweight != nil || opts.Skew != "" || opts.SplitSkew || opts.Bound.On() || opts.PR.On() || opts.Dual != "" {
+		return fmt.Errorf("%s: Model U's E-step sums over every tree: --hard, --gold, --beta, --skew, --split-skew, --delta, --seg-beta, --max-depth and posterior regularization do not apply", opts.Model)
+	}
+	return modelu.EStep(src, w, modelu.EStepOptions{Model: opts.Model, Workers: opts.Workers, MaxMemory: opts.MaxMemory, Warn: opts.Warn})
 }
+
+// modeluCounts are Model U's counts as sumcounts adds them.
+type modeluCounts struct{ c *modelu.Counts }
+
+func (c modeluCounts) Stats() format.Stats                 { return c.c.Stats }
+func (c modeluCounts) Corpus() string                      { return c.c.Corpus }
+func (c modeluCounts) Shards() int                         { return c.c.Shards }
+func (c modeluCounts) WriteCounts(w io.Writer) error       { return c.c.Write(w) }
+func (c modeluCounts) WriteMStep(io.Writer, float64) error { return errNoMStep }
+
+// CorpusWords: with spelling features the counts' corpus hash covers the
+// words (sumcounts --expect-corpus hashes the shard so).
+func (c modeluCounts) CorpusWords() bool { return c.c.Spelling }
 
 func (f modeluFamily) Decode(src pipeline.Source, w io.Writer, opts family.DecodeOptions) (family.DecodeReport, error) {
 	if opts.MBR {
@@ -80,7 +107,7 @@ func (u modeluModel) Reweighted(beta float64, _ family.Model) family.Model {
 	return modeluModel{u.m, t}
 }
 
-// EStep is never reached: the family refuses E-steps first.
+// EStep is never reached: the family's E-step is modelu.EStep.
 func (u modeluModel) EStep(family.Corpus, int) family.ModelCounts { return noCounts{} }
 
 func (u modeluModel) Decode(cor family.Corpus, k int, _ bool, s *format.Sentence) bool {

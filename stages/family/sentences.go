@@ -100,6 +100,17 @@ func ReadsWords(fam Family) bool {
 	return ok && f.ReadsWords()
 }
 
+// HashesWords says whether the corpus hash of counts c of fam covers
+// the sentences' words: a family that reads them (ReadsWords), or counts
+// that say so of themselves (Model U's with spelling features, whose
+// family reads words only then).
+func HashesWords(fam Family, c Counts) bool {
+	if f, ok := c.(interface{ CorpusWords() bool }); ok {
+		return f.CorpusWords()
+	}
+	return ReadsWords(fam)
+}
+
 // CheckSentence is fam's own check of a sentence (Sentences.Check); nil
 // for a family without one.
 func CheckSentence(fam Family, s *format.Sentence) error {

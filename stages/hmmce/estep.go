@@ -86,6 +86,8 @@ func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
 		case r.Sentence != nil && len(lats) > 0:
 			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
+		case r.Lattice != nil && r.Lattice.TaggedWords():
+			return pipeline.BadRecord(errors.New("a lattice of tagged words (nbhd --spelling, Model U's): a log-linear HMM reads lattices over words (nbhd --words)"))
 		case r.Lattice != nil && r.Lattice.Words == nil:
 			return pipeline.BadRecord(errors.New("a lattice over tags: a log-linear HMM reads lattices over words (nbhd --words)"))
 		case r.Lattice != nil:

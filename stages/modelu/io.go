@@ -1,9 +1,11 @@
 package modelu
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +44,9 @@ type record struct {
 
 type line struct {
 	record
+	N        *float64 `json:"n"`
+	Model    string   `json:"model"`
+	Corpus   string   `json:"corpus"`
 	Family   string   `json:"family"`
 	Unit     string   `json:"unit"`
 	Tags     []string `json:"tags"`
@@ -138,7 +143,10 @@ func Read(path string) (*Model, error) {
 			return int32(id), nil
 		}
 		affix := func(name string) (int32, error) {
-			if len(name) < 2 || (name[0] != '-') == (name[len(name)-1] != '-') {
+			// A suffix begins with "-", a prefix ends with one; a word's
+			// own hyphens make names like "--" (the suffix of "re-") or
+			// "-x-", which are one feature whichever affix made them.
+			if len(name) < 2 || name[0] != '-' && name[len(name)-1] != '-' {
 				return 0, fmt.Errorf("affix %q: a suffix is \"-s\", a prefix \"s-\"", name)
 			}
 			id, ok := m.affixID[name]
@@ -200,4 +208,218 @@ func Read(path string) (*Model, error) {
 		return nil, where("cut off: the header says %d events, the file has %d", want, events)
 	}
 	return m, nil
+}
+
+// Model U's counts (estep -m on a Model U model) are a header, one record
+// per feature of the model with its expected count "n", and a stats
+// record:
+//
+//	{"ev":"header","family":"modelu","unit":"n","tags":[…],"spelling":false,"model":"…","corpus":"…","events":N}
+//	{"ev":"uedge","left":"DT","right":"NN","n":12.5}
+//	{"ev":"stats","sentences":95,"tokens":640,"loglik":-123.4}
+//
+// Shards of one model concatenate: their counts add (sumcounts).
+type countsHeader struct {
+	header
+	Model  string `json:"model"`
+	Corpus string `json:"corpus"`
+}
+
+type countRecord struct {
+	Ev    string  `json:"ev"`
+	Left  string  `json:"left"`
+	Right string  `json:"right"`
+	Affix string  `json:"affix,omitempty"`
+	N     float64 `json:"n"`
+}
+
+// WriteCounts writes counts n of m's features, of the model of hash
+// model over the corpus of hash corpus, then stats; a count that is not
+// finite is refused before anything is written.
+func (m *Model) WriteCounts(w io.Writer, n []float64, model, corpus string, stats *format.Stats) error {
+	for _, v := range n {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("a count of %v: nothing written", v)
+		}
+	}
+	h := countsHeader{header{Ev: format.EvHeader, Family: Family, Unit: string(format.Count), Tags: m.Tags, Spelling: m.Spelling, Events: len(m.Keys)}, model, corpus}
+	if err := pipeline.WriteRecord(w, h); err != nil {
+		return err
+	}
+	for i := range m.Keys {
+		r := m.record(i)
+		if err := pipeline.WriteRecord(w, countRecord{r.Ev, r.Left, r.Right, r.Affix, n[i]}); err != nil {
+			return err
+		}
+	}
+	return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: stats})
+}
+
+// Counts are Model U's count shards added up.
+type Counts struct {
+	Tags     []string
+	Spelling bool
+	Model    string // the hash of the model every shard's E-step ran with
+	Corpus   string // the order-free sum of the shards' corpus hashes
+	Shards   int
+	Stats    format.Stats
+	// Names and N are the features counted, in the first shard's order
+	// (a record's ev, left, right and affix), and their counts.
+	Names [][4]string
+	N     []float64
+}
+
+// ReadCounts reads and adds the count shards of src: each a header, its
+// events and a stats record, all of one model. A shard cut short, of
+// another model or a feature twice in a shard is an error at its line.
+func ReadCounts(src pipeline.Source) (*Counts, error) {
+	var c *Counts
+	index := map[[4]string]int{}
+	var corpus uint64
+	var in struct {
+		header *countsHeader
+		events int
+		seen   map[[4]string]bool
+	}
+	lastName, lastLine := "", 0
+	err := pipeline.EachRecord(src, func(raw *countLine, at *pipeline.Lines) error {
+		lastName, lastLine = at.Name(), at.Line()
+		l := raw.line
+		if in.header == nil {
+			switch {
+			case l.Ev != format.EvHeader || l.Family != Family:
+				return at.Errorf("not Model U's counts: a shard must begin with {\"ev\":\"header\",\"family\":%q,...} (estep -m on a Model U model writes them)", Family)
+			case l.Unit != string(format.Count):
+				return at.Errorf("unit %q: counts are \"n\" (a model, \"w\", is not counts)", l.Unit)
+			case l.Events == nil || *l.Events < 0 || l.Model == "" || l.Corpus == "":
+				return at.Errorf("a counts header needs \"events\", \"model\" and \"corpus\"")
+			}
+			h := &countsHeader{header{Tags: l.Tags, Spelling: l.Spelling, Events: *l.Events}, l.Model, l.Corpus}
+			sum, err := strconv.ParseUint(l.Corpus, 16, 64)
+			if err != nil {
+				return at.Errorf("corpus %q is not a hash of 16 hex digits", l.Corpus)
+			}
+			if c == nil {
+				c = &Counts{Tags: l.Tags, Spelling: l.Spelling, Model: l.Model}
+			} else if c.Model != l.Model || c.Spelling != l.Spelling || !slices.Equal(c.Tags, l.Tags) {
+				return at.Errorf("a shard of another model (%s) than the first's (%s)", l.Model, c.Model)
+			}
+			corpus += sum
+			in.header, in.events, in.seen = h, 0, map[[4]string]bool{}
+			return nil
+		}
+		if l.Ev == format.EvStats {
+			if in.events != in.header.Events {
+				return at.Errorf("a shard of %d events where its header says %d: cut short", in.events, in.header.Events)
+			}
+			s := raw.stats
+			c.Stats.Sentences += s.Sentences
+			c.Stats.Tokens += s.Tokens
+			c.Stats.Loglik += s.Loglik
+			c.Stats.LeftOut += s.LeftOut
+			c.Shards++
+			in.header = nil
+			return nil
+		}
+		if l.Ev != "uedge" && l.Ev != "uspell" {
+			return at.Errorf(`event %q: Model U's counts have "uedge" and "uspell" records, then "stats"`, l.Ev)
+		}
+		if l.N == nil || math.IsNaN(*l.N) || math.IsInf(*l.N, 0) {
+			return at.Errorf("a count needs a finite \"n\"")
+		}
+		if in.events++; in.events > in.header.Events {
+			return at.Errorf("more events than the header's %d", in.header.Events)
+		}
+		name := [4]string{l.Ev, l.Left, l.Right, l.Affix}
+		if in.seen[name] {
+			return at.Errorf("%s %s/%s counted twice in a shard", l.Ev, l.Left, l.Right)
+		}
+		in.seen[name] = true
+		i, ok := index[name]
+		if !ok {
+			i = len(c.Names)
+			index[name] = i
+			c.Names = append(c.Names, name)
+			c.N = append(c.N, 0)
+		}
+		c.N[i] += *l.N
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	where := pipeline.DescribeInputs(src.Names)
+	switch {
+	case c == nil:
+		return nil, fmt.Errorf("%s: no counts", where)
+	case in.header != nil:
+		return nil, &pipeline.LineError{File: lastName, Line: lastLine, Err: errors.New("a shard without its stats record: cut short")}
+	}
+	c.Corpus = fmt.Sprintf("%016x", corpus)
+	return c, nil
+}
+
+// countLine is one line of counts: a header, a count or stats.
+type countLine struct {
+	line  line
+	stats format.Stats
+}
+
+func (r *countLine) UnmarshalJSON(b []byte) error {
+	if err := format.Unmarshal(b, &r.line); err != nil {
+		return err
+	}
+	if r.line.Ev == format.EvStats {
+		var e format.Event
+		if err := e.UnmarshalJSON(b); err != nil {
+			return err
+		}
+		r.stats = *e.Stats
+	}
+	return nil
+}
+
+// Feature is the id of the feature a count record names (ev, left,
+// right, affix), −1 when m does not have it.
+func (m *Model) Feature(name [4]string) int {
+	var k Key
+	tag := func(t string) (int32, bool) { id, ok := m.tagID[t]; return int32(id), ok }
+	affix := func(a string) (int32, bool) { id, ok := m.affixID[a]; return int32(id), ok }
+	var ok1, ok2 bool
+	switch {
+	case name[0] == "uedge":
+		k.Kind = KindEdge
+		k.A, ok1 = tag(name[1])
+		k.B, ok2 = tag(name[2])
+	case name[0] == "uspell" && name[3] == "right":
+		k.Kind = KindRightAffix
+		k.A, ok1 = tag(name[1])
+		k.B, ok2 = affix(name[2])
+	case name[0] == "uspell" && name[3] == "left":
+		k.Kind = KindLeftAffix
+		k.A, ok1 = affix(name[1])
+		k.B, ok2 = tag(name[2])
+	}
+	if !ok1 || !ok2 {
+		return -1
+	}
+	if i, ok := m.feat[k]; ok {
+		return i
+	}
+	return -1
+}
+
+// Write writes the added counts as one shard.
+func (c *Counts) Write(w io.Writer) error {
+	h := countsHeader{header{Ev: format.EvHeader, Family: Family, Unit: string(format.Count), Tags: c.Tags, Spelling: c.Spelling, Events: len(c.Names)}, c.Model, c.Corpus}
+	if err := pipeline.WriteRecord(w, h); err != nil {
+		return err
+	}
+	for i, n := range c.Names {
+		if err := pipeline.WriteRecord(w, countRecord{n[0], n[1], n[2], n[3], c.N[i]}); err != nil {
+			return err
+		}
+	}
+	stats := c.Stats
+	return pipeline.WriteRecord(w, format.Event{Ev: format.EvStats, Stats: &stats})
 }

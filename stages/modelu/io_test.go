@@ -6,13 +6,22 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
+// hyphens is a sentence whose words' affixes hold hyphens of their own:
+// "--" is the suffix of "re-" and the prefix of "-x", "-x-" both a
+// suffix and a prefix.
+var hyphens = &format.Sentence{Words: []string{"re-", "--", "-x-", "dog"}, Tags: []string{"JJ", ":", "NN", "NN"}}
+
+// A model written is read back the same, its affixes' names with
+// hyphens of the words' own too.
 func TestWriteReadRoundTrip(t *testing.T) {
-	m := New([]string{"CD", "DT", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, true)
+	sents := append(corpus(), hyphens)
+	m := New([]string{":", "CD", "DT", "JJ", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, true)
 	m.Nbhd = nbhd.Trans1
-	p, err := NewProblem(m, corpus(), nbhd.Trans1, 1, 0)
+	p, err := NewProblem(m, sents, nbhd.Trans1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +43,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if r.Hash() != m.Hash() || len(r.Theta) != len(m.Theta) {
 		t.Fatalf("read back a different model")
 	}
-	for _, s := range corpus() {
+	for _, s := range sents {
 		x, _ := Symbols(m, s, false)
 		y, _ := Symbols(r, s, false)
 		a, c := m.Parse(m.Theta, x), r.Parse(r.Theta, y)

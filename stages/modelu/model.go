@@ -24,10 +24,7 @@
 // are represented (Smith's footnote 17); the others weigh 0 and stay so.
 package modelu
 
-import (
-	"strings"
-	"unicode"
-)
+import "github.com/grind-nlp/grind/stages/modelu/affix"
 
 // Family is the header family of a Model U file.
 const Family = "modelu"
@@ -95,25 +92,10 @@ func (m *Model) Tag(t string) int {
 	return -1
 }
 
-// Affixes names the spelling affixes of a word as Smith's list writes
-// them: "-s" a suffix, "s-" a prefix, of 1 to 3 characters, the word
-// lowercased and its digits made 0.
-func Affixes(word string) []string {
-	r := []rune(strings.Map(func(c rune) rune {
-		if unicode.IsDigit(c) {
-			return '0'
-		}
-		return unicode.ToLower(c)
-	}, word))
-	var out []string
-	for n := 1; n <= 3 && n <= len(r); n++ {
-		out = append(out, "-"+string(r[len(r)-n:]))
-	}
-	for n := 1; n <= 3 && n <= len(r); n++ {
-		out = append(out, string(r[:n])+"-")
-	}
-	return out
-}
+// Affixes names the spelling affixes of a word (affix.Of): "-s" a
+// suffix, "s-" a prefix, of 1 to 3 characters, the word lowercased and
+// its digits made 0.
+func Affixes(word string) []string { return affix.Of(word) }
 
 // Symbol is the token type of a tag and word; add says whether affixes
 // the model has not seen get ids (training) or are dropped.

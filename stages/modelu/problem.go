@@ -8,6 +8,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/modelu/affix"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -93,8 +94,10 @@ func Symbols(m *Model, s *format.Sentence, add bool) (Sentence, error) {
 		key := t
 		word := ""
 		if m.Spelling {
+			// A token is its tag and spelling, as nbhd --spelling's
+			// lattices spell it (affix.Token).
 			word = s.Words[i]
-			key = t + "\x00" + string(joinAffixes(word))
+			key = affix.Token(t, word)
 		}
 		id, ok := seen[key]
 		if !ok {
@@ -107,13 +110,23 @@ func Symbols(m *Model, s *format.Sentence, add bool) (Sentence, error) {
 	return out, nil
 }
 
-func joinAffixes(w string) []byte {
-	var b []byte
-	for _, a := range Affixes(w) {
-		b = append(b, a...)
-		b = append(b, 0)
+// Features interns the sentences for m and represents the features of
+// every pair of words of every sentence (Smith's footnote 17), in the
+// order they are met: what a training's weights are.
+func Features(m *Model, sents []*format.Sentence) ([]Sentence, error) {
+	ss := make([]Sentence, len(sents))
+	for i, s := range sents {
+		var err error
+		if ss[i], err = Symbols(m, s, true); err != nil {
+			return nil, fmt.Errorf("sentence %d%s: %w", i+1, idOf(s), err)
+		}
+		for a := range ss[i].IDs {
+			for b := a + 1; b < len(ss[i].IDs); b++ {
+				m.AddFeatures(ss[i].Sym[ss[i].IDs[a]], ss[i].Sym[ss[i].IDs[b]])
+			}
+		}
 	}
-	return b
+	return ss, nil
 }
 
 // Problem is the CE objective of Model U on a corpus.
@@ -144,17 +157,9 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 		return nil, fmt.Errorf("Model U's spelling features need the words, and the length neighbourhood has every tag string without them: use another --nbhd")
 	}
 	p := &Problem{M: m, Kind: kind}
-	ss := make([]Sentence, len(sents))
-	for i, s := range sents {
-		var err error
-		if ss[i], err = Symbols(m, s, true); err != nil {
-			return nil, fmt.Errorf("sentence %d%s: %w", i+1, idOf(s), err)
-		}
-		for a := range ss[i].IDs {
-			for b := a + 1; b < len(ss[i].IDs); b++ {
-				m.AddFeatures(ss[i].Sym[ss[i].IDs[a]], ss[i].Sym[ss[i].IDs[b]])
-			}
-		}
+	ss, err := Features(m, sents)
+	if err != nil {
+		return nil, err
 	}
 	p.Sents = make([]*Instance, len(sents))
 	p.Nbhds = make([]*Instance, len(sents))

@@ -1,33 +1,42 @@
 package modelu
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"math"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/pipeline/progress"
+	"github.com/grind-nlp/grind/stages/cesearch"
+	"github.com/grind-nlp/grind/stages/rundir"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-// RunOptions are train-ce --family modelu's settings.
+// StateFile is the training's state in a run directory (train-ce's name
+// for it, lbfgs.StateFile, whose package Model U does not link).
+const StateFile = "ce-state.json"
+
+// RunOptions are train-ce --family modelu's settings; the job's are the
+// workers, the log, --save-every, the run directory and progress.
 type RunOptions struct {
 	Kind     string
 	Spelling bool
-	Options
-	LogPath string
-	// MaxMemory refuses charts that would need more bytes (≤ 0: no limit).
-	MaxMemory int64
-	Progress  *progress.Reporter
+	Sigma2   float64
+	MaxIter  int
+	Tol      float64
 }
 
 // Run trains Model U by CE on the sentences of src from weights 0 and
-// writes it to w.
-func Run(src pipeline.Source, w io.Writer, opts RunOptions) error {
+// writes it to w. With job.RunDir it keeps the run directory: the log,
+// a checkpoint and the training's state (StateFile) after every
+// iteration, the final model; with job.Resume it goes on from them, in
+// the middle of a line search, to the model the run would have made.
+func Run(src pipeline.Source, w io.Writer, job train.Job, opts RunOptions) error {
+	defer job.Progress.Done()
 	sents, err := pipeline.ReadSentences(src)
 	if err != nil {
 		return err
@@ -48,36 +57,46 @@ func Run(src pipeline.Source, w io.Writer, opts RunOptions) error {
 	slices.Sort(tags)
 	m := New(tags, opts.Spelling)
 	m.Nbhd = opts.Kind
-	p, err := NewProblem(m, sents, opts.Kind, opts.Workers, opts.MaxMemory)
+	p, err := NewProblem(m, sents, opts.Kind, job.Workers, job.MaxMemory)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
-	if opts.Progress != nil {
-		opts.Progress.Note("Model U: %d sentences, %d tags, %d features (spelling %v), neighbourhood %s", len(sents), len(tags), len(m.Theta), opts.Spelling, opts.Kind)
+	job.Progress.Note("Model U: %d sentences, %d tags, %d features (spelling %v), neighbourhood %s", len(sents), len(tags), len(m.Theta), opts.Spelling, opts.Kind)
+	tr, err := NewTraining(m, sents, opts.Sigma2, opts.MaxIter, opts.Tol)
+	if err != nil {
+		return err
 	}
+	o := Options{Sigma2: opts.Sigma2, MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers, Training: tr}
 	var log io.WriteCloser
-	if opts.LogPath != "" {
-		f, err := os.Create(opts.LogPath)
-		if err != nil {
+	var elapsed float64
+	switch {
+	case job.RunDir != "":
+		if log, elapsed, err = openRunDir(job, &o); err != nil {
 			return err
 		}
-		log = f
-		defer f.Close()
+	case job.LogPath != "":
+		if log, err = os.Create(job.LogPath); err != nil {
+			return err
+		}
 	}
-	start := time.Now()
-	prev := math.NaN()
-	o := opts.Options
-	o.Observe = func(iter int, obj float64, _ []float64) error {
-		if log == nil {
-			return nil
+	if log != nil {
+		defer log.Close()
+	}
+	origin := time.Now().Add(-time.Duration(elapsed * float64(time.Second)))
+	o.Observe = func(it cesearch.Iteration) error {
+		rec := Log(it, origin)
+		if log != nil {
+			if err := pipeline.WriteRecord(log, rec); err != nil {
+				return err
+			}
 		}
-		it := format.Iteration{Iter: iter + 1, Objective: format.Real(obj), Seconds: time.Since(start).Seconds()}
-		if !math.IsNaN(prev) {
-			c := format.Real(train.RelativeChange(prev, obj))
-			it.Change = &c
+		job.Progress.Iteration(rec)
+		if job.SaveEvery > 0 && rec.Iter%job.SaveEvery == 0 {
+			path := filepath.Join(job.SaveDir, fmt.Sprintf("iter-%04d.jsonl", rec.Iter))
+			saved := o.Training.Model(it.X)
+			return pipeline.WriteFile(path, nil, func(f *pipeline.Output) error { return saved.Write(f) })
 		}
-		prev = obj
-		return pipeline.WriteRecord(log, it)
+		return nil
 	}
 	res, err := Train(p, o)
 	if err != nil {
@@ -88,12 +107,92 @@ func Run(src pipeline.Source, w io.Writer, opts RunOptions) error {
 			return err
 		}
 	}
-	if opts.Progress != nil {
-		state := "converged"
-		if !res.Converged {
-			state = "stopped (" + res.Status + ")"
+	state := "converged"
+	if !res.Converged {
+		state = "stopped (" + res.Status + ")"
+	}
+	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g", state, res.Iters, res.Evals, res.Objective)
+	if job.RunDir != "" {
+		if err := pipeline.WriteFile(filepath.Join(job.RunDir, rundir.Model), nil, func(o *pipeline.Output) error { return m.Write(o) }); err != nil {
+			return err
 		}
-		opts.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g", state, res.Iters, res.Evals, res.Objective)
 	}
 	return m.Write(w)
+}
+
+// openRunDir opens the run directory's log and sets o to checkpoint the
+// training there after every iteration; on resume, o goes on from the
+// training's state. elapsed is the seconds the resumed run's log had
+// reached.
+func openRunDir(job train.Job, o *Options) (log *os.File, elapsed float64, err error) {
+	dir := job.RunDir
+	statePath := filepath.Join(dir, StateFile)
+	done := 0
+	if job.Resume {
+		c, err := rundir.Read[cesearch.Vector](dir, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		if c != nil {
+			done = c.Done()
+			if err := resume(job, o, statePath, done); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	// The checkpoint first: a kill between the two leaves the training one
+	// iteration behind it, which the resumed run makes again without
+	// logging it twice.
+	o.Checkpoint = func(tr *Training) error {
+		x, obj := tr.search.Last()
+		c := rundir.State[cesearch.Vector]{Stage: 1, StageIters: tr.State.Iteration, Prev: obj, Model: x}
+		if err := rundir.Write(dir, c); err != nil {
+			return err
+		}
+		return tr.WriteState(statePath)
+	}
+	log, elapsed, err = rundir.OpenLog(dir, job.Resume, done)
+	return log, elapsed, err
+}
+
+// resume sets o to go on from the training's state in statePath, which
+// the checkpoint (at iteration done) holds the log of.
+func resume(job train.Job, o *Options, statePath string, done int) error {
+	tr, err := ReadState(statePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Killed between the first checkpoint and the first state: the
+		// training again from its start, which makes the same points,
+		// logging only what the log lacks.
+		o.Training.Logged = done
+		job.Progress.Note("starting again (no %s yet), logging from iteration %d", StateFile, done+1)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := tr.sameAs(o.Training); err != nil {
+		return fmt.Errorf("%s: not the state of this run: %w", statePath, err)
+	}
+	if tr.State.Iteration > done {
+		return fmt.Errorf("the training state is at iteration %d, the checkpoint at %d", tr.State.Iteration, done)
+	}
+	tr.Logged = done
+	o.Training = tr
+	job.Progress.Note("continuing at iteration %d (evaluation %d), where the run stopped", tr.State.Iteration, tr.State.Evaluations)
+	return nil
+}
+
+// sameAs says whether a saved training is of the same model and settings
+// as a new one (nil when it is).
+func (tr *Training) sameAs(fresh *Training) error {
+	a, b := tr.State, fresh.State
+	switch {
+	case a.Corpus != b.Corpus || a.Sentences != b.Sentences:
+		return fmt.Errorf("of other sentences (corpus %s, not %s)", a.Corpus, b.Corpus)
+	case a.Nbhd != b.Nbhd || a.Spelling != b.Spelling || !slices.Equal(a.Tags, b.Tags) || !slices.Equal(a.Affixes, b.Affixes) || !slices.Equal(a.Features, b.Features):
+		return errors.New("of other features or another neighbourhood")
+	case a.Sigma2 != b.Sigma2 || a.MaxIter != b.MaxIter || a.Tol != b.Tol:
+		return errors.New("of other settings (--sigma2, --max-iter, --tol)")
+	}
+	return nil
 }

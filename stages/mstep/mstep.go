@@ -43,7 +43,7 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 		return err
 	}
 	corpusHash := func(path string) (string, error) {
-		return estep.CorpusHash(pipeline.Source{Names: []string{path}}, family.ReadsWords(fam))
+		return estep.CorpusHash(pipeline.Source{Names: []string{path}}, family.HashesWords(fam, counts))
 	}
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), opts.ExpectSentences, opts.ExpectCorpus, corpusHash); err != nil {
 		return err

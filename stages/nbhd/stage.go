@@ -1,6 +1,7 @@
 package nbhd
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/hmm"
+	"github.com/grind-nlp/grind/stages/modelu/affix"
 )
 
 // Options of the nbhd stage.
@@ -24,6 +26,10 @@ type Options struct {
 	// their tags (for a log-linear HMM's contrastive estimation); length's
 	// vocabulary is then the words of Model (an HMM) or of the input.
 	Words bool
+	// Spelling makes the neighbourhoods of the sentences' tagged words
+	// (each arc a tag and a word: Model U's spelling features read the
+	// words); not length's.
+	Spelling bool
 	// MaxMemory refuses a sentence whose neighbourhood would need more
 	// bytes to build (MemoryBytes; ≤ 0: no limit), before it is built.
 	MaxMemory int64
@@ -34,14 +40,35 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	if !Known(opts.Kind) {
 		return fmt.Errorf("unknown neighbourhood %q (want one of %s)", opts.Kind, strings.Join(Kinds, ", "))
 	}
+	switch {
+	case opts.Spelling && opts.Words:
+		return errors.New("neighbourhoods of words or of tagged words: not both")
+	case opts.Spelling && opts.Kind == Length:
+		return errors.New("the length neighbourhood spells every tag string, without words: tagged words (Model U's spelling) need another kind")
+	}
 	n := 0
 	symbols, what := func(s *format.Sentence) []string { return s.Tags }, "tag"
-	if opts.Words {
+	switch {
+	case opts.Words:
 		symbols, what = func(s *format.Sentence) []string { return s.Words }, "word"
+	case opts.Spelling:
+		// A tagged word is one symbol as Model U's spelling features see
+		// it, its tag and affixes (affix.Token); its arcs name the
+		// sentence's first word of that symbol.
+		symbols = func(s *format.Sentence) []string {
+			out := make([]string, len(s.Tags))
+			for i, t := range s.Tags {
+				out[i] = affix.Token(t, s.Words[i])
+			}
+			return out
+		}
 	}
 	write := func(s *format.Sentence, ts *dmv.TagSet) error {
-		if opts.Words && len(s.Words) == 0 {
+		if (opts.Words || opts.Spelling) && len(s.Words) == 0 {
 			return pipeline.BadRecord(errors.New("a sentence without words"))
+		}
+		if opts.Spelling && len(s.Words) != len(s.Tags) {
+			return pipeline.BadRecord(fmt.Errorf("%d words and %d tags", len(s.Words), len(s.Tags)))
 		}
 		if err := CheckMemory(opts.Kind, n+1, s.ID, len(symbols(s)), ts.Len(), longestName(ts), opts.MaxMemory); err != nil {
 			return err
@@ -59,8 +86,18 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		}
 		n++
 		rec := ToRecord(l, ts, s, opts.Kind)
-		if opts.Words {
+		switch {
+		case opts.Words:
 			rec.Tags, rec.Words = nil, s.Words
+		case opts.Spelling:
+			rec.Words = s.Words
+			word := map[string]int{} // symbol → its first word
+			for i := len(s.Words) - 1; i >= 0; i-- {
+				word[affix.Token(s.Tags[i], s.Words[i])] = i
+			}
+			for i, a := range rec.Arcs {
+				rec.Arcs[i].Tag, rec.Arcs[i].Word = s.Tags[word[a.Tag]], s.Words[word[a.Tag]]
+			}
 		}
 		return pipeline.WriteRecord(w, rec)
 	}
@@ -101,6 +138,10 @@ func lengthLattices(src pipeline.Source, opts Options, symbols func(*format.Sent
 		}
 		ts = dmv.NewTagSet(words...)
 	case opts.Model != "":
+		if tags := headerTags(opts.Model); tags != nil {
+			ts = dmv.NewTagSet(tags...)
+			break
+		}
 		m, err := dmv.ReadModel(opts.Model)
 		if err != nil {
 			return err
@@ -145,4 +186,28 @@ func hmmWords(path string) ([]string, error) {
 		return nil, err
 	}
 	return m.Words, nil
+}
+
+// headerTags are the tags a model's header lists (Model U's: a model of
+// weights over the tags the header names), nil when its first line is no
+// such header (a DMV model's tags are its events').
+func headerTags(path string) []string {
+	in, err := pipeline.Open(path, nil)
+	if err != nil {
+		return nil
+	}
+	defer in.Close()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<24)
+	if !sc.Scan() {
+		return nil
+	}
+	var h struct {
+		Ev   string
+		Tags []string
+	}
+	if format.Unmarshal(sc.Bytes(), &h) != nil || h.Ev != format.EvHeader {
+		return nil
+	}
+	return h.Tags
 }

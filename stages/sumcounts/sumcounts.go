@@ -27,7 +27,7 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, expectCorpus str
 		return err
 	}
 	hash := func(path string) (string, error) {
-		return estep.CorpusHash(pipeline.Source{Names: []string{path}}, family.ReadsWords(fam))
+		return estep.CorpusHash(pipeline.Source{Names: []string{path}}, family.HashesWords(fam, counts))
 	}
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), -1, expectCorpus, hash); err != nil {
 		return err

@@ -1,0 +1,190 @@
+package modelu
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
+	"github.com/grind-nlp/grind/stages/cesearch"
+)
+
+// StartOptions are ce-step --start --family modelu's: train-ce --family
+// modelu's.
+type StartOptions struct {
+	Kind     string
+	Spelling bool
+	Sigma2   float64
+	MaxIter  int
+	Tol      float64
+}
+
+// Begin is ce-step --start for Model U: it reads the sentences of src,
+// makes the model's features as train-ce does (no neighbourhood is built:
+// nbhd makes them for the loop), writes the state to statePath and the
+// start's model (weights 0) to w.
+func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) error {
+	sents, err := pipeline.ReadSentences(src)
+	if err != nil {
+		return err
+	}
+	if len(sents) == 0 {
+		return fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
+	}
+	if o.Spelling && o.Kind == "length" {
+		return fmt.Errorf("Model U's spelling features need the words, and the length neighbourhood has every tag string without them: use another --nbhd")
+	}
+	var tags []string
+	for _, s := range sents {
+		tags = append(tags, s.Tags...)
+	}
+	slices.Sort(tags)
+	m := New(slices.Compact(tags), o.Spelling)
+	m.Nbhd = o.Kind
+	if _, err := Features(m, sents); err != nil {
+		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
+	}
+	tr, err := NewTraining(m, sents, o.Sigma2, o.MaxIter, o.Tol)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	tr.State.Started = &now
+	if err := tr.WriteState(statePath); err != nil {
+		return err
+	}
+	return tr.WriteModel(w)
+}
+
+// Step is one call of ce-step on a saved Model U training (the DMV's
+// lbfgs.Step).
+type Step struct {
+	State               string
+	Sentences, Lattices string
+	Log                 func(it format.Iteration) error
+	Report              io.Writer
+}
+
+// Run reads the state and the counts, hands L-BFGS their evaluation, and
+// writes the state and the model it waits for next (or the result) to w.
+// Without counts it writes that model again and changes nothing.
+func (o Step) Run(w io.Writer) error {
+	tr, err := ReadState(o.State)
+	if err != nil {
+		return err
+	}
+	counted := o.Sentences != "" || o.Lattices != ""
+	switch {
+	case tr.Done() && counted:
+		return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
+	case !counted:
+		return tr.WriteModel(w)
+	}
+	obj, grad, err := o.evaluation(tr)
+	if err != nil {
+		return err
+	}
+	origin := time.Now()
+	if tr.State.Started != nil {
+		origin = *tr.State.Started
+	}
+	var accepted []format.Iteration
+	if err := tr.Give(obj, grad, func(it cesearch.Iteration) error {
+		accepted = append(accepted, Log(it, origin))
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := tr.WriteState(o.State); err != nil {
+		return err
+	}
+	if err := tr.WriteModel(w); err != nil {
+		return err
+	}
+	for _, it := range accepted {
+		if o.Log != nil {
+			if err := o.Log(it); err != nil {
+				return err
+			}
+		}
+		if o.Report != nil {
+			fmt.Fprintln(o.Report, progress.IterationLine(it))
+		}
+	}
+	if st := tr.State; tr.Done() && o.Report != nil {
+		state := "converged"
+		if !st.Converged {
+			state = "stopped (" + st.Stopped + ")"
+		}
+		fmt.Fprintf(o.Report, "%s after %d L-BFGS iterations (%d evaluations); objective %.10g\n", state, st.Iteration-1, st.Evaluations, float64(st.Objective))
+	}
+	return nil
+}
+
+// evaluation reads the two count files and makes the objective and its
+// gradient at the weights the training waits for, as Problem.Objective
+// does, refusing counts of other weights, sentences or neighbourhoods.
+func (o Step) evaluation(tr *Training) (float64, []float64, error) {
+	st := tr.State
+	want := tr.Model(tr.Pending()).Hash()
+	read := func(path string) (*Counts, error) {
+		c, err := ReadCounts(pipeline.Source{Names: []string{path}})
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c.Model != want:
+			return nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last (ce-step --state %s -o FILE writes it again)", path, c.Model, o.State, want, o.State)
+		case c.Stats.Sentences != st.Sentences || c.Stats.Tokens != st.Tokens:
+			return nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, c.Stats.Sentences, c.Stats.Tokens, st.Sentences, st.Tokens)
+		}
+		return c, nil
+	}
+	sents, err := read(o.Sentences)
+	if err != nil {
+		return 0, nil, err
+	}
+	lats, err := read(o.Lattices)
+	if err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case sents.Corpus != st.Corpus:
+		return 0, nil, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s): give the sentences' counts first, then their neighbourhoods'", o.Sentences, sents.Corpus, st.Corpus)
+	case lats.Corpus == st.Corpus:
+		return 0, nil, fmt.Errorf("%s: counts of the training's sentences, where their neighbourhoods' are due (nbhd | estep)", o.Lattices)
+	case st.Lattices != "" && lats.Corpus != st.Lattices:
+		return 0, nil, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Corpus, st.Lattices)
+	}
+	st.Lattices = lats.Corpus
+	theta := tr.Pending()
+	grad := make([]float64, len(theta))
+	for _, side := range []struct {
+		c    *Counts
+		sign float64
+		path string
+	}{{sents, 1, o.Sentences}, {lats, -1, o.Lattices}} {
+		for j, name := range side.c.Names {
+			i := tr.m.Feature(name)
+			if i < 0 {
+				return 0, nil, fmt.Errorf("%s: a count of %s %s/%s, which is not a feature of the training", side.path, name[0], name[1], name[2])
+			}
+			grad[i] += side.sign * side.c.N[j]
+		}
+	}
+	f := sents.Stats.Loglik - lats.Stats.Loglik
+	if sents.Stats.LeftOut > 0 || lats.Stats.LeftOut > 0 {
+		f = math.Inf(-1)
+	}
+	if s2 := float64(st.Sigma2); s2 > 0 && !math.IsInf(s2, 1) {
+		for i, w := range theta {
+			f -= w * w / (2 * s2)
+			grad[i] -= w / s2
+		}
+	}
+	return f, grad, nil
+}
