@@ -1,0 +1,222 @@
+package dmv
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// maxRelDiff is the largest relative difference between the tables and
+// log-likelihoods of two E-step results.
+func maxRelDiff(a, b EStepResult) float64 {
+	worst := relErr(a.LogLik, b.LogLik)
+	ta, tb := a.Counts.Tables(), b.Counts.Tables()
+	for k := range ta {
+		for i := range ta[k] {
+			worst = max(worst, relErr(ta[k][i], tb[k][i]))
+		}
+	}
+	return worst
+}
+
+// withKernel runs an E-step of c under w on the lane kernel k ("": the
+// scalar chart alone).
+func withKernel(k string, c *Corpus, w *Params, opts EStepOptions) EStepResult {
+	defer SetKernel(k)()
+	return NewEStepper(c).Run(w, opts)
+}
+
+// bySentence is the E-step as it was before batches: every sentence on
+// the scalar chart, in corpus order.
+func bySentence(c *Corpus, w *Params, opts EStepOptions) EStepResult {
+	opts.Workers = 1
+	res := EStepResult{Counts: NewParams(w.T)}
+	chart := NewChart(c.MaxLen)
+	var dist []float64
+	if opts.Dist != nil {
+		for d := 0; d <= c.MaxLen; d++ {
+			dist = append(dist, opts.Dist(d))
+		}
+	}
+	c.Each(0, c.Len(), func(i int, tags, _ []int) {
+		chart.Load(tags, w, dist)
+		logZ := chart.Inside()
+		if !opts.LogLikOnly {
+			chart.Outside()
+			chart.AddCounts(tags, res.Counts, 1)
+		}
+		res.LogLik += logZ
+	})
+	return res
+}
+
+// mixedLengths is a corpus of count random sentences of 1..maxLen tags
+// over tags tags, most lengths common enough to fill lanes and some not.
+func mixedLengths(rng *rand.Rand, count, maxLen, tags int) *Corpus {
+	sents := make([][]int, count)
+	for i := range sents {
+		n := 1 + rng.IntN(maxLen)
+		if rng.IntN(3) == 0 {
+			n = 1 + rng.IntN(min(maxLen, 4)) // the short ones in bulk
+		}
+		sents[i] = make([]int, n)
+		for j := range sents[i] {
+			sents[i][j] = rng.IntN(tags)
+		}
+	}
+	return CorpusFromNumbers(NewTagSet(), sents)
+}
+
+// The lane kernel's counts and log-likelihood are the scalar chart's,
+// within 1e-12 relative (on amd64 they are the same bits: the lanes do
+// the scalar chart's operations in its order), and those of the E-step
+// sentence by sentence in corpus order too (the sums' order differs):
+// plain, with a distance factor, with attachment factors, likelihood
+// alone, on random models, some of extreme weights.
+func TestLanesMatchScalarChart(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 1))
+	for trial := range 8 {
+		c := mixedLengths(rng, 300+rng.IntN(200), 5+rng.IntN(20), 12)
+		w := randomWeights(rng, 12, trial%2 == 0)
+		if trial >= 6 { // weights from e^−spread to e^spread: scaling's every branch
+			spread := []float64{30, 150}[trial-6]
+			for _, tab := range w.Tables() {
+				for i := range tab {
+					tab[i] = math.Exp((2*rng.Float64() - 1) * spread)
+				}
+			}
+		}
+		factor := make([]float64, 0, 1024)
+		for range 1024 {
+			factor = append(factor, 0.2+rng.Float64())
+		}
+		for name, opts := range map[string]EStepOptions{
+			"plain":      {},
+			"dist":       {Dist: func(d int) float64 { return math.Exp(-0.3 * float64(d)) }},
+			"loglikonly": {LogLikOnly: true},
+			"factors": {Factors: func(i int, edge, root []float64) {
+				for k := range edge {
+					edge[k] = factor[(i+k)%len(factor)]
+				}
+				for k := range root {
+					root[k] = factor[(3*i+k)%len(factor)]
+				}
+			}},
+		} {
+			opts.Workers = 2
+			lanes, scalar := withKernel(testedKernel(), c, w, opts), withKernel("", c, w, opts)
+			if d := maxRelDiff(lanes, scalar); d > 1e-12 || lanes.Unusable != scalar.Unusable || lanes.ZeroWeight != scalar.ZeroWeight {
+				t.Fatalf("trial %d, %s: lanes and scalar chart differ by %g (unusable %d, %d)", trial, name, d, lanes.Unusable, scalar.Unusable)
+			} else if d != 0 {
+				t.Logf("trial %d, %s: lanes and scalar chart differ by %g", trial, name, d)
+			}
+			if opts.Factors != nil {
+				continue
+			}
+			if d := maxRelDiff(lanes, bySentence(c, w, opts)); d > 1e-12 {
+				t.Fatalf("trial %d, %s: lanes and the E-step in corpus order differ by %g", trial, name, d)
+			}
+		}
+	}
+}
+
+// The attachment factors are asked for once per sentence, and Posteriors
+// sees the posteriors of each sentence once, the lanes' as the scalar
+// chart's.
+func TestLanesCallbacks(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 2))
+	c := mixedLengths(rng, 200, 12, 6)
+	w := randomWeights(rng, 6, true)
+	run := func(k string) (asked []int, root [][]float64) {
+		asked, root = make([]int, c.Len()), make([][]float64, c.Len())
+		withKernel(k, c, w, EStepOptions{Workers: 1,
+			Factors: func(i int, edge, root []float64) {
+				asked[i]++
+				for k := range edge {
+					edge[k] = 1 + float64(k%3)/10
+				}
+				for k := range root {
+					root[k] = 1
+				}
+			},
+			Posteriors: func(i int, _, r []float64) { root[i] = append([]float64(nil), r...) },
+		})
+		return asked, root
+	}
+	asked, lanes := run(testedKernel())
+	_, scalar := run("")
+	for i := range asked {
+		if asked[i] != 1 {
+			t.Fatalf("sentence %d: factors asked for %d times", i, asked[i])
+		}
+		for d := range scalar[i] {
+			if relErr(lanes[i][d], scalar[i][d]) > 1e-12 {
+				t.Fatalf("sentence %d: root posterior %d is %v on the lanes, %v on the scalar chart", i, d, lanes[i][d], scalar[i][d])
+			}
+		}
+	}
+}
+
+// A model under which long sentences' Z underflows even scaled (every
+// word would rather be the root, and only one can) sends those lanes to
+// the scalar chart, whose scaling search finds their Z: the results are
+// still the scalar chart's, every sentence usable.
+func TestLanesUnderflowGoesScalar(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 3))
+	w := randomWeights(rng, 5, true)
+	for i := range w.Child {
+		w.Child[i] *= 1e-25
+	}
+	var sents [][]int
+	for n := 1; n <= 40; n++ {
+		for range 9 {
+			s := make([]int, n)
+			for j := range s {
+				s[j] = rng.IntN(5)
+			}
+			sents = append(sents, s)
+		}
+	}
+	c := CorpusFromNumbers(NewTagSet(), sents)
+	// The lanes alone: the long sentences' Z leaves the normal numbers.
+	var b laneChart
+	for l := range lanes {
+		b.load(l, sents[len(sents)-1-l], w, nil, nil)
+	}
+	b.scale()
+	b.inside()
+	if _, ok := b.logZ(0); ok {
+		t.Fatalf("Z of a 40-token sentence is %v: the test no longer makes it underflow", b.z[0])
+	}
+	opts := EStepOptions{Workers: 1}
+	lanes, scalar := withKernel(testedKernel(), c, w, opts), withKernel("", c, w, opts)
+	if lanes.Unusable+lanes.ZeroWeight > 0 || math.IsInf(lanes.LogLik, 0) {
+		t.Fatalf("unusable %d, zero weight %d, log-likelihood %v", lanes.Unusable, lanes.ZeroWeight, lanes.LogLik)
+	}
+	if d := maxRelDiff(lanes, scalar); d > 1e-12 {
+		t.Fatalf("lanes and scalar chart differ by %g", d)
+	}
+}
+
+// The counts are the same bits for any number of workers.
+func TestLanesSameForWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 4))
+	c := mixedLengths(rng, 1500, 15, 10)
+	w := randomWeights(rng, 10, true)
+	first := NewEStepper(c).Run(w, EStepOptions{Workers: 1})
+	for _, workers := range []int{2, 3, 7} {
+		res := NewEStepper(c).Run(w, EStepOptions{Workers: workers})
+		if !sameParams(first.Counts, res.Counts) || first.LogLik != res.LogLik {
+			t.Fatalf("%d workers: counts or log-likelihood differ from 1 worker's (%v, %v)", workers, res.LogLik, first.LogLik)
+		}
+	}
+}
