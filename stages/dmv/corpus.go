@@ -657,8 +657,9 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	}
 	run := &estepRun{e: e, w: w, opts: opts, dist: dist, longest: longest, tied: tied}
 	// The soft E-step of a plain DMV goes by batches of equal-length
-	// sentences (batch.go); the other variants one sentence at a time.
-	byLength := !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
+	// sentences where there is a lane kernel (batch.go); the other
+	// variants, and every E-step without one, one sentence at a time.
+	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
 	errs := make([]error, chunks)
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		p := &chunkPass{estepRun: run, worker: worker, counts: table(), chart: e.charts[worker], heads: e.heads[worker]}
