@@ -33,6 +33,7 @@ type laneChart struct {
 	capacity                               int
 
 	removed []float64      // scale's factors
+	inv     []float64      // scale's 1/factor of each word's attachments
 	sum     [lanes]float64 // of every posterior, after outside
 }
 
@@ -142,22 +143,37 @@ func (b *laneChart) scale() {
 			}
 		}
 	}
+	// Each word's attachments divided by their largest, row by row (the
+	// largest of numbers is the same in any order).
+	most := cells(removed, 2*n, 3*n)
+	copy(most, root[:n*lanes])
+	for h := 0; h < n; h++ {
+		row := cells(edge, h*n, h*n+n)
+		for i := 0; i+lanes <= len(most); i += lanes {
+			st(most[i:i+lanes], ld(most[i:i+lanes]).Max(ld(row[i:i+lanes])))
+		}
+	}
+	if cap(b.inv) < n*lanes {
+		b.inv = make([]float64, n*lanes)
+	}
+	inv := b.inv[:n*lanes]
 	var one [lanes]float64
 	for l := range one {
 		one[l] = 1
 	}
-	for d := 0; d < n; d++ {
-		m := ld(cell(root, d))
-		for h := 0; h < n; h++ {
-			m = m.Max(ld(cell(edge, h*n+d)))
+	for i := 0; i+lanes <= len(most); i += lanes {
+		m := factorOf(ld(most[i : i+lanes]))
+		st(most[i:i+lanes], m)
+		st(inv[i:i+lanes], ld(one[:]).Div(m))
+	}
+	for i := 0; i+lanes <= len(inv); i += lanes {
+		st(root[i:i+lanes], ld(root[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
+	}
+	for h := 0; h < n; h++ {
+		row := cells(edge, h*n, h*n+n)
+		for i := 0; i+lanes <= len(inv); i += lanes {
+			st(row[i:i+lanes], ld(row[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
 		}
-		m = factorOf(m)
-		inv := ld(one[:]).Div(m)
-		st(cell(root, d), ld(cell(root, d)).Mul(inv))
-		for h := 0; h < n; h++ {
-			st(cell(edge, h*n+d), ld(cell(edge, h*n+d)).Mul(inv))
-		}
-		st(cell(removed, 2*n+d), m)
 	}
 	for l := range lanes {
 		logScale, kept := 0.0, 1.0
