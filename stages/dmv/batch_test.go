@@ -325,3 +325,30 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 		}
 	}
 }
+
+// An empty sentence among the batches has weight 0 on the lanes as on the
+// scalar chart (no tree: log Z = −Inf), the others their counts.
+func TestLanesEmptySentence(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 6))
+	sents := [][]int{{}, {}, {3}}
+	for range 9 {
+		sents = append(sents, []int{rng.IntN(4), rng.IntN(4)})
+	}
+	c := CorpusFromNumbers(NewTagSet(), sents)
+	w := randomWeights(rng, 4, true)
+	lanes, scalar := withKernel(testedKernel(), c, w, EStepOptions{Workers: 1}), withKernel("", c, w, EStepOptions{Workers: 1})
+	if lanes.ZeroWeight != 2 || scalar.ZeroWeight != 2 || !math.IsInf(lanes.LogLik, -1) {
+		t.Fatalf("zero weight %d (scalar %d), log-likelihood %v", lanes.ZeroWeight, scalar.ZeroWeight, lanes.LogLik)
+	}
+	a, b := lanes.Counts.Tables(), scalar.Counts.Tables()
+	for k := range a {
+		for i := range a[k] {
+			if relErr(a[k][i], b[k][i]) > 1e-12 {
+				t.Fatalf("table %d, entry %d: %v on the lanes, %v on the scalar chart", k, i, a[k][i], b[k][i])
+			}
+		}
+	}
+}
