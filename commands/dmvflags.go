@@ -90,11 +90,28 @@ func depthFlags() []cli.Flag {
 // extended valence grammar; pr-toolkit's -dvalency, -cvalency and
 // -child-backoff), for the programs that make a model from a corpus.
 func valenceFlags() []cli.Flag {
-	return program.InCategory(valenceCategory,
+	return program.InCategory(valenceCategory, append([]cli.Flag{
 		&cli.IntFlag{Name: "stop-valence", Value: dmv.DMVValence.Stop, Usage: "stop decisions tell apart `V` valences: 1 none, 2 no child yet vs some (the DMV), 3 none vs one vs two or more"},
 		&cli.IntFlag{Name: "child-valence", Value: dmv.DMVValence.Child, Usage: "child distributions tell apart `V` valences, counted nearest first: 1 one distribution (the DMV), 2 the first child vs later ones (Headden et al.'s EVG), 3 first, second, later"},
 		&cli.Float64Flag{Name: "child-backoff", Usage: "interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head, after each M-step (pr-toolkit's -child-backoff; 0: none)"},
-	)
+		&cli.BoolFlag{Name: "learn-backoff", Usage: "learn the child back-off (Headden et al. 2009): each argument drawn from its head's distribution or from a back-off (--backoff-forget), the choice hidden and its weight per head, side and valence learned by EM (README, \"Learned back-off\"); not with --child-backoff"},
+	}, program.BackoffFlags()...)...)
+}
+
+// readLearnBackoff reads --learn-backoff, --backoff-prior and
+// --backoff-forget: how the back-off is learned, nil when it is not.
+func readLearnBackoff(c *cli.Context) (*dmv.LearnedBackoff, error) {
+	if !c.Bool("learn-backoff") {
+		if c.IsSet("backoff-prior") || c.IsSet("backoff-forget") {
+			return nil, program.Usagef("--backoff-prior and --backoff-forget say how --learn-backoff learns: give them with --learn-backoff")
+		}
+		return nil, nil
+	}
+	if c.Float64("child-backoff") != 0 {
+		return nil, program.Usagef("--learn-backoff learns the back-off's weights; --child-backoff fixes one: give one of them")
+	}
+	bp, err := program.LearnedBackoff(c)
+	return &bp, err
 }
 
 // readValence reads valenceFlags: the settings (zero when neither valence

@@ -68,11 +68,16 @@ Examples:
    dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl
    dmv-init --vb --alpha 0.1 wsj10.jsonl > init-vb.jsonl
    dmv-init --child-valence 2 wsj10.jsonl > evg-init.jsonl   # an EVG start
+   dmv-init --child-valence 2 --learn-backoff wsj10.jsonl > evg-learn-init.jsonl
 
 --stop-valence and --child-valence give the start more valences (README,
 "Extended valence"): km and klein give every child valence the same counts
 (their masses have no order among a head's children) and the decisions the
-counts of a chain of the expected children; --child-backoff as train-em's.`,
+counts of a chain of the expected children; --child-backoff as train-em's.
+--learn-backoff makes a start that learns its back-off (README, "Learned
+back-off"): each child distribution the full one, the back-off their mean over
+what it forgets, every weight the prior's mean; "estep -m M | mstep" then
+learns it, equal to train-em --learn-backoff byte for byte.`,
 		Flags: append([]cli.Flag{
 			initFlag(dmv.DefaultInit), kleinConstFlag(), seedFlag(),
 			program.LambdaFlag("add-λ smoothing in the initial M-step"),
@@ -95,8 +100,12 @@ counts of a chain of the expected children; --child-backoff as train-em's.`,
 				return err
 			}
 			v, backoff, err := readValence(c)
-			if err == nil && alpha > 0 && (v != (dmv.Valence{}) || backoff > 0) {
-				err = program.Usagef("--vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			if err != nil {
+				return err
+			}
+			learn, err := readLearnBackoff(c)
+			if err == nil && alpha > 0 && (v != (dmv.Valence{}) || backoff > 0 || learn != nil) {
+				err = program.Usagef("--vb trains the DMV: not with --stop-valence, --child-valence, --child-backoff or --learn-backoff")
 			}
 			if err != nil {
 				return err
@@ -108,7 +117,7 @@ counts of a chain of the expected children; --child-backoff as train-em's.`,
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return dmvinit.Run(src, w, c.String("init"), dmv.InitOptions{Lambda: c.Float64("lambda"), VBAlpha: alpha, Seed: c.Uint64("seed"), KleinConst: c.Float64("klein-const"), Workers: c.Int("workers"),
-					Valence: v, ChildBackoff: backoff}, limit)
+					Valence: v, ChildBackoff: backoff, LearnBackoff: learn}, limit)
 			})
 		},
 	}

@@ -28,7 +28,9 @@ func TestShellLoopEqualsTrainEMWithPR(t *testing.T) {
 	rules := writeTemp(t, dir, "rules.txt", []byte(prRules))
 	for _, flags := range [][]string{
 		{"--rules", rules, "--rule-share", "0.9"},
+		{"--rules", rules, "--rule-share", "0.9", "--dual-rule", "interleaved"},
 		{"--sparsity", "4"},
+		{"--sparsity", "4", "--dual-rule", "exact"},
 		{"--sparsity", "2", "--sparsity-grouped", "--sparsity-root", "--sparsity-direction"},
 	} {
 		dual := filepath.Join(dir, "dual.json")
@@ -67,7 +69,7 @@ func TestEStepRefusesAnotherDual(t *testing.T) {
 	var out, errs bytes.Buffer
 	args := []string{"estep", "--sparsity", "4", "--dual", dual, "-m", model, corpus}
 	code := program.Run(args[0], args, nil, &out, &errs)
-	if code != 1 || !bytes.Contains(errs.Bytes(), []byte(dual+`: the dual of "sparsity sigma=3", not of this run's "sparsity sigma=4"`)) {
+	if code != 1 || !bytes.Contains(errs.Bytes(), []byte(dual+`: the dual of "sparsity sigma=3 interleaved", not of this run's "sparsity sigma=4 interleaved"`)) {
 		t.Errorf("exit %d, stderr %q", code, errs.String())
 	}
 }

@@ -44,6 +44,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		// Posterior regularization's dual goes on from the checkpoint's.
 		{"pr-rules", []string{"train-em", "--rules", writeTemp(t, dir, "rules.txt", []byte(prRules)), "--rule-share", "0.9", "--tol", "0", "--max-iter", "30"}, 30},
 		{"pr-sparsity", []string{"train-em", "--sparsity", "3", "--tol", "0", "--max-iter", "30"}, 30},
+		{"pr-sparsity-exact", []string{"train-em", "--sparsity", "3", "--dual-rule", "exact", "--tol", "0", "--max-iter", "30"}, 30},
 	}
 	rng := rand.New(rand.NewPCG(14, 2))
 	for _, tc := range cases {

@@ -59,6 +59,20 @@ renormalised, leaning toward a skew p̀ while β is small (--skew):
 The CCM is smoothed as Klein's (2 constituent and 8 distituent pseudo-counts
 per yield and context).
 
+Classes (--classes K, ccm and em only): Klein's (2005 §5.3.2) multi-class
+CCM, in which the bracketing generates a label for every span — the
+distituent label d for every distituent, one of K − 1 constituent classes,
+uniformly, for every constituent — and each label its own yields and
+contexts. K = 2 is the CCM (the same numbers by the multi-class code);
+Klein compared 2 and 12. The classes start apart by random shares of each
+yield's start counts (--seed), and share the CCM's constituent
+pseudo-counts (2/(K − 1) each per yield and context). --dump-classes FILE
+writes each class's most frequent yields of two tags or more, {"class",
+"yield", "count"} (expected counts over the training sentences; class 0 is
+d; for the CCM itself class 1 is its constituent label), as Klein's
+Fig. 5.9. The multi-class model has no model file: it trains and decodes
+in-process.
+
 Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
 the binary bracketing with the largest sum of bracket posteriors (CCM only).
 
@@ -78,6 +92,7 @@ Examples:
    train-ccm wsj10.jsonl | score
    train-ccm --model ccm2 --estimator sda train.jsonl --test test.jsonl | score
    train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl
+   train-ccm --classes 12 --dump-classes classes.jsonl wsj10.jsonl | score --analysis labels
    train-ccm --model dmvccm --max-memory 4G wsj40.jsonl -o dmvccm40.jsonl   # long sentences
 
 --max-memory SIZE (default 1G) refuses, before the sentences are interned, a
@@ -93,6 +108,9 @@ need more.
 			&cli.Float64Flag{Name: "tol", DefaultText: "1e-6; 1e-5 for dmvccm; under --stop bits 2^-20", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (under --stop bits, in bits per token)"},
 			stopFlag("relative"),
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
+			&cli.IntFlag{Name: "classes", Value: 2, Usage: "ccm: `K` classes, the distituent label one of them (Klein §5.3.2; 2 is the CCM); em only, in-process"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the classes' start (--classes)"},
+			&cli.StringFlag{Name: "dump-classes", TakesFile: true, Usage: "write each class's 10 most frequent yields (expected counts) to `FILE` (--classes)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
 			program.WorkersFlag(), program.MaxMemoryFlag(),
 			&cli.StringFlag{Name: "log", Usage: "write one JSON line per E-step to `FILE`"},
@@ -156,6 +174,19 @@ func trainCCM(c *cli.Context) error {
 		}
 		if model == "dmvccm" && skew != ccm.SkewStart {
 			return program.Usagef("--skew %s is the CCM's (a distribution over its bracketings): dmvccm's sda skews toward its start pair (--skew start)", skew)
+		}
+	}
+	if c.IsSet("classes") || c.IsSet("seed") || c.IsSet("dump-classes") {
+		if c.Int("classes") < 2 {
+			return program.Usagef("--classes must be at least 2 (the distituent label and a constituent class), not %d", c.Int("classes"))
+		}
+		if model != "ccm" || est != ccm.EM {
+			return program.Usagef("--classes, --seed and --dump-classes are for --model ccm with --estimator em")
+		}
+		for _, f := range []string{"save-model", "save-every", "run-dir", "resume"} {
+			if c.IsSet(f) {
+				return program.Usagef("--%s: the multi-class CCM (--classes) trains in-process only (no model file)", f)
+			}
 		}
 	}
 	if c.Int("max-iter") < 0 {
@@ -361,17 +392,14 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Ske
 	fit := ccm.Train
 	if c.Int("max-iter") == 0 { // the start: the M-step of --init's counts
 		fit = func(corpus *ccm.Corpus, opts ccm.Options) (*ccm.Model, int, error) {
-			cnt, err := ccm.StartCounts(corpus, opts.Start)
-			if err != nil {
-				return nil, 0, err
-			}
-			m, err := ccm.MStep(cnt, corpus.Sym, opts.Variant, ccm.KleinSmoothing)
-			return m, 0, err
+			start, _, err := ccm.NewLoop(corpus, opts)
+			return start, 0, err
 		}
 	}
 	opts := ccm.Options{
 		Variant: v, Start: start, Estimator: est, Skew: skew, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
 		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
+		Classes: classesOf(c), Seed: c.Uint64("seed"),
 		Observe: emloop.Every(c.Int("save-every"), func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
 			return nil
@@ -405,6 +433,11 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Ske
 			return nil, err
 		}
 	}
+	if c.IsSet("dump-classes") {
+		if err := dumpClasses(c.String("dump-classes"), m, corpus, c.Int("workers")); err != nil {
+			return nil, err
+		}
+	}
 	dec := ccm.Viterbi
 	if c.Bool("mbr") {
 		dec = ccm.MBR
@@ -426,6 +459,30 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Ske
 	return saved, nil
 }
 
+// classesOf is ccm.Options' Classes: --classes when given, else 0 (the
+// CCM's own code).
+func classesOf(c *cli.Context) int {
+	if c.IsSet("classes") {
+		return c.Int("classes")
+	}
+	return 0
+}
+
+// dumpClasses writes each class's ten most frequent yields of two tags or
+// more (expected counts under m over the training sentences; class 0 the
+// distituent label) to path, one JSON line each.
+func dumpClasses(path string, m *ccm.Model, corpus *ccm.Corpus, workers int) error {
+	members := ccm.TopYields(m.EStep(corpus, workers), corpus.Sym, 10)
+	return pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
+		for _, mb := range members {
+			if err := pipeline.WriteRecord(o, mb); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // noteFellBack says on stderr how many sentences of probability 0 the
 // decoder's fallback parsed (the DMV's rule).
 func noteFellBack(c *cli.Context, n int) {
@@ -440,7 +497,7 @@ func noteFellBack(c *cli.Context, n int) {
 func checkCCMMemory(c *cli.Context, model string, train, out []*format.Sentence, limit int64) error {
 	workers := pipeline.Workers(c.Int("workers"))
 	job := ccm.Job{Lengths: ccm.LengthsOf(tagsOf(train)), TagBytes: ccm.TagBytes(tagsOf(train)), Workers: workers, Train: true,
-		Text: c.IsSet("save-model") || c.IsSet("run-dir") || c.IsSet("resume")}
+		Text: c.IsSet("save-model") || c.IsSet("run-dir") || c.IsSet("resume"), Classes: max(classesOf(c)-1, 0)}
 	var need int64
 	if model == "dmvccm" {
 		tags := map[string]bool{}

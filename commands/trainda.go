@@ -49,7 +49,11 @@ Examples:
    train-da --init km --skew --child-valence 2 --lambda 1 wsj10.jsonl > sda-evg.jsonl
 
 --stop-valence, --child-valence and --child-backoff train a DMV with more
-valences, as train-em's do (README, "Extended valence").
+valences, as train-em's do (README, "Extended valence"); --learn-backoff,
+--backoff-forget and --backoff-prior learn the back-off as train-em's do, each
+choice of distribution annealed as an event of its own (README, "Learned
+back-off").
+   train-da --init km --skew --child-valence 2 --lambda 1 --learn-backoff wsj10.jsonl
 
 ` + ProgressHelp,
 		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
@@ -95,6 +99,9 @@ valences, as train-em's do (README, "Extended valence").
 				return err
 			}
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
+				return err
+			}
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
 				return err
 			}
 			src := program.Source(c)

@@ -129,6 +129,12 @@ al. 2010): each E-step's posterior is projected onto distributions whose
 expected dependencies obey universal rules (Naseem et al. 2010: at least
 --rule-share of them instantiate a rule of the table) or pay the L1/L∞
 sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
+--dual-rule says how much of the projection's dual each E-step solves: exact
+(to --dual-tol, within --dual-steps: pr-toolkit's rules; the default for
+--rules) or interleaved (the default for --sparsity: one E-step an iteration,
+the dual taking one projected-gradient step between iterations as the model
+takes its M-step, and line-searched steps only when the objective — then the
+primal bound F(q, θ) ≤ J(θ) — would fall; exact where both settle).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits
@@ -163,15 +169,24 @@ Examples:
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
    train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
+   train-em --sparsity 10 --dual-rule exact wsj10.jsonl > s.jsonl  # every projection solved
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 > model.jsonl                # the same model, byte for byte
    train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl
+   train-em --child-valence 2 --lambda 1 --learn-backoff wsj10.jsonl > evg-learned.jsonl
+   train-em --child-valence 2 --learn-backoff --backoff-forget valence --backoff-prior 10,1 wsj10.jsonl
 
 --stop-valence and --child-valence train a DMV with more valences (Headden,
 Johnson & McClosky 2009's extended valence grammar is --child-valence 2; see
 README, "Extended valence"); --child-backoff W interpolates every child
 distribution with one that forgets the head after each M-step (pr-toolkit's
-fixed weight). With -m the model's own valences are kept.
+fixed weight). --learn-backoff learns the interpolation instead (Headden et al.;
+README, "Learned back-off"): each argument comes from its head's distribution
+or from a back-off that forgets the head (--backoff-forget head, the default) or
+the valence (valence), a hidden choice whose weight per head, side and valence
+EM learns with --backoff-prior FULL,BACK pseudo-counts (default 1,10). With -m
+the model's own valences are kept, and a model that learns its back-off goes on
+learning it.
 
 --max-depth D restricts every E-step (and --hard's Viterbi trees) to the trees
 whose left-corner parse needs at most D stack levels (Noji, Miyao & Johnson
@@ -255,8 +270,11 @@ cannot be resumed.
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
 				return err
 			}
-			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0) {
-				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence or --child-backoff")
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
+				return err
+			}
+			if alpha > 0 && (job.Valence != (dmv.Valence{}) || job.ChildBackoff > 0 || job.LearnBackoff != nil) {
+				return program.Usagef("--estimator vb trains the DMV: not with --stop-valence, --child-valence, --child-backoff or --learn-backoff")
 			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {

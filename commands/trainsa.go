@@ -57,7 +57,8 @@ Examples:
 
 --stop-valence, --child-valence and --child-backoff train a DMV with more
 valences, as train-em's do (README, "Extended valence"); Model L takes them,
-Model S does not.
+Model S does not. --learn-backoff, --backoff-forget and --backoff-prior learn
+the child back-off as train-em's do (README, "Learned back-off").
 
 ` + ProgressHelp,
 		Flags: slices.Concat(TrainFlags(dmv.DefaultInit), RunDirFlags(), []cli.Flag{
@@ -108,6 +109,9 @@ Model S does not.
 				return err
 			}
 			if job.Valence, job.ChildBackoff, err = readValence(c); err != nil {
+				return err
+			}
+			if job.LearnBackoff, err = readLearnBackoff(c); err != nil {
 				return err
 			}
 			if opts.Anneals == anneal.SegBeta && job.Valence != (dmv.Valence{}) && !job.Valence.IsDMV() {

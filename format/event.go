@@ -21,6 +21,15 @@ import (
 //	{"ev":"root","arg":"VBD","n":40}
 //	{"ev":"stats","sentences":5301,"tokens":37000,"loglik":-123456.7}
 //
+// A DMV whose child distributions learn their back-off (Headden, Johnson
+// & McClosky 2009) has, beside each child record, a backoff record of the
+// same fields: in a model the probability of drawing that argument from
+// the back-off distribution that forgets the head (the back-off's weight
+// times its probability; the child record holds the whole), in counts the
+// expected number of those attachments made through the back-off:
+//
+//	{"ev":"backoff","head":"VBD","dir":"right","val":0,"arg":"NN","p":0.004}
+//
 // The CCM's (family "ccm", or "ccm2" for Smith & Eisner's model 2) are
 // its four multinomials, yields and contexts given or distituents
 // (Boundary beyond the sentence edges), and the probability of a yield or
@@ -50,12 +59,14 @@ import (
 //	{"ev":"halt","head":"VBD","left_adj":true,"right_adj":false,"p":0.25}
 //	{"ev":"go","head":"VBD","dir":"left","left_adj":true,"right_adj":false,"p":0.5}
 const (
-	EvRoot   = "root"
-	EvChild  = "child"
-	EvStop   = "stop"
-	EvCont   = "cont"
-	EvStats  = "stats"
-	EvHeader = "header"
+	EvRoot  = "root"
+	EvChild = "child"
+	// EvBackoff is the share of a child event drawn from the back-off.
+	EvBackoff = "backoff"
+	EvStop    = "stop"
+	EvCont    = "cont"
+	EvStats   = "stats"
+	EvHeader  = "header"
 
 	EvSpan          = "span"
 	EvContext       = "context"
@@ -93,7 +104,7 @@ const (
 // closes a count stream.
 type Event struct {
 	Ev   string
-	Head string // child, stop, cont
+	Head string // child, backoff, stop, cont
 	Dir  string // child, stop, cont: Left or Right
 	Adj  bool   // stop, cont: no child yet on that side
 	// AdjLeft, AdjRight are a halt or go event's valence state: no
@@ -196,7 +207,7 @@ func (e *Event) CheckWrite() error {
 		if e.Header == nil {
 			return errors.New("header event without header")
 		}
-	case EvRoot, EvChild, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord, EvHalt, EvGo:
+	case EvRoot, EvChild, EvBackoff, EvStop, EvCont, EvSpan, EvContext, EvUnseenSpan, EvUnseenContext, EvTrans, EvEmit, EvUnseenWord, EvHalt, EvGo:
 		if e.Unit != Count && e.Unit != Prob && e.Unit != Weight {
 			return fmt.Errorf("event %q has no unit", e.Ev)
 		}
@@ -216,8 +227,13 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvRoot:
 		dst = appendString(append(dst, `{"ev":"root","arg":`...), e.Arg)
 		return appendValue(dst, e.Unit, e.Value)
-	case EvChild:
-		dst = appendString(append(dst, `{"ev":"child","head":`...), e.Head)
+	case EvChild, EvBackoff:
+		if e.Ev == EvChild {
+			dst = append(dst, `{"ev":"child","head":`...)
+		} else {
+			dst = append(dst, `{"ev":"backoff","head":`...)
+		}
+		dst = appendString(dst, e.Head)
 		dst = appendDir(append(dst, `,"dir":`...), e.Dir)
 		if e.HasVal {
 			dst = strconv.AppendInt(append(dst, `,"val":`...), int64(e.Val), 10)
@@ -470,6 +486,8 @@ func constant(b []byte) string {
 		return EvRoot
 	case EvChild:
 		return EvChild
+	case EvBackoff:
+		return EvBackoff
 	case EvStop:
 		return EvStop
 	case EvCont:
@@ -895,7 +913,7 @@ func (f *eventFields) finish(e *Event) error {
 	switch e.Ev {
 	case EvRoot:
 		err = need(e.Arg != "", "arg")
-	case EvChild:
+	case EvChild, EvBackoff:
 		if e.Head == "" || e.Arg == "" || e.Dir != Left && e.Dir != Right {
 			err = errors.Join(need(e.Head != "", "head"), need(e.Arg != "", "arg"), checkDir(e.Dir))
 		}
@@ -946,8 +964,8 @@ func (f *eventFields) finish(e *Event) error {
 		return err
 	}
 	if f.hasVal {
-		if e.Ev != EvChild && e.Ev != EvStop && e.Ev != EvCont {
-			return fmt.Errorf("%q event with \"val\": only child, stop and cont have a valence", e.Ev)
+		if e.Ev != EvChild && e.Ev != EvBackoff && e.Ev != EvStop && e.Ev != EvCont {
+			return fmt.Errorf("%q event with \"val\": only child, backoff, stop and cont have a valence", e.Ev)
 		}
 		if f.val < 0 || f.val >= MaxValence {
 			return fmt.Errorf("%q event with valence %d: want 0 to %d", e.Ev, f.val, MaxValence-1)

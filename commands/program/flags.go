@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/memory"
 )
 
@@ -162,4 +163,32 @@ func MaxMemory(c *cli.Context) (int64, error) {
 		return 0, Usagef("%v", err)
 	}
 	return n, nil
+}
+
+// BackoffFlags are --backoff-prior and --backoff-forget, how a learned
+// child back-off is learned (dmv.LearnedBackoff).
+func BackoffFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "backoff-prior", Value: dmv.DefaultLearnedBackoff.String(),
+			Usage: "learned back-off: pseudo-counts `FULL,BACK` added to each head's expected choices of its own child distribution and of the back-off (a Beta(FULL+1, BACK+1) prior on the weight; MAP)"},
+		&cli.StringFlag{Name: "backoff-forget", Value: "head",
+			Usage: "learned back-off: what the back-off forgets, `head` (P(a | dir, val)) or valence (P(a | head, dir); needs --child-valence 2 or more)"},
+	}
+}
+
+// LearnedBackoff reads BackoffFlags (exit 2 when --backoff-prior is not
+// two finite numbers ≥ 0, or --backoff-forget neither head nor valence).
+func LearnedBackoff(c *cli.Context) (dmv.LearnedBackoff, error) {
+	bp, err := dmv.ParseBackoffPrior(c.String("backoff-prior"))
+	if err != nil {
+		return bp, Usagef("--backoff-prior: %v", err)
+	}
+	switch c.String("backoff-forget") {
+	case "head":
+	case "valence":
+		bp.ForgetValence = true
+	default:
+		return bp, Usagef("--backoff-forget: head or valence, not %q", c.String("backoff-forget"))
+	}
+	return bp, nil
 }

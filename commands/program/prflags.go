@@ -18,8 +18,9 @@ func PRFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "sparsity-grouped", Usage: "with --sparsity: one instance per child token and parent tag, not per potential edge"},
 		&cli.BoolFlag{Name: "sparsity-root", Usage: "with --sparsity: constrain the attachments to the root too (as a parent type of their own)"},
 		&cli.BoolFlag{Name: "sparsity-direction", Usage: "with --sparsity: left and right dependencies are different types"},
-		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step"},
-		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
+		&cli.StringFlag{Name: "dual-rule", Usage: "posterior regularization: `RULE` exact (solve every projection to --dual-tol, pr-toolkit's rules; the rules' default) or interleaved (one E-step an iteration and one dual step between, line-searched steps only when the objective would fall; sparsity's default)"},
+		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step (--dual-rule interleaved: in its fallback)"},
+		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization, --dual-rule exact: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
 	}
 }
 
@@ -31,6 +32,7 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 		Sigma:   c.Float64("sparsity"),
 		Grouped: c.Bool("sparsity-grouped"), Root: c.Bool("sparsity-root"), Direction: c.Bool("sparsity-direction"),
 		MaxSteps: c.Int("dual-steps"), Tol: c.Float64("dual-tol"),
+		Rule: pr.DualRule(c.String("dual-rule")),
 	}
 	if name := c.String("rules"); name != "" {
 		rules, err := pr.LoadRules(name)
@@ -49,7 +51,7 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 		return opts, Usagef("--sparsity must be a finite number > 0, not %v", opts.Sigma)
 	}
 	if !opts.On() {
-		for _, f := range []string{"dual-steps", "dual-tol"} {
+		for _, f := range []string{"dual-rule", "dual-steps", "dual-tol"} {
 			if c.IsSet(f) {
 				return opts, Usagef("--%s is an option of posterior regularization (--rules or --sparsity)", f)
 			}

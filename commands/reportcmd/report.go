@@ -49,8 +49,11 @@ record of scores score, score-tags and select-model write — sentences,
 tokens, and root, directed, undirected, counted, excluded (heads), brackets,
 or score-tags' fields — with run, family, iterations and objective (the
 log's last), and for each run scored on heads after the first, score's
-sign_test against the first. Shares are fractions there, percentages on
-the page.
+sign_test against the first, then the run's error analyses, every row, as
+score --analysis and score-tags --analysis write them: links, by_distance
+and paths (heads), by_label and sequences (brackets), or confusion,
+by_gold_tag, sizes and words (tags). Shares are fractions there,
+percentages on the page.
 
 Examples:
    train-em --run-dir km --init km train.jsonl; train-em --run-dir uni --init uniform train.jsonl
@@ -58,7 +61,8 @@ Examples:
    train-em --log em.log c.jsonl > m.jsonl; decode -m m.jsonl c.jsonl > p.jsonl
    report -o em.html --run EM=em.log,p.jsonl
    report -o cmp.html --run EM=em.log,em.jsonl --run DA=da.log,da.jsonl --title 'WSJ10'
-   report --json --test test.jsonl km uni | jq -r '[.run, .directed, .sign_test.sentences.p] | @tsv'`,
+   report --json --test test.jsonl km uni | jq -r '[.run, .directed, .sign_test.sentences.p] | @tsv'
+   report --json --test test.jsonl km uni | jq -r '[.run, .paths.undirected.micro] | @tsv'`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"},
 				Usage: "write the page to `FILE` (required but with --json; - for stdout); it appears only when the run succeeds"},

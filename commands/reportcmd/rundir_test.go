@@ -324,19 +324,30 @@ func TestReportOtherFamilies(t *testing.T) {
 	if row := between(t, page, `<tr><td>hmm</td><td class="n">`+strconv.Itoa(tg.Tokens)+`</td>`, "</tr>"); !strings.Contains(row, wantCells) {
 		t.Errorf("HMM row %s lacks score-tags' figures %s", row, wantCells)
 	}
-	// --json: each run's record of scores is score's or score-tags' own.
+	// --json: each run's record of scores is score's or score-tags' own,
+	// its error analyses those of score --analysis or score-tags
+	// --analysis all.
 	recs := jsonLines(t, grind(t, nil, "report", "--json", "--test", corpus, ccmRun, dmvRun, hmmRun))
-	var ccmScore, tagScore map[string]any
-	json.Unmarshal(grind(t, grind(t, nil, "decode", "-m", filepath.Join(ccmRun, "model.jsonl"), "--quiet", corpus), "score", "--json"), &ccmScore)
-	json.Unmarshal(raw, &tagScore)
+	scores := func(model, scorer string, args ...string) map[string]any {
+		var m map[string]any
+		raw := grind(t, grind(t, nil, "decode", "-m", model, "--quiet", corpus), scorer, append([]string{"--json"}, args...)...)
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s: %v %s", scorer, err, raw)
+		}
+		return m
+	}
+	ccmScore := scores(filepath.Join(ccmRun, "model.jsonl"), "score", "--analysis", "labels,sequences")
+	dmvScore := scores(filepath.Join(dmvRun, "model.jsonl"), "score", "--analysis", "links,distance,paths")
+	tagScore := scores(filepath.Join(hmmRun, "model.jsonl"), "score-tags", "--analysis", "all")
 	for i, c := range []struct {
 		run    string
 		scores map[string]any
 		fields []string
 	}{
-		{"ccm", ccmScore, []string{"sentences", "tokens", "brackets"}},
-		{"dmv", nil, []string{"root", "counted"}},
-		{"hmm", tagScore, []string{"sentences", "tokens", "gold_tags", "induced_tags", "many_to_1", "one_to_1", "vi", "v_measure", "one_to_1_map"}},
+		{"ccm", ccmScore, []string{"sentences", "tokens", "brackets", "by_label", "sequences"}},
+		{"dmv", dmvScore, []string{"sentences", "tokens", "root", "counted", "excluded", "links", "by_distance", "paths"}},
+		{"hmm", tagScore, []string{"sentences", "tokens", "gold_tags", "induced_tags", "many_to_1", "one_to_1", "vi", "v_measure", "one_to_1_map",
+			"confusion", "by_gold_tag", "sizes", "words"}},
 	} {
 		rec := recs[i]
 		if rec["run"] != c.run || rec["sign_test"] != nil {
@@ -344,9 +355,28 @@ func TestReportOtherFamilies(t *testing.T) {
 		}
 		for _, f := range c.fields {
 			if c.scores != nil && !reflect.DeepEqual(rec[f], c.scores[f]) || rec[f] == nil {
-				t.Errorf("run %s: report's %s %v, the scorer's %v", c.run, f, rec[f], c.scores[f])
+				got, _ := json.Marshal(rec[f])
+				want, _ := json.Marshal(c.scores[f])
+				t.Errorf("run %s: report's %s %.300s…, the scorer's %.300s…", c.run, f, got, want)
 			}
 		}
+	}
+
+	// The page's tag analyses are score-tags --analysis's: the most
+	// frequent gold tag's F1 under both maps, and the largest induced tag's
+	// most frequent word.
+	top := tagScore["by_gold_tag"].([]any)[0].(map[string]any)
+	f1 := func(m string) string { return p(top[m].(map[string]any)["f1"].(float64)) }
+	wantRow := fmt.Sprintf(`<td class="k">%s</td><td class="n">%v</td><td class="n first">%v</td><td class="n">%s</td><td class="n">%s</td>`,
+		top["tag"], top["tokens"], top["many_to_1_tags"], f1("many_to_1"), f1("one_to_1"))
+	if !strings.Contains(page, wantRow) {
+		t.Errorf("the page lacks score-tags' by_gold_tag row %s", wantRow)
+	}
+	largest := tagScore["words"].([]any)[0].(map[string]any)
+	wantWord := fmt.Sprintf(`<td class="n first">%s</td><td class="n">%v</td><td class="n">%s</td><td class="n">%s `,
+		largest["tag"], largest["tokens"], largest["many_to_1"], largest["words"].([]any)[0].(map[string]any)["word"])
+	if !strings.Contains(page, "Tokens per tag, largest first") || !strings.Contains(page, wantWord) {
+		t.Errorf("the page lacks the tag sizes, or the words row %s", wantWord)
 	}
 
 	// The DMV run keeps the dependency tables; it is the only one there.

@@ -64,9 +64,11 @@ Posterior regularization (the loop is train-em --rules or --sparsity): the
 posterior is projected onto distributions whose dependencies obey universal
 rules or pay the L1/L∞ sparsity penalty, over the whole corpus (the
 projection couples every sentence: give estep the corpus, not a shard);
---dual FILE carries its dual variables from one E-step to the next, and
-loglik is the PR objective.
+--dual FILE carries its dual variables (and, under --dual-rule interleaved,
+the last E-step's point, gradient and objective) from one E-step to the next,
+and loglik is the PR objective (interleaved: its primal bound F).
    estep --rules ud1 --dual dual.json -m model.jsonl ud10.jsonl | mstep > next.jsonl
+   estep --sparsity 10 --dual dual.json -m model.jsonl wsj10.jsonl | mstep > next.jsonl
 
 --max-depth D counts only the trees whose left-corner parse needs at most D
 stack levels (Noji, Miyao & Johnson 2016; --max-chunk N: center embeddings of

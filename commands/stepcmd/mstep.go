@@ -39,13 +39,21 @@ Examples:
    mstep --expect-sentences 5387 shard-*.counts > next.jsonl
    estep -m m.jsonl wsj10.jsonl | mstep --vb --alpha 0.1 -m m.jsonl -o m.jsonl
    estep -m evg.jsonl wsj10.jsonl | mstep --child-backoff 0.33 > next.jsonl
+   estep -m evg-learn.jsonl wsj10.jsonl | mstep --backoff-prior 1,10 > next.jsonl
    estep --gold --family hmm labelled.jsonl | mstep --lambda 1 > init.jsonl   # a supervised HMM
 
 The counts of a DMV with valence settings (README, "Extended valence") have
 one child multinomial per (head, dir, val) and one decision per (head, dir,
 val); --child-backoff W then mixes each child distribution with weight W with
-the distribution of the summed counts of every head (as train-em's).`,
-		Flags: []cli.Flag{
+the distribution of the summed counts of every head (as train-em's).
+
+Counts with backoff events come from a model that learns its child back-off
+(dmv-init or train-em --learn-backoff; README, "Learned back-off"): their
+M-step is that model's — the full distributions from the attachments made
+through them, the back-off from those made through it summed over every head,
+and each head's interpolation weight from its expected choices plus
+--backoff-prior's pseudo-counts FULL,BACK (default ` + "`" + `1,10` + "`" + `); add-λ as above.`,
+		Flags: append([]cli.Flag{
 			program.LambdaFlag("add-λ smoothing (0: maximum likelihood; Smith's grid: 10^(-2/3) … 10)"),
 			&cli.BoolFlag{Name: "vb", Usage: "variational Bayes's M-step (DMV counts): weights exp E[log θ] under Dir(counts + α)"},
 			program.AlphaFlag(dmv.DefaultAlpha, "--vb: the symmetric Dirichlet hyperparameter α (> 0)"),
@@ -54,7 +62,7 @@ the distribution of the summed counts of every head (as train-em's).`,
 			program.ExpectCorpusFlag(), program.MaxMemoryFlag(),
 			&cli.Float64Flag{Name: "child-backoff", Usage: "DMV: interpolate every child distribution with weight `W` in [0, 1] with one that forgets the head (pr-toolkit's -child-backoff; train-em's)"},
 			program.OutputFlag(), program.QuietFlag(),
-		},
+		}, program.BackoffFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := program.CheckLambda(c); err != nil {
 				return err
@@ -76,10 +84,18 @@ the distribution of the summed counts of every head (as train-em's).`,
 			if err != nil {
 				return err
 			}
+			var prior *dmv.LearnedBackoff
+			if c.IsSet("backoff-prior") || c.IsSet("backoff-forget") {
+				bp, err := program.LearnedBackoff(c)
+				if err != nil {
+					return err
+				}
+				prior = &bp
+			}
 			src := program.Source(c)
 			return program.WriteOutput(c, src, func(w io.Writer) error {
 				return mstep.Run(families.All, src, w, mstep.Options{Lambda: c.Float64("lambda"), VBAlpha: alpha, Model: c.String("model"),
-					ChildBackoff: c.Float64("child-backoff"), ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
+					ChildBackoff: c.Float64("child-backoff"), LearnedBackoff: prior, ExpectSentences: c.Int("expect-sentences"), ExpectCorpus: c.String("expect-corpus"), MaxMemory: limit})
 			})
 		},
 	}

@@ -26,7 +26,7 @@ peer() {
 	*) echo - ;;
 	esac
 }
-printf '%-22s %-13s %-13s %s\n' estimator grind pr-toolkit seconds
+printf '%-26s %-13s %-13s %s\n' estimator grind pr-toolkit seconds
 row() {
 	name=$1
 	shift
@@ -34,12 +34,16 @@ row() {
 	train-em --init km --tol 0 --max-iter 100 -q "$@" "$tmp/c.jsonl" -o "$tmp/m.jsonl"
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
 	acc=$(decode -m "$tmp/m.jsonl" -q "$tmp/c.jsonl" | score --json | jq -r '[.counted.directed.accuracy, .counted.undirected.accuracy] | map(. * 100) | @tsv' | awk '{ printf "%.1f / %.1f", $1, $2 }')
-	printf '%-22s %-13s %-13s %.1f\n' "$name" "$acc" "$(peer "$name")" "$secs"
+	printf '%-26s %-13s %-13s %.1f\n' "$name" "$acc" "$(peer "$name")" "$secs"
 }
 row em
-for s in 1 2 5 10 20 140; do row "sparsity-$s" --sparsity "$s"; done
-row sparsity-10-grouped --sparsity 10 --sparsity-grouped
-row sparsity-10-1step --sparsity 10 --dual-steps 1
+# Posterior sparsity, every projection solved (--dual-rule exact: pr-toolkit's
+# rules), then by train-em's default, the interleaved rule.
+for s in 1 2 5 10 20 140; do row "sparsity-$s" --sparsity "$s" --dual-rule exact; done
+row sparsity-10-grouped --sparsity 10 --sparsity-grouped --dual-rule exact
+row sparsity-10-1step --sparsity 10 --dual-rule exact --dual-steps 1
+for s in 1 2 5 10 20 140; do row "sparsity-$s-inter" --sparsity "$s"; done
+row sparsity-10-grouped-inter --sparsity 10 --sparsity-grouped
 for a in 1 0.1 0.01 0.001; do row "vb-$a" --estimator vb --alpha "$a"; done
 row evg-c2-l1 --child-valence 2 --lambda 1
 row dmv-l1 --lambda 1

@@ -41,6 +41,12 @@ type Model struct {
 	// random-split tree distribution (SplitSkewed): every constituent of
 	// l ≥ 2 tokens carries the factor (l−1)^−splitSkew.
 	splitSkew float64
+	// Classes, when not nil, makes m Klein's CCM with several constituent
+	// classes (§5.3.2, classes.go): a constituent span's yield and context
+	// come from one of these labels, chosen uniformly, and Span[Constituent]
+	// and Context[Constituent] are nil; the distituent label is
+	// Span[Distituent], Context[Distituent] as in the CCM.
+	Classes []Class
 }
 
 // Grow extends the tables to ids that Sym interned after the M-step (a
@@ -50,7 +56,11 @@ type Model struct {
 // SpanFactors call it; call it once yourself before using a model from
 // several goroutines on a corpus that grew its Symbols.
 func (m *Model) Grow() {
+	m.growClasses()
 	for b := range 2 {
+		if b == Constituent && m.Classes != nil {
+			continue
+		}
 		for y := len(m.Span[b]); y < m.Sym.NumYields(); y++ {
 			g := 0
 			if m.Variant == Model2 {
@@ -94,11 +104,19 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 	// factors underflow float64. Renormalised only when far from 1.
 	mant, exp := 1.0, 0
 	phiMant, phiExp := 1.0, 0
-	skew := m.skewFactors(n, ch)
+	var skew []float64
+	if m.splitSkew != 0 {
+		skew = m.skewFactors(n, ch)
+	}
+	w := n + 1
+	ys, xs := c.Yield[s.Off:s.Off+w*w], c.Context[s.Off:s.Off+w*w]
 	for i := 0; i <= n; i++ {
-		for j := i; j <= n; j++ {
-			k := s.Span(i, j)
-			y, x := c.Yield[k], c.Context[k]
+		// Row i of the sentence's spans, [i, i+d) for d = 0 … n−i, sliced
+		// once so that the loop over it checks no bounds but the tables'.
+		yr, xr, pr := ys[i*w+i:i*w+w], xs[i*w+i:i*w+w], ch.phi[i*w+i:i*w+w]
+		xr, pr = xr[:len(yr)], pr[:len(yr)]
+		for d, y := range yr {
+			x := xr[d]
 			f := spanF[y] * ctxF[x]
 			mant *= f
 			if mant < 0x1p-500 {
@@ -106,15 +124,25 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 				mant, e = math.Frexp(mant)
 				exp += e
 			}
-			if j > i {
-				phi := spanT[y] * ctxT[x] / f * skew[j-i]
-				ch.phi[k-s.Off] = phi
-				phiMant *= phi
-				if phiMant < 0x1p-500 || phiMant > 0x1p500 {
-					var e int
-					phiMant, e = math.Frexp(phiMant)
-					phiExp += e
-				}
+			if d == 0 {
+				continue // the empty span is never a constituent
+			}
+			var t float64
+			if m.Classes == nil {
+				t = spanT[y] * ctxT[x]
+			} else {
+				t = m.classFactor(y, x)
+			}
+			phi := t / f
+			if skew != nil {
+				phi *= skew[d]
+			}
+			pr[d] = phi
+			phiMant *= phi
+			if phiMant < 0x1p-500 || phiMant > 0x1p500 {
+				var e int
+				phiMant, e = math.Frexp(phiMant)
+				phiExp += e
 			}
 		}
 	}
@@ -128,7 +156,7 @@ func (m *Model) potentials(c *Corpus, s Sentence, ch *chart) (logK, logScale flo
 		scale := math.Ldexp(1, shift)
 		for i := 0; i < n; i++ {
 			for j := i + 1; j <= n; j++ {
-				ch.phi[i*(n+1)+j] *= scale
+				ch.phi[i*w+j] *= scale
 			}
 		}
 	}
@@ -295,7 +323,12 @@ func (m *Model) logPotentials(c *Corpus, s Sentence, lphi []float64, floor bool)
 			k := s.Span(i, j)
 			y, x := c.Yield[k], c.Context[k]
 			f := lg(m.Span[Distituent][y]) + lg(m.Context[Distituent][x])
-			t := lg(m.Span[Constituent][y]) + lg(m.Context[Constituent][x])
+			var t float64
+			if m.Classes == nil {
+				t = lg(m.Span[Constituent][y]) + lg(m.Context[Constituent][x])
+			} else {
+				t = lg(m.classFactor(y, x))
+			}
 			switch {
 			case j == i:
 				logK += f // an empty span is never a constituent

@@ -54,6 +54,9 @@ func bracketOf(constituent bool) int {
 // corpus of long sentences (n²/2 yields of up to n tags each) are made
 // one at a time, never held together.
 func (m *Model) EachEvent(fn func(e *format.Event) error) error {
+	if m.Classes != nil {
+		return fmt.Errorf("the multi-class CCM has no model file (train-ccm --classes trains and decodes in-process)")
+	}
 	m.Grow()
 	var e format.Event
 	var yield []string

@@ -26,6 +26,10 @@ type Job struct {
 	// Text: the model is made as text in memory (train-ccm --save-model,
 	// --run-dir).
 	Text bool
+	// Classes is the multi-class CCM's number of constituent classes (0
+	// or 1: the CCM): each beyond the first adds a yield and a context
+	// table to every model and to the counts.
+	Classes int
 }
 
 // Bytes is the estimate.
@@ -56,6 +60,9 @@ func (j Job) Bytes() int64 {
 		// corpus's and the counts' tables; each model's two.
 		memory.Mul(yieldTags, 2), memory.Mul(yields, 90+12+16+16*copies),
 		memory.Mul(contexts, 60+12+16+16*copies))
+	if j.Classes > 1 {
+		total = memory.Add(total, memory.Mul(memory.Add(yields, contexts), 8*(copies+1), int64(j.Classes-1)))
+	}
 	chart := memory.Mul(longest+1, longest+1, 24)
 	if j.Decode {
 		chart = memory.Mul(longest+1, longest+1, 24+32) // and a parse's scores, best, split, posteriors

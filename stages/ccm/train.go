@@ -86,6 +86,18 @@ func StartPosteriors(start Start, n int) ([]float64, error) {
 // StartCounts are the counts of start's bracket posteriors over c (their
 // LogLik is 0: no model has scored the corpus yet).
 func StartCounts(c *Corpus, start Start) (*Counts, error) {
+	post, err := startPosteriors(c, start)
+	if err != nil {
+		return nil, err
+	}
+	cnt := newCounts(c)
+	c.sum(1, post, cnt)
+	return cnt, nil
+}
+
+// startPosteriors is start's bracket posterior of every span of c, in
+// the layout of a corpus-wide posterior buffer.
+func startPosteriors(c *Corpus, start Start) ([]float64, error) {
 	post := make([]float64, len(c.Yield))
 	byLen := map[int][]float64{}
 	for _, s := range c.Sentences {
@@ -99,11 +111,7 @@ func StartCounts(c *Corpus, start Start) (*Counts, error) {
 		}
 		copy(post[s.Off:], p)
 	}
-	cnt := &Counts{Sentences: len(c.Sentences), Tokens: c.Tokens}
-	cnt.SpanT, cnt.SpanN = make([]float64, c.Sym.NumYields()), make([]float64, c.Sym.NumYields())
-	cnt.ContextT, cnt.ContextN = make([]float64, c.Sym.NumContexts()), make([]float64, c.Sym.NumContexts())
-	c.sum(1, post, cnt)
-	return cnt, nil
+	return post, nil
 }
 
 // Estimator names how Train searches.
@@ -159,6 +167,9 @@ func ParseEstimator(s string) (Estimator, error) {
 // raised to 1 − β when skew is not nil (both on the same Symbols): the
 // E-step under it gives DA's (SDA's) posteriors. It is not normalised.
 func (m *Model) Tempered(beta float64, skew *Model) *Model {
+	if m.Classes != nil || skew != nil && skew.Classes != nil {
+		panic("ccm: the multi-class CCM is not annealed") // NewLoop refuses it
+	}
 	m.Grow()
 	if skew != nil {
 		skew.Grow()
@@ -221,6 +232,12 @@ type Options struct {
 	Tol     float64
 	Stop    emloop.Rule
 	Workers int
+	// Classes, when not 0, trains Klein's multi-class CCM (§5.3.2) with
+	// that many classes, the distituent label one of them (2 is the CCM
+	// itself, by the multi-class code); EM and Model1 only. Seed draws
+	// the classes' start (ClassStartCounts).
+	Classes int
+	Seed    uint64
 	// Observe, Checkpoint, Resume and Clock are the loop's (emloop.Loop:
 	// Observe sees each iteration's objective, the log-likelihood plus the
 	// smoothing's log prior, tempered under DA, with the model its E-step
@@ -283,7 +300,16 @@ func NewLoop(c *Corpus, opts Options) (*Model, *emloop.Loop[*Model], error) {
 			return nil, nil, err
 		}
 	}
-	cnt, err := StartCounts(c, opts.Start)
+	var cnt *Counts
+	var err error
+	if opts.Classes != 0 {
+		if opts.Classes < 2 || opts.Estimator != EM || opts.Variant != Model1 {
+			return nil, nil, fmt.Errorf("the multi-class CCM takes 2 classes or more, EM and model 1 (%d classes, %s, %s)", opts.Classes, opts.Estimator, FamilyOf(opts.Variant))
+		}
+		cnt, err = ClassStartCounts(c, opts.Start, opts.Classes-1, opts.Seed)
+	} else {
+		cnt, err = StartCounts(c, opts.Start)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

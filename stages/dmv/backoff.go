@@ -43,6 +43,12 @@ func NoTagKnown(sample []string) error {
 func extendParams(p *Params, u int) *Params {
 	t := p.T
 	q := NewValenceParams(t+u, p.V)
+	if p.Backoff != nil {
+		// An unseen head's back-off share is the average, as its child
+		// entries are; an unseen argument's, the mean of its row's.
+		avg := &Params{T: t, V: p.V, Root: p.Root, Child: p.Backoff, Stop: p.Stop, Cont: p.Cont}
+		q.Backoff = extendParams(avg, u).Child
+	}
 	mean := func(xs []float64) float64 {
 		s := 0.0
 		for _, x := range xs {

@@ -33,6 +33,8 @@ type TableBuilder struct {
 	// val is the valence settings the headers gave (zero: none read yet,
 	// the plain DMV's).
 	val Valence
+	// backoff says whether a backoff event was added (Params.Backoff).
+	backoff bool
 	// Sum adds repeated events and stats records (count shards); without
 	// it a repeated event or stats record is an error (a model).
 	Sum bool
@@ -78,6 +80,9 @@ type builderTag struct {
 	// entries of valences beyond the first ([dir·(Child−1) + valence−1]).
 	moreDecision []entry
 	moreChild    [][]entry
+	// backoff holds the backoff entries ([dir·Child + valence]), made at
+	// the first.
+	backoff [][]entry
 }
 
 // decisionEntry is the entry of a decision of bt in slot i (decisionSlot).
@@ -191,14 +196,21 @@ func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, v
 			}
 		}
 	}
-	if ev == format.EvRoot || ev == format.EvChild {
+	if ev == format.EvRoot || ev == format.EvChild || ev == format.EvBackoff {
 		h.arg = b.tag(arg, &b.lastArg)
 	}
 	switch ev {
 	case format.EvRoot:
 		h.at = &b.tags[h.arg].root
-	case format.EvChild:
-		kids := b.tags[h.head].kids(h.dir, h.val, v)
+	case format.EvChild, format.EvBackoff:
+		bt := &b.tags[h.head]
+		kids := bt.kids(h.dir, h.val, v)
+		if ev == format.EvBackoff {
+			if bt.backoff == nil {
+				bt.backoff = make([][]entry, 2*v.Child)
+			}
+			kids = &bt.backoff[h.dir*v.Child+h.val]
+		}
 		switch a := int(h.arg); {
 		case a < len(*kids):
 		case a < cap(*kids):
@@ -222,10 +234,11 @@ func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, v
 	return uint64(h.at.id)
 }
 
-// IsEvent tells the event kinds of the DMV (root, child, stop, cont).
+// IsEvent tells the event kinds of the DMV (root, child, stop, cont,
+// and backoff of one that learns its back-off).
 func IsEvent(ev string) bool {
 	switch ev {
-	case format.EvRoot, format.EvChild, format.EvStop, format.EvCont:
+	case format.EvRoot, format.EvChild, format.EvStop, format.EvCont, format.EvBackoff:
 		return true
 	}
 	return false
@@ -255,9 +268,9 @@ func (b *TableBuilder) checkValence(e *format.Event) error {
 		}
 	case !e.HasVal:
 		return fmt.Errorf(`an event without "val" in a model or counts with %s (the header's)`, v)
-	case e.Ev == format.EvChild && e.Val >= v.Child:
+	case (e.Ev == format.EvChild || e.Ev == format.EvBackoff) && e.Val >= v.Child:
 		return fmt.Errorf("child valence %d where the header's child valence is %d (valences 0 to %d)", e.Val, v.Child, v.Child-1)
-	case e.Ev != format.EvChild && e.Val >= v.Stop:
+	case e.Ev != format.EvChild && e.Ev != format.EvBackoff && e.Val >= v.Stop:
 		return fmt.Errorf("decision valence %d where the header's stop valence is %d (valences 0 to %d)", e.Val, v.Stop, v.Stop-1)
 	}
 	return nil
@@ -335,8 +348,11 @@ func (b *TableBuilder) commit() {
 	if h.ev != format.EvRoot {
 		b.tags[h.head].used = true
 	}
-	if h.ev == format.EvRoot || h.ev == format.EvChild {
+	if h.ev == format.EvRoot || h.ev == format.EvChild || h.ev == format.EvBackoff {
 		b.tags[h.arg].used = true
+	}
+	if h.ev == format.EvBackoff {
+		b.backoff = true
 	}
 	if h.at.set && !b.Sum && b.twice == "" {
 		b.twice = b.describeHeld()
@@ -375,7 +391,11 @@ func (b *TableBuilder) Build() (*Table, error) {
 		}
 	}
 	val := b.valence()
-	if got, want := b.n, NumEvents(len(names), val); !b.Sum && got != want {
+	want := NumEvents(len(names), val)
+	if b.backoff {
+		want += 2 * val.Child * len(names) * len(names)
+	}
+	if got := b.n; !b.Sum && got != want {
 		return nil, fmt.Errorf("%d events for %d tags, a model has %d: some parameters are missing", got, len(names), want)
 	}
 	t := int64(len(names))
@@ -395,6 +415,9 @@ func (b *TableBuilder) Build() (*Table, error) {
 		to[b.ids[name]] = i
 	}
 	p := NewValenceParams(ts.Len(), val)
+	if b.backoff {
+		p.Backoff = make([]float64, len(p.Child))
+	}
 	for n := range b.tags {
 		bt, h := &b.tags[n], to[n]
 		if h < 0 {
@@ -411,6 +434,14 @@ func (b *TableBuilder) Build() (*Table, error) {
 				for a, kid := range *bt.kids(dir, v, val) {
 					if kid.set {
 						p.Child[p.ChildAt(h, dir, v, to[a])] = kid.value
+					}
+				}
+				if bt.backoff == nil {
+					continue
+				}
+				for a, kid := range bt.backoff[dir*val.Child+v] {
+					if kid.set {
+						p.Backoff[p.ChildAt(h, dir, v, to[a])] = kid.value
 					}
 				}
 			}

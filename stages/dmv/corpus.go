@@ -685,6 +685,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		res.ZeroWeight += e.chunkZero[k]
 		res.Unusable += e.chunkBad[k]
 	}
+	SplitBackoff(res.Counts, w)
 	return res
 }
 

@@ -24,9 +24,11 @@ func dirIndex(name string) int {
 // right children (with valence settings, each direction's by valence).
 // Zero entries are written too, so a model file says every parameter
 // explicitly. The plain DMV's stop and cont events carry adj; those of a
-// model with valence settings, and its child events, carry val.
+// model with valence settings, and its child events, carry val. A table
+// with a Backoff has each head's backoff events after its children, in
+// their order.
 func Events(ts *TagSet, p *Params, unit format.Unit) []format.Event {
-	evs := make([]format.Event, 0, NumEvents(ts.Len(), p.V))
+	evs := make([]format.Event, 0, p.numEvents())
 	eachEvent(ts, p, unit, func(e *format.Event) error {
 		evs = append(evs, *e)
 		return nil
@@ -46,10 +48,10 @@ func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event)
 			if valued {
 				e.Val, e.HasVal = val, true
 			} else {
-				e.Adj = val == Adj && ev != format.EvChild
+				e.Adj = val == Adj && ev != format.EvChild && ev != format.EvBackoff
 			}
 		}
-		if ev == format.EvRoot || ev == format.EvChild {
+		if ev == format.EvRoot || ev == format.EvChild || ev == format.EvBackoff {
 			e.Arg = ts.Name(a)
 		}
 		return emit(&e)
@@ -60,7 +62,7 @@ func eachEvent(ts *TagSet, p *Params, unit format.Unit, emit func(*format.Event)
 // newline ending each, in one reused buffer.
 func eachLine(ts *TagSet, p *Params, unit format.Unit, emit func(line []byte) error) error {
 	var line []byte
-	if !p.V.IsDMV() { // the long way: valences are not AppendDMV's
+	if !p.V.IsDMV() || p.Backoff != nil { // the long way: valences and back-off are not AppendDMV's
 		return eachEvent(ts, p, unit, func(e *format.Event) error {
 			line = append(e.AppendJSON(line[:0]), '\n')
 			return emit(line)
@@ -115,6 +117,18 @@ func eachEntry(ts *TagSet, p *Params, fn func(ev string, h, dir, val, a int, v f
 				}
 			}
 		}
+		if p.Backoff == nil {
+			continue
+		}
+		for dir := Left; dir <= Right; dir++ {
+			for v := 0; v < p.V.Child; v++ {
+				for a := 0; a < t; a++ {
+					if err := fn(format.EvBackoff, h, dir, v, a, p.Backoff[p.ChildAt(h, dir, v, a)]); err != nil {
+						return err
+					}
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -141,11 +155,11 @@ func Describe(e format.Event) string {
 	switch e.Ev {
 	case format.EvRoot:
 		return "root " + e.Arg
-	case format.EvChild:
+	case format.EvChild, format.EvBackoff:
 		if e.HasVal {
-			return "child " + e.Head + " " + e.Dir + " val=" + strconv.Itoa(e.Val) + " " + e.Arg
+			return e.Ev + " " + e.Head + " " + e.Dir + " val=" + strconv.Itoa(e.Val) + " " + e.Arg
 		}
-		return "child " + e.Head + " " + e.Dir + " " + e.Arg
+		return e.Ev + " " + e.Head + " " + e.Dir + " " + e.Arg
 	}
 	if e.HasVal {
 		return e.Ev + " " + e.Head + " " + e.Dir + " val=" + strconv.Itoa(e.Val)

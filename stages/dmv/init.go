@@ -1,6 +1,7 @@
 package dmv
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -39,6 +40,9 @@ type InitOptions struct {
 	// ChildBackoff the run's child back-off weight (MStepBackoff).
 	Valence      Valence
 	ChildBackoff float64
+	// LearnBackoff, when not nil, makes the start one that learns its
+	// child back-off with this prior (StartBackoff).
+	LearnBackoff *LearnedBackoff
 }
 
 // valence is o's settings, the plain DMV's when not given.
@@ -68,7 +72,18 @@ func (o InitOptions) mstep(counts *Params) Start {
 	if o.VBAlpha > 0 {
 		return Start{Params: VariationalBayes(counts, o.VBAlpha), VB: true}
 	}
-	return Start{Params: MStepBackoff(counts, o.Lambda, o.ChildBackoff)}
+	if o.LearnBackoff != nil && counts.Backoff != nil { // an E-step's on a start that learns it
+		return Start{Params: MStepLearnedBackoff(counts, o.Lambda, *o.LearnBackoff)}
+	}
+	return o.start(Start{Params: MStepBackoff(counts, o.Lambda, o.ChildBackoff)})
+}
+
+// start is st, made one that learns its back-off when o asks.
+func (o InitOptions) start(st Start) Start {
+	if o.LearnBackoff != nil {
+		st.Params = StartBackoff(st.Params, *o.LearnBackoff)
+	}
+	return st
 }
 
 // Initialize makes θ⁽⁰⁾ for the corpus with the named initializer.
@@ -80,11 +95,19 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 	if err := CheckBackoff(opts.ChildBackoff); err != nil {
 		return Start{}, err
 	}
+	if opts.LearnBackoff != nil {
+		if err := errors.Join(opts.LearnBackoff.Check(), opts.LearnBackoff.CheckFor(v)); err != nil {
+			return Start{}, err
+		}
+		if opts.ChildBackoff != 0 || opts.VBAlpha > 0 {
+			return Start{}, errors.New("a learned back-off is not with a fixed one (--child-backoff) nor with variational Bayes")
+		}
+	}
 	switch name {
 	case InitZero:
 		ones := NewValenceParams(t, v)
 		ones.Fill(1)
-		return Start{Params: ones, Weights: true}, nil
+		return opts.start(Start{Params: ones, Weights: true}), nil
 	case InitKM:
 		counts, err := kmCounts(c, v)
 		if err != nil {
@@ -116,7 +139,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 		}
 		return opts.mstep(res.Counts), nil
 	case InitUniform:
-		return Start{Params: MStep(NewValenceParams(t, v), 1)}, nil
+		return opts.start(Start{Params: MStep(NewValenceParams(t, v), 1)}), nil
 	case InitRandom:
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 		draws := NewValenceParams(t, v)
@@ -125,7 +148,7 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 				tab[i] = rng.ExpFloat64() // Gamma(1): normalised, a flat Dirichlet
 			}
 		}
-		return Start{Params: MStep(draws, 0)}, nil
+		return opts.start(Start{Params: MStep(draws, 0)}), nil
 	}
 	return Start{}, fmt.Errorf("unknown initializer %q (want one of %v)", name, Initializers)
 }

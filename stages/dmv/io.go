@@ -23,6 +23,10 @@ const MaxWeight = 700
 // stop, cont and child entry.
 func NumEvents(t int, v Valence) int { return t + 4*v.Stop*t + 2*v.Child*t*t }
 
+// numEvents is how many event records p is written as: NumEvents, and a
+// backoff event for each child entry when p has a Backoff.
+func (p *Params) numEvents() int { return NumEvents(p.T, p.V) + len(p.Backoff) }
+
 // ReadModel reads a model file (probabilities or log-linear weights): its
 // header, exactly the events the header announces, every parameter once;
 // a probability model's multinomials each sum to 1 (SumTolerance), or to
@@ -74,7 +78,7 @@ func (b *TableBuilder) kind() eventio.Kind {
 // probability model normalised (a VB model's sums at most 1), log-linear
 // weights within MaxWeight.
 func (t *Table) checkModel() error {
-	if got, want := t.events, NumEvents(t.Tags.Len(), t.Params.V); got != want {
+	if got, want := t.events, t.Params.numEvents(); got != want {
 		return fmt.Errorf("%d events for %d tags, a model has %d: some parameters are missing", got, t.Tags.Len(), want)
 	}
 	switch t.Unit {
@@ -82,8 +86,16 @@ func (t *Table) checkModel() error {
 		if t.VB != nil {
 			return CheckSubDistribution(t.Tags, t.Params)
 		}
+		if t.Params.Backoff != nil {
+			if err := checkBackoff(t.Tags, t.Params); err != nil {
+				return err
+			}
+		}
 		return CheckDistribution(t.Tags, t.Params)
 	case format.Weight:
+		if t.Params.Backoff != nil {
+			return errors.New("a log-linear model has no back-off events")
+		}
 		for _, tab := range t.Params.Tables() {
 			for _, w := range tab {
 				if math.Abs(w) > MaxWeight {
@@ -121,7 +133,7 @@ func ReadCounts(src pipeline.Source, limit int64) (*Table, error) {
 }
 
 func checkFinite(p *Params, what string) error {
-	for _, tab := range p.Tables() {
+	for _, tab := range p.entries() {
 		for _, v := range tab {
 			if math.IsInf(v, 0) || math.IsNaN(v) {
 				return fmt.Errorf("%s overflow: a total is %v, beyond floating point", what, v)
@@ -192,14 +204,14 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	if err := checkFinite(p, what); err != nil {
 		return fmt.Errorf("%v: nothing written", err)
 	}
-	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, VB: vbOf(hdr), events: NumEvents(ts.Len(), p.V)}
+	t := &Table{Tags: ts, Params: p, Unit: hdr.Unit, VB: vbOf(hdr), events: p.numEvents()}
 	switch hdr.Unit {
 	case format.Prob, format.Weight:
 		if err := t.checkModel(); err != nil {
 			return fmt.Errorf("the model made is not valid (%v): nothing written", err)
 		}
 	case format.Count:
-		for _, tab := range p.Tables() {
+		for _, tab := range p.entries() {
 			for _, v := range tab {
 				if v < 0 {
 					return fmt.Errorf("a negative count (%v): nothing written", v)
@@ -209,7 +221,7 @@ func writeTable(w io.Writer, ts *TagSet, p *Params, hdr *format.Header, stats *f
 	default:
 		return fmt.Errorf("unit %q: want \"n\", \"p\" or \"w\"", string(hdr.Unit))
 	}
-	return eventio.WriteLines(w, p.V.header(hdr), NumEvents(ts.Len(), p.V), func(emit func(line []byte) error) error {
+	return eventio.WriteLines(w, p.V.header(hdr), p.numEvents(), func(emit func(line []byte) error) error {
 		return eachLine(ts, p, hdr.Unit, emit)
 	}, stats)
 }
@@ -227,7 +239,7 @@ func (t *Table) Hash() string {
 		h.String(name)
 		h.Byte(0)
 	}
-	for _, tab := range t.Params.Tables() {
+	for _, tab := range t.Params.entries() { // a plain table's hash as it always was
 		for _, v := range tab {
 			h.Float(v)
 		}

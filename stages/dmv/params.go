@@ -95,6 +95,11 @@ type Params struct {
 	Child []float64 // [((head·2 + dir)·V.Child + valence)·T + arg]
 	Stop  []float64 // [(head·2 + dir)·V.Stop + valence]
 	Cont  []float64 // [(head·2 + dir)·V.Stop + valence]
+	// Backoff, when not nil (a DMV that learns its child back-off,
+	// backoff.go), is laid out as Child: of a model, the part of each
+	// Child entry drawn from the back-off, λ(h, dir, v)·P_b(a | dir, v);
+	// of counts, the expected attachments made through it.
+	Backoff []float64
 }
 
 // NewParams makes an all-zero table of the plain DMV for t tags.
@@ -133,16 +138,21 @@ func DecisionIndex(head, dir, valence int) int { return (head*2+dir)*2 + valence
 // Clone copies p.
 func (p *Params) Clone() *Params {
 	q := NewValenceParams(p.T, p.V)
+	if p.Backoff != nil {
+		q.Backoff = make([]float64, len(p.Backoff))
+	}
 	q.CopyFrom(p)
 	return q
 }
 
-// CopyFrom overwrites p with q (same T).
+// CopyFrom overwrites p with q (same T; a Backoff table only where p
+// has one).
 func (p *Params) CopyFrom(q *Params) {
 	copy(p.Root, q.Root)
 	copy(p.Child, q.Child)
 	copy(p.Stop, q.Stop)
 	copy(p.Cont, q.Cont)
+	copy(p.Backoff, q.Backoff)
 }
 
 // Zero sets every entry to 0.
@@ -151,6 +161,7 @@ func (p *Params) Zero() {
 	clear(p.Child)
 	clear(p.Stop)
 	clear(p.Cont)
+	clear(p.Backoff)
 }
 
 // Add adds q to p entry by entry.
@@ -159,6 +170,12 @@ func (p *Params) Add(q *Params) {
 	addTo(p.Child, q.Child)
 	addTo(p.Stop, q.Stop)
 	addTo(p.Cont, q.Cont)
+	if q.Backoff != nil {
+		if p.Backoff == nil {
+			p.Backoff = make([]float64, len(p.Child))
+		}
+		addTo(p.Backoff, q.Backoff)
+	}
 }
 
 // Fill sets every entry to v.
@@ -169,8 +186,18 @@ func (p *Params) Fill(v float64) {
 // Tables are the four tables, for code that treats every entry alike.
 func (p *Params) Tables() [4][]float64 { return [4][]float64{p.Root, p.Child, p.Stop, p.Cont} }
 
+// entries are the four tables and the back-off's, when p has one: what
+// is checked, hashed and written.
+func (p *Params) entries() [][]float64 {
+	tabs := p.Tables()
+	if p.Backoff != nil {
+		return append(tabs[:], p.Backoff)
+	}
+	return tabs[:]
+}
+
 func (p *Params) apply(f func(float64) float64) {
-	for _, tab := range p.Tables() {
+	for _, tab := range p.entries() {
 		for i, v := range tab {
 			tab[i] = f(v)
 		}

@@ -80,7 +80,35 @@ func (r Reweighting) Weights(model *Params) *Params {
 			dst[k][i] = math.Exp(l)
 		}
 	}
+	if model.Backoff != nil {
+		annealBackoff(w, model, r)
+	}
 	return w
+}
+
+// annealBackoff sets the weights of a model that learns its back-off:
+// the choice of distribution is an event of the tree like any other, so
+// each of an attachment's two ways — through the full distribution
+// (P − q) and through the back-off (q) — is raised to β (and skewed by
+// the attachment's λ₀) on its own, and the attachment's weight is their
+// sum. The E-step's split (SplitBackoff) then gives the annealed posterior
+// of the choice.
+func annealBackoff(w, model *Params, r Reweighting) {
+	w.Backoff = make([]float64, len(model.Backoff))
+	pow := func(x float64, i int) float64 {
+		if x <= 0 {
+			return 0
+		}
+		l := r.Beta * math.Log(x)
+		if r.Skew != nil {
+			l += (1 - r.Beta) * math.Log(r.Skew.Child[i])
+		}
+		return math.Exp(l)
+	}
+	for i, q := range model.Backoff {
+		w.Backoff[i] = pow(q, i)
+		w.Child[i] = pow(model.Child[i]-q, i) + w.Backoff[i]
+	}
 }
 
 // DistanceFactors is Model L's factor e^{δ·d} of an attachment of
@@ -122,6 +150,9 @@ func AlignTags(ts *TagSet, other *TagSet, p *Params) (*Params, error) {
 		index[i] = j
 	}
 	q := NewValenceParams(t, p.V)
+	if p.Backoff != nil {
+		q.Backoff = make([]float64, len(q.Child))
+	}
 	for a := 0; a < t; a++ {
 		q.Root[a] = p.Root[index[a]]
 	}
@@ -130,6 +161,9 @@ func AlignTags(ts *TagSet, other *TagSet, p *Params) (*Params, error) {
 			for v := 0; v < p.V.Child; v++ {
 				for a := 0; a < t; a++ {
 					q.Child[q.ChildAt(h, dir, v, a)] = p.Child[p.ChildAt(index[h], dir, v, index[a])]
+					if p.Backoff != nil {
+						q.Backoff[q.ChildAt(h, dir, v, a)] = p.Backoff[p.ChildAt(index[h], dir, v, index[a])]
+					}
 				}
 			}
 			for v := 0; v < p.V.Stop; v++ {

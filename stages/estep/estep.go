@@ -48,12 +48,13 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return err
 	}
 	// The models and the corpus are read side by side (one step of a
-	// shell loop is mostly reading); a bad model is reported before a bad
-	// corpus, and a bad skew model after it, as if read in that order.
-	// The skew model is read once: its hash marks the counts, its weights
-	// the E-step.
+	// shell loop is mostly reading), and the model hashed meanwhile; a bad
+	// model is reported before a bad corpus, and a bad skew model after
+	// it, as if read in that order. The skew model is read once: its hash
+	// marks the counts, its weights the E-step.
 	var model, skew *dmv.Table
 	var modelErr, skewErr error
+	modelHash := eventio.ModelNone
 	readModels := func() {
 		if opts.Skew != "" {
 			skew, skewErr = dmv.ReadModel(opts.Skew)
@@ -68,6 +69,9 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 		}
 		model, modelErr = m, err
+		if modelErr == nil && skewErr == nil {
+			modelHash = ModelHash(model, opts.Reweight, skew, opts.Bound)
+		}
 	}
 	in, err := readInput(src, opts.Gold, opts.Workers, readModels)
 	if modelErr != nil {
@@ -90,10 +94,8 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 	}
 	var tags *dmv.TagSet
 	var weights *dmv.Params
-	modelHash := eventio.ModelNone
 	if model != nil {
-		modelHash = ModelHash(model, opts.Reweight, skew, opts.Bound)
-		// Nor do shards whose ties were broken differently.
+		// Shards whose ties were broken differently do not mix either.
 		if opts.Ties != "" && opts.Ties != dmv.TiesLeft {
 			modelHash = eventio.HashStrings(modelHash, fmt.Sprintf("ties=%s seed=%d", opts.Ties, opts.Seed))
 		}
@@ -355,6 +357,7 @@ type part struct {
 	addAt    int // the first sentence Add refused (0: none), its id and error
 	addID    string
 	addErr   error
+	hasher   eventio.SentenceHasher
 }
 
 // add keeps sentence s: into the corpus, its hash into the sum. After a
@@ -371,7 +374,7 @@ func (p *part) add(s *format.Sentence) {
 		p.addAt, p.addID, p.addErr = p.n, s.ID, err
 		return
 	}
-	p.hash += eventio.SentenceHash(s.ID, s.Tags, s.Heads)
+	p.hash += p.hasher.Hash(s.ID, s.Tags, s.Heads)
 }
 
 // refused is the error of the sentence the corpus refused, numbered as

@@ -36,3 +36,21 @@ func TestSentenceHashIsFNV(t *testing.T) {
 		}
 	}
 }
+
+// A SentenceHasher's terms are SentenceHash's, over ids that share their
+// prefix through '#' with the last one, or part of it, or none of it.
+func TestSentenceHasherIsSentenceHash(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	ids := []string{"a.conllu#", "a.conllu#1#", "a.conll#", "b#", "", "#", "a.conllu", "a.conllu##"}
+	var s SentenceHasher
+	for range 3000 {
+		id := ids[rng.Intn(len(ids))] + strconv.Itoa(rng.Intn(30))
+		if rng.Intn(10) == 0 {
+			id = ids[rng.Intn(len(ids))]
+		}
+		tags, heads := []string{"NN", id}, []int{2, 0}
+		if got, want := s.Hash(id, tags, heads), SentenceHash(id, tags, heads); got != want {
+			t.Fatalf("id %q after prefix %q: %x, SentenceHash %x", id, s.prefix, got, want)
+		}
+	}
+}

@@ -143,6 +143,15 @@ func (c dmvCounts) WriteVB(w io.Writer, alpha float64, model string) error {
 	return dmv.WriteVB(w, c.t.Tags, dmv.VariationalBayes(c.t.Params, alpha), vb)
 }
 
+func (c dmvCounts) LearnsBackoff() bool { return c.t.Params.Backoff != nil }
+
+func (c dmvCounts) WriteMStepLearned(w io.Writer, lambda float64, prior dmv.LearnedBackoff) error {
+	if err := errors.Join(prior.CheckFor(c.t.Params.V), dmv.CheckTotals(c.t.Tags, c.t.Params, lambda)); err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
+	return dmv.WriteTable(w, c.t.Tags, dmv.MStepLearnedBackoff(c.t.Params, lambda, prior), format.Prob, nil)
+}
+
 func (c dmvCounts) WriteMStepBackoff(w io.Writer, lambda, backoff float64) error {
 	if err := dmv.CheckTotals(c.t.Tags, c.t.Params, lambda); err != nil {
 		return fmt.Errorf("%s: %w", c.where, err)

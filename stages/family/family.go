@@ -269,6 +269,10 @@ type MStepOptions struct {
 	// with a back-off that forgets the head (BackoffCounts); other
 	// families refuse it.
 	ChildBackoff float64
+	// LearnedBackoff is the prior of the M-step of counts whose model
+	// learns its child back-off (LearnedBackoffCounts); zero: the default,
+	// dmv.DefaultLearnedBackoff.
+	LearnedBackoff *dmv.LearnedBackoff
 	// ExpectSentences, when ≥ 0, is the number of sentences the counts
 	// must come from: a lost shard is caught even when every shard that
 	// arrived is whole.
@@ -285,6 +289,13 @@ type MStepOptions struct {
 // distributions off (the DMV's, dmv.MStepBackoff).
 type BackoffCounts interface {
 	WriteMStepBackoff(w io.Writer, lambda, backoff float64) error
+}
+
+// LearnedBackoffCounts are counts that may carry the choices of a learned
+// child back-off (the DMV's, dmv.MStepLearnedBackoff).
+type LearnedBackoffCounts interface {
+	LearnsBackoff() bool
+	WriteMStepLearned(w io.Writer, lambda float64, prior dmv.LearnedBackoff) error
 }
 
 // CheckCounts applies the checks common to every family's merged counts.

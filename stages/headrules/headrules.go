@@ -38,6 +38,7 @@ type Options struct {
 	Coord     string // CoordCollins, CoordAlways or CoordNever; "" is CoordCollins
 	KeepPunct bool   // keep punctuation tokens (ptbstrip.IsPunct)
 	Tree      bool   // add the stripped bracketing as "tree"
+	DTHeads   bool   // an NP with a DT child is headed by it (Converter.DTHeads)
 }
 
 // Convert writes one sentence record ("id", "words", "tags", "heads", and
@@ -48,6 +49,7 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (ptbstrip.Summary, 
 	if err != nil {
 		return ptbstrip.Summary{}, err
 	}
+	conv.DTHeads = opts.DTHeads
 	return ptbstrip.EachTree(src, opts.KeepPunct, func(id string, t *format.Tree) error {
 		s := conv.Sentence(t)
 		s.ID = id
@@ -61,8 +63,16 @@ func Convert(src pipeline.Source, w io.Writer, opts Options) (ptbstrip.Summary, 
 // Converter finds the heads of stripped trees with one table. It keeps
 // scratch space, so one Converter serves one goroutine.
 type Converter struct {
-	table      *table
-	coord      string
+	table *table
+	coord string
+	// DTHeads makes the determiner the head of its noun phrase: an NP
+	// with a DT among its children is headed by the leftmost one, whatever
+	// the table and the coordination rule say — the "gold headship rule
+	// … changed to percolate determiners when present" of Klein (2005
+	// §6.2), against which the DMV's determiner-headed NPs score. Only DT
+	// counts (not PDT, PRP$, WDT or a possessor), and only as a child of
+	// the NP itself: an NP above it takes it through its head child.
+	DTHeads    bool
 	childHeads []int
 }
 
@@ -159,6 +169,9 @@ func (c *Converter) head(root *format.Tree, s *format.Sentence, next *int) (head
 			if c.coord == CoordAlways || c.coord == CoordCollins && !(isNP && !f.below) {
 				k = coordinate(f.n.Children, k)
 			}
+			if c.DTHeads && isNP {
+				k = determiner(f.n.Children, k)
+			}
 			for j, h := range hs {
 				if j != k {
 					s.Heads[h] = hs[k] + 1
@@ -184,6 +197,16 @@ func coordinate(kids []*format.Tree, k int) int {
 	for j := k - 2; j >= 0; j-- {
 		if !isPunctChild(kids[j]) {
 			return j
+		}
+	}
+	return k
+}
+
+// determiner is the leftmost DT child of kids, or k when there is none.
+func determiner(kids []*format.Tree, k int) int {
+	for i, kid := range kids {
+		if kid.IsPreterminal() && kid.Label == "DT" {
+			return i
 		}
 	}
 	return k

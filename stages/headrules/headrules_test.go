@@ -27,6 +27,7 @@ func heads(t *testing.T, tree string, opts Options) []int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	conv.DTHeads = opts.DTHeads
 	s := conv.Sentence(stripped)
 	if err := s.Validate(); err != nil {
 		t.Fatalf("%s: %v", tree, err)
@@ -41,6 +42,7 @@ func TestHeadRules(t *testing.T) {
 	never := Options{Rules: Collins, Coord: CoordNever}
 	ym := Options{Rules: YM}
 	keep := func(o Options) Options { o.KeepPunct = true; return o }
+	dt := func(o Options) Options { o.DTHeads = true; return o }
 	tests := []struct {
 		name, tree string
 		opts       Options
@@ -98,6 +100,22 @@ func TestHeadRules(t *testing.T) {
 		{"label not in table collins", "(XYZ (, ,) (NN a) (NN b))", keep(collins), []int{0, 1, 1}},
 		{"label not in table ym", "(XYZ (, ,) (NN a) (NN b))", keep(ym), []int{2, 0, 2}},
 
+		// --dt-heads: an NP's DT child heads it (Klein 2005 §6.2), and
+		// what the NP's head was hangs from the DT.
+		{"NP with DT", "(NP (DT the) (JJ big) (NN dog))", collins, []int{3, 3, 0}},
+		{"NP with DT dt", "(NP (DT the) (JJ big) (NN dog))", dt(collins), []int{0, 1, 1}},
+		{"NP with DT dt ym", "(NP (DT the) (JJ big) (NN dog))", dt(ym), []int{0, 1, 1}},
+		{"NP without DT dt", "(NP (JJ big) (NNS dogs))", dt(collins), []int{2, 0}},
+		{"only DT counts dt", "(NP (PRP$ his) (NN dog))", dt(collins), []int{2, 0}},
+		{"predeterminer dt", "(NP (PDT all) (DT the) (NNS people))", dt(collins), []int{2, 0, 2}},
+		{"nested NPs", "(S (NP (NP (DT the) (NN man)) (PP (IN in) (NP (DT the) (NN park)))) (VP (VBD left)))", collins, []int{2, 6, 2, 5, 3, 0}},
+		{"nested NPs dt", "(S (NP (NP (DT the) (NN man)) (PP (IN in) (NP (DT the) (NN park)))) (VP (VBD left)))", dt(collins), []int{6, 1, 1, 3, 4, 0}},
+		{"possessor dt", "(NP (NP (DT the) (NN company) (POS 's)) (NN stock))", dt(collins), []int{4, 1, 1, 0}},
+		{"NP coordination", "(NP (NP (DT the) (NN cat)) (CC and) (NP (DT a) (NN dog)))", collins, []int{2, 0, 2, 5, 2}},
+		{"NP coordination dt", "(NP (NP (DT the) (NN cat)) (CC and) (NP (DT a) (NN dog)))", dt(collins), []int{0, 1, 1, 1, 4}},
+		{"base NP coordination dt always", "(NP (DT the) (NN salt) (CC and) (NN pepper))", dt(always), []int{0, 1, 1, 1}},
+		{"DT not first dt", "(NP (NNS shares) (DT each))", dt(collins), []int{2, 0}},
+
 		// Labels lose function tags and indices before the lookup.
 		{"stripped labels", "(S-1 (NP-SBJ=2 (PRP it)) (VP-TPC|X (VBZ works)))", collins, []int{2, 0}},
 		{"ADVP|PRT is ADVP", "(VP (VBD looked) (ADVP|PRT (RB up)))", ym, []int{0, 1}},
@@ -130,6 +148,7 @@ var goldenVariants = []struct {
 	{"collins-never", Options{Rules: Collins, Coord: CoordNever, Tree: true}},
 	{"collins-punct", Options{Rules: Collins, KeepPunct: true, Tree: true}},
 	{"ym-punct", Options{Rules: YM, KeepPunct: true, Tree: true}},
+	{"collins-dt", Options{Rules: Collins, DTHeads: true, Tree: true}},
 }
 
 // TestGolden converts the hand-made trees of testdata/*.mrg with each

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,3 +209,58 @@ func BenchmarkPTB2Deps(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// With DTHeads, every NP of the sample with a DT child is headed by its
+// leftmost DT: the DT is the only token of the NP's span attached outside
+// it. The words, tags and trees are Collins' own.
+func TestDTHeadsOnSample(t *testing.T) {
+	plain := convertSample(t, Options{Rules: Collins, Tree: true})
+	dt := convertSample(t, Options{Rules: Collins, Tree: true, DTHeads: true})
+	var nps, changed, tokens int
+	for i, s := range dt {
+		p := plain[i]
+		if !slices.Equal(s.Words, p.Words) || !slices.Equal(s.Tags, p.Tags) || s.Tree != p.Tree {
+			t.Fatalf("%s: the DT-headed conversion changed the tokens or the tree", s.ID)
+		}
+		tree, err := format.ParseTree(s.Tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var walk func(n *format.Tree, start int) int // returns the end
+		walk = func(n *format.Tree, start int) int {
+			if n.IsPreterminal() {
+				return start + 1
+			}
+			end, det := start, -1
+			for _, kid := range n.Children {
+				if det < 0 && kid.IsPreterminal() && kid.Label == "DT" {
+					det = end
+				}
+				end = walk(kid, end)
+			}
+			if n.Label != "NP" || det < 0 || end-start < 2 {
+				return end
+			}
+			nps++
+			for k := start; k < end; k++ {
+				h := s.Heads[k] - 1 // −1: the root
+				inside := h >= start && h < end
+				if k == det && inside || k != det && !inside {
+					t.Fatalf("%s: NP [%d,%d) headed by the DT at %d, but token %d has head %d", s.ID, start, end, det, k, h+1)
+				}
+			}
+			return end
+		}
+		walk(tree, 0)
+		for k := range s.Heads {
+			tokens++
+			if s.Heads[k] != p.Heads[k] {
+				changed++
+			}
+		}
+	}
+	if nps == 0 {
+		t.Fatal("no NP with a DT in the sample")
+	}
+	t.Logf("%d NPs with a DT child; %d of %d heads differ from Collins'", nps, changed, tokens)
+}

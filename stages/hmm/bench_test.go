@@ -44,7 +44,7 @@ func BenchmarkForwardBackward_K45(b *testing.B) {
 	}
 }
 
-func brownCorpus(b *testing.B) *Corpus {
+func brownCorpus(b testing.TB) *Corpus {
 	dir := testenv.SharedData(b, "brown")
 	files, _ := filepath.Glob(filepath.Join(dir, "c[a-r][0-9][0-9]"))
 	var sents []*format.Sentence

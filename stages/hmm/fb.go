@@ -3,8 +3,16 @@ package hmm
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 )
+
+// dense is gonum's BLAS: without a dictionary every state is live at
+// every position, and one matrix–vector product or rank-1 update per
+// token (register-blocked over four rows) is ~2× faster than K calls of
+// a vector kernel (bench/floor).
+var dense gonum.Implementation
 
 // Accum receives the expected counts of forward–backward. Emit has K
 // entries per row, and token j of the sentence adds to row rows[j] — its
@@ -114,13 +122,19 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*k : i*k]
 		cur := fb.alpha[i*k : (i+1)*k]
-		clear(cur)
-		for q, v := range prev {
-			if v != 0 {
-				floats.AddScaled(cur, v, p.Trans[q*k1:q*k1+k])
+		if p.choices == nil {
+			// cur = Aᵀ·prev over the K×K block of the transitions.
+			dense.Dgemv(blas.Trans, k, k, 1, p.Trans, k1, prev, 1, 0, cur, 1)
+		} else {
+			clear(cur)
+			for q, v := range prev {
+				if v != 0 {
+					floats.AddScaled(cur, v, p.Trans[q*k1:q*k1+k])
+				}
 			}
 		}
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e = e[:len(cur)] // one bounds check for the loop
 		s := 0.0
 		for t := range cur {
 			cur[t] *= e[t]
@@ -174,9 +188,10 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	for i := n - 1; i >= 0; i-- {
 		fb.posterior(fb.alpha[i*k:(i+1)*k], beta, acc, rows, i, gamma, k)
 		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e, b := e[:len(u)], beta[:len(u)] // one bounds check each for the loop
 		c := 1 / fb.scale[i]
 		for t := range u {
-			u[t] = e[t] * beta[t] * c
+			u[t] = e[t] * b[t] * c
 		}
 		if i == 0 {
 			if acc != nil {
@@ -185,6 +200,14 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 			break
 		}
 		prev := fb.alpha[(i-1)*k : i*k]
+		if p.choices == nil {
+			dense.Dgemv(blas.NoTrans, k, k, 1, p.Trans, k1, u, 1, 0, prevBeta, 1)
+			if acc != nil {
+				dense.Dger(k, k, 1, prev, 1, u, 1, acc.Trans, k1)
+			}
+			beta, prevBeta = prevBeta, beta
+			continue
+		}
 		for q, v := range prev {
 			if v == 0 {
 				// β only ever meets α in a product: where the forward
@@ -224,13 +247,16 @@ func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows 
 	for _, blk := range blocks {
 		j := int(blk) * k
 		aa, bb := a[j:j+k], beta[j:j+k]
-		for t := range aa {
-			x := aa[t] * bb[t]
-			if erow != nil {
-				erow[t] += x
+		if erow != nil {
+			erow, bb := erow[:len(aa)], bb[:len(aa)]
+			for t, x := range aa {
+				erow[t] += x * bb[t]
 			}
-			if g != nil {
-				g[t] += x
+		}
+		if g != nil {
+			g, bb := g[:len(aa)], bb[:len(aa)]
+			for t, x := range aa {
+				g[t] += x * bb[t]
 			}
 		}
 	}

@@ -48,6 +48,26 @@ func Run(reg family.Registry, src pipeline.Source, w io.Writer, opts Options) er
 	if err := family.CheckCounts(counts, pipeline.DescribeInputs(src.Names), opts.ExpectSentences, opts.ExpectCorpus, corpusHash); err != nil {
 		return err
 	}
+	prior := dmv.DefaultLearnedBackoff
+	if opts.LearnedBackoff != nil {
+		if err := opts.LearnedBackoff.Check(); err != nil {
+			return fmt.Errorf("--backoff-prior: %v", err)
+		}
+		prior = *opts.LearnedBackoff
+	}
+	if lb, ok := counts.(family.LearnedBackoffCounts); ok && lb.LearnsBackoff() {
+		where := pipeline.DescribeInputs(src.Names)
+		switch {
+		case opts.VBAlpha > 0:
+			return fmt.Errorf("%s: these counts carry the choices of a learned back-off (backoff events); --vb does not learn one", where)
+		case opts.ChildBackoff != 0:
+			return fmt.Errorf("%s: these counts carry the choices of a learned back-off (backoff events); --child-backoff fixes one instead", where)
+		}
+		return lb.WriteMStepLearned(w, opts.Lambda, prior)
+	}
+	if opts.LearnedBackoff != nil {
+		return fmt.Errorf("%s: --backoff-prior is for counts whose model learns its back-off (backoff events: dmv-init or train-em --learn-backoff); these have none", pipeline.DescribeInputs(src.Names))
+	}
 	if opts.VBAlpha > 0 {
 		vb, ok := counts.(family.VBCounts)
 		if !ok {

@@ -47,6 +47,8 @@ func newRuleProblem(corpus *dmv.Corpus, opts Options) *ruleProblem {
 
 func (r *ruleProblem) project(x []float64) { x[0] = min(max(0, x[0]), r.cap) }
 
+func (r *ruleProblem) feasible(x []float64) bool { return x[0] >= 0 && x[0] <= r.cap }
+
 func (r *ruleProblem) slots() int                    { return 1 }
 func (r *ruleProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
 func (r *ruleProblem) fromSlots(x, slots []float64)  { copy(x, slots) }
@@ -64,6 +66,11 @@ func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
 	r.pending = res
 	grad[0] = r.b - nonRuleCount(res.Counts, r.mask)
 	return res.LogLik + x[0]*r.b, nil
+}
+
+// gap: F(q_λ) = Σ log Z(λ) + λ·E_q[no rule] − C·max(0, E_q[no rule] − b).
+func (r *ruleProblem) gap(x, grad []float64) float64 {
+	return x[0]*grad[0] + r.cap*math.Max(0, -grad[0])
 }
 
 // reweightRules multiplies, in place, every attachment of w that is no
@@ -317,6 +324,42 @@ func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 	}
 	s.pending = res
 	return res.LogLik, nil
+}
+
+// gap: F(q_λ) = Σ log Z(λ) + λ·μ − σ·Σ_types max_instances μ for the
+// instances' expectations μ = −∇f (Σ λ·μ ≤ σ·max μ over a type's
+// feasible λ: weak duality).
+func (s *sparsityProblem) gap(x, grad []float64) float64 {
+	gap := 0.0
+	for ty := 0; ty+1 < len(s.typeStart); ty++ {
+		most, dot := 0.0, 0.0 // of −grad: the gradient is ≤ 0
+		for k := s.typeStart[ty]; k < s.typeStart[ty+1]; k++ {
+			most = min(most, grad[k])
+			dot += x[k] * grad[k]
+		}
+		gap += dot - s.sigma*most
+	}
+	return gap
+}
+
+// feasibleSlack is how far over σ a type's sum may be and still count as
+// feasible: a projection's rounding, not a state file's error.
+const feasibleSlack = 1e-9
+
+func (s *sparsityProblem) feasible(x []float64) bool {
+	for ty := 0; ty+1 < len(s.typeStart); ty++ {
+		sum := 0.0
+		for _, v := range x[s.typeStart[ty]:s.typeStart[ty+1]] {
+			if v < 0 {
+				return false
+			}
+			sum += v
+		}
+		if sum > s.sigma*(1+feasibleSlack) {
+			return false
+		}
+	}
+	return true
 }
 
 // project maps every type's variables onto {λ ≥ 0, Σ λ ≤ σ} (the

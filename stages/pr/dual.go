@@ -13,6 +13,10 @@ type problem interface {
 	// accept keeps the last evaluation as the one the projection ends on
 	// (its counts, its posteriors).
 	accept()
+	// gap is the duality gap at x, f(x) − F(q_x) ≥ 0 for the primal
+	// value F of q_x (the distribution the E-step at x ran), from the
+	// gradient there: zero exactly at the optimum.
+	gap(x, grad []float64) float64
 }
 
 // solver minimises a problem by projected gradient descent with an Armijo
@@ -51,7 +55,18 @@ type Stats struct {
 
 // minimise runs the solver from x (changed in place to the end point).
 func (s *solver) minimise(p problem, x []float64) (Stats, error) {
-	n := len(x)
+	s.prepare(len(x))
+	p.project(x)
+	f, err := p.evaluate(x, s.grad)
+	if err != nil {
+		return Stats{}, err
+	}
+	p.accept()
+	return s.descend(p, x, Stats{Evaluations: 1, Value: f}, nil)
+}
+
+// prepare sizes the scratch for n variables.
+func (s *solver) prepare(n int) {
 	if len(s.grad) != n {
 		s.grad, s.next, s.nextGrad, s.pg = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	}
@@ -61,13 +76,14 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 			s.Order[i] = int32(i)
 		}
 	}
-	p.project(x)
-	f, err := p.evaluate(x, s.grad)
-	if err != nil {
-		return Stats{}, err
-	}
-	p.accept()
-	st := Stats{Evaluations: 1, Value: f}
+}
+
+// descend takes the steps of minimise from the feasible x, evaluated and
+// accepted (its value in st, its gradient in s.grad), until the stopping
+// rules or, when enough is not nil, until enough says so of an accepted
+// point (its value and gradient).
+func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64, grad []float64) bool) (Stats, error) {
+	f := st.Value
 	pg0 := s.projectedGradientNorm(p, x)
 	if pg0 == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 		st.Converged = pg0 == 0
@@ -93,6 +109,7 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 				st.Converged = true
 				return st, nil
 			}
+			var err error
 			fNext, err = p.evaluate(s.next, s.nextGrad)
 			if err != nil {
 				return st, err
@@ -136,6 +153,9 @@ func (s *solver) minimise(p problem, x []float64) (Stats, error) {
 		// says: it is not projected then (only Converged would hear it).
 		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || st.Steps < s.MaxSteps && s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
 			st.Converged = true
+			break
+		}
+		if enough != nil && enough(f, s.grad) {
 			break
 		}
 	}

@@ -426,13 +426,21 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 			t.Errorf("τ 0.95: the constraint should bind")
 		}
 	}
-	p, err := New(corpus, Options{Sigma: 1.5, Tol: 1e-12, MaxSteps: 2000})
+	p, err := New(corpus, Options{Sigma: 1.5, Rule: Exact, Tol: 1e-12, MaxSteps: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.EStep(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
+	checkSparsityOptimum(t, p)
+}
+
+// checkSparsityOptimum checks the sparsity dual's optimality conditions
+// at p's dual: every type within σ, a type's positive λ only on instances
+// whose posterior is the type's largest, and some type binding.
+func checkSparsityOptimum(t *testing.T, p *Projector) {
+	t.Helper()
 	sp := p.prob.(*sparsityProblem)
 	x := p.Dual()
 	grad := make([]float64, len(x))
@@ -444,10 +452,10 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 			sum += x[k]
 			maxE = math.Max(maxE, -grad[k])
 		}
-		if sum > 1.5*(1+1e-9) {
+		if sum > sp.sigma*(1+1e-9) {
 			t.Errorf("type %d: Σλ = %v > σ", ty, sum)
 		}
-		if sum > 1.5*(1-1e-6) {
+		if sum > sp.sigma*(1-1e-6) {
 			binding++
 		}
 		for k := sp.typeStart[ty]; k < sp.typeStart[ty+1]; k++ {
@@ -457,7 +465,7 @@ func TestProjectionReachesTheOptimum(t *testing.T) {
 		}
 	}
 	if binding == 0 {
-		t.Errorf("no type's penalty binds at σ = 1.5")
+		t.Errorf("no type's penalty binds at σ = %v", sp.sigma)
 	}
 }
 
@@ -469,7 +477,7 @@ func TestEMForPRNeverDecreases(t *testing.T) {
 	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}})
 	for _, opts := range []Options{
 		{Rules: rules, RuleShare: 0.9, Tol: 1e-12, MaxSteps: 500},
-		{Sigma: 3, Tol: 1e-12, MaxSteps: 1000},
+		{Sigma: 3, Rule: Exact, Tol: 1e-12, MaxSteps: 1000},
 	} {
 		p, err := New(corpus, opts)
 		if err != nil {
@@ -514,5 +522,135 @@ func TestSameConstraint(t *testing.T) {
 		if got := sameConstraint(base, tc.other); got != tc.same {
 			t.Errorf("sameConstraint(%q, %q) = %v", base, tc.other, got)
 		}
+	}
+}
+
+// The interleaved rule's objective F(q, θ) never decreases from one
+// iteration to the next, and it is a lower bound: never above J(θ), the
+// dual's minimum, which a tight exact projection at the same model
+// reaches from above. A wrong duality gap would break the bound.
+func TestInterleavedNeverDecreases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	corpus := randomCorpus(rng, 4, 60, 8)
+	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}})
+	for _, opts := range []Options{
+		{Sigma: 3},
+		{Sigma: 1, Grouped: true, Root: true},
+		{Rules: rules, RuleShare: 0.9, Rule: Interleaved},
+	} {
+		p, err := New(corpus, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model := randomModel(rng, 4)
+		estep := dmv.NewEStepper(corpus)
+		prev, fallbacks := math.Inf(-1), 0
+		for it := 0; it < 30; it++ {
+			res, err := p.EStep(estep, model, dmv.EStepOptions{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value < prev-1e-12*math.Abs(prev) {
+				t.Errorf("%s: iteration %d: objective %v < %v", opts.Describe(), it, res.Value, prev)
+			}
+			if res.Evaluations > 1 {
+				fallbacks++
+			}
+			prev = res.Value
+			if it%6 != 5 {
+				model = dmv.MStep(res.Counts, 0)
+				continue
+			}
+			tight := opts
+			tight.Rule, tight.Tol, tight.MaxSteps = Exact, 1e-12, 1000
+			exact, err := New(corpus, tight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := exact.EStep(dmv.NewEStepper(corpus), model, dmv.EStepOptions{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value > j.Value+1e-9*math.Abs(j.Value) {
+				t.Errorf("%s: iteration %d: F = %v above the dual's minimum %v", opts.Describe(), it, res.Value, j.Value)
+			}
+			model = dmv.MStep(res.Counts, 0)
+		}
+		t.Logf("%s: %d of 30 iterations fell back to line-searched steps", opts.Describe(), fallbacks)
+	}
+}
+
+// At a fixed model the interleaved rule's E-steps are projected gradient
+// on the dual: they reach the projection the exact rule solves (whose
+// posteriors TestSparsityPosteriorsMatchEnumeration checks), the duality
+// gap closing and the dual's optimality conditions holding.
+func TestInterleavedReachesTheProjection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	corpus := randomCorpus(rng, 4, 30, 7)
+	w := randomModel(rng, 4)
+	exact, err := New(corpus, Options{Sigma: 1.5, Rule: Exact, Tol: 1e-14, MaxSteps: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := exact.EStep(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(corpus, Options{Sigma: 1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	estep := dmv.NewEStepper(corpus)
+	var res Result
+	for range 400 {
+		if res, err = p.EStep(estep, w, dmv.EStepOptions{Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if gap := want.Value - res.Value; !(gap >= 0 && gap < 1e-6*math.Abs(want.Value)) {
+		t.Errorf("F = %v, J = %v: gap %v", res.Value, want.Value, gap)
+	}
+	checkSparsityOptimum(t, p)
+	got, exp := res.Counts.Tables(), want.Counts.Tables()
+	for k := range got {
+		for i := range got[k] {
+			if math.Abs(got[k][i]-exp[k][i]) > 1e-5*(1+exp[k][i]) {
+				t.Fatalf("table %d entry %d: count %v, the exact projection's %v", k, i, got[k][i], exp[k][i])
+			}
+		}
+	}
+}
+
+// Weights that lower every tree's score (an annealer's next stage) lower
+// the F the interleaved rule must reach to its last q's F under them: no
+// fallback chases the old stage's F, which no q reaches (J is lower).
+func TestInterleavedTargetFollowsTheWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	corpus := randomCorpus(rng, 4, 40, 7)
+	p, err := New(corpus, Options{Sigma: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := randomModel(rng, 4)
+	estep := dmv.NewEStepper(corpus)
+	var res Result
+	for range 5 {
+		if res, err = p.EStep(estep, model, dmv.EStepOptions{Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		model = dmv.MStep(res.Counts, 0)
+	}
+	before := res.Value
+	halved := model.Clone()
+	for _, tab := range halved.Tables() {
+		for i := range tab {
+			tab[i] /= 2
+		}
+	}
+	if res, err = p.EStep(estep, halved, dmv.EStepOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Value < before) || res.Evaluations > 3 {
+		t.Errorf("F %v after %v, %d E-steps: the fallback chased the old weights' F", res.Value, before, res.Evaluations)
 	}
 }

@@ -1,18 +1,23 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/grind-nlp/grind/stages/score"
+	"github.com/grind-nlp/grind/stages/tageval"
 )
 
 // The page's error analyses: Smith's (2006) link types, precision and
-// recall by distance and path analysis for the runs scored on heads, and
+// recall by distance and path analysis for the runs scored on heads,
 // Klein's (2005) LR(X) and tag sequences for the runs scored on brackets,
-// computed by score --analysis's code (stages/score), runs side by side.
+// computed by score --analysis's code (stages/score), and for the runs
+// scored on tags score-tags --analysis's (stages/tageval), runs side by
+// side.
 
 // analysisTable is one analysis: a shared column (the gold count, or
 // nothing), then Cols cells per run.
@@ -268,4 +273,127 @@ func bracketAnalyses(runs []*Run, top int) []analysisTable {
 		seq.Rows = append(seq.Rows, row)
 	}
 	return []analysisTable{lr, seq}
+}
+
+// tagAnalyses are the tables of the runs scored on tags, from the
+// analyses score-tags --analysis all computes (readTags).
+func tagAnalyses(runs []*Run, top int) []analysisTable {
+	if len(runs) == 0 {
+		return nil
+	}
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		names[i] = r.Name
+	}
+	// Gold tags by tokens: the runs may be scored on different corpora,
+	// so each run's cells say its own figures and the shared column the
+	// largest.
+	goldN := map[string]int{}
+	for _, r := range runs {
+		for _, row := range *r.TagScores.ByGoldTag {
+			goldN[row.Tag] = max(goldN[row.Tag], row.Tokens)
+		}
+	}
+	gold := slices.SortedFunc(maps.Keys(goldN), func(a, b string) int {
+		return cmp.Or(goldN[b]-goldN[a], strings.Compare(a, b))
+	})
+	hidden := func(n int) int { return max(0, n-top) }
+
+	byTag := analysisTable{Title: "Precision, recall and F1 by gold tag under the many-to-1 and 1-to-1 maps",
+		Note:   "Every token given the gold tag its induced tag maps to: F1 of each gold tag under the many-to-1 map (tags: how many induced tags that map gives the gold tag) and under the greedy 1-to-1 map; score-tags --analysis tags has precision and recall too. The most frequent gold tags first.",
+		Shared: "gold", Cols: []string{"tags", "M-1 F1", "1-to-1 F1"}, Names: names, Hidden: hidden(len(gold))}
+	spread := analysisTable{Title: "Gold tags spread over the induced tags",
+		Note:   "The induced tags a gold tag's tokens are given, the first three with their % of its tokens, and how many in all (score-tags --analysis confusion has the table both ways).",
+		Shared: "gold", Cols: []string{"induced tags"}, Names: names, Hidden: hidden(len(gold))}
+	for _, g := range gold[:min(len(gold), top)] {
+		row := analysisRow{Key: g, Shared: strconv.Itoa(goldN[g])}
+		srow := analysisRow{Key: g, Shared: strconv.Itoa(goldN[g])}
+		for _, r := range runs {
+			cell := []string{"0", "–", "–"}
+			for _, x := range *r.TagScores.ByGoldTag {
+				if x.Tag == g {
+					cell = []string{strconv.Itoa(x.ManyToOneTags), pct(x.ManyToOne.F1), pct(x.OneToOne.F1)}
+				}
+			}
+			row.Runs = append(row.Runs, cell)
+			scell := "–"
+			for _, x := range r.TagScores.Confusion.Gold {
+				if x.Tag == g {
+					scell = tagCells(x.Induced, 3)
+				}
+			}
+			srow.Runs = append(srow.Runs, []string{scell})
+		}
+		byTag.Rows = append(byTag.Rows, row)
+		spread.Rows = append(spread.Rows, srow)
+	}
+
+	// Sizes and words: row k is each run's k-th largest induced tag.
+	longest := 0
+	for _, r := range runs {
+		longest = max(longest, len(r.TagScores.Sizes.Induced), len(r.TagScores.Sizes.Gold))
+	}
+	sizes := analysisTable{Title: "Tokens per tag, largest first (Johnson 2007)",
+		Note:   "The k-th largest gold tag (the first run's corpus) beside each run's k-th largest induced tag, % of all tokens: Johnson (2007) found EM's states far more uniform in size than the gold tags.",
+		Shared: "gold tag (%)", Cols: []string{"induced", "%"}, Names: names, Hidden: hidden(longest)}
+	first := runs[0].TagScores.Sizes.Gold
+	for k := range min(longest, top) {
+		row := analysisRow{Key: strconv.Itoa(k + 1), Shared: "–"}
+		if k < len(first) {
+			row.Shared = fmt.Sprintf("%s (%s)", first[k].Tag, pct(first[k].Share))
+		}
+		for _, r := range runs {
+			cell := []string{"–", "–"}
+			if in := r.TagScores.Sizes.Induced; k < len(in) {
+				cell = []string{in[k].Tag, pct(in[k].Share)}
+			}
+			row.Runs = append(row.Runs, cell)
+		}
+		sizes.Rows = append(sizes.Rows, row)
+	}
+	out := []analysisTable{byTag, spread, sizes}
+
+	words := analysisTable{Title: "The most frequent words of each induced tag (Klein 2005, Fig. 5.9)",
+		Note: "Each run's induced tags, largest first: its tokens, its many-to-1 gold tag and its five most frequent words (score-tags --analysis words lists ten, with their shares).",
+		Cols: []string{"induced", "tokens", "M-1", "words"}, Names: names}
+	longest = 0
+	for _, r := range runs {
+		if w := r.TagScores.Words; w != nil {
+			longest = max(longest, len(*w))
+		}
+	}
+	words.Hidden = hidden(longest)
+	for k := range min(longest, top) {
+		row := analysisRow{Key: strconv.Itoa(k + 1)}
+		for _, r := range runs {
+			cell := []string{"–", "", "", ""}
+			if w := r.TagScores.Words; w != nil && k < len(*w) {
+				x := (*w)[k]
+				ws := make([]string, 0, 5)
+				for _, c := range x.Words[:min(len(x.Words), 5)] {
+					ws = append(ws, c.Word)
+				}
+				cell = []string{x.Tag, strconv.Itoa(x.Tokens), x.ManyToOne, strings.Join(ws, " ")}
+			}
+			row.Runs = append(row.Runs, cell)
+		}
+		words.Rows = append(words.Rows, row)
+	}
+	if longest > 0 {
+		out = append(out, words)
+	}
+	return out
+}
+
+// tagCells are the first n tags of cs with their shares, and how many in
+// all when there are more.
+func tagCells(cs []tageval.TagCount, n int) string {
+	parts := make([]string, 0, n+1)
+	for _, c := range cs[:min(len(cs), n)] {
+		parts = append(parts, c.Tag+" "+pct(c.Share))
+	}
+	if len(cs) > n {
+		parts = append(parts, fmt.Sprintf("… (%d)", len(cs)))
+	}
+	return strings.Join(parts, ", ")
 }

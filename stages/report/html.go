@@ -258,13 +258,10 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		}
 		return out
 	}
-	var bracketRuns []*Run
-	for _, r := range runs {
-		if r.Kind == Brackets {
-			bracketRuns = append(bracketRuns, r)
-		}
+	ofKind := func(k Kind) []*Run {
+		return slices.DeleteFunc(slices.Clone(runs), func(r *Run) bool { return r.Kind != k })
 	}
-	d.Analyses = append(headAnalyses(dep, opts.Top), bracketAnalyses(bracketRuns, opts.Top)...)
+	d.Analyses = slices.Concat(headAnalyses(dep, opts.Top), bracketAnalyses(ofKind(Brackets), opts.Top), tagAnalyses(ofKind(Tags), opts.Top))
 	if len(dep) == 0 {
 		return render(w, d)
 	}

@@ -16,7 +16,11 @@ import (
 // the headline, as the page's), on brackets or on tags — with the run's
 // own fields: its name, its model's family, its log's length and last
 // objective, and for a run scored on heads after the first, score's sign
-// test of it against the first.
+// test of it against the first. Each run's error analyses are there too,
+// as score --analysis and score-tags --analysis write them: a run scored
+// on heads has links, by_distance and paths, one on brackets by_label and
+// sequences (score.ErrorAnalyses), one on tags confusion, by_gold_tag,
+// sizes and words (in tageval.Report).
 type Record struct {
 	Run        string       `json:"run"`
 	Family     string       `json:"family,omitempty"`
@@ -27,6 +31,7 @@ type Record struct {
 	*score.Heads
 	Brackets *score.BracketReport `json:"brackets,omitempty"`
 	*tageval.Report
+	*score.ErrorAnalyses
 	SignTest *score.SignTest `json:"sign_test,omitempty"`
 }
 
@@ -43,6 +48,7 @@ func Records(runs []*Run) ([]Record, error) {
 		switch r.Kind {
 		case Brackets:
 			rec.Sentences, rec.Tokens, rec.Brackets = r.Scored, r.Tokens, r.Brackets
+			rec.ErrorAnalyses = &r.Analyses.ErrorAnalyses
 		case Tags:
 			rec.Sentences, rec.Tokens, rec.Report = r.Scored, r.Tokens, r.TagScores
 		default:
@@ -51,6 +57,7 @@ func Records(runs []*Run) ([]Record, error) {
 				t.Add(s.Heads, s.Pred)
 			}
 			rec.Sentences, rec.Tokens, rec.Heads = t.Sentences, t.Tokens, score.HeadsOf(t, score.RootCounted)
+			rec.ErrorAnalyses = &analyses(r).ErrorAnalyses
 			if first == nil {
 				first = r
 			} else {

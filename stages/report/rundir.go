@@ -212,7 +212,14 @@ func (r *Run) readTags(in *pipeline.Input, bad *pipeline.BadRecords) error {
 	if len(sents) == 0 {
 		return fmt.Errorf("%s: no sentences to score", in.Name)
 	}
-	t := tageval.Score(sents, tageval.Options{})
+	// Every analysis, as score-tags --analysis all computes them.
+	t, err := tageval.Score(sents, tageval.Options{Analyses: tageval.Analyses, AllAnalyses: true, Words: tageval.DefaultWords})
+	if err != nil {
+		return fmt.Errorf("%s: %w", in.Name, err)
+	}
+	if t.Tokens == 0 {
+		return fmt.Errorf("%s: no token to score", in.Name)
+	}
 	r.TagScores, r.Scored, r.Tokens = &t, len(sents), t.Tokens
 	return nil
 }

@@ -1,7 +1,9 @@
 package score
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -35,24 +37,32 @@ var Analyses = []Analysis{AnalysisLinks, AnalysisDistance, AnalysisPaths, Analys
 // commas, each flag given any number of times, "all" for every one the
 // sentences allow (all is then true).
 func ParseAnalyses(values []string) (out []Analysis, all bool, err error) {
+	return ParseNames(values, Analyses)
+}
+
+// ParseNames reads the values of an --analysis flag whose analyses are
+// known, in the order of the report: names separated by commas, each flag
+// given any number of times, "all" for every one (all is then true).
+// score-tags' analyses are read by it too.
+func ParseNames[T ~string](values []string, known []T) (out []T, all bool, err error) {
 	for _, v := range values {
 		for name := range strings.SplitSeq(v, ",") {
 			name = strings.TrimSpace(name)
 			switch {
 			case name == "all":
 				all = true
-				for _, a := range Analyses {
+				for _, a := range known {
 					if !slices.Contains(out, a) {
 						out = append(out, a)
 					}
 				}
-			case slices.Contains(Analyses, Analysis(name)):
-				if !slices.Contains(out, Analysis(name)) {
-					out = append(out, Analysis(name))
+			case slices.Contains(known, T(name)):
+				if !slices.Contains(out, T(name)) {
+					out = append(out, T(name))
 				}
 			default:
-				names := make([]string, len(Analyses))
-				for i, a := range Analyses {
+				names := make([]string, len(known))
+				for i, a := range known {
 					names[i] = string(a)
 				}
 				return nil, false, fmt.Errorf("--analysis: no analysis named %q (%s or all)", name, strings.Join(names, ", "))
@@ -60,7 +70,7 @@ func ParseAnalyses(values []string) (out []Analysis, all bool, err error) {
 		}
 	}
 	// The order of the report, whatever the order asked.
-	slices.SortFunc(out, func(a, b Analysis) int { return slices.Index(Analyses, a) - slices.Index(Analyses, b) })
+	slices.SortFunc(out, func(a, b T) int { return slices.Index(known, a) - slices.Index(known, b) })
 	return out, all, nil
 }
 
@@ -333,7 +343,7 @@ func linkRows(m map[[2]string]*linkCount, minCount int, directed bool) []LinkRow
 		if max(c.predicted, c.gold) < max(minCount, 1) {
 			continue
 		}
-		r := LinkRow{Tags: []string{k[0], k[1]}, PRF: prf(c.correct, c.predicted, c.gold)}
+		r := LinkRow{Tags: []string{k[0], k[1]}, PRF: NewPRF(c.correct, c.predicted, c.gold)}
 		if directed {
 			over, under := c.predicted-c.correct, c.gold-c.correct
 			r.Over, r.Under = &over, &under
@@ -366,11 +376,16 @@ func jensenShannon(m map[[2]string]*linkCount, keep func([2]string) bool) float6
 	if np == 0 || ng == 0 {
 		return 0
 	}
+	// Summed in the order of the link types, not the map's, so that the
+	// same arcs give the same bits to the last digit, run after run.
 	js := 0.0
-	for k, c := range m {
+	for _, k := range slices.SortedFunc(maps.Keys(m), func(a, b [2]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
+	}) {
 		if keep != nil && !keep(k) {
 			continue
 		}
+		c := m[k]
 		p, q := float64(c.gold)/ng, float64(c.predicted)/np
 		mid := (p + q) / 2
 		if p > 0 {
@@ -392,7 +407,7 @@ func (d *depAnalyzer) byDistance() []DistanceRow {
 	rows := make([]DistanceRow, 0, len(ls))
 	for _, l := range ls {
 		c := d.distances[l]
-		p := func(k int) PRF { return prf(c[k].correct, c[k].predicted, c[k].gold) }
+		p := func(k int) PRF { return NewPRF(c[k].correct, c[k].predicted, c[k].gold) }
 		rows = append(rows, DistanceRow{Distance: l, Undirected: p(0), Left: p(1), Right: p(2)})
 	}
 	return rows

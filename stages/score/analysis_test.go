@@ -76,8 +76,8 @@ func TestSmithAnalysesByHand(t *testing.T) {
 	// the–mouth (1, left); predicted foams→at, at→the, the→mouth (1,
 	// right each).
 	wantDist := []DistanceRow{
-		{Distance: 1, Undirected: prf(2, 3, 2), Left: prf(0, 0, 1), Right: prf(1, 3, 1)},
-		{Distance: 2, Undirected: prf(0, 0, 1), Left: prf(0, 0, 0), Right: prf(0, 0, 1)},
+		{Distance: 1, Undirected: NewPRF(2, 3, 2), Left: NewPRF(0, 0, 1), Right: NewPRF(1, 3, 1)},
+		{Distance: 2, Undirected: NewPRF(0, 0, 1), Left: NewPRF(0, 0, 0), Right: NewPRF(0, 0, 1)},
 	}
 	if !slices.Equal(*r.ByDistance, wantDist) {
 		t.Errorf("by distance %+v, want %+v", *r.ByDistance, wantDist)

@@ -176,14 +176,21 @@ type Report struct {
 	// Brackets is present when sentences carried "tree" and a prediction
 	// (brackets.go).
 	Brackets *BracketReport `json:"brackets,omitempty"`
-	// The error analyses of --analysis (analysis.go, constituents.go).
+	// The error analyses of --analysis.
+	ErrorAnalyses
+	// SignTest is the comparison with --against (signtest.go).
+	SignTest *SignTest `json:"sign_test,omitempty"`
+}
+
+// ErrorAnalyses are the fields of the error analyses of --analysis
+// (analysis.go, constituents.go), each absent unless asked for; report
+// --json writes them too.
+type ErrorAnalyses struct {
 	Links      *Links         `json:"links,omitempty"`
 	ByDistance *[]DistanceRow `json:"by_distance,omitempty"`
 	Paths      *Paths         `json:"paths,omitempty"`
 	ByLabel    *[]LabelRow    `json:"by_label,omitempty"`
 	Sequences  *[]SequenceRow `json:"sequences,omitempty"`
-	// SignTest is the comparison with --against (signtest.go).
-	SignTest *SignTest `json:"sign_test,omitempty"`
 }
 
 // ratio is a/b, or 0 when there is nothing to score (no NaN in reports).
@@ -198,7 +205,9 @@ func accuracy(correct, total int) Accuracy {
 	return Accuracy{Correct: correct, Total: total, Accuracy: ratio(correct, total)}
 }
 
-func prf(correct, predicted, gold int) PRF {
+// NewPRF is the precision, recall and F1 of correct items among
+// predicted ones and gold ones (0 where there is nothing to divide).
+func NewPRF(correct, predicted, gold int) PRF {
 	return PRF{Correct: correct, Predicted: predicted, Gold: gold,
 		Precision: ratio(correct, predicted), Recall: ratio(correct, gold),
 		F1: ratio(2*correct, predicted+gold)}
@@ -211,7 +220,7 @@ func (t Tally) Counted() Counted {
 
 // Excluded is t's root-excluded score.
 func (t Tally) Excluded() Excluded {
-	return Excluded{prf(t.DirectedArcs, t.PredictedArcs, t.GoldArcs), prf(t.UndirectedArcs, t.PredictedArcs, t.GoldArcs)}
+	return Excluded{NewPRF(t.DirectedArcs, t.PredictedArcs, t.GoldArcs), NewPRF(t.UndirectedArcs, t.PredictedArcs, t.GoldArcs)}
 }
 
 // headline is t's directed and undirected score under root.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -14,6 +15,14 @@ type Options struct {
 	// Exclude lists gold tags whose tokens are not counted (by default
 	// every token counts, punctuation included, as in the papers).
 	Exclude []string
+	// Analyses are the error analyses to add (analysis.go); AllAnalyses
+	// (--analysis all) leaves out those the sentences do not allow
+	// instead of failing.
+	Analyses    []Analysis
+	AllAnalyses bool
+	// Words is how many words of each induced tag the words analysis
+	// keeps (0: every one).
+	Words int
 }
 
 // ReadTagged reads sentences whose tags are induced and whose gold_tags
@@ -33,10 +42,14 @@ func ReadTagged(src pipeline.Source) ([]*format.Sentence, error) {
 	return sents, err
 }
 
-// Score reports the measures over the sentences' tokens.
-func Score(sents []*format.Sentence, o Options) Report {
+// Score reports the measures over the sentences' tokens, and the
+// analyses o asks for.
+func Score(sents []*format.Sentence, o Options) (Report, error) {
 	skip := excluded(o)
 	c := NewCounter()
+	if slices.Contains(o.Analyses, AnalysisWords) {
+		c.KeepWords()
+	}
 	for _, s := range sents {
 		for i, g := range s.GoldTags {
 			if skip[g] {
@@ -49,7 +62,12 @@ func Score(sents []*format.Sentence, o Options) Report {
 			c.Add(w, g, s.Tags[i])
 		}
 	}
-	return c.Report()
+	r := c.Report()
+	if c.tokens == 0 {
+		return r, nil // no analysis of nothing: the caller says so
+	}
+	err := c.analyse(&r, o)
+	return r, err
 }
 
 func excluded(o Options) map[string]bool {

@@ -20,6 +20,9 @@ type Counter struct {
 	words         map[string]*wordStats
 	tokens        int
 	correct       int
+	// classWords counts, per induced tag, its tokens by word, for the
+	// words analysis; nil unless KeepWords was called.
+	classWords map[int]map[string]int
 }
 
 type wordStats struct {
@@ -42,6 +45,10 @@ func intern(ids map[string]int, names *[]string, s string) int {
 	return id
 }
 
+// KeepWords makes the counter keep each induced tag's words, which the
+// words analysis lists.
+func (c *Counter) KeepWords() { c.classWords = map[int]map[string]int{} }
+
 // Add counts one token; word may be "" when the sentences have no words
 // (then no token is ambiguous).
 func (c *Counter) Add(word, gold, induced string) {
@@ -52,6 +59,12 @@ func (c *Counter) Add(word, gold, induced string) {
 	ok := gold == induced
 	if ok {
 		c.correct++
+	}
+	if word != "" && c.classWords != nil {
+		if c.classWords[i] == nil {
+			c.classWords[i] = map[string]int{}
+		}
+		c.classWords[i][word]++
 	}
 	if word != "" {
 		ws := c.words[word]
@@ -97,21 +110,21 @@ type Report struct {
 	AmbiguousAccuracy *float64 `json:"ambiguous_accuracy,omitempty"`
 	// OneToOneMap is the greedy 1-to-1 pairing, induced → gold.
 	OneToOneMap map[string]string `json:"one_to_1_map"`
+	// The error analyses of --analysis (analysis.go).
+	ErrorAnalyses
 }
 
-// Report computes the measures; an empty table gives zeros.
-func (c *Counter) Report() Report {
-	r := Report{Tokens: c.tokens, GoldTags: len(c.gold), InducedTags: len(c.ind), OneToOneMap: map[string]string{}}
-	if c.tokens == 0 {
-		return r
-	}
-	n := float64(c.tokens)
-	type cell struct{ g, i, n int }
+// cell is one (gold, induced) pair of the table and its tokens.
+type cell struct{ g, i, n int }
+
+// sortedCells are the table's cells, most tokens first, ties by induced
+// then gold name: the order of the greedy 1-to-1 matching, and in which
+// the first cell of an induced tag is its many-to-1 one.
+func (c *Counter) sortedCells() []cell {
 	cells := make([]cell, 0, len(c.table))
 	for k, v := range c.table {
 		cells = append(cells, cell{k[0], k[1], v})
 	}
-	// Deterministic order for the greedy matching: count, then names.
 	sort.Slice(cells, func(a, b int) bool {
 		x, y := cells[a], cells[b]
 		if x.n != y.n {
@@ -122,6 +135,17 @@ func (c *Counter) Report() Report {
 		}
 		return c.gold[x.g] < c.gold[y.g]
 	})
+	return cells
+}
+
+// Report computes the measures; an empty table gives zeros.
+func (c *Counter) Report() Report {
+	r := Report{Tokens: c.tokens, GoldTags: len(c.gold), InducedTags: len(c.ind), OneToOneMap: map[string]string{}}
+	if c.tokens == 0 {
+		return r
+	}
+	n := float64(c.tokens)
+	cells := c.sortedCells()
 	bestOfInduced := make([]int, len(c.ind))
 	goldN := make([]float64, len(c.gold))
 	indN := make([]float64, len(c.ind))

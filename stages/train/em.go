@@ -43,6 +43,9 @@ type EM struct {
 	// Backoff is the child back-off weight of every M-step
 	// (dmv.MStepBackoff; 0: none).
 	Backoff float64
+	// LearnedBackoff is the learned back-off's prior, for a model that
+	// learns it (dmv.MStepSmoothed).
+	LearnedBackoff dmv.LearnedBackoff
 	// MaxIter bounds the iterations; Tol is the stopping threshold of
 	// Stop's rule: the relative change of the log-likelihood, or the
 	// change of per-token cross-entropy in bits (Spitkovsky et al.'s rule,
@@ -242,7 +245,7 @@ func (s *Steps) Step(model *dmv.Params, _ float64) (*dmv.Params, float64, error)
 	if em.VBAlpha > 0 {
 		return dmv.VariationalBayes(out.Counts, em.VBAlpha), obj, nil
 	}
-	return dmv.MStepBackoff(out.Counts, em.Lambda, em.Backoff), obj, nil
+	return dmv.MStepSmoothed(out.Counts, em.Lambda, em.Backoff, em.LearnedBackoff), obj, nil
 }
 
 // Stuck is the error the last iteration found (every sentence of

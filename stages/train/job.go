@@ -68,6 +68,19 @@ type Job struct {
 	// the child back-off in every M-step (dmv.MStepBackoff).
 	Valence      dmv.Valence
 	ChildBackoff float64
+	// LearnBackoff, when not nil, learns the child back-off with this
+	// prior (dmv.StartBackoff, dmv.MStepLearnedBackoff); a -m model that
+	// does not learn it starts to.
+	LearnBackoff *dmv.LearnedBackoff
+}
+
+// LearnedBackoff is the prior of the run's learned back-off: the job's, else
+// the default (for a -m model that learns it).
+func (j Job) LearnedBackoff() dmv.LearnedBackoff {
+	if j.LearnBackoff != nil {
+		return *j.LearnBackoff
+	}
+	return dmv.DefaultLearnedBackoff
 }
 
 // valence is the run's valence settings: the -m model's, else the job's,
@@ -143,7 +156,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 			job.Progress.Note("%d tags unknown to %s start as its average tag: %s\n", len(unseen), job.StartModel, strings.Join(unseen, " "))
 		}
 		if start.Unit == format.Prob && start.VB == nil && len(unseen) > 1 {
-			p = dmv.MStep(p, 0) // one class per unseen tag: a distribution again
+			p = dmv.Renormalise(p) // one class per unseen tag: a distribution again
 		}
 		start = &dmv.Table{Tags: ts, Params: p, Unit: start.Unit, Stats: start.Stats, VB: start.VB}
 		return ts, nil
@@ -211,7 +224,14 @@ func (s *Session) Start(lambda float64) (dmv.Start, error) {
 		if vb := s.start.VB; vb != nil && s.resumed == nil {
 			s.vb = &dmv.VB{Alpha: vb.Alpha} // its bound was another run's
 		}
-		return dmv.Start{Params: s.start.Params, VB: s.start.VB != nil}, nil
+		p := s.start.Params
+		if s.Job.LearnBackoff != nil && p.Backoff == nil {
+			if err := s.Job.LearnBackoff.CheckFor(p.V); err != nil {
+				return dmv.Start{}, fmt.Errorf("%s: %w", s.Job.StartModel, err)
+			}
+			p = dmv.StartBackoff(p, *s.Job.LearnBackoff)
+		}
+		return dmv.Start{Params: p, VB: s.start.VB != nil}, nil
 	}
 	st, err := dmv.Initialize(s.Corpus, s.Job.Init, s.InitOptions(lambda))
 	if err != nil {
@@ -233,7 +253,7 @@ func (s *Session) InitOptions(lambda float64) dmv.InitOptions {
 		c = dmv.DefaultKleinConst
 	}
 	return dmv.InitOptions{Lambda: lambda, VBAlpha: s.Job.VBAlpha, Seed: s.Job.Seed, KleinConst: c, Workers: s.Job.Workers,
-		Valence: s.valence(), ChildBackoff: s.Job.ChildBackoff}
+		Valence: s.valence(), ChildBackoff: s.Job.ChildBackoff, LearnBackoff: s.Job.LearnBackoff}
 }
 
 // Observe is the observer of every iteration: accuracy (when asked),
@@ -370,17 +390,18 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	defer s.Close()
 	em := &EM{
-		Corpus:  s.Corpus,
-		EStep:   dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: job.Seed, Workers: job.Workers, Bound: job.Bound},
-		Lambda:  opts.Lambda,
-		VBAlpha: job.VBAlpha,
-		Backoff: job.ChildBackoff,
-		MaxIter: opts.MaxIter,
-		Tol:     opts.Tol,
-		Stop:    opts.Stop,
-		Observe: s.Observe,
-		Resume:  s.Resumed(),
-		Start:   s.Origin(),
+		Corpus:         s.Corpus,
+		EStep:          dmv.EStepOptions{Hard: opts.Hard, Ties: opts.Ties, Seed: job.Seed, Workers: job.Workers, Bound: job.Bound},
+		Lambda:         opts.Lambda,
+		VBAlpha:        job.VBAlpha,
+		Backoff:        job.ChildBackoff,
+		LearnedBackoff: job.LearnedBackoff(),
+		MaxIter:        opts.MaxIter,
+		Tol:            opts.Tol,
+		Stop:           opts.Stop,
+		Observe:        s.Observe,
+		Resume:         s.Resumed(),
+		Start:          s.Origin(),
 	}
 	if job.RunDir != "" {
 		em.Checkpoint = s.Checkpoint
@@ -394,7 +415,7 @@ func RunEM(src pipeline.Source, w io.Writer, job Job, opts EMOptions) error {
 	}
 	model := res.Model
 	if opts.FinalLambda >= 0 {
-		model = dmv.MStepBackoff(res.Counts, opts.FinalLambda, job.ChildBackoff)
+		model = dmv.MStepSmoothed(res.Counts, opts.FinalLambda, job.ChildBackoff, job.LearnedBackoff())
 		s.vb = nil // normalised: under VB with λ = α, the posterior mean
 	}
 	s.report(res)
