@@ -3,6 +3,7 @@
 #   make install the programs to $GOBIN, share/ to $(PREFIX)/share
 #   make demo    run the main pipeline on the data grind ships (and on ../shared/data when present)
 #   make test    vet, format check and all tests
+#   make test-simd  the tests of the packages whose E-step the SIMD build changes, built as make builds
 #   make bench   benchmarks with allocation counts
 #   make fuzz    run every fuzz target for FUZZTIME each
 
@@ -18,7 +19,7 @@ export PATH := $(BIN):$(PATH)
 GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 PREFIX    ?= $(abspath $(GOBIN_DIR)/..)
 
-.PHONY: all build docs install test bench fuzz demo clean
+.PHONY: all build docs install test test-simd bench fuzz demo clean
 
 all: build
 
@@ -42,9 +43,21 @@ STAMP     := -X $(BUILDINFO).version=$(PSEUDO) \
              -X $(BUILDINFO).commitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
              -X $(BUILDINFO).modified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
 
+# The DMV's E-step runs 8 sentences at a time in AVX-512 registers when
+# built with Go's simd experiment (GOEXPERIMENT=simd: Go ≥ 1.26 on amd64,
+# stages/dmv/vec_simd.go), on the scalar chart otherwise and on a CPU
+# without AVX-512. make builds with it where the toolchain has it (found
+# by asking go for the experiment's package; make SIMD= builds without);
+# a plain go build or go install ./cmd/... does not. --version says which
+# kernel a binary runs.
+ifeq ($(origin SIMD),undefined)
+SIMD := $(shell [ "$$($(GO) env GOARCH)" = amd64 ] && GOEXPERIMENT=simd $(GO) list simd/archsimd >/dev/null 2>&1 && echo simd)
+endif
+EXPERIMENT := $(if $(SIMD),GOEXPERIMENT=$(SIMD))
+
 build: docs
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w $(STAMP)' -o $(BIN)/ ./cmd/...
+	$(EXPERIMENT) CGO_ENABLED=0 $(GO) build -tags '$(TAGS)' -trimpath -ldflags='-s -w $(STAMP)' -o $(BIN)/ ./cmd/...
 
 # Man pages and bash, zsh and fish completions, from the programs' flags
 # (internal/gendocs), in share/ beside bin/, where man finds them for a
@@ -54,7 +67,7 @@ docs:
 	$(GO) run ./internal/gendocs -o share
 
 install: docs
-	CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath -ldflags='$(STAMP)' ./cmd/...
+	$(EXPERIMENT) CGO_ENABLED=0 $(GO) install -tags '$(TAGS)' -trimpath -ldflags='$(STAMP)' ./cmd/...
 	mkdir -p $(PREFIX)/share
 	cp -R share/. $(PREFIX)/share/
 
@@ -62,6 +75,17 @@ test:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# The packages that run the DMV's E-step, built with the experiment (the
+# lanes in AVX-512 registers, on a CPU that has them); make test has
+# tested them without.
+test-simd:
+ifeq ($(SIMD),)
+	@echo "test-simd: this toolchain or machine has no GOEXPERIMENT=simd; make test covers the build there is"
+else
+	$(EXPERIMENT) $(GO) vet ./stages/dmv/
+	$(EXPERIMENT) $(GO) test ./stages/dmv/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/
+endif
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -12,7 +12,6 @@ import (
 	"os"
 
 	"github.com/grind-nlp/grind/commands/program"
-	"github.com/grind-nlp/grind/internal/buildinfo"
 
 	_ "github.com/grind-nlp/grind/commands" // the programs, registered by their packages' init
 	_ "github.com/grind-nlp/grind/commands/cecmd"
@@ -70,7 +69,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return program.Run(args[2], []string{args[2], "--help"}, stdin, stdout, stderr)
 	case a == "--version" || a == "-V" || a == "-v":
-		fmt.Fprintf(stdout, "grind version %s %s\n", buildinfo.Read(), buildinfo.GoVersion())
+		io.WriteString(stdout, program.Version("grind"))
 		return program.ExitOK
 	}
 	return noProgram(stderr, args[1])
@@ -96,7 +95,7 @@ func list(w io.Writer) {
 Usage:
    grind PROGRAM [options] [FILE...]   run PROGRAM (each is also a command of its own)
    grind help PROGRAM                  PROGRAM's flags and examples (PROGRAM --help)
-   grind --version                     grind's version, commit and Go release
+   grind --version                     grind's version, commit, Go release and DMV E-step kernel
 `)
 	for _, s := range Sections {
 		fmt.Fprintf(w, "\n%s:\n", s.Title)

@@ -24,6 +24,7 @@ import (
 	"github.com/grind-nlp/grind/internal/buildinfo"
 	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/memory"
 )
 
@@ -207,14 +208,14 @@ func addHelpAndVersion(app *cli.App) {
 	app.HideHelp, app.HideVersion = true, true
 	app.Flags = append(app.Flags,
 		&cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}, // urfave/cli shows it when set
-		&cli.BoolFlag{Name: "version", Aliases: []string{"V", "v"}, Usage: "print grind's version, the commit it was built from and the Go release", DisableDefaultText: true})
+		&cli.BoolFlag{Name: "version", Aliases: []string{"V", "v"}, Usage: "print grind's version, the commit it was built from, the Go release and the DMV E-step's kernel", DisableDefaultText: true})
 	action := app.Action
 	if action == nil {
 		return
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.Bool("version") {
-			_, err := fmt.Fprintf(c.App.Writer, "%s version %s %s\n", c.App.Name, buildinfo.Read(), buildinfo.GoVersion())
+			_, err := io.WriteString(c.App.Writer, Version(c.App.Name))
 			return err
 		}
 		return action(c)
@@ -438,4 +439,11 @@ func release(app *cli.App) {
 	for i := len(held) - 1; i >= 0; i-- {
 		held[i].Close()
 	}
+}
+
+// Version is what name --version prints: grind's version, the commit and
+// the Go release, then the kernel of the DMV's E-step in this binary on
+// this machine (README, "Install").
+func Version(name string) string {
+	return fmt.Sprintf("%s version %s %s\nDMV E-step kernel: %s\n", name, buildinfo.Read(), buildinfo.GoVersion(), dmv.Kernel())
 }

@@ -555,6 +555,7 @@ type EStepper struct {
 	chunkZero []int
 	chunkBad  []int
 	dist      []float64
+	lanes     []*laneWork // a worker's batches (batch.go)
 }
 
 // NewEStepper prepares E-steps over c.
@@ -651,82 +652,30 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			}
 		}
 	}
+	for len(e.lanes) < workers {
+		e.lanes = append(e.lanes, &laneWork{})
+	}
+	run := &estepRun{e: e, w: w, opts: opts, dist: dist, longest: longest, tied: tied}
+	// The soft E-step of a plain DMV goes by batches of equal-length
+	// sentences where there is a lane kernel (batch.go); the other
+	// variants, and every E-step without one, one sentence at a time.
+	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
 	errs := make([]error, chunks)
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		counts, ll, zero, bad := table(), 0.0, 0, 0
-		counts.Zero()
-		chart, heads := e.charts[worker], e.heads[worker]
-		var tc TreeChart = chart // Segment is the plain chart's only
+		p := &chunkPass{estepRun: run, worker: worker, counts: table(), chart: e.charts[worker], heads: e.heads[worker]}
+		p.counts.Zero()
+		p.tc = p.chart // Segment is the plain chart's only
 		if opts.Bound.On() {
-			tc = e.bounded[worker]
+			p.tc = e.bounded[worker]
 		}
 		lo, hi := e.chunkBounds(k)
-		errs[k] = c.Each(lo, hi, func(i int, tags, gold []int) {
-			var logZ float64
-			switch {
-			case len(tags) > longest && !opts.Gold: // some edge's distance factor is not a number
-				logZ = math.NaN()
-			case opts.Gold:
-				AddTreeCounts(tags, gold, counts, 1)
-				logZ = TreeLogWeight(tags, gold, w)
-			case opts.Hard && tied:
-				chart.Load(tags, w, dist)
-				var rng *rand.Rand
-				if opts.Ties == TiesRandom {
-					rng = rand.New(rand.NewPCG(opts.Seed, uint64(i)))
-				}
-				logZ = chart.TiedViterbi(heads, opts.Ties, rng)
-				switch {
-				case math.IsInf(logZ, -1) || math.IsNaN(logZ):
-				case opts.Ties == TiesSplit:
-					chart.AddCounts(tags, counts, 1)
-				default:
-					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
-				}
-			case opts.Hard:
-				tc.Load(tags, w, dist)
-				if opts.Segment {
-					chart.Segment(opts.SegBeta)
-				}
-				logZ = tc.Viterbi(heads)
-				if !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
-					AddTreeCounts(tags, heads[:len(tags)], counts, 1)
-				}
-			default:
-				if opts.Factors != nil {
-					n, f := len(tags), e.factors[worker]
-					opts.Factors(i, f[:n*n], f[n*n:n*n+n])
-					tc.LoadFactored(tags, w, dist, f[:n*n], f[n*n:n*n+n])
-				} else {
-					tc.Load(tags, w, dist)
-				}
-				if opts.Segment {
-					chart.Segment(opts.SegBeta)
-				}
-				logZ = tc.Inside()
-				if !opts.LogLikOnly && !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
-					if tc.Outside() {
-						tc.AddCounts(tags, counts, 1)
-						if opts.Posteriors != nil {
-							edge, root := tc.AttachmentPosteriors()
-							opts.Posteriors(i, edge, root)
-						}
-					} else {
-						logZ = math.NaN() // no usable posteriors
-					}
-				}
-			}
-			switch {
-			case math.IsNaN(logZ):
-				bad++
-				return
-			case math.IsInf(logZ, -1):
-				zero++
-			}
-			ll += logZ
-		})
-		e.chunkLL[k], e.chunkZero[k], e.chunkBad[k] = ll, zero, bad
-		done(k, counts)
+		if byLength {
+			errs[k] = p.byLength(lo, hi)
+		} else {
+			errs[k] = c.Each(lo, hi, p.sentence)
+		}
+		e.chunkLL[k], e.chunkZero[k], e.chunkBad[k] = p.ll, p.zero, p.bad
+		done(k, p.counts)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return EStepResult{Err: err}
@@ -738,6 +687,116 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	}
 	SplitBackoff(res.Counts, w)
 	return res
+}
+
+// estepRun is what the chunks of one EStepper.Run share.
+type estepRun struct {
+	e       *EStepper
+	w       *Params
+	opts    EStepOptions
+	dist    []float64
+	longest int // sentences longer than this are unusable
+	tied    bool
+}
+
+// chunkPass is one worker's pass over one chunk: its counts and sums.
+type chunkPass struct {
+	*estepRun
+	worker    int
+	counts    *Params
+	ll        float64
+	zero, bad int
+	chart     *Chart
+	tc        TreeChart // chart, or the worker's bounded chart
+	heads     []int
+}
+
+// tally adds a sentence's log Z to the pass's sums.
+func (p *chunkPass) tally(logZ float64) {
+	switch {
+	case math.IsNaN(logZ):
+		p.bad++
+		return
+	case math.IsInf(logZ, -1):
+		p.zero++
+	}
+	p.ll += logZ
+}
+
+// sentence is the E-step of sentence i on the worker's scalar chart.
+func (p *chunkPass) sentence(i int, tags, gold []int) {
+	w, opts, dist, chart, counts := p.w, p.opts, p.dist, p.chart, p.counts
+	var logZ float64
+	switch {
+	case len(tags) > p.longest && !opts.Gold: // some edge's distance factor is not a number
+		logZ = math.NaN()
+	case opts.Gold:
+		AddTreeCounts(tags, gold, counts, 1)
+		logZ = TreeLogWeight(tags, gold, w)
+	case opts.Hard && p.tied:
+		chart.Load(tags, w, dist)
+		var rng *rand.Rand
+		if opts.Ties == TiesRandom {
+			rng = rand.New(rand.NewPCG(opts.Seed, uint64(i)))
+		}
+		logZ = chart.TiedViterbi(p.heads, opts.Ties, rng)
+		switch {
+		case math.IsInf(logZ, -1) || math.IsNaN(logZ):
+		case opts.Ties == TiesSplit:
+			chart.AddCounts(tags, counts, 1)
+		default:
+			AddTreeCounts(tags, p.heads[:len(tags)], counts, 1)
+		}
+	case opts.Hard:
+		p.tc.Load(tags, w, dist)
+		if opts.Segment {
+			chart.Segment(opts.SegBeta)
+		}
+		logZ = p.tc.Viterbi(p.heads)
+		if !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
+			AddTreeCounts(tags, p.heads[:len(tags)], counts, 1)
+		}
+	default:
+		var f []float64
+		if opts.Factors != nil {
+			f = p.factors(i, len(tags), p.e.factors[p.worker])
+		}
+		logZ = p.soft(i, tags, f)
+	}
+	p.tally(logZ)
+}
+
+// factors fills f with sentence i's attachment factors (Factors) and
+// returns it, n² + n long.
+func (p *chunkPass) factors(i, n int, f []float64) []float64 {
+	p.opts.Factors(i, f[:n*n], f[n*n:n*n+n])
+	return f[:n*n+n]
+}
+
+// soft is the soft E-step of sentence i (its attachment factors f, nil
+// for none) on the scalar chart: its counts added, its log Z returned.
+func (p *chunkPass) soft(i int, tags []int, f []float64) float64 {
+	w, opts, tc := p.w, p.opts, p.tc
+	if n := len(tags); f != nil {
+		tc.LoadFactored(tags, w, p.dist, f[:n*n], f[n*n:n*n+n])
+	} else {
+		tc.Load(tags, w, p.dist)
+	}
+	if opts.Segment {
+		p.chart.Segment(opts.SegBeta)
+	}
+	logZ := tc.Inside()
+	if !opts.LogLikOnly && !math.IsInf(logZ, -1) && !math.IsNaN(logZ) {
+		if !tc.Outside() {
+			return math.NaN() // no usable posteriors
+		}
+		tc.AddCounts(tags, p.counts, 1)
+		if opts.Posteriors != nil {
+			edge, root := tc.AttachmentPosteriors()
+			opts.Posteriors(i, edge, root)
+		}
+	}
+	return logZ
 }
 
 // decodeBatch is how many sentences DecodeEach parses at a time.

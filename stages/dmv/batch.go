@@ -1,0 +1,183 @@
+package dmv
+
+import "slices"
+
+// Where this build has a lane kernel that this machine runs (AVX-512),
+// the soft E-step of a plain DMV takes each chunk's sentences in order of
+// length (stably, so by index within a length) and runs them lanes at a
+// time on a laneChart. Each lane does the scalar chart's operations in
+// its order, so the counts differ from the scalar chart's only in the
+// order sentences are summed in (within 1e-12 relative), and, the chunks
+// being fixed, not at all with the number of workers. Without a lane
+// kernel the E-step is the scalar chart's, sentence by sentence in corpus
+// order, as it always was.
+
+// kernel is the lane kernel in use: laneKernel's, or "" for the scalar
+// chart alone (tests and benchmarks set it to compare the two).
+var kernel = laneKernel()
+
+// laneKernel is the lane kernel the E-step uses on this machine: the
+// AVX-512 lanes where there are some, else none. The plain-Go lanes of a
+// build without GOEXPERIMENT=simd are slower than the scalar chart
+// (BenchmarkEMIterationKernels: 4–5×, the [8]float64 of each operation
+// going through memory), so they run only in tests, which check the
+// lanes' arithmetic in every build.
+func laneKernel() string {
+	if vecKernel == "avx512" && vecRuns() {
+		return vecKernel
+	}
+	return ""
+}
+
+// Kernel names the E-step kernel of this binary on this machine, for
+// --version: "avx512" (GOEXPERIMENT=simd on amd64 with AVX-512) or
+// "scalar".
+func Kernel() string {
+	if kernel == "" {
+		return "scalar"
+	}
+	return kernel
+}
+
+// batchMaxLen is the longest sentence batched: a laneChart's 18 tables of
+// n²·lanes numbers are 4.7 MB at 64, and longer sentences are too few to
+// fill lanes.
+const batchMaxLen = 64
+
+// laneWork is a worker's workspace for batches.
+type laneWork struct {
+	chart   laneChart
+	index   []int // the window's sentences: their numbers in the corpus,
+	start   []int // where their tags start in tags (and one past the last)
+	tags    []int
+	order   []int     // the sentences by length
+	first   []int     // where each length starts in order (while sorting)
+	factors []float64 // each lane's attachment factors (Factors)
+	edge    []float64 // a lane's posteriors, for Posteriors
+	root    []float64
+}
+
+// window is how many tokens (or sentences) of a chunk are sorted by
+// length at a time: a bound on what a worker copies of a large corpus (a
+// chunk is 1/64 of it), large enough that a window of short sentences
+// fills its lanes.
+const window = 1 << 14
+
+// byLength is the soft E-step of sentences lo..hi−1 in order of length,
+// window by window.
+func (p *chunkPass) byLength(lo, hi int) error {
+	lw := p.e.lanes[p.worker]
+	lw.reset()
+	err := p.e.corpus.Each(lo, hi, func(i int, tags, _ []int) {
+		lw.index = append(lw.index, i)
+		lw.start = append(lw.start, len(lw.tags))
+		lw.tags = append(lw.tags, tags...)
+		if len(lw.tags) >= window || len(lw.index) >= window {
+			p.window(lw)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	p.window(lw)
+	return nil
+}
+
+func (lw *laneWork) reset() {
+	lw.index, lw.start, lw.tags = lw.index[:0], lw.start[:0], lw.tags[:0]
+}
+
+// window runs the sentences held in lw by length, and lets them go.
+func (p *chunkPass) window(lw *laneWork) {
+	defer lw.reset()
+	lw.start = append(lw.start, len(lw.tags))
+	length := func(k int) int { return lw.start[k+1] - lw.start[k] }
+	// By length, by index within a length: a counting sort.
+	lw.first = append(lw.first[:0], make([]int, p.e.corpus.MaxLen+2)...)
+	for k := range lw.index {
+		lw.first[length(k)+1]++
+	}
+	for n := 1; n < len(lw.first); n++ {
+		lw.first[n] += lw.first[n-1]
+	}
+	lw.order = slices.Grow(lw.order[:0], len(lw.index))[:len(lw.index)]
+	for k := range lw.index {
+		n := length(k)
+		lw.order[lw.first[n]] = k
+		lw.first[n]++
+	}
+	for g := 0; g < len(lw.order); {
+		n := length(lw.order[g])
+		same := g + 1
+		for same < len(lw.order) && length(lw.order[same]) == n {
+			same++
+		}
+		for g < same {
+			batch := lw.order[g:min(g+lanes, same)]
+			// A short batch is padded: a sentence on the scalar chart costs
+			// more than several lanes (with only full batches on the lanes
+			// and the rest on the scalar chart, an EM iteration on UD
+			// English ≤10 / ≤15 took 1.16–1.23× / 1.33–1.41× the CPU time).
+			if n > batchMaxLen || n > p.longest {
+				for _, k := range batch {
+					p.sentence(lw.index[k], lw.sent(k), nil)
+				}
+			} else {
+				p.lanes(lw, batch, n)
+			}
+			g += len(batch)
+		}
+	}
+}
+
+// sent is the tags of the chunk's k-th sentence.
+func (lw *laneWork) sent(k int) []int { return lw.tags[lw.start[k]:lw.start[k+1]] }
+
+// lanes runs the chunk's sentences batch, all of length n, on the lane
+// chart, the lanes beyond the batch repeating its last sentence (their
+// results unread). A lane whose Z or posteriors the scalar chart would
+// not have taken as they are is redone there, from the same attachment
+// factors.
+func (p *chunkPass) lanes(lw *laneWork, batch []int, n int) {
+	b, opts := &lw.chart, p.opts
+	stride := n*n + n
+	if opts.Factors != nil && len(lw.factors) < lanes*stride {
+		lw.factors = make([]float64, lanes*stride)
+	}
+	factors := func(l int) []float64 {
+		if opts.Factors == nil {
+			return nil
+		}
+		return lw.factors[l*stride : (l+1)*stride]
+	}
+	for l, k := range batch {
+		f := factors(l)
+		if f != nil {
+			p.factors(lw.index[k], n, f)
+		}
+		b.load(l, lw.sent(k), p.w, p.dist, f)
+	}
+	b.pad(len(batch))
+	b.scale()
+	b.inside()
+	if !opts.LogLikOnly {
+		b.outside()
+	}
+	for l, k := range batch {
+		i, tags := lw.index[k], lw.sent(k)
+		logZ, ok := b.logZ(l)
+		if !ok || !opts.LogLikOnly && !b.usable(l) {
+			p.tally(p.soft(i, tags, factors(l)))
+			continue
+		}
+		if !opts.LogLikOnly {
+			b.addCounts(l, tags, p.counts)
+			if opts.Posteriors != nil {
+				lw.edge, lw.root = slices.Grow(lw.edge[:0], n*n)[:n*n], slices.Grow(lw.root[:0], n)[:n]
+				b.posteriors(l, lw.edge, lw.root)
+				opts.Posteriors(i, lw.edge, lw.root)
+			}
+		}
+		p.tally(logZ)
+	}
+}

@@ -1,0 +1,354 @@
+package dmv
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// maxRelDiff is the largest relative difference between the tables and
+// log-likelihoods of two E-step results.
+func maxRelDiff(a, b EStepResult) float64 {
+	worst := relErr(a.LogLik, b.LogLik)
+	ta, tb := a.Counts.Tables(), b.Counts.Tables()
+	for k := range ta {
+		for i := range ta[k] {
+			worst = max(worst, relErr(ta[k][i], tb[k][i]))
+		}
+	}
+	return worst
+}
+
+// withKernel runs an E-step of c under w on the lane kernel k ("": the
+// scalar chart alone).
+func withKernel(k string, c *Corpus, w *Params, opts EStepOptions) EStepResult {
+	defer SetKernel(k)()
+	return NewEStepper(c).Run(w, opts)
+}
+
+// bySentence is the E-step as it was before batches: every sentence on
+// the scalar chart, in corpus order.
+func bySentence(c *Corpus, w *Params, opts EStepOptions) EStepResult {
+	opts.Workers = 1
+	res := EStepResult{Counts: NewParams(w.T)}
+	chart := NewChart(c.MaxLen)
+	var dist []float64
+	if opts.Dist != nil {
+		for d := 0; d <= c.MaxLen; d++ {
+			dist = append(dist, opts.Dist(d))
+		}
+	}
+	c.Each(0, c.Len(), func(i int, tags, _ []int) {
+		chart.Load(tags, w, dist)
+		logZ := chart.Inside()
+		if !opts.LogLikOnly {
+			chart.Outside()
+			chart.AddCounts(tags, res.Counts, 1)
+		}
+		res.LogLik += logZ
+	})
+	return res
+}
+
+// mixedLengths is a corpus of count random sentences of 1..maxLen tags
+// over tags tags, most lengths common enough to fill lanes and some not.
+func mixedLengths(rng *rand.Rand, count, maxLen, tags int) *Corpus {
+	sents := make([][]int, count)
+	for i := range sents {
+		n := 1 + rng.IntN(maxLen)
+		if rng.IntN(3) == 0 {
+			n = 1 + rng.IntN(min(maxLen, 4)) // the short ones in bulk
+		}
+		sents[i] = make([]int, n)
+		for j := range sents[i] {
+			sents[i][j] = rng.IntN(tags)
+		}
+	}
+	return CorpusFromNumbers(NewTagSet(), sents)
+}
+
+// The lane kernel's counts and log-likelihood are the scalar chart's
+// (sentence by sentence in corpus order), within 1e-12 relative: the
+// lanes do the scalar chart's operations in its order, and only the
+// sentences' order in the sums differs. Plain, with a distance factor,
+// with attachment factors, likelihood alone, on random models, some of
+// extreme weights.
+func TestLanesMatchScalarChart(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 1))
+	for trial := range 8 {
+		c := mixedLengths(rng, 300+rng.IntN(200), 5+rng.IntN(20), 12)
+		w := randomWeights(rng, 12, trial%2 == 0)
+		if trial >= 6 { // weights from e^−spread to e^spread: scaling's every branch
+			spread := []float64{30, 150}[trial-6]
+			for _, tab := range w.Tables() {
+				for i := range tab {
+					tab[i] = math.Exp((2*rng.Float64() - 1) * spread)
+				}
+			}
+		}
+		factor := make([]float64, 0, 1024)
+		for range 1024 {
+			factor = append(factor, 0.2+rng.Float64())
+		}
+		for name, opts := range map[string]EStepOptions{
+			"plain":      {},
+			"dist":       {Dist: func(d int) float64 { return math.Exp(-0.3 * float64(d)) }},
+			"loglikonly": {LogLikOnly: true},
+			"factors": {Factors: func(i int, edge, root []float64) {
+				for k := range edge {
+					edge[k] = factor[(i+k)%len(factor)]
+				}
+				for k := range root {
+					root[k] = factor[(3*i+k)%len(factor)]
+				}
+			}},
+		} {
+			opts.Workers = 2
+			lanes, scalar := withKernel(testedKernel(), c, w, opts), withKernel("", c, w, opts)
+			if d := maxRelDiff(lanes, scalar); d > 1e-12 || lanes.Unusable != scalar.Unusable || lanes.ZeroWeight != scalar.ZeroWeight {
+				t.Fatalf("trial %d, %s: lanes and scalar chart differ by %g (unusable %d, %d)", trial, name, d, lanes.Unusable, scalar.Unusable)
+			} else if d != 0 {
+				t.Logf("trial %d, %s: lanes and scalar chart differ by %g", trial, name, d)
+			}
+			if opts.Factors != nil {
+				continue
+			}
+			if d := maxRelDiff(lanes, bySentence(c, w, opts)); d > 1e-12 {
+				t.Fatalf("trial %d, %s: lanes and the E-step in corpus order differ by %g", trial, name, d)
+			}
+		}
+	}
+}
+
+// The attachment factors are asked for once per sentence, and Posteriors
+// sees the posteriors of each sentence once, the lanes' as the scalar
+// chart's.
+func TestLanesCallbacks(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 2))
+	c := mixedLengths(rng, 200, 12, 6)
+	w := randomWeights(rng, 6, true)
+	run := func(k string) (asked []int, root [][]float64) {
+		asked, root = make([]int, c.Len()), make([][]float64, c.Len())
+		withKernel(k, c, w, EStepOptions{Workers: 1,
+			Factors: func(i int, edge, root []float64) {
+				asked[i]++
+				for k := range edge {
+					edge[k] = 1 + float64(k%3)/10
+				}
+				for k := range root {
+					root[k] = 1
+				}
+			},
+			Posteriors: func(i int, _, r []float64) { root[i] = append([]float64(nil), r...) },
+		})
+		return asked, root
+	}
+	asked, lanes := run(testedKernel())
+	_, scalar := run("")
+	for i := range asked {
+		if asked[i] != 1 {
+			t.Fatalf("sentence %d: factors asked for %d times", i, asked[i])
+		}
+		for d := range scalar[i] {
+			if relErr(lanes[i][d], scalar[i][d]) > 1e-12 {
+				t.Fatalf("sentence %d: root posterior %d is %v on the lanes, %v on the scalar chart", i, d, lanes[i][d], scalar[i][d])
+			}
+		}
+	}
+}
+
+// A model under which long sentences' Z underflows even scaled (every
+// word would rather be the root, and only one can) sends those lanes to
+// the scalar chart, whose scaling search finds their Z: the results are
+// still the scalar chart's, every sentence usable.
+func TestLanesUnderflowGoesScalar(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 3))
+	w := randomWeights(rng, 5, true)
+	for i := range w.Child {
+		w.Child[i] *= 1e-25
+	}
+	var sents [][]int
+	for n := 1; n <= 40; n++ {
+		for range 9 {
+			s := make([]int, n)
+			for j := range s {
+				s[j] = rng.IntN(5)
+			}
+			sents = append(sents, s)
+		}
+	}
+	c := CorpusFromNumbers(NewTagSet(), sents)
+	// The lanes alone: the long sentences' Z leaves the normal numbers.
+	var b laneChart
+	for l := range lanes {
+		b.load(l, sents[len(sents)-1-l], w, nil, nil)
+	}
+	b.scale()
+	b.inside()
+	if _, ok := b.logZ(0); ok {
+		t.Fatalf("Z of a 40-token sentence is %v: the test no longer makes it underflow", b.z[0])
+	}
+	opts := EStepOptions{Workers: 1}
+	lanes, scalar := withKernel(testedKernel(), c, w, opts), withKernel("", c, w, opts)
+	if lanes.Unusable+lanes.ZeroWeight > 0 || math.IsInf(lanes.LogLik, 0) {
+		t.Fatalf("unusable %d, zero weight %d, log-likelihood %v", lanes.Unusable, lanes.ZeroWeight, lanes.LogLik)
+	}
+	if d := maxRelDiff(lanes, scalar); d > 1e-12 {
+		t.Fatalf("lanes and scalar chart differ by %g", d)
+	}
+}
+
+// The lanes' counts are the same bits for any number of workers.
+func TestLanesSameForWorkers(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 4))
+	c := mixedLengths(rng, 1500, 15, 10)
+	w := randomWeights(rng, 10, true)
+	first := withKernel(testedKernel(), c, w, EStepOptions{Workers: 1})
+	for _, workers := range []int{2, 3, 7} {
+		res := withKernel(testedKernel(), c, w, EStepOptions{Workers: workers})
+		if !sameParams(first.Counts, res.Counts) || first.LogLik != res.LogLik {
+			t.Fatalf("%d workers: counts or log-likelihood differ from 1 worker's (%v, %v)", workers, res.LogLik, first.LogLik)
+		}
+	}
+}
+
+// exactArithmetic says whether Go computes x*y+z as a multiply and an add
+// here, as the lanes do: on amd64 below GOAMD64=v3 it fuses none (from v3
+// on, and on arm64 and others, it may fuse the scalar chart's).
+func exactArithmetic() bool {
+	if runtime.GOARCH != "amd64" {
+		return false
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "GOAMD64" {
+			return s.Value == "v1" || s.Value == "v2"
+		}
+	}
+	return true // v1, the default, is not recorded
+}
+
+// Lane by lane, the lane chart is the scalar chart: the same log Z and
+// posteriors — the same bits where Go fuses no multiply-adds of its own,
+// within 1e-13 relative elsewhere — with and without distance factors
+// and attachment factors, on batches of 1..8 sentences of lengths 1..20,
+// under models of ordinary and of extreme weights.
+func TestLaneChartIsTheScalarChart(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 5))
+	exact := exactArithmetic()
+	var b laneChart
+	c := NewChart(20)
+	for trial := range 120 {
+		n, size := 1+rng.IntN(20), 1+rng.IntN(lanes)
+		w := randomWeights(rng, 6, trial%2 == 0)
+		if trial%3 == 2 {
+			for _, tab := range w.Tables() {
+				for i := range tab {
+					tab[i] = math.Exp((2*rng.Float64() - 1) * 40)
+				}
+			}
+		}
+		var dist []float64
+		if trial%4 == 1 {
+			for d := 0; d <= n; d++ {
+				dist = append(dist, math.Exp(-0.5*float64(d)))
+			}
+		}
+		sents, factors := make([][]int, size), make([][]float64, size)
+		for l := range size {
+			sents[l] = make([]int, n)
+			for j := range sents[l] {
+				sents[l][j] = rng.IntN(6)
+			}
+			if trial%4 == 3 {
+				factors[l] = make([]float64, n*n+n)
+				for i := range factors[l] {
+					factors[l][i] = 0.1 + rng.Float64()
+				}
+			}
+			b.load(l, sents[l], w, dist, factors[l])
+		}
+		b.pad(size)
+		b.scale()
+		b.inside()
+		b.outside()
+		for l, tags := range sents {
+			if f := factors[l]; f != nil {
+				c.LoadFactored(tags, w, dist, f[:n*n], f[n*n:])
+			} else {
+				c.Load(tags, w, dist)
+			}
+			logZ := c.Inside()
+			got, ok := b.logZ(l)
+			if !ok {
+				continue // the scalar chart's to settle
+			}
+			if !c.Outside() || !b.usable(l) {
+				t.Fatalf("trial %d, lane %d: posteriors usable: scalar %v, lanes %v", trial, l, c.Outside(), b.usable(l))
+			}
+			same := func(what string, x, y float64) {
+				if exact && x != y || relErr(x, y) > 1e-13 {
+					t.Fatalf("trial %d (n=%d), lane %d: %s %v on the lanes, %v on the scalar chart", trial, n, l, what, x, y)
+				}
+			}
+			same("log Z", got, logZ)
+			for i := range n * n {
+				same("edge posterior", b.edgePost[i*lanes+l], c.edgePost[i])
+			}
+			for i := range n {
+				same("root posterior", b.rootPost[i*lanes+l], c.rootPost[i])
+			}
+			for i := range 4 * n {
+				same("stop posterior", b.stopPost[i*lanes+l], c.stopPost[i])
+				same("cont posterior", b.contPost[i*lanes+l], c.contPost[i])
+			}
+		}
+	}
+}
+
+// An empty sentence among the batches has weight 0 on the lanes as on the
+// scalar chart (no tree: log Z = −Inf), the others their counts.
+func TestLanesEmptySentence(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(25, 6))
+	sents := [][]int{{}, {}, {3}}
+	for range 9 {
+		sents = append(sents, []int{rng.IntN(4), rng.IntN(4)})
+	}
+	c := CorpusFromNumbers(NewTagSet(), sents)
+	w := randomWeights(rng, 4, true)
+	lanes, scalar := withKernel(testedKernel(), c, w, EStepOptions{Workers: 1}), withKernel("", c, w, EStepOptions{Workers: 1})
+	if lanes.ZeroWeight != 2 || scalar.ZeroWeight != 2 || !math.IsInf(lanes.LogLik, -1) {
+		t.Fatalf("zero weight %d (scalar %d), log-likelihood %v", lanes.ZeroWeight, scalar.ZeroWeight, lanes.LogLik)
+	}
+	a, b := lanes.Counts.Tables(), scalar.Counts.Tables()
+	for k := range a {
+		for i := range a[k] {
+			if relErr(a[k][i], b[k][i]) > 1e-12 {
+				t.Fatalf("table %d, entry %d: %v on the lanes, %v on the scalar chart", k, i, a[k][i], b[k][i])
+			}
+		}
+	}
+}
