@@ -8,10 +8,11 @@
 #   - the build without it (go install's): the scalar chart and the
 #     plain-Go lanes (kernel "portable", which only tests use),
 # then the floor's C and Go kernels (../shared/floor/run.sh: medians of 3
-# runs of 50 E-steps), then the grind benchmarks again. Where farm-bench
-# is at hand, last, train-em itself, 100 iterations from K&M on UD English
-# ≤10 (XPOS), built both ways and timed by turns (process CPU time and wall
-# time, 5 pairs), 1 and 2 workers, and how far apart the two models are
+# runs of 50 E-steps), then the grind benchmarks again. Last, where GNU
+# time is at hand (/usr/bin/time), train-em itself, 100 iterations from K&M
+# on UD English ≤10 (XPOS), built both ways and timed by turns (A B A B …,
+# 5 pairs: each run's CPU seconds, user + system, and the pair's ratio),
+# 1 and 2 workers, and how far apart the two models are
 # (examples/compare-models.sh).
 #
 # usage: sh examples/em/kernelspeed.sh [ITERATIONS]   (default 50 per benchmark)
@@ -43,16 +44,22 @@ sh "$floor/run.sh" "$tmp/floor"
 echo "== grind, after the floor"
 grind
 
-command -v farm-bench >/dev/null || exit 0
+[ -x /usr/bin/time ] || exit 0
 echo "== train-em, make build's (A) against go install's (B)"
 GOEXPERIMENT=simd go build -tags urfave_cli_no_docs -o "$tmp/simd/" ./cmd/train-em ./cmd/conll2deps ./cmd/filterlen
 go build -tags urfave_cli_no_docs -o "$tmp/plain/" ./cmd/train-em
 "$tmp/simd/conll2deps" --tag xpos ../shared/data/ud-nopunct/en-ud-train-nopunct-len15.conllu |
 	"$tmp/simd/filterlen" 10 > "$tmp/xpos10.jsonl"
+# cpu BUILD WORKERS: one run's CPU seconds (user + system).
+cpu() {
+	/usr/bin/time -f '%U %S' -o "$tmp/time" "$tmp/$1/train-em" --init km --tol 0 --max-iter 100 \
+		--workers "$2" --quiet "$tmp/xpos10.jsonl" -o "$tmp/$1-$2.jsonl"
+	awk '{ print $1 + $2 }' "$tmp/time"
+}
 for workers in 1 2; do
-	run="--init km --tol 0 --max-iter 100 --workers $workers --quiet $tmp/xpos10.jsonl -o"
-	# shellcheck disable=SC2086 # $run is words
-	farm-bench -n 5 --timeout 300 --vs "$tmp/plain/train-em $run $tmp/plain-$workers.jsonl" -- \
-		"$tmp/simd/train-em" $run "$tmp/simd-$workers.jsonl" | grep -E '^(A|B) cpu|^A/B'
+	for pair in 1 2 3 4 5; do
+		a=$(cpu simd "$workers") b=$(cpu plain "$workers")
+		echo "workers $workers pair $pair: A $a s, B $b s, A/B $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')"
+	done
 	echo "models (records, largest relative, absolute difference): $(sh examples/compare-models.sh "$tmp/simd-$workers.jsonl" "$tmp/plain-$workers.jsonl" | cut -d' ' -f1-3)"
 done
