@@ -47,7 +47,11 @@ attachments under --root, wins (input right, B wrong), losses and ties per
 sentence (more right attachments) and per token, each with the exact two-sided
 binomial p-value of wins among wins + losses. With gold trees the test also
 runs on brackets (right brackets per sentence; each gold bracket); a B with
-"pred_spans" only is compared on brackets alone.
+"pred_spans" only is compared on brackets alone. --undirected makes the
+attachment test undirected: a token's gold attachment is right when the
+prediction has it in either direction (as the undirected score counts), the
+test for parsers of undirected trees such as Model U (train-ce --family
+modelu), whose direction is only read away from the first word.
 
 --analysis adds error analyses (names separated by commas, or all), each a
 table after the scores and a field of the JSON record (all: every one the
@@ -80,6 +84,7 @@ Examples:
    my-parser < test.jsonl | score --gold test.jsonl
    ptb2deps --tree wsj/*/*.mrg | filterlen 10 | baseline --brackets right | score
    decode -m sa.jsonl test10.jsonl | score --root exclude --against em-parses.jsonl
+   decode -m modelu.jsonl test10.jsonl | score --root exclude --against right.jsonl --undirected
    decode -m model.jsonl test10.jsonl | score --analysis links,distance,paths
    train-ccm test10.jsonl | score --analysis labels,sequences --json | jq .by_label`,
 		Flags: []cli.Flag{
@@ -87,6 +92,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "write the report as one JSON line"},
 			&cli.StringFlag{Name: "gold", TakesFile: true, Usage: "take gold heads from the sentences of `FILE`, matched to the input by order (their tags must agree), for predictions that dropped \"heads\""},
 			&cli.StringFlag{Name: "against", TakesFile: true, Usage: "sign test against the \"pred\" of `FILE` (the same sentences, in order)"},
+			&cli.BoolFlag{Name: "undirected", Usage: "with --against: the sign test on undirected attachments (a gold attachment found in either direction)"},
 			&cli.StringSliceFlag{Name: "analysis", Usage: "add the error analyses `NAMES`: links, distance, paths, labels, sequences, or all (comma-separated, repeatable)"},
 			&cli.IntFlag{Name: "top", Value: 20, Usage: "`N` rows of each analysis table for people (0: all; the JSON has every row)"},
 			&cli.IntFlag{Name: "min-count", Usage: "leave out analysis rows below `N` (arcs of a link type predicted or in gold, gold nodes of a label, errors of a sequence)"},
@@ -104,7 +110,10 @@ Examples:
 			if c.Int("top") < 0 || c.Int("min-count") < 0 {
 				return program.Usagef("--top and --min-count must be 0 or more")
 			}
-			opts := score.Options{Root: root, JSON: c.Bool("json"), Gold: c.String("gold"), Against: c.String("against"),
+			if c.Bool("undirected") && c.String("against") == "" {
+				return program.Usagef("--undirected is an option of the sign test: it needs --against")
+			}
+			opts := score.Options{Root: root, JSON: c.Bool("json"), Gold: c.String("gold"), Against: c.String("against"), UndirectedSign: c.Bool("undirected"),
 				Analyses: analyses, AllAnalyses: all, Top: c.Int("top"), MinCount: c.Int("min-count")}
 			if opts.Against == "-" && (c.NArg() == 0 || slices.Contains(c.Args().Slice(), "-") || opts.Gold == "-") {
 				return program.Usagef("--against - and another input cannot both come from stdin")

@@ -3,7 +3,8 @@
 # estimator and selection, the model picked, directed and undirected
 # accuracy on the test part (%, root excluded, as Smith reports), the sign
 # test against EM picked the same way (token wins/losses and p; sentence
-# p), and Smith's (2006) WSJ10 number for the same estimator and selection.
+# p; "undir." after W/L when it counts undirected attachments, Model U's),
+# and Smith's (2006) WSJ10 number for the same estimator and selection.
 #
 # usage: heldout-table.sh DIR ROW...
 set -eu
@@ -73,6 +74,6 @@ for row in "$@"; do
 	  def pct: . * 1000 | round / 10;
 	  def p: if . < 0.001 then "<0.001" else (. * 1000 | round / 1000 | tostring) end;
 	  [$row, $picked, .sentences, (.excluded.directed.f1 | pct), (.excluded.undirected.f1 | pct),
-	   "\(.sign_test.tokens.wins)/\(.sign_test.tokens.losses)", (.sign_test.tokens.p | p),
+	   "\(.sign_test.tokens.wins)/\(.sign_test.tokens.losses)\(if .sign_test.undirected then " undir." else "" end)", (.sign_test.tokens.p | p),
 	   (.sign_test.sentences.p | p), $smith] | @tsv' "$dir/$row.score"
 done

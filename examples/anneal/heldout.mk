@@ -224,10 +224,11 @@ $(H)/attach-%.test.jsonl: $(OUT)/test.jsonl
 	baseline --attach $* $< > $@.tmp && mv $@.tmp $@
 endif
 # Each row's score carries the sign test against EM picked the same way
-# (the baselines: against EM picked supervisedly).
+# (the baselines: against EM picked supervisedly). Model U's is on undirected
+# attachments (score --undirected): it predicts undirected trees.
 define report
 $(H)/$(1).score: $(H)/$(1).test.jsonl $(H)/em.$(2).test.jsonl
-	score --root exclude --json --against $(H)/em.$(2).test.jsonl $$< -o $$@
+	score --root exclude --json --against $(H)/em.$(2).test.jsonl $(if $(filter modelu%,$(1)),--undirected) $$< -o $$@
 endef
 $(foreach e,$(ESTIMATORS),$(foreach c,$(call selections_of,$(e)),$(eval $(call report,$(e).$(c),$(c)))))
 $(foreach a,left right,$(eval $(call report,attach-$(a),supervised)))

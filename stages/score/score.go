@@ -289,6 +289,10 @@ type Options struct {
 	// same sentences in the same order: the report adds the sign test of
 	// the input's against them (signtest.go).
 	Against string
+	// UndirectedSign makes that test count undirected attachments (a gold
+	// attachment found in either direction), for parsers of undirected
+	// trees such as Model U.
+	UndirectedSign bool
 	// Analyses are the error analyses to add (--analysis); MinCount leaves
 	// out their rows of fewer items (arcs, nodes, brackets), and Top is how
 	// many rows each table for people shows (0: all; JSON has every row).
@@ -323,7 +327,7 @@ func Score(src pipeline.Source, w io.Writer, opts Options) error {
 		if against, err = readAgainst(opts.Against, src.Stdin); err != nil {
 			return err
 		}
-		signs = &signTally{root: opts.Root}
+		signs = &signTally{root: opts.Root, undirected: opts.UndirectedSign}
 	}
 	sc := NewScorer()
 	var brackets bracketScorer

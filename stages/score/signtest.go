@@ -27,15 +27,22 @@ type Signs struct {
 
 // SignTest is score's comparison with --against: directed attachments
 // under the report's root convention (a root-excluded token is right when
-// its predicted head is a word and the gold one). Sentence level compares
-// the numbers of right attachments per sentence; token level each token.
+// its predicted head is a word and the gold one), or with Undirected each
+// token's gold attachment found in either direction. Sentence level
+// compares the numbers of right attachments per sentence; token level
+// each token.
 type SignTest struct {
 	Against string     `json:"against"`
 	Root    Convention `json:"root"`
-	// AgainstDirected is B's directed score under Root, for reference.
-	AgainstDirected float64 `json:"against_directed"`
-	Sentences       Signs   `json:"sentences"`
-	Tokens          Signs   `json:"tokens"`
+	// Undirected says the test counts undirected attachments (score
+	// --against --undirected: for parsers of undirected trees, Model U).
+	Undirected bool `json:"undirected,omitempty"`
+	// AgainstDirected is B's directed score under Root, for reference;
+	// AgainstUndirected its undirected score, given with Undirected.
+	AgainstDirected   float64 `json:"against_directed"`
+	AgainstUndirected float64 `json:"against_undirected,omitempty"`
+	Sentences         Signs   `json:"sentences"`
+	Tokens            Signs   `json:"tokens"`
 	// Brackets is the same test on brackets, when the sentences have a
 	// gold tree (bracket scoring): sentence level compares the numbers of
 	// right brackets (standard: the whole sentence's counted), bracket
@@ -62,25 +69,30 @@ type BracketSigns struct {
 // signTally accumulates a sign test.
 type signTally struct {
 	root              Convention
+	undirected        bool
 	sentences, tokens Signs
 	b                 Tally
 	brackets          *BracketSigns
 	paths             *PathSigns
 }
 
-// right says whether a token's predicted head p is right against gold g.
-func (t *signTally) right(p, g int) bool {
-	if t.root == RootExcluded {
-		return p == g && p != 0
+// right says whether the prediction pred finds token i's gold attachment
+// (head gold[i]). Directed, pred[i] must be that head; undirected, the arc
+// may also be reversed (pred makes the gold head a dependent of i), so that
+// summed over tokens the right ones are the Tally's undirected count.
+func (t *signTally) right(gold, pred []int, i int) bool {
+	g := gold[i]
+	if t.root == RootExcluded && g == 0 {
+		return false
 	}
-	return p == g
+	return pred[i] == g || t.undirected && g != 0 && pred[g-1] == i+1
 }
 
 func (t *signTally) add(gold, a, b []int) {
 	t.b.Add(gold, b)
 	ra, rb := 0, 0
-	for i, g := range gold {
-		ya, yb := t.right(a[i], g), t.right(b[i], g)
+	for i := range gold {
+		ya, yb := t.right(gold, a, i), t.right(gold, b, i)
 		if ya {
 			ra++
 		}
@@ -148,8 +160,12 @@ func (s *Signs) tally(win, loss bool) {
 }
 
 func (t *signTally) report(against string) *SignTest {
-	st := &SignTest{Against: against, Root: t.root, Sentences: t.sentences, Tokens: t.tokens}
-	st.AgainstDirected, _ = t.b.headline(t.root)
+	st := &SignTest{Against: against, Root: t.root, Undirected: t.undirected, Sentences: t.sentences, Tokens: t.tokens}
+	var undirected float64
+	st.AgainstDirected, undirected = t.b.headline(t.root)
+	if t.undirected {
+		st.AgainstUndirected = undirected
+	}
 	st.Sentences.P = SignTestP(st.Sentences.Wins, st.Sentences.Losses)
 	st.Tokens.P = SignTestP(st.Tokens.Wins, st.Tokens.Losses)
 	if t.brackets != nil {
@@ -255,7 +271,11 @@ func writeSignTest(add func(string, ...any), st *SignTest) {
 		}
 	}
 	if n := st.Sentences; n.Wins+n.Losses+n.Ties > 0 {
-		add("\nsign test against %s (directed, %s; it scores %.1f)\n", st.Against, st.Root.describe(), 100*st.AgainstDirected)
+		kind, against := "directed", st.AgainstDirected
+		if st.Undirected {
+			kind, against = "undirected", st.AgainstUndirected
+		}
+		add("\nsign test against %s (%s, %s; it scores %.1f)\n", st.Against, kind, st.Root.describe(), 100*against)
 		table(row{"sentences", st.Sentences}, row{"tokens", st.Tokens})
 	}
 	if b := st.Brackets; b != nil {

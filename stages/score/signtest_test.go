@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,4 +139,81 @@ func sameSigns(a, b BracketSigns) bool {
 		return x.Wins == y.Wins && x.Losses == y.Losses && x.Ties == y.Ties && math.Abs(x.P-y.P) < 1e-12
 	}
 	return close(a.Sentences, b.Sentences) && close(a.Brackets, b.Brackets)
+}
+
+// score --against --undirected, by hand: gold X ← Y ← Z read as heads
+// [0,1,2]; A = [2,0,2] has Y–X reversed and Z's arc right, B = [0,1,1]
+// has Y–X right and Z on X. Root excluded, directed: Y a loss, Z a win,
+// sentence 1 = 1; undirected: Y a tie (A has the arc reversed), Z a win,
+// sentence 2 > 1. Root counted adds X: A attaches it to Y, B to the root
+// (a loss), sentence 2 = 2.
+func TestScoreAgainstUndirected(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(b, []byte(`{"tags":["X","Y","Z"],"pred":[0,1,1]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := `{"tags":["X","Y","Z"],"heads":[0,1,2],"pred":[2,0,2]}` + "\n"
+	for _, c := range []struct {
+		root       Convention
+		undirected bool
+		sent, toks Signs
+	}{
+		{RootExcluded, false, Signs{Ties: 1, P: 1}, Signs{Wins: 1, Losses: 1, Ties: 1, P: 1}},
+		{RootExcluded, true, Signs{Wins: 1, P: 1}, Signs{Wins: 1, Ties: 2, P: 1}},
+		{RootCounted, true, Signs{Ties: 1, P: 1}, Signs{Wins: 1, Losses: 1, Ties: 1, P: 1}},
+	} {
+		out, err := run(t, a, Options{Root: c.root, JSON: true, Against: b, UndirectedSign: c.undirected})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		st := r.SignTest
+		if st == nil || st.Undirected != c.undirected || st.Sentences != c.sent || st.Tokens != c.toks {
+			t.Errorf("%s undirected=%v: sign test %+v, want sentences %+v tokens %+v", c.root, c.undirected, st, c.sent, c.toks)
+		}
+	}
+}
+
+// The undirected sign test agrees with the undirected score: on random
+// trees, per sentence, the token wins minus losses are A's undirected
+// count minus B's (Tally, which counts predicted arcs rather than gold
+// attachments), and the sentence is a win, loss or tie as those counts
+// say; under both root conventions.
+func TestUndirectedSignsMatchTally(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, root := range []Convention{RootCounted, RootExcluded} {
+		for range 3000 {
+			n := 1 + rng.IntN(9)
+			gold, a, b := randomTree(rng, n), randomTree(rng, n), randomTree(rng, n)
+			tally := &signTally{root: root, undirected: true}
+			tally.add(gold, a, b)
+			st := tally.report("b")
+			var ta, tb Tally
+			ta.Add(gold, a)
+			tb.Add(gold, b)
+			ra, rb := ta.Undirected, tb.Undirected
+			if root == RootExcluded {
+				ra, rb = ta.UndirectedArcs, tb.UndirectedArcs
+			}
+			tok := st.Tokens
+			if tok.Wins-tok.Losses != ra-rb || tok.Wins+tok.Losses+tok.Ties != n {
+				t.Fatalf("%s gold %v a %v b %v: tokens %+v, undirected counts %d and %d", root, gold, a, b, tok, ra, rb)
+			}
+			want := Signs{Wins: b2i(ra > rb), Losses: b2i(rb > ra), Ties: b2i(ra == rb)}
+			if s := st.Sentences; s.Wins != want.Wins || s.Losses != want.Losses || s.Ties != want.Ties {
+				t.Fatalf("%s gold %v a %v b %v: sentence %+v, counts %d and %d", root, gold, a, b, s, ra, rb)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
