@@ -490,9 +490,13 @@ func (b *builder) model(v Variant) (*Model, error) {
 	unseenSpan := make([][]float64, len(span))
 	unseenContext := make([]float64, len(span))
 	for br := range span {
+		of := "each bracket value" // the CCM's errors as they were
+		if b.classes > 0 {
+			of = "the " + b.labelName(br)
+		}
 		groups := len(b.unseen[br])
 		if v == Model1 && groups != 1 || groups == 0 {
-			return nil, fmt.Errorf("%d unseen_span events of the %s: %s has one per yield length from 0 (ccm: one, length 0)", groups, b.labelName(br), FamilyOf(v))
+			return nil, fmt.Errorf("%d unseen_span events of %s: %s has one per yield length from 0 (ccm: one, length 0)", groups, of, FamilyOf(v))
 		}
 		unseenSpan[br] = make([]float64, groups)
 		for g := range groups {
@@ -503,7 +507,7 @@ func (b *builder) model(v Variant) (*Model, error) {
 			unseenSpan[br][g] = p
 		}
 		if b.unseenX[br] == nil {
-			return nil, fmt.Errorf("no unseen_context event of the %s", b.labelName(br))
+			return nil, fmt.Errorf("no unseen_context event for %s", of)
 		}
 		unseenContext[br] = *b.unseenX[br]
 	}
