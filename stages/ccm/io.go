@@ -66,8 +66,6 @@ func variantOf(family string) Variant {
 	return Model1
 }
 
-var bracket = [2]bool{Distituent: false, Constituent: true}
-
 var bracketName = [2]string{Distituent: "distituent", Constituent: "constituent"}
 
 func bracketOf(constituent bool) int {
