@@ -65,7 +65,6 @@ func TestTrainCCMClasses(t *testing.T) {
 		{"--classes", "3", "--model", "ccm2"},
 		{"--classes", "3", "--model", "dmvccm"},
 		{"--classes", "3", "--estimator", "da"},
-		{"--classes", "3", "--save-model", filepath.Join(dir, "m.jsonl")},
 		{"--dump-classes", dump, "--model", "ccm2"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -12,7 +12,7 @@ import (
 	"github.com/grind-nlp/grind/stages/rundir"
 )
 
-// train-ccm (ccm, ccm2, dmvccm under each --order) and train-hmm, on
+// train-ccm (ccm, ccm2, ccm --classes 3, dmvccm under each --order) and train-hmm, on
 // the loop every family shares (emloop), and
 // train-hmm's Gibbs sampler, killed with SIGKILL at seeded random
 // iterations (sweeps) and resumed with --resume (the second kill: --resume
@@ -36,6 +36,7 @@ func TestFamilyResumeAfterSIGKILL(t *testing.T) {
 	}{
 		{"ccm-em", []string{"train-ccm", "--tol", "1e-300", "--max-iter", "24"}, tags, 24},
 		{"ccm2-sda", []string{"train-ccm", "--model", "ccm2", "--estimator", "sda", "--beta0", "0.25", "--gamma", "2", "--tol", "1e-300", "--max-iter", "8"}, tags, 24},
+		{"ccm-classes", []string{"train-ccm", "--classes", "3", "--seed", "5", "--tol", "1e-300", "--max-iter", "16"}, tags, 16},
 		{"dmvccm", []string{"train-ccm", "--model", "dmvccm", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
 		{"dmvccm-right-first", []string{"train-ccm", "--model", "dmvccm", "--right-first", "--dmv-init", "klein", "--tol", "1e-300", "--max-iter", "16"}, short, 16},
 		{"dmvccm-mixture", []string{"train-ccm", "--model", "dmvccm", "--order", "mixture", "--tol", "1e-300", "--max-iter", "12"}, short, 12},
@@ -115,6 +116,7 @@ func TestFamilySaveEvery(t *testing.T) {
 		corpus string
 	}{
 		{"ccm", []string{"train-ccm", "--model", "ccm2", "--tol", "1e-300"}, tags},
+		{"ccm-classes", []string{"train-ccm", "--classes", "4", "--tol", "1e-300"}, tags},
 		{"hmm", []string{"train-hmm", "--states", "4", "--lambda", "0.1"}, words},
 		{"dmvccm-mixture", []string{"train-ccm", "--model", "dmvccm", "--order", "mixture", "--tol", "1e-300"}, short},
 		{"dmvccm-footnote8", []string{"train-ccm", "--model", "dmvccm", "--order", "footnote8", "--tol", "1e-300"}, short},

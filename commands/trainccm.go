@@ -70,8 +70,9 @@ pseudo-counts (2/(K − 1) each per yield and context). --dump-classes FILE
 writes each class's most frequent yields of two tags or more, {"class",
 "yield", "count"} (expected counts over the training sentences; class 0 is
 d; for the CCM itself class 1 is its constituent label), as Klein's
-Fig. 5.9. The multi-class model has no model file: it trains and decodes
-in-process.
+Fig. 5.9. --save-model, --save-every and --run-dir write the multi-class
+model (family ccm-classes; K = 2 writes the CCM's own ccm file), which
+estep | mstep trains further and decode -m decodes, as the CCM's.
 
 Decoding: the Viterbi bracketing (ties to the leftmost split), or with --mbr
 the binary bracketing with the largest sum of bracket posteriors (CCM only).
@@ -93,6 +94,7 @@ Examples:
    train-ccm --model ccm2 --estimator sda train.jsonl --test test.jsonl | score
    train-ccm --model dmvccm --log dmvccm.log wsj10.jsonl -o dmvccm.jsonl
    train-ccm --classes 12 --dump-classes classes.jsonl wsj10.jsonl | score --analysis labels
+   train-ccm --classes 3 --max-iter 0 --save-model m0.jsonl wsj10.jsonl >/dev/null   # for estep -m m0.jsonl | mstep
    train-ccm --model dmvccm --max-memory 4G wsj40.jsonl -o dmvccm40.jsonl   # long sentences
 
 --max-memory SIZE (default 1G) refuses, before the sentences are interned, a
@@ -108,7 +110,7 @@ need more.
 			&cli.Float64Flag{Name: "tol", DefaultText: "1e-6; 1e-5 for dmvccm; under --stop bits 2^-20", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (under --stop bits, in bits per token)"},
 			stopFlag("relative"),
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
-			&cli.IntFlag{Name: "classes", Value: 2, Usage: "ccm: `K` classes, the distituent label one of them (Klein §5.3.2; 2 is the CCM); em only, in-process"},
+			&cli.IntFlag{Name: "classes", Value: 2, Usage: "ccm: `K` classes, the distituent label one of them (Klein §5.3.2; 2 is the CCM); em only"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed `S` of the classes' start (--classes)"},
 			&cli.StringFlag{Name: "dump-classes", TakesFile: true, Usage: "write each class's 10 most frequent yields (expected counts) to `FILE` (--classes)"},
 			&cli.StringFlag{Name: "test", TakesFile: true, Usage: "decode the sentences of `FILE` instead of the training sentences"},
@@ -182,11 +184,6 @@ func trainCCM(c *cli.Context) error {
 		}
 		if model != "ccm" || est != ccm.EM {
 			return program.Usagef("--classes, --seed and --dump-classes are for --model ccm with --estimator em")
-		}
-		for _, f := range []string{"save-model", "save-every", "run-dir", "resume"} {
-			if c.IsSet(f) {
-				return program.Usagef("--%s: the multi-class CCM (--classes) trains in-process only (no model file)", f)
-			}
 		}
 	}
 	if c.Int("max-iter") < 0 {
@@ -413,8 +410,8 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Ske
 		}
 		if r := rd.resumed; r != nil {
 			m, err := r.Model.Model(corpus.Sym)
-			if err == nil && m.Variant != v {
-				err = fmt.Errorf("a %s checkpoint", ccm.FamilyOf(m.Variant))
+			if err == nil && (m.Variant != v || max(len(m.Classes), 1) != max(classesOf(c)-1, 1)) {
+				err = fmt.Errorf("a %s checkpoint of %d constituent classes, not of --model %s --classes %d", m.Family(), max(len(m.Classes), 1), model, max(classesOf(c), 2))
 			}
 			if err != nil {
 				return nil, rundir.Bad(rd.dir, err)

@@ -40,6 +40,15 @@ import (
 //	{"ev":"unseen_span","constituent":true,"length":0,"p":1.2e-05}
 //	{"ev":"unseen_context","constituent":false,"p":3.4e-06}
 //
+// Klein's multi-class CCM (family "ccm-classes", §5.3.2) has K − 1
+// constituent classes: its header says K ("classes", the distituent label
+// one of them), and each constituent event names its class, 1 … K − 1;
+// the distituent events are the CCM's:
+//
+//	{"ev":"header","family":"ccm-classes","unit":"p","events":4113,"classes":3}
+//	{"ev":"span","yield":["DT","NN"],"constituent":true,"class":2,"p":0.0211}
+//	{"ev":"unseen_span","constituent":true,"class":2,"length":0,"p":1.1e-05}
+//
 // The HMM's (family "hmm") are its transitions, from the order previous
 // states (one: bitag; two: trigram; the variant is the length of prev,
 // the same in every trans record) to the next, "<s>" the sentence
@@ -124,6 +133,9 @@ type Event struct {
 	Left, Right string
 	Length      int
 	Constituent bool
+	// Class is a constituent event's class in a multi-class CCM (1 … K −
+	// 1); 0, not written, elsewhere.
+	Class int
 	// The HMM's: a transition's previous states (oldest first) and next
 	// state, an emission's state and word (unseen_word: state only).
 	Prev        []string
@@ -166,6 +178,9 @@ type Header struct {
 	// 1 (an HMM of variational Bayes's weights exp E[log θ]): its reader
 	// checks that none sums to more. Written only when true.
 	Deficient bool
+	// Classes is a multi-class CCM's K, its constituent classes and the
+	// distituent label (family "ccm-classes"); 0, not written, elsewhere.
+	Classes int
 }
 
 // MaxValence bounds the DMV's valence settings: far more valences than
@@ -280,6 +295,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		if h.Deficient {
 			dst = append(dst, `,"deficient":true`...)
 		}
+		if h.Classes > 0 {
+			dst = strconv.AppendInt(append(dst, `,"classes":`...), int64(h.Classes), 10)
+		}
 		return append(dst, '}')
 	case EvStats:
 		dst = strconv.AppendInt(append(dst, `,"sentences":`...), int64(e.Stats.Sentences), 10)
@@ -291,16 +309,16 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		return append(dst, '}')
 	case EvSpan:
 		dst = appendStrings(append(dst, `,"yield":`...), e.Yield)
-		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+		dst = appendConstituent(dst, e)
 	case EvContext:
 		dst = appendString(append(dst, `,"left":`...), e.Left)
 		dst = appendString(append(dst, `,"right":`...), e.Right)
-		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+		dst = appendConstituent(dst, e)
 	case EvUnseenSpan:
-		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+		dst = appendConstituent(dst, e)
 		dst = strconv.AppendInt(append(dst, `,"length":`...), int64(e.Length), 10)
 	case EvUnseenContext:
-		dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+		dst = appendConstituent(dst, e)
 	case EvTrans:
 		dst = appendStrings(append(dst, `,"prev":`...), e.Prev)
 		dst = appendString(append(dst, `,"next":`...), e.Next)
@@ -318,6 +336,16 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		dst = strconv.AppendBool(append(dst, `,"right_adj":`...), e.AdjRight)
 	}
 	return appendValue(dst, e.Unit, e.Value)
+}
+
+// appendConstituent appends a CCM event's bracket value and, in a
+// multi-class CCM, its class.
+func appendConstituent(dst []byte, e *Event) []byte {
+	dst = strconv.AppendBool(append(dst, `,"constituent":`...), e.Constituent)
+	if e.Class > 0 {
+		dst = strconv.AppendInt(append(dst, `,"class":`...), int64(e.Class), 10)
+	}
+	return dst
 }
 
 // AppendQuoted appends s as a JSON string, as AppendJSON writes strings.
@@ -400,6 +428,8 @@ type eventFields struct {
 	values                      int // how many of n, p, w
 	family, unit, model, corpus string
 	deficient                   bool
+	class, classes              int
+	hasClass, hasClasses        bool
 	sentence                    bool // a sentence or lattice record where an event is due
 	loglik                      float64
 	vbAlpha, vbBound            float64
@@ -408,7 +438,7 @@ type eventFields struct {
 
 // eventFieldBit numbers the fields an event may have, for the scanner's
 // check that none is given twice; 0 for any other field.
-func eventFieldBit(name []byte) uint32 {
+func eventFieldBit(name []byte) uint64 {
 	switch string(name) {
 	case "ev":
 		return 1 << 0
@@ -474,6 +504,10 @@ func eventFieldBit(name []byte) uint32 {
 		return 1 << 30
 	case "right_adj":
 		return 1 << 31
+	case "class":
+		return 1 << 32
+	case "classes":
+		return 1 << 33
 	}
 	return 0
 }
@@ -664,7 +698,7 @@ func ScanDMVLine(data []byte) (DMVLine, bool) {
 // scanFields reads any plain event line, its fields in any order.
 func (f *eventFields) scanFields(e *Event, data []byte) bool {
 	s := scanner{data: data}
-	var seen uint32
+	var seen uint64
 	return s.object(func(name []byte) bool {
 		bit := eventFieldBit(name)
 		if bit == 0 || seen&bit != 0 {
@@ -750,6 +784,12 @@ func (f *eventFields) scanFields(e *Event, data []byte) bool {
 			f.loglik, ok = s.float()
 		case "deficient":
 			f.deficient, ok = s.bool()
+		case "class":
+			f.class, ok = s.int()
+			f.hasClass = true
+		case "classes":
+			f.classes, ok = s.int()
+			f.hasClasses = true
 		case "family", "unit", "model", "corpus":
 			if b, ok = s.str(); ok {
 				v := string(b)
@@ -848,6 +888,10 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.corpus = it.ReadString()
 		case "deficient":
 			f.deficient = it.ReadBool()
+		case "class":
+			f.class, f.hasClass = it.ReadInt(), true
+		case "classes":
+			f.classes, f.hasClasses = it.ReadInt(), true
 		case "vb_alpha":
 			f.vbAlpha, f.hasVBAlpha = readReal(it), true
 		case "vb_bound":
@@ -904,8 +948,11 @@ func (f *eventFields) finish(e *Event) error {
 		if f.deficient && u != Prob {
 			return fmt.Errorf(`header with "deficient" and unit %q: only a model of probabilities ("p") is deficient`, f.unit)
 		}
+		if f.hasClasses && f.classes < 2 {
+			return fmt.Errorf("header with %d classes: a multi-class CCM has 2 or more (the distituent label one of them)", f.classes)
+		}
 		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus,
-			StopValence: f.stopValence, ChildValence: f.childValence, Deficient: f.deficient}
+			StopValence: f.stopValence, ChildValence: f.childValence, Deficient: f.deficient, Classes: f.classes}
 		return f.finishVB(e.Header)
 	}
 	// The DMV's kinds, thousands per model, check first what a whole
@@ -977,6 +1024,17 @@ func (f *eventFields) finish(e *Event) error {
 	}
 	if f.hasConstituent {
 		e.Constituent = f.constituent
+	}
+	if f.hasClass {
+		switch {
+		case !f.hasConstituent:
+			return fmt.Errorf("%q event with \"class\": only the CCM's span, context, unseen_span and unseen_context have one", e.Ev)
+		case !f.constituent:
+			return fmt.Errorf("%q event with \"class\" and \"constituent\":false: the distituents have no class", e.Ev)
+		case f.class < 1:
+			return fmt.Errorf("%q event of class %d: the constituent classes are 1, 2, …", e.Ev, f.class)
+		}
+		e.Class = f.class
 	}
 	if f.hasLength {
 		e.Length = f.length

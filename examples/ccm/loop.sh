@@ -1,11 +1,11 @@
 #!/bin/sh
 # The CCM's (or DMV+CCM's) EM as a shell loop: one estep | mstep per
 # iteration, the model on disk in between (estep and mstep read the family,
-# ccm, ccm2 or dmvccm, from the model's header). It gives the same model, byte for byte, as
+# ccm, ccm2, ccm-classes or dmvccm, from the model's header). It gives the same model, byte for byte, as
 #   train-ccm --model MODEL --max-iter N --save-model FILE CORPUS
 #
 # usage: loop.sh CORPUS [ITERATIONS] [MODEL] [TRAIN-CCM FLAGS...] > model.jsonl
-# (e.g. loop.sh corpus.jsonl 10 dmvccm --right-first)
+# (e.g. loop.sh corpus.jsonl 10 dmvccm --right-first; loop.sh corpus.jsonl 10 ccm --classes 3)
 set -eu
 corpus=$1
 iterations=${2:-10}

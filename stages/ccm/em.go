@@ -21,7 +21,11 @@ type Counts struct {
 	// left out of the counts, their log-likelihood −Inf.
 	Zero int
 	// Classes are the expected counts of each constituent class of a
-	// multi-class model (classes.go); SpanT and ContextT are their sums.
+	// multi-class model (classes.go); an E-step's SpanT and ContextT are
+	// their sums. Counts of two classes or more read from a file (ReadCounts)
+	// hold in SpanN and ContextN the distituent counts as written, SpanT
+	// and ContextT 0, so that SpanCount(Distituent, y) is the file's
+	// number to the bit (not a sum of occurrences less a sum that rounds).
 	Classes []ClassCounts
 }
 

@@ -15,10 +15,13 @@ import (
 )
 
 // Family names of the headers of CCM models and counts: "ccm" for
-// Klein's model, "ccm2" for Smith & Eisner's model 2.
+// Klein's model, "ccm2" for Smith & Eisner's model 2, "ccm-classes" for
+// Klein's multi-class CCM of two constituent classes or more (one is the
+// CCM, written as "ccm").
 const (
-	Family  = "ccm"
-	Family2 = "ccm2"
+	Family        = "ccm"
+	Family2       = "ccm2"
+	FamilyClasses = "ccm-classes"
 )
 
 // FamilyOf is the header family of variant v.
@@ -29,14 +32,39 @@ func FamilyOf(v Variant) string {
 	return Family
 }
 
+// Family is m's header family: FamilyOf its variant, or FamilyClasses
+// for two constituent classes or more.
+func (m *Model) Family() string {
+	if len(m.Classes) > 1 {
+		return FamilyClasses
+	}
+	return FamilyOf(m.Variant)
+}
+
+// countsFamily is the header family of counts of variant v.
+func countsFamily(cnt *Counts, v Variant) string {
+	if len(cnt.Classes) > 1 {
+		return FamilyClasses
+	}
+	return FamilyOf(v)
+}
+
+// headerClasses is the header's "classes" of a model or counts of these
+// constituent classes: K, the distituent label one of them; 0 (not
+// written) for the CCM's one.
+func headerClasses(classes int) int {
+	if classes > 1 {
+		return classes + 1
+	}
+	return 0
+}
+
 func variantOf(family string) Variant {
 	if family == Family2 {
 		return Model2
 	}
 	return Model1
 }
-
-var bracket = [2]bool{Distituent: false, Constituent: true}
 
 var bracketName = [2]string{Distituent: "distituent", Constituent: "constituent"}
 
@@ -47,23 +75,52 @@ func bracketOf(constituent bool) int {
 	return Distituent
 }
 
-// EachEvent calls fn with the model's parameters with unit p, in Sym's
-// order: each yield as a constituent and as a distituent, each context
-// likewise, then the probabilities of unseen yields (by length under
-// ccm2) and contexts. fn must not keep the event: the records of a
-// corpus of long sentences (n²/2 yields of up to n tags each) are made
-// one at a time, never held together.
-func (m *Model) EachEvent(fn func(e *format.Event) error) error {
-	if m.Classes != nil {
-		return fmt.Errorf("the multi-class CCM has no model file (train-ccm --classes trains and decodes in-process)")
+// label is the tables of one label of a model: the distituent, the CCM's
+// constituent, or one constituent class of a multi-class model (class 1
+// …; 0 for the other two).
+type label struct {
+	constituent   bool
+	class         int
+	span, context []float64
+	unseenSpan    []float64 // by length under ccm2
+	unseenContext float64
+}
+
+// labels are m's tables by label, the constituent ones first: the CCM's
+// constituent, or each class (one class is the CCM's constituent,
+// written without its number), then the distituent.
+func (m *Model) labels() []label {
+	var out []label
+	switch {
+	case m.Classes == nil:
+		out = append(out, label{true, 0, m.Span[Constituent], m.Context[Constituent], m.unseenSpan[Constituent], m.unseenContext[Constituent]})
+	default:
+		for l, cl := range m.Classes {
+			class := l + 1
+			if len(m.Classes) == 1 {
+				class = 0
+			}
+			out = append(out, label{true, class, cl.Span, cl.Context, []float64{cl.unseenSpan}, cl.unseenContext})
+		}
 	}
+	return append(out, label{false, 0, m.Span[Distituent], m.Context[Distituent], m.unseenSpan[Distituent], m.unseenContext[Distituent]})
+}
+
+// EachEvent calls fn with the model's parameters with unit p, in Sym's
+// order: each yield as a constituent (of each class) and as a
+// distituent, each context likewise, then the probabilities of unseen
+// yields (by length under ccm2) and contexts. fn must not keep the
+// event: the records of a corpus of long sentences (n²/2 yields of up to
+// n tags each) are made one at a time, never held together.
+func (m *Model) EachEvent(fn func(e *format.Event) error) error {
 	m.Grow()
+	labels := m.labels()
 	var e format.Event
 	var yield []string
 	for y := range m.Sym.NumYields() {
 		yield = m.Sym.appendYield(yield[:0], y)
-		for _, b := range [2]int{Constituent, Distituent} {
-			e = format.Event{Ev: format.EvSpan, Yield: yield, Constituent: bracket[b], Unit: format.Prob, Value: m.Span[b][y]}
+		for _, l := range labels {
+			e = format.Event{Ev: format.EvSpan, Yield: yield, Constituent: l.constituent, Class: l.class, Unit: format.Prob, Value: l.span[y]}
 			if err := fn(&e); err != nil {
 				return err
 			}
@@ -71,23 +128,23 @@ func (m *Model) EachEvent(fn func(e *format.Event) error) error {
 	}
 	for x := range m.Sym.NumContexts() {
 		left, right := m.Sym.Context(x)
-		for _, b := range [2]int{Constituent, Distituent} {
-			e = format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Prob, Value: m.Context[b][x]}
+		for _, l := range labels {
+			e = format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: l.constituent, Class: l.class, Unit: format.Prob, Value: l.context[x]}
 			if err := fn(&e); err != nil {
 				return err
 			}
 		}
 	}
-	for _, b := range [2]int{Constituent, Distituent} {
-		for g, p := range m.unseenSpan[b] {
-			e = format.Event{Ev: format.EvUnseenSpan, Constituent: bracket[b], Length: g, Unit: format.Prob, Value: p}
+	for _, l := range labels {
+		for g, p := range l.unseenSpan {
+			e = format.Event{Ev: format.EvUnseenSpan, Constituent: l.constituent, Class: l.class, Length: g, Unit: format.Prob, Value: p}
 			if err := fn(&e); err != nil {
 				return err
 			}
 		}
 	}
-	for _, b := range [2]int{Constituent, Distituent} {
-		e = format.Event{Ev: format.EvUnseenContext, Constituent: bracket[b], Unit: format.Prob, Value: m.unseenContext[b]}
+	for _, l := range labels {
+		e = format.Event{Ev: format.EvUnseenContext, Constituent: l.constituent, Class: l.class, Unit: format.Prob, Value: l.unseenContext}
 		if err := fn(&e); err != nil {
 			return err
 		}
@@ -98,7 +155,11 @@ func (m *Model) EachEvent(fn func(e *format.Event) error) error {
 // NumEvents is how many events EachEvent gives.
 func (m *Model) NumEvents() int {
 	m.Grow()
-	return 2*(m.Sym.NumYields()+m.Sym.NumContexts()) + len(m.unseenSpan[0]) + len(m.unseenSpan[1]) + 2
+	n := 0
+	for _, l := range m.labels() {
+		n += len(l.span) + len(l.context) + len(l.unseenSpan) + 1
+	}
+	return n
 }
 
 // CheckEvent refuses a probability that is not a number in [0, 1], for
@@ -117,51 +178,71 @@ func WriteModel(w io.Writer, m *Model) error {
 	if err := m.EachEvent(CheckEvent); err != nil {
 		return err
 	}
-	return eventio.WriteEach(w, &format.Header{Family: FamilyOf(m.Variant), Unit: format.Prob}, m.NumEvents(), m.EachEvent, nil)
+	return eventio.WriteEach(w, &format.Header{Family: m.Family(), Unit: format.Prob, Classes: headerClasses(len(m.Classes))}, m.NumEvents(), m.EachEvent, nil)
 }
 
 // WriteCounts writes one shard of counts over sym: its header (the
 // hashes of the model its E-step ran with and of its sentences), each
-// yield's and context's expected count as a constituent and as a
-// distituent, and the stats record.
+// yield's and context's expected count as a constituent (of each class of
+// a multi-class model) and as a distituent, and the stats record.
 func WriteCounts(w io.Writer, cnt *Counts, sym *Symbols, v Variant, model, corpus string) error {
 	if err := EachCount(cnt, sym, CheckCount); err != nil {
 		return err
 	}
 	stats := &format.Stats{Sentences: cnt.Sentences, Tokens: cnt.Tokens, Loglik: cnt.LogLik}
-	return eventio.WriteEach(w, &format.Header{Family: FamilyOf(v), Unit: format.Count, Model: model, Corpus: corpus}, NumCounts(sym),
+	hdr := &format.Header{Family: countsFamily(cnt, v), Unit: format.Count, Model: model, Corpus: corpus, Classes: headerClasses(len(cnt.Classes))}
+	return eventio.WriteEach(w, hdr, NumCounts(cnt, sym),
 		func(emit func(*format.Event) error) error { return EachCount(cnt, sym, emit) }, stats)
 }
 
 // EachCount calls fn with the counts over sym as WriteCounts writes them,
-// each yield's and context's expected count as a constituent and as a
-// distituent; fn must not keep the event.
+// each yield's and context's expected count as a constituent (of each
+// class, with two or more) and as a distituent; fn must not keep the
+// event.
 func EachCount(cnt *Counts, sym *Symbols, fn func(e *format.Event) error) error {
+	// each calls emit with id's count under each label (the classes'
+	// with two or more), the constituent ones first.
+	each := func(plain func(b, id int) float64, ofClass func(ClassCounts) []float64, id int, emit func(constituent bool, class int, v float64) error) error {
+		if len(cnt.Classes) < 2 {
+			if err := emit(true, 0, plain(Constituent, id)); err != nil {
+				return err
+			}
+		} else {
+			for l, cc := range cnt.Classes {
+				if err := emit(true, l+1, ofClass(cc)[id]); err != nil {
+					return err
+				}
+			}
+		}
+		return emit(false, 0, plain(Distituent, id))
+	}
 	var e format.Event
 	var yield []string
 	for y := range sym.NumYields() {
 		yield = sym.appendYield(yield[:0], y)
-		for _, b := range [2]int{Constituent, Distituent} {
-			e = format.Event{Ev: format.EvSpan, Yield: yield, Constituent: bracket[b], Unit: format.Count, Value: cnt.SpanCount(b, y)}
-			if err := fn(&e); err != nil {
-				return err
-			}
+		if err := each(cnt.SpanCount, func(cc ClassCounts) []float64 { return cc.Span }, y, func(constituent bool, class int, v float64) error {
+			e = format.Event{Ev: format.EvSpan, Yield: yield, Constituent: constituent, Class: class, Unit: format.Count, Value: v}
+			return fn(&e)
+		}); err != nil {
+			return err
 		}
 	}
 	for x := range sym.NumContexts() {
 		left, right := sym.Context(x)
-		for _, b := range [2]int{Constituent, Distituent} {
-			e = format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: bracket[b], Unit: format.Count, Value: cnt.ContextCount(b, x)}
-			if err := fn(&e); err != nil {
-				return err
-			}
+		if err := each(cnt.ContextCount, func(cc ClassCounts) []float64 { return cc.Context }, x, func(constituent bool, class int, v float64) error {
+			e = format.Event{Ev: format.EvContext, Left: left, Right: right, Constituent: constituent, Class: class, Unit: format.Count, Value: v}
+			return fn(&e)
+		}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // NumCounts is how many events EachCount gives.
-func NumCounts(sym *Symbols) int { return 2 * (sym.NumYields() + sym.NumContexts()) }
+func NumCounts(cnt *Counts, sym *Symbols) int {
+	return (max(len(cnt.Classes), 1) + 1) * (sym.NumYields() + sym.NumContexts())
+}
 
 // CheckCount refuses a negative or infinite count (EachCount's events),
 // before anything is written.
@@ -176,6 +257,9 @@ func describe(e *format.Event) string {
 	b := "distituent"
 	if e.Constituent {
 		b = "constituent"
+	}
+	if e.Class > 0 {
+		b = fmt.Sprintf("constituent class %d", e.Class)
 	}
 	// Tags quoted: the description is the key of "given twice", and a tag
 	// may hold a space ("A B" is not the yield A, B).
@@ -199,30 +283,84 @@ func quoted(tags []string) string {
 	return "[" + strings.Join(q, " ") + "]"
 }
 
-// builder collects CCM events into tables indexed by a Symbols.
+// builder collects CCM events into tables indexed by a Symbols, one
+// table of each kind per label: [Distituent], then the constituent's
+// ([Constituent]) or each class's (1 … classes).
 type builder struct {
 	sym     *Symbols
 	sum     bool // counts: shards add up
-	span    [2]map[int32]float64
-	context [2]map[int32]float64
-	unseen  [2]map[int]float64 // unseen span probability by length
-	unseenX [2]*float64
+	classes int  // constituent classes of a ccm-classes header; 0: the CCM's one
+	headers int  // headers seen (count shards)
+	span    []map[int32]float64
+	context []map[int32]float64
+	unseen  []map[int]float64 // unseen span probability by length
+	unseenX []*float64
 }
 
 func newBuilder(sym *Symbols, sum bool) *builder {
 	b := &builder{sym: sym, sum: sum}
-	for i := range 2 {
-		b.span[i], b.context[i], b.unseen[i] = map[int32]float64{}, map[int32]float64{}, map[int]float64{}
-	}
+	b.setLabels(2)
 	return b
 }
 
+func (b *builder) setLabels(n int) {
+	b.span, b.context, b.unseen, b.unseenX = make([]map[int32]float64, n), make([]map[int32]float64, n), make([]map[int]float64, n), make([]*float64, n)
+	for i := range n {
+		b.span[i], b.context[i], b.unseen[i] = map[int32]float64{}, map[int32]float64{}, map[int]float64{}
+	}
+}
+
 func (b *builder) kind() eventio.Kind {
-	return eventio.Kind{Families: []string{Family, Family2}, Add: b.add, Key: describe}
+	return eventio.Kind{Families: []string{Family, Family2, FamilyClasses}, Add: b.add, Key: describe, Header: b.header}
+}
+
+// header takes a model's or count shard's number of classes: a
+// ccm-classes header's K, none elsewhere, and one K in a count stream.
+func (b *builder) header(h *format.Header) error {
+	classes := 0
+	switch {
+	case h.Family == FamilyClasses && h.Classes < 3:
+		return fmt.Errorf("a %s header with \"classes\" %d: want 3 or more (2 classes are the CCM, family %s)", FamilyClasses, h.Classes, Family)
+	case h.Family == FamilyClasses:
+		classes = h.Classes - 1
+	case h.Classes != 0:
+		return fmt.Errorf("a %s header with \"classes\": the multi-class CCM's family is %s", h.Family, FamilyClasses)
+	}
+	if b.headers++; b.headers > 1 {
+		if classes != b.classes {
+			return fmt.Errorf("counts of %d classes mixed with earlier shards' %d", headerClasses(classes), headerClasses(b.classes))
+		}
+		return nil
+	}
+	b.classes = classes
+	if classes > 0 {
+		b.setLabels(1 + classes)
+	}
+	return nil
+}
+
+// label is the table index of e: Distituent, Constituent or its class.
+func (b *builder) label(e *format.Event) (int, error) {
+	switch {
+	case !e.Constituent:
+		return Distituent, nil
+	case b.classes == 0 && e.Class > 0:
+		return 0, fmt.Errorf("a constituent of class %d in a CCM of one constituent label: the multi-class CCM's family is %s", e.Class, FamilyClasses)
+	case b.classes == 0:
+		return Constituent, nil
+	case e.Class == 0:
+		return 0, fmt.Errorf("a constituent event without its \"class\" in a %s model or counts", FamilyClasses)
+	case e.Class > b.classes:
+		return 0, fmt.Errorf("a constituent of class %d where the header's %d classes have constituent classes 1 to %d", e.Class, b.classes+1, b.classes)
+	}
+	return e.Class, nil
 }
 
 func (b *builder) add(e *format.Event) error {
-	br := bracketOf(e.Constituent)
+	br, err := b.label(e)
+	if err != nil {
+		return err
+	}
 	set := func(m map[int32]float64, id int32) error {
 		if _, dup := m[id]; dup && !b.sum {
 			return fmt.Errorf("event given twice: %s", describe(e))
@@ -270,20 +408,36 @@ func (b *builder) add(e *format.Event) error {
 	return fmt.Errorf("a %q event in a CCM model or counts (a DMV's?)", e.Ev)
 }
 
-// tables are the collected values, dense over the Symbols; every id must
-// have been given both bracket values.
-func (b *builder) tables() (span, context [2][]float64, err error) {
-	if len(b.span[0])+len(b.span[1])+len(b.context[0])+len(b.context[1]) == 0 {
+// labelName names table index br in errors.
+func (b *builder) labelName(br int) string {
+	switch {
+	case br == Distituent:
+		return "distituent"
+	case b.classes == 0:
+		return "constituent"
+	}
+	return fmt.Sprintf("constituent class %d", br)
+}
+
+// tables are the collected values by label, dense over the Symbols;
+// every id must have been given each label's value.
+func (b *builder) tables() (span, context [][]float64, err error) {
+	given := 0
+	for br := range b.span {
+		given += len(b.span[br]) + len(b.context[br])
+	}
+	if given == 0 {
 		// Not one missing event but all of them (a DMV's model under a
 		// dmvccm header, say): the first yield's would be named instead.
-		return span, context, errors.New("no span or context event at all")
+		return nil, nil, errors.New("no span or context event at all")
 	}
-	for br := range 2 {
+	span, context = make([][]float64, len(b.span)), make([][]float64, len(b.span))
+	for br := range b.span {
 		span[br] = make([]float64, b.sym.NumYields())
 		for y := range span[br] {
 			v, ok := b.span[br][int32(y)]
 			if !ok {
-				return span, context, fmt.Errorf("yield [%s] has no %s event", strings.Join(b.sym.Yield(y), " "), map[bool]string{true: "constituent", false: "distituent"}[bracket[br]])
+				return nil, nil, fmt.Errorf("yield [%s] has no %s event", strings.Join(b.sym.Yield(y), " "), b.labelName(br))
 			}
 			span[br][y] = v
 		}
@@ -292,7 +446,7 @@ func (b *builder) tables() (span, context [2][]float64, err error) {
 			v, ok := b.context[br][int32(x)]
 			if !ok {
 				l, r := b.sym.Context(x)
-				return span, context, fmt.Errorf("context %s _ %s has no %s event", l, r, map[bool]string{true: "constituent", false: "distituent"}[bracket[br]])
+				return nil, nil, fmt.Errorf("context %s _ %s has no %s event", l, r, b.labelName(br))
 			}
 			context[br][x] = v
 		}
@@ -328,27 +482,46 @@ func (b *builder) model(v Variant) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Variant: v, Sym: b.sym, Span: span, Context: context}
-	if err := m.CheckDistribution(); err != nil {
-		return nil, err
+	if b.classes > 0 && v != Model1 {
+		return nil, fmt.Errorf("the multi-class CCM is Klein's model 1 only, not %s", FamilyOf(v))
 	}
-	for br := range 2 {
+	unseenSpan := make([][]float64, len(span))
+	unseenContext := make([]float64, len(span))
+	for br := range span {
+		of := "each bracket value" // the CCM's errors as they were
+		if b.classes > 0 {
+			of = "the " + b.labelName(br)
+		}
 		groups := len(b.unseen[br])
 		if v == Model1 && groups != 1 || groups == 0 {
-			return nil, fmt.Errorf("%d unseen_span events of each bracket value: %s has one per yield length from 0 (ccm: one, length 0)", groups, FamilyOf(v))
+			return nil, fmt.Errorf("%d unseen_span events of %s: %s has one per yield length from 0 (ccm: one, length 0)", groups, of, FamilyOf(v))
 		}
-		m.unseenSpan[br] = make([]float64, groups)
+		unseenSpan[br] = make([]float64, groups)
 		for g := range groups {
 			p, ok := b.unseen[br][g]
 			if !ok {
 				return nil, fmt.Errorf("no unseen_span of length %d", g)
 			}
-			m.unseenSpan[br][g] = p
+			unseenSpan[br][g] = p
 		}
 		if b.unseenX[br] == nil {
-			return nil, errors.New("no unseen_context event for each bracket value")
+			return nil, fmt.Errorf("no unseen_context event for %s", of)
 		}
-		m.unseenContext[br] = *b.unseenX[br]
+		unseenContext[br] = *b.unseenX[br]
+	}
+	m := &Model{Variant: v, Sym: b.sym}
+	m.Span[Distituent], m.Context[Distituent] = span[Distituent], context[Distituent]
+	m.unseenSpan[Distituent], m.unseenContext[Distituent] = unseenSpan[Distituent], unseenContext[Distituent]
+	if b.classes == 0 {
+		m.Span[Constituent], m.Context[Constituent] = span[Constituent], context[Constituent]
+		m.unseenSpan[Constituent], m.unseenContext[Constituent] = unseenSpan[Constituent], unseenContext[Constituent]
+	} else {
+		for l := 1; l <= b.classes; l++ {
+			m.Classes = append(m.Classes, Class{Span: span[l], Context: context[l], unseenSpan: unseenSpan[l][0], unseenContext: unseenContext[l]})
+		}
+	}
+	if err := m.CheckDistribution(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -375,9 +548,13 @@ func (m *Model) CheckDistribution() error {
 		}
 		return nil
 	}
-	for b := range 2 {
+	for _, l := range m.labels() {
+		name := bracketName[bracketOf(l.constituent)]
+		if l.class > 0 {
+			name = fmt.Sprintf("class %d's constituent", l.class)
+		}
 		sums, members := make([]float64, groups), make([]int, groups)
-		for y, p := range m.Span[b] {
+		for y, p := range l.span {
 			g := 0
 			if m.Variant == Model2 {
 				g = m.Sym.YieldLen(y)
@@ -391,18 +568,18 @@ func (m *Model) CheckDistribution() error {
 			}
 			if err := check(sum, func() string {
 				if m.Variant == Model2 {
-					return fmt.Sprintf("the %s spans of length %d", bracketName[b], g)
+					return fmt.Sprintf("the %s spans of length %d", name, g)
 				}
-				return fmt.Sprintf("the %s spans", bracketName[b])
+				return fmt.Sprintf("the %s spans", name)
 			}); err != nil {
 				return err
 			}
 		}
 		sum := 0.0
-		for _, p := range m.Context[b] {
+		for _, p := range l.context {
 			sum += p
 		}
-		if err := check(sum, func() string { return fmt.Sprintf("the %s contexts", bracketName[b]) }); err != nil {
+		if err := check(sum, func() string { return fmt.Sprintf("the %s contexts", name) }); err != nil {
 			return err
 		}
 	}
@@ -413,7 +590,7 @@ func (m *Model) CheckDistribution() error {
 // probability's bits), as 16 hex digits (FNV-1a): count headers carry it.
 func (m *Model) Hash() string {
 	h := eventio.NewHasher()
-	h.String(FamilyOf(m.Variant))
+	h.String(m.Family())
 	m.EachEvent(func(e *format.Event) error {
 		h.String(describe(e))
 		h.Float(e.Value)
@@ -478,15 +655,26 @@ func (b *builder) countTable(src pipeline.Source, shards eventio.Shards) (*Count
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
-	// A distituent count is occurrences − constituent count.
-	cnt := &Counts{SpanT: span[Constituent], ContextT: context[Constituent],
-		SpanN: make([]float64, len(span[0])), ContextN: make([]float64, len(context[0])),
-		Sentences: shards.Stats.Sentences, Tokens: shards.Stats.Tokens, LogLik: shards.Stats.Loglik}
-	for y := range cnt.SpanN {
-		cnt.SpanN[y] = span[Constituent][y] + span[Distituent][y]
-	}
-	for x := range cnt.ContextN {
-		cnt.ContextN[x] = context[Constituent][x] + context[Distituent][x]
+	cnt := &Counts{Sentences: shards.Stats.Sentences, Tokens: shards.Stats.Tokens, LogLik: shards.Stats.Loglik}
+	if b.classes == 0 {
+		// A distituent count is occurrences − constituent count.
+		cnt.SpanT, cnt.ContextT = span[Constituent], context[Constituent]
+		cnt.SpanN, cnt.ContextN = make([]float64, len(span[0])), make([]float64, len(context[0]))
+		for y := range cnt.SpanN {
+			cnt.SpanN[y] = span[Constituent][y] + span[Distituent][y]
+		}
+		for x := range cnt.ContextN {
+			cnt.ContextN[x] = context[Constituent][x] + context[Distituent][x]
+		}
+	} else {
+		// The classes' constituent counts as they are, and the
+		// distituents' as they are (a constituent count of 0 beside
+		// them), not an occurrence count less a sum that rounds.
+		cnt.SpanT, cnt.ContextT = make([]float64, len(span[0])), make([]float64, len(context[0]))
+		cnt.SpanN, cnt.ContextN = span[Distituent], context[Distituent]
+		for l := 1; l <= b.classes; l++ {
+			cnt.Classes = append(cnt.Classes, ClassCounts{Span: span[l], Context: context[l]})
+		}
 	}
 	for _, xs := range [][]float64{cnt.SpanN, cnt.ContextN} {
 		for _, v := range xs {

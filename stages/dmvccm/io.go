@@ -281,7 +281,7 @@ func WriteOrderCounts(w io.Writer, order Order, tags *dmv.TagSet, d *dmv.Params,
 		return ccm.EachCount(c, sym, emit)
 	}
 	stats := &format.Stats{Sentences: c.Sentences, Tokens: c.Tokens, Loglik: c.LogLik}
-	return eventio.WriteEach(w, &format.Header{Family: FamilyOfOrder(order), Unit: format.Count, Model: model, Corpus: corpus}, n+len(evs)+ccm.NumCounts(sym), each, stats)
+	return eventio.WriteEach(w, &format.Header{Family: FamilyOfOrder(order), Unit: format.Count, Model: model, Corpus: corpus}, n+len(evs)+ccm.NumCounts(c, sym), each, stats)
 }
 
 // CountTable is count shards read and added: the DMV's counts over Tags

@@ -18,6 +18,13 @@ func CCM(v ccm.Variant) family.Family {
 	return family.Sentences{Family: ccm.FamilyOf(v), ReadModel: readCCM, ReadCountShards: readCCMCounts, Check: ccm.CheckSentence}
 }
 
+// CCMClasses is Klein's multi-class CCM (§5.3.2, "ccm-classes"): the
+// CCM's records with a class on each constituent event, its M-step the
+// classes' (pseudo-counts 2/(K − 1) each); EM only, as train-ccm
+// --classes.
+var CCMClasses family.Family = family.Sentences{Family: ccm.FamilyClasses, ReadModel: readCCM, ReadCountShards: readCCMCounts, Check: ccm.CheckSentence,
+	NoReweighting: "the multi-class CCM trains by EM only (train-ccm --classes)"}
+
 // readCCM reads a CCM model, whose tables grow with its records: the
 // file bounds them, so the limit is the passes' (CheckMemory).
 func readCCM(path string, onto family.Model, _ int64) (family.Model, error) {
@@ -29,8 +36,8 @@ func readCCM(path string, onto family.Model, _ int64) (family.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if onto != nil && m.Variant != onto.(ccmModel).m.Variant {
-		return nil, fmt.Errorf("%s: a %s model where a %s is due", path, ccm.FamilyOf(m.Variant), ccm.FamilyOf(onto.(ccmModel).m.Variant))
+	if onto != nil && m.Family() != onto.(ccmModel).m.Family() {
+		return nil, fmt.Errorf("%s: a %s model where a %s is due", path, m.Family(), onto.(ccmModel).m.Family())
 	}
 	return ccmModel{m}, nil
 }
@@ -91,7 +98,7 @@ func ccmJob(m *ccm.Model, sents []*format.Sentence, workers int, estep bool) ccm
 		tags[i] = s.Tags
 	}
 	return ccm.Job{Lengths: ccm.LengthsOf(tags), Yields: m.Sym.NumYields(), Contexts: m.Sym.NumContexts(),
-		Workers: workers, EStep: estep, Decode: !estep}
+		Workers: workers, EStep: estep, Decode: !estep, Classes: len(m.Classes)}
 }
 
 type ccmShard struct {

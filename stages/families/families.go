@@ -31,7 +31,7 @@ import (
 
 // All are the families grind knows; the DMV, the first, is what a
 // stream without a header is read as (its reader says what is wrong).
-var All = family.Registry{DMV{}, CCM(ccm.Model1), CCM(ccm.Model2), DMVCCM(false), DMVCCM(true), DMVCCMOrder(dmvccm.Mixture), DMVCCMOrder(dmvccm.Footnote8), HMM, HMMCE, ModelU}
+var All = family.Registry{DMV{}, CCM(ccm.Model1), CCM(ccm.Model2), CCMClasses, DMVCCM(false), DMVCCM(true), DMVCCMOrder(dmvccm.Mixture), DMVCCMOrder(dmvccm.Footnote8), HMM, HMMCE, ModelU}
 
 // EStep runs the E-step of the family of opts.Model (the DMV for --gold
 // counts without a model).

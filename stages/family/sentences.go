@@ -78,6 +78,9 @@ type Sentences struct {
 	// HMM's without words, the CCM's with its boundary tag among its
 	// tags), as the sentence is read: the error names file and line.
 	Check func(s *format.Sentence) error
+	// NoReweighting, when not "", is why the family's E-step takes none
+	// of annealing's re-weightings (--beta, --skew, --split-skew).
+	NoReweighting string
 }
 
 func (f Sentences) Name() string { return f.Family }
@@ -166,6 +169,8 @@ func (f Sentences) EStep(src pipeline.Source, w io.Writer, opts EStepOptions) er
 		return fmt.Errorf("--beta must be in (0, 1], not %v", r.Beta)
 	case opts.SplitSkew && opts.Skew != "":
 		return fmt.Errorf("--skew and --split-skew are two skews: give one")
+	case f.NoReweighting != "" && (r.Beta != 1 || opts.Skew != "" || opts.SplitSkew):
+		return fmt.Errorf("--beta, --skew and --split-skew anneal, and a %s model takes none: %s", f.Family, f.NoReweighting)
 	}
 	m, err := f.ReadModel(opts.Model, nil, opts.MaxMemory)
 	if err != nil {

@@ -92,7 +92,7 @@ func LoadDir(spec DirSpec, bad *pipeline.BadRecords) (*Run, error) {
 	switch fam.Name() {
 	case dmv.Family, dmvccm.Family, dmvccm.FamilyRightFirst, dmvccm.FamilyMixture, dmvccm.FamilyFootnote8: // DMV+CCM's heads, as the DMV's
 		read = r.readParsed
-	case ccm.Family, ccm.Family2:
+	case ccm.Family, ccm.Family2, ccm.FamilyClasses:
 		r.Kind, read = Brackets, r.readBrackets
 	case hmm.Family:
 		r.Kind, read = Tags, r.readTags
