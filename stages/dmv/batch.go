@@ -93,7 +93,8 @@ func (p *chunkPass) window(lw *laneWork) {
 	lw.start = append(lw.start, len(lw.tags))
 	length := func(k int) int { return lw.start[k+1] - lw.start[k] }
 	// By length, by index within a length: a counting sort.
-	lw.first = append(lw.first[:0], make([]int, p.e.corpus.MaxLen+2)...)
+	lw.first = slices.Grow(lw.first[:0], p.e.corpus.MaxLen+2)[:p.e.corpus.MaxLen+2]
+	clear(lw.first)
 	for k := range lw.index {
 		lw.first[length(k)+1]++
 	}
