@@ -55,7 +55,7 @@ func prCell(correct, of int) string {
 	if of == 0 {
 		return "–"
 	}
-	return pct(float64(correct) / float64(of))
+	return score.Pct(float64(correct) / float64(of))
 }
 
 // headAnalyses are the tables of the runs scored on heads.
@@ -160,10 +160,10 @@ func headAnalyses(runs []*Run, top int) []analysisTable {
 	share := func(cs []score.PathCount, l int) string {
 		for _, c := range cs {
 			if c.Length == l {
-				return pct(c.Share)
+				return score.Pct(c.Share)
 			}
 		}
-		return pct(0)
+		return score.Pct(0)
 	}
 	for l := 1; l <= longest; l++ {
 		row := analysisRow{Key: strconv.Itoa(l)}
@@ -176,7 +176,7 @@ func headAnalyses(runs []*Run, top int) []analysisTable {
 		key  string
 		cell func(*score.Report) []string
 	}{
-		{"∞", func(r *score.Report) []string { return []string{"–", pct(r.Paths.Directed.Infinite.Share)} }},
+		{"∞", func(r *score.Report) []string { return []string{"–", score.Pct(r.Paths.Directed.Infinite.Share)} }},
 		{"mean over tokens", func(r *score.Report) []string { return []string{fmt.Sprintf("%.2f", *r.Paths.Undirected.Micro), "–"} }},
 		{"mean over sentences", func(r *score.Report) []string { return []string{fmt.Sprintf("%.2f", *r.Paths.Undirected.Macro), "–"} }},
 		{"link-type divergence (bits)", func(r *score.Report) []string {
@@ -312,14 +312,14 @@ func tagAnalyses(runs []*Run, top int) []analysisTable {
 			cell := []string{"0", "–", "–"}
 			for _, x := range *r.TagScores.ByGoldTag {
 				if x.Tag == g {
-					cell = []string{strconv.Itoa(x.ManyToOneTags), pct(x.ManyToOne.F1), pct(x.OneToOne.F1)}
+					cell = []string{strconv.Itoa(x.ManyToOneTags), score.Pct(x.ManyToOne.F1), score.Pct(x.OneToOne.F1)}
 				}
 			}
 			row.Runs = append(row.Runs, cell)
 			scell := "–"
 			for _, x := range r.TagScores.Confusion.Gold {
 				if x.Tag == g {
-					scell = tagCells(x.Induced, 3)
+					scell = tageval.Cells(x.Induced, 3)
 				}
 			}
 			srow.Runs = append(srow.Runs, []string{scell})
@@ -340,12 +340,12 @@ func tagAnalyses(runs []*Run, top int) []analysisTable {
 	for k := range min(longest, top) {
 		row := analysisRow{Key: strconv.Itoa(k + 1), Shared: "–"}
 		if k < len(first) {
-			row.Shared = fmt.Sprintf("%s (%s)", first[k].Tag, pct(first[k].Share))
+			row.Shared = fmt.Sprintf("%s (%s)", first[k].Tag, score.Pct(first[k].Share))
 		}
 		for _, r := range runs {
 			cell := []string{"–", "–"}
 			if in := r.TagScores.Sizes.Induced; k < len(in) {
-				cell = []string{in[k].Tag, pct(in[k].Share)}
+				cell = []string{in[k].Tag, score.Pct(in[k].Share)}
 			}
 			row.Runs = append(row.Runs, cell)
 		}
@@ -383,17 +383,4 @@ func tagAnalyses(runs []*Run, top int) []analysisTable {
 		out = append(out, words)
 	}
 	return out
-}
-
-// tagCells are the first n tags of cs with their shares, and how many in
-// all when there are more.
-func tagCells(cs []tageval.TagCount, n int) string {
-	parts := make([]string, 0, n+1)
-	for _, c := range cs[:min(len(cs), n)] {
-		parts = append(parts, c.Tag+" "+pct(c.Share))
-	}
-	if len(cs) > n {
-		parts = append(parts, fmt.Sprintf("… (%d)", len(cs)))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -215,13 +215,13 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		case Brackets:
 			b := r.Brackets
 			d.BracketRuns = append(d.BracketRuns, bracketView{logView: lv, Parsed: r.Parsed, Sentences: b.Sentences, Skipped: b.Skipped, Tokens: r.Tokens,
-				Cells: texts(pct(b.Standard.Precision), pct(b.Standard.Recall), pct(b.Standard.F1),
-					pct(b.Prime.Precision), pct(b.Prime.Recall), pct(b.Prime.F1), pct(b.SmithEisner.F1), fmt.Sprintf("%.2f", b.Crossing))})
+				Cells: texts(score.Pct(b.Standard.Precision), score.Pct(b.Standard.Recall), score.Pct(b.Standard.F1),
+					score.Pct(b.Prime.Precision), score.Pct(b.Prime.Recall), score.Pct(b.Prime.F1), score.Pct(b.SmithEisner.F1), fmt.Sprintf("%.2f", b.Crossing))})
 			continue
 		case Tags:
 			t := r.TagScores
 			d.TagRuns = append(d.TagRuns, tagView{logView: lv, Parsed: r.Parsed, Tokens: t.Tokens, Induced: t.InducedTags, Gold: t.GoldTags,
-				Cells: texts(pct(t.ManyToOne), pct(t.OneToOne), fmt.Sprintf("%.3f", t.VI), pct(t.VMeasure))})
+				Cells: texts(score.Pct(t.ManyToOne), score.Pct(t.OneToOne), fmt.Sprintf("%.3f", t.VI), score.Pct(t.VMeasure))})
 			continue
 		}
 		i := len(d.Runs)
@@ -229,8 +229,8 @@ func Write(w io.Writer, runs []*Run, opts Options) error {
 		v := runView{Name: r.Name, Parsed: r.Parsed, Sentences: tables[i].Total.Sentences, Tokens: tables[i].Total.Tokens,
 			Counted: tables[i].Total.Counted(), Excluded: tables[i].Total.Excluded(),
 			Log: lv.File, Iterations: lv.Iterations, Objective: lv.Objective}
-		v.Cells = texts(pct(v.Counted.Directed.Accuracy), pct(v.Counted.Undirected.Accuracy),
-			pct(v.Excluded.Directed.F1), pct(v.Excluded.Undirected.F1))
+		v.Cells = texts(score.Pct(v.Counted.Directed.Accuracy), score.Pct(v.Counted.Undirected.Accuracy),
+			score.Pct(v.Excluded.Directed.F1), score.Pct(v.Excluded.Undirected.F1))
 		d.Runs = append(d.Runs, v)
 		if i > 0 {
 			t := Sign(dep[0], r)
@@ -319,8 +319,8 @@ func curveRows(its []format.Iteration) []iterView {
 			Objective:  strconv.FormatFloat(float64(it.Objective), 'g', -1, 64),
 			Change:     "–",
 			Anneal:     strings.Join(anneal, ", "),
-			Directed:   opt(it.Directed, pct),
-			Undirected: opt(it.Undirected, pct),
+			Directed:   opt(it.Directed, score.Pct),
+			Undirected: opt(it.Undirected, score.Pct),
 			Seconds:    fmt.Sprintf("%.3f", it.Seconds)}
 		if it.Change != nil {
 			rows[i].Change = fmt.Sprintf("%.3g", float64(*it.Change))
@@ -416,10 +416,10 @@ func makeTable(title, note string, rows [][]Row, top int) table {
 func rowCells(t score.Tally) cells {
 	c, e := t.Counted(), t.Excluded()
 	var out cells
-	out[0].Text, out[1].Text = pct(c.Directed.Accuracy), pct(c.Undirected.Accuracy)
+	out[0].Text, out[1].Text = score.Pct(c.Directed.Accuracy), score.Pct(c.Undirected.Accuracy)
 	out[2].Text = "–"
 	if t.GoldArcs > 0 { // a group of root tokens has nothing to score without the root
-		out[2].Text = pct(e.Directed.F1)
+		out[2].Text = score.Pct(e.Directed.F1)
 	}
 	return out
 }
@@ -471,8 +471,6 @@ func markColumns(rows int, at func(i, j int) *cell, columns int, lower []bool) {
 		markBest(cs, j < len(lower) && lower[j])
 	}
 }
-
-func pct(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
 
 // objectiveName is what a run's plain objective is, as far as its run
 // directory's record says (the trainer and its estimator); "" when it

@@ -6,30 +6,41 @@ import (
 	"strings"
 )
 
+// Pct writes a share as a percentage to one decimal, as the tables for
+// people of score's and score-tags' analyses do.
+func Pct(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
+
+// TopRows is how many of a table's n rows it shows when cut to its top
+// rows (top ≤ 0: all).
+func TopRows(n, top int) int {
+	if top > 0 {
+		return min(n, top)
+	}
+	return n
+}
+
+// Shown is the heading's note that a table shows n of its rows, or ""
+// when it shows them all.
+func Shown(n, of int) string {
+	if n < of {
+		return fmt.Sprintf(", the first %d of %d", n, of)
+	}
+	return ""
+}
+
 // AppendAnalyses appends to b the tables for people of r's analyses, each
 // after a blank line, every table cut to its top rows (0: all);
 // percentages to one decimal.
 func AppendAnalyses(b []byte, r Report, top int) []byte {
 	add := func(format string, args ...any) { b = fmt.Appendf(b, format, args...) }
-	pct := func(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
-	cut := func(n int) int {
-		if top > 0 {
-			return min(n, top)
-		}
-		return n
-	}
+	pct, shown := Pct, Shown
+	cut := func(n int) int { return TopRows(n, top) }
 	// pr is a precision or recall with "-" when there is nothing to divide.
 	pr := func(correct, of int) string {
 		if of == 0 {
 			return "-"
 		}
 		return pct(ratio(correct, of))
-	}
-	shown := func(n, of int) string {
-		if n < of {
-			return fmt.Sprintf(", the first %d of %d", n, of)
-		}
-		return ""
 	}
 	if l := r.Links; l != nil {
 		n := cut(len(l.Undirected))

@@ -11,34 +11,27 @@ import (
 // show (the JSON has them all).
 const CellsShown = 5
 
+// Cells writes the first n tags of cs with their shares (percentages),
+// and how many there are in all when there are more.
+func Cells(cs []TagCount, n int) string {
+	parts := make([]string, 0, n+1)
+	for _, c := range cs[:min(len(cs), n)] {
+		parts = append(parts, c.Tag+" "+score.Pct(c.Share))
+	}
+	if len(cs) > n {
+		parts = append(parts, fmt.Sprintf("… (%d)", len(cs)))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // AppendAnalyses appends to b the tables for people of r's analyses, each
 // after a blank line, every table cut to its top rows (0: all);
 // percentages to one decimal.
 func AppendAnalyses(b []byte, r Report, top int) []byte {
 	add := func(format string, args ...any) { b = fmt.Appendf(b, format, args...) }
-	pct := func(f float64) string { return fmt.Sprintf("%.1f", 100*f) }
-	cut := func(n int) int {
-		if top > 0 {
-			return min(n, top)
-		}
-		return n
-	}
-	shown := func(n, of int) string {
-		if n < of {
-			return fmt.Sprintf(", the first %d of %d", n, of)
-		}
-		return ""
-	}
-	cells := func(cs []TagCount) string {
-		parts := make([]string, 0, CellsShown+1)
-		for _, c := range cs[:min(len(cs), CellsShown)] {
-			parts = append(parts, c.Tag+" "+pct(c.Share))
-		}
-		if len(cs) > CellsShown {
-			parts = append(parts, fmt.Sprintf("… (%d)", len(cs)))
-		}
-		return strings.Join(parts, ", ")
-	}
+	pct, shown := score.Pct, score.Shown
+	cut := func(n int) int { return score.TopRows(n, top) }
+	cells := func(cs []TagCount) string { return Cells(cs, CellsShown) }
 	if c := r.Confusion; c != nil {
 		n := cut(len(c.Induced))
 		add("\ninduced tags against gold tags: each induced tag's tokens, the gold tag the many-to-1 and the 1-to-1 map give it,\nand the gold tags of its tokens (%% of its tokens), largest first%s\n", shown(n, len(c.Induced)))
