@@ -20,7 +20,7 @@ func init() { program.Register("select-model", selectApp) }
 func selectApp() *cli.App {
 	return &cli.App{
 		Usage:     "rank saved models on dev data and pick the best",
-		UsageText: "select-model --dev FILE [--by accuracy|likelihood|contrast|bound] [options] MODEL...",
+		UsageText: "select-model --dev FILE [--by accuracy|likelihood|contrast|rules|bound|agreement|pr] [options] MODEL...",
 		Description: `Evaluates every model on the dev sentences and prints them ranked, best first
 (ties keep the order given):
 
@@ -42,6 +42,20 @@ func selectApp() *cli.App {
                      corpus (its header's vb_bound; train-em --estimator vb,
                      mstep --vb -m): runs on one corpus, any --alpha; a
                      model without a bound is refused
+   --by agreement    unsupervised selection by consensus among the models
+                     given: the mean, over the other models, of the share of
+                     dev tokens whose head (the root's included) a model's
+                     parses share with theirs, then the dev log-likelihood;
+                     at least two models
+   --by pr           unsupervised selection by the objective of posterior
+                     regularization by --rules: Σ log p(x) of the dev
+                     sentences less the KL distance of their posterior to
+                     the nearest one whose expected share of rules is at
+                     least --rule-share τ (default 0.8; 0 where the model
+                     meets it)
+
+docs/results.md ("Choosing without annotation: the criteria measured")
+compares the unsupervised criteria on 13 languages; induce ranks by rules.
 
 Models of the other families (their headers say which; one family per
 run, mixing is refused) are ranked the same way, with the family's own
@@ -98,14 +112,17 @@ Examples:
    select-model --dev dev.jsonl --by contrast --nbhd del1ortrans1 ce/*.jsonl
    select-model --dev words.jsonl --by contrast --nbhd trans1 ce-tagger-*.jsonl
    select-model --dev dev.jsonl --by rules --rules ud1 runs/*.jsonl     # universal rules
+   select-model --dev dev.jsonl --by agreement runs/*.jsonl              # consensus
+   select-model --dev dev.jsonl --by pr --rules ud1 --rule-share 0.8 runs/*.jsonl
    select-model --dev dev.jsonl --by bound vb-*/model.jsonl --best vb.jsonl
    train-ce --save-every 1 --save-dir ce train.jsonl > /dev/null
    select-model --dev dev.jsonl ce/*.jsonl --best ce-best.jsonl    # CE stopped early`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the dev sentences `FILE` (- for stdin)"},
-			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast, rules or bound (unsupervised)"},
+			&cli.StringFlag{Name: "by", Value: string(selectmodel.Accuracy), Usage: "the `RANKING`: accuracy (supervised), likelihood, contrast, rules, bound, agreement or pr (unsupervised)"},
 			&cli.StringFlag{Name: "nbhd", Value: nbhd.Del1OrTrans1, Usage: "--by contrast: the neighbourhood `KIND` (" + strings.Join(nbhd.Kinds, ", ") + ")"},
-			&cli.StringFlag{Name: "rules", Usage: "--by rules: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE; with another --by, the rows show the share too"},
+			&cli.StringFlag{Name: "rules", Usage: "--by rules, --by pr: the built-in rule table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE; with another --by, the rows show the share too"},
+			&cli.Float64Flag{Name: "rule-share", Value: pr.DefaultRuleShare, Usage: "--by pr: the share `τ` of rules the posterior must reach, in expectation"},
 			&cli.IntFlag{Name: "dev-sentences", Usage: "use only the first `N` dev sentences (0: all)"},
 			&cli.StringFlag{Name: "root", Value: string(score.RootCounted), Usage: "accuracy `CONVENTION`: count (Klein) or exclude (Smith)"},
 			&cli.StringFlag{Name: "best", Usage: "write the best model to `FILE` (.gz, .zst compress)"},
@@ -140,8 +157,11 @@ Examples:
 			if err := program.CheckModelFiles(c.Args().Slice()...); err != nil {
 				return err
 			}
-			if by == selectmodel.Rules && c.String("rules") == "" {
-				return program.Usagef("--by rules needs --rules NAME|FILE")
+			if (by == selectmodel.Rules || by == selectmodel.PRObjective) && c.String("rules") == "" {
+				return program.Usagef("--by %s needs --rules NAME|FILE", by)
+			}
+			if tau := c.Float64("rule-share"); !(tau >= 0 && tau <= 1) {
+				return program.Usagef("--rule-share must be in [0, 1], not %v", tau)
 			}
 			var rules *pr.Rules
 			if c.String("rules") != "" {
@@ -155,7 +175,7 @@ Examples:
 				return err
 			}
 			opts := selectmodel.Options{
-				Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), Rules: rules, DevSentences: c.Int("dev-sentences"),
+				Dev: dev, Models: c.Args().Slice(), By: by, Root: root, Nbhd: c.String("nbhd"), Rules: rules, RuleShare: c.Float64("rule-share"), DevSentences: c.Int("dev-sentences"),
 				JSON: c.Bool("json"), Workers: c.Int("workers"), MaxMemory: limit,
 			}
 			if best != nil {

@@ -67,7 +67,7 @@ func runFamily(w io.Writer, opts Options, fam family.Family, dev []*format.Sente
 	if !ok {
 		return rep, fmt.Errorf("%s: select-model cannot rank %s models yet", opts.Models[0], fam.Name())
 	}
-	if opts.By == Rules || opts.By == Bound {
+	if opts.By == Rules || opts.By == Bound || opts.By == Agreement || opts.By == PRObjective {
 		return rep, fmt.Errorf("--by %s is for DMV models; rank %s models --by likelihood or --by accuracy", opts.By, fam.Name())
 	}
 	rows := make([]Row, len(opts.Models))

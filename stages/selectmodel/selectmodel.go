@@ -47,10 +47,10 @@ const (
 // ParseCriterion reads the value of --by.
 func ParseCriterion(s string) (Criterion, error) {
 	switch c := Criterion(s); c {
-	case Accuracy, Likelihood, Contrast, Rules, Bound:
+	case Accuracy, Likelihood, Contrast, Rules, Bound, Agreement, PRObjective:
 		return c, nil
 	}
-	return "", fmt.Errorf("--by must be %q, %q, %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, Rules, Bound, s)
+	return "", fmt.Errorf("--by must be %q, %q, %q, %q, %q, %q or %q, not %q", Accuracy, Likelihood, Contrast, Rules, Bound, Agreement, PRObjective, s)
 }
 
 // Options of a selection.
@@ -60,9 +60,13 @@ type Options struct {
 	By     Criterion
 	// Nbhd is the neighbourhood of --by contrast (nbhd.Kinds).
 	Nbhd string
-	// Rules are the universal rules of --by rules (stages/pr); with
-	// another criterion, when not nil, the rows still show the share.
+	// Rules are the universal rules of --by rules and --by pr
+	// (stages/pr); with another criterion, when not nil, the rows still
+	// show the share.
 	Rules *pr.Rules
+	// RuleShare is --by pr's τ (select-model's default:
+	// pr.DefaultRuleShare).
+	RuleShare float64
 	// DevSentences, when > 0, keeps only the first that many dev
 	// sentences: selection with a few annotated sentences (Smith §8.6).
 	DevSentences int
@@ -106,6 +110,13 @@ type Row struct {
 	// RuleShare is the share of the dev parses' dependencies (the roots'
 	// included) that instantiate a rule of Options.Rules.
 	RuleShare *float64 `json:"rule_share,omitempty"`
+	// Agreement is --by agreement's mean share of dev tokens whose head
+	// the model's parses share with each other model's.
+	Agreement *float64 `json:"agreement,omitempty"`
+	// PRObjective is --by pr's: Σ log p(x) − min KL(q ‖ p(z|x)) over the
+	// posteriors whose expected share of rules is at least PRShare.
+	PRObjective *format.Real `json:"pr_objective,omitempty"`
+	PRShare     float64      `json:"pr_share,omitempty"`
 	// VBAlpha and VBBound are a model of variational Bayes's Dirichlet α
 	// and training bound (its header's); its LogLik is Σ log Z̃ under its
 	// weights exp E[log θ], a lower bound on the expected dev
@@ -271,8 +282,11 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 	for _, s := range dev {
 		gold = gold && s.Heads != nil
 	}
-	if opts.By == Rules && opts.Rules == nil {
-		return nil, rep, errors.New("--by rules needs the rules (--rules)")
+	if (opts.By == Rules || opts.By == PRObjective) && opts.Rules == nil {
+		return nil, rep, fmt.Errorf("--by %s needs the rules (--rules)", opts.By)
+	}
+	if opts.By == Agreement && len(models) < 2 {
+		return nil, rep, errors.New("--by agreement needs at least two models to compare")
 	}
 	if opts.By == Accuracy && !gold {
 		return nil, rep, fmt.Errorf("%s: supervised selection (--by accuracy) needs gold heads on every dev sentence; --by likelihood does not", devName)
@@ -283,7 +297,7 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		if err := checkVB(models, i, path, opts); err != nil {
 			return nil, rep, err
 		}
-		if models[i].Unit != format.Prob && opts.By == Likelihood {
+		if models[i].Unit != format.Prob && (opts.By == Likelihood || opts.By == PRObjective) {
 			return nil, rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by contrast or --by accuracy", path)
 		}
 		if potentials[i], err = models[i].Potentials(); err != nil {
@@ -320,15 +334,16 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		return nil, rep, fmt.Errorf("%s: no dev sentence has only tags every model knows, so no log-likelihoods to compare (select --by accuracy, or map the tags with tagmap)", devName)
 	}
 	rows := make([]Row, len(models))
+	preds := make([][][]int, len(models))
 	for i, m := range models {
 		dec, err := m.Decoder()
 		if err != nil {
 			return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
 		}
 		var parsed parseReport
-		rows[i], parsed = evaluate(dev, known, m, dec, potentials[i], gold, opts)
+		rows[i], preds[i], parsed = evaluate(dev, known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
-		if opts.By == Accuracy || opts.By == Rules { // the parses rank
+		if opts.By == Accuracy || opts.By == Rules || opts.By == Agreement { // the parses rank
 			if parsed.unknown > 0 {
 				rep.fallBack(&rows[i], "%d dev tokens of %d tags it does not know parsed as its average tag", parsed.unknown, len(parsed.unknownTags))
 			}
@@ -336,10 +351,13 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 				rep.fallBack(&rows[i], "%d dev sentences of probability 0 under it parsed by the fallback (every impossible event at 1e-300), as decode parses them", parsed.fellBack)
 			}
 		}
-		if rep.Unscorable > 0 && (opts.By == Likelihood || opts.By == Rules || opts.By == Contrast) { // stderr says it once for all
+		if rep.Unscorable > 0 && (opts.By == Likelihood || opts.By == Rules || opts.By == Contrast || opts.By == Agreement || opts.By == PRObjective) { // stderr says it once for all
 			what := "log-likelihood"
-			if opts.By == Contrast {
+			switch opts.By {
+			case Contrast:
 				what = "contrastive objective"
+			case PRObjective:
+				what = "PR objective"
 			}
 			rows[i].Fallbacks = append(rows[i].Fallbacks, fmt.Sprintf("%d of %d dev sentences left out of its %s: they have tags some model does not know", rep.Unscorable, len(dev), what))
 		}
@@ -358,6 +376,19 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 			}
 			c := format.Real(v)
 			rows[i].Contrast, rows[i].Nbhd = &c, opts.Nbhd
+		}
+		if opts.By == PRObjective {
+			v, err := prObjective(dev, known, m, potentials[i], opts.Rules, opts.RuleShare, opts.Workers)
+			if err != nil {
+				return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
+			}
+			o := format.Real(v)
+			rows[i].PRObjective, rows[i].PRShare = &o, opts.RuleShare
+		}
+	}
+	if opts.By == Agreement {
+		for i, a := range agreement(preds) {
+			rows[i].Agreement = &a
 		}
 	}
 	return rows, rep, nil
@@ -392,7 +423,7 @@ func checkVB(models []*dmv.Table, i int, path string, opts Options) error {
 	switch {
 	case opts.By == Bound && (m.VB == nil || m.VB.Bound == nil):
 		return fmt.Errorf("%s: no variational bound in its header (not a model of train-em --estimator vb, or of mstep --vb -m): rank it --by likelihood or --by accuracy", path)
-	case opts.By == Likelihood && i > 0 && (m.VB == nil) != (models[0].VB == nil):
+	case (opts.By == Likelihood || opts.By == PRObjective) && i > 0 && (m.VB == nil) != (models[0].VB == nil):
 		vb, normalised := path, opts.Models[0]
 		if m.VB == nil {
 			vb, normalised = normalised, vb
@@ -423,7 +454,7 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 // evaluate parses the dev sentences with model m, of potentials w
 // (Viterbi, as decode does), and scores them, and sums the log-likelihood
 // of the known ones when m is a probability model.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) (Row, parseReport) {
+func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) (Row, [][]int, parseReport) {
 	row := Row{By: opts.By, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
 	pred, logZ, parsed := parse(dev, known, dec, w, opts.Workers)
 	if opts.Rules != nil {
@@ -444,7 +475,7 @@ func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decod
 	if !row.LogLinear {
 		row.DevLikelihood = likelihood(dev, known, logZ, true)
 	}
-	return row, parsed
+	return row, pred, parsed
 }
 
 // parseReport is what parsing the dev sentences fell back on: tokens of
@@ -541,6 +572,14 @@ func rank(rows []Row, by Criterion) []int {
 				return c
 			}
 		}
+		if by == Agreement {
+			if c := cmp.Compare(*rb.Agreement, *ra.Agreement); c != 0 {
+				return c
+			}
+		}
+		if by == PRObjective {
+			return cmp.Compare(float64(*rb.PRObjective), float64(*ra.PRObjective))
+		}
 		if by == Bound {
 			return cmp.Compare(float64(*rb.VBBound), float64(*ra.VBBound))
 		}
@@ -575,6 +614,12 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	if opts.By == Bound {
 		by = "the variational bound of their training (vb_bound); dev columns"
 	}
+	if opts.By == Agreement {
+		by = "their dev parses' agreement with the other models', then dev log-likelihood"
+	}
+	if opts.By == PRObjective {
+		by = fmt.Sprintf("the PR objective of the rules (%s, τ = %g) on the dev sentences", opts.Rules.Name, opts.RuleShare)
+	}
 	fmt.Fprintf(&b, "%d models ranked by %s on %s: %d sentences, %d tokens", len(rows), by, dev, rows[0].Sentences, rows[0].Tokens)
 	if unscorable > 0 {
 		fmt.Fprintf(&b, "; log-likelihood over the %d sentences whose tags every model knows", rows[0].LogLikSentences)
@@ -588,6 +633,12 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 	}
 	if opts.By == Bound {
 		contrastHead += "           bound"
+	}
+	if opts.By == Agreement {
+		contrastHead += "  agree"
+	}
+	if opts.By == PRObjective {
+		contrastHead += "    pr objective"
 	}
 	fmt.Fprintf(&b, "\n\nrank  directed  undirected          loglik  bits/token  p=0%s  model\n", contrastHead)
 	for _, r := range rows {
@@ -604,6 +655,12 @@ func writeTable(w io.Writer, rows []Row, opts Options, dev string, unscorable in
 		}
 		if opts.By == Bound {
 			ll += fmt.Sprintf("  %14.6g", float64(*r.VBBound))
+		}
+		if r.Agreement != nil {
+			ll += fmt.Sprintf("  %5.1f", 100**r.Agreement)
+		}
+		if r.PRObjective != nil {
+			ll += fmt.Sprintf("  %14.6g", float64(*r.PRObjective))
 		}
 		fmt.Fprintf(&b, "%4d  %8s  %10s  %s  %s\n", r.Rank, dir, undir, ll, r.Model)
 	}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The unsupervised criteria side by side on induce's candidates: for each
+# language of a newlang.mk run, the candidates induce trained (LANG/runs)
+# ranked on the selection half (LANG/dev.jsonl) by each criterion of
+# select-model, and the selection half's directed accuracy (%, root
+# counted) of each criterion's pick. Only the selection half is read: its
+# gold heads score the picks here (as induce-sup's ranking does) and
+# choose nothing; the report half is not touched.
+#
+#   rules      the share of universal rules (ud1) in the dev parses (induce's)
+#   likelihood dev log-likelihood
+#   agreement  agreement of the dev parses with the other candidates'
+#   pr0.8      the PR objective of the rules at τ = 0.8 (Naseem et al.'s τ)
+#   pr0.9      the same at τ = 0.9
+#   accuracy   the selection half's own accuracy: the best pick there is
+#
+# usage: criteria.sh OUT LANG...
+#   make -C examples/induce -f newlang.mk -j2 && sh examples/induce/criteria.sh examples/induce/out/newlang-10 en zh ...
+# Needs the programs in ../../bin (or on PATH) and jq.
+set -eu
+out=$1
+shift
+PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
+pick() { # pick LANG ARGS...: the directed accuracy of the first model ranked by select-model ARGS
+	l=$1
+	shift
+	select-model --dev "$out/$l/dev.jsonl" --root count --json -q "$@" "$out/$l"/runs/*.jsonl |
+		jq -rs '.[0].directed * 100' | xargs printf '%.1f'
+}
+printf '%-4s %6s %10s %9s %6s %6s %8s\n' lang rules likelihood agreement pr0.8 pr0.9 accuracy
+for l in "$@"; do
+	printf '%-4s %6s %10s %9s %6s %6s %8s\n' "$l" \
+		"$(pick "$l" --by rules --rules ud1)" "$(pick "$l" --by likelihood)" "$(pick "$l" --by agreement)" \
+		"$(pick "$l" --by pr --rules ud1 --rule-share 0.8)" "$(pick "$l" --by pr --rules ud1 --rule-share 0.9)" \
+		"$(pick "$l" --by accuracy)"
+done | awk '{ print; for (i = 2; i <= NF; i++) s[i] += $i; n++ }
+END { printf "%-4s", "mean"; split("6 10 9 6 6 8", w, " "); for (i = 2; i <= 7; i++) printf " %*.1f", w[i - 1], s[i] / n; print "" }'
