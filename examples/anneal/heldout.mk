@@ -139,10 +139,19 @@ ce_runs   = $(foreach i,$(CE_INITS),$(foreach s,$(SIGMA2S),$(H)/$(1)/$(i)-s$(s).
 $(H)/em/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-em --init $$1 --lambda $${2#l} --workers $(WORKERS) -q $< -o $@
-$(SDA_MAP_RUNS) $(call below1,$(SDA_MAP_RUNS)): $(H)/%.model: $(OUT)/train.jsonl
-	@mkdir -p $(@D)
-	@set -- $$(echo $(*F) | tr '-' ' '); l=$${4:-l0}; train-da --init $$1 --skew $(if $(filter sda-below1,$(*D)),--below-one) \
-	  --beta0 $${2#b} --gamma $${3#g} --lambda $${l#l} --workers $(WORKERS) -q $< -o $@
+# One train-da run makes both an sda model and its sda-below1 twin: the run
+# to β = 1 passes through the --below-one run's model, its last stage below
+# 1 (byte for byte: commands' TestTrainDABelowOne), so that stage is kept
+# instead of running the schedule twice. A twin gone missing is run again
+# with --below-one.
+da = set -- $$(echo $(*F) | tr '-' ' '); l=$${4:-l0}; \
+	train-da --init $$1 --skew --beta0 $${2\#b} --gamma $${3\#g} --lambda $${l\#l} --workers $(WORKERS) -q
+$(SDA_MAP_RUNS): $(H)/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D) $(dir $(call below1,$@))
+	@s=$@.stages; rm -rf $$s; $(da) --save-dir $$s $< -o $@ && \
+	  cp "$$s/$$(ls $$s | grep -v -- '-beta1[.]jsonl$$' | tail -n 1)" $(call below1,$@) && rm -r $$s
+$(call below1,$(SDA_MAP_RUNS)): $(H)/sda-below1/%.model: $(H)/sda/%.model
+	@test -f $@ || { $(da) --below-one $(OUT)/train.jsonl -o $@; }
 RULES_RUNS    := $(foreach i,$(PR_INITS),$(foreach l,$(PR_LAMBDAS),$(foreach t,$(RULE_SHARES),$(H)/em-rules/$(i)-l$(l)-t$(t).model)))
 SPARSITY_RUNS := $(foreach i,$(PR_INITS),$(foreach g,$(SIGMAS),$(H)/em-sparsity/$(i)-s$(g).model))
 VB_RUNS       := $(foreach i,$(INITS),$(foreach a,$(VB_ALPHAS),$(H)/em-vb/$(i)-a$(a).model))
