@@ -4,13 +4,15 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 // TestAdHocTreesBrute checks the chart's best trees against every
 // projective tree scored by AdHocScore.
 func TestAdHocTreesBrute(t *testing.T) {
 	for n := 1; n <= 8; n++ {
-		trees := projectiveTrees(n)
+		trees := brute.ProjectiveTrees(n)
 		best := AdHocScore(trees[0])
 		for _, h := range trees {
 			best = max(best, AdHocScore(h))

@@ -5,80 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/brute"
 )
-
-var treeCache = map[int][][]int{}
-
-// projectiveTrees enumerates every projective single-root tree over n
-// tokens as head arrays (1-based, 0 = root).
-func projectiveTrees(n int) [][]int {
-	if trees, ok := treeCache[n]; ok {
-		return trees
-	}
-	var trees [][]int
-	for _, t := range treesOver(0, n-1) {
-		heads := make([]int, n)
-		for d, h := range t.heads {
-			heads[d] = h
-		}
-		heads[t.root] = 0
-		trees = append(trees, heads)
-	}
-	treeCache[n] = trees
-	return trees
-}
-
-type partial struct {
-	root  int
-	heads map[int]int
-}
-
-// treesOver lists the trees over tokens i..j (a root and heads inside).
-func treesOver(i, j int) []partial {
-	var out []partial
-	for h := i; h <= j; h++ {
-		for _, l := range forests(i, h-1) {
-			for _, r := range forests(h+1, j) {
-				heads := map[int]int{}
-				for _, f := range [][]partial{l, r} {
-					for _, t := range f {
-						for d, hd := range t.heads {
-							heads[d] = hd
-						}
-						heads[t.root] = h + 1
-					}
-				}
-				out = append(out, partial{root: h, heads: heads})
-			}
-		}
-	}
-	return out
-}
-
-// forests lists the sequences of trees covering i..j.
-func forests(i, j int) [][]partial {
-	if i > j {
-		return [][]partial{nil}
-	}
-	var out [][]partial
-	for k := i; k <= j; k++ {
-		for _, t := range treesOver(i, k) {
-			for _, rest := range forests(k+1, j) {
-				out = append(out, append([]partial{t}, rest...))
-			}
-		}
-	}
-	return out
-}
-
-func TestProjectiveTreeCounts(t *testing.T) {
-	want := []int{1, 2, 7, 30, 143, 728, 3876}
-	for n := 1; n <= 7; n++ {
-		if got := len(projectiveTrees(n)); got != want[n-1] {
-			t.Errorf("n=%d: %d trees, want %d", n, got, want[n-1])
-		}
-	}
-}
 
 // randomWeights draws a table of positive weights; with probs it is a
 // proper DMV (multinomials normalised, cont = 1 − stop).
@@ -121,7 +50,7 @@ func treeLogScore(tags, heads []int, w *Params, dist []float64) float64 {
 }
 
 func bruteForce(tags []int, w *Params, dist []float64) bruteResult {
-	return bruteForceOver(projectiveTrees(len(tags)), tags, w, dist)
+	return bruteForceOver(brute.ProjectiveTrees(len(tags)), tags, w, dist)
 }
 
 // bruteForceOver is bruteForce over the trees given (heads as

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 // Every word is attached exactly once and every half-head stops exactly
@@ -314,7 +315,7 @@ func TestSampleFollowsTheModel(t *testing.T) {
 	total := 0.0
 	for n := 1; n <= maxLen; n++ {
 		for _, tags := range allStrings(n, 2) {
-			for _, heads := range projectiveTrees(n) {
+			for _, heads := range brute.ProjectiveTrees(n) {
 				q := math.Exp(TreeLogWeight(tags, heads, p))
 				prob[fmtTree(tags, heads)] = q
 				total += q

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 // Trees whose left-corner depth is worked out by hand from the rules of
@@ -63,7 +65,7 @@ func withinBound(n int, b DepthBound) [][]int {
 		return trees
 	}
 	var out [][]int
-	for _, heads := range projectiveTrees(n) {
+	for _, heads := range brute.ProjectiveTrees(n) {
 		if lcDepth(heads, b.Chunk) <= b.Max {
 			out = append(out, heads)
 		}

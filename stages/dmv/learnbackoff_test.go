@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 // backoffParts are a model that learns its back-off given by its parts:
@@ -59,7 +60,7 @@ func (bp backoffParts) enumerate(x []int, counts *Params) float64 {
 		back  []bool // whether each was drawn from the back-off
 	}
 	var ds []derivation
-	for _, heads := range projectiveTrees(len(x)) {
+	for _, heads := range brute.ProjectiveTrees(len(x)) {
 		logp := 0.0
 		var child []int
 		tabs := bp.model.Tables()

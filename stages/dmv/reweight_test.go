@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 var segmentedCache = map[int][][]int{}
@@ -24,7 +26,7 @@ func segmentedStructures(n int) [][]int {
 			return
 		}
 		for end := start + 1; end <= n; end++ {
-			for _, tree := range projectiveTrees(end - start) {
+			for _, tree := range brute.ProjectiveTrees(end - start) {
 				for d, h := range tree {
 					heads[start+d] = 0
 					if h != 0 {
@@ -76,7 +78,7 @@ type enumerated struct {
 }
 
 func enumerate(tags []int, model, skew *Params, segmented bool) []enumerated {
-	structures := projectiveTrees(len(tags))
+	structures := brute.ProjectiveTrees(len(tags))
 	if segmented {
 		structures = segmentedStructures(len(tags))
 	}

@@ -5,12 +5,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 // bestTrees are the trees of tags whose weight under w is the best, to
 // 1e-9 (relative), by enumeration.
 func bestTrees(tags []int, w *Params) [][]int {
-	trees := projectiveTrees(len(tags))
+	trees := brute.ProjectiveTrees(len(tags))
 	best := math.Inf(-1)
 	for _, heads := range trees {
 		best = math.Max(best, TreeLogWeight(tags, heads, w))
@@ -60,8 +62,8 @@ func TestTiedViterbiAgainstEnumeration(t *testing.T) {
 				tags[i] = rng.IntN(nTags)
 			}
 			best := bestTrees(tags, w)
-			if mi == 0 && len(best) != len(projectiveTrees(n)) {
-				t.Fatalf("uniform model, n=%d: %d of %d trees tied", n, len(best), len(projectiveTrees(n)))
+			if mi == 0 && len(best) != len(brute.ProjectiveTrees(n)) {
+				t.Fatalf("uniform model, n=%d: %d of %d trees tied", n, len(best), len(brute.ProjectiveTrees(n)))
 			}
 			want := NewParams(nTags)
 			for _, b := range best {

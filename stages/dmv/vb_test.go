@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mathext"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/brute"
 )
 
 // vbTerms computes the variational bound of the E-step on weights w and
@@ -29,7 +30,7 @@ func vbTerms(sents [][]int, tags int, w *Params, alpha float64) (bound float64, 
 	for _, x := range sents {
 		var trees []tree
 		logZ := math.Inf(-1)
-		for _, heads := range projectiveTrees(len(x)) {
+		for _, heads := range brute.ProjectiveTrees(len(x)) {
 			var tr tree
 			eachTreeEvent(x, heads, counts, func(table, i int) { tr.events = append(tr.events, [2]int{table, i}) })
 			tr.logq = TreeLogWeight(x, heads, w)

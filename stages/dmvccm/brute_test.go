@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/brute"
 	"github.com/grind-nlp/grind/stages/bintree"
 	"github.com/grind-nlp/grind/stages/ccm"
 )
@@ -21,57 +22,17 @@ type derivation struct {
 }
 
 // projectiveTrees lists every single-root projective head array over n
-// words (0-based heads, −1 = root).
+// words, 0-based here (−1 = root).
 func projectiveTrees(n int) [][]int {
 	var out [][]int
-	heads := make([]int, n)
-	var fill func(i int)
-	fill = func(i int) {
-		if i == n {
-			if ok := validProjective(heads); ok {
-				out = append(out, append([]int(nil), heads...))
-			}
-			return
+	for _, tree := range brute.ProjectiveTrees(n) {
+		heads := make([]int, n)
+		for d, h := range tree {
+			heads[d] = h - 1
 		}
-		for h := -1; h < n; h++ {
-			if h != i {
-				heads[i] = h
-				fill(i + 1)
-			}
-		}
+		out = append(out, heads)
 	}
-	fill(0)
 	return out
-}
-
-func validProjective(heads []int) bool {
-	n, roots := len(heads), 0
-	for i, h := range heads {
-		if h == -1 {
-			roots++
-		}
-		for a, steps := h, 0; a != -1; a, steps = heads[a], steps+1 { // acyclic
-			if a == i || steps > n {
-				return false
-			}
-		}
-	}
-	for i, h := range heads {
-		if h == -1 {
-			continue
-		}
-		// Every word strictly between is a descendant of h.
-		for k := min(i, h) + 1; k < max(i, h); k++ {
-			a := k
-			for a != -1 && a != h {
-				a = heads[a]
-			}
-			if a != h {
-				return false
-			}
-		}
-	}
-	return roots == 1
 }
 
 // derivations lists every derivation of a tree: for each head, every

@@ -6,75 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/brute"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
-
-// projectiveTrees calls fn with every projective single-root tree over n
-// tokens (heads 1-based, 0 = root).
-func projectiveTrees(n int, fn func(heads []int)) {
-	heads := make([]int, n)
-	var rec func(d int)
-	rec = func(d int) {
-		if d == n {
-			if isProjectiveTree(heads) {
-				fn(heads)
-			}
-			return
-		}
-		for h := 0; h <= n; h++ {
-			if h != d+1 {
-				heads[d] = h
-				rec(d + 1)
-			}
-		}
-	}
-	rec(0)
-}
-
-func isProjectiveTree(heads []int) bool {
-	n, roots := len(heads), 0
-	for d, h := range heads {
-		if h == 0 {
-			roots++
-		}
-		// acyclic: the walk up from d reaches the root within n steps
-		x := d + 1
-		for steps := 0; x != 0; steps++ {
-			if steps > n {
-				return false
-			}
-			x = heads[x-1]
-		}
-	}
-	if roots != 1 {
-		return false
-	}
-	// no two arcs cross (the root arc spans everything)
-	for a, ha := range heads {
-		for b, hb := range heads {
-			if ha == 0 || hb == 0 {
-				continue
-			}
-			l1, r1 := min(a+1, ha), max(a+1, ha)
-			l2, r2 := min(b+1, hb), max(b+1, hb)
-			if l1 < l2 && l2 < r1 && r1 < r2 {
-				return false
-			}
-		}
-	}
-	// nor the root's span: nothing may pass over the root
-	for d, h := range heads {
-		if h != 0 {
-			continue
-		}
-		for b, hb := range heads {
-			if hb != 0 && min(b+1, hb) < d+1 && d+1 < max(b+1, hb) {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // randomModel is a normalised DMV over t tags.
 func randomModel(rng *rand.Rand, t int) *dmv.Params {
@@ -115,9 +49,9 @@ func randomCorpusOf(rng *rand.Rand, names []string, sentences, maxLen int) *dmv.
 func bruteEdgePosteriors(tags []int, w *dmv.Params, lambda []float64) (float64, []float64) {
 	n := len(tags)
 	post := make([]float64, n*n)
+	trees := brute.ProjectiveTrees(n)
 	var weights []float64
-	var trees [][]int
-	projectiveTrees(n, func(heads []int) {
+	for _, heads := range trees {
 		lw := dmv.TreeLogWeight(tags, heads, w)
 		for d, h := range heads {
 			k := d*n + d
@@ -127,8 +61,7 @@ func bruteEdgePosteriors(tags []int, w *dmv.Params, lambda []float64) (float64, 
 			lw -= lambda[k]
 		}
 		weights = append(weights, math.Exp(lw))
-		trees = append(trees, slices.Clone(heads))
-	})
+	}
 	z := 0.0
 	for _, v := range weights {
 		z += v
@@ -143,17 +76,6 @@ func bruteEdgePosteriors(tags []int, w *dmv.Params, lambda []float64) (float64, 
 		}
 	}
 	return math.Log(z), post
-}
-
-func TestProjectiveTreeCounts(t *testing.T) {
-	want := []int{1, 2, 7, 30, 143, 728, 3876}
-	for n := 1; n <= 7; n++ {
-		got := 0
-		projectiveTrees(n, func([]int) { got++ })
-		if got != want[n-1] {
-			t.Errorf("n = %d: %d trees, want %d", n, got, want[n-1])
-		}
-	}
 }
 
 // The E-step with the sparsity dual's factors is the posterior of the

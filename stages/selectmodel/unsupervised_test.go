@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/brute"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/pr"
@@ -102,7 +103,7 @@ func brutePRObjective(dev []*format.Sentence, ts *dmv.TagSet, w *dmv.Params, rul
 			tags[i], _ = ts.Index(name)
 		}
 		var ts []tree
-		eachProjectiveTree(len(tags), func(heads []int) {
+		for _, heads := range brute.ProjectiveTrees(len(tags)) {
 			k := 0.0
 			for d, h := range heads {
 				head := pr.Root
@@ -114,7 +115,7 @@ func brutePRObjective(dev []*format.Sentence, ts *dmv.TagSet, w *dmv.Params, rul
 				}
 			}
 			ts = append(ts, tree{dmv.TreeLogWeight(tags, heads, w), k})
-		})
+		}
 		trees = append(trees, ts)
 		n += len(tags)
 	}
@@ -140,52 +141,4 @@ func brutePRObjective(dev []*format.Sentence, ts *dmv.TagSet, w *dmv.Params, rul
 		}
 	}
 	return f((lo + hi) / 2)
-}
-
-// eachProjectiveTree calls fn with every projective tree of one root over
-// n tokens (heads 1-based, 0 the root).
-func eachProjectiveTree(n int, fn func(heads []int)) {
-	heads := make([]int, n)
-	var rec func(d int)
-	rec = func(d int) {
-		if d == n {
-			if projectiveSingleRoot(heads) {
-				fn(heads)
-			}
-			return
-		}
-		for h := 0; h <= n; h++ {
-			if h != d+1 {
-				heads[d] = h
-				rec(d + 1)
-			}
-		}
-	}
-	rec(0)
-}
-
-// projectiveSingleRoot: one root, no cycle, no crossing arcs (the root's
-// arc spans from the wall at 0).
-func projectiveSingleRoot(heads []int) bool {
-	roots := 0
-	for d, h := range heads {
-		if h == 0 {
-			roots++
-		}
-		for x, steps := d+1, 0; x != 0; x, steps = heads[x-1], steps+1 {
-			if steps > len(heads) {
-				return false
-			}
-		}
-	}
-	for d1, h1 := range heads {
-		a1, b1 := min(d1+1, h1), max(d1+1, h1)
-		for d2, h2 := range heads {
-			a2, b2 := min(d2+1, h2), max(d2+1, h2)
-			if a1 < a2 && a2 < b1 && b1 < b2 {
-				return false
-			}
-		}
-	}
-	return roots == 1
 }
