@@ -24,14 +24,20 @@ PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
 pick() { # pick LANG ARGS...: the directed accuracy of the first model ranked by select-model ARGS
 	l=$1
 	shift
-	select-model --dev "$out/$l/dev.jsonl" --root count --json -q "$@" "$out/$l"/runs/*.jsonl |
-		jq -rs '.[0].directed * 100' | xargs printf '%.1f'
+	rows=$(select-model --dev "$out/$l/dev.jsonl" --root count --json -q "$@" "$out/$l"/runs/*.jsonl) || exit 1
+	printf '%.1f' "$(printf '%s\n' "$rows" | jq -rs '.[0].directed * 100')"
 }
-printf '%-4s %6s %10s %9s %6s %6s %8s\n' lang rules likelihood agreement pr0.8 pr0.9 accuracy
+table=$(mktemp)
+trap 'rm -f "$table"' EXIT
 for l in "$@"; do
-	printf '%-4s %6s %10s %9s %6s %6s %8s\n' "$l" \
-		"$(pick "$l" --by rules --rules ud1)" "$(pick "$l" --by likelihood)" "$(pick "$l" --by agreement)" \
-		"$(pick "$l" --by pr --rules ud1 --rule-share 0.8)" "$(pick "$l" --by pr --rules ud1 --rule-share 0.9)" \
-		"$(pick "$l" --by accuracy)"
-done | awk '{ print; for (i = 2; i <= NF; i++) s[i] += $i; n++ }
-END { printf "%-4s", "mean"; split("6 10 9 6 6 8", w, " "); for (i = 2; i <= 7; i++) printf " %*.1f", w[i - 1], s[i] / n; print "" }'
+	rules=$(pick "$l" --by rules --rules ud1)
+	likelihood=$(pick "$l" --by likelihood)
+	agreement=$(pick "$l" --by agreement)
+	pr8=$(pick "$l" --by pr --rules ud1 --rule-share 0.8)
+	pr9=$(pick "$l" --by pr --rules ud1 --rule-share 0.9)
+	accuracy=$(pick "$l" --by accuracy)
+	echo "$l $rules $likelihood $agreement $pr8 $pr9 $accuracy" >> "$table"
+done
+awk 'BEGIN { printf "%-4s %6s %10s %9s %6s %6s %8s\n", "lang", "rules", "likelihood", "agreement", "pr0.8", "pr0.9", "accuracy" }
+{ printf "%-4s %6s %10s %9s %6s %6s %8s\n", $1, $2, $3, $4, $5, $6, $7; for (i = 2; i <= NF; i++) s[i] += $i; n++ }
+END { printf "%-4s %6.1f %10.1f %9.1f %6.1f %6.1f %8.1f\n", "mean", s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, s[7] / n }' "$table"
