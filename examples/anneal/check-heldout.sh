@@ -36,12 +36,15 @@ want="$want induce.unsupervised"
 not
   $want"
 
-# sda-map ranks the unsmoothed run and the λ = 1 run; the latter is train-da's.
+# sda-map ranks the unsmoothed run and the λ = 1 run; the latter is train-da's,
+# and its below-one twin, kept from the sda run's stages, train-da --below-one's.
 [ "$(jq -r .model "$h/sda-below1-map.supervised.jsonl" | sort | tr '\n' ' ')" = \
 	"$h/sda-below1/km-b0.1-g2.5-l1.model $h/sda-below1/km-b0.1-g2.5.model " ] ||
 	fail "sda-below1-map does not rank the runs with λ = 0 and 1"
 train-da --init km --skew --below-one --beta0 0.1 --gamma 2.5 --lambda 1 -q "$out/train.jsonl" -o "$out/sda-l1.model"
-cmp -s "$out/sda-l1.model" "$h/sda-below1/km-b0.1-g2.5-l1.model" || fail "the λ = 1 SDA run is not train-da --lambda 1"
+cmp -s "$out/sda-l1.model" "$h/sda-below1/km-b0.1-g2.5-l1.model" ||
+	fail "the λ = 1 SDA<1 model (the sda run's last stage below 1) is not train-da --below-one --lambda 1"
+for d in "$h"/sda/*.stages; do [ -e "$d" ] && fail "the sda run left its stages behind: $d"; done
 cmp -s "$h/sda-below1/km-b0.1-g2.5.model" "$h/sda-below1/km-b0.1-g2.5-l1.model" && fail "λ = 1 changed nothing"
 
 # ce-length trains under LENGTH and its unsupervised pick is ranked by the
