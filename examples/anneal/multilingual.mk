@@ -16,9 +16,12 @@
 # (marked * in the summary). A language whose files are absent is left
 # out; without ../shared/data the recipe skips. The grids are Smith's
 # whole grids of heldout.mk, with CE on his multilingual σ² grid (§8.3):
-# about 40 minutes on 2 cores. GRID narrows them (docs/results.md gives
-# the small grids of earlier tables; the 13 languages with the new rows take
-# about twice as long). Needs the programs in ../../bin and jq.
+# for the first seven languages, before the new rows, about 40 minutes on
+# 2 cores. Model U's runs now cost more than all the others together (87%
+# of the CPU of one language's small grid); U_NBHDS= leaves them out. GRID
+# narrows the grids: docs/results.md gives the small grids, with which the
+# 13 languages without Model U took 22 minutes. Needs the programs in
+# ../../bin and jq.
 
 SHARED ?= $(abspath ../../../shared/data)
 OUT    ?= out/multilingual
