@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -142,6 +143,9 @@ type Problem struct {
 	byLen  map[int]*Instance
 	perLen map[int]int
 	Kind   string
+	// Objective's gradients by chunk and by length, kept between
+	// evaluations: a spelling model's weights are tens of thousands.
+	chunkGrads, lenGrads [][]float64
 }
 
 // MaxArcs bounds a neighbourhood's arcs: Model U's chart is quadratic
@@ -263,15 +267,17 @@ func idOf(s *format.Sentence) string {
 const chunks = 64
 
 // Objective is Σ log Z(x) − log Z(N(x)) − Σ θ²/(2σ²) at theta, and its
-// gradient in grad (when not nil). −Inf when some Z is out of range.
+// gradient in grad (when not nil). −Inf when some Z is out of range. It
+// works in the problem's buffers: one evaluation at a time.
 func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad []float64) float64 {
 	D := len(theta)
 	n := len(p.Sents)
 	k := min(chunks, max(1, n))
-	grads := make([][]float64, k)
+	p.chunkGrads = slices.Grow(p.chunkGrads[:0], k)[:k]
+	grads := p.chunkGrads
 	logs := make([]float64, k)
 	pipeline.ForEachChunk(k, workers, func(_, c int) {
-		g := make([]float64, D)
+		g := grow(grads[c], D)
 		sum := 0.0
 		for i := c * n / k; i < (c+1)*n/k; i++ {
 			sum += p.Sents[i].Expect(theta, g, 1)
@@ -299,10 +305,11 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 			lens = append(lens, n)
 		}
 		sortInts(lens)
-		gs := make([][]float64, len(lens))
+		p.lenGrads = slices.Grow(p.lenGrads[:0], len(lens))[:len(lens)]
+		gs := p.lenGrads
 		zs := make([]float64, len(lens))
 		pipeline.ForEachChunk(len(lens), workers, func(_, j int) {
-			gs[j] = make([]float64, D)
+			gs[j] = grow(gs[j], D)
 			zs[j] = p.byLen[lens[j]].Expect(theta, gs[j], -float64(p.perLen[lens[j]]))
 		})
 		for j, n := range lens {
