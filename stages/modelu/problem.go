@@ -192,7 +192,9 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 			}
 		}
 	}
-	// Memory: every chart's shape and pair features are kept; a worker's
+	// Memory: every chart's shape and pair features are kept (a shape
+	// counted for each lattice, though lattices of one shape share it,
+	// and each shape refused alone over maxMemory: newShape); a worker's
 	// work tables are made for one chart at a time.
 	const perPair = 4 // and each pair of symbols' features, at most n² lists
 	var keep, work int64

@@ -2,6 +2,7 @@ package modelu
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -49,5 +50,20 @@ func TestSharedShapes(t *testing.T) {
 	// and their neighbourhoods have one shape each
 	if len(shared.m) != 6 {
 		t.Errorf("%d shapes for 4 sentences' chains and neighbourhoods, want 6", len(shared.m))
+	}
+}
+
+// TestShapeOverMemory checks that a shape whose sums would take more
+// than the limit is refused before they are listed.
+func TestShapeOverMemory(t *testing.T) {
+	l, err := nbhd.Build(nbhd.Del1OrTrans2, []int{0, 1, 2, 3, 4, 5}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newShape(l, 1000); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("a shape over 1000 bytes: error %v, want one naming --max-memory", err)
+	}
+	if _, err := newShape(l, 1<<30); err != nil {
+		t.Error(err)
 	}
 }
