@@ -10,9 +10,10 @@ import (
 
 // shape is what Model U's chart needs of a lattice's states and arcs but
 // not of the symbols they read, worked out once and shared by every
-// lattice of that shape: every chain of one length, and most
+// lattice of that shape: every chain of one length, and many
 // neighbourhoods of one length (UD Turkish ≤ 10's 2,886 del1ortrans2
-// lattices have 96 shapes). Its items are numbered by width and, within a
+// lattices with spelling have 96 shapes, its trans2 lattices over tags
+// 875: a repeated symbol merges paths). Its items are numbered by width and, within a
 // width, in the order the chart has always visited them, and each item
 // lists the terms of its sum in the order they were added — only the
 // cells some string reaches, so that the sums skip the zeros of the
