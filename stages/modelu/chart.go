@@ -2,6 +2,7 @@ package modelu
 
 import (
 	"math"
+	"sync"
 
 	"github.com/grind-nlp/grind/stages/dmv"
 )
@@ -29,81 +30,59 @@ import (
 //	Z       = Σ_{r from state 0} Σ_{f final} R[r][f]
 //
 // Items are filled by increasing width in depth (a lattice is layered:
-// every state has one depth). Potentials are exp(score − c), c the
+// every state has one depth), each summing only the terms its lattice's
+// shape lists (shape.go: the lattices of one shape share it). Potentials are exp(score − c), c the
 // largest score of an arc pair, and a string of m words has m − 1 edges,
 // so Z = Σ_f R[r][f]·e^{(depth(f)−1)·c}, summed in log space. Outside is
 // reverse-mode differentiation of inside: the marginal of the edge
 // between arcs a and b is E[a][b]·∂log Z/∂E[a][b].
 type Chart struct {
-	l     *dmv.Lattice
-	A, S  int
-	reach []bool // [s·S + t]: a path leads from state s to state t (s = t included)
-	// widths: items grouped by width, each an (a, b) or (a, s) pair
-	eByW, rByW, lByW [][][2]int32
+	l       *dmv.Lattice
+	sh      *shape
+	A, S    int
+	c       float64
+	*tables // while in use: nil after Release
+}
 
-	c          float64
-	pot        []float64 // [a·A + b]
-	R, L, E    []float64
-	oR, oL, oE []float64
-	// Viterbi's back pointers: R and L the arc, E the state.
+// tables are a chart's work tables, kept in a pool between uses: a
+// training's evaluations reuse them instead of making them anew.
+type tables struct {
+	pot, E, oE   []float64 // by E item
+	R, L, oR, oL []float64 // [a·S + s]
+	// Viterbi's back pointers: R and L the arc ([a·S + s]), E the state
+	// (by E item).
 	bR, bL, bE []int32
+	score      []float64 // Instance.Load's, by pair of symbols
 }
 
-// NewChart prepares a chart for lattice l. It does not read l.Dead:
-// Model U's lattices are nbhd.Build's and chains, which have no dead
-// arcs (only nbhd's templates do).
+var tablePool = sync.Pool{New: func() any { return new(tables) }}
+
+// NewChart prepares a chart for lattice l, of its own shape.
 func NewChart(l *dmv.Lattice) *Chart {
-	A, S := len(l.Arcs), l.States()
-	ch := &Chart{l: l, A: A, S: S}
-	// reach: states are numbered topologically (arcs go to higher numbers)
-	ch.reach = make([]bool, S*S)
-	for s := S - 1; s >= 0; s-- {
-		ch.reach[s*S+s] = true
-	}
-	for s := S - 1; s >= 0; s-- {
-		for _, a := range l.Arcs {
-			if a.From == s {
-				for t := 0; t < S; t++ {
-					if ch.reach[a.To*S+t] {
-						ch.reach[s*S+t] = true
-					}
-				}
-			}
-		}
-	}
-	maxW := 0
-	for _, d := range l.Depth {
-		maxW = max(maxW, d)
-	}
-	ch.eByW = make([][][2]int32, maxW+1)
-	ch.rByW = make([][][2]int32, maxW+1)
-	ch.lByW = make([][][2]int32, maxW+1)
-	dep := l.Depth
-	for a, x := range l.Arcs {
-		for b, y := range l.Arcs {
-			if ch.reach[x.To*S+y.From] {
-				w := dep[y.To] - dep[x.From]
-				ch.eByW[w] = append(ch.eByW[w], [2]int32{int32(a), int32(b)})
-			}
-		}
-		for s := 0; s < S; s++ {
-			if s != x.To && ch.reach[x.To*S+s] {
-				w := dep[s] - dep[x.From]
-				ch.rByW[w] = append(ch.rByW[w], [2]int32{int32(a), int32(s)})
-			}
-			if s != x.From && ch.reach[s*S+x.From] {
-				w := dep[x.To] - dep[s]
-				ch.lByW[w] = append(ch.lByW[w], [2]int32{int32(a), int32(s)})
-			}
-		}
-	}
-	return ch
+	sh, _ := newShape(l, 0) // no limit, no error
+	return chartOf(l, sh)
 }
 
-// Release lets go of the chart's work tables (they are made again when
-// needed), so that a corpus of charts holds only their shapes.
+// chartOf is a chart for lattice l of shape sh.
+func chartOf(l *dmv.Lattice, sh *shape) *Chart {
+	return &Chart{l: l, sh: sh, A: sh.A, S: sh.S}
+}
+
+// acquire gives the chart work tables (those of its last use when it has
+// not released them).
+func (ch *Chart) acquire() {
+	if ch.tables == nil {
+		ch.tables = tablePool.Get().(*tables)
+	}
+}
+
+// Release hands the chart's work tables back to the pool (they are taken
+// again when needed), so that a corpus of charts holds only their shapes.
 func (ch *Chart) Release() {
-	ch.pot, ch.E, ch.R, ch.L, ch.oR, ch.oL, ch.oE, ch.bR, ch.bL, ch.bE = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
+	if ch.tables != nil {
+		tablePool.Put(ch.tables)
+		ch.tables = nil
+	}
 }
 
 // ShapeBytes estimates the bytes a chart keeps between uses (its shape),
@@ -120,160 +99,145 @@ func WorkBytes(arcs, states int) int64 {
 
 // Precedes says whether arc a can come before arc b in one string.
 func (ch *Chart) Precedes(a, b int) bool {
-	return ch.reach[ch.l.Arcs[a].To*ch.S+ch.l.Arcs[b].From]
+	return ch.sh.item[a*ch.A+b] >= 0
 }
 
 // Load sets the scores: score(a, b) is the log potential of an edge
 // between arcs a and b, a before b (called only for such pairs).
 func (ch *Chart) Load(score func(a, b int) float64) {
-	A := ch.A
-	c := math.Inf(-1)
-	ch.pot = grow(ch.pot, A*A)
-	for i := range ch.pot {
-		ch.pot[i] = math.NaN()
+	ch.acquire()
+	pot := resize(ch.pot, len(ch.sh.pairs))
+	for i, p := range ch.sh.pairs {
+		pot[i] = score(int(p[0]), int(p[1]))
 	}
-	for _, items := range ch.eByW {
-		for _, it := range items {
-			a, b := int(it[0]), int(it[1])
-			s := score(a, b)
-			ch.pot[a*A+b] = s
-			c = max(c, s)
-		}
+	ch.pot = pot
+	ch.c = maxScore(pot)
+	for i := range pot {
+		pot[i] = math.Exp(pot[i] - ch.c)
+	}
+}
+
+// loadPairs sets the scores of E items by pair of symbols: item i's is
+// score[pair[i]], every pair some item's. Each pair's potential is worked
+// out once: the same numbers as Load's.
+func (ch *Chart) loadPairs(pair []int32, score []float64) {
+	ch.acquire()
+	ch.c = maxScore(score)
+	for k := range score {
+		score[k] = math.Exp(score[k] - ch.c)
+	}
+	pot := resize(ch.pot, len(pair))
+	for i, k := range pair {
+		pot[i] = score[k]
+	}
+	ch.pot = pot
+}
+
+// maxScore is c, the largest score (0 when there is none).
+func maxScore(scores []float64) float64 {
+	c := math.Inf(-1)
+	for _, s := range scores {
+		c = max(c, s)
 	}
 	if math.IsInf(c, -1) {
 		c = 0
 	}
-	ch.c = c
-	for _, items := range ch.eByW {
-		for _, it := range items {
-			i := int(it[0])*A + int(it[1])
-			ch.pot[i] = math.Exp(ch.pot[i] - c)
-		}
-	}
+	return c
 }
 
 // Inside fills the chart (sum with max false, Viterbi with max true) and
-// returns log Z (or the log score of the best tree).
+// returns log Z (or the log score of the best tree). Every cell it reads
+// is one it has written (an item of smaller width, or a half of no
+// width), so its tables need no clearing.
 func (ch *Chart) Inside(maxProduct bool) float64 {
-	A, S, l := ch.A, ch.S, ch.l
-	ch.R, ch.L, ch.E = grow(ch.R, A*S), grow(ch.L, A*S), grow(ch.E, A*A)
+	sh, S := ch.sh, ch.S
+	ch.acquire()
+	t := ch.tables
+	t.R, t.L, t.E = resize(t.R, ch.A*S), resize(t.L, ch.A*S), resize(t.E, len(sh.pairs))
 	if maxProduct {
-		ch.bR, ch.bL, ch.bE = fillInt(ch.bR, A*S), fillInt(ch.bL, A*S), fillInt(ch.bE, A*A)
+		t.bR, t.bL, t.bE = fillInt(t.bR, ch.A*S), fillInt(t.bL, ch.A*S), fillInt(t.bE, len(sh.pairs))
 	}
-	for a, x := range l.Arcs {
-		ch.R[a*S+x.To] = 1
-		ch.L[a*S+x.From] = 1
+	R, L, E := t.R, t.L, t.E
+	for a, x := range ch.l.Arcs {
+		R[a*S+x.To] = 1
+		L[a*S+x.From] = 1
 	}
-	dep := l.Depth
-	for w := range ch.eByW {
-		for _, it := range ch.eByW[w] {
-			a, b := int(it[0]), int(it[1])
-			x, y := l.Arcs[a], l.Arcs[b]
-			sum, best, arg := 0.0, 0.0, int32(-1)
-			ra, lb := ch.R[a*S:(a+1)*S], ch.L[b*S:(b+1)*S]
-			for m := x.To; m <= y.From; m++ {
-				v := ra[m] * lb[m]
-				if v == 0 {
-					continue
-				}
-				if maxProduct {
-					if v > best {
-						best, arg = v, int32(m)
-					}
-				} else {
-					sum += v
-				}
-			}
+	for w := range sh.widths() {
+		for i := sh.eAt[w]; i < sh.eAt[w+1]; i++ {
+			ra, lb := R[int(sh.pairs[i][0])*S:], L[int(sh.pairs[i][1])*S:]
+			ms := sh.eM[sh.eOff[i]:sh.eOff[i+1]]
+			sum := 0.0
 			if maxProduct {
-				sum = best
-				ch.bE[a*A+b] = arg
+				best, arg := 0.0, int32(-1)
+				for _, m := range ms {
+					if v := ra[m] * lb[m]; v > best {
+						best, arg = v, m
+					}
+				}
+				sum, t.bE[i] = best, arg
+			} else {
+				for _, m := range ms {
+					sum += ra[m] * lb[m]
+				}
 			}
-			ch.E[a*A+b] = ch.pot[a*A+b] * sum
+			E[i] = t.pot[i] * sum
 		}
-		for _, it := range ch.rByW[w] {
-			a, s := int(it[0]), int(it[1])
-			x := l.Arcs[a]
-			sum, best, arg := 0.0, 0.0, int32(-1)
-			for b, y := range l.Arcs {
-				if dep[y.From] < dep[x.To] || dep[y.To] > dep[s] {
-					continue
-				}
-				e := ch.E[a*A+b]
-				if e == 0 {
-					continue
-				}
-				v := e * ch.R[b*S+s]
-				if maxProduct {
-					if v > best {
-						best, arg = v, int32(b)
-					}
-				} else {
-					sum += v
-				}
-			}
+		for j := sh.rAt[w]; j < sh.rAt[w+1]; j++ {
+			terms := sh.rTerm[2*sh.rOff[j] : 2*sh.rOff[j+1]]
 			if maxProduct {
-				sum = best
-				ch.bR[a*S+s] = arg
+				R[sh.rCell[j]], t.bR[sh.rCell[j]] = bestTerm(terms, E, R, S)
+			} else {
+				R[sh.rCell[j]] = sumTerms(terms, E, R)
 			}
-			ch.R[a*S+s] = sum
 		}
-		for _, it := range ch.lByW[w] {
-			b, s := int(it[0]), int(it[1])
-			y := l.Arcs[b]
-			sum, best, arg := 0.0, 0.0, int32(-1)
-			for a, x := range l.Arcs {
-				if dep[x.From] < dep[s] || dep[x.To] > dep[y.From] {
-					continue
-				}
-				e := ch.E[a*A+b]
-				if e == 0 {
-					continue
-				}
-				v := ch.L[a*S+s] * e
-				if maxProduct {
-					if v > best {
-						best, arg = v, int32(a)
-					}
-				} else {
-					sum += v
-				}
-			}
+		for j := sh.lAt[w]; j < sh.lAt[w+1]; j++ {
+			terms := sh.lTerm[2*sh.lOff[j] : 2*sh.lOff[j+1]]
 			if maxProduct {
-				sum = best
-				ch.bL[b*S+s] = arg
+				L[sh.lCell[j]], t.bL[sh.lCell[j]] = bestTerm(terms, E, L, S)
+			} else {
+				L[sh.lCell[j]] = sumTerms(terms, E, L)
 			}
-			ch.L[b*S+s] = sum
 		}
 	}
 	logZ := math.Inf(-1)
-	for r, x := range l.Arcs {
-		if x.From != 0 {
+	for _, root := range sh.roots {
+		r := R[root[0]]
+		if r == 0 {
 			continue
 		}
-		for f := 0; f < S; f++ {
-			if !l.Final[f] || ch.R[r*S+f] == 0 {
-				continue
-			}
-			v := math.Log(ch.R[r*S+f]) + float64(dep[f]-1)*ch.c
-			if maxProduct {
-				logZ = max(logZ, v)
-			} else {
-				logZ = logAdd(logZ, v)
-			}
+		v := math.Log(r) + float64(root[1])*ch.c
+		if maxProduct {
+			logZ = max(logZ, v)
+		} else {
+			logZ = logAdd(logZ, v)
 		}
 	}
 	return logZ
 }
 
-func fillInt(s []int32, n int) []int32 {
-	if cap(s) < n {
-		s = make([]int32, n)
+// sumTerms is an R or L item's sum: Σ E[e]·X[cell] over its terms (e,
+// cell), the terms of an edge of potential 0 left out.
+func sumTerms(terms []int32, E, X []float64) float64 {
+	sum := 0.0
+	for k := 0; k+1 < len(terms); k += 2 {
+		e := E[terms[k]]
+		if e == 0 {
+			continue
+		}
+		sum += e * X[terms[k+1]]
 	}
-	s = s[:n]
-	for i := range s {
-		s[i] = -1
+	return sum
+}
+
+// bestTerm is sumTerms's maximum and the arc of its term (cell / S).
+func bestTerm(terms []int32, E, X []float64, S int) (float64, int32) {
+	best, arg := 0.0, int32(-1)
+	for k := 0; k+1 < len(terms); k += 2 {
+		if v := E[terms[k]] * X[terms[k+1]]; v > best {
+			best, arg = v, terms[k+1]/int32(S)
+		}
 	}
-	return s
+	return best, arg
 }
 
 func logAdd(x, y float64) float64 {
@@ -294,87 +258,83 @@ func logAdd(x, y float64) float64 {
 // (over the lattice's strings) with an edge between a and b, the
 // probability that one is there under p(string, tree) ∝ its score.
 func (ch *Chart) Outside(logZ float64, edge func(a, b int, mu float64)) {
-	A, S, l := ch.A, ch.S, ch.l
+	ch.outside(logZ, func(i int, mu float64) {
+		p := ch.sh.pairs[i]
+		edge(int(p[0]), int(p[1]), mu)
+	})
+}
+
+// outside is Outside naming each edge by its E item.
+func (ch *Chart) outside(logZ float64, edge func(i int, mu float64)) {
+	sh, S, t := ch.sh, ch.S, ch.tables
 	if math.IsInf(logZ, 0) || math.IsNaN(logZ) {
 		return
 	}
-	ch.oR = grow(ch.oR, A*S)
-	ch.oL = grow(ch.oL, A*S)
-	ch.oE = grow(ch.oE, A*A)
-	dep := l.Depth
-	for r, x := range l.Arcs {
-		if x.From != 0 {
-			continue
-		}
-		for f := 0; f < S; f++ {
-			if l.Final[f] {
-				ch.oR[r*S+f] = math.Exp(float64(dep[f]-1)*ch.c - logZ)
-			}
-		}
+	t.oR, t.oL, t.oE = grow(t.oR, ch.A*S), grow(t.oL, ch.A*S), grow(t.oE, len(sh.pairs))
+	R, L, E, oR, oL, oE := t.R, t.L, t.E, t.oR, t.oL, t.oE
+	for _, root := range sh.roots {
+		oR[root[0]] = math.Exp(float64(root[1])*ch.c - logZ)
 	}
-	for w := len(ch.eByW) - 1; w >= 0; w-- {
-		for _, it := range ch.lByW[w] {
-			b, s := int(it[0]), int(it[1])
-			o := ch.oL[b*S+s]
+	for w := sh.widths() - 1; w >= 0; w-- {
+		for j := sh.lAt[w]; j < sh.lAt[w+1]; j++ {
+			o := oL[sh.lCell[j]]
 			if o == 0 {
 				continue
 			}
-			y := l.Arcs[b]
-			for a, x := range l.Arcs {
-				if dep[x.From] < dep[s] || dep[x.To] > dep[y.From] {
+			terms := sh.lTerm[2*sh.lOff[j] : 2*sh.lOff[j+1]]
+			for k := 0; k+1 < len(terms); k += 2 {
+				e, cell := terms[k], terms[k+1]
+				if E[e] == 0 {
 					continue
 				}
-				e := ch.E[a*A+b]
-				if e == 0 {
-					continue
-				}
-				ch.oL[a*S+s] += o * e
-				ch.oE[a*A+b] += o * ch.L[a*S+s]
+				oL[cell] += o * E[e]
+				oE[e] += o * L[cell]
 			}
 		}
-		for _, it := range ch.rByW[w] {
-			a, s := int(it[0]), int(it[1])
-			o := ch.oR[a*S+s]
+		for j := sh.rAt[w]; j < sh.rAt[w+1]; j++ {
+			o := oR[sh.rCell[j]]
 			if o == 0 {
 				continue
 			}
-			x := l.Arcs[a]
-			for b, y := range l.Arcs {
-				if dep[y.From] < dep[x.To] || dep[y.To] > dep[s] {
+			terms := sh.rTerm[2*sh.rOff[j] : 2*sh.rOff[j+1]]
+			for k := 0; k+1 < len(terms); k += 2 {
+				e, cell := terms[k], terms[k+1]
+				if E[e] == 0 {
 					continue
 				}
-				e := ch.E[a*A+b]
-				if e == 0 {
-					continue
-				}
-				ch.oE[a*A+b] += o * ch.R[b*S+s]
-				ch.oR[b*S+s] += o * e
+				oE[e] += o * R[cell]
+				oR[cell] += o * E[e]
 			}
 		}
-		for _, it := range ch.eByW[w] {
-			a, b := int(it[0]), int(it[1])
-			o := ch.oE[a*A+b]
-			if o == 0 || ch.E[a*A+b] == 0 {
+		for i := sh.eAt[w]; i < sh.eAt[w+1]; i++ {
+			o := oE[i]
+			if o == 0 || E[i] == 0 {
 				continue
 			}
-			edge(a, b, o*ch.E[a*A+b])
-			x, y := l.Arcs[a], l.Arcs[b]
-			p := o * ch.pot[a*A+b]
-			for m := x.To; m <= y.From; m++ {
-				ch.oR[a*S+m] += p * ch.L[b*S+m]
-				ch.oL[b*S+m] += p * ch.R[a*S+m]
+			edge(int(i), o*E[i])
+			a, b := int(sh.pairs[i][0])*S, int(sh.pairs[i][1])*S
+			p := o * t.pot[i]
+			for _, m := range sh.eM[sh.eOff[i]:sh.eOff[i+1]] {
+				oR[a+int(m)] += p * L[b+int(m)]
+				oL[b+int(m)] += p * R[a+int(m)]
 			}
 		}
 	}
 }
 
+// grow is s resized to n and cleared, resize s resized to n (its old
+// numbers left in place).
 func grow(s []float64, n int) []float64 {
+	s = resize(s, n)
+	clear(s)
+	return s
+}
+
+func resize(s []float64, n int) []float64 {
 	if cap(s) < n {
 		return make([]float64, n)
 	}
-	s = s[:n]
-	clear(s)
-	return s
+	return s[:n]
 }
 
 // Best follows Viterbi's back pointers after Inside(true): the arcs of
@@ -382,19 +342,14 @@ func grow(s []float64, n int) []float64 {
 // list; −1 for the root, its first word).
 func (ch *Chart) Best() (arcs []int, heads []int) {
 	A, S, l := ch.A, ch.S, ch.l
-	dep := l.Depth
 	bestR, bestF, best := -1, -1, math.Inf(-1)
-	for r, x := range l.Arcs {
-		if x.From != 0 {
+	for _, root := range ch.sh.roots {
+		r := ch.R[root[0]]
+		if r == 0 {
 			continue
 		}
-		for f := 0; f < S; f++ {
-			if !l.Final[f] || ch.R[r*S+f] == 0 {
-				continue
-			}
-			if v := math.Log(ch.R[r*S+f]) + float64(dep[f]-1)*ch.c; v > best {
-				best, bestR, bestF = v, r, f
-			}
+		if v := math.Log(r) + float64(root[1])*ch.c; v > best {
+			best, bestR, bestF = v, int(root[0])/S, int(root[0])%S
 		}
 	}
 	if bestR < 0 {
@@ -404,7 +359,7 @@ func (ch *Chart) Best() (arcs []int, heads []int) {
 	var right func(a, s int)
 	var left func(b, s int)
 	edge := func(a, b int) { // a before b: both halves between
-		m := int(ch.bE[a*A+b])
+		m := int(ch.bE[ch.sh.item[a*A+b]])
 		right(a, m)
 		left(b, m)
 	}
@@ -453,4 +408,15 @@ func sortByDepth(arcs []int, l *dmv.Lattice) {
 			arcs[j], arcs[j-1] = arcs[j-1], arcs[j]
 		}
 	}
+}
+
+func fillInt(s []int32, n int) []int32 {
+	if cap(s) < n {
+		s = make([]int32, n)
+	}
+	s = s[:n]
+	for i := range s {
+		s[i] = -1
+	}
+	return s
 }

@@ -95,7 +95,7 @@ func EStep(src pipeline.Source, w io.Writer, opts EStepOptions) error {
 			stats.Tokens += len(rec.Tags)
 		}
 		corpus = eventio.LatticeHash(lats)
-		instance = func(i int) (*Instance, error) { return latticeInstance(m, lats[i]) }
+		instance = func(i int) (*Instance, error) { return latticeInstance(m, lats[i], opts.MaxMemory) }
 	} else {
 		for _, s := range sents {
 			stats.Tokens += len(s.Tags)
@@ -156,8 +156,9 @@ func EStep(src pipeline.Source, w io.Writer, opts EStepOptions) error {
 }
 
 // latticeInstance is a lattice record as the chart's lattice over its own
-// symbols: a tag, or a tag and its word's spelling.
-func latticeInstance(m *Model, rec *format.Lattice) (*Instance, error) {
+// symbols: a tag, or a tag and its word's spelling; its shape is refused
+// over limit bytes (newShape).
+func latticeInstance(m *Model, rec *format.Lattice, limit int64) (*Instance, error) {
 	labels := make([]string, len(rec.Arcs))
 	for i, a := range rec.Arcs {
 		labels[i] = a.Tag + "\x00" + a.Word
@@ -175,5 +176,9 @@ func latticeInstance(m *Model, rec *format.Lattice) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewInstance(m, l, sym), nil
+	sh, err := newShape(l, limit)
+	if err != nil {
+		return nil, err
+	}
+	return newInstance(m, chartOf(l, sh), sym), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -19,42 +20,48 @@ type Instance struct {
 	Lat   *dmv.Lattice
 	Sym   []Symbol // by arc label
 	Chart *Chart
-	pair  []int32   // [a·A + b]: the pair of symbols, an index into feats
+	pair  []int32   // by E item (a pair of arcs): the pair of symbols, an index into feats
 	feats [][]int32 // the features of each pair of symbols
 }
 
-// NewInstance prepares lattice l over symbols sym for model m.
+// NewInstance prepares lattice l over symbols sym for model m, with a
+// chart of its own shape.
 func NewInstance(m *Model, l *dmv.Lattice, sym []Symbol) *Instance {
-	in := &Instance{Lat: l, Sym: sym, Chart: NewChart(l)}
-	A := in.Chart.A
-	in.pair = make([]int32, A*A)
+	return newInstance(m, NewChart(l), sym)
+}
+
+// newInstance prepares chart ch's lattice over symbols sym for model m.
+func newInstance(m *Model, ch *Chart, sym []Symbol) *Instance {
+	l := ch.l
+	in := &Instance{Lat: l, Sym: sym, Chart: ch, pair: make([]int32, len(ch.sh.pairs))}
 	index := map[[2]int]int32{}
-	for _, items := range in.Chart.eByW {
-		for _, it := range items {
-			a, b := int(it[0]), int(it[1])
-			key := [2]int{l.Arcs[a].Tag, l.Arcs[b].Tag}
-			k, ok := index[key]
-			if !ok {
-				k = int32(len(in.feats))
-				index[key] = k
-				in.feats = append(in.feats, m.Features(sym[key[0]], sym[key[1]], nil))
-			}
-			in.pair[a*A+b] = k
+	for i, p := range ch.sh.pairs {
+		key := [2]int{l.Arcs[p[0]].Tag, l.Arcs[p[1]].Tag}
+		k, ok := index[key]
+		if !ok {
+			k = int32(len(in.feats))
+			index[key] = k
+			in.feats = append(in.feats, m.Features(sym[key[0]], sym[key[1]], nil))
 		}
+		in.pair[i] = k
 	}
 	return in
 }
 
-// Load loads the chart with weights theta.
+// Load loads the chart with weights theta: each pair of symbols' score
+// once, in the order of its features.
 func (in *Instance) Load(theta []float64) {
-	A := in.Chart.A
-	in.Chart.Load(func(a, b int) float64 {
+	in.Chart.acquire()
+	score := resize(in.Chart.score, len(in.feats))
+	for k, fs := range in.feats {
 		v := 0.0
-		for _, f := range in.feats[in.pair[a*A+b]] {
+		for _, f := range fs {
 			v += theta[f]
 		}
-		return v
-	})
+		score[k] = v
+	}
+	in.Chart.score = score
+	in.Chart.loadPairs(in.pair, score)
 }
 
 // Expect runs inside and outside at theta, adds scale times the expected
@@ -62,9 +69,8 @@ func (in *Instance) Load(theta []float64) {
 func (in *Instance) Expect(theta []float64, grad []float64, scale float64) float64 {
 	in.Load(theta)
 	z := in.Chart.Inside(false)
-	A := in.Chart.A
-	in.Chart.Outside(z, func(a, b int, mu float64) {
-		for _, f := range in.feats[in.pair[a*A+b]] {
+	in.Chart.outside(z, func(i int, mu float64) {
+		for _, f := range in.feats[in.pair[i]] {
 			grad[f] += scale * mu
 		}
 	})
@@ -137,6 +143,9 @@ type Problem struct {
 	byLen  map[int]*Instance
 	perLen map[int]int
 	Kind   string
+	// Objective's gradients by chunk and by length, kept between
+	// evaluations: a spelling model's weights are tens of thousands.
+	chunkGrads, lenGrads [][]float64
 }
 
 // MaxArcs bounds a neighbourhood's arcs: Model U's chart is quadratic
@@ -183,7 +192,9 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 			}
 		}
 	}
-	// Memory: every chart's shape and pair features are kept; a worker's
+	// Memory: every chart's shape and pair features are kept (a shape
+	// counted for each lattice, though lattices of one shape share it,
+	// and each shape refused alone over maxMemory: newShape); a worker's
 	// work tables are made for one chart at a time.
 	const perPair = 4 // and each pair of symbols' features, at most n² lists
 	var keep, work int64
@@ -208,13 +219,24 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 	if need := keep + int64(pipeline.Workers(workers))*work; maxMemory > 0 && need > maxMemory {
 		return nil, fmt.Errorf("Model U's charts for these %d sentences and their %s neighbourhoods need about %d MiB, over --max-memory (%d MiB): leave long sentences out (filterlen) or raise --max-memory", len(sents), kind, need>>20, maxMemory>>20)
 	}
+	// The lattices of one shape share it (every chain of one length,
+	// most neighbourhoods of one length).
+	shared := newShapes(maxMemory)
 	pipeline.ForEachChunk(len(sents), workers, func(_, i int) {
 		x := ss[i]
-		p.Sents[i] = NewInstance(m, dmv.ChainLattice(x.IDs), x.Sym)
-		if lats[i] != nil {
-			p.Nbhds[i] = NewInstance(m, lats[i], x.Sym)
+		var err error
+		if p.Sents[i], err = shared.instance(m, dmv.ChainLattice(x.IDs), x.Sym); err == nil && lats[i] != nil {
+			p.Nbhds[i], err = shared.instance(m, lats[i], x.Sym)
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("sentence %d%s: %w", i+1, idOf(sents[i]), err)
 		}
 	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
 	if kind == nbhd.Length {
 		p.byLen, p.perLen = map[int]*Instance{}, map[int]int{}
 		tags := make([]Symbol, len(m.Tags))
@@ -247,15 +269,17 @@ func idOf(s *format.Sentence) string {
 const chunks = 64
 
 // Objective is Σ log Z(x) − log Z(N(x)) − Σ θ²/(2σ²) at theta, and its
-// gradient in grad (when not nil). −Inf when some Z is out of range.
+// gradient in grad (when not nil). −Inf when some Z is out of range. It
+// works in the problem's buffers: one evaluation at a time.
 func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad []float64) float64 {
 	D := len(theta)
 	n := len(p.Sents)
 	k := min(chunks, max(1, n))
-	grads := make([][]float64, k)
+	p.chunkGrads = slices.Grow(p.chunkGrads[:0], k)[:k]
+	grads := p.chunkGrads
 	logs := make([]float64, k)
 	pipeline.ForEachChunk(k, workers, func(_, c int) {
-		g := make([]float64, D)
+		g := grow(grads[c], D)
 		sum := 0.0
 		for i := c * n / k; i < (c+1)*n/k; i++ {
 			sum += p.Sents[i].Expect(theta, g, 1)
@@ -283,10 +307,11 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 			lens = append(lens, n)
 		}
 		sortInts(lens)
-		gs := make([][]float64, len(lens))
+		p.lenGrads = slices.Grow(p.lenGrads[:0], len(lens))[:len(lens)]
+		gs := p.lenGrads
 		zs := make([]float64, len(lens))
 		pipeline.ForEachChunk(len(lens), workers, func(_, j int) {
-			gs[j] = make([]float64, D)
+			gs[j] = grow(gs[j], D)
 			zs[j] = p.byLen[lens[j]].Expect(theta, gs[j], -float64(p.perLen[lens[j]]))
 		})
 		for j, n := range lens {
