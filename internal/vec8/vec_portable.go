@@ -121,3 +121,6 @@ func (m Mask) ToBits() uint8 {
 	}
 	return b
 }
+
+// Settle ends a run of vector code: nothing to do in plain Go.
+func Settle() {}

@@ -23,3 +23,8 @@ func AllTrue() Mask { return archsimd.Mask64x8FromBits(0xff) }
 const Kernel = "avx512"
 
 func Runs() bool { return archsimd.X86.AVX512() }
+
+// Settle ends a run of vector code before scalar floating point (math,
+// tables): the SSE instructions of Go's scalar code otherwise wait on the
+// vector registers' upper halves (VZEROUPPER).
+func Settle() { archsimd.ClearAVXUpperBits() }

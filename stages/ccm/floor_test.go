@@ -62,12 +62,16 @@ func TestWriteFloorInput(t *testing.T) {
 	c, m := floorInput(t)
 	cnt := m.EStep(c, 0)
 	lengths := make([]int32, len(c.Sentences))
+	var yields, contexts []int32 // sentence by sentence in corpus order
 	for i, s := range c.Sentences {
 		lengths[i] = int32(s.N)
+		span := s.Span(0, 0)
+		yields = append(yields, c.Yield[span:span+(s.N+1)*(s.N+1)]...)
+		contexts = append(contexts, c.Context[span:span+(s.N+1)*(s.N+1)]...)
 	}
 	err := testenv.WriteBinary(filepath.Join(dir, "ccm.bin"),
 		[]int32{int32(len(c.Sentences)), int32(c.Sym.NumYields()), int32(c.Sym.NumContexts()), int32(len(c.Yield))},
-		lengths, c.Yield, c.Context,
+		lengths, yields, contexts,
 		m.Span[ccm.Distituent], m.Span[ccm.Constituent], m.Context[ccm.Distituent], m.Context[ccm.Constituent],
 		cnt.LogLik, cnt.SpanT, cnt.ContextT)
 	if err != nil {
@@ -75,4 +79,27 @@ func TestWriteFloorInput(t *testing.T) {
 	}
 	t.Logf("%d sentences, %d tokens, %d yields, %d contexts, log-likelihood %.10f",
 		len(c.Sentences), c.Tokens, c.Sym.NumYields(), c.Sym.NumContexts(), cnt.LogLik)
+}
+
+// BenchmarkEStepKernels is BenchmarkEStepSinica10 on the scalar chart and
+// on the lanes (the plain-Go lanes of a build without GOEXPERIMENT=simd
+// too, which the E-step does not use), to compare the two in one binary.
+func BenchmarkEStepKernels(b *testing.B) {
+	c, m := floorInput(b)
+	for _, k := range []string{"", ccm.LaneKernel()} {
+		name := k
+		if k == "" {
+			name = "scalar"
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				defer ccm.SetKernel(k)()
+				cpu := testenv.CPUSeconds()
+				for b.Loop() {
+					m.EStep(c, workers)
+				}
+				b.ReportMetric((testenv.CPUSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
 }
