@@ -38,32 +38,23 @@ const batchMaxLen = 64
 // chunkSize sentences).
 const batchesPerChunk = chunkSize / lanes
 
-// byLength is the sentences' numbers in order of length, by number
-// within a length.
-func byLength(tags [][]string) []int32 {
-	maxLen := 0
-	for _, t := range tags {
-		maxLen = max(maxLen, len(t))
-	}
-	first := make([]int, maxLen+2)
-	for _, t := range tags {
-		first[len(t)+1]++
+// batches lists c's sentences by length (by number within a length) in
+// c.order, and records in c.batchStart where each batch of at most lanes
+// sentences of one length starts there (and one past the last); a
+// sentence longer than batchMaxLen is a batch of its own.
+func (c *Corpus) batches() {
+	first := make([]int, c.MaxLen+2)
+	for _, s := range c.Sentences {
+		first[s.N+1]++
 	}
 	for n := 1; n < len(first); n++ {
 		first[n] += first[n-1]
 	}
-	order := make([]int32, len(tags))
-	for k, t := range tags {
-		order[first[len(t)]] = int32(k)
-		first[len(t)]++
+	c.order = make([]int32, len(c.Sentences))
+	for i, s := range c.Sentences {
+		c.order[first[s.N]] = int32(i)
+		first[s.N]++
 	}
-	return order
-}
-
-// batches records in c.batchStart where each batch of at most lanes
-// sentences of one length starts in c.order (and one past the last); a
-// sentence longer than batchMaxLen is a batch of its own.
-func (c *Corpus) batches() {
 	c.batchStart = c.batchStart[:0]
 	for g := 0; g < len(c.order); {
 		n := c.Sentences[c.order[g]].N

@@ -135,8 +135,8 @@ type Corpus struct {
 	yieldStart, yieldSpans     []int32
 	contextStart, contextSpans []int32
 	post                       []float64 // EStep's posteriors
-	// The sentences by length (byLength) and where each batch of the
-	// batched E-step starts in order (batches).
+	// The sentences by length and where each batch of the batched E-step
+	// starts among them (batches).
 	order, batchStart []int32
 }
 
@@ -162,19 +162,11 @@ func NewCorpus(tags [][]string, sym *Symbols) (*Corpus, error) {
 		sym = NewSymbols()
 	}
 	c := &Corpus{Sym: sym}
-	// The sentences' spans are laid out in order of length (by index
-	// within a length), the order the batched E-step reads them and
-	// writes their posteriors in, front to back; every sum over them
-	// still runs in corpus order.
-	c.order = byLength(tags)
-	c.Sentences = make([]Sentence, len(tags))
 	spans := 0
-	for _, k := range c.order {
-		n := len(tags[k])
-		c.Sentences[k] = Sentence{N: n, Off: spans}
-		spans += (n + 1) * (n + 1)
+	for _, sent := range tags {
+		spans += (len(sent) + 1) * (len(sent) + 1)
 	}
-	c.Yield, c.Context = make([]int32, spans), make([]int32, spans)
+	c.Yield, c.Context = make([]int32, 0, spans), make([]int32, 0, spans)
 	var ids []int32
 	var key []byte
 	for k, sent := range tags {
@@ -189,9 +181,11 @@ func NewCorpus(tags [][]string, sym *Symbols) (*Corpus, error) {
 		if len(sym.tags) > maxTags {
 			return nil, fmt.Errorf("more than %d distinct tags", maxTags-1)
 		}
-		s := c.Sentences[k]
-		for i := range (n + 1) * (n + 1) {
-			c.Yield[s.Off+i], c.Context[s.Off+i] = -1, -1
+		s := Sentence{N: n, Off: len(c.Yield)}
+		size := (n + 1) * (n + 1)
+		for range size {
+			c.Yield = append(c.Yield, -1)
+			c.Context = append(c.Context, -1)
 		}
 		at := func(i int) int32 { // the tag at position i, Boundary outside
 			if i < 0 || i >= n {
@@ -209,6 +203,7 @@ func NewCorpus(tags [][]string, sym *Symbols) (*Corpus, error) {
 				c.Context[s.Span(i, j)] = sym.context(at(i-1), at(j))
 			}
 		}
+		c.Sentences = append(c.Sentences, s)
 		c.Tokens += n
 		c.MaxLen = max(c.MaxLen, n)
 	}

@@ -62,16 +62,12 @@ func TestWriteFloorInput(t *testing.T) {
 	c, m := floorInput(t)
 	cnt := m.EStep(c, 0)
 	lengths := make([]int32, len(c.Sentences))
-	var yields, contexts []int32 // sentence by sentence in corpus order
 	for i, s := range c.Sentences {
 		lengths[i] = int32(s.N)
-		span := s.Span(0, 0)
-		yields = append(yields, c.Yield[span:span+(s.N+1)*(s.N+1)]...)
-		contexts = append(contexts, c.Context[span:span+(s.N+1)*(s.N+1)]...)
 	}
 	err := testenv.WriteBinary(filepath.Join(dir, "ccm.bin"),
 		[]int32{int32(len(c.Sentences)), int32(c.Sym.NumYields()), int32(c.Sym.NumContexts()), int32(len(c.Yield))},
-		lengths, yields, contexts,
+		lengths, c.Yield, c.Context,
 		m.Span[ccm.Distituent], m.Span[ccm.Constituent], m.Context[ccm.Distituent], m.Context[ccm.Constituent],
 		cnt.LogLik, cnt.SpanT, cnt.ContextT)
 	if err != nil {
