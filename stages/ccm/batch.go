@@ -1,6 +1,8 @@
 package ccm
 
 import (
+	"sync"
+
 	"github.com/grind-nlp/grind/internal/vec8"
 	"github.com/grind-nlp/grind/pipeline"
 )
@@ -72,6 +74,11 @@ func (c *Corpus) batches() {
 	c.batchStart = append(c.batchStart, int32(len(c.order)))
 }
 
+// laneWorkPool keeps workers' workspaces from one E-step to the next (an
+// EM run's E-steps would otherwise each allocate and fault in their
+// charts anew).
+var laneWorkPool = sync.Pool{New: func() any { return new(laneWork) }}
+
 // laneWork is a worker's workspace for batches.
 type laneWork struct {
 	lanes  laneChart
@@ -84,9 +91,13 @@ type laneWork struct {
 func (m *Model) batchesLogProb(c *Corpus, workers int, post, logP []float64) {
 	nb := len(c.batchStart) - 1
 	chunks := (nb + batchesPerChunk - 1) / batchesPerChunk
-	work := make([]laneWork, min(pipeline.Workers(workers), max(chunks, 1)))
+	work := make([]*laneWork, min(pipeline.Workers(workers), max(chunks, 1)))
+	for w := range work {
+		work[w] = laneWorkPool.Get().(*laneWork)
+		defer laneWorkPool.Put(work[w])
+	}
 	pipeline.ForEachChunk(chunks, len(work), func(w, k int) {
-		lw := &work[w]
+		lw := work[w]
 		for g := k * batchesPerChunk; g < min((k+1)*batchesPerChunk, nb); g++ {
 			m.batch(c, c.order[c.batchStart[g]:c.batchStart[g+1]], lw, post, logP)
 		}
