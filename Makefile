@@ -43,9 +43,9 @@ STAMP     := -X $(BUILDINFO).version=$(PSEUDO) \
              -X $(BUILDINFO).commitTime=$(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null) \
              -X $(BUILDINFO).modified=$(if $(shell git status --porcelain 2>/dev/null),true,false)
 
-# The DMV's E-step runs 8 sentences at a time in AVX-512 registers when
+# The DMV's and the CCM's E-steps run 8 sentences at a time in AVX-512 registers when
 # built with Go's simd experiment (GOEXPERIMENT=simd: Go ≥ 1.26 on amd64,
-# stages/dmv/vec_simd.go), on the scalar chart otherwise and on a CPU
+# internal/vec8), on the scalar chart otherwise and on a CPU
 # without AVX-512. make builds with it where the toolchain has it (found
 # by asking go for the experiment's package; make SIMD= builds without);
 # a plain go build or go install ./cmd/... does not. --version says which
@@ -76,15 +76,15 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# The packages that run the DMV's E-step, built with the experiment (the
-# lanes in AVX-512 registers, on a CPU that has them); make test has
-# tested them without.
+# The packages that run the DMV's and the CCM's E-steps, built with the
+# experiment (the lanes in AVX-512 registers, on a CPU that has them);
+# make test has tested them without.
 test-simd:
 ifeq ($(SIMD),)
 	@echo "test-simd: this toolchain or machine has no GOEXPERIMENT=simd; make test covers the build there is"
 else
-	$(EXPERIMENT) $(GO) vet ./stages/dmv/
-	$(EXPERIMENT) $(GO) test ./stages/dmv/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/
+	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/
+	$(EXPERIMENT) $(GO) test ./stages/dmv/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/
 endif
 
 bench:

@@ -43,6 +43,13 @@ for pkg in hmm ccm; do
     "$work/${pkg}_floor" compare "$work/$pkg.bin"
 done
 
+# grind's CCM benchmark as make builds the programs: with Go's simd
+# experiment where the toolchain has it, so that the E-step runs its
+# batched AVX-512 lanes (on a CPU that has them; the counts are the same).
+if [ "$(go env GOARCH)" = amd64 ] && GOEXPERIMENT=simd go list simd/archsimd >/dev/null 2>&1; then
+    GOEXPERIMENT=simd go test -c -o "$work/ccm.test" ./stages/ccm
+fi
+
 # bench PKG PATTERN BENCHTIME runs grind's benchmark, then the baseline's
 # (its lines renamed Baseline…).
 bench() {

@@ -442,8 +442,9 @@ func release(app *cli.App) {
 }
 
 // Version is what name --version prints: grind's version, the commit and
-// the Go release, then the kernel of the DMV's E-step in this binary on
-// this machine (README, "Install").
+// the Go release, then the kernel of the DMV's and the CCM's E-steps
+// (the same lanes, internal/vec8) in this binary on this machine
+// (README, "Install").
 func Version(name string) string {
-	return fmt.Sprintf("%s version %s %s\nDMV E-step kernel: %s\n", name, buildinfo.Read(), buildinfo.GoVersion(), dmv.Kernel())
+	return fmt.Sprintf("%s version %s %s\nDMV and CCM E-step kernel: %s\n", name, buildinfo.Read(), buildinfo.GoVersion(), dmv.Kernel())
 }

@@ -135,6 +135,9 @@ type Corpus struct {
 	yieldStart, yieldSpans     []int32
 	contextStart, contextSpans []int32
 	post                       []float64 // EStep's posteriors
+	// The sentences by length and where each batch of the batched E-step
+	// starts among them (batches).
+	order, batchStart []int32
 }
 
 // CheckSentence refuses a sentence the CCM cannot read: one with the

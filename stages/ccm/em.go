@@ -63,32 +63,40 @@ func (m *Model) EStep(c *Corpus, workers int) *Counts {
 }
 
 func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
+	logP := make([]float64, len(c.Sentences))
 	chunks := (len(c.Sentences) + chunkSize - 1) / chunkSize
-	logLik := make([]float64, chunks)
-	zero := make([][]int, chunks)
 	workers = min(pipeline.Workers(workers), max(chunks, 1))
-	charts := make([]chart, workers)
-	pipeline.ForEachChunk(chunks, workers, func(w, k int) {
+	if kernel != "" {
+		m.batchesLogProb(c, workers, post, logP)
+	} else {
+		charts := make([]chart, workers)
+		pipeline.ForEachChunk(chunks, workers, func(w, k int) {
+			for i := k * chunkSize; i < min((k+1)*chunkSize, len(c.Sentences)); i++ {
+				s := c.Sentences[i]
+				logP[i] = m.sentence(c, s, &charts[w], post[s.Off:s.Off+(s.N+1)*(s.N+1)])
+			}
+		})
+	}
+	// Summed chunk by chunk in corpus order, however the sentences ran.
+	logLik := make([]float64, chunks)
+	var zero []int
+	for k := range logLik {
 		sum := 0.0
 		for i := k * chunkSize; i < min((k+1)*chunkSize, len(c.Sentences)); i++ {
-			s := c.Sentences[i]
-			lp := m.sentence(c, s, &charts[w], post[s.Off:s.Off+(s.N+1)*(s.N+1)])
-			if math.IsInf(lp, -1) {
-				zero[k] = append(zero[k], i)
+			if math.IsInf(logP[i], -1) {
+				zero = append(zero, i)
 			}
-			sum += lp
+			sum += logP[i]
 		}
 		logLik[k] = sum
-	})
+	}
 	cnt := newCounts(c)
 	for _, l := range logLik {
 		cnt.LogLik += l
 	}
 	c.sum(workers, post, cnt)
-	for _, z := range zero {
-		for _, i := range z {
-			c.leaveOut(c.Sentences[i], cnt)
-		}
+	for _, i := range zero {
+		c.leaveOut(c.Sentences[i], cnt)
 	}
 	if m.Classes != nil {
 		m.classCounts(c, workers, post, cnt)
@@ -142,12 +150,14 @@ func (c *Corpus) sum(workers int, post []float64, cnt *Counts) {
 }
 
 // index lists the non-empty spans of every yield and context in corpus
-// order (empty spans are never constituents), and counts every yield's and
-// context's occurrences, empty spans included.
+// order (empty spans are never constituents), counts every yield's and
+// context's occurrences, empty spans included, and makes the batched
+// E-step's batches.
 func (c *Corpus) index() {
 	c.yieldN, c.contextN = make([]float64, c.Sym.NumYields()), make([]float64, c.Sym.NumContexts())
 	c.yieldStart, c.yieldSpans = c.listSpans(c.Yield, c.Sym.NumYields(), c.yieldN)
 	c.contextStart, c.contextSpans = c.listSpans(c.Context, c.Sym.NumContexts(), c.contextN)
+	c.batches()
 }
 
 func (c *Corpus) listSpans(ids []int32, size int, occ []float64) (starts, spans []int32) {

@@ -76,3 +76,26 @@ func TestWriteFloorInput(t *testing.T) {
 	t.Logf("%d sentences, %d tokens, %d yields, %d contexts, log-likelihood %.10f",
 		len(c.Sentences), c.Tokens, c.Sym.NumYields(), c.Sym.NumContexts(), cnt.LogLik)
 }
+
+// BenchmarkEStepKernels is BenchmarkEStepSinica10 on the scalar chart and
+// on the lanes (the plain-Go lanes of a build without GOEXPERIMENT=simd
+// too, which the E-step does not use), to compare the two in one binary.
+func BenchmarkEStepKernels(b *testing.B) {
+	c, m := floorInput(b)
+	for _, k := range []string{"", ccm.LaneKernel()} {
+		name := k
+		if k == "" {
+			name = "scalar"
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				defer ccm.SetKernel(k)()
+				cpu := testenv.CPUSeconds()
+				for b.Loop() {
+					m.EStep(c, workers)
+				}
+				b.ReportMetric((testenv.CPUSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}

@@ -67,6 +67,13 @@ func (j Job) Bytes() int64 {
 	if j.Decode {
 		chart = memory.Mul(longest+1, longest+1, 24+32) // and a parse's scores, best, split, posteriors
 	}
+	if kernel != "" && (j.Train || j.EStep) {
+		// The batched E-step's lane chart (three tables of 8 lanes), and
+		// each sentence's log P(s), place in length order and batch.
+		batched := min(longest, batchMaxLen) + 1
+		chart = memory.Add(chart, memory.Mul(batched, batched, 24*lanes))
+		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16))
+	}
 	total = memory.Add(total, memory.Mul(chart, int64(max(j.Workers, 1))))
 	if j.Text {
 		// Two lines per yield and per context, ~80 bytes and a quoted tag

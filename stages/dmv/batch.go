@@ -1,6 +1,10 @@
 package dmv
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/grind-nlp/grind/internal/vec8"
+)
 
 // Where this build has a lane kernel that this machine runs (AVX-512),
 // the soft E-step of a plain DMV takes each chunk's sentences in order of
@@ -164,6 +168,9 @@ func (p *chunkPass) lanes(lw *laneWork, batch []int, n int) {
 	if !opts.LogLikOnly {
 		b.outside()
 	}
+	// The scalar code that follows (counts, the next batch's potentials)
+	// otherwise waits on the vector registers' upper halves.
+	vec8.Settle()
 	for l, k := range batch {
 		i, tags := lw.index[k], lw.sent(k)
 		logZ, ok := b.logZ(l)

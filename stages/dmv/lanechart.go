@@ -2,15 +2,11 @@ package dmv
 
 import "math"
 
-// lanes is how many sentences a laneChart holds: 8 float64s fill one
-// AVX-512 register.
-const lanes = 8
-
 // laneChart is Chart's inside and outside passes run over lanes sentences
 // of one length at once (a batch). Every table holds each cell of every
 // lane side by side ([cell·lanes + lane]), so the loops, their bounds and
 // their loads are shared by all lanes and each multiply or add is one
-// vector operation (vec: vec_simd.go, vec_portable.go).
+// vector operation (vec: internal/vec8).
 //
 // Each lane does exactly the floating-point operations of Chart.inside
 // and Chart.Outside, in the same order and without fused multiply-adds,

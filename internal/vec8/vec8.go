@@ -1,0 +1,31 @@
+// Package vec8 is the lane vector of the batched E-steps (stages/dmv,
+// stages/ccm): eight float64s, one chart cell of eight sentences of one
+// length, so that every Add and Mul of a lane kernel is one operation for
+// the eight. Built with GOEXPERIMENT=simd on amd64 a Vec is an AVX-512
+// register (simd/archsimd's Float64x8, vec_simd.go); otherwise it is an
+// array in plain Go with the same methods (vec_portable.go), slower than a
+// scalar chart, which the tests use to check the lanes' arithmetic in
+// every build.
+package vec8
+
+import "math"
+
+// Lanes is how many float64s a Vec holds.
+const Lanes = 8
+
+// Load is the Vec of s's first Lanes numbers, Store puts v there.
+func Load(s []float64) Vec     { return load((*[Lanes]float64)(s)) }
+func Store(s []float64, v Vec) { v.Store((*[Lanes]float64)(s)) }
+
+// FactorOf is x in the lanes where it is a positive number (a factor
+// scaling may divide by) and 1 in the others: 0, +Inf, NaN.
+func FactorOf(x Vec) Vec {
+	ok := x.Greater(Broadcast(0)).And(x.LessEqual(Broadcast(math.MaxFloat64)))
+	return x.Merge(Broadcast(1), ok)
+}
+
+// Within is ok, false in the lanes where x is not in [lo, hi] (or is
+// NaN).
+func Within(ok Mask, x Vec, lo, hi float64) Mask {
+	return ok.And(x.GreaterEqual(Broadcast(lo))).And(x.LessEqual(Broadcast(hi)))
+}
