@@ -99,9 +99,18 @@ func (p *chunkPass) window(lw *laneWork) {
 	// By length, by index within a length: a counting sort.
 	lw.first = slices.Grow(lw.first[:0], p.e.corpus.MaxLen+2)[:p.e.corpus.MaxLen+2]
 	clear(lw.first)
+	longest := 0 // of the window's sentences that go on the lanes
 	for k := range lw.index {
-		lw.first[length(k)+1]++
+		n := length(k)
+		lw.first[n+1]++
+		if n <= batchMaxLen && n <= p.longest {
+			longest = max(longest, n)
+		}
 	}
+	// The lane chart's tables at once for the longest, not again at
+	// every length up to it (the lengths come in increasing order): a
+	// one-shot estep touched 4 times the memory, 0.2–0.5 ms of page faults.
+	lw.chart.grow(longest)
 	for n := 1; n < len(lw.first); n++ {
 		lw.first[n] += lw.first[n-1]
 	}

@@ -94,6 +94,31 @@ func TestLanesOnUDEnglish(t *testing.T) {
 	sameEStep(t, corpora.UDEnglish(t, 15))
 }
 
+// BenchmarkOneShotEStep is the E-step as estep runs it, once per
+// process: a new EStepper each time, so its charts, lane charts and
+// count tables are made (and their pages first touched) in the run. UD
+// English ≤ 10, XPOS, from the K&M model; with 1 worker the bytes
+// allocated are the same every run (with 2, a worker that falls behind
+// makes the other take more count tables).
+func BenchmarkOneShotEStep(b *testing.B) {
+	c := corpora.UDEnglish(b, 10)
+	start, err := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range kernels() {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers%d", kernelName(k), workers), func(b *testing.B) {
+				defer dmv.SetKernel(k)()
+				b.ReportAllocs()
+				for b.Loop() {
+					dmv.NewEStepper(c).Run(start, dmv.EStepOptions{Workers: workers})
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkEMIterationKernels is BenchmarkEMIteration (stages/train: one
 // E-step and M-step on UD English ≤ 10 and ≤ 15, XPOS, from the K&M
 // model) on the scalar chart and on this build's lane kernel, 1 and 2

@@ -609,14 +609,28 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	// Each chunk's counts are added to the total in chunk order, whatever
 	// order the workers finish them in, and their table goes back to a
 	// free list: a few tables live at a time, not one per chunk (a
-	// one-shot estep would touch 64 of them).
+	// one-shot estep would touch 64 of them). A worker starts a chunk at
+	// most ahead chunks past the first not yet added, as many tables as
+	// MemoryBytes counts: a worker held up (its thread waiting for a core
+	// that other processes hold) made the other take a new table for
+	// every chunk it ran on alone, 40–63 in a one-shot estep on a busy
+	// machine, each a few pages touched for the first time; waiting
+	// instead hands the core to the worker waited for.
 	res := EStepResult{Counts: NewValenceParams(w.T, w.V)}
+	ahead := 2 * workers
 	var mu sync.Mutex
+	advanced := sync.NewCond(&mu) // folded grew, or a chunk panicked
 	pending := make([]*Params, chunks)
-	folded := 0
-	table := func() *Params {
+	folded, panicked := 0, false
+	table := func(k int) *Params {
 		mu.Lock()
 		defer mu.Unlock()
+		for k >= folded+ahead && !panicked {
+			advanced.Wait()
+		}
+		if panicked {
+			return nil
+		}
 		if n := len(e.free); n > 0 {
 			p := e.free[n-1]
 			e.free = e.free[:n-1]
@@ -627,6 +641,9 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	done := func(k int, counts *Params) {
 		mu.Lock()
 		defer mu.Unlock()
+		if counts == nil { // chunk k panicked: no chunk after it will be added
+			panicked = true
+		}
 		pending[k] = counts
 		for folded < chunks && pending[folded] != nil {
 			res.Counts.Add(pending[folded])
@@ -634,6 +651,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			pending[folded] = nil
 			folded++
 		}
+		advanced.Broadcast()
 	}
 	e.dist = e.dist[:0]
 	if opts.Dist != nil {
@@ -662,7 +680,17 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
 	errs := make([]error, chunks)
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		p := &chunkPass{estepRun: run, worker: worker, counts: table(), chart: e.charts[worker], heads: e.heads[worker]}
+		counts := table(k)
+		if counts == nil {
+			return // another chunk panicked; ForEachChunk passes the panic on
+		}
+		ended := false
+		defer func() {
+			if !ended { // a panic: wake the workers waiting for this chunk
+				done(k, nil)
+			}
+		}()
+		p := &chunkPass{estepRun: run, worker: worker, counts: counts, chart: e.charts[worker], heads: e.heads[worker]}
 		p.counts.Zero()
 		p.tc = p.chart // Segment is the plain chart's only
 		if opts.Bound.On() {
@@ -676,6 +704,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		}
 		e.chunkLL[k], e.chunkZero[k], e.chunkBad[k] = p.ll, p.zero, p.bad
 		done(k, p.counts)
+		ended = true
 	})
 	if err := errors.Join(errs...); err != nil {
 		return EStepResult{Err: err}

@@ -388,3 +388,54 @@ func TestCorpusBuilderJoin(t *testing.T) {
 		}
 	}
 }
+
+// A worker held up does not make the others take a count table for each
+// chunk they run on alone (a one-shot estep touched up to 63 of them on
+// a busy machine): they wait at most 2·workers chunks past the first
+// not yet added, and the counts are those of one worker, bit for bit.
+func TestEStepWorkersWaitForAHeldUpChunk(t *testing.T) {
+	w := randomWeights(rand.New(rand.NewPCG(3, 3)), 35, true)
+	c := CorpusFromNumbers(NewTagSet(), benchSentences(640, 6))
+	want := NewEStepper(c).Run(w, EStepOptions{Workers: 1})
+	for _, workers := range []int{2, 3} {
+		held := func(i int, _, _ []float64) {
+			if i == 0 { // chunk 0's worker, while the others run on
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		e := NewEStepper(c)
+		got := e.Run(w, EStepOptions{Workers: workers, Posteriors: held})
+		if tables := len(e.free); tables > 2*workers {
+			t.Errorf("%d workers, chunk 0 held up: %d count tables made, want at most %d", workers, tables, 2*workers)
+		}
+		if got.LogLik != want.LogLik || !sameParams(got.Counts, want.Counts) {
+			t.Errorf("%d workers, chunk 0 held up: the counts differ from one worker's", workers)
+		}
+	}
+}
+
+// A chunk that panics while other workers wait for it reaches the caller
+// as the panic, not as an E-step that never ends.
+func TestEStepPanicWhileWorkersWait(t *testing.T) {
+	w := randomWeights(rand.New(rand.NewPCG(3, 3)), 35, true)
+	c := CorpusFromNumbers(NewTagSet(), benchSentences(640, 6))
+	boom := func(i int, _, _ []float64) {
+		if i == 0 {
+			time.Sleep(20 * time.Millisecond) // the others run up to their bound
+			panic("boom")
+		}
+	}
+	got := make(chan any, 1)
+	go func() {
+		defer func() { got <- recover() }()
+		NewEStepper(c).Run(w, EStepOptions{Workers: 2, Posteriors: boom})
+	}()
+	select {
+	case r := <-got:
+		if r != "boom" {
+			t.Errorf("recovered %v, want the chunk's panic", r)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the E-step hung after a chunk panicked")
+	}
+}
