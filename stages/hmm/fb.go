@@ -27,12 +27,25 @@ var dense gonum.Implementation
 type Accum struct {
 	Trans []float64
 	Emit  []float64
+
+	// padded is where the vector kernel (fbvec.go) sums the transitions
+	// among the K states: K rows of kp, the row padded to a multiple of 8
+	// so that each row is whole vectors. FinishTrans adds it to Trans.
+	padded []float64
 }
 
 // FinishTrans multiplies the transition weights p (those forward–backward
 // ran on) into the accumulated sums, making them expected counts. Call it
 // once, after the last sentence.
 func (a *Accum) FinishTrans(p *Params) {
+	if a.padded != nil {
+		k, k1 := p.K, p.K+1
+		kp := len(a.padded) / k
+		for q := 0; q < k; q++ {
+			floats.Add(a.Trans[q*k1:q*k1+k], a.padded[q*kp:q*kp+k])
+		}
+		clear(a.padded)
+	}
 	for i, w := range p.Trans {
 		a.Trans[i] *= w
 	}
@@ -79,23 +92,37 @@ func width(s *Space) int {
 // each token's state posteriors. Each position's forward vector is
 // rescaled to sum to 1, so no sentence underflows.
 func (fb *FB) Sentence(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) float64 {
+	return fb.sentence(p, nil, words, acc, rows, gamma)
+}
+
+// sentence is Sentence, on the vector kernel (fbvec.go) when d, p's
+// dense layout, is not nil.
+func (fb *FB) sentence(p *Params, d *denseModel, words []int32, acc *Accum, rows []int32, gamma []float64) float64 {
 	n := len(words)
 	if n == 0 {
 		return math.Inf(-1)
 	}
-	fb.grow(n, width(p.Space))
 	var logZ float64
-	if p.Order == 1 {
+	switch {
+	case d != nil:
+		fb.grow(n, d.kp)
+		logZ = fb.forwardDense(p, d, words)
+	case p.Order == 1:
+		fb.grow(n, p.K)
 		logZ = fb.forward1(p, words)
-	} else {
+	default:
+		fb.grow(n, width(p.Space))
 		logZ = fb.forward2(p, words)
 	}
 	if math.IsInf(logZ, -1) || (acc == nil && gamma == nil) {
 		return logZ
 	}
-	if p.Order == 1 {
+	switch {
+	case d != nil:
+		fb.backwardDense(p, d, words, acc, rows, gamma)
+	case p.Order == 1:
 		fb.backward1(p, words, acc, rows, gamma)
-	} else {
+	default:
 		fb.backward2(p, words, acc, rows, gamma)
 	}
 	return logZ
@@ -106,19 +133,10 @@ func (fb *FB) Sentence(p *Params, words []int32, acc *Accum, rows []int32, gamma
 func (fb *FB) forward1(p *Params, words []int32) float64 {
 	k, k1 := p.K, p.K+1
 	n := len(words)
-	logZ := 0.0
-	start := p.Trans[p.StartContext()*k1 : p.StartContext()*k1+k]
-	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
-	a := fb.alpha[:k]
-	s := 0.0
-	for t := range a {
-		a[t] = start[t] * e[t]
-		s += a[t]
-	}
-	if !fb.rescale(a, s, 0) {
+	logZ, ok := fb.first1(p, words[0], fb.alpha[:k])
+	if !ok {
 		return math.Inf(-1)
 	}
-	logZ += math.Log(s)
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*k : i*k]
 		cur := fb.alpha[i*k : (i+1)*k]
@@ -133,7 +151,7 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 				}
 			}
 		}
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e := p.emitRow(words[i])
 		e = e[:len(cur)] // one bounds check for the loop
 		s := 0.0
 		for t := range cur {
@@ -145,10 +163,37 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 		}
 		logZ += math.Log(s)
 	}
-	last := fb.alpha[(n-1)*k : n*k]
+	return fb.last1(p, fb.alpha[(n-1)*k:n*k], logZ)
+}
+
+// emitRow is the K emission weights of word w.
+func (p *Params) emitRow(w int32) []float64 { return p.Emit[int(w)*p.K : int(w)*p.K+p.K] }
+
+// first1 sets a (K states) to the bitag forward vector of the first
+// token, word w, rescaled, and returns the log of its scale; false when
+// its mass is 0 (or not finite).
+func (fb *FB) first1(p *Params, w int32, a []float64) (float64, bool) {
+	sc := p.StartContext() * (p.K + 1)
+	start, e := p.Trans[sc:sc+len(a)], p.emitRow(w)[:len(a)]
+	s := 0.0
+	for t := range a {
+		a[t] = start[t] * e[t]
+		s += a[t]
+	}
+	if !fb.rescale(a, s, 0) {
+		return 0, false
+	}
+	return math.Log(s), true
+}
+
+// last1 ends the bitag forward pass at the last forward vector (K
+// states): it leaves the mass on stop in fb.stop and returns logZ plus its
+// log, −Inf when it is 0.
+func (fb *FB) last1(p *Params, last []float64, logZ float64) float64 {
+	k1 := p.K + 1
 	stop := 0.0
 	for q, v := range last {
-		stop += v * p.Trans[q*k1+k]
+		stop += v * p.Trans[q*k1+p.K]
 	}
 	if !(stop > 0) {
 		return math.Inf(-1)
@@ -157,8 +202,12 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 	return logZ + math.Log(stop)
 }
 
+// usable says whether a forward vector's mass s can scale it: a positive
+// finite number.
+func usable(s float64) bool { return s > 0 && !math.IsInf(s, 1) }
+
 func (fb *FB) rescale(a []float64, s float64, i int) bool {
-	if !(s > 0) || math.IsInf(s, 1) {
+	if !usable(s) {
 		return false
 	}
 	inv := 1 / s
@@ -176,19 +225,11 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	k, k1 := p.K, p.K+1
 	n := len(words)
 	beta := fb.beta[:k]
-	inv := 1 / fb.stop
-	last := fb.alpha[(n-1)*k : n*k]
-	for q := range beta {
-		beta[q] = p.Trans[q*k1+k] * inv
-		if acc != nil {
-			acc.Trans[q*k1+k] += last[q] * inv
-		}
-	}
+	fb.stop1(p, fb.alpha[(n-1)*k:n*k], beta, acc)
 	u, prevBeta := fb.u[:k], fb.prev[:k]
 	for i := n - 1; i >= 0; i-- {
 		fb.posterior(fb.alpha[i*k:(i+1)*k], beta, acc, rows, i, gamma, k)
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
-		e, b := e[:len(u)], beta[:len(u)] // one bounds check each for the loop
+		e, b := p.emitRow(words[i])[:len(u)], beta[:len(u)] // one bounds check each for the loop
 		c := 1 / fb.scale[i]
 		for t := range u {
 			u[t] = e[t] * b[t] * c
@@ -221,6 +262,20 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 			}
 		}
 		beta, prevBeta = prevBeta, beta
+	}
+}
+
+// stop1 starts the bitag backward pass from the last forward vector (K
+// states): β̂ of each state is its stop weight over the stop mass, and the
+// stop counts are added to acc (when not nil).
+func (fb *FB) stop1(p *Params, last, beta []float64, acc *Accum) {
+	k1 := p.K + 1
+	inv := 1 / fb.stop
+	for q := range beta {
+		beta[q] = p.Trans[q*k1+p.K] * inv
+		if acc != nil {
+			acc.Trans[q*k1+p.K] += last[q] * inv
+		}
 	}
 }
 
@@ -272,7 +327,7 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 	n := len(words)
 	sc := p.StartContext() * k1
 	a0 := fb.alpha[k*k : k*k+k] // the row of the boundary
-	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	e := p.emitRow(words[0])
 	s := 0.0
 	for b := 0; b < k; b++ {
 		x := p.Trans[sc+b] * e[b]
@@ -298,7 +353,7 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 				}
 			}
 		}
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e := p.emitRow(words[i])
 		s := 0.0
 		for _, a := range as {
 			dst := cur[int(a)*k : int(a)*k+k]
@@ -328,7 +383,7 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 
 // rescaleRows is rescale over the rows (blocks of k) listed.
 func (fb *FB) rescaleRows(a []float64, rows []int32, k int, s float64, i int) bool {
-	if !(s > 0) || math.IsInf(s, 1) {
+	if !usable(s) {
 		return false
 	}
 	inv := 1 / s
@@ -358,7 +413,7 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	for i := n - 1; i >= 0; i-- {
 		as := p.statesAt(words, i-1)
 		fb.posteriorRows(fb.alpha[i*wd:(i+1)*wd], beta, as, acc, rows, i, gamma, k)
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e := p.emitRow(words[i])
 		cs := 1 / fb.scale[i]
 		if i == 0 {
 			if acc != nil {
