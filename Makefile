@@ -46,7 +46,7 @@ STAMP     := -X $(BUILDINFO).version=$(PSEUDO) \
 # The DMV's E-step runs 8 sentences at a time in AVX-512 registers when
 # built with Go's simd experiment (GOEXPERIMENT=simd: Go ≥ 1.26 on amd64,
 # stages/dmv/vec_simd.go), on the scalar chart otherwise and on a CPU
-# without AVX-512; the bitag HMM's forward–backward likewise runs over its
+# without AVX-512; the HMM's forward–backward likewise runs over its
 # states 8 at a time (stages/hmm/fbvec.go). make builds with it where the toolchain has it (found
 # by asking go for the experiment's package; make SIMD= builds without);
 # a plain go build or go install ./cmd/... does not. --version says which

@@ -443,8 +443,8 @@ func release(app *cli.App) {
 }
 
 // Version is what name --version prints: grind's version, the commit and
-// the Go release, then the kernels of the DMV's E-step and of the bitag
-// HMM's in this binary on this machine (README, "Install").
+// the Go release, then the kernels of the DMV's E-step and of the HMM's
+// in this binary on this machine (README, "Install").
 func Version(name string) string {
 	return fmt.Sprintf("%s version %s %s\nDMV E-step kernel: %s\nHMM E-step kernel: %s\n", name, buildinfo.Read(), buildinfo.GoVersion(), dmv.Kernel(), hmm.Kernel())
 }

@@ -29,8 +29,10 @@ type Accum struct {
 	Emit  []float64
 
 	// padded is where the vector kernel (fbvec.go) sums the transitions
-	// among the K states: K rows of kp, the row padded to a multiple of 8
-	// so that each row is whole vectors. FinishTrans adds it to Trans.
+	// to the K states: a row of kp numbers (K padded to a multiple of 8,
+	// so that each row is whole vectors) for each previous state (bitag)
+	// or pair (c, a) of previous states, c ≤ K and a < K (trigram).
+	// FinishTrans adds it to Trans.
 	padded []float64
 }
 
@@ -40,9 +42,17 @@ type Accum struct {
 func (a *Accum) FinishTrans(p *Params) {
 	if a.padded != nil {
 		k, k1 := p.K, p.K+1
-		kp := len(a.padded) / k
-		for q := 0; q < k; q++ {
-			floats.Add(a.Trans[q*k1:q*k1+k], a.padded[q*kp:q*kp+k])
+		rows := k // the previous state (bitag) or the previous two (c, a), a < K
+		if p.Order == 2 {
+			rows = k1 * k
+		}
+		kp := len(a.padded) / rows
+		for r := 0; r < rows; r++ {
+			ctx := r
+			if p.Order == 2 {
+				ctx = r/k*k1 + r%k
+			}
+			floats.Add(a.Trans[ctx*k1:ctx*k1+k], a.padded[r*kp:r*kp+k])
 		}
 		clear(a.padded)
 	}
@@ -57,7 +67,8 @@ func (a *Accum) FinishTrans(p *Params) {
 type FB struct {
 	alpha, scale, beta, prev, u []float64
 	back                        []int32
-	stop                        float64 // the last forward vector's mass on stop
+	stop                        float64   // the last forward vector's mass on stop
+	col                         []float64 // the trigram vector kernel's column of a pair table
 }
 
 func (fb *FB) grow(n, width int) {
@@ -105,8 +116,15 @@ func (fb *FB) sentence(p *Params, d *denseModel, words []int32, acc *Accum, rows
 	var logZ float64
 	switch {
 	case d != nil:
-		fb.grow(n, d.kp)
-		logZ = fb.forwardDense(p, d, words)
+		fb.grow(n, d.width())
+		if cap(fb.col) < d.k+1+d.cp {
+			fb.col = make([]float64, d.k+1+d.cp)
+		}
+		if d.order == 1 {
+			logZ = fb.forwardDense(p, d, words)
+		} else {
+			logZ = fb.forwardDense2(p, d, words)
+		}
 	case p.Order == 1:
 		fb.grow(n, p.K)
 		logZ = fb.forward1(p, words)
@@ -118,8 +136,10 @@ func (fb *FB) sentence(p *Params, d *denseModel, words []int32, acc *Accum, rows
 		return logZ
 	}
 	switch {
-	case d != nil:
+	case d != nil && d.order == 1:
 		fb.backwardDense(p, d, words, acc, rows, gamma)
+	case d != nil:
+		fb.backwardDense2(p, d, words, acc, rows, gamma)
 	case p.Order == 1:
 		fb.backward1(p, words, acc, rows, gamma)
 	default:
@@ -325,19 +345,10 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 	k, k1 := p.K, p.K+1
 	wd := k1 * k
 	n := len(words)
-	sc := p.StartContext() * k1
-	a0 := fb.alpha[k*k : k*k+k] // the row of the boundary
-	e := p.emitRow(words[0])
-	s := 0.0
-	for b := 0; b < k; b++ {
-		x := p.Trans[sc+b] * e[b]
-		a0[b] = x
-		s += x
-	}
-	if !fb.rescaleRows(fb.alpha[:wd], p.boundary, k, s, 0) {
+	logZ, ok := fb.first1(p, words[0], fb.alpha[k*k:k*k+k]) // the row of the boundary
+	if !ok {
 		return math.Inf(-1)
 	}
-	logZ := math.Log(s)
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*wd : i*wd]
 		cur := fb.alpha[i*wd : (i+1)*wd]
@@ -367,11 +378,17 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 		}
 		logZ += math.Log(s)
 	}
-	last := fb.alpha[(n-1)*wd : n*wd]
+	return fb.last2(p, words, fb.alpha[(n-1)*wd:n*wd], k, logZ)
+}
+
+// last2 is last1 for a trigram: last holds the pairs (a, b) of the last
+// two tokens' states, row a of stride numbers.
+func (fb *FB) last2(p *Params, words []int32, last []float64, stride int, logZ float64) float64 {
+	k1, n := p.K+1, len(words)
 	stop := 0.0
 	for _, c := range p.statesAt(words, n-2) {
 		for _, a := range p.statesAt(words, n-1) {
-			stop += last[int(c)*k+int(a)] * p.Trans[(int(c)*k1+int(a))*k1+k]
+			stop += last[int(c)*stride+int(a)] * p.Trans[(int(c)*k1+int(a))*k1+p.K]
 		}
 	}
 	if !(stop > 0) {
@@ -379,6 +396,21 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 	}
 	fb.stop = stop
 	return logZ + math.Log(stop)
+}
+
+// stop2 is stop1 for a trigram (rows of stride numbers, as last2).
+func (fb *FB) stop2(p *Params, words []int32, last, beta []float64, stride int, acc *Accum) {
+	k1, n := p.K+1, len(words)
+	inv := 1 / fb.stop
+	for _, c := range p.statesAt(words, n-2) {
+		for _, a := range p.statesAt(words, n-1) {
+			j, r := int(c)*stride+int(a), (int(c)*k1+int(a))*k1
+			beta[j] = p.Trans[r+p.K] * inv
+			if acc != nil {
+				acc.Trans[r+p.K] += last[j] * inv
+			}
+		}
+	}
 }
 
 // rescaleRows is rescale over the rows (blocks of k) listed.
@@ -399,17 +431,7 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	wd := k1 * k
 	n := len(words)
 	beta, prevBeta, u := fb.beta[:wd], fb.prev[:wd], fb.u[:wd]
-	inv := 1 / fb.stop
-	last := fb.alpha[(n-1)*wd : n*wd]
-	for _, c := range p.statesAt(words, n-2) {
-		for _, a := range p.statesAt(words, n-1) {
-			j, r := int(c)*k+int(a), (int(c)*k1+int(a))*k1
-			beta[j] = p.Trans[r+k] * inv
-			if acc != nil {
-				acc.Trans[r+k] += last[j] * inv
-			}
-		}
-	}
+	fb.stop2(p, words, fb.alpha[(n-1)*wd:n*wd], beta, k, acc)
 	for i := n - 1; i >= 0; i-- {
 		as := p.statesAt(words, i-1)
 		fb.posteriorRows(fb.alpha[i*wd:(i+1)*wd], beta, as, acc, rows, i, gamma, k)

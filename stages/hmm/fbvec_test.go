@@ -23,17 +23,23 @@ func withKernel(t testing.TB, k string, fn func()) {
 
 // TestDenseKernelAgainstEnumeration checks the vector kernel's log Z,
 // expected counts and posteriors against enumeration of all taggings, for
-// K from 1 to 95 (0 to 7 padding states; every mix of the kernels'
-// blocks of 6, 4, 2 and 1 vectors) and sentences of 1 to 5 tokens.
+// bitag K from 1 to 95 (0 to 7 padding states; every mix of the kernels'
+// blocks of 6, 4, 2 and 1 vectors), trigram K from 1 to 48 (K+1 padded
+// too: 7, 15 and 47 fill their last vector of previous states, 8, 16 and
+// 48 need one more), sentences of 1 to 5 tokens.
 func TestDenseKernelAgainstEnumeration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 3))
 	withKernel(t, vecKernel, func() {
 		var fb FB
 		var d denseModel
-		for _, k := range []int{1, 3, 8, 9, 17, 24, 33, 45, 50, 57, 81, 95} {
+		for _, c := range []struct{ order, k int }{
+			{1, 1}, {1, 3}, {1, 8}, {1, 9}, {1, 17}, {1, 24}, {1, 33}, {1, 45}, {1, 50}, {1, 57}, {1, 81}, {1, 95},
+			{2, 1}, {2, 3}, {2, 7}, {2, 8}, {2, 15}, {2, 16}, {2, 17}, {2, 47}, {2, 48},
+		} {
+			k := c.k
 			for n := 1; n <= 5 && math.Pow(float64(k), float64(n)) <= 1e5; n++ {
 				v := 4
-				p := randomParams(rng, 1, k, v, false)
+				p := randomParams(rng, c.order, k, v, false)
 				words := make([]int32, n)
 				for i := range words {
 					words[i] = int32(rng.IntN(v))
@@ -43,7 +49,7 @@ func TestDenseKernelAgainstEnumeration(t *testing.T) {
 				gamma := make([]float64, n*k)
 				logZ := fb.sentence(p, denseFor(p, &d), words, acc, words, gamma)
 				acc.FinishTrans(p)
-				where := fmt.Sprintf("K %d, n %d", k, n)
+				where := fmt.Sprintf("order %d, K %d, n %d", c.order, k, n)
 				if !near(logZ, math.Log(z)) {
 					t.Fatalf("%s: log Z %v, enumeration %v", where, logZ, math.Log(z))
 				}
@@ -67,13 +73,14 @@ func TestDenseKernelAgainstEnumeration(t *testing.T) {
 	})
 }
 
-// TestDenseKernelMatches: the vector kernel's E-step over a corpus (K =
-// 45 and 17, under a noisy start and after two EM iterations) gives the
-// counts and log-likelihood of fb.go's within 1e-12 relative.
+// TestDenseKernelMatches: the vector kernel's E-step over a corpus (bitag
+// K = 45 and 17, trigram K = 17 and 8; under a noisy start and after two
+// EM iterations) gives the counts and log-likelihood of fb.go's within
+// 1e-12 relative.
 func TestDenseKernelMatches(t *testing.T) {
 	c := sampledCorpus(t, 200, 6, 40, 5)
-	for _, k := range []int{45, 17} {
-		s, _ := NewSpace(1, k, len(c.Words), nil)
+	for _, shape := range []struct{ order, k int }{{1, 45}, {1, 17}, {2, 17}, {2, 8}} {
+		s, _ := NewSpace(shape.order, shape.k, len(c.Words), nil)
 		p := s.NoisyUniform(0.5, 3)
 		for iter := range 3 {
 			var res [2]EStepResult
@@ -89,9 +96,9 @@ func TestDenseKernelMatches(t *testing.T) {
 				}
 			}
 			if worst > 1e-12 {
-				t.Fatalf("K %d, iteration %d: the %s kernel's E-step differs from fb.go's by %g relative", k, iter, vecKernel, worst)
+				t.Fatalf("order %d, K %d, iteration %d: the %s kernel's E-step differs from fb.go's by %g relative", shape.order, shape.k, iter, vecKernel, worst)
 			}
-			t.Logf("K %d, iteration %d: within %.2g relative", k, iter, worst)
+			t.Logf("order %d, K %d, iteration %d: within %.2g relative", shape.order, shape.k, iter, worst)
 			p = s.Normalize(res[0].Counts, 0)
 		}
 	}
