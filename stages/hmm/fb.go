@@ -310,15 +310,8 @@ var oneBlock = []int32{0}
 // posteriorRows is posterior over the listed rows of pairs (trigram): the
 // state posterior is the sum over the previous state.
 func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows []int32, i int, gamma []float64, k int) {
-	var erow, g []float64
-	if acc != nil {
-		r := int(rows[i])
-		erow = acc.Emit[r*k : r*k+k]
-	}
-	if gamma != nil {
-		g = gamma[i*k : i*k+k]
-		clear(g)
-	}
+	erow, g := posteriorsOf(acc, rows, gamma, i, k)
+	clear(g)
 	for _, blk := range blocks {
 		j := int(blk) * k
 		aa, bb := a[j:j+k], beta[j:j+k]
@@ -335,6 +328,20 @@ func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows 
 			}
 		}
 	}
+}
+
+// posteriorsOf is where token i's state posteriors go: its row of
+// emission counts in acc and its row of gamma, each nil when acc or gamma
+// is.
+func posteriorsOf(acc *Accum, rows []int32, gamma []float64, i, k int) (erow, g []float64) {
+	if acc != nil {
+		r := int(rows[i])
+		erow = acc.Emit[r*k : r*k+k]
+	}
+	if gamma != nil {
+		g = gamma[i*k : i*k+k]
+	}
+	return erow, g
 }
 
 // forward2 is the trigram forward pass over pairs (a, b): a the previous

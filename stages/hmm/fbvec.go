@@ -149,14 +149,7 @@ func (fb *FB) backwardDense(p *Params, d *denseModel, words []int32, acc *Accum,
 	}
 	fb.stop1(p, fb.alpha[(n-1)*kp:(n-1)*kp+k], beta[:k], acc)
 	for i := n - 1; i >= 0; i-- {
-		var erow, g []float64
-		if acc != nil {
-			r := int(rows[i])
-			erow = acc.Emit[r*k : r*k+k]
-		}
-		if gamma != nil {
-			g = gamma[i*k : i*k+k]
-		}
+		erow, g := posteriorsOf(acc, rows, gamma, i, k)
 		posteriorDense(fb.alpha[i*kp:(i+1)*kp], beta, oneBlock, kp, erow, g)
 		weigh(u, p.emitRow(words[i]), beta, 1/fb.scale[i])
 		if i == 0 {
@@ -237,14 +230,7 @@ func (fb *FB) backwardDense2(p *Params, d *denseModel, words []int32, acc *Accum
 	tc := fb.col[k1 : k1+cp]
 	fb.stop2(p, words, fb.alpha[(n-1)*w:n*w], beta, kp, acc)
 	for i := n - 1; i >= 0; i-- {
-		var erow, g []float64
-		if acc != nil {
-			r := int(rows[i])
-			erow = acc.Emit[r*k : r*k+k]
-		}
-		if gamma != nil {
-			g = gamma[i*k : i*k+k]
-		}
+		erow, g := posteriorsOf(acc, rows, gamma, i, k)
 		posteriorDense(fb.alpha[i*w:(i+1)*w], beta, p.statesAt(words, i-1), kp, erow, g)
 		e, c := p.emitRow(words[i]), 1/fb.scale[i]
 		if i == 0 {
