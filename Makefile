@@ -46,7 +46,8 @@ STAMP     := -X $(BUILDINFO).version=$(PSEUDO) \
 # The DMV's and the CCM's E-steps run 8 sentences at a time in AVX-512 registers when
 # built with Go's simd experiment (GOEXPERIMENT=simd: Go ≥ 1.26 on amd64,
 # internal/vec8), on the scalar chart otherwise and on a CPU
-# without AVX-512. make builds with it where the toolchain has it (found
+# without AVX-512; the HMM's forward–backward likewise runs over its
+# states 8 at a time (stages/hmm/fbvec.go). make builds with it where the toolchain has it (found
 # by asking go for the experiment's package; make SIMD= builds without);
 # a plain go build or go install ./cmd/... does not. --version says which
 # kernel a binary runs.
@@ -76,15 +77,16 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# The packages that run the DMV's and the CCM's E-steps, built with the
-# experiment (the lanes in AVX-512 registers, on a CPU that has them);
-# make test has tested them without.
+# The packages that run the DMV's and the CCM's E-steps or the HMM's
+# forward–backward, built with the experiment (the lanes and the HMM's
+# states in AVX-512 registers, on a CPU that has them); make test has
+# tested them without.
 test-simd:
 ifeq ($(SIMD),)
 	@echo "test-simd: this toolchain or machine has no GOEXPERIMENT=simd; make test covers the build there is"
 else
-	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/
-	$(EXPERIMENT) $(GO) test ./stages/dmv/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/
+	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/hmm/
+	$(EXPERIMENT) $(GO) test ./stages/dmv/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/ ./stages/hmm/
 endif
 
 bench:

@@ -14,7 +14,10 @@
 #            commit's stages/{hmm,ccm}/floor_test.go and internal/testenv
 #            copied in) in each run, as "baseline": before and after.
 # needs gcc, go, python3 and the shared data (brown, sinica_treebank) for the
-# timing; GRIND_SHARED_DATA overrides where it is looked for.
+# timing; GRIND_SHARED_DATA overrides where it is looked for. Grind's side
+# is built as make builds the programs: with Go's simd experiment where
+# the toolchain has it (the HMM's AVX-512 forward-backward), without when
+# SIMD= is set empty (SIMD= sh bench/floor/run.sh).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -34,9 +37,15 @@ cd "$root"
 # baseline elsewhere must be told where it is.
 GRIND_SHARED_DATA=${GRIND_SHARED_DATA:-$root/../shared/data}
 export GRIND_SHARED_DATA
+# The Makefile's test for the experiment: amd64 and a toolchain that has
+# simd/archsimd.
+if [ -z "${SIMD+set}" ]; then
+    SIMD=$([ "$(go env GOARCH)" = amd64 ] && GOEXPERIMENT=simd go list simd/archsimd >/dev/null 2>&1 && echo simd || true)
+fi
+echo "grind built with GOEXPERIMENT=${SIMD:-(none)}"
 for pkg in hmm ccm; do
-    go test -c -o "$work/$pkg.test" "./stages/$pkg"
-    [ -z "$BASELINE" ] || (cd "$BASELINE" && go test -c -o "$work/$pkg-baseline.test" "./stages/$pkg")
+    GOEXPERIMENT=$SIMD go test -c -o "$work/$pkg.test" "./stages/$pkg"
+    [ -z "$BASELINE" ] || (cd "$BASELINE" && GOEXPERIMENT=$SIMD go test -c -o "$work/$pkg-baseline.test" "./stages/$pkg")
     (cd "stages/$pkg" && GRIND_FLOOR_OUT=$work "$work/$pkg.test" -test.run '^TestWriteFloorInput$' -test.v) |
         grep -E 'floor_test|SKIP|FAIL' || true
     [ -s "$work/$pkg.bin" ] || { echo "no $pkg.bin: the shared data is missing" >&2; exit 1; }

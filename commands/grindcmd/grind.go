@@ -95,7 +95,7 @@ func list(w io.Writer) {
 Usage:
    grind PROGRAM [options] [FILE...]   run PROGRAM (each is also a command of its own)
    grind help PROGRAM                  PROGRAM's flags and examples (PROGRAM --help)
-   grind --version                     grind's version, commit, Go release and E-step kernel
+   grind --version                     grind's version, commit, Go release and E-step kernels
 `)
 	for _, s := range Sections {
 		fmt.Fprintf(w, "\n%s:\n", s.Title)

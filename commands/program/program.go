@@ -25,6 +25,7 @@ import (
 	"github.com/grind-nlp/grind/internal/lines"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/memory"
 )
 
@@ -442,9 +443,9 @@ func release(app *cli.App) {
 }
 
 // Version is what name --version prints: grind's version, the commit and
-// the Go release, then the kernel of the DMV's and the CCM's E-steps
-// (the same lanes, internal/vec8) in this binary on this machine
-// (README, "Install").
+// the Go release, then the kernels of the DMV's and the CCM's E-steps
+// (the same lanes, internal/vec8) and of the HMM's in this binary on
+// this machine (README, "Install").
 func Version(name string) string {
-	return fmt.Sprintf("%s version %s %s\nDMV and CCM E-step kernel: %s\n", name, buildinfo.Read(), buildinfo.GoVersion(), dmv.Kernel())
+	return fmt.Sprintf("%s version %s %s\nDMV and CCM E-step kernel: %s\nHMM E-step kernel: %s\n", name, buildinfo.Read(), buildinfo.GoVersion(), dmv.Kernel(), hmm.Kernel())
 }

@@ -12,18 +12,20 @@ import (
 	"github.com/grind-nlp/grind/stages/tagged2sents"
 )
 
-// BenchmarkForwardBackward_K45 reports ns per token·K² for one
-// forward–backward with counts over a 25-token sentence, one core.
+// BenchmarkForwardBackward_K45 reports ns per token·K² (trigram: K³) for
+// one forward–backward with counts over a 25-token sentence, one core, on
+// fb.go's path and on this build's vector kernel (when the machine runs
+// it).
 func BenchmarkForwardBackward_K45(b *testing.B) {
-	for _, order := range []int{1, 2} {
-		name := "bitag"
-		if order == 2 {
-			name = "trigram"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		order  int
+		kernel string
+	}{{"bitag/scalar", 1, ""}, {"bitag/" + vecKernel, 1, vecKernel}, {"trigram/scalar", 2, ""}, {"trigram/" + vecKernel, 2, vecKernel}} {
+		b.Run(c.name, func(b *testing.B) {
 			const k, v, n = 45, 5000, 25
 			rng := rand.New(rand.NewPCG(1, 1))
-			s, _ := NewSpace(order, k, v, nil)
+			s, _ := NewSpace(c.order, k, v, nil)
 			p := s.NoisyUniform(1, 3)
 			words := make([]int32, n)
 			for i := range words {
@@ -31,12 +33,15 @@ func BenchmarkForwardBackward_K45(b *testing.B) {
 			}
 			acc := &Accum{Trans: make([]float64, len(p.Trans)), Emit: make([]float64, len(p.Emit))}
 			var fb FB
-			b.ResetTimer()
-			for b.Loop() {
-				fb.Sentence(p, words, acc, words, nil)
-			}
+			withKernel(b, c.kernel, func() {
+				d := denseFor(p, new(denseModel))
+				b.ResetTimer()
+				for b.Loop() {
+					fb.sentence(p, d, words, acc, words, nil)
+				}
+			})
 			per := float64(n * k * k)
-			if order == 2 {
+			if c.order == 2 {
 				per *= k
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/per, "ns/token·K^order+1")

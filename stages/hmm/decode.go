@@ -26,7 +26,7 @@ func (fb *FB) viterbi1(p *Params, words []int32, tags []int) float64 {
 	n := len(words)
 	sc := p.StartContext() * k1
 	d := fb.alpha[:k]
-	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	e := p.emitRow(words[0])
 	for t := range d {
 		d[t] = p.Trans[sc+t] * e[t]
 	}
@@ -36,7 +36,7 @@ func (fb *FB) viterbi1(p *Params, words []int32, tags []int) float64 {
 		if i > 0 {
 			prev := fb.alpha[(i-1)*k : i*k]
 			back := fb.back[i*k : (i+1)*k]
-			e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+			e := p.emitRow(words[i])
 			for t := range cur {
 				best, arg := -1.0, int32(0)
 				for q, v := range prev {
@@ -87,7 +87,7 @@ func (fb *FB) viterbi2(p *Params, words []int32, tags []int) float64 {
 	for j := range d {
 		d[j] = -1 // pairs that cannot occur
 	}
-	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
+	e := p.emitRow(words[0])
 	for b := 0; b < k; b++ {
 		d[k*k+b] = p.Trans[sc+b] * e[b]
 	}
@@ -97,7 +97,7 @@ func (fb *FB) viterbi2(p *Params, words []int32, tags []int) float64 {
 		if i > 0 {
 			prev := fb.alpha[(i-1)*wd : i*wd]
 			back := fb.back[i*wd : (i+1)*wd]
-			e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+			e := p.emitRow(words[i])
 			for j := k * k; j < wd; j++ {
 				cur[j] = -1 // the boundary is never the previous state inside
 			}

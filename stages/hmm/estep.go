@@ -30,6 +30,7 @@ type EStepper struct {
 	space  *Space
 	chunks []*chunk
 	fbs    []*FB // one per worker
+	dense  denseModel
 }
 
 // EStepResult is one pass over the corpus.
@@ -78,6 +79,7 @@ func NewEStepper(c *Corpus, s *Space, workers int) *EStepper {
 // Run computes the expected counts and Σ log Z under the weights p.
 func (e *EStepper) Run(p *Params) EStepResult {
 	k := e.space.K
+	d := denseFor(p, &e.dense)
 	pipeline.ForEachChunk(len(e.chunks), len(e.fbs), func(worker, ci int) {
 		ch := e.chunks[ci]
 		fb := e.fbs[worker]
@@ -85,7 +87,7 @@ func (e *EStepper) Run(p *Params) EStepResult {
 		clear(ch.acc.Emit)
 		ch.logZ, ch.zero = 0, 0
 		for i := ch.lo; i < ch.hi; i++ {
-			lz := fb.Sentence(p, e.corpus.Sents[i], &ch.acc, ch.rows[i-ch.lo], nil)
+			lz := fb.sentence(p, d, e.corpus.Sents[i], &ch.acc, ch.rows[i-ch.lo], nil)
 			if math.IsInf(lz, -1) {
 				ch.zero++
 			}

@@ -27,12 +27,35 @@ var dense gonum.Implementation
 type Accum struct {
 	Trans []float64
 	Emit  []float64
+
+	// padded is where the vector kernel (fbvec.go) sums the transitions
+	// to the K states: a row of kp numbers (K padded to a multiple of 8,
+	// so that each row is whole vectors) for each previous state (bitag)
+	// or pair (c, a) of previous states, c ≤ K and a < K (trigram).
+	// FinishTrans adds it to Trans.
+	padded []float64
 }
 
 // FinishTrans multiplies the transition weights p (those forward–backward
 // ran on) into the accumulated sums, making them expected counts. Call it
 // once, after the last sentence.
 func (a *Accum) FinishTrans(p *Params) {
+	if a.padded != nil {
+		k, k1 := p.K, p.K+1
+		rows := k // the previous state (bitag) or the previous two (c, a), a < K
+		if p.Order == 2 {
+			rows = k1 * k
+		}
+		kp := len(a.padded) / rows
+		for r := 0; r < rows; r++ {
+			ctx := r
+			if p.Order == 2 {
+				ctx = r/k*k1 + r%k
+			}
+			floats.Add(a.Trans[ctx*k1:ctx*k1+k], a.padded[r*kp:r*kp+k])
+		}
+		clear(a.padded)
+	}
 	for i, w := range p.Trans {
 		a.Trans[i] *= w
 	}
@@ -44,7 +67,8 @@ func (a *Accum) FinishTrans(p *Params) {
 type FB struct {
 	alpha, scale, beta, prev, u []float64
 	back                        []int32
-	stop                        float64 // the last forward vector's mass on stop
+	stop                        float64   // the last forward vector's mass on stop
+	col                         []float64 // the trigram vector kernel's column of a pair table
 }
 
 func (fb *FB) grow(n, width int) {
@@ -79,23 +103,46 @@ func width(s *Space) int {
 // each token's state posteriors. Each position's forward vector is
 // rescaled to sum to 1, so no sentence underflows.
 func (fb *FB) Sentence(p *Params, words []int32, acc *Accum, rows []int32, gamma []float64) float64 {
+	return fb.sentence(p, nil, words, acc, rows, gamma)
+}
+
+// sentence is Sentence, on the vector kernel (fbvec.go) when d, p's
+// dense layout, is not nil.
+func (fb *FB) sentence(p *Params, d *denseModel, words []int32, acc *Accum, rows []int32, gamma []float64) float64 {
 	n := len(words)
 	if n == 0 {
 		return math.Inf(-1)
 	}
-	fb.grow(n, width(p.Space))
 	var logZ float64
-	if p.Order == 1 {
+	switch {
+	case d != nil:
+		fb.grow(n, d.width())
+		if cap(fb.col) < d.k+1+d.cp {
+			fb.col = make([]float64, d.k+1+d.cp)
+		}
+		if d.order == 1 {
+			logZ = fb.forwardDense(p, d, words)
+		} else {
+			logZ = fb.forwardDense2(p, d, words)
+		}
+	case p.Order == 1:
+		fb.grow(n, p.K)
 		logZ = fb.forward1(p, words)
-	} else {
+	default:
+		fb.grow(n, width(p.Space))
 		logZ = fb.forward2(p, words)
 	}
 	if math.IsInf(logZ, -1) || (acc == nil && gamma == nil) {
 		return logZ
 	}
-	if p.Order == 1 {
+	switch {
+	case d != nil && d.order == 1:
+		fb.backwardDense(p, d, words, acc, rows, gamma)
+	case d != nil:
+		fb.backwardDense2(p, d, words, acc, rows, gamma)
+	case p.Order == 1:
 		fb.backward1(p, words, acc, rows, gamma)
-	} else {
+	default:
 		fb.backward2(p, words, acc, rows, gamma)
 	}
 	return logZ
@@ -106,19 +153,10 @@ func (fb *FB) Sentence(p *Params, words []int32, acc *Accum, rows []int32, gamma
 func (fb *FB) forward1(p *Params, words []int32) float64 {
 	k, k1 := p.K, p.K+1
 	n := len(words)
-	logZ := 0.0
-	start := p.Trans[p.StartContext()*k1 : p.StartContext()*k1+k]
-	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
-	a := fb.alpha[:k]
-	s := 0.0
-	for t := range a {
-		a[t] = start[t] * e[t]
-		s += a[t]
-	}
-	if !fb.rescale(a, s, 0) {
+	logZ, ok := fb.first1(p, words[0], fb.alpha[:k])
+	if !ok {
 		return math.Inf(-1)
 	}
-	logZ += math.Log(s)
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*k : i*k]
 		cur := fb.alpha[i*k : (i+1)*k]
@@ -133,7 +171,7 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 				}
 			}
 		}
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e := p.emitRow(words[i])
 		e = e[:len(cur)] // one bounds check for the loop
 		s := 0.0
 		for t := range cur {
@@ -145,10 +183,37 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 		}
 		logZ += math.Log(s)
 	}
-	last := fb.alpha[(n-1)*k : n*k]
+	return fb.last1(p, fb.alpha[(n-1)*k:n*k], logZ)
+}
+
+// emitRow is the K emission weights of word w.
+func (p *Params) emitRow(w int32) []float64 { return p.Emit[int(w)*p.K : int(w)*p.K+p.K] }
+
+// first1 sets a (K states) to the bitag forward vector of the first
+// token, word w, rescaled, and returns the log of its scale; false when
+// its mass is 0 (or not finite).
+func (fb *FB) first1(p *Params, w int32, a []float64) (float64, bool) {
+	sc := p.StartContext() * (p.K + 1)
+	start, e := p.Trans[sc:sc+len(a)], p.emitRow(w)[:len(a)]
+	s := 0.0
+	for t := range a {
+		a[t] = start[t] * e[t]
+		s += a[t]
+	}
+	if !fb.rescale(a, s, 0) {
+		return 0, false
+	}
+	return math.Log(s), true
+}
+
+// last1 ends the bitag forward pass at the last forward vector (K
+// states): it leaves the mass on stop in fb.stop and returns logZ plus its
+// log, −Inf when it is 0.
+func (fb *FB) last1(p *Params, last []float64, logZ float64) float64 {
+	k1 := p.K + 1
 	stop := 0.0
 	for q, v := range last {
-		stop += v * p.Trans[q*k1+k]
+		stop += v * p.Trans[q*k1+p.K]
 	}
 	if !(stop > 0) {
 		return math.Inf(-1)
@@ -157,8 +222,12 @@ func (fb *FB) forward1(p *Params, words []int32) float64 {
 	return logZ + math.Log(stop)
 }
 
+// usable says whether a forward vector's mass s can scale it: a positive
+// finite number.
+func usable(s float64) bool { return s > 0 && !math.IsInf(s, 1) }
+
 func (fb *FB) rescale(a []float64, s float64, i int) bool {
-	if !(s > 0) || math.IsInf(s, 1) {
+	if !usable(s) {
 		return false
 	}
 	inv := 1 / s
@@ -176,19 +245,11 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	k, k1 := p.K, p.K+1
 	n := len(words)
 	beta := fb.beta[:k]
-	inv := 1 / fb.stop
-	last := fb.alpha[(n-1)*k : n*k]
-	for q := range beta {
-		beta[q] = p.Trans[q*k1+k] * inv
-		if acc != nil {
-			acc.Trans[q*k1+k] += last[q] * inv
-		}
-	}
+	fb.stop1(p, fb.alpha[(n-1)*k:n*k], beta, acc)
 	u, prevBeta := fb.u[:k], fb.prev[:k]
 	for i := n - 1; i >= 0; i-- {
 		fb.posterior(fb.alpha[i*k:(i+1)*k], beta, acc, rows, i, gamma, k)
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
-		e, b := e[:len(u)], beta[:len(u)] // one bounds check each for the loop
+		e, b := p.emitRow(words[i])[:len(u)], beta[:len(u)] // one bounds check each for the loop
 		c := 1 / fb.scale[i]
 		for t := range u {
 			u[t] = e[t] * b[t] * c
@@ -224,6 +285,20 @@ func (fb *FB) backward1(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	}
 }
 
+// stop1 starts the bitag backward pass from the last forward vector (K
+// states): β̂ of each state is its stop weight over the stop mass, and the
+// stop counts are added to acc (when not nil).
+func (fb *FB) stop1(p *Params, last, beta []float64, acc *Accum) {
+	k1 := p.K + 1
+	inv := 1 / fb.stop
+	for q := range beta {
+		beta[q] = p.Trans[q*k1+p.K] * inv
+		if acc != nil {
+			acc.Trans[q*k1+p.K] += last[q] * inv
+		}
+	}
+}
+
 // posterior adds position i's state posteriors α̂·β̂ (bitag: vectors of
 // k states) to the emission counts and to gamma.
 func (fb *FB) posterior(a, beta []float64, acc *Accum, rows []int32, i int, gamma []float64, k int) {
@@ -235,15 +310,8 @@ var oneBlock = []int32{0}
 // posteriorRows is posterior over the listed rows of pairs (trigram): the
 // state posterior is the sum over the previous state.
 func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows []int32, i int, gamma []float64, k int) {
-	var erow, g []float64
-	if acc != nil {
-		r := int(rows[i])
-		erow = acc.Emit[r*k : r*k+k]
-	}
-	if gamma != nil {
-		g = gamma[i*k : i*k+k]
-		clear(g)
-	}
+	erow, g := posteriorsOf(acc, rows, gamma, i, k)
+	clear(g)
 	for _, blk := range blocks {
 		j := int(blk) * k
 		aa, bb := a[j:j+k], beta[j:j+k]
@@ -262,6 +330,20 @@ func (fb *FB) posteriorRows(a, beta []float64, blocks []int32, acc *Accum, rows 
 	}
 }
 
+// posteriorsOf is where token i's state posteriors go: its row of
+// emission counts in acc and its row of gamma, each nil when acc or gamma
+// is.
+func posteriorsOf(acc *Accum, rows []int32, gamma []float64, i, k int) (erow, g []float64) {
+	if acc != nil {
+		r := int(rows[i])
+		erow = acc.Emit[r*k : r*k+k]
+	}
+	if gamma != nil {
+		g = gamma[i*k : i*k+k]
+	}
+	return erow, g
+}
+
 // forward2 is the trigram forward pass over pairs (a, b): a the previous
 // state or the boundary K, b the current state; entry a·K + b. Only the
 // rows of states the tokens may take (all, or the dictionary's) are
@@ -270,19 +352,10 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 	k, k1 := p.K, p.K+1
 	wd := k1 * k
 	n := len(words)
-	sc := p.StartContext() * k1
-	a0 := fb.alpha[k*k : k*k+k] // the row of the boundary
-	e := p.Emit[int(words[0])*k : int(words[0])*k+k]
-	s := 0.0
-	for b := 0; b < k; b++ {
-		x := p.Trans[sc+b] * e[b]
-		a0[b] = x
-		s += x
-	}
-	if !fb.rescaleRows(fb.alpha[:wd], p.boundary, k, s, 0) {
+	logZ, ok := fb.first1(p, words[0], fb.alpha[k*k:k*k+k]) // the row of the boundary
+	if !ok {
 		return math.Inf(-1)
 	}
-	logZ := math.Log(s)
 	for i := 1; i < n; i++ {
 		prev := fb.alpha[(i-1)*wd : i*wd]
 		cur := fb.alpha[i*wd : (i+1)*wd]
@@ -298,7 +371,7 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 				}
 			}
 		}
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e := p.emitRow(words[i])
 		s := 0.0
 		for _, a := range as {
 			dst := cur[int(a)*k : int(a)*k+k]
@@ -312,11 +385,17 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 		}
 		logZ += math.Log(s)
 	}
-	last := fb.alpha[(n-1)*wd : n*wd]
+	return fb.last2(p, words, fb.alpha[(n-1)*wd:n*wd], k, logZ)
+}
+
+// last2 is last1 for a trigram: last holds the pairs (a, b) of the last
+// two tokens' states, row a of stride numbers.
+func (fb *FB) last2(p *Params, words []int32, last []float64, stride int, logZ float64) float64 {
+	k1, n := p.K+1, len(words)
 	stop := 0.0
 	for _, c := range p.statesAt(words, n-2) {
 		for _, a := range p.statesAt(words, n-1) {
-			stop += last[int(c)*k+int(a)] * p.Trans[(int(c)*k1+int(a))*k1+k]
+			stop += last[int(c)*stride+int(a)] * p.Trans[(int(c)*k1+int(a))*k1+p.K]
 		}
 	}
 	if !(stop > 0) {
@@ -326,9 +405,24 @@ func (fb *FB) forward2(p *Params, words []int32) float64 {
 	return logZ + math.Log(stop)
 }
 
+// stop2 is stop1 for a trigram (rows of stride numbers, as last2).
+func (fb *FB) stop2(p *Params, words []int32, last, beta []float64, stride int, acc *Accum) {
+	k1, n := p.K+1, len(words)
+	inv := 1 / fb.stop
+	for _, c := range p.statesAt(words, n-2) {
+		for _, a := range p.statesAt(words, n-1) {
+			j, r := int(c)*stride+int(a), (int(c)*k1+int(a))*k1
+			beta[j] = p.Trans[r+p.K] * inv
+			if acc != nil {
+				acc.Trans[r+p.K] += last[j] * inv
+			}
+		}
+	}
+}
+
 // rescaleRows is rescale over the rows (blocks of k) listed.
 func (fb *FB) rescaleRows(a []float64, rows []int32, k int, s float64, i int) bool {
-	if !(s > 0) || math.IsInf(s, 1) {
+	if !usable(s) {
 		return false
 	}
 	inv := 1 / s
@@ -344,21 +438,11 @@ func (fb *FB) backward2(p *Params, words []int32, acc *Accum, rows []int32, gamm
 	wd := k1 * k
 	n := len(words)
 	beta, prevBeta, u := fb.beta[:wd], fb.prev[:wd], fb.u[:wd]
-	inv := 1 / fb.stop
-	last := fb.alpha[(n-1)*wd : n*wd]
-	for _, c := range p.statesAt(words, n-2) {
-		for _, a := range p.statesAt(words, n-1) {
-			j, r := int(c)*k+int(a), (int(c)*k1+int(a))*k1
-			beta[j] = p.Trans[r+k] * inv
-			if acc != nil {
-				acc.Trans[r+k] += last[j] * inv
-			}
-		}
-	}
+	fb.stop2(p, words, fb.alpha[(n-1)*wd:n*wd], beta, k, acc)
 	for i := n - 1; i >= 0; i-- {
 		as := p.statesAt(words, i-1)
 		fb.posteriorRows(fb.alpha[i*wd:(i+1)*wd], beta, as, acc, rows, i, gamma, k)
-		e := p.Emit[int(words[i])*k : int(words[i])*k+k]
+		e := p.emitRow(words[i])
 		cs := 1 / fb.scale[i]
 		if i == 0 {
 			if acc != nil {

@@ -42,7 +42,8 @@ func (j Job) Tables() (trans, emit int64) {
 
 // Bytes is the estimate: every table counted as float64s, forward–backward's
 // vectors per worker (n·K, or n·(K+1)·K for a trigram, each with a
-// back-pointer) and a dictionary's flags.
+// back-pointer; K padded to kp on the vector kernel) and a dictionary's
+// flags.
 func (j Job) Bytes() int64 {
 	trans, emit := j.Tables()
 	model := memory.Add(trans, emit)
@@ -54,17 +55,34 @@ func (j Job) Bytes() int64 {
 		copies = 5
 	}
 	total := memory.Of(memory.Mul(model, copies), 8)
+	k, width := int64(j.K), int64(j.K)
+	chunkTrans := trans
+	if j.Order == 2 {
+		width = memory.Mul(k+1, k)
+	}
+	if kernel != "" {
+		// The vector kernel's forward vectors of rows padded to kp, its
+		// copy and transpose of the transitions to the K states (the
+		// transpose's rows padded to cp), and each chunk's padded sums of
+		// them (fbvec.go).
+		kp, cp := int64(padTo(j.K)), int64(padTo(j.K))
+		rows, atRows := k, k
+		width = kp
+		if j.Order == 2 {
+			cp, rows, atRows = int64(padTo(j.K+1)), memory.Mul(k+1, k), memory.Mul(k, k)
+			width = memory.Mul(k+1, kp)
+		}
+		padded := memory.Mul(rows, kp)
+		chunkTrans = memory.Add(trans, padded)
+		total = memory.Add(total, memory.Of(memory.Add(padded, memory.Mul(atRows, cp)), 8))
+	}
 	if j.Train != "" || j.EStep {
 		// 32 chunks, each with its own transition table and emission rows
 		// of its own words.
-		total = memory.Add(total, memory.Of(memory.Add(memory.Mul(trans, chunks), memory.Mul(int64(j.Rows), int64(j.K))), 8))
-	}
-	width := int64(j.K)
-	if j.Order == 2 {
-		width = memory.Mul(int64(j.K)+1, int64(j.K))
+		total = memory.Add(total, memory.Of(memory.Add(memory.Mul(chunkTrans, chunks), memory.Mul(int64(j.Rows), int64(j.K))), 8))
 	}
 	n := int64(max(j.MaxLen, 1))
-	perWorker := memory.Add(memory.Of(memory.Mul(n, width), 8+4), memory.Of(memory.Mul(n, int64(j.K)), 8), memory.Of(memory.Mul(width, 3), 8))
+	perWorker := memory.Add(memory.Of(memory.Mul(n, width), 8+4), memory.Of(memory.Mul(n, k), 8), memory.Of(memory.Mul(width, 3), 8))
 	total = memory.Add(total, memory.Mul(perWorker, int64(max(j.Workers, 1))))
 	total = memory.Add(total, memory.Mul(emit, 2)) // a dictionary's flags, twice while built
 	if j.Checkpoint {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -147,29 +148,27 @@ func TestVBBoundBelowEvidence(t *testing.T) {
 }
 
 // TestEStepSameForWorkers: counts and likelihood are bit for bit the
-// same whatever the number of workers.
+// same whatever the number of workers, on fb.go's path and on the vector
+// kernel.
 func TestEStepSameForWorkers(t *testing.T) {
 	c := sampledCorpus(t, 300, 3, 15, 4)
-	for _, order := range []int{1, 2} {
-		s, _ := NewSpace(order, 5, len(c.Words), nil)
-		p := s.NoisyUniform(0.3, 9)
-		want := NewEStepper(c, s, 1).Run(p)
-		for _, w := range []int{2, 3, 8} {
-			got := NewEStepper(c, s, w).Run(p)
-			if got.LogLik != want.LogLik {
-				t.Fatalf("order %d, %d workers: log-likelihood %v, 1 worker %v", order, w, got.LogLik, want.LogLik)
-			}
-			for i := range want.Counts.Emit {
-				if got.Counts.Emit[i] != want.Counts.Emit[i] {
-					t.Fatalf("order %d, %d workers: emission count %d differs", order, w, i)
+	for _, kern := range []string{"", vecKernel} {
+		withKernel(t, kern, func() {
+			for _, order := range []int{1, 2} {
+				s, _ := NewSpace(order, 5, len(c.Words), nil)
+				p := s.NoisyUniform(0.3, 9)
+				want := NewEStepper(c, s, 1).Run(p)
+				for _, w := range []int{2, 3, 8} {
+					got := NewEStepper(c, s, w).Run(p)
+					if got.LogLik != want.LogLik {
+						t.Fatalf("kernel %q, order %d, %d workers: log-likelihood %v, 1 worker %v", kern, order, w, got.LogLik, want.LogLik)
+					}
+					if !slices.Equal(got.Counts.Emit, want.Counts.Emit) || !slices.Equal(got.Counts.Trans, want.Counts.Trans) {
+						t.Fatalf("kernel %q, order %d, %d workers: the counts differ from 1 worker's", kern, order, w)
+					}
 				}
 			}
-			for i := range want.Counts.Trans {
-				if got.Counts.Trans[i] != want.Counts.Trans[i] {
-					t.Fatalf("order %d, %d workers: transition count %d differs", order, w, i)
-				}
-			}
-		}
+		})
 	}
 }
 
