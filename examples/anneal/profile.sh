@@ -2,7 +2,8 @@
 # Where the held-out recipe spends its CPU: heldout.mk run with every recipe
 # line timed (GNU time, user + system seconds), then the seconds summed by
 # what each line made — the estimator whose models it trained (the folder
-# under heldout/ it writes to), or select-model, decode, score and the rest.
+# under heldout/ it writes to), or select-model, decode, score and the rest
+# ("other": the corpora, the tables).
 #
 # usage: profile.sh DATA [MAKE-ARGUMENTS...]
 #   sh examples/anneal/profile.sh ud-upos-tr INITS="km zero" LAMBDAS="0 1 10" BETA0S="0.1 0.01" \
@@ -35,13 +36,13 @@ NF >= 3 && $1 ~ /^[0-9.]+$/ {
 	cpu = $1 + $2
 	prog = $3
 	sub(/.*\//, "", prog)
-	what = "other (corpora, tables)"
+	what = "other"
 	if (prog == "select-model" || prog == "decode" || prog == "score" || prog == "baseline" || prog == "induce") what = prog
 	else if (match($0, /\/heldout\/[^\/ ]+\//)) what = substr($0, RSTART + 9, RLENGTH - 10)
 	sum[what] += cpu; n[what]++; total += cpu
 }
 END {
-	for (w in sum) printf "%-24s %8.1f s  %5.1f%%  %4d lines\n", w, sum[w], 100 * sum[w] / total, n[w] | "sort -k2 -n -r"
+	for (w in sum) printf "%-18s %8.1f s  %5.1f%%  %4d lines\n", w, sum[w], 100 * sum[w] / total, n[w] | "sort -k2 -n -r"
 	close("sort -k2 -n -r")
-	printf "%-24s %8.1f s of CPU, %d s of wall clock\n", "total", total, wall
+	printf "%-18s %8.1f s of CPU, %d s of wall clock\n", "total", total, wall
 }' "$log"
