@@ -1,7 +1,7 @@
-// Package vec8 is the lane vector of the batched E-steps (stages/dmv,
-// stages/ccm): eight float64s, one chart cell of eight sentences of one
-// length, so that every Add and Mul of a lane kernel is one operation for
-// the eight. Built with GOEXPERIMENT=simd on amd64 a Vec is an AVX-512
+// Package vec8 is the vector of the batched E-steps: eight float64s —
+// one chart cell of eight sentences of one length (stages/dmv,
+// stages/ccm), or eight states of an HMM (stages/hmm) — so that every
+// Add, Mul and MulAdd of a kernel is one operation for the eight. Built with GOEXPERIMENT=simd on amd64 a Vec is an AVX-512
 // register (simd/archsimd's Float64x8, vec_simd.go); otherwise it is an
 // array in plain Go with the same methods (vec_portable.go), slower than a
 // scalar chart, which the tests use to check the lanes' arithmetic in
@@ -16,6 +16,12 @@ const Lanes = 8
 // Load is the Vec of s's first Lanes numbers, Store puts v there.
 func Load(s []float64) Vec     { return load((*[Lanes]float64)(s)) }
 func Store(s []float64, v Vec) { v.Store((*[Lanes]float64)(s)) }
+
+// LoadPart is Load of the first min(len(s), Lanes) numbers, 0 in the
+// other lanes; StorePart stores those lanes alone (the memory beyond s is
+// not touched).
+func LoadPart(s []float64) Vec     { return loadPart(s) }
+func StorePart(s []float64, v Vec) { storePart(s, v) }
 
 // FactorOf is x in the lanes where it is a positive number (a factor
 // scaling may divide by) and 1 in the others: 0, +Inf, NaN.

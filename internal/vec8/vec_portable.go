@@ -2,6 +2,8 @@
 
 package vec8
 
+import "math"
+
 // Vec is eight lanes in plain Go: a build without GOEXPERIMENT=simd (or
 // not on amd64) has no vector registers to put them in. Its methods are
 // simd/archsimd's Float64x8's that the lane kernels use, lane by lane.
@@ -42,6 +44,15 @@ func (a Vec) Add(b Vec) Vec {
 func (a Vec) Mul(b Vec) Vec {
 	for i := range a {
 		a[i] *= b[i]
+	}
+	return a
+}
+
+// MulAdd is a·b + c, rounded once (math.FMA), as the vector instruction
+// rounds it.
+func (a Vec) MulAdd(b, c Vec) Vec {
+	for i := range a {
+		a[i] = math.FMA(a[i], b[i], c[i])
 	}
 	return a
 }
@@ -124,3 +135,10 @@ func (m Mask) ToBits() uint8 {
 
 // Settle ends a run of vector code: nothing to do in plain Go.
 func Settle() {}
+
+func loadPart(s []float64) (v Vec) {
+	copy(v[:], s)
+	return v
+}
+
+func storePart(s []float64, v Vec) { copy(s, v[:]) }

@@ -12,6 +12,9 @@ type (
 
 func load(p *[Lanes]float64) Vec { return archsimd.LoadFloat64x8(p) }
 
+func loadPart(s []float64) Vec     { return archsimd.LoadFloat64x8SlicePart(s) }
+func storePart(s []float64, v Vec) { v.StoreSlicePart(s) }
+
 // Broadcast is x in every lane.
 func Broadcast(x float64) Vec { return archsimd.BroadcastFloat64x8(x) }
 

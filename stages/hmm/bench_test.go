@@ -8,6 +8,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/testenv"
+	"github.com/grind-nlp/grind/internal/vec8"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/tagged2sents"
 )
@@ -21,7 +22,7 @@ func BenchmarkForwardBackward_K45(b *testing.B) {
 		name   string
 		order  int
 		kernel string
-	}{{"bitag/scalar", 1, ""}, {"bitag/" + vecKernel, 1, vecKernel}, {"trigram/scalar", 2, ""}, {"trigram/" + vecKernel, 2, vecKernel}} {
+	}{{"bitag/scalar", 1, ""}, {"bitag/" + vec8.Kernel, 1, vec8.Kernel}, {"trigram/scalar", 2, ""}, {"trigram/" + vec8.Kernel, 2, vec8.Kernel}} {
 		b.Run(c.name, func(b *testing.B) {
 			const k, v, n = 45, 5000, 25
 			rng := rand.New(rand.NewPCG(1, 1))

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/grind-nlp/grind/internal/vec8"
 )
 
 // Where this build has a vector kernel that this machine runs (AVX-512),
@@ -32,8 +34,8 @@ var kernel = denseKernel()
 // they run only in tests, which check the kernel's arithmetic in every
 // build.
 func denseKernel() string {
-	if vecKernel == "avx512" && vecRuns() {
-		return vecKernel
+	if vec8.Kernel == "avx512" && vec8.Runs() {
+		return vec8.Kernel
 	}
 	return ""
 }
@@ -268,16 +270,16 @@ func (fb *FB) backwardDense2(p *Params, d *denseModel, words []int32, acc *Accum
 // be nil).
 func posteriorDense(a, beta []float64, rows []int32, kp int, erow, g []float64) {
 	for j := 0; j < kp; j += 8 {
-		var x vec
+		var x vec8.Vec
 		for _, r := range rows {
 			o := int(r)*kp + j
-			x = x.Add(ld(a[o:]).Mul(ld(beta[o:])))
+			x = x.Add(vec8.Load(a[o:]).Mul(vec8.Load(beta[o:])))
 		}
 		if erow != nil {
-			stPart(erow[j:], ldPart(erow[j:]).Add(x))
+			vec8.StorePart(erow[j:], vec8.LoadPart(erow[j:]).Add(x))
 		}
 		if g != nil {
-			stPart(g[j:], x)
+			vec8.StorePart(g[j:], x)
 		}
 	}
 }
@@ -285,23 +287,23 @@ func posteriorDense(a, beta []float64, rows []int32, kp int, erow, g []float64) 
 // weigh sets u = e·β̂·c over the kp numbers of a row, as backward1 and
 // backward2 compute it (0 in the padding: e has K numbers).
 func weigh(u, e, beta []float64, c float64) {
-	cv := bcast(c)
+	cv := vec8.Broadcast(c)
 	for j := 0; j < len(u); j += 8 {
-		st(u[j:], ldPart(e[j:]).Mul(ld(beta[j:])).Mul(cv))
+		vec8.Store(u[j:], vec8.LoadPart(e[j:]).Mul(vec8.Load(beta[j:])).Mul(cv))
 	}
 }
 
 // mulSum multiplies a (kp numbers) by the K emission weights e (0 in the
 // padding) and returns its sum.
 func mulSum(a, e []float64) float64 {
-	var sum vec
+	var sum vec8.Vec
 	for j := 0; j < len(a); j += 8 {
-		x := ld(a[j:]).Mul(ldPart(e[j:]))
-		st(a[j:], x)
+		x := vec8.Load(a[j:]).Mul(vec8.LoadPart(e[j:]))
+		vec8.Store(a[j:], x)
 		sum = sum.Add(x)
 	}
 	var lanes [8]float64
-	st(lanes[:], sum)
+	vec8.Store(lanes[:], sum)
 	s := 0.0
 	for _, x := range lanes {
 		s += x
@@ -311,9 +313,9 @@ func mulSum(a, e []float64) float64 {
 
 // scaleBy multiplies a (kp numbers) by f.
 func scaleBy(a []float64, f float64) {
-	v := bcast(f)
+	v := vec8.Broadcast(f)
 	for j := 0; j < len(a); j += 8 {
-		st(a[j:], ld(a[j:]).Mul(v))
+		vec8.Store(a[j:], vec8.Load(a[j:]).Mul(v))
 	}
 }
 
@@ -357,58 +359,58 @@ func combine(dst, x, m []float64, stride int) {
 }
 
 func combine6(dst, x, m []float64, stride int) {
-	var c0, c1, c2, c3, c4, c5 vec
+	var c0, c1, c2, c3, c4, c5 vec8.Vec
 	for q, xq := range x {
-		r, b := (*[48]float64)(m[q*stride:]), bcast(xq)
-		c0 = ld(r[0:8]).MulAdd(b, c0)
-		c1 = ld(r[8:16]).MulAdd(b, c1)
-		c2 = ld(r[16:24]).MulAdd(b, c2)
-		c3 = ld(r[24:32]).MulAdd(b, c3)
-		c4 = ld(r[32:40]).MulAdd(b, c4)
-		c5 = ld(r[40:48]).MulAdd(b, c5)
+		r, b := (*[48]float64)(m[q*stride:]), vec8.Broadcast(xq)
+		c0 = vec8.Load(r[0:8]).MulAdd(b, c0)
+		c1 = vec8.Load(r[8:16]).MulAdd(b, c1)
+		c2 = vec8.Load(r[16:24]).MulAdd(b, c2)
+		c3 = vec8.Load(r[24:32]).MulAdd(b, c3)
+		c4 = vec8.Load(r[32:40]).MulAdd(b, c4)
+		c5 = vec8.Load(r[40:48]).MulAdd(b, c5)
 	}
 	d := (*[48]float64)(dst)
-	st(d[0:8], c0)
-	st(d[8:16], c1)
-	st(d[16:24], c2)
-	st(d[24:32], c3)
-	st(d[32:40], c4)
-	st(d[40:48], c5)
+	vec8.Store(d[0:8], c0)
+	vec8.Store(d[8:16], c1)
+	vec8.Store(d[16:24], c2)
+	vec8.Store(d[24:32], c3)
+	vec8.Store(d[32:40], c4)
+	vec8.Store(d[40:48], c5)
 }
 
 func combine4(dst, x, m []float64, stride int) {
-	var c0, c1, c2, c3 vec
+	var c0, c1, c2, c3 vec8.Vec
 	for q, xq := range x {
-		r, b := (*[32]float64)(m[q*stride:]), bcast(xq)
-		c0 = ld(r[0:8]).MulAdd(b, c0)
-		c1 = ld(r[8:16]).MulAdd(b, c1)
-		c2 = ld(r[16:24]).MulAdd(b, c2)
-		c3 = ld(r[24:32]).MulAdd(b, c3)
+		r, b := (*[32]float64)(m[q*stride:]), vec8.Broadcast(xq)
+		c0 = vec8.Load(r[0:8]).MulAdd(b, c0)
+		c1 = vec8.Load(r[8:16]).MulAdd(b, c1)
+		c2 = vec8.Load(r[16:24]).MulAdd(b, c2)
+		c3 = vec8.Load(r[24:32]).MulAdd(b, c3)
 	}
 	d := (*[32]float64)(dst)
-	st(d[0:8], c0)
-	st(d[8:16], c1)
-	st(d[16:24], c2)
-	st(d[24:32], c3)
+	vec8.Store(d[0:8], c0)
+	vec8.Store(d[8:16], c1)
+	vec8.Store(d[16:24], c2)
+	vec8.Store(d[24:32], c3)
 }
 
 func combine2(dst, x, m []float64, stride int) {
-	var c0, c1 vec
+	var c0, c1 vec8.Vec
 	for q, xq := range x {
-		r, b := (*[16]float64)(m[q*stride:]), bcast(xq)
-		c0 = ld(r[0:8]).MulAdd(b, c0)
-		c1 = ld(r[8:16]).MulAdd(b, c1)
+		r, b := (*[16]float64)(m[q*stride:]), vec8.Broadcast(xq)
+		c0 = vec8.Load(r[0:8]).MulAdd(b, c0)
+		c1 = vec8.Load(r[8:16]).MulAdd(b, c1)
 	}
-	st(dst[0:8], c0)
-	st(dst[8:16], c1)
+	vec8.Store(dst[0:8], c0)
+	vec8.Store(dst[8:16], c1)
 }
 
 func combine1(dst, x, m []float64, stride int) {
-	var c vec
+	var c vec8.Vec
 	for q, xq := range x {
-		c = ld(m[q*stride:]).MulAdd(bcast(xq), c)
+		c = vec8.Load(m[q*stride:]).MulAdd(vec8.Broadcast(xq), c)
 	}
-	st(dst, c)
+	vec8.Store(dst, c)
 }
 
 // rank adds x[q]·u[t] to dst[q·stride + t] for every q of x and every t
@@ -430,43 +432,43 @@ func rank(dst []float64, stride int, x, u []float64) {
 
 func rank6(dst []float64, stride int, x, u []float64) {
 	v := (*[48]float64)(u)
-	u0, u1, u2, u3, u4, u5 := ld(v[0:8]), ld(v[8:16]), ld(v[16:24]), ld(v[24:32]), ld(v[32:40]), ld(v[40:48])
+	u0, u1, u2, u3, u4, u5 := vec8.Load(v[0:8]), vec8.Load(v[8:16]), vec8.Load(v[16:24]), vec8.Load(v[24:32]), vec8.Load(v[32:40]), vec8.Load(v[40:48])
 	for q, xq := range x {
-		r, b := (*[48]float64)(dst[q*stride:]), bcast(xq)
-		st(r[0:8], u0.MulAdd(b, ld(r[0:8])))
-		st(r[8:16], u1.MulAdd(b, ld(r[8:16])))
-		st(r[16:24], u2.MulAdd(b, ld(r[16:24])))
-		st(r[24:32], u3.MulAdd(b, ld(r[24:32])))
-		st(r[32:40], u4.MulAdd(b, ld(r[32:40])))
-		st(r[40:48], u5.MulAdd(b, ld(r[40:48])))
+		r, b := (*[48]float64)(dst[q*stride:]), vec8.Broadcast(xq)
+		vec8.Store(r[0:8], u0.MulAdd(b, vec8.Load(r[0:8])))
+		vec8.Store(r[8:16], u1.MulAdd(b, vec8.Load(r[8:16])))
+		vec8.Store(r[16:24], u2.MulAdd(b, vec8.Load(r[16:24])))
+		vec8.Store(r[24:32], u3.MulAdd(b, vec8.Load(r[24:32])))
+		vec8.Store(r[32:40], u4.MulAdd(b, vec8.Load(r[32:40])))
+		vec8.Store(r[40:48], u5.MulAdd(b, vec8.Load(r[40:48])))
 	}
 }
 
 func rank4(dst []float64, stride int, x, u []float64) {
 	v := (*[32]float64)(u)
-	u0, u1, u2, u3 := ld(v[0:8]), ld(v[8:16]), ld(v[16:24]), ld(v[24:32])
+	u0, u1, u2, u3 := vec8.Load(v[0:8]), vec8.Load(v[8:16]), vec8.Load(v[16:24]), vec8.Load(v[24:32])
 	for q, xq := range x {
-		r, b := (*[32]float64)(dst[q*stride:]), bcast(xq)
-		st(r[0:8], u0.MulAdd(b, ld(r[0:8])))
-		st(r[8:16], u1.MulAdd(b, ld(r[8:16])))
-		st(r[16:24], u2.MulAdd(b, ld(r[16:24])))
-		st(r[24:32], u3.MulAdd(b, ld(r[24:32])))
+		r, b := (*[32]float64)(dst[q*stride:]), vec8.Broadcast(xq)
+		vec8.Store(r[0:8], u0.MulAdd(b, vec8.Load(r[0:8])))
+		vec8.Store(r[8:16], u1.MulAdd(b, vec8.Load(r[8:16])))
+		vec8.Store(r[16:24], u2.MulAdd(b, vec8.Load(r[16:24])))
+		vec8.Store(r[24:32], u3.MulAdd(b, vec8.Load(r[24:32])))
 	}
 }
 
 func rank2(dst []float64, stride int, x, u []float64) {
-	u0, u1 := ld(u[0:8]), ld(u[8:16])
+	u0, u1 := vec8.Load(u[0:8]), vec8.Load(u[8:16])
 	for q, xq := range x {
-		r, b := (*[16]float64)(dst[q*stride:]), bcast(xq)
-		st(r[0:8], u0.MulAdd(b, ld(r[0:8])))
-		st(r[8:16], u1.MulAdd(b, ld(r[8:16])))
+		r, b := (*[16]float64)(dst[q*stride:]), vec8.Broadcast(xq)
+		vec8.Store(r[0:8], u0.MulAdd(b, vec8.Load(r[0:8])))
+		vec8.Store(r[8:16], u1.MulAdd(b, vec8.Load(r[8:16])))
 	}
 }
 
 func rank1(dst []float64, stride int, x, u []float64) {
-	u0 := ld(u)
+	u0 := vec8.Load(u)
 	for q, xq := range x {
 		r := dst[q*stride : q*stride+8]
-		st(r, u0.MulAdd(bcast(xq), ld(r)))
+		vec8.Store(r, u0.MulAdd(vec8.Broadcast(xq), vec8.Load(r)))
 	}
 }

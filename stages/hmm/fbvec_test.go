@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/grind-nlp/grind/internal/vec8"
 )
 
 // withKernel runs fn with the E-step's dense kernel set to k ("": fb.go's
@@ -12,7 +14,7 @@ import (
 // kernel here too, so every build tests the kernel's arithmetic.
 func withKernel(t testing.TB, k string, fn func()) {
 	t.Helper()
-	if k != "" && !vecRuns() {
+	if k != "" && !vec8.Runs() {
 		t.Skip("this machine cannot run the " + k + " kernel")
 	}
 	old := kernel
@@ -29,7 +31,7 @@ func withKernel(t testing.TB, k string, fn func()) {
 // 48 need one more), sentences of 1 to 5 tokens.
 func TestDenseKernelAgainstEnumeration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 3))
-	withKernel(t, vecKernel, func() {
+	withKernel(t, vec8.Kernel, func() {
 		var fb FB
 		var d denseModel
 		for _, c := range []struct{ order, k int }{
@@ -84,7 +86,7 @@ func TestDenseKernelMatches(t *testing.T) {
 		p := s.NoisyUniform(0.5, 3)
 		for iter := range 3 {
 			var res [2]EStepResult
-			for j, kern := range []string{"", vecKernel} {
+			for j, kern := range []string{"", vec8.Kernel} {
 				withKernel(t, kern, func() { res[j] = NewEStepper(c, s, 1+j).Run(p) })
 			}
 			worst := math.Abs(res[0].LogLik-res[1].LogLik) / math.Abs(res[0].LogLik)
@@ -96,7 +98,7 @@ func TestDenseKernelMatches(t *testing.T) {
 				}
 			}
 			if worst > 1e-12 {
-				t.Fatalf("order %d, K %d, iteration %d: the %s kernel's E-step differs from fb.go's by %g relative", shape.order, shape.k, iter, vecKernel, worst)
+				t.Fatalf("order %d, K %d, iteration %d: the %s kernel's E-step differs from fb.go's by %g relative", shape.order, shape.k, iter, vec8.Kernel, worst)
 			}
 			t.Logf("order %d, K %d, iteration %d: within %.2g relative", shape.order, shape.k, iter, worst)
 			p = s.Normalize(res[0].Counts, 0)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/vec8"
 )
 
 // sampledCorpus draws sentences from a random bitag HMM with sparse
@@ -152,7 +153,7 @@ func TestVBBoundBelowEvidence(t *testing.T) {
 // kernel.
 func TestEStepSameForWorkers(t *testing.T) {
 	c := sampledCorpus(t, 300, 3, 15, 4)
-	for _, kern := range []string{"", vecKernel} {
+	for _, kern := range []string{"", vec8.Kernel} {
 		withKernel(t, kern, func() {
 			for _, order := range []int{1, 2} {
 				s, _ := NewSpace(order, 5, len(c.Words), nil)
