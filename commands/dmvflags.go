@@ -37,17 +37,22 @@ func newProgress(c *cli.Context, plan progress.Plan) *progress.Reporter {
 // positive number: only an objective that does not change at all stops
 // the run before --max-iter.
 func Tolerance(c *cli.Context) (float64, error) {
-	if !c.IsSet("tol") {
-		return 0, nil
-	}
-	tol := c.Float64("tol")
-	switch {
-	case !(tol >= 0) || math.IsInf(tol, 1):
+	if tol := c.Float64("tol"); c.IsSet("tol") && (!(tol >= 0) || math.IsInf(tol, 1)) {
 		return 0, program.Usagef("--tol must be a finite number ≥ 0, not %g", tol)
-	case tol == 0:
-		return math.SmallestNonzeroFloat64, nil
 	}
-	return tol, nil
+	return givenTol(c), nil
+}
+
+// givenTol is Tolerance of a --tol already checked.
+func givenTol(c *cli.Context) float64 {
+	switch tol := c.Float64("tol"); {
+	case !c.IsSet("tol"):
+		return 0
+	case tol == 0:
+		return math.SmallestNonzeroFloat64
+	default:
+		return tol
+	}
 }
 
 // stopFlag is every EM trainer's choice of stopping rule (emloop.Rule);

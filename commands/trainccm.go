@@ -107,7 +107,7 @@ need more.
 			&cli.StringFlag{Name: "estimator", Value: "em", Usage: "`em`, da or sda"},
 			&cli.StringFlag{Name: "init", Value: "split", Usage: "the CCM's start: `split` (uniform split points), tree (uniform trees) or bracket"},
 			&cli.IntFlag{Name: "max-iter", Value: 100, Usage: "`N` E-steps at most (per stage under da and sda); 0: the start model (--init's M-step; dmvccm: and --dmv-init's), for the shell loop"},
-			&cli.Float64Flag{Name: "tol", DefaultText: "1e-6; 1e-5 for dmvccm; under --stop bits 2^-20", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (under --stop bits, in bits per token)"},
+			&cli.Float64Flag{Name: "tol", DefaultText: "1e-6; 1e-5 for dmvccm; under --stop bits 2^-20", Usage: "stop (end a stage) when the objective changes by less than `T`, relatively (under --stop bits, in bits per token); 0 runs to --max-iter"},
 			stopFlag("relative"),
 			&cli.BoolFlag{Name: "mbr", Usage: "decode the maximum expected-recall bracketing instead of the Viterbi one (ccm, ccm2)"},
 			&cli.IntFlag{Name: "classes", Value: 2, Usage: "ccm: `K` classes, the distituent label one of them (Klein §5.3.2; 2 is the CCM); em only"},
@@ -395,7 +395,7 @@ func trainCCMAlone(c *cli.Context, model string, est ccm.Estimator, skew ccm.Ske
 	}
 	opts := ccm.Options{
 		Variant: v, Start: start, Estimator: est, Skew: skew, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
+		MaxIter: c.Int("max-iter"), Tol: givenTol(c), Stop: stop, Workers: c.Int("workers"),
 		Classes: classesOf(c), Seed: c.Uint64("seed"),
 		Observe: emloop.Every(c.Int("save-every"), func(it format.Iteration, _ *ccm.Model) error {
 			report(it)
@@ -561,7 +561,7 @@ func trainDMVCCM(c *cli.Context, est ccm.Estimator, stop emloop.Rule, train, out
 		DMVInit: c.String("dmv-init"), CCMStart: start, HeadChoice: c.Bool("head-choice"), RightFirst: c.Bool("right-first"),
 		Order: dmvccmOrder(c), FlatCCM: c.Bool("flat-ccm"),
 		Estimator: est, Beta0: c.Float64("beta0"), Gamma: c.Float64("gamma"),
-		MaxIter: c.Int("max-iter"), Tol: c.Float64("tol"), Stop: stop, Workers: c.Int("workers"),
+		MaxIter: c.Int("max-iter"), Tol: givenTol(c), Stop: stop, Workers: c.Int("workers"),
 		Observe: emloop.Every(c.Int("save-every"), observe, func(iter int, m *dmvccm.Model) error {
 			return pipeline.WriteFile(savedModelPath(c.String("save-dir"), iter), nil, func(o *pipeline.Output) error { return dmvccm.WriteModel(o, m) })
 		}),
