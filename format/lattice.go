@@ -292,6 +292,9 @@ func (r *SentenceOrLatticeNoWords) UnmarshalJSON(data []byte) error {
 }
 
 // Validate validates whichever record r holds.
+// Parts are the record's sentence and lattice, one of them nil.
+func (r *SentenceOrLattice) Parts() (*Sentence, *Lattice) { return r.Sentence, r.Lattice }
+
 func (r *SentenceOrLattice) Validate() error {
 	if r.Lattice != nil {
 		return r.Lattice.Validate()

@@ -13,36 +13,16 @@ import (
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
-// ReadSentencesOrLattices reads every record of src: sentences, or
-// lattices (nbhd's output), but not both in one stream — a record of the
-// other kind than the first is an error at its line. An input without a
-// record is an error. Sentences come without their words, which the
-// E-step never looks at (format.SentenceOrLatticeNoWords).
+// ReadSentencesOrLattices reads the DMV's contrastive input (nbhd's
+// reader): sentences, without their words, which the E-step never looks
+// at (format.SentenceOrLatticeNoWords), or lattices over tags.
 func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format.Lattice, error) {
-	var sents []*format.Sentence
-	var lats []*format.Lattice
-	err := pipeline.EachRecord(src, func(r *format.SentenceOrLatticeNoWords, at *pipeline.Lines) error {
-		if err := r.Validate(); err != nil {
-			return pipeline.BadRecord(err)
-		}
-		switch {
-		case r.Lattice != nil && len(sents) > 0:
-			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
-		case r.Sentence != nil && len(lats) > 0:
-			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
-		case r.Lattice != nil && r.Lattice.TaggedWords():
-			return pipeline.BadRecord(errors.New("a lattice of tagged words (nbhd --spelling, Model U's): the DMV reads lattices over tags"))
-		case r.Lattice != nil:
-			lats = append(lats, r.Lattice)
-		default:
-			sents = append(sents, r.Sentence)
+	return nbhd.ReadSentencesOrLattices[format.SentenceOrLatticeNoWords](src, func(_ *format.Sentence, l *format.Lattice) error {
+		if l != nil && l.TaggedWords() {
+			return errors.New("a lattice of tagged words (nbhd --spelling, Model U's): the DMV reads lattices over tags")
 		}
 		return nil
 	})
-	if err == nil && len(sents) == 0 && len(lats) == 0 {
-		err = fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
-	}
-	return sents, lats, err
 }
 
 // LatticeEStep writes the expected counts of every event over the

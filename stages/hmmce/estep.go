@@ -75,34 +75,17 @@ func EStep(src pipeline.Source, w io.Writer, opts family.EStepOptions) error {
 		return err
 	}
 	where := pipeline.DescribeInputs(src.Names)
-	var sents []*format.Sentence
-	var lats []*format.Lattice
-	err = pipeline.EachRecord(src, func(r *format.SentenceOrLattice, at *pipeline.Lines) error {
-		if err := r.Validate(); err != nil {
-			return pipeline.BadRecord(err)
-		}
+	sents, lats, err := nbhd.ReadSentencesOrLattices[format.SentenceOrLattice](src, func(s *format.Sentence, l *format.Lattice) error {
 		switch {
-		case r.Lattice != nil && len(sents) > 0:
-			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
-		case r.Sentence != nil && len(lats) > 0:
-			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
-		case r.Lattice != nil && r.Lattice.TaggedWords():
-			return pipeline.BadRecord(errors.New("a lattice of tagged words (nbhd --spelling, Model U's): a log-linear HMM reads lattices over words (nbhd --words)"))
-		case r.Lattice != nil && r.Lattice.Words == nil:
-			return pipeline.BadRecord(errors.New("a lattice over tags: a log-linear HMM reads lattices over words (nbhd --words)"))
-		case r.Lattice != nil:
-			lats = append(lats, r.Lattice)
-		default:
-			if err := hmm.CheckSentence(r.Sentence); err != nil {
-				return pipeline.BadRecord(err)
-			}
-			sents = append(sents, r.Sentence)
+		case l != nil && l.TaggedWords():
+			return errors.New("a lattice of tagged words (nbhd --spelling, Model U's): a log-linear HMM reads lattices over words (nbhd --words)")
+		case l != nil && l.Words == nil:
+			return errors.New("a lattice over tags: a log-linear HMM reads lattices over words (nbhd --words)")
+		case l == nil:
+			return hmm.CheckSentence(s)
 		}
 		return nil
 	})
-	if err == nil && len(sents) == 0 && len(lats) == 0 {
-		err = fmt.Errorf("%s: no sentences", where)
-	}
 	if err != nil {
 		return err
 	}

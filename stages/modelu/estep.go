@@ -38,36 +38,20 @@ func EStep(src pipeline.Source, w io.Writer, opts EStepOptions) error {
 		return err
 	}
 	where := pipeline.DescribeInputs(src.Names)
-	var sents []*format.Sentence
-	var lats []*format.Lattice
-	err = pipeline.EachRecord(src, func(r *format.SentenceOrLattice, at *pipeline.Lines) error {
-		if err := r.Validate(); err != nil {
-			return pipeline.BadRecord(err)
-		}
-		switch l := r.Lattice; {
-		case l != nil && len(sents) > 0:
-			return pipeline.BadRecord(errors.New("a lattice among sentences: give estep one or the other"))
-		case r.Sentence != nil && len(lats) > 0:
-			return pipeline.BadRecord(errors.New("a sentence among lattices: give estep one or the other"))
+	sents, lats, err := nbhd.ReadSentencesOrLattices[format.SentenceOrLattice](src, func(s *format.Sentence, l *format.Lattice) error {
+		switch {
 		case l != nil && len(l.Tags) == 0:
-			return pipeline.BadRecord(errors.New("a lattice over words (nbhd --words, a log-linear HMM's): Model U reads lattices over tags, or of tagged words (nbhd --spelling)"))
+			return errors.New("a lattice over words (nbhd --words, a log-linear HMM's): Model U reads lattices over tags, or of tagged words (nbhd --spelling)")
 		case l != nil && m.Spelling && !l.TaggedWords():
-			return pipeline.BadRecord(fmt.Errorf("a lattice over tags, without words: the model %s has spelling features, which read the words: make the lattices with nbhd --spelling", opts.Model))
+			return fmt.Errorf("a lattice over tags, without words: the model %s has spelling features, which read the words: make the lattices with nbhd --spelling", opts.Model)
 		case l != nil && !m.Spelling && l.TaggedWords():
-			return pipeline.BadRecord(fmt.Errorf("a lattice of tagged words (nbhd --spelling): the model %s has no spelling features; its neighbourhoods are over tags (nbhd without --spelling)", opts.Model))
-		case l != nil:
-			lats = append(lats, l)
-		default:
-			if _, err := Symbols(m, r.Sentence, false); err != nil {
-				return pipeline.BadRecord(err)
-			}
-			sents = append(sents, r.Sentence)
+			return fmt.Errorf("a lattice of tagged words (nbhd --spelling): the model %s has no spelling features; its neighbourhoods are over tags (nbhd without --spelling)", opts.Model)
+		case l == nil:
+			_, err := Symbols(m, s, false)
+			return err
 		}
 		return nil
 	})
-	if err == nil && len(sents) == 0 && len(lats) == 0 {
-		err = fmt.Errorf("%s: no sentences", where)
-	}
 	if err != nil {
 		return err
 	}
