@@ -107,11 +107,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts RunOptions) error
 			return err
 		}
 	}
-	state := "converged"
-	if !res.Converged {
-		state = "stopped (" + res.Status + ")"
-	}
-	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g", state, res.Iters, res.Evals, res.Objective)
+	job.Progress.Note("%s", cesearch.Summary(res.Converged, res.Status, res.Iters, res.Evals, res.Objective))
 	if job.RunDir != "" {
 		if err := pipeline.WriteFile(filepath.Join(job.RunDir, rundir.Model), nil, func(o *pipeline.Output) error { return m.Write(o) }); err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/cesearch"
 )
 
@@ -105,24 +104,11 @@ func (o Step) Run(w io.Writer) error {
 	if err := tr.WriteModel(w); err != nil {
 		return err
 	}
-	for _, it := range accepted {
-		if o.Log != nil {
-			if err := o.Log(it); err != nil {
-				return err
-			}
-		}
-		if o.Report != nil {
-			fmt.Fprintln(o.Report, progress.IterationLine(it))
-		}
+	summary := ""
+	if st := tr.State; tr.Done() {
+		summary = cesearch.Summary(st.Converged, st.Stopped, st.Iteration-1, st.Evaluations, float64(st.Objective))
 	}
-	if st := tr.State; tr.Done() && o.Report != nil {
-		state := "converged"
-		if !st.Converged {
-			state = "stopped (" + st.Stopped + ")"
-		}
-		fmt.Fprintf(o.Report, "%s after %d L-BFGS iterations (%d evaluations); objective %.10g\n", state, st.Iteration-1, st.Evaluations, float64(st.Objective))
-	}
-	return nil
+	return cesearch.ReportStep(accepted, o.Log, o.Report, summary)
 }
 
 // evaluation reads the two count files and makes the objective and its

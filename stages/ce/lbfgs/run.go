@@ -9,6 +9,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/train"
 )
@@ -70,12 +71,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 	if err != nil {
 		return err
 	}
-	state := "converged"
-	if !res.Converged {
-		state = "stopped (" + res.Status + ")"
-	}
-	job.Progress.Note("%s after %d L-BFGS iterations (%d evaluations); objective %.10g",
-		state, res.Iterations, res.Evals, res.Objective)
+	job.Progress.Note("%s", cesearch.Summary(res.Converged, res.Status, res.Iterations, res.Evals, res.Objective))
 	return s.Write(w, res.Weights)
 }
 

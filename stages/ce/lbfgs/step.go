@@ -10,8 +10,8 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
-	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/estep"
 	"github.com/grind-nlp/grind/stages/train"
@@ -68,7 +68,7 @@ func (o Step) Run(w io.Writer) error {
 	counted := o.Sentences != "" || o.Lattices != ""
 	if st.Status == Finished {
 		if counted {
-			return fmt.Errorf("%s: the training has ended (%s): ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, outcome(st.Converged, st.Stopped), o.State)
+			return fmt.Errorf("%s: the training has ended (%s): ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, cesearch.Outcome(st.Converged, st.Stopped), o.State)
 		}
 		return writeWeights(w, st.Tags, st.Weights)
 	}
@@ -104,22 +104,11 @@ func (o Step) Run(w io.Writer) error {
 	if err := save(w, o.State, tr, next); err != nil {
 		return err
 	}
-	for _, it := range accepted {
-		if o.Log != nil {
-			if err := o.Log(it); err != nil {
-				return err
-			}
-		}
-		if o.Report != nil {
-			fmt.Fprintln(o.Report, progress.IterationLine(it))
-		}
+	summary := ""
+	if tr.Done {
+		summary = cesearch.Summary(tr.Converged, tr.Status, tr.Iterations, tr.Evals, tr.Objective)
 	}
-	if tr.Done && o.Report != nil {
-		fmt.Fprintf(o.Report, "%s after %d L-BFGS iterations (%d evaluations); objective %.10g\n",
-			outcome(tr.Converged, tr.Status), tr.Iterations, tr.Evals, tr.Objective)
-
-	}
-	return nil
+	return cesearch.ReportStep(accepted, o.Log, o.Report, summary)
 }
 
 // evaluation reads the two count files and makes the objective and its
@@ -237,11 +226,4 @@ func writeWeights(w io.Writer, tags []string, x []float64) error {
 	p := dmv.NewParams(len(tags))
 	ce.FromVector(x, p)
 	return dmv.WriteTable(w, dmv.NewTagSet(tags...), p, format.Weight, nil)
-}
-
-func outcome(converged bool, stopped string) string {
-	if converged {
-		return "converged"
-	}
-	return "stopped (" + stopped + ")"
 }
