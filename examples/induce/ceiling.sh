@@ -1,0 +1,61 @@
+#!/bin/sh
+# How far the DMV over a language's tags can go at all: for each language
+# of a newlang.mk run, the selection half's directed accuracy (%, root
+# counted) of
+#
+#   right      attach-right
+#   sup        the supervised DMV: the MLE (add-λ 1) of the training
+#              file's gold trees (LANG/train.jsonl), Viterbi-decoded
+#   sup+suffix the same over tags refined by the word's last character
+#              (a final 。 dropped): TAG_c where the pair is seen at least
+#              100 times in training, else TAG — what a word's ending
+#              (a case particle, an inflection) adds to its tag
+#   best       the best of induce's candidates (LANG/runs), picked by this
+#              very accuracy
+#   induce     induce's own pick (the share of rules)
+#
+# sup and best read gold trees: they bound what an estimator or a
+# selection could reach, and choose nothing. The report half is not
+# touched. Where the language has no train file (de, bg, nl: newlang.mk
+# trains on the selection half), sup is scored on its own training
+# sentences (marked *).
+#
+# usage: ceiling.sh OUT LANG...
+#   sh examples/induce/ceiling.sh examples/induce/out/newlang-10 en zh tr pt ja de bg eu fr it pl es nl
+# Needs the programs in ../../bin (or on PATH) and jq.
+set -eu
+out=$1
+shift
+PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
+directed() { score --json | pct; }
+supervised() { # supervised TRAIN DEV: the supervised DMV's accuracy on DEV
+	estep --gold -q "$1" | mstep --lambda 1 -q > "$tmp/sup.jsonl"
+	decode -m "$tmp/sup.jsonl" -q "$2" | directed
+}
+# refine FILE: tags refined by the word's last character where the pair
+# is frequent in training ($tmp/keep)
+refine() {
+	jq -c --rawfile keep "$tmp/keep" '
+	  ($keep | split("\n") | map({(.): true}) | add) as $k
+	  | .tags = [range(0; .tags | length) as $i
+	      | (.tags[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:])) as $r
+	      | if $k[$r] then $r else .tags[$i] end]' "$1"
+}
+printf '%-4s %6s %6s %10s %6s %6s\n' lang right sup sup+suffix best induce
+for l in "$@"; do
+	d=$out/$l
+	cmp -s "$d/train.jsonl" "$d/dev.jsonl" && mark='*' || mark=''
+	right=$(baseline --attach right -q "$d/dev.jsonl" | directed)
+	sup=$(supervised "$d/train.jsonl" "$d/dev.jsonl")
+	jq -r '.tags as $t | range(0; $t | length) as $i | $t[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:])' "$d/train.jsonl" |
+		sort | uniq -c | awk '$1 >= 100 { print $2 }' > "$tmp/keep"
+	refine "$d/train.jsonl" > "$tmp/train.jsonl"
+	refine "$d/dev.jsonl" > "$tmp/dev.jsonl"
+	suffix=$(supervised "$tmp/train.jsonl" "$tmp/dev.jsonl")
+	best=$(select-model --dev "$d/dev.jsonl" --root count --json -q "$d"/runs/*.jsonl | head -1 | pct)
+	induce=$(decode -m "$d/induce.model" -q "$d/dev.jsonl" | directed)
+	printf '%-4s %6s %6s %10s %6s %6s\n' "$l" "$right" "$sup$mark" "$suffix$mark" "$best" "$induce"
+done
