@@ -32,14 +32,18 @@ the highest dev likelihood. The model goes to -o (or stdout), decode takes
 it; the report of what was tried and why this one goes to stderr and to
 --report.
 
-Presets (--preset): quick (3 candidates), default (20), full (84); their
-times for 5,000 training sentences of ≤ 10 words are in docs/results.md.
+Presets (--preset): quick (3 candidates), medium (20), full (84, the
+default: its pick scored above medium's on the UD languages' selection
+halves); their times for 5,000 training sentences of ≤ 10 words are in
+docs/results.md (full: under half a minute on 2 cores). Give --dev the
+unannotated sentences of every length you mean to parse: the choice is
+made on them.
 
 From words alone (--words; no tags needed, none read): word classes are
 learnt from every training and dev sentence (Brown clustering into
 --classes clusters, each of the --function-words most frequent word forms a
 class of its own), and the candidates — EM and structural annealing from
-km and zero (default preset: 4; quick 2, full 16) — are constrained by
+km and zero (preset medium, its default: 4; quick 2, full 16) — are constrained by
 UD's content-head principle (no function word heads a dependency, in 95%
 of them: --rules content-heads) and trained on the sentences of at most
 --max-len words; the one of the highest dev likelihood is chosen. -o is
@@ -60,7 +64,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "train", Required: true, TakesFile: true, Usage: "the unannotated training sentences `FILE`"},
 			&cli.StringFlag{Name: "dev", Required: true, TakesFile: true, Usage: "the unannotated dev sentences `FILE`, which the choice is made on"},
-			&cli.StringFlag{Name: "preset", Value: "default", Usage: "the candidates: `NAME` quick, default or full"},
+			&cli.StringFlag{Name: "preset", DefaultText: induce.DefaultPreset + ", with --words " + induce.DefaultWordPreset, Usage: "the candidates: `NAME` quick, medium or full"},
 			&cli.StringFlag{Name: "rules", DefaultText: "detected from the tags", Usage: "the universal rules: a built-in table `NAME` (ud, ud1, naseem-ud, ptb, content-heads) or a rule FILE"},
 			&cli.StringFlag{Name: "report", Usage: "also write the report to `FILE`"},
 			&cli.BoolFlag{Name: "words", Usage: "start from the words: induce word classes, then the grammar over them; -o is a directory"},
@@ -78,7 +82,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if _, err := induce.Grid(c.String("preset")); err != nil {
+			if _, err := induce.Grid(preset(c)); err != nil {
 				return program.Usagef("--preset: %v", err)
 			}
 			if c.Bool("words") {
@@ -96,7 +100,7 @@ Examples:
 			opts := induce.Options{
 				Train: pipeline.Source{Names: []string{c.String("train")}, Stdin: c.App.Reader, Bad: bad},
 				Dev:   pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: bad},
-				Rules: c.String("rules"), Preset: c.String("preset"), Workers: c.Int("workers"),
+				Rules: c.String("rules"), Preset: preset(c), Workers: c.Int("workers"),
 				SaveDir: c.String("save-dir"), MaxMemory: limit,
 			}
 			if !c.Bool("quiet") {
@@ -123,6 +127,17 @@ Examples:
 	}
 }
 
+// preset is --preset, or the default of tagged text or of --words.
+func preset(c *cli.Context) string {
+	switch {
+	case c.IsSet("preset"):
+		return c.String("preset")
+	case c.Bool("words"):
+		return induce.DefaultWordPreset
+	}
+	return induce.DefaultPreset
+}
+
 // induceWords is induce --words: the tagger, the grammar and the report
 // into the directory -o.
 func induceWords(c *cli.Context) error {
@@ -147,7 +162,7 @@ func induceWords(c *cli.Context) error {
 	opts := induce.Options{
 		Train:  pipeline.Source{Names: []string{c.String("train")}, Stdin: c.App.Reader, Bad: bad},
 		Dev:    pipeline.Source{Names: []string{c.String("dev")}, Stdin: c.App.Reader, Bad: bad},
-		Preset: c.String("preset"), Workers: c.Int("workers"), SaveDir: c.String("save-dir"),
+		Preset: preset(c), Workers: c.Int("workers"), SaveDir: c.String("save-dir"),
 	}
 	if !c.Bool("quiet") {
 		opts.Notes = c.App.ErrWriter

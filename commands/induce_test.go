@@ -102,3 +102,36 @@ func TestInduceWords(t *testing.T) {
 		t.Error("decode does not parse the tagged text with induce --words's grammar")
 	}
 }
+
+// Without --preset, induce trains the full grid on tagged text and the
+// medium one from words; the old name "default" is refused with the
+// names there are.
+func TestInducePresets(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 40)
+	report := filepath.Join(dir, "report.txt")
+	run(t, nil, "induce", "--train", corpus, "--dev", corpus, "-q", "--report", report)
+	if got := string(readFile(t, report)); !strings.HasPrefix(got, "induce: 84 candidates (preset full) ") {
+		t.Errorf("induce's default grid is not full's 84 candidates:\n%s", got)
+	}
+	var words bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(readFile(t, corpus)), []byte("\n")) {
+		var s format.Sentence
+		if err := json.Unmarshal(line, &s); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := format.Marshal(format.Sentence{ID: s.ID, Words: s.Tags})
+		words.Write(append(out, '\n'))
+	}
+	bare := writeTemp(t, dir, "words.jsonl", words.Bytes())
+	out := filepath.Join(dir, "w")
+	run(t, nil, "induce", "--words", "--classes", "3", "--function-words", "2", "--train", bare, "--dev", bare, "-q", "-o", out)
+	if got := string(readFile(t, filepath.Join(out, "report.txt"))); !strings.Contains(got, "4 candidates (preset medium)") {
+		t.Errorf("induce --words's default grid is not medium's 4 candidates:\n%s", got)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"induce", "--preset", "default", "--train", corpus, "--dev", corpus}
+	if code := program.Run(args[0], args, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "quick, medium, full") || stdout.Len() > 0 {
+		t.Errorf("--preset default: exit %d, stdout %d bytes, stderr %q; want 2, nothing, the preset names", code, stdout.Len(), stderr.String())
+	}
+}

@@ -51,7 +51,7 @@ func WordGrid(preset string) ([]Candidate, error) {
 	switch preset {
 	case "quick":
 		add([]float64{1}, []float64{0.95}, nil)
-	case "default":
+	case "medium":
 		add([]float64{1}, []float64{0.95}, nil)
 		add([]float64{1}, []float64{0.95}, sa)
 	case "full":
