@@ -50,15 +50,17 @@ const batchMaxLen = 64
 
 // laneWork is a worker's workspace for batches.
 type laneWork struct {
-	chart   laneChart
-	index   []int // the window's sentences: their numbers in the corpus,
-	start   []int // where their tags start in tags (and one past the last)
-	tags    []int
-	order   []int     // the sentences by length
-	first   []int     // where each length starts in order (while sorting)
-	factors []float64 // each lane's attachment factors (Factors)
-	edge    []float64 // a lane's posteriors, for Posteriors
-	root    []float64
+	chart       laneChart
+	index       []int // the window's sentences: their numbers in the corpus,
+	start       []int // where their tags start in tags (and one past the last)
+	tags        []int
+	order       []int       // the sentences by length
+	first       []int       // where each length starts in order (while sorting)
+	factors     []float64   // each lane's attachment factors (Factors)
+	laneFactors [][]float64 // the lanes' slices of factors
+	use         []int       // the lanes whose counts the lane chart gives
+	edge        []float64   // a lane's posteriors, for Posteriors
+	root        []float64
 }
 
 // window is how many tokens (or sentences) of a chunk are sorted by
@@ -158,43 +160,50 @@ func (p *chunkPass) lanes(lw *laneWork, batch []int, n int) {
 	if opts.Factors != nil && len(lw.factors) < lanes*stride {
 		lw.factors = make([]float64, lanes*stride)
 	}
-	factors := func(l int) []float64 {
-		if opts.Factors == nil {
-			return nil
-		}
-		return lw.factors[l*stride : (l+1)*stride]
-	}
+	var f [][]float64 // each lane's attachment factors, nil for none
+	b.setLength(n)
 	for l, k := range batch {
-		f := factors(l)
-		if f != nil {
-			p.factors(lw.index[k], n, f)
+		if opts.Factors != nil {
+			f = append(lw.laneFactors[:l], p.factors(lw.index[k], n, lw.factors[l*stride:(l+1)*stride]))
+			lw.laneFactors = f
 		}
-		b.load(l, lw.sent(k), p.w, p.dist, f)
+		b.setTags(l, lw.sent(k))
 	}
-	b.pad(len(batch))
+	b.padTags(len(batch))
+	b.load(p.tables, p.w, p.dist, f)
 	b.scale()
 	b.inside()
 	if !opts.LogLikOnly {
 		b.outside()
 	}
-	// The scalar code that follows (counts, the next batch's potentials)
-	// otherwise waits on the vector registers' upper halves.
+	// The scalar code that follows (logarithms, counts, the next batch's
+	// potentials) otherwise waits on the vector registers' upper halves.
 	vec8.Settle()
+	use := lw.use[:0] // the lanes whose counts are the lane chart's
 	for l, k := range batch {
 		i, tags := lw.index[k], lw.sent(k)
 		logZ, ok := b.logZ(l)
 		if !ok || !opts.LogLikOnly && !b.usable(l) {
-			p.tally(p.soft(i, tags, factors(l)))
+			var fl []float64
+			if f != nil {
+				fl = f[l]
+			}
+			p.tally(p.soft(i, tags, fl))
 			continue
 		}
-		if !opts.LogLikOnly {
-			b.addCounts(l, tags, p.counts)
-			if opts.Posteriors != nil {
-				lw.edge, lw.root = slices.Grow(lw.edge[:0], n*n)[:n*n], slices.Grow(lw.root[:0], n)[:n]
-				b.posteriors(l, lw.edge, lw.root)
-				opts.Posteriors(i, lw.edge, lw.root)
-			}
-		}
+		use = append(use, l)
 		p.tally(logZ)
+	}
+	lw.use = use
+	if opts.LogLikOnly {
+		return
+	}
+	b.addCounts(use, p.counts)
+	if opts.Posteriors != nil {
+		lw.edge, lw.root = slices.Grow(lw.edge[:0], n*n)[:n*n], slices.Grow(lw.root[:0], n)[:n]
+		for _, l := range use {
+			b.posteriors(l, lw.edge, lw.root)
+			opts.Posteriors(lw.index[batch[l]], lw.edge, lw.root)
+		}
 	}
 }

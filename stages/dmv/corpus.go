@@ -556,6 +556,7 @@ type EStepper struct {
 	chunkBad  []int
 	dist      []float64
 	lanes     []*laneWork // a worker's batches (batch.go)
+	tables    laneTables  // the model's potentials for the lanes
 }
 
 // NewEStepper prepares E-steps over c.
@@ -678,6 +679,10 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	// sentences where there is a lane kernel (batch.go); the other
 	// variants, and every E-step without one, one sentence at a time.
 	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
+	if byLength {
+		e.tables.set(w)
+		run.tables = &e.tables
+	}
 	errs := make([]error, chunks)
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
 		counts := table(k)
@@ -726,6 +731,7 @@ type estepRun struct {
 	dist    []float64
 	longest int // sentences longer than this are unusable
 	tied    bool
+	tables  *laneTables // the lanes' potentials (batch.go), when they run
 }
 
 // chunkPass is one worker's pass over one chunk: its counts and sums.
