@@ -409,6 +409,13 @@ func (b *laneChart) inside() {
 	z.Store(&b.z)
 }
 
+// take is the lanes of a cell, which it clears.
+func take(c []float64) vec {
+	v := ld(c)
+	clear(c[:lanes])
+	return v
+}
+
 // addVec adds v to the lanes of a cell.
 func addVec(c []float64, v vec) { st(c, ld(c).Add(v)) }
 
@@ -421,8 +428,11 @@ func (b *laneChart) outside() {
 	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
 	brs, brsT, brc, bls, blsT, blc, bir, bil := b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil
 	stopPost, contPost := b.stopPost, b.contPost
-	for _, t := range [...][]float64{brs, brsT, brc, bls, blsT, blc, bir, bil, b.edgePost} {
-		clear(t[:sq])
+	// The adjoints start at 0: each cell is taken (read and cleared) once
+	// it is final, so the tables are 0 again after every pass. The
+	// posteriors of attachments are each set, the diagonal's cleared.
+	for h := 0; h < n; h++ {
+		clear(cell(b.edgePost, h*n+h))
 	}
 	clear(stopPost[:4*n*lanes])
 	clear(contPost[:4*n*lanes])
@@ -441,16 +451,16 @@ func (b *laneChart) outside() {
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			d := h*4 + Right*2 + NonAdj
-			bs := ld(cell(brs, h*n+j)).Add(ld(cell(brsT, j*n+h)))
-			bc := ld(cell(brc, h*n+j))
+			bs := take(cell(brs, h*n+j)).Add(take(cell(brsT, j*n+h)))
+			bc := take(cell(brc, h*n+j))
 			addVec(cell(stopPost, d), ld(cell(rs, h*n+j)).Mul(bs))
 			addVec(cell(contPost, d), ld(cell(rc, h*n+j)).Mul(bc))
 			br := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
 			vecAxpy2(br, cells(rsT, j*n+h+1, j*n+j+1), cells(bir, h*n+h+1, h*n+j+1),
 				cells(ir, h*n+h+1, h*n+j+1), cells(brsT, j*n+h+1, j*n+j+1))
 			d = j*4 + Left*2 + NonAdj
-			bs = ld(cell(bls, j*n+h)).Add(ld(cell(blsT, h*n+j)))
-			bc = ld(cell(blc, j*n+h))
+			bs = take(cell(bls, j*n+h)).Add(take(cell(blsT, h*n+j)))
+			bc = take(cell(blc, j*n+h))
 			addVec(cell(stopPost, d), ld(cell(ls, j*n+h)).Mul(bs))
 			addVec(cell(contPost, d), ld(cell(lc, j*n+h)).Mul(bc))
 			bl := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
@@ -459,12 +469,12 @@ func (b *laneChart) outside() {
 		}
 		for h := 0; h+w < n; h++ {
 			d := h + w
-			g := ld(cell(bir, h*n+d))
+			g := take(cell(bir, h*n+d))
 			st(cell(b.edgePost, h*n+d), ld(cell(ir, h*n+d)).Mul(g))
 			ge := g.Mul(ld(cell(edge, h*n+d)))
 			vecAxpy2(ge, cells(ls, d*n+h+1, d*n+d+1), cells(brc, h*n+h, h*n+d),
 				cells(rc, h*n+h, h*n+d), cells(bls, d*n+h+1, d*n+d+1))
-			g = ld(cell(bil, d*n+h))
+			g = take(cell(bil, d*n+h))
 			st(cell(b.edgePost, d*n+h), ld(cell(il, d*n+h)).Mul(g))
 			ge = g.Mul(ld(cell(edge, d*n+h)))
 			vecAxpy2(ge, cells(lc, d*n+h+1, d*n+d+1), cells(brs, h*n+h, h*n+d),
@@ -473,10 +483,10 @@ func (b *laneChart) outside() {
 	}
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		st(cell(stopPost, h*4+Right*2+Adj), ld(cell(rs, hh)).Mul(ld(cell(brs, hh)).Add(ld(cell(brsT, hh)))))
-		st(cell(contPost, h*4+Right*2+Adj), ld(cell(rc, hh)).Mul(ld(cell(brc, hh))))
-		st(cell(stopPost, h*4+Left*2+Adj), ld(cell(ls, hh)).Mul(ld(cell(bls, hh)).Add(ld(cell(blsT, hh)))))
-		st(cell(contPost, h*4+Left*2+Adj), ld(cell(lc, hh)).Mul(ld(cell(blc, hh))))
+		st(cell(stopPost, h*4+Right*2+Adj), ld(cell(rs, hh)).Mul(take(cell(brs, hh)).Add(take(cell(brsT, hh)))))
+		st(cell(contPost, h*4+Right*2+Adj), ld(cell(rc, hh)).Mul(take(cell(brc, hh))))
+		st(cell(stopPost, h*4+Left*2+Adj), ld(cell(ls, hh)).Mul(take(cell(bls, hh)).Add(take(cell(blsT, hh)))))
+		st(cell(contPost, h*4+Left*2+Adj), ld(cell(lc, hh)).Mul(take(cell(blc, hh))))
 	}
 	var sum vec
 	for _, t := range [...][]float64{b.edgePost[:sq], b.rootPost[:n*lanes], stopPost[:4*n*lanes], contPost[:4*n*lanes]} {
