@@ -105,12 +105,18 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 				side = tab.side[2*T:]
 			}
 			d := (h*4 + dir*2) * lanes
+			stop, cont := (*[2 * lanes]float64)(b.stop[d:]), (*[2 * lanes]float64)(b.cont[d:])
+			s := (*[lanes]float64)(removed[(h*2+dir)*lanes:])
 			for l, t := range th {
 				hh := &side[t*2+dir]
-				b.stop[d+l], b.stop[d+lanes+l] = hh.stop[Adj], hh.stop[NonAdj]
-				b.cont[d+l], b.cont[d+lanes+l] = hh.cont[Adj], hh.cont[NonAdj]
-				removed[(h*2+dir)*lanes+l] = hh.s
-				q[dir][l] = hh.q
+				stop[l], stop[lanes+l] = hh.stop[Adj], hh.stop[NonAdj]
+				cont[l], cont[lanes+l] = hh.cont[Adj], hh.cont[NonAdj]
+				s[l] = hh.s
+			}
+			if !plain { // the edges take q themselves
+				for l, t := range th {
+					q[dir][l] = side[t*2+dir].q
+				}
 			}
 		}
 		root := (*[lanes]float64)(b.root[h*lanes:])
