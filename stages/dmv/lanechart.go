@@ -234,34 +234,29 @@ func (b *laneChart) posteriors(l int, edge, root []float64) {
 }
 
 // addCounts is Chart.AddCounts (weight 1) of the lanes use (a list of
-// lanes): the posteriors added to counts cell by cell, the lanes'
-// sentences in turn within a cell.
+// lanes), head by head: each use lane's posteriors of head h added to
+// the counts of its tag, a row of the tables at a time.
 func (b *laneChart) addCounts(use []int, counts *Params) {
 	n, T, tags := b.n, counts.T, b.tags
 	for h := 0; h < n; h++ {
 		th := (*[lanes]int)(tags[h*lanes:])
+		root := (*[lanes]float64)(b.rootPost[h*lanes:])
+		stop, cont := (*[4 * lanes]float64)(b.stopPost[h*4*lanes:]), (*[4 * lanes]float64)(b.contPost[h*4*lanes:])
 		for _, l := range use {
-			counts.Root[th[l]] += b.rootPost[h*lanes+l]
-		}
-		for k := range 4 { // dir·2 + valence
-			stop, cont := b.stopPost[(h*4+k)*lanes:][:lanes], b.contPost[(h*4+k)*lanes:][:lanes]
-			for _, l := range use {
-				counts.Stop[th[l]*4+k] += stop[l]
-				counts.Cont[th[l]*4+k] += cont[l]
+			l &= lanes - 1 // (it is a lane: no bounds checks below)
+			t := th[l]
+			counts.Root[t] += root[l]
+			cs, cc := (*[4]float64)(counts.Stop[t*4:]), (*[4]float64)(counts.Cont[t*4:])
+			for k := range 4 { // dir·2 + valence
+				cs[k] += stop[k*lanes+l]
+				cc[k] += cont[k*lanes+l]
 			}
-		}
-		for d := 0; d < n; d++ {
-			if d == h {
-				continue
+			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
+			for d := 0; d < h; d++ {
+				left[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
 			}
-			dir := Right
-			if d < h {
-				dir = Left
-			}
-			td := (*[lanes]int)(tags[d*lanes:])
-			post := b.edgePost[(h*n+d)*lanes:][:lanes]
-			for _, l := range use {
-				counts.Child[(th[l]*2+dir)*T+td[l]] += post[l]
+			for d := h + 1; d < n; d++ {
+				right[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
 			}
 		}
 	}
