@@ -207,5 +207,5 @@ func (p *Params) apply(f func(float64) float64) {
 }
 
 // addTo adds src to dst entry by entry (eight at a time with AVX-512:
-// the E-step folds 64 chunks' tables an iteration).
+// the E-step folds a count table per chunk of the corpus).
 func addTo(dst, src []float64) { vec8.AddTo(dst, src) }
