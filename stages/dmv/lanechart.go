@@ -29,9 +29,9 @@ type laneChart struct {
 	root, edge, stop, cont []float64
 	logScale, kept         [lanes]float64 // log of the factors scaling removed: logScale + log kept
 
-	rs, rsT, rc, ls, lsT, lc, ir, il         []float64 // inside items
-	brs, brsT, brc, bls, blsT, blc, bir, bil []float64 // their adjoints
-	z                                        [lanes]float64
+	rs, rsT, rc, ls, lsT, lc, ir, il         []float64      // inside items
+	brs, brsT, brc, bls, blsT, blc, bir, bil []float64      // their adjoints
+	z, logZ8                                 [lanes]float64 // Z and log Z, after inside
 
 	edgePost, rootPost, stopPost, contPost []float64
 	capacity                               int
@@ -327,8 +327,7 @@ func factor(x float64) float64 {
 // would have taken it as it is (a normal Z, which its settle leaves
 // alone).
 func (b *laneChart) logZ(l int) (float64, bool) {
-	z := b.z[l]
-	return math.Log(z) + (b.logScale[l] + math.Log(b.kept[l])), normal(z)
+	return b.logZ8[l], normal(b.z[l])
 }
 
 // usable says whether lane l's posteriors after outside are all finite
@@ -410,6 +409,9 @@ func (b *laneChart) inside() {
 		z = z.Add(ld(cell(b.root, r)).Mul(ld(cell(ls, r*n))).Mul(ld(cell(rs, r*n+n-1))))
 	}
 	z.Store(&b.z)
+	// Every lane's log Z at once, as Chart.LogZ has it: log z + (the
+	// logarithms scale kept + log kept).
+	vec8.Log(z).Add(ld(b.logScale[:]).Add(vec8.Log(ld(b.kept[:])))).Store(&b.logZ8)
 }
 
 // take is the lanes of a cell, which it clears.
