@@ -23,7 +23,6 @@ type laneChart struct {
 	n int
 
 	tags []int // [i·lanes + lane]: each lane's sentence
-	real int   // the lanes that are the batch's, the rest padding
 
 	// Potentials (load, then scale).
 	root, edge, stop, cont []float64
@@ -74,7 +73,6 @@ func (b *laneChart) setTags(l int, tags []int) {
 // every lane of a short batch holds numbers (its results unread); lanes
 // 0..from−1 are the batch's.
 func (b *laneChart) padTags(from int) {
-	b.real = from
 	for i := 0; i < b.n*lanes; i += lanes {
 		for l := from; l < lanes; l++ {
 			b.tags[i+l] = b.tags[i+from-1]
