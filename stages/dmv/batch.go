@@ -23,7 +23,7 @@ var kernel = laneKernel()
 // laneKernel is the lane kernel the E-step uses on this machine: the
 // AVX-512 lanes where there are some, else none. The plain-Go lanes of a
 // build without GOEXPERIMENT=simd are slower than the scalar chart
-// (BenchmarkEMIterationKernels: 4–5×, the [8]float64 of each operation
+// (BenchmarkEMIterationKernels: 3–4×, the [8]float64 of each operation
 // going through memory), so they run only in tests, which check the
 // lanes' arithmetic in every build.
 func laneKernel() string {
