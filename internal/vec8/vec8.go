@@ -35,3 +35,20 @@ func FactorOf(x Vec) Vec {
 func Within(ok Mask, x Vec, lo, hi float64) Mask {
 	return ok.And(x.GreaterEqual(Broadcast(lo))).And(x.LessEqual(Broadcast(hi)))
 }
+
+// AddTo adds src to dst number by number, the same sums in any build:
+// eight at a time where a Vec is a register this machine has (then
+// Settle), one at a time elsewhere. It folds the E-steps' count tables.
+func AddTo(dst, src []float64) {
+	src = src[:len(dst)]
+	i := 0
+	if Kernel != "portable" && Runs() {
+		for ; i+Lanes <= len(dst); i += Lanes {
+			Store(dst[i:], Load(dst[i:]).Add(Load(src[i:])))
+		}
+		Settle()
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += src[i]
+	}
+}

@@ -142,3 +142,11 @@ func loadPart(s []float64) (v Vec) {
 }
 
 func storePart(s []float64, v Vec) { copy(s, v[:]) }
+
+// Log is math.Log lane by lane.
+func Log(x Vec) Vec {
+	for i := range x {
+		x[i] = math.Log(x[i])
+	}
+	return x
+}

@@ -31,3 +31,41 @@ func Runs() bool { return archsimd.X86.AVX512() }
 // tables): the SSE instructions of Go's scalar code otherwise wait on the
 // vector registers' upper halves (VZEROUPPER).
 func Settle() { archsimd.ClearAVXUpperBits() }
+
+// Log is math.Log of every lane that holds a positive normal number, to
+// the bit: the operations of math.Log's amd64 assembly (FreeBSD's log),
+// in its order, on 8 lanes; the other lanes hold no meaningful number.
+// (Eight logarithms one at a time wait on a division each.)
+func Log(x Vec) Vec {
+	const (
+		hSqrt2 = 7.07106781186547524401e-01
+		ln2Hi  = 6.93147180369123816490e-01
+		ln2Lo  = 1.90821492927058770002e-10
+		l1     = 6.666666666666735130e-01
+		l2     = 3.999999999940941908e-01
+		l3     = 2.857142874366239149e-01
+		l4     = 2.222219843214978396e-01
+		l5     = 1.818357216161805012e-01
+		l6     = 1.531383769920937332e-01
+		l7     = 1.479819860511658591e-01
+	)
+	bits := x.AsUint64x8()
+	// f1, k := math.Frexp(x): f1 in [½, 1).
+	f1 := bits.And(archsimd.BroadcastUint64x8(1<<52 - 1)).Or(archsimd.BroadcastUint64x8(0x3FE0000000000000)).AsFloat64x8()
+	k := bits.ShiftAllRight(52).And(archsimd.BroadcastUint64x8(0x7FF)).AsInt64x8().Sub(archsimd.BroadcastInt64x8(0x3FE)).ConvertToFloat64()
+	// Where f1 ≤ √2/2 (the assembly's compare): k −= 1, f1 ·= 2.
+	low := f1.LessEqual(Broadcast(hSqrt2))
+	one := Broadcast(1).Merge(Broadcast(0), low)
+	k = k.Sub(one)
+	f1 = f1.Mul(one.Add(Broadcast(1)))
+	f := f1.Sub(Broadcast(1))
+	s := f.Div(Broadcast(2).Add(f))
+	s2 := s.Mul(s)
+	s4 := s2.Mul(s2)
+	t1 := s2.Mul(Broadcast(l7).Mul(s4).Add(Broadcast(l5)).Mul(s4).Add(Broadcast(l3)).Mul(s4).Add(Broadcast(l1)))
+	t2 := s4.Mul(Broadcast(l6).Mul(s4).Add(Broadcast(l4)).Mul(s4).Add(Broadcast(l2)))
+	r := t1.Add(t2)
+	hfsq := Broadcast(0.5).Mul(f).Mul(f)
+	inner := hfsq.Sub(s.Mul(r.Add(hfsq)).Add(k.Mul(Broadcast(ln2Lo)))).Sub(f)
+	return k.Mul(Broadcast(ln2Hi)).Sub(inner)
+}

@@ -191,9 +191,14 @@ func TestLanesUnderflowGoesScalar(t *testing.T) {
 	c := CorpusFromNumbers(NewTagSet(), sents)
 	// The lanes alone: the long sentences' Z leaves the normal numbers.
 	var b laneChart
+	var tab laneTables
+	tab.set(w)
+	b.setLength(40)
 	for l := range lanes {
-		b.load(l, sents[len(sents)-1-l], w, nil, nil)
+		b.setTags(l, sents[len(sents)-1-l])
 	}
+	b.padTags(lanes)
+	b.load(&tab, w, nil, nil)
 	b.scale()
 	b.inside()
 	if _, ok := b.logZ(0); ok {
@@ -257,6 +262,7 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 5))
 	exact := exactArithmetic()
 	var b laneChart
+	var tab laneTables
 	c := NewChart(20)
 	for trial := range 120 {
 		n, size := 1+rng.IntN(20), 1+rng.IntN(lanes)
@@ -274,6 +280,8 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 				dist = append(dist, math.Exp(-0.5*float64(d)))
 			}
 		}
+		tab.set(w)
+		b.setLength(n)
 		sents, factors := make([][]int, size), make([][]float64, size)
 		for l := range size {
 			sents[l] = make([]int, n)
@@ -286,9 +294,14 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 					factors[l][i] = 0.1 + rng.Float64()
 				}
 			}
-			b.load(l, sents[l], w, dist, factors[l])
+			b.setTags(l, sents[l])
 		}
-		b.pad(size)
+		b.padTags(size)
+		if trial%4 == 3 {
+			b.load(&tab, w, dist, factors)
+		} else {
+			b.load(&tab, w, dist, nil)
+		}
 		b.scale()
 		b.inside()
 		b.outside()

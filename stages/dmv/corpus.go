@@ -556,6 +556,7 @@ type EStepper struct {
 	chunkBad  []int
 	dist      []float64
 	lanes     []*laneWork // a worker's batches (batch.go)
+	tables    laneTables  // the model's potentials for the lanes
 }
 
 // NewEStepper prepares E-steps over c.
@@ -563,9 +564,10 @@ func NewEStepper(c *Corpus) *EStepper {
 	return &EStepper{corpus: c}
 }
 
-func (e *EStepper) chunkBounds(k int) (lo, hi int) {
+// chunkBounds is where chunk k of pieces starts and ends.
+func (e *EStepper) chunkBounds(k, pieces int) (lo, hi int) {
 	n := e.corpus.Len()
-	return k * n / chunks, (k + 1) * n / chunks
+	return k * n / pieces, (k + 1) * n / pieces
 }
 
 // Run computes expected counts (or Viterbi or gold counts) of the corpus
@@ -575,7 +577,16 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	if opts.Bound.On() && opts.Segment {
 		return EStepResult{Err: errors.New("the depth bound and Model S's segments do not combine")}
 	}
-	workers := min(pipeline.Workers(opts.Workers), chunks)
+	// The soft E-step of a plain DMV goes by batches of equal-length
+	// sentences where there is a lane kernel (batch.go), in laneChunks
+	// pieces; the other variants, and every E-step without one, one
+	// sentence at a time.
+	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
+	pieces := chunks
+	if byLength {
+		pieces = laneChunks
+	}
+	workers := min(pipeline.Workers(opts.Workers), pieces)
 	for len(e.charts) < workers {
 		e.charts = append(e.charts, NewChart(c.MaxLen))
 		e.heads = append(e.heads, make([]int, c.MaxLen))
@@ -603,8 +614,8 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			return EStepResult{Err: err}
 		}
 	}
-	if len(e.chunkLL) != chunks {
-		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, chunks), make([]int, chunks), make([]int, chunks)
+	if len(e.chunkLL) != pieces {
+		e.chunkLL, e.chunkZero, e.chunkBad = make([]float64, pieces), make([]int, pieces), make([]int, pieces)
 	}
 	// Each chunk's counts are added to the total in chunk order, whatever
 	// order the workers finish them in, and their table goes back to a
@@ -620,7 +631,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	ahead := 2 * workers
 	var mu sync.Mutex
 	advanced := sync.NewCond(&mu) // folded grew, or a chunk panicked
-	pending := make([]*Params, chunks)
+	pending := make([]*Params, pieces)
 	folded, panicked := 0, false
 	table := func(k int) *Params {
 		mu.Lock()
@@ -645,7 +656,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			panicked = true
 		}
 		pending[k] = counts
-		for folded < chunks && pending[folded] != nil {
+		for folded < pieces && pending[folded] != nil {
 			res.Counts.Add(pending[folded])
 			e.free = append(e.free, pending[folded])
 			pending[folded] = nil
@@ -674,12 +685,12 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		e.lanes = append(e.lanes, &laneWork{})
 	}
 	run := &estepRun{e: e, w: w, opts: opts, dist: dist, longest: longest, tied: tied}
-	// The soft E-step of a plain DMV goes by batches of equal-length
-	// sentences where there is a lane kernel (batch.go); the other
-	// variants, and every E-step without one, one sentence at a time.
-	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
-	errs := make([]error, chunks)
-	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
+	if byLength {
+		e.tables.set(w)
+		run.tables = &e.tables
+	}
+	errs := make([]error, pieces)
+	pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
 		counts := table(k)
 		if counts == nil {
 			return // another chunk panicked; ForEachChunk passes the panic on
@@ -696,7 +707,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		if opts.Bound.On() {
 			p.tc = e.bounded[worker]
 		}
-		lo, hi := e.chunkBounds(k)
+		lo, hi := e.chunkBounds(k, pieces)
 		if byLength {
 			errs[k] = p.byLength(lo, hi)
 		} else {
@@ -709,7 +720,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	if err := errors.Join(errs...); err != nil {
 		return EStepResult{Err: err}
 	}
-	for k := 0; k < chunks; k++ {
+	for k := 0; k < pieces; k++ {
 		res.LogLik += e.chunkLL[k]
 		res.ZeroWeight += e.chunkZero[k]
 		res.Unusable += e.chunkBad[k]
@@ -726,6 +737,7 @@ type estepRun struct {
 	dist    []float64
 	longest int // sentences longer than this are unusable
 	tied    bool
+	tables  *laneTables // the lanes' potentials (batch.go), when they run
 }
 
 // chunkPass is one worker's pass over one chunk: its counts and sums.

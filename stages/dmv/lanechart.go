@@ -1,6 +1,11 @@
 package dmv
 
-import "math"
+import (
+	"math"
+	"slices"
+
+	"github.com/grind-nlp/grind/internal/vec8"
+)
 
 // laneChart is Chart's inside and outside passes run over lanes sentences
 // of one length at once (a batch). Every table holds each cell of every
@@ -17,18 +22,20 @@ import "math"
 type laneChart struct {
 	n int
 
+	tags []int // [i·lanes + lane]: each lane's sentence
+
 	// Potentials (load, then scale).
 	root, edge, stop, cont []float64
-	logScale               [lanes]float64
+	logScale, kept         [lanes]float64 // log of the factors scaling removed: logScale + log kept
 
-	rs, rsT, rc, ls, lsT, lc, ir, il         []float64 // inside items
-	brs, brsT, brc, bls, blsT, blc, bir, bil []float64 // their adjoints
-	z                                        [lanes]float64
+	rs, rsT, rc, ls, lsT, lc, ir, il         []float64      // inside items
+	brs, brsT, brc, bls, blsT, blc, bir, bil []float64      // their adjoints
+	z, logZ8                                 [lanes]float64 // Z and log Z, after inside
 
 	edgePost, rootPost, stopPost, contPost []float64
 	capacity                               int
 
-	removed []float64      // scale's factors
+	removed []float64      // the factors scaling removed, 3n cells
 	inv     []float64      // scale's 1/factor of each word's attachments
 	sum     [lanes]float64 // of every posterior, after outside
 }
@@ -45,100 +52,119 @@ func (b *laneChart) grow(n int) {
 	b.edge, b.edgePost = f(), f()
 	b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il = f(), f(), f(), f(), f(), f(), f(), f()
 	b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil = f(), f(), f(), f(), f(), f(), f(), f()
+	b.tags, b.removed, b.inv = make([]int, n*lanes), v(3), v(1)
 	b.capacity = n
 }
 
-// load sets lane l's potentials for the tag sequence tags, as
-// Chart.Load (loadPotentials) does, each attachment also multiplied by
-// its factor when f is not nil (n² edges, then n roots: LoadFactored's).
-// scale scales them afterwards.
-func (b *laneChart) load(l int, tags []int, w *Params, dist, f []float64) {
-	n := len(tags)
+// setLength readies the chart for a batch of sentences of n tags.
+func (b *laneChart) setLength(n int) {
 	b.grow(n)
 	b.n = n
-	for h, th := range tags {
-		for dir := Left; dir <= Right; dir++ {
-			for v := Adj; v <= NonAdj; v++ {
-				b.stop[(h*4+dir*2+v)*lanes+l] = w.Stop[DecisionIndex(th, dir, v)]
-				b.cont[(h*4+dir*2+v)*lanes+l] = w.Cont[DecisionIndex(th, dir, v)]
-			}
-		}
-		left := w.Child[w.ChildIndex(th, Left, 0):]
-		right := w.Child[w.ChildIndex(th, Right, 0):]
-		for d, td := range tags {
-			var e float64
-			switch {
-			case d < h:
-				e = left[td]
-			case d > h:
-				e = right[td]
-			}
-			if dist != nil && d != h {
-				e *= dist[abs(h-d)]
-			}
-			if f != nil {
-				e *= f[h*n+d]
-			}
-			b.edge[(h*n+d)*lanes+l] = e
-		}
-		b.root[h*lanes+l] = w.Root[th]
-		if f != nil {
-			b.root[h*lanes+l] *= f[n*n+h]
+}
+
+// setTags puts sentence tags (of the batch's length) in lane l.
+func (b *laneChart) setTags(l int, tags []int) {
+	for i, t := range tags[:b.n] {
+		b.tags[i*lanes+l] = t
+	}
+}
+
+// padTags fills lanes from..lanes−1 with lane from−1's sentence, so that
+// every lane of a short batch holds numbers (its results unread); lanes
+// 0..from−1 are the batch's.
+func (b *laneChart) padTags(from int) {
+	for i := 0; i < b.n*lanes; i += lanes {
+		for l := from; l < lanes; l++ {
+			b.tags[i+l] = b.tags[i+from-1]
 		}
 	}
 }
 
-// pad fills lanes from..lanes−1 with lane from−1's potentials, so that
-// every lane of a short batch holds numbers (its results unread).
-func (b *laneChart) pad(from int) {
-	n := b.n
-	for _, t := range [...][]float64{b.root[:n*lanes], b.stop[:4*n*lanes], b.cont[:4*n*lanes], b.edge[:n*n*lanes]} {
-		for i := 0; i < len(t); i += lanes {
-			for l := from; l < lanes; l++ {
-				t[i+l] = t[i+from-1]
-			}
-		}
+// load sets every lane's potentials for its tags, as Chart.Load
+// (loadPotentials, then the part of scale that tab holds) does: each
+// edge also multiplied by dist[|h−d|] when dist is not nil and by its
+// lane's factor when f is not nil (f[l]: n² edges, then n roots:
+// LoadFactored's; a padded lane takes the batch's last). The stops and
+// conts come scaled from tab; scale finishes the attachments.
+func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float64) {
+	n, T, tags := b.n, tab.t, b.tags
+	plain := dist == nil && f == nil
+	child := tab.child // an edge is child·q at once where nothing comes between
+	if !plain {
+		child = w.Child
 	}
-}
-
-// scale is Chart.scale over every lane: the same divisions, lane by lane
-// (a lane whose factor is no usable number divides by 1, which changes
-// nothing, where Chart.scale skips it), and the same running product of
-// the factors removed, kept lane by lane in the factors' order.
-func (b *laneChart) scale() {
-	n := b.n
-	stop, cont, edge, root := b.stop, b.cont, b.edge, b.root
-	if cap(b.removed) < 3*n*lanes {
-		b.removed = make([]float64, 3*n*lanes)
-	}
-	removed := b.removed[:3*n*lanes] // the factors, in Chart.scale's order of keep
+	removed := b.removed[:3*n*lanes] // s of each half-head, then scale's
+	var q [2][lanes]float64
 	for h := 0; h < n; h++ {
+		th := (*[lanes]int)(tags[h*lanes:])
 		for dir := Left; dir <= Right; dir++ {
-			d := h*4 + dir*2
-			first := dir == Left && h == 0 || dir == Right && h == n-1
-			s := ld(cell(stop, d+Adj))
-			if !first {
-				s = s.Max(ld(cell(stop, d+NonAdj)))
+			side := tab.side[:2*T]
+			if dir == Left && h == 0 || dir == Right && h == n-1 {
+				side = tab.side[2*T:]
 			}
-			s = factorOf(s)
-			st(cell(stop, d+Adj), ld(cell(stop, d+Adj)).Div(s))
-			st(cell(stop, d+NonAdj), ld(cell(stop, d+NonAdj)).Div(s))
-			st(cell(removed, h*2+dir), s)
-			if first {
+			d := (h*4 + dir*2) * lanes
+			stop, cont := (*[2 * lanes]float64)(b.stop[d:]), (*[2 * lanes]float64)(b.cont[d:])
+			s := (*[lanes]float64)(removed[(h*2+dir)*lanes:])
+			for l, t := range th {
+				hh := &side[t*2+dir]
+				stop[l], stop[lanes+l] = hh.stop[Adj], hh.stop[NonAdj]
+				cont[l], cont[lanes+l] = hh.cont[Adj], hh.cont[NonAdj]
+				s[l] = hh.s
+			}
+			if !plain { // the edges take q themselves
+				for l, t := range th {
+					q[dir][l] = side[t*2+dir].q
+				}
+			}
+		}
+		root := (*[lanes]float64)(b.root[h*lanes:])
+		for l, t := range th {
+			root[l] = w.Root[t]
+		}
+		for d := 0; d < n; d++ {
+			row := (*[lanes]float64)(b.edge[(h*n+d)*lanes:])
+			if d == h {
+				*row = [lanes]float64{}
 				continue
 			}
-			q := factorOf(ld(cell(cont, d+Adj)).Max(ld(cell(cont, d+NonAdj))))
-			st(cell(cont, d+Adj), ld(cell(cont, d+Adj)).Div(q))
-			st(cell(cont, d+NonAdj), ld(cell(cont, d+NonAdj)).Div(q))
-			lo, hi := h*n, h*n+h // left dependents of h
-			if dir == Right {
-				lo, hi = h*n+h+1, h*n+n
+			dir := Right
+			if d < h {
+				dir = Left
 			}
-			for i := lo; i < hi; i++ {
-				st(cell(edge, i), ld(cell(edge, i)).Mul(q))
+			td := (*[lanes]int)(tags[d*lanes:])
+			for l, t := range th {
+				row[l] = child[(t*2+dir)*T+td[l]]
+			}
+			if plain {
+				continue
+			}
+			for l := range row {
+				if dist != nil {
+					row[l] *= dist[abs(h-d)]
+				}
+				if f != nil {
+					row[l] *= f[min(l, len(f)-1)][h*n+d]
+				}
+				row[l] *= q[dir][l]
+			}
+		}
+		if f != nil {
+			for l := range root {
+				root[l] *= f[min(l, len(f)-1)][n*n+h]
 			}
 		}
 	}
+}
+
+// scale is the rest of Chart.scale over every lane: each word's
+// attachments divided by their largest (a lane whose factor is no usable
+// number divides by 1, which changes nothing, where Chart.scale skips
+// it), and the running product of the factors removed (the half-heads'
+// s, then these), kept lane by lane in the factors' order.
+func (b *laneChart) scale() {
+	n := b.n
+	edge, root := b.edge, b.root
+	removed := b.removed[:3*n*lanes]
 	// Each word's attachments divided by their largest, row by row (the
 	// largest of numbers is the same in any order).
 	most := cells(removed, 2*n, 3*n)
@@ -149,18 +175,12 @@ func (b *laneChart) scale() {
 			st(most[i:i+lanes], ld(most[i:i+lanes]).Max(ld(row[i:i+lanes])))
 		}
 	}
-	if cap(b.inv) < n*lanes {
-		b.inv = make([]float64, n*lanes)
-	}
 	inv := b.inv[:n*lanes]
-	var one [lanes]float64
-	for l := range one {
-		one[l] = 1
-	}
+	one := vec8.Broadcast(1)
 	for i := 0; i+lanes <= len(most); i += lanes {
 		m := factorOf(ld(most[i : i+lanes]))
 		st(most[i:i+lanes], m)
-		st(inv[i:i+lanes], ld(one[:]).Div(m))
+		st(inv[i:i+lanes], one.Div(m))
 	}
 	for i := 0; i+lanes <= len(inv); i += lanes {
 		st(root[i:i+lanes], ld(root[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
@@ -171,6 +191,21 @@ func (b *laneChart) scale() {
 			st(row[i:i+lanes], ld(row[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
 		}
 	}
+	// The running product, every lane at once while every lane's stays
+	// within (1e-150, 1e150), where Chart.scale takes no logarithm; a lane
+	// whose product leaves it takes Chart.scale's logarithms, lane by lane.
+	kept, in := one, vec8.AllTrue()
+	lo, hi := vec8.Broadcast(1e-150), vec8.Broadcast(1e150)
+	for i := 0; i < len(removed); i += lanes {
+		kept = kept.Mul(ld(removed[i : i+lanes]))
+		in = in.And(kept.Greater(lo)).And(hi.Greater(kept))
+	}
+	kept.Store(&b.kept)
+	b.logScale = [lanes]float64{}
+	if in.ToBits() == 1<<lanes-1 {
+		return
+	}
+	vec8.Settle()
 	for l := range lanes {
 		logScale, kept := 0.0, 1.0
 		for i := l; i < len(removed); i += lanes {
@@ -181,7 +216,7 @@ func (b *laneChart) scale() {
 				kept = 1
 			}
 		}
-		b.logScale[l] = logScale + math.Log(kept)
+		b.logScale[l], b.kept[l] = logScale, kept
 	}
 }
 
@@ -196,33 +231,101 @@ func (b *laneChart) posteriors(l int, edge, root []float64) {
 	}
 }
 
-// addCounts is Chart.AddCounts (weight 1) of lane l, whose tags are tags.
-func (b *laneChart) addCounts(l int, tags []int, counts *Params) {
-	n := b.n
-	t := counts.T
-	for h, th := range tags {
-		counts.Root[th] += b.rootPost[h*lanes+l]
-		left := counts.Child[(th*2+Left)*t : (th*2+Left)*t+t]
-		for d := 0; d < h; d++ {
-			left[tags[d]] += b.edgePost[(h*n+d)*lanes+l]
-		}
-		right := counts.Child[(th*2+Right)*t : (th*2+Right)*t+t]
-		for d := h + 1; d < n; d++ {
-			right[tags[d]] += b.edgePost[(h*n+d)*lanes+l]
-		}
-		for k := 0; k < 4; k++ {
-			counts.Stop[th*4+k] += b.stopPost[(h*4+k)*lanes+l]
-			counts.Cont[th*4+k] += b.contPost[(h*4+k)*lanes+l]
+// addCounts is Chart.AddCounts (weight 1) of the lanes use (a list of
+// lanes), head by head: each use lane's posteriors of head h added to
+// the counts of its tag, a row of the tables at a time.
+func (b *laneChart) addCounts(use []int, counts *Params) {
+	n, T, tags := b.n, counts.T, b.tags
+	for h := 0; h < n; h++ {
+		th := (*[lanes]int)(tags[h*lanes:])
+		root := (*[lanes]float64)(b.rootPost[h*lanes:])
+		stop, cont := (*[4 * lanes]float64)(b.stopPost[h*4*lanes:]), (*[4 * lanes]float64)(b.contPost[h*4*lanes:])
+		for _, l := range use {
+			l &= lanes - 1 // (it is a lane: no bounds checks below)
+			t := th[l]
+			counts.Root[t] += root[l]
+			cs, cc := (*[4]float64)(counts.Stop[t*4:]), (*[4]float64)(counts.Cont[t*4:])
+			for k := range 4 { // dir·2 + valence
+				cs[k] += stop[k*lanes+l]
+				cc[k] += cont[k*lanes+l]
+			}
+			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
+			for d := 0; d < h; d++ {
+				left[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
+			}
+			for d := h + 1; d < n; d++ {
+				right[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
+			}
 		}
 	}
+}
+
+// laneTables are the model's potentials as the lane chart gathers them,
+// with the part of Chart.scale that depends on a word's tag alone done
+// once an E-step for the T tags instead of for every word of every
+// sentence: a half-head's stops divided by their largest (s), its conts
+// by theirs (q), and q moved into its edges. Each number is the one
+// Chart.scale computes, by the same operations.
+type laneTables struct {
+	t     int
+	child []float64  // child(h, dir, c)·q(h, dir): a plain edge, scaled
+	side  []halfHead // [(first·T + h)·2 + dir]; first: the sentence's first word's left or last word's right
+}
+
+// halfHead is a tag's potentials on one side, scaled: stop and cont by
+// valence, s the factor scaling removed, q the cont factor moved into
+// the edges (1 on a first side, which has no edges).
+type halfHead struct {
+	stop, cont [2]float64
+	s, q       float64
+}
+
+// set makes the tables of weight table w (a plain DMV's).
+func (t *laneTables) set(w *Params) {
+	T := w.T
+	t.t = T
+	t.side = slices.Grow(t.side[:0], 4*T)[:4*T]
+	t.child = slices.Grow(t.child[:0], len(w.Child))[:len(w.Child)]
+	for first := range 2 {
+		for h := range T {
+			for dir := Left; dir <= Right; dir++ {
+				stop := w.Stop[DecisionIndex(h, dir, Adj):][:2]
+				cont := w.Cont[DecisionIndex(h, dir, Adj):][:2]
+				s := stop[Adj]
+				if first == 0 {
+					s = larger(s, stop[NonAdj])
+				}
+				s = factor(s)
+				side := &t.side[(first*T+h)*2+dir]
+				*side = halfHead{stop: [2]float64{stop[Adj] / s, stop[NonAdj] / s}, cont: [2]float64{cont[Adj], cont[NonAdj]}, s: s, q: 1}
+				if first == 1 {
+					continue
+				}
+				q := factor(larger(cont[Adj], cont[NonAdj]))
+				side.cont, side.q = [2]float64{cont[Adj] / q, cont[NonAdj] / q}, q
+				row := w.Child[w.ChildIndex(h, dir, 0):][:T]
+				for c, e := range row {
+					t.child[w.ChildIndex(h, dir, c)] = e * q
+				}
+			}
+		}
+	}
+}
+
+// factor is x where it is a positive number (a factor scaling may divide
+// by) and 1 elsewhere, as FactorOf is lane by lane.
+func factor(x float64) float64 {
+	if x > 0 && x <= math.MaxFloat64 {
+		return x
+	}
+	return 1
 }
 
 // logZ is lane l's log Z after inside, and whether the scalar chart
 // would have taken it as it is (a normal Z, which its settle leaves
 // alone).
 func (b *laneChart) logZ(l int) (float64, bool) {
-	z := b.z[l]
-	return math.Log(z) + b.logScale[l], normal(z)
+	return b.logZ8[l], normal(b.z[l])
 }
 
 // usable says whether lane l's posteriors after outside are all finite
@@ -266,12 +369,14 @@ func (b *laneChart) inside() {
 	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		copy(cell(rs, hh), cell(stop, h*4+Right*2+Adj))
-		copy(cell(rsT, hh), cell(stop, h*4+Right*2+Adj))
-		copy(cell(rc, hh), cell(cont, h*4+Right*2+Adj))
-		copy(cell(ls, hh), cell(stop, h*4+Left*2+Adj))
-		copy(cell(lsT, hh), cell(stop, h*4+Left*2+Adj))
-		copy(cell(lc, hh), cell(cont, h*4+Left*2+Adj))
+		// (Register moves: a copy of 64 bytes is a call to memmove.)
+		rs0, ls0 := ld(cell(stop, h*4+Right*2+Adj)), ld(cell(stop, h*4+Left*2+Adj))
+		st(cell(rs, hh), rs0)
+		st(cell(rsT, hh), rs0)
+		st(cell(rc, hh), ld(cell(cont, h*4+Right*2+Adj)))
+		st(cell(ls, hh), ls0)
+		st(cell(lsT, hh), ls0)
+		st(cell(lc, hh), ld(cell(cont, h*4+Left*2+Adj)))
 	}
 	for w := 1; w < n; w++ {
 		for h := 0; h+w < n; h++ {
@@ -302,6 +407,16 @@ func (b *laneChart) inside() {
 		z = z.Add(ld(cell(b.root, r)).Mul(ld(cell(ls, r*n))).Mul(ld(cell(rs, r*n+n-1))))
 	}
 	z.Store(&b.z)
+	// Every lane's log Z at once, as Chart.LogZ has it: log z + (the
+	// logarithms scale kept + log kept).
+	vec8.Log(z).Add(ld(b.logScale[:]).Add(vec8.Log(ld(b.kept[:])))).Store(&b.logZ8)
+}
+
+// take is the lanes of a cell, which it clears.
+func take(c []float64) vec {
+	v := ld(c)
+	clear(c[:lanes])
+	return v
 }
 
 // addVec adds v to the lanes of a cell.
@@ -316,8 +431,11 @@ func (b *laneChart) outside() {
 	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
 	brs, brsT, brc, bls, blsT, blc, bir, bil := b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil
 	stopPost, contPost := b.stopPost, b.contPost
-	for _, t := range [...][]float64{brs, brsT, brc, bls, blsT, blc, bir, bil, b.edgePost} {
-		clear(t[:sq])
+	// The adjoints start at 0: each cell is taken (read and cleared) once
+	// it is final, so the tables are 0 again after every pass. The
+	// posteriors of attachments are each set, the diagonal's cleared.
+	for h := 0; h < n; h++ {
+		clear(cell(b.edgePost, h*n+h))
 	}
 	clear(stopPost[:4*n*lanes])
 	clear(contPost[:4*n*lanes])
@@ -336,16 +454,16 @@ func (b *laneChart) outside() {
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			d := h*4 + Right*2 + NonAdj
-			bs := ld(cell(brs, h*n+j)).Add(ld(cell(brsT, j*n+h)))
-			bc := ld(cell(brc, h*n+j))
+			bs := take(cell(brs, h*n+j)).Add(take(cell(brsT, j*n+h)))
+			bc := take(cell(brc, h*n+j))
 			addVec(cell(stopPost, d), ld(cell(rs, h*n+j)).Mul(bs))
 			addVec(cell(contPost, d), ld(cell(rc, h*n+j)).Mul(bc))
 			br := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
 			vecAxpy2(br, cells(rsT, j*n+h+1, j*n+j+1), cells(bir, h*n+h+1, h*n+j+1),
 				cells(ir, h*n+h+1, h*n+j+1), cells(brsT, j*n+h+1, j*n+j+1))
 			d = j*4 + Left*2 + NonAdj
-			bs = ld(cell(bls, j*n+h)).Add(ld(cell(blsT, h*n+j)))
-			bc = ld(cell(blc, j*n+h))
+			bs = take(cell(bls, j*n+h)).Add(take(cell(blsT, h*n+j)))
+			bc = take(cell(blc, j*n+h))
 			addVec(cell(stopPost, d), ld(cell(ls, j*n+h)).Mul(bs))
 			addVec(cell(contPost, d), ld(cell(lc, j*n+h)).Mul(bc))
 			bl := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
@@ -354,12 +472,12 @@ func (b *laneChart) outside() {
 		}
 		for h := 0; h+w < n; h++ {
 			d := h + w
-			g := ld(cell(bir, h*n+d))
+			g := take(cell(bir, h*n+d))
 			st(cell(b.edgePost, h*n+d), ld(cell(ir, h*n+d)).Mul(g))
 			ge := g.Mul(ld(cell(edge, h*n+d)))
 			vecAxpy2(ge, cells(ls, d*n+h+1, d*n+d+1), cells(brc, h*n+h, h*n+d),
 				cells(rc, h*n+h, h*n+d), cells(bls, d*n+h+1, d*n+d+1))
-			g = ld(cell(bil, d*n+h))
+			g = take(cell(bil, d*n+h))
 			st(cell(b.edgePost, d*n+h), ld(cell(il, d*n+h)).Mul(g))
 			ge = g.Mul(ld(cell(edge, d*n+h)))
 			vecAxpy2(ge, cells(lc, d*n+h+1, d*n+d+1), cells(brs, h*n+h, h*n+d),
@@ -368,10 +486,10 @@ func (b *laneChart) outside() {
 	}
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		st(cell(stopPost, h*4+Right*2+Adj), ld(cell(rs, hh)).Mul(ld(cell(brs, hh)).Add(ld(cell(brsT, hh)))))
-		st(cell(contPost, h*4+Right*2+Adj), ld(cell(rc, hh)).Mul(ld(cell(brc, hh))))
-		st(cell(stopPost, h*4+Left*2+Adj), ld(cell(ls, hh)).Mul(ld(cell(bls, hh)).Add(ld(cell(blsT, hh)))))
-		st(cell(contPost, h*4+Left*2+Adj), ld(cell(lc, hh)).Mul(ld(cell(blc, hh))))
+		st(cell(stopPost, h*4+Right*2+Adj), ld(cell(rs, hh)).Mul(take(cell(brs, hh)).Add(take(cell(brsT, hh)))))
+		st(cell(contPost, h*4+Right*2+Adj), ld(cell(rc, hh)).Mul(take(cell(brc, hh))))
+		st(cell(stopPost, h*4+Left*2+Adj), ld(cell(ls, hh)).Mul(take(cell(bls, hh)).Add(take(cell(blsT, hh)))))
+		st(cell(contPost, h*4+Left*2+Adj), ld(cell(lc, hh)).Mul(take(cell(blc, hh))))
 	}
 	var sum vec
 	for _, t := range [...][]float64{b.edgePost[:sq], b.rootPost[:n*lanes], stopPost[:4*n*lanes], contPost[:4*n*lanes]} {
