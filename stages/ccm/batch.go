@@ -96,17 +96,18 @@ func (m *Model) batchesLogProb(c *Corpus, workers int, post, logP []float64) {
 		work[w] = laneWorkPool.Get().(*laneWork)
 		defer laneWorkPool.Put(work[w])
 	}
+	pt := m.pairTables(c)
 	pipeline.ForEachChunk(chunks, len(work), func(w, k int) {
 		lw := work[w]
 		for g := k * batchesPerChunk; g < min((k+1)*batchesPerChunk, nb); g++ {
-			m.batch(c, c.order[c.batchStart[g]:c.batchStart[g+1]], lw, post, logP)
+			m.batch(c, pt, c.order[c.batchStart[g]:c.batchStart[g+1]], lw, post, logP)
 		}
 	})
 }
 
 // batch runs the sentences of one batch (one length) on the lanes, or a
 // long sentence on the scalar chart.
-func (m *Model) batch(c *Corpus, batch []int32, lw *laneWork, post, logP []float64) {
+func (m *Model) batch(c *Corpus, pt *pairTables, batch []int32, lw *laneWork, post, logP []float64) {
 	postOf := func(s Sentence) []float64 { return post[s.Off : s.Off+(s.N+1)*(s.N+1)] }
 	n := c.Sentences[batch[0]].N
 	if n > batchMaxLen {
@@ -118,7 +119,7 @@ func (m *Model) batch(c *Corpus, batch []int32, lw *laneWork, post, logP []float
 	b := &lw.lanes
 	b.grow(n)
 	for l, i := range batch {
-		b.load(m, c, l, c.Sentences[i])
+		b.load(m, c, pt, l, c.Sentences[i])
 	}
 	b.pad(len(batch))
 	b.inside()

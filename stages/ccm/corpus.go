@@ -131,10 +131,11 @@ type Corpus struct {
 	MaxLen    int
 
 	// The spans of each yield and context, made by index on first use.
-	yieldN, contextN           []float64
-	yieldStart, yieldSpans     []int32
-	contextStart, contextSpans []int32
-	post                       []float64 // EStep's posteriors
+	yieldN, contextN []float64
+	yieldSpans       idSpans
+	contextSpans     idSpans
+	post             []float64  // EStep's posteriors
+	pairs            pairTables // the batched E-step's model tables
 	// The sentences by length and where each batch of the batched E-step
 	// starts among them (batches).
 	order, batchStart []int32

@@ -57,9 +57,10 @@ func (j Job) Bytes() int64 {
 	total := memory.Add(
 		memory.Mul(spans, perSpan),
 		// A yield: its key (two bytes a tag), map entry and slices; the
-		// corpus's and the counts' tables; each model's two.
-		memory.Mul(yieldTags, 2), memory.Mul(yields, 90+12+16+16*copies),
-		memory.Mul(contexts, 60+12+16+16*copies))
+		// corpus's and the counts' tables and its place in the lists of
+		// ids by number of spans; each model's two.
+		memory.Mul(yieldTags, 2), memory.Mul(yields, 90+12+16+8+16*copies),
+		memory.Mul(contexts, 60+12+16+8+16*copies))
 	if j.Classes > 1 {
 		total = memory.Add(total, memory.Mul(memory.Add(yields, contexts), 8*(copies+1), int64(j.Classes-1)))
 	}
@@ -68,11 +69,12 @@ func (j Job) Bytes() int64 {
 		chart = memory.Mul(longest+1, longest+1, 24+32) // and a parse's scores, best, split, posteriors
 	}
 	if kernel != "" && (j.Train || j.EStep) {
-		// The batched E-step's lane chart (three tables of 8 lanes), and
-		// each sentence's log P(s), place in length order and batch.
+		// The batched E-step's lane chart (three tables of 8 lanes),
+		// each sentence's log P(s), place in length order and batch, and
+		// the model's tables paired by id (pairTables).
 		batched := min(longest, batchMaxLen) + 1
 		chart = memory.Add(chart, memory.Mul(batched, batched, 24*lanes))
-		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16))
+		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16), memory.Mul(memory.Add(yields, contexts), 16))
 	}
 	total = memory.Add(total, memory.Mul(chart, int64(max(j.Workers, 1))))
 	if j.Text {

@@ -1,0 +1,26 @@
+package ccm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// frexp is math.Frexp, to the bit, on the numbers the potentials'
+// products take: 0, subnormals, normals across the whole range, the
+// largest, +Inf.
+func TestFrexp(t *testing.T) {
+	xs := []float64{0, math.SmallestNonzeroFloat64, 0x1p-1060, 0x1p-1022, 0x1.fffffffffffffp-1023,
+		0x1p-500, 0.5, 1, math.MaxFloat64, math.Inf(1)}
+	rng := rand.New(rand.NewPCG(25, 1))
+	for range 10000 {
+		xs = append(xs, math.Ldexp(rng.Float64(), rng.IntN(2100)-1080))
+	}
+	for _, x := range xs {
+		f, e := frexp(x)
+		wf, we := math.Frexp(x)
+		if math.Float64bits(f) != math.Float64bits(wf) || e != we {
+			t.Errorf("frexp(%g) = %g, %d; math.Frexp: %g, %d", x, f, e, wf, we)
+		}
+	}
+}
