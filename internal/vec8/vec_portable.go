@@ -142,3 +142,16 @@ func loadPart(s []float64) (v Vec) {
 }
 
 func storePart(s []float64, v Vec) { copy(s, v[:]) }
+
+func storeBits(p *[Lanes]uint64, v Vec) {
+	for i, x := range v {
+		p[i] = math.Float64bits(x)
+	}
+}
+
+func loadBits(p *[Lanes]uint64) (v Vec) {
+	for i, b := range p {
+		v[i] = math.Float64frombits(b)
+	}
+	return v
+}

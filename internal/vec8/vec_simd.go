@@ -31,3 +31,6 @@ func Runs() bool { return archsimd.X86.AVX512() }
 // tables): the SSE instructions of Go's scalar code otherwise wait on the
 // vector registers' upper halves (VZEROUPPER).
 func Settle() { archsimd.ClearAVXUpperBits() }
+
+func storeBits(p *[Lanes]uint64, v Vec) { v.AsUint64x8().Store(p) }
+func loadBits(p *[Lanes]uint64) Vec     { return archsimd.LoadUint64x8(p).AsFloat64x8() }

@@ -74,6 +74,45 @@ func (c *Corpus) batches() {
 	c.batchStart = append(c.batchStart, int32(len(c.order)))
 }
 
+// laneSpans lays out the yield and context ids of every batch's spans
+// (not those of a sentence beyond batchMaxLen) in the order the lanes'
+// potentials read them: batch by batch, cell by cell in the chart's order
+// (0 ≤ i ≤ j ≤ n, empty spans too), the lanes of a cell side by side (a
+// short batch's last lanes repeat its last sentence). One stream read
+// front to back, where the sentences' own (n+1)² ids lie scattered over
+// the corpus in the batches' order. Made by the first batched E-step.
+func (c *Corpus) laneSpans() {
+	if c.laneIDStart != nil {
+		return
+	}
+	nb := len(c.batchStart) - 1
+	c.laneIDStart = make([]int32, nb+1)
+	size := 0
+	for g := range nb {
+		c.laneIDStart[g] = int32(size)
+		if n := c.Sentences[c.order[c.batchStart[g]]].N; n <= batchMaxLen {
+			size += (n + 1) * (n + 2) / 2 * lanes
+		}
+	}
+	c.laneIDStart[nb] = int32(size)
+	c.laneIDs = make([][2]int32, 0, size)
+	for g := range nb {
+		batch := c.order[c.batchStart[g]:c.batchStart[g+1]]
+		n := c.Sentences[batch[0]].N
+		if n > batchMaxLen {
+			continue
+		}
+		for i := 0; i <= n; i++ {
+			for j := i; j <= n; j++ {
+				for l := range lanes {
+					k := c.Sentences[batch[min(l, len(batch)-1)]].Span(i, j)
+					c.laneIDs = append(c.laneIDs, [2]int32{c.Yield[k], c.Context[k]})
+				}
+			}
+		}
+	}
+}
+
 // laneWorkPool keeps workers' workspaces from one E-step to the next (an
 // EM run's E-steps would otherwise each allocate and fault in their
 // charts anew).
@@ -97,17 +136,21 @@ func (m *Model) batchesLogProb(c *Corpus, workers int, post, logP []float64) {
 		defer laneWorkPool.Put(work[w])
 	}
 	pt := m.pairTables(c)
+	if pt != nil {
+		c.laneSpans()
+	}
 	pipeline.ForEachChunk(chunks, len(work), func(w, k int) {
 		lw := work[w]
 		for g := k * batchesPerChunk; g < min((k+1)*batchesPerChunk, nb); g++ {
-			m.batch(c, pt, c.order[c.batchStart[g]:c.batchStart[g+1]], lw, post, logP)
+			m.batch(c, pt, g, lw, post, logP)
 		}
 	})
 }
 
-// batch runs the sentences of one batch (one length) on the lanes, or a
+// batch runs the sentences of batch g (one length) on the lanes, or a
 // long sentence on the scalar chart.
-func (m *Model) batch(c *Corpus, pt *pairTables, batch []int32, lw *laneWork, post, logP []float64) {
+func (m *Model) batch(c *Corpus, pt *pairTables, g int, lw *laneWork, post, logP []float64) {
+	batch := c.order[c.batchStart[g]:c.batchStart[g+1]]
 	postOf := func(s Sentence) []float64 { return post[s.Off : s.Off+(s.N+1)*(s.N+1)] }
 	n := c.Sentences[batch[0]].N
 	if n > batchMaxLen {
@@ -118,10 +161,14 @@ func (m *Model) batch(c *Corpus, pt *pairTables, batch []int32, lw *laneWork, po
 	}
 	b := &lw.lanes
 	b.grow(n)
-	for l, i := range batch {
-		b.load(m, c, pt, l, c.Sentences[i])
+	if pt != nil {
+		b.potentials(pt, c.laneIDs[c.laneIDStart[g]:c.laneIDStart[g+1]])
+	} else {
+		for l, i := range batch {
+			b.load(m, c, l, c.Sentences[i])
+		}
+		b.pad(len(batch))
 	}
-	b.pad(len(batch))
 	b.inside()
 	b.outside()
 	vec8.Settle()

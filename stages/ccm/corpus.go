@@ -137,8 +137,12 @@ type Corpus struct {
 	post             []float64  // EStep's posteriors
 	pairs            pairTables // the batched E-step's model tables
 	// The sentences by length and where each batch of the batched E-step
-	// starts among them (batches).
+	// starts among them (batches); its spans' yield and context ids in
+	// the order its lanes read them, and where each batch's start
+	// (laneSpans, on first use).
 	order, batchStart []int32
+	laneIDs           [][2]int32
+	laneIDStart       []int32
 }
 
 // CheckSentence refuses a sentence the CCM cannot read: one with the

@@ -46,14 +46,8 @@ func (b *laneChart) grow(n int) {
 	}
 }
 
-// load sets lane l's potentials for sentence s, as the scalar chart's:
-// straight into the lane's cells from the paired tables when pt is not
-// nil (a model without classes), else through the scalar chart.
-func (b *laneChart) load(m *Model, c *Corpus, pt *pairTables, l int, s Sentence) {
-	if pt != nil {
-		b.logK[l], b.logSc[l] = pt.potentials(c, s, b.phi[l:], lanes)
-		return
-	}
+// load sets lane l's potentials for sentence s, as the scalar chart's.
+func (b *laneChart) load(m *Model, c *Corpus, l int, s Sentence) {
 	b.logK[l], b.logSc[l] = m.potentials(c, s, &b.one)
 	n, w := b.n, b.n+1
 	phi := b.one.phi

@@ -1,6 +1,11 @@
 package ccm
 
-import "math"
+import (
+	"math"
+	"math/bits"
+
+	"github.com/grind-nlp/grind/internal/vec8"
+)
 
 // pairTables are a model's four tables (without classes) paired by id,
 // P(y|F) beside P(y|T) and P(x|F) beside P(x|T), so that a span's
@@ -42,74 +47,120 @@ func pair(buf [][2]float64, f, t []float64) [][2]float64 {
 	return buf
 }
 
-// potentials is Model.potentials from the paired tables, writing φ(i,j)
-// at phi[(i·(n+1)+j)·stride] (the lane layout: stride lanes): the same
-// operations in the same order, so the same numbers to the bit.
-func (pt *pairTables) potentials(c *Corpus, s Sentence, phi []float64, stride int) (logK, logScale float64) {
-	n, w := s.N, s.N+1
-	mant, exp := 1.0, 0
-	phiMant, phiExp := 1.0, 0
-	ys, xs := c.Yield[s.Off:s.Off+w*w], c.Context[s.Off:s.Off+w*w]
-	yields, contexts, skew := pt.yield, pt.context, pt.skew
+// potentials sets the potentials of a batch, one sentence a lane, each
+// lane's the scalar chart's (Model.potentials) to the bit, from the
+// batch's ids as laneSpans lays them out: the factors are looked up cell
+// by cell, lane by lane, F = P(y|F)P(x|F) into b.out (outside clears it)
+// and T = P(y|T)P(x|T) into b.phi; then every lane's products run at once,
+// 8 lanes a vector operation, over the cells in the scalar chart's
+// order: K's product of the F, φ = T / F (times the split skew's factor),
+// the product of the φ, each product brought back by frexp in the lanes
+// that leave its range exactly when the scalar chart does; last, each
+// lane's φ scaled by its own power of two.
+func (b *laneChart) potentials(pt *pairTables, ids [][2]int32) {
+	n, w := b.n, b.n+1
+	f, t := b.out, b.phi
+	yields, contexts := pt.yield, pt.context
 	for i := 0; i <= n; i++ {
-		yr, xr := ys[i*w+i:i*w+w], xs[i*w+i:i*w+w]
-		xr = xr[:len(yr)]
-		// The empty span [i, i) is never a constituent: K's factor alone.
-		mant *= yields[yr[0]][0] * contexts[xr[0]][0]
-		if mant < 0x1p-500 {
-			var e int
-			mant, e = frexp(mant)
-			exp += e
+		// The empty span [i, i): K's factor alone.
+		fk := cell(f, i*w+i)
+		for l, id := range ids[:lanes] {
+			fk[l] = yields[id[0]][0] * contexts[id[1]][0]
 		}
-		row := phi[(i*w+i)*stride:]
-		for d := 1; d < len(yr); d++ {
-			yp, xp := &yields[yr[d]], &contexts[xr[d]]
-			f := yp[0] * xp[0]
-			mant *= f
-			if mant < 0x1p-500 {
-				var e int
-				mant, e = frexp(mant)
-				exp += e
+		ids = ids[lanes:]
+		for j := i + 1; j <= n; j++ {
+			fk, tk := cell(f, i*w+j), cell(t, i*w+j)
+			for l, id := range ids[:lanes] {
+				yp, xp := &yields[id[0]], &contexts[id[1]]
+				fk[l] = yp[0] * xp[0]
+				tk[l] = yp[1] * xp[1]
 			}
-			p := yp[1] * xp[1] / f
-			if skew != nil {
-				p *= skew[d]
+			ids = ids[lanes:]
+		}
+	}
+	// K and the product of the φ as mantissas and binary exponents, as
+	// the scalar chart keeps them.
+	mant, phiMant := vec8.Broadcast(1), vec8.Broadcast(1)
+	var exp, phiExp [lanes]int
+	low, high := vec8.Broadcast(0x1p-500), vec8.Broadcast(0x1p500)
+	for i := 0; i <= n; i++ {
+		for j := i; j <= n; j++ {
+			k := i*w + j
+			fk := vec8.Load(cell(f, k))
+			mant = mant.Mul(fk)
+			if out := low.Greater(mant).ToBits(); out != 0 {
+				mant = frexpLanes(mant, out, &exp)
 			}
-			row[d*stride] = p
-			phiMant *= p
-			if phiMant < 0x1p-500 || phiMant > 0x1p500 {
-				var e int
-				phiMant, e = frexp(phiMant)
-				phiExp += e
+			if j == i {
+				continue // the empty span is never a constituent
+			}
+			p := vec8.Load(cell(t, k)).Div(fk)
+			if pt.skew != nil {
+				p = p.Mul(vec8.Broadcast(pt.skew[j-i]))
+			}
+			vec8.Store(cell(t, k), p)
+			phiMant = phiMant.Mul(p)
+			if out := low.Greater(phiMant).ToBits() | phiMant.Greater(high).ToBits(); out != 0 {
+				phiMant = frexpLanes(phiMant, out, &phiExp)
 			}
 		}
 	}
-	_, e := math.Frexp(phiMant)
-	shift := -(phiExp + e) / (n * (n + 1) / 2)
-	if shift != 0 {
-		scale := math.Ldexp(1, shift)
-		for i := 0; i < n; i++ {
-			row := phi[(i*w+i)*stride:]
-			for d := 1; d <= n-i; d++ {
-				row[d*stride] *= scale
-			}
+	var mants, phiMants, scales [lanes]float64
+	mant.Store(&mants)
+	phiMant.Store(&phiMants)
+	vec8.Settle()
+	spans := n * (n + 1) / 2
+	for l := range lanes {
+		_, e := math.Frexp(phiMants[l])
+		shift := -(phiExp[l] + e) / spans
+		scales[l] = math.Ldexp(1, shift) // 1 where the scalar chart does not scale: × 1 is exact
+		b.logK[l] = math.Log(mants[l]) + float64(exp[l])*math.Ln2
+		b.logSc[l] = float64(shift) * math.Ln2
+	}
+	scale := vec8.Load(scales[:])
+	for i := 0; i < n; i++ {
+		for j := i + 1; j <= n; j++ {
+			c := cell(t, i*w+j)
+			vec8.Store(c, vec8.Load(c).Mul(scale))
 		}
 	}
-	return math.Log(mant) + float64(exp)*math.Ln2, float64(shift) * math.Ln2
 }
 
-// frexp is math.Frexp for the numbers the potentials' products take (not
-// negative, not NaN), written so that it inlines: a call in the
-// potentials' loop, however rarely taken, made the compiler keep the
-// loop's variables on the stack.
+// frexpLanes is v with the lanes of bits out brought into [0.5, 1) by
+// frexp, their exponents added to exp.
+func frexpLanes(v vec8.Vec, out uint8, exp *[lanes]int) vec8.Vec {
+	var b [lanes]uint64
+	vec8.StoreBits(&b, v)
+	for l := range lanes {
+		if out&(1<<l) != 0 {
+			var e int
+			b[l], e = frexpBits(b[l])
+			exp[l] += e
+		}
+	}
+	return vec8.LoadBits(&b)
+}
+
+// frexp is math.Frexp, to the bit, in integer operations on the bits
+// alone (frexpBits): it inlines, so that a loop calling it, however
+// rarely, keeps its variables in registers, and a lane kernel can call it
+// between vector operations.
 func frexp(x float64) (frac float64, exp int) {
-	if x == 0 || x > math.MaxFloat64 {
-		return x, 0
+	b, e := frexpBits(math.Float64bits(x))
+	return math.Float64frombits(b), e
+}
+
+// frexpBits is frexp on the bits of a float64.
+func frexpBits(b uint64) (uint64, int) {
+	const mantissa = 1<<52 - 1
+	e := int(b >> 52 & 0x7ff)
+	switch {
+	case b<<1 == 0 || e == 0x7ff: // ±0, ±Inf, NaN
+		return b, 0
+	case e == 0: // subnormal: normalise the mantissa first
+		m := b & mantissa
+		s := bits.LeadingZeros64(m) - 11
+		return b&(1<<63) | 1022<<52 | m<<s&mantissa, -1021 - s
 	}
-	if x < 0x1p-1022 { // subnormal: normalise first, as math.Frexp does
-		x *= 0x1p52
-		exp = -52
-	}
-	b := math.Float64bits(x)
-	return math.Float64frombits(b&^(0x7ff<<52) | 1022<<52), exp + int(b>>52&0x7ff) - 1022
+	return b&^(0x7ff<<52) | 1022<<52, e - 1022
 }

@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// frexp is math.Frexp, to the bit, on the numbers the potentials'
-// products take: 0, subnormals, normals across the whole range, the
-// largest, +Inf.
+// frexp is math.Frexp, to the bit: zeros, subnormals, normals across the
+// whole range, the largest, infinities, NaN, of either sign.
 func TestFrexp(t *testing.T) {
-	xs := []float64{0, math.SmallestNonzeroFloat64, 0x1p-1060, 0x1p-1022, 0x1.fffffffffffffp-1023,
+	xs := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(-1), -0x1p-1070, -3, math.SmallestNonzeroFloat64, 0x1p-1060, 0x1p-1022, 0x1.fffffffffffffp-1023,
 		0x1p-500, 0.5, 1, math.MaxFloat64, math.Inf(1)}
 	rng := rand.New(rand.NewPCG(25, 1))
 	for range 10000 {
-		xs = append(xs, math.Ldexp(rng.Float64(), rng.IntN(2100)-1080))
+		x := math.Ldexp(rng.Float64(), rng.IntN(2100)-1080)
+		xs = append(xs, x, -x)
 	}
 	for _, x := range xs {
 		f, e := frexp(x)
