@@ -143,6 +143,11 @@ type Corpus struct {
 	order, batchStart []int32
 	laneIDs           [][2]int32
 	laneIDStart       []int32
+	// The lanes' posteriors (laneSpans's layout), where each batch's
+	// start there, and their number.
+	lanePost      []float64
+	lanePostStart []int32
+	lanePostSize  int
 }
 
 // CheckSentence refuses a sentence the CCM cannot read: one with the

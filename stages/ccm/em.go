@@ -66,8 +66,9 @@ func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 	logP := make([]float64, len(c.Sentences))
 	chunks := (len(c.Sentences) + chunkSize - 1) / chunkSize
 	workers = min(pipeline.Workers(workers), max(chunks, 1))
+	laidOut := false
 	if kernel != "" {
-		m.batchesLogProb(c, workers, post, logP)
+		laidOut = m.batchesLogProb(c, workers, post, logP)
 	} else {
 		charts := make([]chart, workers)
 		pipeline.ForEachChunk(chunks, workers, func(w, k int) {
@@ -94,7 +95,11 @@ func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 	for _, l := range logLik {
 		cnt.LogLik += l
 	}
-	c.sum(workers, post, cnt)
+	if laidOut {
+		c.sumAt(workers, c.lanePost, true, cnt)
+	} else {
+		c.sum(workers, post, cnt)
+	}
 	for _, i := range zero {
 		c.leaveOut(c.Sentences[i], cnt)
 	}
@@ -130,40 +135,50 @@ func (c *Corpus) leaveOut(s Sentence, cnt *Counts) {
 // by whichever worker owns the id, so the result does not depend on the
 // number of workers.
 func (c *Corpus) sum(workers int, post []float64, cnt *Counts) {
+	c.sumAt(workers, post, false, cnt)
+}
+
+// sumAt is sum of post, indexed by span or, with lanes, by the places
+// laneSpans gave the spans in the lanes' posteriors (Corpus.lanePost).
+func (c *Corpus) sumAt(workers int, post []float64, lanes bool, cnt *Counts) {
 	copy(cnt.SpanN, c.yieldN)
 	copy(cnt.ContextN, c.contextN)
+	ys, xs := c.yieldSpans.spans, c.contextSpans.spans
+	if lanes {
+		ys, xs = c.yieldSpans.lanePos, c.contextSpans.lanePos
+	}
 	pipeline.ForEachChunk(workers, workers, func(_, w int) {
-		c.yieldSpans.sum(post, cnt.SpanT, w, workers)
-		c.contextSpans.sum(post, cnt.ContextT, w, workers)
+		c.yieldSpans.sum(post, ys, cnt.SpanT, w, workers)
+		c.contextSpans.sum(post, xs, cnt.ContextT, w, workers)
 	})
 }
 
 // idSpans lists the non-empty spans of every id of a table (yields or
 // contexts) in corpus order, spans[start[id]:start[id+1]] (empty spans
-// are never constituents). single holds the ids with exactly one such
-// span, each with its span, and multi the ids with more: sum copies the
-// first without a loop a id (on the Chinese sample ≤ 10, 43,232 of the
-// 50,905 yields occur once; a loop of varying length per id cost a
+// are never constituents), and in lanePos, in the same order, the
+// spans' places in the lanes' posteriors (laneSpans). single holds the
+// ids with exactly one such span and multi the ids with more: sum copies
+// the first without a loop an id (on the Chinese sample ≤ 10, 43,232 of
+// the 50,905 yields occur once; a loop of varying length per id cost a
 // mispredicted branch each).
 type idSpans struct {
-	start, spans []int32
-	single       [][2]int32 // id, span
-	multi        []int32
+	start, spans, lanePos []int32
+	single, multi         []int32
 }
 
 // of is id's spans.
 func (ix *idSpans) of(id int) []int32 { return ix.spans[ix.start[id]:ix.start[id+1]] }
 
-// sum writes into out (zero) the sum of each id's posteriors, in corpus
-// order: part of workers of the ids. An id without spans keeps its 0.
-func (ix *idSpans) sum(post, out []float64, part, workers int) {
-	single := ix.single[len(ix.single)*part/workers : len(ix.single)*(part+1)/workers]
-	for _, is := range single {
-		out[is[0]] = post[is[1]]
+// sum writes into out (zero) the sum of each id's posteriors, post[at[r]]
+// over its spans' ranks r, in corpus order: part of workers of the ids.
+// An id without spans keeps its 0.
+func (ix *idSpans) sum(post []float64, at []int32, out []float64, part, workers int) {
+	for _, id := range ix.single[len(ix.single)*part/workers : len(ix.single)*(part+1)/workers] {
+		out[id] = post[at[ix.start[id]]]
 	}
 	for _, id := range ix.multi[len(ix.multi)*part/workers : len(ix.multi)*(part+1)/workers] {
 		sum := 0.0
-		for _, k := range ix.of(int(id)) {
+		for _, k := range at[ix.start[id]:ix.start[id+1]] {
 			sum += post[k]
 		}
 		out[id] = sum
@@ -213,7 +228,7 @@ func (c *Corpus) listSpans(ids []int32, size int, occ []float64) idSpans {
 		switch starts[id+1] - starts[id] {
 		case 0:
 		case 1:
-			ix.single = append(ix.single, [2]int32{int32(id), spans[starts[id]]})
+			ix.single = append(ix.single, int32(id))
 		default:
 			ix.multi = append(ix.multi, int32(id))
 		}

@@ -39,7 +39,9 @@ func (j Job) Bytes() int64 {
 	lengths := map[int64]bool{}
 	for _, n := range j.Lengths {
 		n := int64(n)
-		if n <= batchMaxLen {
+		if n > batchMaxLen {
+			laned = memory.Add(laned, memory.Mul(n+1, n+1)) // its posteriors
+		} else {
 			// A batched sentence's spans, empty ones too, in laneSpans's
 			// layout; a length's short batch repeats a sentence up to 7 times.
 			laned = memory.Add(laned, memory.Mul(n+1, n+2)/2)
@@ -80,13 +82,14 @@ func (j Job) Bytes() int64 {
 	}
 	if kernel != "" && (j.Train || j.EStep) {
 		// The batched E-step's lane chart (three tables of 8 lanes),
-		// each sentence's log P(s), place in length order and batch, its
-		// spans' ids in the lanes' order (8 bytes a span), and the model's
-		// tables paired by id (pairTables).
+		// each sentence's log P(s), place in length order and batch; its
+		// spans' ids and posteriors in the lanes' layout (16 bytes a span),
+		// the places of the latter in the ids' lists of spans (8 bytes a
+		// non-empty span) and the model's tables paired by id (pairTables).
 		batched := min(longest, batchMaxLen) + 1
 		chart = memory.Add(chart, memory.Mul(batched, batched, 24*lanes))
-		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16), memory.Mul(laned, 8),
-			memory.Mul(memory.Add(yields, contexts), 16))
+		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16), memory.Mul(laned, 16),
+			memory.Mul(nonEmpty, 8), memory.Mul(memory.Add(yields, contexts), 16))
 	}
 	total = memory.Add(total, memory.Mul(chart, int64(max(j.Workers, 1))))
 	if j.Text {
