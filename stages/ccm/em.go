@@ -109,12 +109,21 @@ func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 	return cnt
 }
 
-// newCounts are zero counts over c's symbols.
+// newCounts are counts over c's symbols with c's occurrences and no
+// constituents, for sum.
 func newCounts(c *Corpus) *Counts {
 	cnt := &Counts{Sentences: len(c.Sentences), Tokens: c.Tokens}
-	cnt.SpanT, cnt.SpanN = make([]float64, c.Sym.NumYields()), make([]float64, c.Sym.NumYields())
-	cnt.ContextT, cnt.ContextN = make([]float64, c.Sym.NumContexts()), make([]float64, c.Sym.NumContexts())
+	cnt.SpanT, cnt.SpanN = make([]float64, c.Sym.NumYields()), occurrences(c.yieldN, c.Sym.NumYields())
+	cnt.ContextT, cnt.ContextN = make([]float64, c.Sym.NumContexts()), occurrences(c.contextN, c.Sym.NumContexts())
 	return cnt
+}
+
+// occurrences is a copy of occ, 0 beyond it up to size (the ids interned
+// after c, by a later corpus, do not occur in it). Appended, not made and
+// copied into: append does not clear what it copies over.
+func occurrences(occ []float64, size int) []float64 {
+	out := append([]float64(nil), occ...)
+	return append(out, make([]float64, size-len(occ))...)
 }
 
 // leaveOut takes sentence s's spans out of the occurrences of cnt: a
@@ -130,7 +139,7 @@ func (c *Corpus) leaveOut(s Sentence, cnt *Counts) {
 	cnt.Zero++
 }
 
-// sum adds the posteriors into cnt: each yield's and each context's
+// sum adds the posteriors into cnt (newCounts): each yield's and each context's
 // occurrences are listed once, in corpus order, and summed in that order
 // by whichever worker owns the id, so the result does not depend on the
 // number of workers.
@@ -141,8 +150,6 @@ func (c *Corpus) sum(workers int, post []float64, cnt *Counts) {
 // sumAt is sum of post, indexed by span or, with lanes, by the places
 // laneSpans gave the spans in the lanes' posteriors (Corpus.lanePost).
 func (c *Corpus) sumAt(workers int, post []float64, lanes bool, cnt *Counts) {
-	copy(cnt.SpanN, c.yieldN)
-	copy(cnt.ContextN, c.contextN)
 	ys, xs := c.yieldSpans.spans, c.contextSpans.spans
 	if lanes {
 		ys, xs = c.yieldSpans.lanePos, c.contextSpans.lanePos
