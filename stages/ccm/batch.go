@@ -1,6 +1,8 @@
 package ccm
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/grind-nlp/grind/internal/vec8"
@@ -131,6 +133,11 @@ func (c *Corpus) laneSpans() {
 		for r, k := range ix.spans {
 			ix.lanePos[r] = posOf[k]
 		}
+		ix.laneSingle = make([][2]int32, len(ix.single))
+		for r, is := range ix.single {
+			ix.laneSingle[r] = [2]int32{is[0], posOf[is[1]]}
+		}
+		slices.SortFunc(ix.laneSingle, func(a, b [2]int32) int { return cmp.Compare(a[1], b[1]) })
 	}
 }
 

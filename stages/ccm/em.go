@@ -150,13 +150,9 @@ func (c *Corpus) sum(workers int, post []float64, cnt *Counts) {
 // sumAt is sum of post, indexed by span or, with lanes, by the places
 // laneSpans gave the spans in the lanes' posteriors (Corpus.lanePost).
 func (c *Corpus) sumAt(workers int, post []float64, lanes bool, cnt *Counts) {
-	ys, xs := c.yieldSpans.spans, c.contextSpans.spans
-	if lanes {
-		ys, xs = c.yieldSpans.lanePos, c.contextSpans.lanePos
-	}
 	pipeline.ForEachChunk(workers, workers, func(_, w int) {
-		c.yieldSpans.sum(post, ys, cnt.SpanT, w, workers)
-		c.contextSpans.sum(post, xs, cnt.ContextT, w, workers)
+		c.yieldSpans.sum(post, lanes, cnt.SpanT, w, workers)
+		c.contextSpans.sum(post, lanes, cnt.ContextT, w, workers)
 	})
 }
 
@@ -164,24 +160,32 @@ func (c *Corpus) sumAt(workers int, post []float64, lanes bool, cnt *Counts) {
 // contexts) in corpus order, spans[start[id]:start[id+1]] (empty spans
 // are never constituents), and in lanePos, in the same order, the
 // spans' places in the lanes' posteriors (laneSpans). single holds the
-// ids with exactly one such span and multi the ids with more: sum copies
+// ids with exactly one such span, each with its span, laneSingle the
+// same with its place in the lanes' posteriors, in the order of those
+// places (read front to back), and multi the ids with more: sum copies
 // the first without a loop an id (on the Chinese sample ≤ 10, 43,232 of
 // the 50,905 yields occur once; a loop of varying length per id cost a
 // mispredicted branch each).
 type idSpans struct {
 	start, spans, lanePos []int32
-	single, multi         []int32
+	single, laneSingle    [][2]int32
+	multi                 []int32
 }
 
 // of is id's spans.
 func (ix *idSpans) of(id int) []int32 { return ix.spans[ix.start[id]:ix.start[id+1]] }
 
-// sum writes into out (zero) the sum of each id's posteriors, post[at[r]]
-// over its spans' ranks r, in corpus order: part of workers of the ids.
-// An id without spans keeps its 0.
-func (ix *idSpans) sum(post []float64, at []int32, out []float64, part, workers int) {
-	for _, id := range ix.single[len(ix.single)*part/workers : len(ix.single)*(part+1)/workers] {
-		out[id] = post[at[ix.start[id]]]
+// sum writes into out (zero) the sum of each id's posteriors in corpus
+// order, post indexed by span or, with lanes, by place in the lanes'
+// posteriors: part of workers of the ids. An id without spans keeps its
+// 0.
+func (ix *idSpans) sum(post []float64, lanes bool, out []float64, part, workers int) {
+	single, at := ix.single, ix.spans
+	if lanes {
+		single, at = ix.laneSingle, ix.lanePos
+	}
+	for _, is := range single[len(single)*part/workers : len(single)*(part+1)/workers] {
+		out[is[0]] = post[is[1]]
 	}
 	for _, id := range ix.multi[len(ix.multi)*part/workers : len(ix.multi)*(part+1)/workers] {
 		sum := 0.0
@@ -235,7 +239,7 @@ func (c *Corpus) listSpans(ids []int32, size int, occ []float64) idSpans {
 		switch starts[id+1] - starts[id] {
 		case 0:
 		case 1:
-			ix.single = append(ix.single, int32(id))
+			ix.single = append(ix.single, [2]int32{int32(id), spans[starts[id]]})
 		default:
 			ix.multi = append(ix.multi, int32(id))
 		}
