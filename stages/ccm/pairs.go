@@ -113,7 +113,7 @@ func (b *laneChart) potentials(pt *pairTables, ids [][2]int32) {
 	for l := range lanes {
 		_, e := math.Frexp(phiMants[l])
 		shift := -(phiExp[l] + e) / spans
-		scales[l] = math.Ldexp(1, shift) // 1 where the scalar chart does not scale: × 1 is exact
+		scales[l] = pow2(shift) // 1 where the scalar chart does not scale: × 1 is exact
 		b.logK[l] = math.Log(mants[l]) + float64(exp[l])*math.Ln2
 		b.logSc[l] = float64(shift) * math.Ln2
 	}
@@ -124,6 +124,14 @@ func (b *laneChart) potentials(pt *pairTables, ids [][2]int32) {
 			vec8.Store(c, vec8.Load(c).Mul(scale))
 		}
 	}
+}
+
+// pow2 is math.Ldexp(1, e), from the bits where 2^e is a normal number.
+func pow2(e int) float64 {
+	if e < -1022 || e > 1023 {
+		return math.Ldexp(1, e)
+	}
+	return math.Float64frombits(uint64(e+1023) << 52)
 }
 
 // frexpLanes is v with the lanes of bits out brought into [0.5, 1) by

@@ -24,3 +24,13 @@ func TestFrexp(t *testing.T) {
 		}
 	}
 }
+
+// pow2 is math.Ldexp(1, e), to the bit, for every e from below the
+// subnormals to beyond the largest float64.
+func TestPow2(t *testing.T) {
+	for e := -1100; e <= 1100; e++ {
+		if got, want := pow2(e), math.Ldexp(1, e); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("pow2(%d) = %g, math.Ldexp: %g", e, got, want)
+		}
+	}
+}
