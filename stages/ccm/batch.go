@@ -12,11 +12,13 @@ import (
 // Where this build has a lane kernel that this machine runs (AVX-512),
 // the E-step runs the corpus's sentences in batches of one length on a
 // laneChart. A lane's log P(s) and posteriors are the scalar chart's bit
-// for bit, each written to its sentence's place, and the sums over them
-// (the log-likelihood chunk by chunk in corpus order, the counts by id in
-// corpus order) are the scalar E-step's: the result is the same, to the
-// bit, with or without lanes and for any number of workers. Without a
-// lane kernel every sentence runs on the scalar chart, as it always did.
+// for bit, each written to its place (for a model without classes, in
+// the layout of the batches' ids, laneSpans; else its sentence's), and
+// the sums over them (the log-likelihood chunk by chunk in corpus order,
+// the counts by id in corpus order) are the scalar E-step's: the result
+// is the same, to the bit, with or without lanes and for any number of
+// workers. Without a lane kernel every sentence runs on the scalar
+// chart, as it always did.
 
 // kernel is the lane kernel in use: laneKernel's, or "" for the scalar
 // chart alone (tests and benchmarks set it to compare the two).
