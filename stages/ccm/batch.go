@@ -1,8 +1,6 @@
 package ccm
 
 import (
-	"cmp"
-	"slices"
 	"sync"
 
 	"github.com/grind-nlp/grind/internal/vec8"
@@ -130,17 +128,7 @@ func (c *Corpus) laneSpans() {
 		}
 	}
 	c.lanePostSize = size
-	for _, ix := range []*idSpans{&c.yieldSpans, &c.contextSpans} {
-		ix.lanePos = make([]int32, len(ix.spans))
-		for r, k := range ix.spans {
-			ix.lanePos[r] = posOf[k]
-		}
-		ix.laneSingle = make([][2]int32, len(ix.single))
-		for r, is := range ix.single {
-			ix.laneSingle[r] = [2]int32{is[0], posOf[is[1]]}
-		}
-		slices.SortFunc(ix.laneSingle, func(a, b [2]int32) int { return cmp.Compare(a[1], b[1]) })
-	}
+	c.yieldSpans.lane, c.contextSpans.lane = c.yieldSpans.lanePlaces(posOf), c.contextSpans.lanePlaces(posOf)
 }
 
 // laneWorkPool keeps workers' workspaces from one E-step to the next (an
@@ -243,19 +231,18 @@ func (m *Model) laidOutBatch(c *Corpus, pt *pairTables, g int, lw *laneWork, log
 	b.outside()
 	b.cellPosteriors(post)
 	vec8.Settle()
-	for l, i := range batch {
+	for l, k := range batch {
 		if b.usable(l) {
-			logP[i] = b.logProb(l)
+			logP[k] = b.logProb(l)
 			continue
 		}
 		// Redone on the scalar chart, its posteriors put in lane l.
-		s := c.Sentences[i]
 		w := n + 1
 		if cap(lw.post) < w*w {
 			lw.post = make([]float64, w*w)
 		}
-		logP[i] = m.sentence(c, s, &lw.scalar, lw.post[:w*w])
-		q := 0
+		logP[k] = m.sentence(c, c.Sentences[k], &lw.scalar, lw.post[:w*w])
+		q := 0 // the cell of [i, j) in the lanes' order
 		for i := 0; i <= n; i++ {
 			for j := i; j <= n; j++ {
 				if j > i {

@@ -1,6 +1,7 @@
 package ccm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -96,7 +97,7 @@ func (m *Model) estep(c *Corpus, workers int, post []float64) *Counts {
 		cnt.LogLik += l
 	}
 	if laidOut {
-		c.sumAt(workers, c.lanePost, true, cnt)
+		c.sumLanes(workers, cnt)
 	} else {
 		c.sum(workers, post, cnt)
 	}
@@ -139,57 +140,93 @@ func (c *Corpus) leaveOut(s Sentence, cnt *Counts) {
 	cnt.Zero++
 }
 
-// sum adds the posteriors into cnt (newCounts): each yield's and each context's
-// occurrences are listed once, in corpus order, and summed in that order
-// by whichever worker owns the id, so the result does not depend on the
-// number of workers.
+// sum adds the posteriors into cnt (newCounts): each yield's and each
+// context's occurrences are listed once, in corpus order, and summed in
+// that order by whichever worker owns the id, so the result does not
+// depend on the number of workers.
 func (c *Corpus) sum(workers int, post []float64, cnt *Counts) {
-	c.sumAt(workers, post, false, cnt)
+	gather := func(ix *idSpans, out []float64, from, to int) {
+		for id := from; id < to; id++ {
+			sum := 0.0
+			for _, k := range ix.of(id) {
+				sum += post[k]
+			}
+			out[id] = sum
+		}
+	}
+	// Ids interned after c (by a later corpus) do not occur in it.
+	ny, nx := len(c.yieldN), len(c.contextN)
+	pipeline.ForEachChunk(workers, workers, func(_, w int) {
+		gather(&c.yieldSpans, cnt.SpanT, ny*w/workers, ny*(w+1)/workers)
+		gather(&c.contextSpans, cnt.ContextT, nx*w/workers, nx*(w+1)/workers)
+	})
 }
 
-// sumAt is sum of post, indexed by span or, with lanes, by the places
-// laneSpans gave the spans in the lanes' posteriors (Corpus.lanePost).
-func (c *Corpus) sumAt(workers int, post []float64, lanes bool, cnt *Counts) {
+// sumLanes is sum of the batched E-step's posteriors, c.lanePost, read at
+// the places laneSpans gave the spans there: the same sums in the same
+// order.
+func (c *Corpus) sumLanes(workers int, cnt *Counts) {
 	pipeline.ForEachChunk(workers, workers, func(_, w int) {
-		c.yieldSpans.sum(post, lanes, cnt.SpanT, w, workers)
-		c.contextSpans.sum(post, lanes, cnt.ContextT, w, workers)
+		c.yieldSpans.lane.sum(&c.yieldSpans, c.lanePost, cnt.SpanT, w, workers)
+		c.contextSpans.lane.sum(&c.contextSpans, c.lanePost, cnt.ContextT, w, workers)
 	})
 }
 
 // idSpans lists the non-empty spans of every id of a table (yields or
 // contexts) in corpus order, spans[start[id]:start[id+1]] (empty spans
-// are never constituents), and in lanePos, in the same order, the
-// spans' places in the lanes' posteriors (laneSpans). single holds the
-// ids with exactly one such span, each with its span, laneSingle the
-// same with its place in the lanes' posteriors, in the order of those
-// places (read front to back), and multi the ids with more: sum copies
-// the first without a loop an id (on the Chinese sample ≤ 10, 43,232 of
-// the 50,905 yields occur once; a loop of varying length per id cost a
-// mispredicted branch each).
+// are never constituents), and, once the batched E-step has laid out
+// the corpus (laneSpans), their places in the lanes' posteriors.
 type idSpans struct {
-	start, spans, lanePos []int32
-	single, laneSingle    [][2]int32
-	multi                 []int32
+	start, spans []int32
+	lane         lanePlaces
 }
 
 // of is id's spans.
 func (ix *idSpans) of(id int) []int32 { return ix.spans[ix.start[id]:ix.start[id+1]] }
 
-// sum writes into out (zero) the sum of each id's posteriors in corpus
-// order, post indexed by span or, with lanes, by place in the lanes'
-// posteriors: part of workers of the ids. An id without spans keeps its
-// 0.
-func (ix *idSpans) sum(post []float64, lanes bool, out []float64, part, workers int) {
-	single, at := ix.single, ix.spans
-	if lanes {
-		single, at = ix.laneSingle, ix.lanePos
+// lanePlaces are the places of an idSpans's spans in the lanes'
+// posteriors: at[r] that of spans[r]. single holds the ids with exactly
+// one span, each with its place, in the order of the places (read front
+// to back), and multi the ids with more: sum copies the first without a
+// loop an id (on the Chinese sample ≤ 10, 43,232 of the 50,905 yields
+// occur once; a loop of varying length per id cost a mispredicted branch
+// each).
+type lanePlaces struct {
+	at     []int32
+	single [][2]int32 // id, place
+	multi  []int32
+}
+
+// lanePlaces is ix's places, given the place of every span of the
+// corpus.
+func (ix *idSpans) lanePlaces(place []int32) lanePlaces {
+	p := lanePlaces{at: make([]int32, len(ix.spans))}
+	for r, k := range ix.spans {
+		p.at[r] = place[k]
 	}
-	for _, is := range single[len(single)*part/workers : len(single)*(part+1)/workers] {
+	for id := range len(ix.start) - 1 {
+		switch ix.start[id+1] - ix.start[id] {
+		case 0:
+		case 1:
+			p.single = append(p.single, [2]int32{int32(id), p.at[ix.start[id]]})
+		default:
+			p.multi = append(p.multi, int32(id))
+		}
+	}
+	slices.SortFunc(p.single, func(a, b [2]int32) int { return cmp.Compare(a[1], b[1]) })
+	return p
+}
+
+// sum writes into out (zero) the sum of each of ix's ids' posteriors in
+// corpus order, post read at p: part of workers of the ids. An id
+// without spans keeps its 0.
+func (p *lanePlaces) sum(ix *idSpans, post, out []float64, part, workers int) {
+	for _, is := range p.single[len(p.single)*part/workers : len(p.single)*(part+1)/workers] {
 		out[is[0]] = post[is[1]]
 	}
-	for _, id := range ix.multi[len(ix.multi)*part/workers : len(ix.multi)*(part+1)/workers] {
+	for _, id := range p.multi[len(p.multi)*part/workers : len(p.multi)*(part+1)/workers] {
 		sum := 0.0
-		for _, k := range at[ix.start[id]:ix.start[id+1]] {
+		for _, k := range p.at[ix.start[id]:ix.start[id+1]] {
 			sum += post[k]
 		}
 		out[id] = sum
@@ -234,17 +271,7 @@ func (c *Corpus) listSpans(ids []int32, size int, occ []float64) idSpans {
 			next[ids[k]]++
 		}
 	})
-	ix := idSpans{start: starts, spans: spans}
-	for id := range size {
-		switch starts[id+1] - starts[id] {
-		case 0:
-		case 1:
-			ix.single = append(ix.single, [2]int32{int32(id), spans[starts[id]]})
-		default:
-			ix.multi = append(ix.multi, int32(id))
-		}
-	}
-	return ix
+	return idSpans{start: starts, spans: spans}
 }
 
 // Smoothing is Klein's: every yield and every context gets Constituent +

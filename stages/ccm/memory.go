@@ -34,13 +34,13 @@ type Job struct {
 
 // Bytes is the estimate.
 func (j Job) Bytes() int64 {
-	var spans, nonEmpty, yieldTags, contexts, laned int64
+	var spans, nonEmpty, yieldTags, contexts, laned, long int64
 	longest := int64(0)
 	lengths := map[int64]bool{}
 	for _, n := range j.Lengths {
 		n := int64(n)
 		if n > batchMaxLen {
-			laned = memory.Add(laned, memory.Mul(n+1, n+1)) // its posteriors
+			long = memory.Add(long, memory.Mul(n+1, n+1)) // its posteriors in the lanes' buffer
 		} else {
 			// A batched sentence's spans, empty ones too, in laneSpans's
 			// layout; a length's short batch repeats a sentence up to 7 times.
@@ -69,10 +69,9 @@ func (j Job) Bytes() int64 {
 	total := memory.Add(
 		memory.Mul(spans, perSpan),
 		// A yield: its key (two bytes a tag), map entry and slices; the
-		// corpus's and the counts' tables and its place in the lists of
-		// ids by number of spans; each model's two.
-		memory.Mul(yieldTags, 2), memory.Mul(yields, 90+12+16+8+16*copies),
-		memory.Mul(contexts, 60+12+16+8+16*copies))
+		// corpus's and the counts' tables; each model's two.
+		memory.Mul(yieldTags, 2), memory.Mul(yields, 90+12+16+16*copies),
+		memory.Mul(contexts, 60+12+16+16*copies))
 	if j.Classes > 1 {
 		total = memory.Add(total, memory.Mul(memory.Add(yields, contexts), 8*(copies+1), int64(j.Classes-1)))
 	}
@@ -83,13 +82,14 @@ func (j Job) Bytes() int64 {
 	if kernel != "" && (j.Train || j.EStep) {
 		// The batched E-step's lane chart (three tables of 8 lanes),
 		// each sentence's log P(s), place in length order and batch; its
-		// spans' ids and posteriors in the lanes' layout (16 bytes a span),
-		// the places of the latter in the ids' lists of spans (8 bytes a
-		// non-empty span) and the model's tables paired by id (pairTables).
+		// spans' ids and posteriors in the lanes' layout (16 bytes a span;
+		// a longer sentence's posteriors, 8), their places (lanePlaces: 8
+		// bytes a non-empty span and up to 8 an id) and the model's tables
+		// paired by id (pairTables).
 		batched := min(longest, batchMaxLen) + 1
 		chart = memory.Add(chart, memory.Mul(batched, batched, 24*lanes))
-		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16), memory.Mul(laned, 16),
-			memory.Mul(nonEmpty, 8), memory.Mul(memory.Add(yields, contexts), 16))
+		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16), memory.Mul(laned, 16), memory.Mul(long, 8),
+			memory.Mul(nonEmpty, 8), memory.Mul(memory.Add(yields, contexts), 16+8))
 	}
 	total = memory.Add(total, memory.Mul(chart, int64(max(j.Workers, 1))))
 	if j.Text {
