@@ -137,14 +137,14 @@ type Corpus struct {
 	post             []float64  // EStep's posteriors
 	pairs            pairTables // the batched E-step's model tables
 	// The sentences by length and where each batch of the batched E-step
-	// starts among them (batches); its spans' yield and context ids in
-	// the order its lanes read them, and where each batch's start
-	// (laneSpans, on first use).
+	// starts among them (batches); the batches' spans' yield and context
+	// ids in the order the lanes read them, and where each batch's ids
+	// start (laneSpans, on first use).
 	order, batchStart []int32
 	laneIDs           [][2]int32
 	laneIDStart       []int32
 	// The lanes' posteriors (laneSpans's layout), where each batch's
-	// start there, and their number.
+	// posteriors start there, and their number.
 	lanePost      []float64
 	lanePostStart []int32
 	lanePostSize  int

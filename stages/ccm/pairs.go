@@ -149,16 +149,10 @@ func frexpLanes(v vec8.Vec, out uint8, exp *[lanes]int) vec8.Vec {
 	return vec8.LoadBits(&b)
 }
 
-// frexp is math.Frexp, to the bit, in integer operations on the bits
-// alone (frexpBits): it inlines, so that a loop calling it, however
-// rarely, keeps its variables in registers, and a lane kernel can call it
-// between vector operations.
-func frexp(x float64) (frac float64, exp int) {
-	b, e := frexpBits(math.Float64bits(x))
-	return math.Float64frombits(b), e
-}
-
-// frexpBits is frexp on the bits of a float64.
+// frexpBits is math.Frexp, to the bit, on the bits of a float64, in
+// integer operations alone: frexpLanes calls it between vector operations,
+// where scalar floating point would wait on the vector registers' upper
+// halves (vec8.Settle).
 func frexpBits(b uint64) (uint64, int) {
 	const mantissa = 1<<52 - 1
 	e := int(b >> 52 & 0x7ff)
