@@ -23,6 +23,13 @@ func Store(s []float64, v Vec) { v.Store((*[Lanes]float64)(s)) }
 func LoadPart(s []float64) Vec     { return loadPart(s) }
 func StorePart(s []float64, v Vec) { storePart(s, v) }
 
+// StoreBits puts the IEEE bits of v's lanes at p, LoadBits is the Vec of
+// the bits at p: for lane-wise work on the bits with integer operations
+// between vector ones (scalar floating point there would wait on the
+// vector registers' upper halves, see Settle).
+func StoreBits(p *[Lanes]uint64, v Vec) { storeBits(p, v) }
+func LoadBits(p *[Lanes]uint64) Vec     { return loadBits(p) }
+
 // FactorOf is x in the lanes where it is a positive number (a factor
 // scaling may divide by) and 1 in the others: 0, +Inf, NaN.
 func FactorOf(x Vec) Vec {

@@ -150,3 +150,16 @@ func Log(x Vec) Vec {
 	}
 	return x
 }
+
+func storeBits(p *[Lanes]uint64, v Vec) {
+	for i, x := range v {
+		p[i] = math.Float64bits(x)
+	}
+}
+
+func loadBits(p *[Lanes]uint64) (v Vec) {
+	for i, b := range p {
+		v[i] = math.Float64frombits(b)
+	}
+	return v
+}

@@ -69,3 +69,6 @@ func Log(x Vec) Vec {
 	inner := hfsq.Sub(s.Mul(r.Add(hfsq)).Add(k.Mul(Broadcast(ln2Lo)))).Sub(f)
 	return k.Mul(Broadcast(ln2Hi)).Sub(inner)
 }
+
+func storeBits(p *[Lanes]uint64, v Vec) { v.AsUint64x8().Store(p) }
+func loadBits(p *[Lanes]uint64) Vec     { return archsimd.LoadUint64x8(p).AsFloat64x8() }

@@ -81,10 +81,10 @@ func (m *Model) classCounts(c *Corpus, workers int, post []float64, cnt *Counts)
 	for l := range cnt.Classes {
 		cnt.Classes[l] = ClassCounts{Span: make([]float64, c.Sym.NumYields()), Context: make([]float64, c.Sym.NumContexts())}
 	}
-	gather := func(starts, spans []int32, context bool, from, to int) {
+	gather := func(ids *idSpans, context bool, from, to int) {
 		w := make([]float64, len(m.Classes))
 		for id := from; id < to; id++ {
-			for _, k := range spans[starts[id]:starts[id+1]] {
+			for _, k := range ids.of(id) {
 				p := post[k]
 				if p == 0 {
 					continue
@@ -102,8 +102,8 @@ func (m *Model) classCounts(c *Corpus, workers int, post []float64, cnt *Counts)
 	}
 	ny, nx := len(c.yieldN), len(c.contextN)
 	pipeline.ForEachChunk(workers, workers, func(_, w int) {
-		gather(c.yieldStart, c.yieldSpans, false, ny*w/workers, ny*(w+1)/workers)
-		gather(c.contextStart, c.contextSpans, true, nx*w/workers, nx*(w+1)/workers)
+		gather(&c.yieldSpans, false, ny*w/workers, ny*(w+1)/workers)
+		gather(&c.contextSpans, true, nx*w/workers, nx*(w+1)/workers)
 	})
 }
 

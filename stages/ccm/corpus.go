@@ -131,13 +131,23 @@ type Corpus struct {
 	MaxLen    int
 
 	// The spans of each yield and context, made by index on first use.
-	yieldN, contextN           []float64
-	yieldStart, yieldSpans     []int32
-	contextStart, contextSpans []int32
-	post                       []float64 // EStep's posteriors
+	yieldN, contextN []float64
+	yieldSpans       idSpans
+	contextSpans     idSpans
+	post             []float64  // EStep's posteriors
+	pairs            pairTables // the batched E-step's model tables
 	// The sentences by length and where each batch of the batched E-step
-	// starts among them (batches).
+	// starts among them (batches); the batches' spans' yield and context
+	// ids in the order the lanes read them, and where each batch's ids
+	// start (laneSpans, on first use).
 	order, batchStart []int32
+	laneIDs           [][2]int32
+	laneIDStart       []int32
+	// The lanes' posteriors (laneSpans's layout), where each batch's
+	// posteriors start there, and their number.
+	lanePost      []float64
+	lanePostStart []int32
+	lanePostSize  int
 }
 
 // CheckSentence refuses a sentence the CCM cannot read: one with the

@@ -165,3 +165,24 @@ func (b *laneChart) posteriors(posts *[lanes][]float64) {
 		post[n] = 1
 	}
 }
+
+// cellPosteriors writes the bracket posteriors of every lane to post in
+// laneSpans's layout, a cell's lanes at once, as posteriors computes them
+// (a lane redone on the scalar chart is written over).
+func (b *laneChart) cellPosteriors(post []float64) {
+	n, w := b.n, b.n+1
+	z := vec8.Load(cell(b.in, n))
+	one := vec8.Broadcast(1)
+	q := 0
+	for i := 0; i <= n; i++ {
+		q++ // the empty span [i, i)
+		for j := i + 1; j <= n; j++ {
+			p := one // a single token and the whole sentence
+			if j > i+1 && !(i == 0 && j == n) {
+				p = vec8.Load(cell(b.in, i*w+j)).Mul(vec8.Load(cell(b.out, i*w+j))).Div(z)
+			}
+			vec8.Store(cell(post, q), p)
+			q++
+		}
+	}
+}

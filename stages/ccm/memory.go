@@ -34,10 +34,22 @@ type Job struct {
 
 // Bytes is the estimate.
 func (j Job) Bytes() int64 {
-	var spans, nonEmpty, yieldTags, contexts int64
+	var spans, nonEmpty, yieldTags, contexts, laned, long int64
 	longest := int64(0)
+	lengths := map[int64]bool{}
 	for _, n := range j.Lengths {
 		n := int64(n)
+		if n > batchMaxLen {
+			long = memory.Add(long, memory.Mul(n+1, n+1)) // its posteriors in the lanes' buffer
+		} else {
+			// A batched sentence's spans, empty ones too, in laneSpans's
+			// layout; a length's short batch repeats a sentence up to 7 times.
+			laned = memory.Add(laned, memory.Mul(n+1, n+2)/2)
+			if !lengths[n] {
+				lengths[n] = true
+				laned = memory.Add(laned, memory.Mul(lanes-1, n+1, n+2)/2)
+			}
+		}
 		spans = memory.Add(spans, memory.Mul(n+1, n+1))
 		nonEmpty = memory.Add(nonEmpty, memory.Mul(n, n+1)/2)
 		yieldTags = memory.Add(yieldTags, memory.Mul(n, n+1, n+2)/6)
@@ -68,11 +80,16 @@ func (j Job) Bytes() int64 {
 		chart = memory.Mul(longest+1, longest+1, 24+32) // and a parse's scores, best, split, posteriors
 	}
 	if kernel != "" && (j.Train || j.EStep) {
-		// The batched E-step's lane chart (three tables of 8 lanes), and
-		// each sentence's log P(s), place in length order and batch.
+		// The batched E-step's lane chart (three tables of 8 lanes),
+		// each sentence's log P(s), place in length order and batch; its
+		// spans' ids and posteriors in the lanes' layout (16 bytes a span;
+		// a longer sentence's posteriors, 8), their places (lanePlaces: 8
+		// bytes a non-empty span and up to 8 an id) and the model's tables
+		// paired by id (pairTables).
 		batched := min(longest, batchMaxLen) + 1
 		chart = memory.Add(chart, memory.Mul(batched, batched, 24*lanes))
-		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16))
+		total = memory.Add(total, memory.Mul(int64(len(j.Lengths)), 16), memory.Mul(laned, 16), memory.Mul(long, 8),
+			memory.Mul(nonEmpty, 8), memory.Mul(memory.Add(yields, contexts), 16+8))
 	}
 	total = memory.Add(total, memory.Mul(chart, int64(max(j.Workers, 1))))
 	if j.Text {
