@@ -192,3 +192,48 @@ func TestResumeAtStageBoundaryWithoutState(t *testing.T) {
 		t.Fatalf("a checkpoint in the middle of a stage without its state: %v", err)
 	}
 }
+
+// State files of 7fe9ac9's ce-step and train-ce --run-dir (testdata/state:
+// the first evaluation, a few steps in with a trial under way, the second
+// stage of an annealed δ, a training done, a run directory's, with neither
+// corpus nor started) read back and written again are the same bytes, and
+// so is the state of the training rebuilt from them, as ce-step saves it.
+func TestStateFilesRewrittenByteForByte(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/state/*.json")
+	if len(paths) < 5 {
+		t.Fatalf("%d state files in testdata/state", len(paths))
+	}
+	dir := t.TempDir()
+	for _, path := range paths {
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := ReadState(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := filepath.Join(dir, filepath.Base(path))
+		if err := WriteState(again, st); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(again); string(got) != string(want) {
+			t.Errorf("%s written again:\n%s\nnot\n%s", path, got, want)
+		}
+		if st.Status == Finished {
+			continue
+		}
+		tr, err := st.Continue()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		rebuilt := tr.State()
+		rebuilt.Model, rebuilt.Corpus, rebuilt.Lattices, rebuilt.Sentences, rebuilt.Started = st.Model, st.Corpus, st.Lattices, st.Sentences, st.Started
+		if err := WriteState(again, rebuilt); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(again); string(got) != string(want) {
+			t.Errorf("%s: the training rebuilt from it saves\n%s\nnot\n%s", path, got, want)
+		}
+	}
+}
