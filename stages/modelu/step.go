@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -51,8 +50,7 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) e
 	if err != nil {
 		return err
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	tr.State.Started = &now
+	tr.State.Start()
 	if err := tr.WriteState(statePath); err != nil {
 		return err
 	}
@@ -87,10 +85,7 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	origin := time.Now()
-	if tr.State.Started != nil {
-		origin = *tr.State.Started
-	}
+	origin := tr.State.Origin()
 	var accepted []format.Iteration
 	if err := tr.Give(obj, grad, func(it cesearch.Iteration) error {
 		accepted = append(accepted, Log(it, origin))

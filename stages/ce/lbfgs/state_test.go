@@ -11,6 +11,7 @@ import (
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 	"github.com/grind-nlp/grind/stages/train"
@@ -188,7 +189,7 @@ func TestResumeAtStageBoundaryWithoutState(t *testing.T) {
 	if len(again) != len(log)-boundary.Before || again[0].Iter != boundary.Before+1 || again[0].Objective != log[boundary.Before].Objective {
 		t.Fatalf("resumed at iteration %d of %d, it logged %d iterations from %d", boundary.Before, len(log), len(again), again[0].Iter)
 	}
-	if _, err := (&Trainer{Problem: p, Settings: s, Resume: middle}).Run(nil); err == nil || !strings.Contains(err.Error(), StateFile) {
+	if _, err := (&Trainer{Problem: p, Settings: s, Resume: middle}).Run(nil); err == nil || !strings.Contains(err.Error(), cesearch.StateFile) {
 		t.Fatalf("a checkpoint in the middle of a stage without its state: %v", err)
 	}
 }
@@ -220,7 +221,7 @@ func TestStateFilesRewrittenByteForByte(t *testing.T) {
 		if got, _ := os.ReadFile(again); string(got) != string(want) {
 			t.Errorf("%s written again:\n%s\nnot\n%s", path, got, want)
 		}
-		if st.Status == Finished {
+		if st.Status == cesearch.Finished {
 			continue
 		}
 		tr, err := st.Continue()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -39,8 +38,8 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, job train.Job, s 
 		return err
 	}
 	st := tr.State()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	st.Sentences, st.Started = c.Len(), &now
+	st.Sentences = c.Len()
+	st.Start()
 	return save(w, statePath, tr, st)
 }
 
@@ -66,7 +65,7 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	counted := o.Sentences != "" || o.Lattices != ""
-	if st.Status == Finished {
+	if st.Status == cesearch.Finished {
 		if counted {
 			return fmt.Errorf("%s: the training has ended (%s): ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, cesearch.Outcome(st.Converged, st.Stopped), o.State)
 		}
@@ -85,9 +84,7 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	var accepted []format.Iteration
-	if st.Started != nil {
-		tr.Origin = *st.Started
-	}
+	tr.Origin = st.Origin()
 	tr.Observe = func(it format.Iteration, _ *dmv.Params) error {
 		accepted = append(accepted, it)
 		return nil

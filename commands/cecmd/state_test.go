@@ -1,0 +1,54 @@
+package cecmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grind-nlp/grind/commands/program"
+)
+
+// A state file of any family edited so that it no longer fits together is
+// refused by ce-step with an error naming the file and line and saying what
+// does not fit; the state is left as it was and no model is written. The
+// states are those the families' tests read back byte for byte.
+func TestCEStepRefusesEditedStates(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, from, to, want string }{
+		{"ce/lbfgs/testdata/state/step.json", `"family":"dmv"`, `"family":"xyz"`, `the "xyz" family, not "dmv"`},
+		{"ce/lbfgs/testdata/state/step.json", `"iteration":3`, `"iteration":4`, "3 points accepted, not the 4 iterations logged"},
+		{"ce/lbfgs/testdata/state/done.json", `"weights":[`, `"weights":[1,`, "done with 27 weights, not its 26"},
+		{"ce/lbfgs/testdata/state/step.json", `"evaluations":6`, `"evaluations":5`, "5 evaluations, fewer than its search's 6"},
+		{"hmmce/testdata/state/step.json", `"iteration":5`, `"iteration":6`, "5 points accepted, not the 6 iterations logged"},
+		{"hmmce/testdata/state/done.json", `"status":"done"`, `"status":"finished"`, `status "finished"`},
+		{"hmmce/testdata/state/start.json", `"words":["a","dog","runs"]`, `"words":["a","dog"]`, "a search over 15 weights, not the training's 13"},
+		{"modelu/testdata/state/step.json", `"max_iter":100,"tol"`, `"max_iter":50,"tol"`, "its search's options"},
+		{"modelu/testdata/state/done.json", `"tokens":7`, `"tokens":-7`, "-7 tokens"},
+		{"modelu/testdata/state/start.json", `"version":1`, `"version":2`, "version 2"},
+	} {
+		b, err := os.ReadFile(filepath.Join("../../stages", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(b), c.from, c.to, 1)
+		if edited == string(b) {
+			t.Fatalf("%s holds no %s", c.file, c.from)
+		}
+		state := writeFile(t, filepath.Join(dir, "s.json"), []byte(edited))
+		out := filepath.Join(dir, "w.jsonl")
+		os.Remove(out)
+		var stdout, stderr bytes.Buffer
+		code := program.Run("ce-step", []string{"ce-step", "--state", state, "-o", out}, strings.NewReader(""), &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), state+":1: ") || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s with %s: exit %d, %q; want an error naming the file and saying %q", c.file, c.to, code, stderr.String(), c.want)
+		}
+		if after, _ := os.ReadFile(state); string(after) != edited {
+			t.Errorf("%s with %s: the state was changed", c.file, c.to)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s with %s: a model written", c.file, c.to)
+		}
+	}
+}
