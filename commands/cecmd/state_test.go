@@ -52,3 +52,57 @@ func TestCEStepRefusesEditedStates(t *testing.T) {
 		}
 	}
 }
+
+// Counts of the weights a state waits for over its sentences and over
+// other neighbourhoods than the steps before had (the state's lattices
+// hash edited), or over fewer sentences, are refused for every family; the
+// state is left as it was.
+func TestCEStepRefusesOtherCorpora(t *testing.T) {
+	dir := t.TempDir()
+	// The corpus the states of testdata/state were made from, and its
+	// first two sentences.
+	corpus := writeFile(t, filepath.Join(dir, "c.jsonl"), []byte(`{"id":"1","words":["a","dog"],"tags":["A","B"]}
+{"id":"2","words":["dog","runs","a"],"tags":["B","A","B"]}
+{"id":"3","words":["a","a"],"tags":["A","A"]}
+`))
+	short := writeFile(t, filepath.Join(dir, "short.jsonl"), []byte(`{"id":"1","words":["a","dog"],"tags":["A","B"]}
+{"id":"2","words":["dog","runs","a"],"tags":["B","A","B"]}
+`))
+	for _, c := range []struct{ file, lattices, words string }{
+		{"ce/lbfgs/testdata/state/step.json", "413743c57b918e84", ""},
+		{"hmmce/testdata/state/step.json", "a79f04fcb60fe1ff", "--words"},
+		{"modelu/testdata/state/step.json", "d94e4a9b244b0a39", "--spelling"},
+	} {
+		b, err := os.ReadFile(filepath.Join("../../stages", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := writeFile(t, filepath.Join(dir, "w.jsonl"), run(t, "ce-step", "--state", filepath.Join("../../stages", c.file)))
+		nbhd := []string{"nbhd", "--kind", "trans1", corpus}
+		if c.words != "" {
+			nbhd = append(nbhd, c.words)
+		}
+		lattices := writeFile(t, filepath.Join(dir, "l.jsonl"), run(t, nbhd...))
+		sents := writeFile(t, filepath.Join(dir, "s.counts"), run(t, "estep", "-q", "-m", w, corpus))
+		lats := writeFile(t, filepath.Join(dir, "l.counts"), run(t, "estep", "-q", "-m", w, lattices))
+		few := writeFile(t, filepath.Join(dir, "few.counts"), run(t, "estep", "-q", "-m", w, short))
+		other := strings.Replace(string(b), `"lattices":"`+c.lattices+`"`, `"lattices":"0123456789abcdef"`, 1)
+		if other == string(b) {
+			t.Fatalf("%s: not lattices %s", c.file, c.lattices)
+		}
+		for _, step := range []struct{ state, sents, want string }{
+			{other, sents, "counts of other neighbourhoods (lattices " + c.lattices + ") than the training's so far (0123456789abcdef)"},
+			{string(b), few, "counts of 2 sentences and 5 tokens, not the training's 3 and 7"},
+		} {
+			state := writeFile(t, filepath.Join(dir, "s.json"), []byte(step.state))
+			var stdout, stderr bytes.Buffer
+			code := program.Run("ce-step", []string{"ce-step", "-q", "--state", state, "-o", w, step.sents, lats}, strings.NewReader(""), &stdout, &stderr)
+			if code == 0 || !strings.Contains(stderr.String(), step.want) {
+				t.Errorf("%s: exit %d, %q; want an error saying %q", c.file, code, stderr.String(), step.want)
+			}
+			if after, _ := os.ReadFile(state); string(after) != step.state {
+				t.Errorf("%s: the state was changed", c.file)
+			}
+		}
+	}
+}

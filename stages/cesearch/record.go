@@ -91,6 +91,31 @@ func (h *Header) Check(family string, version int) error {
 	return nil
 }
 
+// CheckCounts says what is wrong with counts read from path for the
+// training saved in the state file statePath (nil: nothing): counts of
+// other weights than those it waits for (model, the hash estep wrote in
+// their header, is not Model; with says what else estep must be given,
+// the DMV's δ) or of another number of sentences or tokens.
+func (h *Header) CheckCounts(statePath, path, model string, stats format.Stats, with string) error {
+	switch {
+	case model != h.Model:
+		return fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last%s (ce-step --state %s -o FILE writes it again)", path, model, statePath, h.Model, with, statePath)
+	case stats.Sentences != h.Sentences || stats.Tokens != h.Tokens:
+		return fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, stats.Sentences, stats.Tokens, h.Sentences, h.Tokens)
+	}
+	return nil
+}
+
+// TakeLattices takes the corpus hash of the neighbourhoods' counts read
+// from path: the first step's, which every later step's must be.
+func (h *Header) TakeLattices(path, corpus string) error {
+	if h.Lattices != "" && corpus != h.Lattices {
+		return fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", path, corpus, h.Lattices)
+	}
+	h.Lattices = corpus
+	return nil
+}
+
 // UnderWay is the progress of a training whose search s is under way.
 func UnderWay(s *Search) Progress {
 	p := Progress{Objective: format.Real(math.Inf(-1)), Search: s.State()}

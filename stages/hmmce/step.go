@@ -233,14 +233,11 @@ func (o Step) evaluation(st *State, m *Model, theta []float64) (cesearch.Eval, e
 		if err != nil {
 			return nil, err
 		}
-		s := t.Shards
-		switch {
-		case !slices.Equal(t.States, st.States) || !slices.Equal(t.Words, st.Words) || t.Counts.Order != 1:
+		if !slices.Equal(t.States, st.States) || !slices.Equal(t.Words, st.Words) || t.Counts.Order != 1 {
 			return nil, fmt.Errorf("%s: counts over other states or words than the training's (%d states, %d words)", path, len(st.States), len(st.Words))
-		case s.Model != st.Model:
-			return nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last (ce-step --state %s -o FILE writes it again)", path, s.Model, o.State, st.Model, o.State)
-		case s.Stats.Sentences != st.Sentences || s.Stats.Tokens != st.Tokens:
-			return nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, s.Stats.Sentences, s.Stats.Tokens, st.Sentences, st.Tokens)
+		}
+		if err := st.CheckCounts(o.State, path, t.Shards.Model, *t.Shards.Stats, ""); err != nil {
+			return nil, err
 		}
 		return t, nil
 	}
@@ -257,10 +254,10 @@ func (o Step) evaluation(st *State, m *Model, theta []float64) (cesearch.Eval, e
 		return cesearch.Eval{}, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s): give the sentences' counts first, then their neighbourhoods'", o.Sentences, sents.Shards.Corpus, st.Corpus)
 	case lats.Shards.Corpus == st.Corpus:
 		return cesearch.Eval{}, fmt.Errorf("%s: counts of the training's sentences, where their neighbourhoods' are due (nbhd --words | estep)", o.Lattices)
-	case st.Lattices != "" && lats.Shards.Corpus != st.Lattices:
-		return cesearch.Eval{}, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Shards.Corpus, st.Lattices)
 	}
-	st.Lattices = lats.Shards.Corpus
+	if err := st.TakeLattices(o.Lattices, lats.Shards.Corpus); err != nil {
+		return cesearch.Eval{}, err
+	}
 	num, den := sents.Counts, lats.Counts
 	f := sents.Shards.Stats.Loglik - lats.Shards.Stats.Loglik
 	if sents.Shards.Stats.LeftOut > 0 || lats.Shards.Stats.LeftOut > 0 {

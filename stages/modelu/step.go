@@ -111,19 +111,15 @@ func (o Step) Run(w io.Writer) error {
 // does, refusing counts of other weights, sentences or neighbourhoods.
 func (o Step) evaluation(tr *Training) (float64, []float64, error) {
 	st := tr.State
-	want := tr.Model(tr.Pending()).Hash()
+	// The hash of the weights it waits for, made again: an edited state's
+	// is not trusted.
+	st.Model = tr.Model(tr.Pending()).Hash()
 	read := func(path string) (*Counts, error) {
 		c, err := ReadCounts(pipeline.Source{Names: []string{path}})
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case c.Model != want:
-			return nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last (ce-step --state %s -o FILE writes it again)", path, c.Model, o.State, want, o.State)
-		case c.Stats.Sentences != st.Sentences || c.Stats.Tokens != st.Tokens:
-			return nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, c.Stats.Sentences, c.Stats.Tokens, st.Sentences, st.Tokens)
-		}
-		return c, nil
+		return c, st.CheckCounts(o.State, path, c.Model, c.Stats, "")
 	}
 	sents, err := read(o.Sentences)
 	if err != nil {
@@ -138,10 +134,10 @@ func (o Step) evaluation(tr *Training) (float64, []float64, error) {
 		return 0, nil, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s): give the sentences' counts first, then their neighbourhoods'", o.Sentences, sents.Corpus, st.Corpus)
 	case lats.Corpus == st.Corpus:
 		return 0, nil, fmt.Errorf("%s: counts of the training's sentences, where their neighbourhoods' are due (nbhd | estep)", o.Lattices)
-	case st.Lattices != "" && lats.Corpus != st.Lattices:
-		return 0, nil, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Corpus, st.Lattices)
 	}
-	st.Lattices = lats.Corpus
+	if err := st.TakeLattices(o.Lattices, lats.Corpus); err != nil {
+		return 0, nil, err
+	}
 	theta := tr.Pending()
 	grad := make([]float64, len(theta))
 	for _, side := range []struct {

@@ -123,15 +123,12 @@ func (o Step) evaluation(st *State, tr *Training) (ce.Value, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
-		switch {
-		case t.Model != st.Model:
-			again := ""
-			if st.Delta != 0 {
-				again = fmt.Sprintf(" with --delta %v", float64(st.Delta))
-			}
-			return nil, nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last%s (ce-step --state %s -o FILE writes it again)", path, t.Model, o.State, st.Model, again, o.State)
-		case t.Stats.Sentences != st.Sentences || t.Stats.Tokens != st.Tokens:
-			return nil, nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, t.Stats.Sentences, t.Stats.Tokens, st.Sentences, st.Tokens)
+		with := ""
+		if st.Delta != 0 {
+			with = fmt.Sprintf(" with --delta %v", float64(st.Delta))
+		}
+		if err := st.CheckCounts(o.State, path, t.Model, *t.Stats, with); err != nil {
+			return nil, nil, err
 		}
 		return t, p, nil
 	}
@@ -148,13 +145,14 @@ func (o Step) evaluation(st *State, tr *Training) (ce.Value, error) {
 		return ce.Value{}, fmt.Errorf("%s and %s: counts of one corpus: give the sentences' counts, then their neighbourhoods' (nbhd | estep)", o.Sentences, o.Lattices)
 	case st.Corpus != "" && sents.Corpus != st.Corpus:
 		return ce.Value{}, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s)", o.Sentences, sents.Corpus, st.Corpus)
-	case st.Lattices != "" && lats.Corpus != st.Lattices:
-		return ce.Value{}, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Corpus, st.Lattices)
 	case sents.Stats.Loglik > lats.Stats.Loglik+1e-9*math.Abs(lats.Stats.Loglik):
 		// Each neighbourhood holds its sentence: Z(N(x)) ≥ Z(x).
 		return ce.Value{}, fmt.Errorf("%s and %s: Σ log Z of the sentences (%v) exceeds their neighbourhoods' (%v): give the sentences' counts first, then the lattices'", o.Sentences, o.Lattices, sents.Stats.Loglik, lats.Stats.Loglik)
 	}
-	st.Corpus, st.Lattices = sents.Corpus, lats.Corpus
+	if err := st.TakeLattices(o.Lattices, lats.Corpus); err != nil {
+		return ce.Value{}, err
+	}
+	st.Corpus = sents.Corpus
 	x, _ := tr.Pending()
 	w := dmv.NewParams(len(st.Tags))
 	ce.FromVector(x, w)
