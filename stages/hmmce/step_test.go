@@ -2,10 +2,9 @@ package hmmce
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/golden"
 	"github.com/grind-nlp/grind/stages/cesearch"
 )
 
@@ -14,32 +13,17 @@ import (
 // training done) read back and saved again as a step saves them — the
 // search rebuilt, the model's hash made again — are the same bytes.
 func TestStateFilesRewrittenByteForByte(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/state/*.json")
-	if len(paths) < 3 {
-		t.Fatalf("%d state files in testdata/state", len(paths))
-	}
-	dir := t.TempDir()
-	for _, path := range paths {
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	golden.Rewritten(t, "testdata/state/*.json", 3, func(path, out string) error {
 		st, err := ReadState(path)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		var search *cesearch.Search
 		if st.Search != nil {
 			if search, err = cesearch.Restore(st.Search); err != nil {
-				t.Fatalf("%s: %v", path, err)
+				return err
 			}
 		}
-		again := filepath.Join(dir, filepath.Base(path))
-		if err := st.save(io.Discard, again, st.model(), search); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(again); string(got) != string(want) {
-			t.Errorf("%s saved again:\n%s\nnot\n%s", path, got, want)
-		}
-	}
+		return st.save(io.Discard, out, st.model(), search)
+	})
 }

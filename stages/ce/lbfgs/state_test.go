@@ -1,6 +1,7 @@
 package lbfgs
 
 import (
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/corpora"
+	"github.com/grind-nlp/grind/internal/golden"
 	"github.com/grind-nlp/grind/stages/ce"
 	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
@@ -200,41 +202,24 @@ func TestResumeAtStageBoundaryWithoutState(t *testing.T) {
 // corpus nor started) read back and written again are the same bytes, and
 // so is the state of the training rebuilt from them, as ce-step saves it.
 func TestStateFilesRewrittenByteForByte(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/state/*.json")
-	if len(paths) < 5 {
-		t.Fatalf("%d state files in testdata/state", len(paths))
-	}
-	dir := t.TempDir()
-	for _, path := range paths {
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	golden.Rewritten(t, "testdata/state/*.json", 5, func(path, out string) error {
 		st, err := ReadState(path)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		again := filepath.Join(dir, filepath.Base(path))
-		if err := WriteState(again, st); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(again); string(got) != string(want) {
-			t.Errorf("%s written again:\n%s\nnot\n%s", path, got, want)
-		}
-		if st.Status == cesearch.Finished {
-			continue
+		return WriteState(out, st)
+	})
+	golden.Rewritten(t, "testdata/state/*.json", 5, func(path, out string) error {
+		st, err := ReadState(path)
+		if err != nil || st.Status == cesearch.Finished {
+			return errors.Join(err, WriteState(out, st))
 		}
 		tr, err := st.Continue()
 		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+			return err
 		}
 		rebuilt := tr.State()
 		rebuilt.Model, rebuilt.Corpus, rebuilt.Lattices, rebuilt.Sentences, rebuilt.Started = st.Model, st.Corpus, st.Lattices, st.Sentences, st.Started
-		if err := WriteState(again, rebuilt); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(again); string(got) != string(want) {
-			t.Errorf("%s: the training rebuilt from it saves\n%s\nnot\n%s", path, got, want)
-		}
-	}
+		return WriteState(out, rebuilt)
+	})
 }
