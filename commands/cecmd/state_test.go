@@ -106,3 +106,24 @@ func TestCEStepRefusesOtherCorpora(t *testing.T) {
 		}
 	}
 }
+
+// Counts given to a training that has ended are refused, for every
+// family, saying how it ended; the state is left as it was.
+func TestCEStepRefusesCountsWhenDone(t *testing.T) {
+	dir := t.TempDir()
+	for _, file := range []string{"ce/lbfgs/testdata/state/done.json", "hmmce/testdata/state/done.json", "modelu/testdata/state/done.json"} {
+		b, err := os.ReadFile(filepath.Join("../../stages", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := writeFile(t, filepath.Join(dir, "s.json"), b)
+		var stdout, stderr bytes.Buffer
+		code := program.Run("ce-step", []string{"ce-step", "--state", state, "-o", filepath.Join(dir, "w.jsonl"), "s.counts", "l.counts"}, strings.NewReader(""), &stdout, &stderr)
+		if want := state + ": the training has ended (stopped (IterationLimit))"; code == 0 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s: exit %d, %q; want an error saying %q", file, code, stderr.String(), want)
+		}
+		if after, _ := os.ReadFile(state); string(after) != string(b) {
+			t.Errorf("%s: the state was changed", file)
+		}
+	}
+}

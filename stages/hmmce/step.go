@@ -147,15 +147,8 @@ func (st *State) check() error {
 	return st.Progress.Check(st.Status, st.model().Dim())
 }
 
-// Step is one call of ce-step on a saved HMM training (the DMV's
-// lbfgs.Step).
-type Step struct {
-	State               string
-	Sentences, Lattices string
-	MaxMemory           int64
-	Log                 func(it format.Iteration) error
-	Report              io.Writer
-}
+// Step is one call of ce-step on a saved HMM training.
+type Step struct{ cesearch.Step }
 
 // Run reads the state and the counts, hands L-BFGS their evaluation, and
 // writes the state and the model it waits for next (or the result) to w.
@@ -165,10 +158,9 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	m := st.model()
-	counted := o.Sentences != "" || o.Lattices != ""
 	if st.Status == cesearch.Finished {
-		if counted {
-			return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
+		if o.Counted() {
+			return o.Ended(&st.Progress)
 		}
 		p, err := m.Params(st.Weights)
 		if err != nil {
@@ -180,7 +172,7 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s:1: %w", o.State, err)
 	}
-	if !counted {
+	if !o.Counted() {
 		p, err := m.Params(search.Pending())
 		if err != nil {
 			return err

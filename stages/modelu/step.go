@@ -57,14 +57,8 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) e
 	return tr.WriteModel(w)
 }
 
-// Step is one call of ce-step on a saved Model U training (the DMV's
-// lbfgs.Step).
-type Step struct {
-	State               string
-	Sentences, Lattices string
-	Log                 func(it format.Iteration) error
-	Report              io.Writer
-}
+// Step is one call of ce-step on a saved Model U training.
+type Step struct{ cesearch.Step }
 
 // Run reads the state and the counts, hands L-BFGS their evaluation, and
 // writes the state and the model it waits for next (or the result) to w.
@@ -74,11 +68,10 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counted := o.Sentences != "" || o.Lattices != ""
 	switch {
-	case tr.Done() && counted:
-		return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
-	case !counted:
+	case tr.Done() && o.Counted():
+		return o.Ended(&tr.State.Progress)
+	case !o.Counted():
 		return tr.WriteModel(w)
 	}
 	obj, grad, err := o.evaluation(tr)

@@ -43,18 +43,8 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, job train.Job, s 
 	return save(w, statePath, tr, st)
 }
 
-// Step is one call of ce-step on a saved training.
-type Step struct {
-	State string // the state file, read and replaced
-	// Sentences and Lattices are the count files of the E-steps at the
-	// weights the training waits for: over the sentences, and over their
-	// neighbourhoods. Without them, Run writes those weights again (or
-	// the result, once the training is done) and changes nothing.
-	Sentences, Lattices string
-	MaxMemory           int64                           // of the count tables
-	Log                 func(it format.Iteration) error // each iteration accepted (nil: none)
-	Report              io.Writer                       // a line per iteration accepted, and the outcome (nil: none)
-}
+// Step is one call of ce-step on a saved training of the DMV.
+type Step struct{ cesearch.Step }
 
 // Run reads the state and the counts, hands the training their
 // evaluation, and writes the state and the weights it waits for next — or
@@ -64,10 +54,9 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counted := o.Sentences != "" || o.Lattices != ""
 	if st.Status == cesearch.Finished {
-		if counted {
-			return fmt.Errorf("%s: the training has ended (%s): ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, cesearch.Outcome(st.Converged, st.Stopped), o.State)
+		if o.Counted() {
+			return o.Ended(&st.Progress)
 		}
 		return writeWeights(w, st.Tags, st.Weights)
 	}
@@ -75,7 +64,7 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s:1: %w", o.State, err)
 	}
-	if !counted {
+	if !o.Counted() {
 		x, _ := tr.Pending()
 		return writeWeights(w, st.Tags, x)
 	}
