@@ -30,8 +30,9 @@ type Header struct {
 	// Model is the hash of the weights to evaluate next, as estep writes
 	// it in the counts' header (the DMV's δ included); Corpus and Lattices
 	// the hashes of the sentences and of their neighbourhoods the counts
-	// must come from (Lattices once the first counts are in; the DMV's
-	// Corpus too). A train-ce run directory's state has none of them.
+	// must come from. The first counts set Lattices, and the DMV's Corpus
+	// (the HMM's and Model U's is set at the start); the DMV's train-ce
+	// run directory's state has none of the three.
 	Model     string `json:"model,omitempty"`
 	Corpus    string `json:"corpus,omitempty"`
 	Lattices  string `json:"lattices,omitempty"`
