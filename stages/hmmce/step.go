@@ -125,15 +125,14 @@ func (st *State) save(w io.Writer, path string, m *Model, search *cesearch.Searc
 // is an error naming it and its line.
 func ReadState(path string) (*State, error) {
 	var st State
-	if err := cesearch.ReadFile(path, &st); err != nil {
+	if err := cesearch.ReadFile(path, &st, st.check); err != nil {
 		return nil, err
-	}
-	if err := st.check(); err != nil {
-		return nil, fmt.Errorf("%s:1: %w", path, err)
 	}
 	return &st, nil
 }
 
+// check says what is wrong with a state read, whose weights are those of
+// its states and words (nil: nothing).
 func (st *State) check() error {
 	if err := st.Header.Check(hmm.Family, StateVersion); err != nil {
 		return err

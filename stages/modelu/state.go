@@ -160,13 +160,10 @@ func (tr *Training) WriteState(path string) error { return cesearch.WriteFile(pa
 // training; a file that is not one is an error naming it and its line.
 func ReadState(path string) (*Training, error) {
 	var st State
-	if err := cesearch.ReadFile(path, &st); err != nil {
+	if err := cesearch.ReadFile(path, &st, st.check); err != nil {
 		return nil, err
 	}
 	bad := func(err error) error { return fmt.Errorf("%s:1: %w", path, err) }
-	if err := st.check(); err != nil {
-		return nil, bad(err)
-	}
 	m, err := st.model()
 	if err != nil {
 		return nil, bad(err)
@@ -181,6 +178,8 @@ func ReadState(path string) (*Training, error) {
 	return tr, nil
 }
 
+// check says what is wrong with a state read, whose weights are those of
+// its features (nil: nothing).
 func (st *State) check() error {
 	if err := st.Header.Check(Family, StateVersion); err != nil {
 		return err

@@ -166,11 +166,8 @@ func WriteState(path string, st *State) error { return cesearch.WriteFile(path, 
 // — is an error naming the file and the line, and says what is wrong.
 func ReadState(path string) (*State, error) {
 	var st State
-	if err := cesearch.ReadFile(path, &st); err != nil {
+	if err := cesearch.ReadFile(path, &st, st.check); err != nil {
 		return nil, err
-	}
-	if err := st.check(); err != nil {
-		return nil, fmt.Errorf("%s:1: %w", path, err)
 	}
 	return &st, nil
 }
