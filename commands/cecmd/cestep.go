@@ -174,12 +174,13 @@ Examples:
 			if path := c.String("log"); path != "" {
 				log = func(it format.Iteration) error { return appendRecord(path, it) }
 			}
-			run := lbfgs.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}.Run
+			step := cesearch.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}
+			run := lbfgs.Step{Step: step}.Run
 			switch cesearch.Family(state) {
 			case hmm.Family:
-				run = hmmce.Step{State: state, Sentences: sents, Lattices: lats, MaxMemory: limit, Log: log, Report: report}.Run
+				run = hmmce.Step{Step: step}.Run
 			case modelu.Family:
-				run = modelu.Step{State: state, Sentences: sents, Lattices: lats, Log: log, Report: report}.Run
+				run = modelu.Step{Step: step}.Run
 			}
 			return program.WriteOutput(c, pipeline.Source{}, run)
 		},

@@ -14,7 +14,7 @@ import (
 
 	_ "github.com/grind-nlp/grind/commands/stepcmd" // registers estep
 	"github.com/grind-nlp/grind/format"
-	"github.com/grind-nlp/grind/stages/ce/lbfgs"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/hmm"
 	"github.com/grind-nlp/grind/stages/hmmce"
 )
@@ -89,7 +89,7 @@ func ceLoop(t *testing.T, dir, corpus, kind string, opts ...string) (model []byt
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Status == lbfgs.Finished {
+		if st.Status == cesearch.Finished {
 			break
 		}
 		if steps > 1000 {

@@ -14,6 +14,7 @@ import (
 	"github.com/grind-nlp/grind/commands/program"
 	"github.com/grind-nlp/grind/internal/clitest"
 	"github.com/grind-nlp/grind/stages/ce/lbfgs"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/modelu"
 	"github.com/grind-nlp/grind/stages/train"
 )
@@ -62,7 +63,7 @@ func TestResumeCEAfterSIGKILL(t *testing.T) {
 		args := append(append([]string{}, flags...), "--workers", "2", "--run-dir", rd, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
 		killed := clitest.KillAt(t, "TestResumeCEChild", args, func() bool { return logLines(rd) >= at }, 60*time.Second)
 		t.Logf("killed after %d of %d log lines (asked %d; killed before the end: %v)", logLines(rd), total, at, killed)
-		st, err := lbfgs.ReadState(filepath.Join(rd, lbfgs.StateFile))
+		st, err := lbfgs.ReadState(filepath.Join(rd, cesearch.StateFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestResumeModelUAfterSIGKILL(t *testing.T) {
 		args := append(append([]string{}, flags...), "--workers", "2", "--run-dir", rd, "--save-every", "5", "--save-dir", saves, "-o", filepath.Join(dir, "killed.jsonl"), corpus)
 		killed := clitest.KillAt(t, "TestResumeCEChild", args, func() bool { return logLines(rd) >= at }, 60*time.Second)
 		t.Logf("killed after %d of %d log lines (asked %d; killed before the end: %v)", logLines(rd), total, at, killed)
-		if tr, err := modelu.ReadState(filepath.Join(rd, modelu.StateFile)); killed && err == nil && tr.State.Iteration > 1 {
+		if tr, err := modelu.ReadState(filepath.Join(rd, cesearch.StateFile)); killed && err == nil && tr.State.Iteration > 1 {
 			before++ // in the middle of the training, its state saved
 		}
 		args = append(append([]string{}, flags[:len(flags)-1]...), "--workers", "1", "--save-every", "5", "--save-dir", saves, "--resume", rd, corpus)

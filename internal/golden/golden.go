@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,4 +50,38 @@ func diff(got, want string) string {
 		}
 	}
 	return b.String()
+}
+
+// Rewritten fails t unless every file matching pattern (at least atLeast
+// of them) comes out of rewrite the same bytes: rewrite reads the file at
+// path and writes what it read to out, as the program whose format it is
+// would write it. The files are ones an older program wrote, kept as they
+// are: -update leaves them alone.
+func Rewritten(t *testing.T, pattern string, atLeast int, rewrite func(path, out string) error) {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) < atLeast {
+		t.Fatalf("%d files match %s (%v), not at least %d", len(paths), pattern, err, atLeast)
+	}
+	out := filepath.Join(t.TempDir(), "rewritten")
+	for _, path := range paths {
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rewrite(path, out); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s written again differs from byte %d:\n  got:  …%.80s\n  want: …%.80s", path, i+1, got[i:], want[i:])
+		}
+	}
 }

@@ -28,10 +28,11 @@ func WriteFile(path string, v any) error {
 }
 
 // ReadFile reads the one JSON record of a state file (compressed or not)
-// into v, strictly: a file cut short, of another kind, with a field v does
-// not have or with more than one record is an error naming the file and
-// the line, and saying what is wrong.
-func ReadFile(path string, v any) error {
+// into v, strictly, then checks it (check says what is wrong with v, nil
+// if nothing): a file cut short, of another kind, with a field v does not
+// have, with more than one record or that check refuses is an error naming
+// the file and the line, and saying what is wrong.
+func ReadFile(path string, v any, check func() error) error {
 	in, err := pipeline.Open(path, nil)
 	if err != nil {
 		return err
@@ -61,6 +62,9 @@ func ReadFile(path string, v any) error {
 	}
 	if dec.More() {
 		return fmt.Errorf("%s:%d: not a ce-step state: more than one record", path, lineAt(b, dec.InputOffset()))
+	}
+	if err := check(); err != nil {
+		return fmt.Errorf("%s:1: %w", path, err)
 	}
 	return nil
 }

@@ -22,6 +22,29 @@ func Outcome(converged bool, stopped string) string {
 	return "stopped (" + stopped + ")"
 }
 
+// Step is one call of ce-step on a saved training, of any family (each
+// family's Step embeds it and runs it).
+type Step struct {
+	State string // the state file, read and replaced
+	// Sentences and Lattices are the count files of the E-steps at the
+	// weights the training waits for: over the sentences, and over their
+	// neighbourhoods. Without them, a step writes those weights again (or
+	// the result, once the training is done) and changes nothing.
+	Sentences, Lattices string
+	MaxMemory           int64                           // of the DMV's and the HMM's count tables
+	Log                 func(it format.Iteration) error // each iteration accepted (nil: none)
+	Report              io.Writer                       // a line per iteration accepted, and the outcome (nil: none)
+}
+
+// Counted says whether the step was given counts to take.
+func (o Step) Counted() bool { return o.Sentences != "" || o.Lattices != "" }
+
+// Ended is the error of counts given to a training that has ended as p
+// says.
+func (o Step) Ended(p *Progress) error {
+	return fmt.Errorf("%s: the training has ended (%s): ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, Outcome(p.Converged, p.Stopped), o.State)
+}
+
 // ReportStep says what one ce-step evaluation accepted: each iteration to
 // log and as a line to report (either nil: not there), then, when the
 // training has ended, its summary line to report.

@@ -20,6 +20,11 @@
 //
 // The objective is maximised: evaluations are given as the objective and
 // its gradient, and negated for gonum, which minimises.
+//
+// What the three families' trainings (the DMV's, the HMM's, Model U's)
+// share around the search is here too: their state files' first and last
+// fields and the checks of them (Header, Progress), ce-step's call (Step)
+// and what it reports.
 package cesearch
 
 import (

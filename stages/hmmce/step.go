@@ -23,16 +23,7 @@ const StateVersion = 1
 // two evaluations: ce-step's state file, family "hmm". One stage; the
 // README documents its fields; Search is its L-BFGS (package cesearch).
 type State struct {
-	Format    string     `json:"format"`
-	Version   int        `json:"version"`
-	Family    string     `json:"family"`
-	Status    string     `json:"status"`
-	Model     string     `json:"model,omitempty"`
-	Corpus    string     `json:"corpus"`
-	Lattices  string     `json:"lattices,omitempty"`
-	Sentences int        `json:"sentences"`
-	Tokens    int        `json:"tokens"`
-	Started   *time.Time `json:"started,omitempty"`
+	cesearch.Header
 	// The model: its states, its words (in the order of its weights) and
 	// whether the words' spelling features are weights of their own.
 	States   []string `json:"states"`
@@ -44,24 +35,13 @@ type State struct {
 	Tol     format.Real `json:"tol"`
 	Seed    uint64      `json:"seed"`
 	Noise   format.Real `json:"noise"`
-	// Where the training is: iterations logged, evaluations made, and the
-	// last accepted point's objective; once done, how it ended and its
-	// weights (the result, which the model written holds, spelling folded
-	// into the emissions).
-	Iteration   int             `json:"iteration"`
-	Evaluations int             `json:"evaluations"`
-	Objective   format.Real     `json:"objective"`
-	Converged   bool            `json:"converged"`
-	Stopped     string          `json:"stopped,omitempty"`
-	Weights     cesearch.Vector `json:"weights,omitempty"`
-	Search      *cesearch.State `json:"search,omitempty"`
+	// Where the training is: iterations logged and evaluations made; then
+	// the search, or once done how it ended and its weights (the result,
+	// which the model written holds, spelling folded into the emissions).
+	Iteration   int `json:"iteration"`
+	Evaluations int `json:"evaluations"`
+	cesearch.Progress
 }
-
-// Status of a saved training (the DMV's words).
-const (
-	evaluate = "evaluate"
-	finished = "done"
-)
 
 // StartOptions are ce-step --start's for the HMM: train-hmm --estimator
 // ce's.
@@ -90,14 +70,12 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) e
 	if err != nil {
 		return err
 	}
-	st := &State{Format: cesearch.StateFormat, Version: StateVersion, Family: hmm.Family, Status: evaluate,
-		Corpus: eventio.CorpusHash(sents, true), Sentences: len(sents), Tokens: corpus.Tokens,
-		States: hmm.StateNames(o.States), Words: corpus.Words, Spelling: o.Spelling,
-		Sigma2: format.Real(o.Sigma2), Seed: o.Seed, Noise: format.Real(o.Noise), Objective: format.Real(math.Inf(-1))}
 	opts := SearchOptions(o.MaxIter, o.Tol)
-	st.MaxIter, st.Tol = opts.MaxIter, format.Real(opts.Tol)
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	st.Started = &now
+	st := &State{Header: cesearch.NewHeader(hmm.Family, StateVersion),
+		States: hmm.StateNames(o.States), Words: corpus.Words, Spelling: o.Spelling,
+		Sigma2: format.Real(o.Sigma2), MaxIter: opts.MaxIter, Tol: format.Real(opts.Tol), Seed: o.Seed, Noise: format.Real(o.Noise)}
+	st.Corpus, st.Sentences, st.Tokens = eventio.CorpusHash(sents, true), len(sents), corpus.Tokens
+	st.Start()
 	m := st.model()
 	r := rand.New(rand.NewPCG(o.Seed, 0x686d6d6365))
 	theta := make([]float64, m.Dim())
@@ -127,10 +105,7 @@ func (st *State) model() *Model {
 func (st *State) save(w io.Writer, path string, m *Model, search *cesearch.Search) error {
 	theta := []float64(st.Weights)
 	if search != nil {
-		st.Search = search.State()
-		if _, obj := search.Last(); !math.IsNaN(obj) {
-			st.Objective = format.Real(obj)
-		}
+		st.Progress = cesearch.UnderWay(search)
 		theta = search.Pending()
 	}
 	p, err := m.Params(theta)
@@ -150,45 +125,29 @@ func (st *State) save(w io.Writer, path string, m *Model, search *cesearch.Searc
 // is an error naming it and its line.
 func ReadState(path string) (*State, error) {
 	var st State
-	if err := cesearch.ReadFile(path, &st); err != nil {
+	if err := cesearch.ReadFile(path, &st, st.check); err != nil {
 		return nil, err
-	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%s:1: "+format, append([]any{path}, args...)...)
-	}
-	switch {
-	case st.Format != cesearch.StateFormat:
-		return nil, bad("not a ce-step state (format %q, not %q)", st.Format, cesearch.StateFormat)
-	case st.Version != StateVersion || st.Family != hmm.Family:
-		return nil, bad("a ce-step state of version %d of the %q family (this reads version %d of %q)", st.Version, st.Family, StateVersion, hmm.Family)
-	case st.Status != evaluate && st.Status != finished:
-		return nil, bad("status %q (want %q or %q)", st.Status, evaluate, finished)
-	case len(st.States) == 0 || len(st.Words) == 0:
-		return nil, bad("%d states over %d words", len(st.States), len(st.Words))
-	case st.Iteration < 0 || st.Evaluations < 0 || st.Sentences < 0 || st.Tokens < 0:
-		return nil, bad("iteration %d, %d evaluations, %d sentences, %d tokens", st.Iteration, st.Evaluations, st.Sentences, st.Tokens)
-	case st.Status == evaluate && st.Search == nil:
-		return nil, bad("no search under way")
-	}
-	dim := st.model().Dim()
-	switch {
-	case st.Status == finished && len(st.Weights) != dim:
-		return nil, bad("a training done with %d weights, not its %d", len(st.Weights), dim)
-	case st.Status == evaluate && len(st.Search.Start) != dim:
-		return nil, bad("a search over %d weights, not the %d of %d states over %d words", len(st.Search.Start), dim, len(st.States), len(st.Words))
 	}
 	return &st, nil
 }
 
-// Step is one call of ce-step on a saved HMM training (the DMV's
-// lbfgs.Step).
-type Step struct {
-	State               string
-	Sentences, Lattices string
-	MaxMemory           int64
-	Log                 func(it format.Iteration) error
-	Report              io.Writer
+// check says what is wrong with a state read, whose weights are those of
+// its states and words (nil: nothing).
+func (st *State) check() error {
+	if err := st.Header.Check(hmm.Family, StateVersion); err != nil {
+		return err
+	}
+	switch {
+	case len(st.States) == 0 || len(st.Words) == 0:
+		return fmt.Errorf("%d states over %d words", len(st.States), len(st.Words))
+	case st.Iteration < 0 || st.Evaluations < 0:
+		return fmt.Errorf("iteration %d, %d evaluations", st.Iteration, st.Evaluations)
+	}
+	return st.Progress.Check(st.Status, st.model().Dim())
 }
+
+// Step is one call of ce-step on a saved HMM training.
+type Step struct{ cesearch.Step }
 
 // Run reads the state and the counts, hands L-BFGS their evaluation, and
 // writes the state and the model it waits for next (or the result) to w.
@@ -198,10 +157,9 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	m := st.model()
-	counted := o.Sentences != "" || o.Lattices != ""
-	if st.Status == finished {
-		if counted {
-			return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
+	if st.Status == cesearch.Finished {
+		if o.Counted() {
+			return o.Ended(&st.Progress)
 		}
 		p, err := m.Params(st.Weights)
 		if err != nil {
@@ -209,14 +167,11 @@ func (o Step) Run(w io.Writer) error {
 		}
 		return hmm.WriteWeights(w, p, st.States, st.Words)
 	}
-	search, err := cesearch.Restore(st.Search)
+	search, err := st.Resume(SearchOptions(st.MaxIter, float64(st.Tol)), st.Iteration)
 	if err != nil {
-		return fmt.Errorf("%s:1: its search: %w", o.State, err)
+		return fmt.Errorf("%s:1: %w", o.State, err)
 	}
-	if search.Options() != SearchOptions(st.MaxIter, float64(st.Tol)) || search.Iterations()+min(1, st.Search.Accepted) != st.Iteration {
-		return fmt.Errorf("%s:1: its search (%d points accepted) is not train-hmm --estimator ce's at iteration %d", o.State, st.Search.Accepted, st.Iteration)
-	}
-	if !counted {
+	if !o.Counted() {
 		p, err := m.Params(search.Pending())
 		if err != nil {
 			return err
@@ -228,10 +183,7 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	var accepted []format.Iteration
-	origin := time.Now()
-	if st.Started != nil {
-		origin = *st.Started
-	}
+	origin := st.Origin()
 	evals := search.Evals()
 	if err := search.Give(e, func(it cesearch.Iteration) error {
 		// The contrastive objective: no cross-entropy.
@@ -248,22 +200,16 @@ func (o Step) Run(w io.Writer) error {
 	st.Iteration += len(accepted)
 	st.Evaluations += search.Evals() - evals
 	if search.Done() {
-		converged, status, err := search.Outcome()
-		if err != nil {
+		if st.Progress, err = search.Ended(); err != nil {
 			return err
 		}
-		best, obj := search.Best()
-		st.Status, st.Objective, st.Converged, st.Weights, st.Search = finished, format.Real(obj), converged, best, nil
-		if !converged {
-			st.Stopped = status
-		}
-		search = nil
+		st.Status, search = cesearch.Finished, nil
 	}
 	if err := st.save(w, o.State, m, search); err != nil {
 		return err
 	}
 	summary := ""
-	if st.Status == finished {
+	if st.Status == cesearch.Finished {
 		summary = cesearch.Summary(st.Converged, st.Stopped, st.Iteration-1, st.Evaluations, float64(st.Objective))
 	}
 	return cesearch.ReportStep(accepted, o.Log, o.Report, summary)
@@ -278,14 +224,11 @@ func (o Step) evaluation(st *State, m *Model, theta []float64) (cesearch.Eval, e
 		if err != nil {
 			return nil, err
 		}
-		s := t.Shards
-		switch {
-		case !slices.Equal(t.States, st.States) || !slices.Equal(t.Words, st.Words) || t.Counts.Order != 1:
+		if !slices.Equal(t.States, st.States) || !slices.Equal(t.Words, st.Words) || t.Counts.Order != 1 {
 			return nil, fmt.Errorf("%s: counts over other states or words than the training's (%d states, %d words)", path, len(st.States), len(st.Words))
-		case s.Model != st.Model:
-			return nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last (ce-step --state %s -o FILE writes it again)", path, s.Model, o.State, st.Model, o.State)
-		case s.Stats.Sentences != st.Sentences || s.Stats.Tokens != st.Tokens:
-			return nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, s.Stats.Sentences, s.Stats.Tokens, st.Sentences, st.Tokens)
+		}
+		if err := st.CheckCounts(o.State, path, t.Shards.Model, *t.Shards.Stats, ""); err != nil {
+			return nil, err
 		}
 		return t, nil
 	}
@@ -302,10 +245,10 @@ func (o Step) evaluation(st *State, m *Model, theta []float64) (cesearch.Eval, e
 		return cesearch.Eval{}, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s): give the sentences' counts first, then their neighbourhoods'", o.Sentences, sents.Shards.Corpus, st.Corpus)
 	case lats.Shards.Corpus == st.Corpus:
 		return cesearch.Eval{}, fmt.Errorf("%s: counts of the training's sentences, where their neighbourhoods' are due (nbhd --words | estep)", o.Lattices)
-	case st.Lattices != "" && lats.Shards.Corpus != st.Lattices:
-		return cesearch.Eval{}, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Shards.Corpus, st.Lattices)
 	}
-	st.Lattices = lats.Shards.Corpus
+	if err := st.TakeLattices(o.Lattices, lats.Shards.Corpus); err != nil {
+		return cesearch.Eval{}, err
+	}
 	num, den := sents.Counts, lats.Counts
 	f := sents.Shards.Stats.Loglik - lats.Shards.Stats.Loglik
 	if sents.Shards.Stats.LeftOut > 0 || lats.Shards.Stats.LeftOut > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/nbhd"
 )
 
@@ -87,7 +88,7 @@ func TestEStepCountsEqualInProcessGradient(t *testing.T) {
 			}
 			return path
 		}
-		step := Step{Sentences: counts(corpusPath, "s.counts"), Lattices: counts(latPath, "l.counts")}
+		step := Step{cesearch.Step{Sentences: counts(corpusPath, "s.counts"), Lattices: counts(latPath, "l.counts")}}
 		tr, err := NewTraining(m, sents, c.sigma2, 10, 0)
 		if err != nil {
 			t.Fatal(err)

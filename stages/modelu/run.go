@@ -16,10 +16,6 @@ import (
 	"github.com/grind-nlp/grind/stages/train"
 )
 
-// StateFile is the training's state in a run directory (train-ce's name
-// for it, lbfgs.StateFile, whose package Model U does not link).
-const StateFile = "ce-state.json"
-
 // RunOptions are train-ce --family modelu's settings; the job's are the
 // workers, the log, --save-every, the run directory and progress.
 type RunOptions struct {
@@ -32,7 +28,7 @@ type RunOptions struct {
 
 // Run trains Model U by CE on the sentences of src from weights 0 and
 // writes it to w. With job.RunDir it keeps the run directory: the log,
-// a checkpoint and the training's state (StateFile) after every
+// a checkpoint and the training's state (cesearch.StateFile) after every
 // iteration, the final model; with job.Resume it goes on from them, in
 // the middle of a line search, to the model the run would have made.
 func Run(src pipeline.Source, w io.Writer, job train.Job, opts RunOptions) error {
@@ -122,7 +118,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts RunOptions) error
 // reached.
 func openRunDir(job train.Job, o *Options) (log *os.File, elapsed float64, err error) {
 	dir := job.RunDir
-	statePath := filepath.Join(dir, StateFile)
+	statePath := filepath.Join(dir, cesearch.StateFile)
 	done := 0
 	if job.Resume {
 		c, err := rundir.Read[cesearch.Vector](dir, nil)
@@ -160,7 +156,7 @@ func resume(job train.Job, o *Options, statePath string, done int) error {
 		// training again from its start, which makes the same points,
 		// logging only what the log lacks.
 		o.Training.Logged = done
-		job.Progress.Note("starting again (no %s yet), logging from iteration %d", StateFile, done+1)
+		job.Progress.Note("starting again (no %s yet), logging from iteration %d", cesearch.StateFile, done+1)
 		return nil
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package modelu
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"time"
 
@@ -16,31 +15,12 @@ import (
 // StateVersion is the version of a Model U training's state file.
 const StateVersion = 1
 
-// Status of a saved training (the DMV's words).
-const (
-	evaluate = "evaluate"
-	finished = "done"
-)
-
 // State is a Model U training saved between two evaluations: ce-step's
 // state file (family "modelu") and train-ce --family modelu's run
 // directory's ce-state.json. The README documents its fields; Search is
 // its L-BFGS (package cesearch).
 type State struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Family  string `json:"family"`
-	Status  string `json:"status"`
-	// Model is the hash of the weights to evaluate next, as estep writes
-	// it in the counts' header; Corpus and Lattices the hashes of the
-	// sentences and of their neighbourhoods the counts must come from
-	// (Lattices once the first counts are in).
-	Model     string     `json:"model,omitempty"`
-	Corpus    string     `json:"corpus"`
-	Lattices  string     `json:"lattices,omitempty"`
-	Sentences int        `json:"sentences"`
-	Tokens    int        `json:"tokens"`
-	Started   *time.Time `json:"started,omitempty"`
+	cesearch.Header
 	// The model: the neighbourhood it is trained with (written in the
 	// model's header), its tags, its spelling affixes and its features
 	// in the order of its weights, each [kind, a, b] (Key).
@@ -53,17 +33,12 @@ type State struct {
 	Sigma2  format.Real `json:"sigma2"`
 	MaxIter int         `json:"max_iter"`
 	Tol     format.Real `json:"tol"`
-	// Where the training is: iterations logged (the start the first),
-	// evaluations made, the last accepted point's objective; once done,
-	// how it ended and its weights (the result, which the model written
-	// holds).
-	Iteration   int             `json:"iteration"`
-	Evaluations int             `json:"evaluations"`
-	Objective   format.Real     `json:"objective"`
-	Converged   bool            `json:"converged"`
-	Stopped     string          `json:"stopped,omitempty"`
-	Weights     cesearch.Vector `json:"weights,omitempty"`
-	Search      *cesearch.State `json:"search,omitempty"`
+	// Where the training is: iterations logged (the start the first) and
+	// evaluations made; then the search, or once done how it ended and its
+	// weights (the result, which the model written holds).
+	Iteration   int `json:"iteration"`
+	Evaluations int `json:"evaluations"`
+	cesearch.Progress
 }
 
 // Training is Model U's L-BFGS driven one evaluation at a time: Pending
@@ -94,10 +69,10 @@ func NewTraining(m *Model, sents []*format.Sentence, sigma2 float64, maxIter int
 	for _, s := range sents {
 		tokens += len(s.Tags)
 	}
-	st := &State{Format: cesearch.StateFormat, Version: StateVersion, Family: Family, Status: evaluate,
-		Corpus: eventio.CorpusHash(sents, m.Spelling), Sentences: len(sents), Tokens: tokens,
+	st := &State{Header: cesearch.NewHeader(Family, StateVersion),
 		Nbhd: m.Nbhd, Tags: m.Tags, Spelling: m.Spelling, Affixes: m.Affixes,
-		Sigma2: format.Real(sigma2), MaxIter: opts.MaxIter, Tol: format.Real(opts.Tol), Objective: format.Real(math.Inf(-1))}
+		Sigma2: format.Real(sigma2), MaxIter: opts.MaxIter, Tol: format.Real(opts.Tol)}
+	st.Corpus, st.Sentences, st.Tokens = eventio.CorpusHash(sents, m.Spelling), len(sents), tokens
 	for _, k := range m.Keys {
 		st.Features = append(st.Features, [3]int32{int32(k.Kind), k.A, k.B})
 	}
@@ -137,17 +112,10 @@ func (tr *Training) Give(obj float64, grad []float64, observe func(cesearch.Iter
 	if err != nil || !tr.search.Done() {
 		return err
 	}
-	converged, status, err := tr.search.Outcome()
-	if err != nil {
+	if tr.State.Progress, err = tr.search.Ended(); err != nil {
 		return err
 	}
-	best, obj := tr.search.Best()
-	st := tr.State
-	st.Status, st.Objective, st.Converged, st.Weights, st.Search, st.Model = finished, format.Real(obj), converged, best, nil, ""
-	if !converged {
-		st.Stopped = status
-	}
-	tr.search = nil
+	tr.State.Status, tr.State.Model, tr.search = cesearch.Finished, "", nil
 	return nil
 }
 
@@ -156,10 +124,7 @@ func (tr *Training) Give(obj float64, grad []float64, observe func(cesearch.Iter
 func (tr *Training) Snapshot() *State {
 	st := *tr.State
 	if tr.search != nil {
-		st.Search = tr.search.State()
-		if _, obj := tr.search.Last(); !math.IsNaN(obj) {
-			st.Objective = format.Real(obj)
-		}
+		st.Progress = cesearch.UnderWay(tr.search)
 		st.Model = tr.Model(tr.search.Pending()).Hash()
 	}
 	return &st
@@ -195,45 +160,37 @@ func (tr *Training) WriteState(path string) error { return cesearch.WriteFile(pa
 // training; a file that is not one is an error naming it and its line.
 func ReadState(path string) (*Training, error) {
 	var st State
-	if err := cesearch.ReadFile(path, &st); err != nil {
+	if err := cesearch.ReadFile(path, &st, st.check); err != nil {
 		return nil, err
 	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%s:1: "+format, append([]any{path}, args...)...)
-	}
-	switch {
-	case st.Format != cesearch.StateFormat:
-		return nil, bad("not a ce-step state (format %q, not %q)", st.Format, cesearch.StateFormat)
-	case st.Version != StateVersion || st.Family != Family:
-		return nil, bad("a ce-step state of version %d of the %q family (this reads version %d of %q)", st.Version, st.Family, StateVersion, Family)
-	case st.Status != evaluate && st.Status != finished:
-		return nil, bad("status %q (want %q or %q)", st.Status, evaluate, finished)
-	case len(st.Tags) == 0 || len(st.Features) == 0:
-		return nil, bad("%d features over %d tags", len(st.Features), len(st.Tags))
-	case st.Iteration < 0 || st.Evaluations < 0 || st.Sentences < 0 || st.Tokens < 0:
-		return nil, bad("iteration %d, %d evaluations, %d sentences, %d tokens", st.Iteration, st.Evaluations, st.Sentences, st.Tokens)
-	case st.Status == evaluate && st.Search == nil:
-		return nil, bad("no search under way")
-	case st.Status == finished && len(st.Weights) != len(st.Features):
-		return nil, bad("a training done with %d weights, not its %d", len(st.Weights), len(st.Features))
-	case st.Status == evaluate && len(st.Search.Start) != len(st.Features):
-		return nil, bad("a search over %d weights, not its %d features'", len(st.Search.Start), len(st.Features))
-	}
+	bad := func(err error) error { return fmt.Errorf("%s:1: %w", path, err) }
 	m, err := st.model()
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, bad(err)
 	}
 	tr := &Training{State: &st, m: m}
-	if st.Status == evaluate {
-		if tr.search, err = cesearch.Restore(st.Search); err != nil {
-			return nil, bad("its search: %v", err)
-		}
-		if tr.search.Options() != SearchOptions(st.MaxIter, float64(st.Tol)) || tr.search.Iterations()+min(1, st.Search.Accepted) != st.Iteration {
-			return nil, bad("its search (%d points accepted) is not Model U's at iteration %d", st.Search.Accepted, st.Iteration)
+	if st.Status == cesearch.Evaluate {
+		if tr.search, err = st.Resume(SearchOptions(st.MaxIter, float64(st.Tol)), st.Iteration); err != nil {
+			return nil, bad(err)
 		}
 		st.Search = nil
 	}
 	return tr, nil
+}
+
+// check says what is wrong with a state read, whose weights are those of
+// its features (nil: nothing).
+func (st *State) check() error {
+	if err := st.Header.Check(Family, StateVersion); err != nil {
+		return err
+	}
+	switch {
+	case len(st.Tags) == 0 || len(st.Features) == 0:
+		return fmt.Errorf("%d features over %d tags", len(st.Features), len(st.Tags))
+	case st.Iteration < 0 || st.Evaluations < 0:
+		return fmt.Errorf("iteration %d, %d evaluations", st.Iteration, st.Evaluations)
+	}
+	return st.Progress.Check(st.Status, len(st.Features))
 }
 
 // model is the state's features as a model (weights 0).

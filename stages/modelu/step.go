@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -51,22 +50,15 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) e
 	if err != nil {
 		return err
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	tr.State.Started = &now
+	tr.State.Start()
 	if err := tr.WriteState(statePath); err != nil {
 		return err
 	}
 	return tr.WriteModel(w)
 }
 
-// Step is one call of ce-step on a saved Model U training (the DMV's
-// lbfgs.Step).
-type Step struct {
-	State               string
-	Sentences, Lattices string
-	Log                 func(it format.Iteration) error
-	Report              io.Writer
-}
+// Step is one call of ce-step on a saved Model U training.
+type Step struct{ cesearch.Step }
 
 // Run reads the state and the counts, hands L-BFGS their evaluation, and
 // writes the state and the model it waits for next (or the result) to w.
@@ -76,21 +68,17 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counted := o.Sentences != "" || o.Lattices != ""
 	switch {
-	case tr.Done() && counted:
-		return fmt.Errorf("%s: the training has ended: ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, o.State)
-	case !counted:
+	case tr.Done() && o.Counted():
+		return o.Ended(&tr.State.Progress)
+	case !o.Counted():
 		return tr.WriteModel(w)
 	}
 	obj, grad, err := o.evaluation(tr)
 	if err != nil {
 		return err
 	}
-	origin := time.Now()
-	if tr.State.Started != nil {
-		origin = *tr.State.Started
-	}
+	origin := tr.State.Origin()
 	var accepted []format.Iteration
 	if err := tr.Give(obj, grad, func(it cesearch.Iteration) error {
 		accepted = append(accepted, Log(it, origin))
@@ -116,19 +104,15 @@ func (o Step) Run(w io.Writer) error {
 // does, refusing counts of other weights, sentences or neighbourhoods.
 func (o Step) evaluation(tr *Training) (float64, []float64, error) {
 	st := tr.State
-	want := tr.Model(tr.Pending()).Hash()
+	// The hash of the weights it waits for, made again: an edited state's
+	// is not trusted.
+	st.Model = tr.Model(tr.Pending()).Hash()
 	read := func(path string) (*Counts, error) {
 		c, err := ReadCounts(pipeline.Source{Names: []string{path}})
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case c.Model != want:
-			return nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last (ce-step --state %s -o FILE writes it again)", path, c.Model, o.State, want, o.State)
-		case c.Stats.Sentences != st.Sentences || c.Stats.Tokens != st.Tokens:
-			return nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, c.Stats.Sentences, c.Stats.Tokens, st.Sentences, st.Tokens)
-		}
-		return c, nil
+		return c, st.CheckCounts(o.State, path, c.Model, c.Stats, "")
 	}
 	sents, err := read(o.Sentences)
 	if err != nil {
@@ -143,10 +127,10 @@ func (o Step) evaluation(tr *Training) (float64, []float64, error) {
 		return 0, nil, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s): give the sentences' counts first, then their neighbourhoods'", o.Sentences, sents.Corpus, st.Corpus)
 	case lats.Corpus == st.Corpus:
 		return 0, nil, fmt.Errorf("%s: counts of the training's sentences, where their neighbourhoods' are due (nbhd | estep)", o.Lattices)
-	case st.Lattices != "" && lats.Corpus != st.Lattices:
-		return 0, nil, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Corpus, st.Lattices)
 	}
-	st.Lattices = lats.Corpus
+	if err := st.TakeLattices(o.Lattices, lats.Corpus); err != nil {
+		return 0, nil, err
+	}
 	theta := tr.Pending()
 	grad := make([]float64, len(theta))
 	for _, side := range []struct {

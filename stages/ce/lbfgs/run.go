@@ -48,7 +48,7 @@ func Run(src pipeline.Source, w io.Writer, job train.Job, opts Options) error {
 		Start:   s.Origin(),
 	}
 	if job.RunDir != "" {
-		state := filepath.Join(job.RunDir, StateFile)
+		state := filepath.Join(job.RunDir, cesearch.StateFile)
 		// The checkpoint first: a kill between the two leaves the
 		// training one iteration behind it, which the resumed run makes
 		// again without logging it twice.

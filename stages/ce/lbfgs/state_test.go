@@ -1,6 +1,7 @@
 package lbfgs
 
 import (
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/corpora"
+	"github.com/grind-nlp/grind/internal/golden"
 	"github.com/grind-nlp/grind/stages/ce"
+	"github.com/grind-nlp/grind/stages/cesearch"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/nbhd"
 	"github.com/grind-nlp/grind/stages/train"
@@ -188,7 +191,35 @@ func TestResumeAtStageBoundaryWithoutState(t *testing.T) {
 	if len(again) != len(log)-boundary.Before || again[0].Iter != boundary.Before+1 || again[0].Objective != log[boundary.Before].Objective {
 		t.Fatalf("resumed at iteration %d of %d, it logged %d iterations from %d", boundary.Before, len(log), len(again), again[0].Iter)
 	}
-	if _, err := (&Trainer{Problem: p, Settings: s, Resume: middle}).Run(nil); err == nil || !strings.Contains(err.Error(), StateFile) {
+	if _, err := (&Trainer{Problem: p, Settings: s, Resume: middle}).Run(nil); err == nil || !strings.Contains(err.Error(), cesearch.StateFile) {
 		t.Fatalf("a checkpoint in the middle of a stage without its state: %v", err)
 	}
+}
+
+// State files of 7fe9ac9's ce-step and train-ce --run-dir (testdata/state:
+// the first evaluation, a few steps in with a trial under way, the second
+// stage of an annealed δ, a training done, a run directory's, with neither
+// corpus nor started) read back and written again are the same bytes, and
+// so is the state of the training rebuilt from them, as ce-step saves it.
+func TestStateFilesRewrittenByteForByte(t *testing.T) {
+	golden.Rewritten(t, "testdata/state/*.json", 5, func(path, out string) error {
+		st, err := ReadState(path)
+		if err != nil {
+			return err
+		}
+		return WriteState(out, st)
+	})
+	golden.Rewritten(t, "testdata/state/*.json", 5, func(path, out string) error {
+		st, err := ReadState(path)
+		if err != nil || st.Status == cesearch.Finished {
+			return errors.Join(err, WriteState(out, st))
+		}
+		tr, err := st.Continue()
+		if err != nil {
+			return err
+		}
+		rebuilt := tr.State()
+		rebuilt.Model, rebuilt.Corpus, rebuilt.Lattices, rebuilt.Sentences, rebuilt.Started = st.Model, st.Corpus, st.Lattices, st.Sentences, st.Started
+		return WriteState(out, rebuilt)
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
@@ -39,23 +38,13 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, job train.Job, s 
 		return err
 	}
 	st := tr.State()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	st.Sentences, st.Started = c.Len(), &now
+	st.Sentences = c.Len()
+	st.Start()
 	return save(w, statePath, tr, st)
 }
 
-// Step is one call of ce-step on a saved training.
-type Step struct {
-	State string // the state file, read and replaced
-	// Sentences and Lattices are the count files of the E-steps at the
-	// weights the training waits for: over the sentences, and over their
-	// neighbourhoods. Without them, Run writes those weights again (or
-	// the result, once the training is done) and changes nothing.
-	Sentences, Lattices string
-	MaxMemory           int64                           // of the count tables
-	Log                 func(it format.Iteration) error // each iteration accepted (nil: none)
-	Report              io.Writer                       // a line per iteration accepted, and the outcome (nil: none)
-}
+// Step is one call of ce-step on a saved training of the DMV.
+type Step struct{ cesearch.Step }
 
 // Run reads the state and the counts, hands the training their
 // evaluation, and writes the state and the weights it waits for next — or
@@ -65,10 +54,9 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counted := o.Sentences != "" || o.Lattices != ""
-	if st.Status == Finished {
-		if counted {
-			return fmt.Errorf("%s: the training has ended (%s): ce-step --state %s -o FILE writes its model; ce-step --start begins another", o.State, cesearch.Outcome(st.Converged, st.Stopped), o.State)
+	if st.Status == cesearch.Finished {
+		if o.Counted() {
+			return o.Ended(&st.Progress)
 		}
 		return writeWeights(w, st.Tags, st.Weights)
 	}
@@ -76,7 +64,7 @@ func (o Step) Run(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s:1: %w", o.State, err)
 	}
-	if !counted {
+	if !o.Counted() {
 		x, _ := tr.Pending()
 		return writeWeights(w, st.Tags, x)
 	}
@@ -85,9 +73,7 @@ func (o Step) Run(w io.Writer) error {
 		return err
 	}
 	var accepted []format.Iteration
-	if st.Started != nil {
-		tr.Origin = *st.Started
-	}
+	tr.Origin = st.Origin()
 	tr.Observe = func(it format.Iteration, _ *dmv.Params) error {
 		accepted = append(accepted, it)
 		return nil
@@ -126,15 +112,12 @@ func (o Step) evaluation(st *State, tr *Training) (ce.Value, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
-		switch {
-		case t.Model != st.Model:
-			again := ""
-			if st.Delta != 0 {
-				again = fmt.Sprintf(" with --delta %v", float64(st.Delta))
-			}
-			return nil, nil, fmt.Errorf("%s: counts of another model (%s) than the weights %s waits for (%s): run estep -m on the model ce-step wrote last%s (ce-step --state %s -o FILE writes it again)", path, t.Model, o.State, st.Model, again, o.State)
-		case t.Stats.Sentences != st.Sentences || t.Stats.Tokens != st.Tokens:
-			return nil, nil, fmt.Errorf("%s: counts of %d sentences and %d tokens, not the training's %d and %d", path, t.Stats.Sentences, t.Stats.Tokens, st.Sentences, st.Tokens)
+		with := ""
+		if st.Delta != 0 {
+			with = fmt.Sprintf(" with --delta %v", float64(st.Delta))
+		}
+		if err := st.CheckCounts(o.State, path, t.Model, *t.Stats, with); err != nil {
+			return nil, nil, err
 		}
 		return t, p, nil
 	}
@@ -151,13 +134,14 @@ func (o Step) evaluation(st *State, tr *Training) (ce.Value, error) {
 		return ce.Value{}, fmt.Errorf("%s and %s: counts of one corpus: give the sentences' counts, then their neighbourhoods' (nbhd | estep)", o.Sentences, o.Lattices)
 	case st.Corpus != "" && sents.Corpus != st.Corpus:
 		return ce.Value{}, fmt.Errorf("%s: counts of other sentences (corpus %s) than the training's (%s)", o.Sentences, sents.Corpus, st.Corpus)
-	case st.Lattices != "" && lats.Corpus != st.Lattices:
-		return ce.Value{}, fmt.Errorf("%s: counts of other neighbourhoods (lattices %s) than the training's so far (%s)", o.Lattices, lats.Corpus, st.Lattices)
 	case sents.Stats.Loglik > lats.Stats.Loglik+1e-9*math.Abs(lats.Stats.Loglik):
 		// Each neighbourhood holds its sentence: Z(N(x)) ≥ Z(x).
 		return ce.Value{}, fmt.Errorf("%s and %s: Σ log Z of the sentences (%v) exceeds their neighbourhoods' (%v): give the sentences' counts first, then the lattices'", o.Sentences, o.Lattices, sents.Stats.Loglik, lats.Stats.Loglik)
 	}
-	st.Corpus, st.Lattices = sents.Corpus, lats.Corpus
+	if err := st.TakeLattices(o.Lattices, lats.Corpus); err != nil {
+		return ce.Value{}, err
+	}
+	st.Corpus = sents.Corpus
 	x, _ := tr.Pending()
 	w := dmv.NewParams(len(st.Tags))
 	ce.FromVector(x, w)

@@ -116,14 +116,14 @@ func (t *Trainer) Run(start *dmv.Params) (*Result, error) {
 	switch r := t.Resume; {
 	case r != nil && t.State != nil:
 		if tr, err = t.State.Training(c.Tags.Names(), t.Settings); err != nil {
-			return nil, fmt.Errorf("%s: not the state of this run: %w", StateFile, err)
+			return nil, fmt.Errorf("%s: not the state of this run: %w", cesearch.StateFile, err)
 		}
 		if tr.Iter > r.Done() {
 			return nil, fmt.Errorf("the training state is at iteration %d, the checkpoint at %d", tr.Iter, r.Done())
 		}
 		tr.Logged = r.Done()
 	case r != nil && r.StageIters != 0:
-		return nil, fmt.Errorf("the checkpoint is at iteration %d of stage %d, and the training's state (%s) is missing", r.StageIters, r.Stage, StateFile)
+		return nil, fmt.Errorf("the checkpoint is at iteration %d of stage %d, and the training's state (%s) is missing", r.StageIters, r.Stage, cesearch.StateFile)
 	case r != nil:
 		if r.Stage > len(deltas) {
 			return nil, fmt.Errorf("the checkpoint is at stage %d of a schedule of %d", r.Stage, len(deltas))
