@@ -43,13 +43,13 @@ From words alone (--words; no tags needed, none read): word classes are
 learnt from every training and dev sentence (Brown clustering into
 --classes clusters, each of the --function-words most frequent word forms a
 class of its own), and the candidates — EM and structural annealing from
-km and zero (preset medium, its default: 4; quick 2, full 16) — are constrained by
-UD's content-head principle (no function word heads a dependency, in 95%
-of them: --rules content-heads) and trained on the sentences of at most
---max-len words; the one of the highest dev likelihood is chosen. -o is
-then a directory: DIR/tagger.jsonl (tag -m applies it
-to new text), DIR/model.jsonl (decode -m parses the tagged text) and
-DIR/report.txt.
+km and zero (preset medium, its default: 4; quick 2, full 16) — are
+constrained by UD's content-head principle (no function word heads a
+dependency, in 95% of them: --rules content-heads) and trained on the
+sentences of at most --max-len words; the one of the highest dev
+likelihood is chosen. -o is then a directory: DIR/tagger.jsonl (tag -m
+applies it to new text), DIR/model.jsonl (decode -m parses the tagged
+text) and DIR/report.txt.
 
 Examples:
    conll2deps xx-train.conllu | filterlen 10 > train.jsonl

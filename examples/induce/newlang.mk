@@ -6,7 +6,8 @@
 #   make -C examples/induce -f newlang.mk -j2
 #   make -C examples/induce -f newlang.mk -j2 LANGS='en ja'
 #   make -C examples/induce -f newlang.mk -j2 TRAIN_MAX=15 TEST_MAX=40 LANGS='eu nl fr de it pl pt es'
-#   make -C examples/induce -f newlang.mk -j2 TRAIN_MAX=15 DEV_MAX=40 TEST_MAX=40 PRESET=full LANGS='eu nl fr de it pl pt es'
+#   make -C examples/induce -f newlang.mk -j2 TRAIN_MAX=15 DEV_MAX=40 TEST_MAX=40 LANGS='eu nl fr de it pl pt es'
+#   make -C examples/induce -f newlang.mk -j2 PRESET=medium      # another grid: out/newlang-10-medium
 #
 # Each language's dev file is split as the held-out protocol splits it
 # (examples/corpora.mk): the odd-numbered sentences (≤ DEV_MAX words,
