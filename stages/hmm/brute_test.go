@@ -1,6 +1,7 @@
 package hmm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -99,6 +100,31 @@ func randomParams(rng *rand.Rand, order, k, v int, dict bool) *Params {
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
 
+// checkEnumerated fails t, saying where, at the first of log Z, the
+// expected counts and the posteriors that is not near the enumeration's
+// (bruteForce's z, want and wantGamma).
+func checkEnumerated(t *testing.T, where string, logZ float64, acc *Accum, gamma []float64, z float64, want *Accum, wantGamma []float64) {
+	t.Helper()
+	if !near(logZ, math.Log(z)) {
+		t.Fatalf("%s: log Z %v, enumeration %v", where, logZ, math.Log(z))
+	}
+	for i := range want.Trans {
+		if !near(acc.Trans[i], want.Trans[i]) {
+			t.Fatalf("%s: transition count %d = %v, enumeration %v", where, i, acc.Trans[i], want.Trans[i])
+		}
+	}
+	for i := range want.Emit {
+		if !near(acc.Emit[i], want.Emit[i]) {
+			t.Fatalf("%s: emission count %d = %v, enumeration %v", where, i, acc.Emit[i], want.Emit[i])
+		}
+	}
+	for i := range wantGamma {
+		if !near(gamma[i], wantGamma[i]) {
+			t.Fatalf("%s: posterior %d = %v, enumeration %v", where, i, gamma[i], wantGamma[i])
+		}
+	}
+}
+
 // TestForwardBackwardAgainstEnumeration checks log Z, every expected
 // count, the posteriors and both decoders against enumeration of all
 // taggings (n ≤ 6, K ≤ 3, bitag and trigram).
@@ -126,24 +152,7 @@ func TestForwardBackwardAgainstEnumeration(t *testing.T) {
 			}
 			continue
 		}
-		if !near(logZ, math.Log(z)) {
-			t.Fatalf("trial %d (order %d, K %d, n %d): log Z %v, enumeration %v", trial, order, k, n, logZ, math.Log(z))
-		}
-		for i := range want.Trans {
-			if !near(acc.Trans[i], want.Trans[i]) {
-				t.Fatalf("trial %d (order %d): transition count %d = %v, enumeration %v", trial, order, i, acc.Trans[i], want.Trans[i])
-			}
-		}
-		for i := range want.Emit {
-			if !near(acc.Emit[i], want.Emit[i]) {
-				t.Fatalf("trial %d: emission count %d = %v, enumeration %v", trial, i, acc.Emit[i], want.Emit[i])
-			}
-		}
-		for i := range wantGamma {
-			if !near(gamma[i], wantGamma[i]) {
-				t.Fatalf("trial %d: posterior %d = %v, enumeration %v", trial, i, gamma[i], wantGamma[i])
-			}
-		}
+		checkEnumerated(t, fmt.Sprintf("trial %d (order %d, K %d, n %d)", trial, order, k, n), logZ, acc, gamma, z, want, wantGamma)
 		tags := make([]int, n)
 		lw := fb.Viterbi(p, words, tags)
 		if !near(lw, math.Log(bestW)) {

@@ -51,25 +51,7 @@ func TestDenseKernelAgainstEnumeration(t *testing.T) {
 				gamma := make([]float64, n*k)
 				logZ := fb.sentence(p, denseFor(p, &d), words, acc, words, gamma)
 				acc.FinishTrans(p)
-				where := fmt.Sprintf("order %d, K %d, n %d", c.order, k, n)
-				if !near(logZ, math.Log(z)) {
-					t.Fatalf("%s: log Z %v, enumeration %v", where, logZ, math.Log(z))
-				}
-				for i := range want.Trans {
-					if !near(acc.Trans[i], want.Trans[i]) {
-						t.Fatalf("%s: transition count %d = %v, enumeration %v", where, i, acc.Trans[i], want.Trans[i])
-					}
-				}
-				for i := range want.Emit {
-					if !near(acc.Emit[i], want.Emit[i]) {
-						t.Fatalf("%s: emission count %d = %v, enumeration %v", where, i, acc.Emit[i], want.Emit[i])
-					}
-				}
-				for i := range wantGamma {
-					if !near(gamma[i], wantGamma[i]) {
-						t.Fatalf("%s: posterior %d = %v, enumeration %v", where, i, gamma[i], wantGamma[i])
-					}
-				}
+				checkEnumerated(t, fmt.Sprintf("order %d, K %d, n %d", c.order, k, n), logZ, acc, gamma, z, want, wantGamma)
 			}
 		}
 	})
