@@ -148,37 +148,36 @@ func (sh *shape) walk(l *dmv.Lattice, sized func(nr, nl int) error) error {
 			}
 		}
 	}
-	nr, nl := 0, 0
-	for w := range rByW {
-		for _, it := range rByW[w] {
-			rTerms(int(it[0]), int(it[1]), func(int32, int32) { nr++ })
+	// The right items and the left ones are laid out alike, each side
+	// by width: its items' cells, their terms and where each item's
+	// terms end.
+	type termsOf = func(x, s int, fn func(e, cell int32))
+	count := func(byW [][][2]int32, terms termsOf) (n int) {
+		for _, items := range byW {
+			for _, it := range items {
+				terms(int(it[0]), int(it[1]), func(int32, int32) { n++ })
+			}
 		}
-		for _, it := range lByW[w] {
-			lTerms(int(it[0]), int(it[1]), func(int32, int32) { nl++ })
-		}
+		return n
 	}
-	if err := sized(nr, nl); err != nil {
+	if err := sized(count(rByW, rTerms), count(lByW, lTerms)); err != nil {
 		return err
 	}
-	sh.rOff, sh.lOff = []int32{0}, []int32{0}
-	for w := range rByW {
-		sh.rAt = append(sh.rAt, int32(len(sh.rCell)))
-		for _, it := range rByW[w] {
-			a, s := int(it[0]), int(it[1])
-			sh.rCell = append(sh.rCell, int32(a*S+s))
-			rTerms(a, s, func(e, cell int32) { sh.rTerm = append(sh.rTerm, e, cell) })
-			sh.rOff = append(sh.rOff, int32(len(sh.rTerm)/2))
+	lay := func(byW [][][2]int32, terms termsOf, at, cell, term, off *[]int32) {
+		*off = []int32{0}
+		for _, items := range byW {
+			*at = append(*at, int32(len(*cell)))
+			for _, it := range items {
+				x, s := int(it[0]), int(it[1])
+				*cell = append(*cell, int32(x*S+s))
+				terms(x, s, func(e, c int32) { *term = append(*term, e, c) })
+				*off = append(*off, int32(len(*term)/2))
+			}
 		}
-		sh.lAt = append(sh.lAt, int32(len(sh.lCell)))
-		for _, it := range lByW[w] {
-			b, s := int(it[0]), int(it[1])
-			sh.lCell = append(sh.lCell, int32(b*S+s))
-			lTerms(b, s, func(e, cell int32) { sh.lTerm = append(sh.lTerm, e, cell) })
-			sh.lOff = append(sh.lOff, int32(len(sh.lTerm)/2))
-		}
+		*at = append(*at, int32(len(*cell)))
 	}
-	sh.rAt = append(sh.rAt, int32(len(sh.rCell)))
-	sh.lAt = append(sh.lAt, int32(len(sh.lCell)))
+	lay(rByW, rTerms, &sh.rAt, &sh.rCell, &sh.rTerm, &sh.rOff)
+	lay(lByW, lTerms, &sh.lAt, &sh.lCell, &sh.lTerm, &sh.lOff)
 	for r, x := range l.Arcs {
 		if x.From != 0 {
 			continue
