@@ -17,8 +17,8 @@
 # sup and best read gold trees: they bound what an estimator or a
 # selection could reach, and choose nothing. The report half is not
 # touched. Where the language has no train file (de, bg, nl: newlang.mk
-# trains on the selection half), sup is scored on its own training
-# sentences (marked *).
+# trains on the selection half), sup is scored on sentences it was trained
+# on (marked *).
 #
 # usage: ceiling.sh OUT LANG...
 #   sh examples/induce/ceiling.sh examples/induce/out/newlang-10 en zh tr pt ja de bg eu fr it pl es nl
@@ -35,22 +35,26 @@ supervised() { # supervised TRAIN DEV: the supervised DMV's accuracy on DEV
 	estep --gold -q "$1" | mstep --lambda 1 -q > "$tmp/sup.jsonl"
 	decode -m "$tmp/sup.jsonl" -q "$2" | directed
 }
-# refine FILE: tags refined by the word's last character where the pair
-# is frequent in training ($tmp/keep)
+# refined($i): token i's tag and the last character of its word
+refined='def refined($i): .tags[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:]);'
+# refine FILE: the tags refined where the pair is frequent in training
+# ($tmp/keep)
 refine() {
-	jq -c --rawfile keep "$tmp/keep" '
+	jq -c --rawfile keep "$tmp/keep" "$refined"'
 	  ($keep | split("\n") | map({(.): true}) | add) as $k
 	  | .tags = [range(0; .tags | length) as $i
-	      | (.tags[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:])) as $r
-	      | if $k[$r] then $r else .tags[$i] end]' "$1"
+	      | refined($i) as $r | if $k[$r] then $r else .tags[$i] end]' "$1"
 }
 printf '%-4s %6s %6s %10s %6s %6s\n' lang right sup sup+suffix best induce
 for l in "$@"; do
 	d=$out/$l
-	cmp -s "$d/train.jsonl" "$d/dev.jsonl" && mark='*' || mark=''
+	case $(head -1 "$d/train.jsonl" | jq -r .id) in # trained on the dev file's selection half?
+	*-dev-*) mark='*' ;;
+	*) mark='' ;;
+	esac
 	right=$(baseline --attach right -q "$d/dev.jsonl" | directed)
 	sup=$(supervised "$d/train.jsonl" "$d/dev.jsonl")
-	jq -r '.tags as $t | range(0; $t | length) as $i | $t[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:])' "$d/train.jsonl" |
+	jq -r "$refined"' range(0; .tags | length) as $i | refined($i)' "$d/train.jsonl" |
 		sort | uniq -c | awk '$1 >= 100 { print $2 }' > "$tmp/keep"
 	refine "$d/train.jsonl" > "$tmp/train.jsonl"
 	refine "$d/dev.jsonl" > "$tmp/dev.jsonl"
