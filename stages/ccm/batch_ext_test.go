@@ -24,10 +24,7 @@ func sameEStepOnLanes(t *testing.T, sents []*format.Sentence) {
 	if k == "" {
 		t.Skip("no lane kernel on this machine")
 	}
-	c, err := ccm.NewCorpus(tagsOf(sents), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := corpusOf(t, sents)
 	m, _, err := ccm.Train(c, ccm.Options{MaxIter: 0})
 	if err != nil {
 		t.Fatal(err)

@@ -13,15 +13,7 @@ import (
 // M-step) over the Chinese sample ≤ 10 (5,500 sentences); the target is
 // 5 ms with 2 workers.
 func BenchmarkEMIterationSinica10(b *testing.B) {
-	sents := corpora.TreebankTrees(b, treebanks.Sinica, 10)
-	c, err := ccm.NewCorpus(tagsOf(sents), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, _, err := ccm.Train(c, ccm.Options{MaxIter: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, m := floorInput(b)
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for b.Loop() {
@@ -39,10 +31,7 @@ func BenchmarkEMIterationSinica10(b *testing.B) {
 // the loop's own cost beside BenchmarkEMIterationSinica10's.
 func BenchmarkTrainLoopSinica10(b *testing.B) {
 	sents := corpora.TreebankTrees(b, treebanks.Sinica, 10)
-	c, err := ccm.NewCorpus(tagsOf(sents), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := corpusOf(b, sents)
 	for b.Loop() {
 		if _, n, err := ccm.Train(c, ccm.Options{MaxIter: 10, Tol: 1e-300, Workers: 2}); err != nil || n != 10 {
 			b.Fatal(n, err)

@@ -14,13 +14,10 @@ import (
 
 // floorInput is the E-step that bench/floor's C kernels are the floor
 // of: the Chinese sample ≤ 10 under the model after one EM iteration
-// from Klein's start, as BenchmarkEMIterationSinica10 runs it.
+// from Klein's start, which BenchmarkEMIterationSinica10 iterates from.
 func floorInput(t testing.TB) (*ccm.Corpus, *ccm.Model) {
 	sents := corpora.TreebankTrees(t, treebanks.Sinica, 10)
-	c, err := ccm.NewCorpus(tagsOf(sents), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := corpusOf(t, sents)
 	m, _, err := ccm.Train(c, ccm.Options{MaxIter: 1})
 	if err != nil {
 		t.Fatal(err)

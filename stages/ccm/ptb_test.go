@@ -34,6 +34,16 @@ func tagsOf(sents []*format.Sentence) [][]string {
 	return out
 }
 
+// corpusOf is the CCM corpus of sents' tags.
+func corpusOf(tb testing.TB, sents []*format.Sentence) *ccm.Corpus {
+	tb.Helper()
+	c, err := ccm.NewCorpus(tagsOf(sents), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 // TestCCMOnPTB10 trains the CCM by EM on the PTB sample ≤ 10 (all 555
 // sentences, Klein's protocol: train and evaluate on the same sentences)
 // and reports bracket scores; Klein has F1 71.9 on full WSJ10. Run with
@@ -43,10 +53,7 @@ func TestCCMOnPTB10(t *testing.T) {
 		t.Skip("EM run")
 	}
 	sents := corpora.PTBTrees(t, 10)
-	c, err := ccm.NewCorpus(tagsOf(sents), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := corpusOf(t, sents)
 	for _, v := range []ccm.Variant{ccm.Model1, ccm.Model2} {
 		var last float64
 		m, iters, err := ccm.Train(c, ccm.Options{Variant: v, Observe: func(it format.Iteration, _ *ccm.Model) error { last = float64(it.Objective); return nil }})
@@ -79,10 +86,7 @@ func TestCCMOnSpanishAndChinese10(t *testing.T) {
 	}
 	for _, f := range []treebanks.Format{treebanks.CESS, treebanks.Sinica} {
 		sents := corpora.TreebankTrees(t, f, 10)
-		c, err := ccm.NewCorpus(tagsOf(sents), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := corpusOf(t, sents)
 		m, iters, err := ccm.Train(c, ccm.Options{})
 		if err != nil {
 			t.Fatal(err)
