@@ -248,12 +248,12 @@ func (c *counts) addTo(m *Model, p *potentials, grad []float64) {
 type lattice struct {
 	outStart, inStart []int // CSR offsets by state into outArcs, inArcs
 	outArcs, inArcs   []int
-	alpha, beta       []float64 // S×(K+1), each state's vector scaled to sum 1
+	alpha, beta       []float64 // S×C over contexts (logZ), each state's vector scaled to sum 1
 	la, lb            []float64 // their log scales
-	u                 []float64 // S×(K+1): alpha·T, the weight of each next tag (column K: stop)
-	nz                []int     // S×(K+1): the previous tags with alpha > 0, nnz[s] of them
+	u                 []float64 // S×C: alpha·T, the weight of each next tag (column K: stop)
+	nz                []int     // S×C: the contexts with alpha > 0, nnz[s] of them
 	nnz               []int
-	g                 []float64 // K+1
+	g                 []float64 // C
 }
 
 func grow(s []float64, n int) []float64 {
@@ -326,39 +326,58 @@ func (m *Model) LogZ(theta []float64, l *dmv.Lattice, grad []float64, scale floa
 //
 // Forward–backward over the lattice's states in probability space: each
 // state's vector is rescaled to sum 1 and its log scale kept, as in
-// stages/hmm. The transition product is taken once per state, not per arc
-// (u = alpha·T serves every arc leaving the state, and backward's T·g
-// every arc leaving it likewise), so the cost is O(states·K² + arcs·K);
-// previous tags of weight 0 (a dictionary's) are skipped.
+// stages/hmm. The vector runs over contexts: the previous tag for the
+// bitag model, the last two tags (a, b) = a·(K+1) + b for the trigram
+// (the boundary before the first word and after the last is tag K). The
+// transition product is taken once per state, not per arc (u = alpha·T
+// serves every arc leaving the state, and backward's T·g every arc
+// leaving it likewise), so the cost is O(states·C·(K+1) + arcs·C) for C
+// contexts; contexts of weight 0 (a dictionary's) are skipped.
+//
+// u and g are laid out as blocks of K+1 by the context's last tag b —
+// u[(b, t)], the weight of a step to t from contexts ending in b; one
+// block for the bitag model, whose contexts are that tag alone.
 func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) float64 {
-	if p.trigram {
-		return w.logZ2(p, l, c, scale)
-	}
 	K, S := p.K, l.States()
 	B, K1 := K, K+1
+	blocks, start := 1, B // the bitag model: context = previous tag
+	if p.trigram {
+		blocks, start = K1, B*K1+B
+	}
+	C := blocks * K1
+	// block is the block of u and g a context's step reads: its last tag.
+	block := func(ctx int) int { return ctx % blocks }
+	// The bitag model's forward vector sums over the K tags (its boundary
+	// slot is never reached after the start); the trigram's over every
+	// context.
+	summed := C
+	if !p.trigram {
+		summed = K
+	}
 	inf := math.Inf(-1)
 	w.index(l)
-	w.alpha, w.beta = grow(w.alpha, S*K1), grow(w.beta, S*K1)
-	w.u = grow(w.u, S*K1)
+	w.alpha, w.beta = grow(w.alpha, S*C), grow(w.beta, S*C)
+	w.u = grow(w.u, S*C)
 	w.la, w.lb = grow(w.la, S), grow(w.lb, S)
-	w.nz, w.nnz = growInt(w.nz, S*K1), growInt(w.nnz, S)
-	w.g = grow(w.g, K1)
+	w.nz, w.nnz = growInt(w.nz, S*C), growInt(w.nnz, S)
+	w.g = grow(w.g, C)
 	T := p.trans
 
 	// Forward.
-	finish := func(s int) { // the nonzero previous tags of s and u = alpha·T
-		a, u, nz := w.alpha[s*K1:(s+1)*K1], w.u[s*K1:(s+1)*K1], w.nz[s*K1:(s+1)*K1]
+	finish := func(s int) { // the nonzero contexts of s, and u = alpha·T
+		a, u, nz := w.alpha[s*C:(s+1)*C], w.u[s*C:(s+1)*C], w.nz[s*C:(s+1)*C]
 		n := 0
-		for t, v := range a {
+		for ctx, v := range a {
 			if v != 0 {
-				nz[n] = t
+				nz[n] = ctx
 				n++
-				floats.AddScaled(u, v, T[t*K1:(t+1)*K1])
+				b := block(ctx)
+				floats.AddScaled(u[b*K1:(b+1)*K1], v, T[ctx*K1:(ctx+1)*K1])
 			}
 		}
 		w.nnz[s] = n
 	}
-	w.alpha[B] = 1
+	w.alpha[start] = 1
 	w.la[0] = 0
 	finish(0)
 	for s := 1; s < S; s++ {
@@ -371,16 +390,19 @@ func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) 
 			w.la[s] = inf
 			continue
 		}
-		a := w.alpha[s*K1 : s*K1+K]
+		a := w.alpha[s*C : s*C+summed]
 		for _, i := range w.inArcs[w.inStart[s]:w.inStart[s+1]] {
 			arc := l.Arcs[i]
 			f := math.Exp(w.la[arc.From] + p.maxLoc[arc.Tag] - ref)
 			if f == 0 {
 				continue
 			}
-			u, e := w.u[arc.From*K1:arc.From*K1+K], p.emit[arc.Tag*K:(arc.Tag+1)*K]
-			for t := range a {
-				a[t] += f * u[t] * e[t]
+			u, e := w.u[arc.From*C:(arc.From+1)*C], p.emit[arc.Tag*K:(arc.Tag+1)*K]
+			for b := 0; b < blocks; b++ {
+				ub, ab := u[b*K1:b*K1+K], a[b*K1:b*K1+K]
+				for t := range ab {
+					ab[t] += f * ub[t] * e[t]
+				}
 			}
 		}
 		z := floats.Sum(a)
@@ -404,7 +426,11 @@ func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) 
 	z := 0.0
 	for s := 0; s < S; s++ {
 		if l.Final[s] && w.la[s] > inf {
-			z += math.Exp(w.la[s]-ref) * w.u[s*K1+B]
+			stop := 0.0
+			for b := 0; b < blocks; b++ {
+				stop += w.u[s*C+b*K1+B]
+			}
+			z += math.Exp(w.la[s]-ref) * stop
 		}
 	}
 	if z == 0 {
@@ -433,10 +459,15 @@ func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) 
 			w.lb[s] = inf
 			continue
 		}
+		// g[(b, t)]: what follows a step to tag t from a context ending in
+		// b, over exp(ref): the stop, or an arc's emission and its target's
+		// backward vector at the context the step makes.
 		g := w.g
 		clear(g)
 		if l.Final[s] {
-			g[B] = math.Exp(-ref)
+			for b := 0; b < blocks; b++ {
+				g[b*K1+B] = math.Exp(-ref)
+			}
 		}
 		for _, i := range w.outArcs[w.outStart[s]:w.outStart[s+1]] {
 			a := l.Arcs[i]
@@ -444,18 +475,21 @@ func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) 
 			if f == 0 {
 				continue
 			}
-			bt, e := w.beta[a.To*K1:a.To*K1+K], p.emit[a.Tag*K:(a.Tag+1)*K]
-			for t := range bt {
-				g[t] += f * e[t] * bt[t]
+			bt, e := w.beta[a.To*C:(a.To+1)*C], p.emit[a.Tag*K:(a.Tag+1)*K]
+			for b := 0; b < blocks; b++ {
+				gb, bb := g[b*K1:b*K1+K], bt[b*K1:b*K1+K]
+				for t := range gb {
+					gb[t] += f * e[t] * bb[t]
+				}
 			}
 		}
-		// g holds Σ over the arcs out of s of exp(−maxT)·E·beta, over exp(ref).
-		b := w.beta[s*K1 : (s+1)*K1]
-		nz := w.nz[s*K1 : s*K1+w.nnz[s]]
+		b := w.beta[s*C : (s+1)*C]
+		nz := w.nz[s*C : s*C+w.nnz[s]]
 		sum := 0.0
-		for _, q := range nz {
-			b[q] = floats.Dot(T[q*K1:(q+1)*K1], g)
-			sum += b[q]
+		for _, ctx := range nz {
+			k := block(ctx)
+			b[ctx] = floats.Dot(T[ctx*K1:(ctx+1)*K1], g[k*K1:(k+1)*K1])
+			sum += b[ctx]
 		}
 		if sum == 0 {
 			w.lb[s] = inf
@@ -464,25 +498,30 @@ func (w *lattice) logZ(p *potentials, l *dmv.Lattice, c *counts, scale float64) 
 		floats.Scale(1/sum, b)
 		w.lb[s] = ref + p.maxT + math.Log(sum)
 
-		// Transitions out of s: alpha[q]·T[q][t]·g[t], T applied later.
-		a := w.alpha[s*K1 : (s+1)*K1]
+		// Transitions out of s: alpha[ctx]·T[ctx → t]·g[(b, t)], T applied
+		// later.
+		a := w.alpha[s*C : (s+1)*C]
 		if f := scale * math.Exp(w.la[s]+ref+p.maxT-logZ); f != 0 {
-			for _, q := range nz {
-				floats.AddScaled(c.trans[q*K1:(q+1)*K1], f*a[q], g)
+			for _, ctx := range nz {
+				k := block(ctx)
+				floats.AddScaled(c.trans[ctx*K1:(ctx+1)*K1], f*a[ctx], g[k*K1:(k+1)*K1])
 			}
 		}
-		// Emissions on each arc out of s: u[t]·E[t]·beta[to][t].
-		u := w.u[s*K1 : s*K1+K]
+		// Emissions on each arc out of s: Σ_b u[(b, t)]·E[t]·beta[to][(b, t)].
+		u := w.u[s*C : (s+1)*C]
 		for _, i := range w.outArcs[w.outStart[s]:w.outStart[s+1]] {
 			arc := l.Arcs[i]
 			f := scale * math.Exp(w.la[s]+p.maxT+p.maxLoc[arc.Tag]+w.lb[arc.To]-logZ)
 			if f == 0 {
 				continue
 			}
-			bt, e := w.beta[arc.To*K1:arc.To*K1+K], p.emit[arc.Tag*K:(arc.Tag+1)*K]
+			bt, e := w.beta[arc.To*C:(arc.To+1)*C], p.emit[arc.Tag*K:(arc.Tag+1)*K]
 			ec := c.emit[arc.Tag*K : (arc.Tag+1)*K]
-			for t := range ec {
-				ec[t] += f * u[t] * e[t] * bt[t]
+			for b := 0; b < blocks; b++ {
+				ub, bb := u[b*K1:b*K1+K], bt[b*K1:b*K1+K]
+				for t := range ec {
+					ec[t] += f * ub[t] * e[t] * bb[t]
+				}
 			}
 		}
 	}
