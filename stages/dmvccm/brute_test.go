@@ -179,32 +179,7 @@ func TestChartAgainstEnumeration(t *testing.T) {
 
 func chartAgainstEnumeration(t *testing.T, rightFirst bool) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	names := []string{"A", "B", "C"}
-	var sents [][]string
-	for n := 1; n <= 7; n++ {
-		s := make([]string, n)
-		for i := range s {
-			s[i] = names[rng.IntN(len(names))]
-		}
-		sents = append(sents, s)
-	}
-	c, err := ccm.NewCorpus(sents, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cnt := &ccm.Counts{}
-	for range c.Sym.NumYields() {
-		cnt.SpanN = append(cnt.SpanN, 3)
-		cnt.SpanT = append(cnt.SpanT, 3*rng.Float64())
-	}
-	for range c.Sym.NumContexts() {
-		cnt.ContextN = append(cnt.ContextN, 3)
-		cnt.ContextT = append(cnt.ContextT, 3*rng.Float64())
-	}
-	m, err := ccm.MStep(cnt, c.Sym, ccm.Model1, ccm.Smoothing{Constituent: 0.5, Distituent: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, c := randomCCM(t, rng, 7)
 	for k, s := range c.Sentences {
 		n := s.N
 		w := randomWeights(rng, n)
