@@ -99,6 +99,21 @@ func Add(xs ...int64) int64 {
 // Of is the bytes of n values of size each (8 for a float64).
 func Of(n, size int64) int64 { return Mul(n, size) }
 
+// Zeroed is make([]T, n) with every element written at once. make
+// leaves memory the runtime has just taken from the system unwritten
+// (the system gives it zeroed), and a table whose first access is a read
+// — a count added to, a cell cleared as it is read, a slot looked up —
+// then faults twice a page: once to map the shared zero page, again at
+// the first write, to replace it, which also flushes the page from the
+// TLB of every core the process's threads run on. A short process (a
+// shell loop's estep or mstep) takes most of its memory fresh: written
+// first, each page faults once.
+func Zeroed[T any](n int) []T {
+	s := make([]T, n)
+	clear(s)
+	return s
+}
+
 // tuning says whether Check may lower the collector's soft limit: only
 // in a program's own process (program.Main), never under tests that run
 // programs side by side.
