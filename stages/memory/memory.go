@@ -8,8 +8,6 @@
 package memory
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -146,8 +144,8 @@ func admitted(limit int64) {
 	}
 }
 
-// Machine is the memory this process may have: RAM and swap
-// (/proc/meminfo), or the cgroup's limit when lower; 0 when unknown.
+// Machine is the memory this process may have: RAM and swap (ramAndSwap),
+// or the cgroup's limit when lower; 0 when unknown.
 func Machine() int64 {
 	machineOnce.Do(func() { machine = readMachine() })
 	return machine
@@ -159,20 +157,7 @@ var (
 )
 
 func readMachine() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	total := int64(0)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 2 && (f[0] == "MemTotal:" || f[0] == "SwapTotal:") {
-			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				total += kb << 10
-			}
-		}
-	}
+	total := ramAndSwap()
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (total == 0 || v < total) {
 			total = v
