@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	jsoniter "github.com/json-iterator/go"
@@ -261,8 +263,36 @@ func TestSentenceRoadsAgree(t *testing.T) {
 	}
 }
 
+// The CoNLL-U fields a reader without words checks and skips (estep's
+// upos, xpos and no_space_after): each line read as the codec reads it,
+// or left to it.
+var conllSkipLines = []string{
+	`{"tags":["A","B"],"upos":["x","y"],"no_space_after":[1,2]}`,
+	`{"tags":["A"],"upos":[]}`,
+	`{"tags":["A"],"xpos":[ "x" ],"no_space_after":[ 1 ]}`,
+	`{"tags":["A"],"upos":["\u0078"]}`,
+	`{"tags":["A"],"upos":[1]}`,
+	`{"tags":["A"],"upos":["x",]}`,
+	`{"tags":["A"],"upos":["x"`,
+	`{"tags":["A"],"upos":["x"]`,
+	`{"tags":["A"],"no_space_after":[` + strings.Repeat("1,", 70) + `1]}`,
+	`{"tags":["A"],"no_space_after":[1.5]}`,
+	`{"tags":["A"],"no_space_after":["1"]}`,
+	`{"tags":["A"],"no_space_after":[1,]}`,
+}
+
+func TestSentenceRoadsSkipCoNLLFields(t *testing.T) {
+	for _, line := range conllSkipLines {
+		checkSentenceRoads(t, []byte(line))
+	}
+	var s Sentence
+	if !s.scanTemplate([]byte(conllSkipLines[0]), false, nil) || !s.scanTemplate([]byte(conllSkipLines[8]), false, nil) {
+		t.Errorf("plain CoNLL-U fields not skipped by scanTemplate")
+	}
+}
+
 func FuzzSentenceRoads(f *testing.F) {
-	for _, line := range sentenceLines {
+	for _, line := range slices.Concat(sentenceLines, conllSkipLines) {
 		f.Add([]byte(line))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkSentenceRoads(t, data) })

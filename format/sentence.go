@@ -645,15 +645,16 @@ func (s *Sentence) scanFields(data []byte, keepWords bool, bufs *sentenceBufs) b
 // upos, 128 xpos, 256 text, 512 no_space_after, 1024 multiword); without
 // the words it checks and skips them, as they go with the words.
 func (s *Sentence) scanCoNLLField(sc *scanner, bit uint16, keepWords bool) bool {
-	if !keepWords {
+	if !keepWords { // checked and skipped, by the short roads where they go
 		switch bit {
 		case 64, 128:
-			_, ok := sc.skipStrings()
+			_, ok := sc.countWords()
 			return ok
 		case 256:
 			return sc.skipStr()
 		case 512:
-			_, ok := sc.ints()
+			var buf [64]int // no allocation for what is not kept
+			_, ok := sc.intsInto(buf[:0])
 			return ok
 		default:
 			_, ok := sc.multiwords(false)

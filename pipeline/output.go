@@ -10,9 +10,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -122,6 +125,7 @@ func resolveLinks(path string) (string, error) {
 // createTemp creates a new file beside final, with the permissions the
 // umask leaves of 0666, and registers it for removal on SIGINT and SIGTERM.
 func createTemp(final string) (*os.File, string, error) {
+	handleSignals()
 	dir, base := filepath.Split(final)
 	var suffix [6]byte
 	for range 100 {
@@ -157,6 +161,40 @@ func removeTemp(tmp string) {
 	defer temps.Unlock()
 	os.Remove(tmp)
 	delete(temps.live, tmp)
+}
+
+// RemoveTempsOnSignal makes SIGINT and SIGTERM remove the temporary files
+// of outputs being written before the process ends, with the shell's
+// codes for death by those signals (130, 143): what a program's main
+// asks for. The handler is installed with the first temporary file, not
+// before: a program that writes to its standard output only (estep in a
+// shell loop) is spared the signal-handling thread's start, about 0.1 ms,
+// and ends by the signal itself, which the shell reports with the same
+// codes.
+func RemoveTempsOnSignal() { onSignal.wanted.Store(true) }
+
+var onSignal struct {
+	wanted atomic.Bool
+	once   sync.Once
+}
+
+// handleSignals installs RemoveTempsOnSignal's handler, once, if asked.
+func handleSignals() {
+	if !onSignal.wanted.Load() {
+		return
+	}
+	onSignal.once.Do(func() {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		go func() {
+			sig := <-ch
+			RemoveTemps()
+			if sig == syscall.SIGTERM {
+				os.Exit(128 + int(syscall.SIGTERM))
+			}
+			os.Exit(128 + int(syscall.SIGINT))
+		}()
+	})
 }
 
 // RemoveTemps removes every temporary file still being written: what a

@@ -12,12 +12,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -77,7 +75,7 @@ func Main(name string) int { return MainArgs(name, os.Args) }
 func MainArgs(name string, args []string) int {
 	tuneGC()
 	memory.TuneGC()
-	removeTempsOnSignal()
+	pipeline.RemoveTempsOnSignal()
 	if v := os.Getenv("GRIND_MAX_LINE"); v != "" {
 		n, err := parseSize(v)
 		if err != nil {
@@ -118,22 +116,6 @@ func parseSize(s string) (int, error) {
 		return 0, fmt.Errorf("%q is not a size such as 1000, 64K, 64M or 1G", s)
 	}
 	return n * mult, nil
-}
-
-// removeTempsOnSignal makes SIGINT and SIGTERM remove the temporary files
-// of outputs being written before the process ends, with the shell's
-// codes for death by those signals (130, 143).
-func removeTempsOnSignal() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-ch
-		pipeline.RemoveTemps()
-		if sig == syscall.SIGTERM {
-			os.Exit(128 + int(syscall.SIGTERM))
-		}
-		os.Exit(128 + int(syscall.SIGINT))
-	}()
 }
 
 // tuneGC trades memory for time, unless GOGC or GOMEMLIMIT say otherwise:

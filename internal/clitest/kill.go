@@ -118,7 +118,8 @@ func interrupt(t *testing.T, child string, args []string, input []byte, out stri
 }
 
 // MainRunner runs a program as its main function does (program.Main's
-// handler of SIGINT and SIGTERM installed): what a child of Signals
+// handler of SIGINT and SIGTERM asked for, installed with its first
+// output file): what a child of Signals
 // passes RunChild.
 func MainRunner(main func(name string) int) Runner {
 	return func(name string, args []string, _ io.Reader, _, _ io.Writer) int {

@@ -218,7 +218,9 @@ func (b *TableBuilder) hold(ev string, head, arg []byte, dir string, adj bool, v
 		default:
 			// room for every tag known so far (a model's root events
 			// have named them all before its first child event)
-			grown := make([]entry, a+1, max(2*a+1, len(b.tags)))
+			// (written when made: an entry is read before it is set,
+			// memory.Zeroed)
+			grown := memory.Zeroed[entry](max(2*a+1, len(b.tags)))[:a+1]
 			copy(grown, *kids)
 			*kids = grown
 		}

@@ -98,7 +98,9 @@ func builderSlotOf(name string) int {
 
 // NewCorpusBuilder starts an empty corpus.
 func NewCorpusBuilder(opts CorpusOptions) *CorpusBuilder {
-	return &CorpusBuilder{opts: opts, c: &Corpus{off: []uint32{0}}, local: map[string]int{}}
+	b := &CorpusBuilder{opts: opts, c: &Corpus{off: []uint32{0}}, local: map[string]int{}}
+	clear(b.slots[:]) // written when made: intern reads a slot before it sets it (memory.Zeroed)
+	return b
 }
 
 // intern numbers the tags of s: in the given tag set, or as first seen.

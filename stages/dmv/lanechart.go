@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/grind-nlp/grind/internal/vec8"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // laneChart is Chart's inside and outside passes run over lanes sentences
@@ -44,9 +45,11 @@ func (b *laneChart) grow(n int) {
 	if n <= b.capacity {
 		return
 	}
+	// Written when made: the outside pass reads its tables first
+	// (memory.Zeroed).
 	sq := n * n * lanes
-	f := func() []float64 { return make([]float64, sq) }
-	v := func(k int) []float64 { return make([]float64, k*n*lanes) }
+	f := func() []float64 { return memory.Zeroed[float64](sq) }
+	v := func(k int) []float64 { return memory.Zeroed[float64](k * n * lanes) }
 	b.root, b.rootPost = v(1), v(1)
 	b.stop, b.cont, b.stopPost, b.contPost = v(4), v(4), v(4), v(4)
 	b.edge, b.edgePost = f(), f()

@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"github.com/grind-nlp/grind/internal/vec8"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Directions and valences, as array indices.
@@ -110,13 +111,14 @@ func NewParams(t int) *Params { return NewValenceParams(t, DMVValence) }
 // NewValenceParams makes an all-zero table for t tags with valence
 // settings v (already checked: Valence.Check).
 func NewValenceParams(t int, v Valence) *Params {
+	// Written when made: counts are added to them (memory.Zeroed).
 	return &Params{
 		T:     t,
 		V:     v,
-		Root:  make([]float64, t),
-		Child: make([]float64, t*2*v.Child*t),
-		Stop:  make([]float64, t*2*v.Stop),
-		Cont:  make([]float64, t*2*v.Stop),
+		Root:  memory.Zeroed[float64](t),
+		Child: memory.Zeroed[float64](t * 2 * v.Child * t),
+		Stop:  memory.Zeroed[float64](t * 2 * v.Stop),
+		Cont:  memory.Zeroed[float64](t * 2 * v.Stop),
 	}
 }
 

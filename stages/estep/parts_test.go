@@ -3,6 +3,7 @@ package estep
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,7 +13,10 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/internal/corpora"
+	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/conll2deps"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
 
@@ -293,6 +297,37 @@ func BenchmarkReadCorpus(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadUDEnglish reads UD English ≤10 (train, XPOS) in sequence,
+// as conll2deps and filterlen write it — with the upos and no_space_after
+// that a reader without words skips —, the corpus of the shell loop's
+// figures (docs/results.md; ../shared/data, skipped without it).
+func BenchmarkReadUDEnglish(b *testing.B) {
+	conllu := testenv.SharedData(b, "ud-nopunct", "en-ud-train-nopunct-len15.conllu")
+	sents := corpora.Converted(b, 10, func(w io.Writer) error {
+		_, err := conll2deps.Convert(pipeline.Source{Names: []string{conllu}}, w, conll2deps.Options{Tag: conll2deps.XPOS})
+		return err
+	})
+	var data []byte
+	for _, s := range sents {
+		line, err := format.Marshal(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(append(data, line...), '\n')
+	}
+	path := filepath.Join(b.TempDir(), "c.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	src := pipeline.Source{Names: []string{path}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := readSequence(src, false); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // Small corpora with bad records, blank lines, lattices and overlong

@@ -15,6 +15,7 @@ import (
 
 	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/stages/memory"
 )
 
 // Kind is what a family tells the readers: the names its headers carry
@@ -91,7 +92,7 @@ func (f *firstLines) reset(k Kind, events int) {
 		return
 	}
 	if want := min(events, maxExpect) + 1; len(f.ids) < want {
-		f.ids = make([]int, want)
+		f.ids = memory.Zeroed[int](want) // newID reads an entry before it writes it
 	} else {
 		clear(f.ids)
 	}

@@ -8,8 +8,6 @@
 package memory
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -99,6 +97,21 @@ func Add(xs ...int64) int64 {
 // Of is the bytes of n values of size each (8 for a float64).
 func Of(n, size int64) int64 { return Mul(n, size) }
 
+// Zeroed is make([]T, n) with every element written at once. make
+// leaves memory the runtime has just taken from the system unwritten
+// (the system gives it zeroed), and a table whose first access is a read
+// — a count added to, a cell cleared as it is read, a slot looked up —
+// then faults twice a page: once to map the shared zero page, again at
+// the first write, to replace it, which also flushes the page from the
+// TLB of every core the process's threads run on. A short process (a
+// shell loop's estep or mstep) takes most of its memory fresh: written
+// first, each page faults once.
+func Zeroed[T any](n int) []T {
+	s := make([]T, n)
+	clear(s)
+	return s
+}
+
 // tuning says whether Check may lower the collector's soft limit: only
 // in a program's own process (program.Main), never under tests that run
 // programs side by side.
@@ -131,8 +144,8 @@ func admitted(limit int64) {
 	}
 }
 
-// Machine is the memory this process may have: RAM and swap
-// (/proc/meminfo), or the cgroup's limit when lower; 0 when unknown.
+// Machine is the memory this process may have: RAM and swap (ramAndSwap),
+// or the cgroup's limit when lower; 0 when unknown.
 func Machine() int64 {
 	machineOnce.Do(func() { machine = readMachine() })
 	return machine
@@ -144,20 +157,7 @@ var (
 )
 
 func readMachine() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	total := int64(0)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 2 && (f[0] == "MemTotal:" || f[0] == "SwapTotal:") {
-			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				total += kb << 10
-			}
-		}
-	}
+	total := ramAndSwap()
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (total == 0 || v < total) {
 			total = v
