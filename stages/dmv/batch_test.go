@@ -326,14 +326,14 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 			}
 			same("log Z", got, logZ)
 			for i := range n * n {
-				same("edge posterior", b.edgePost[i*lanes+l], c.edgePost[i])
+				same("edge posterior", b.edgePost[i][l], c.edgePost[i])
 			}
 			for i := range n {
-				same("root posterior", b.rootPost[i*lanes+l], c.rootPost[i])
+				same("root posterior", b.rootPost[i][l], c.rootPost[i])
 			}
 			for i := range 4 * n {
-				same("stop posterior", b.stopPost[i*lanes+l], c.stopPost[i])
-				same("cont posterior", b.contPost[i*lanes+l], c.contPost[i])
+				same("stop posterior", b.stopPost[i][l], c.stopPost[i])
+				same("cont posterior", b.contPost[i][l], c.contPost[i])
 			}
 		}
 	}

@@ -22,37 +22,44 @@ import (
 type laneChart struct {
 	n int
 
-	tags []int // [i·lanes + lane]: each lane's sentence
+	tags [][lanes]int // [i][lane]: each lane's sentence
 
 	// Potentials (load, then scale).
-	root, edge, stop, cont []float64
-	logScale, kept         [lanes]float64 // log of the factors scaling removed: logScale + log kept
+	root, edge, stop, cont []cell
+	logScale, kept         cell // log of the factors scaling removed: logScale + log kept
 
-	rs, rsT, rc, ls, lsT, lc, ir, il         []float64      // inside items
-	brs, brsT, brc, bls, blsT, blc, bir, bil []float64      // their adjoints
-	z, logZ8                                 [lanes]float64 // Z and log Z, after inside
+	rs, rsT, rc, ls, lsT, lc, ir, il         []cell // inside items
+	brs, brsT, brc, bls, blsT, blc, bir, bil []cell // their adjoints
+	z, logZ8                                 cell   // Z and log Z, after inside
 
-	edgePost, rootPost, stopPost, contPost []float64
+	edgePost, rootPost, stopPost, contPost []cell
 	capacity                               int
 
-	removed []float64      // the factors scaling removed, 3n cells
-	inv     []float64      // scale's 1/factor of each word's attachments
-	sum     [lanes]float64 // of every posterior, after outside
+	removed []cell // the factors scaling removed, 3n cells
+	inv     []cell // scale's 1/factor of each word's attachments
+	sum     cell   // of every posterior, after outside
 }
+
+// cell is one chart cell of every lane. The tables are slices of cells,
+// not of numbers, so that a cell is &t[i], one bounds check and no
+// multiplication, and a loop over cells ranges over a slice (its checks
+// hoisted); with t[i·lanes:] the cells' offsets and checks took about a
+// fifth of the inside and outside passes' time on short sentences.
+type cell = [lanes]float64
 
 func (b *laneChart) grow(n int) {
 	if n <= b.capacity {
 		return
 	}
-	sq := n * n * lanes
-	f := func() []float64 { return make([]float64, sq) }
-	v := func(k int) []float64 { return make([]float64, k*n*lanes) }
+	sq := n * n
+	f := func() []cell { return make([]cell, sq) }
+	v := func(k int) []cell { return make([]cell, k*n) }
 	b.root, b.rootPost = v(1), v(1)
 	b.stop, b.cont, b.stopPost, b.contPost = v(4), v(4), v(4), v(4)
 	b.edge, b.edgePost = f(), f()
 	b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il = f(), f(), f(), f(), f(), f(), f(), f()
 	b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil = f(), f(), f(), f(), f(), f(), f(), f()
-	b.tags, b.removed, b.inv = make([]int, n*lanes), v(3), v(1)
+	b.tags, b.removed, b.inv = make([][lanes]int, n), v(3), v(1)
 	b.capacity = n
 }
 
@@ -65,7 +72,7 @@ func (b *laneChart) setLength(n int) {
 // setTags puts sentence tags (of the batch's length) in lane l.
 func (b *laneChart) setTags(l int, tags []int) {
 	for i, t := range tags[:b.n] {
-		b.tags[i*lanes+l] = t
+		b.tags[i][l] = t
 	}
 }
 
@@ -73,9 +80,10 @@ func (b *laneChart) setTags(l int, tags []int) {
 // every lane of a short batch holds numbers (its results unread); lanes
 // 0..from−1 are the batch's.
 func (b *laneChart) padTags(from int) {
-	for i := 0; i < b.n*lanes; i += lanes {
+	for i := range b.tags[:b.n] {
+		th := &b.tags[i]
 		for l := from; l < lanes; l++ {
-			b.tags[i+l] = b.tags[i+from-1]
+			th[l] = th[from-1]
 		}
 	}
 }
@@ -93,22 +101,26 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 	if !plain {
 		child = w.Child
 	}
-	removed := b.removed[:3*n*lanes] // s of each half-head, then scale's
-	var q [2][lanes]float64
+	removed := b.removed[:3*n] // s of each half-head, then scale's
+	var q [2]cell
+	var row0 [2][lanes]int // where each lane's row of edges starts in child, by direction
 	for h := 0; h < n; h++ {
-		th := (*[lanes]int)(tags[h*lanes:])
+		th := &tags[h]
+		for l, t := range th {
+			row0[Left][l], row0[Right][l] = (t*2+Left)*T, (t*2+Right)*T
+		}
 		for dir := Left; dir <= Right; dir++ {
 			side := tab.side[:2*T]
 			if dir == Left && h == 0 || dir == Right && h == n-1 {
 				side = tab.side[2*T:]
 			}
-			d := (h*4 + dir*2) * lanes
-			stop, cont := (*[2 * lanes]float64)(b.stop[d:]), (*[2 * lanes]float64)(b.cont[d:])
-			s := (*[lanes]float64)(removed[(h*2+dir)*lanes:])
+			d := h*4 + dir*2
+			stop, cont := (*[2]cell)(b.stop[d:]), (*[2]cell)(b.cont[d:])
+			s := &removed[h*2+dir]
 			for l, t := range th {
 				hh := &side[t*2+dir]
-				stop[l], stop[lanes+l] = hh.stop[Adj], hh.stop[NonAdj]
-				cont[l], cont[lanes+l] = hh.cont[Adj], hh.cont[NonAdj]
+				stop[Adj][l], stop[NonAdj][l] = hh.stop[Adj], hh.stop[NonAdj]
+				cont[Adj][l], cont[NonAdj][l] = hh.cont[Adj], hh.cont[NonAdj]
 				s[l] = hh.s
 			}
 			if !plain { // the edges take q themselves
@@ -117,24 +129,21 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 				}
 			}
 		}
-		root := (*[lanes]float64)(b.root[h*lanes:])
+		root := &b.root[h]
 		for l, t := range th {
 			root[l] = w.Root[t]
 		}
 		for d := 0; d < n; d++ {
-			row := (*[lanes]float64)(b.edge[(h*n+d)*lanes:])
+			row := &b.edge[h*n+d]
 			if d == h {
-				*row = [lanes]float64{}
+				*row = cell{}
 				continue
 			}
 			dir := Right
 			if d < h {
 				dir = Left
 			}
-			td := (*[lanes]int)(tags[d*lanes:])
-			for l, t := range th {
-				row[l] = child[(t*2+dir)*T+td[l]]
-			}
+			gather(row, child, &row0[dir], &tags[d])
 			if plain {
 				continue
 			}
@@ -164,31 +173,32 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 func (b *laneChart) scale() {
 	n := b.n
 	edge, root := b.edge, b.root
-	removed := b.removed[:3*n*lanes]
+	removed := b.removed[:3*n]
 	// Each word's attachments divided by their largest, row by row (the
 	// largest of numbers is the same in any order).
-	most := cells(removed, 2*n, 3*n)
-	copy(most, root[:n*lanes])
+	most := removed[2*n : 3*n]
+	copy(most, root[:n])
 	for h := 0; h < n; h++ {
-		row := cells(edge, h*n, h*n+n)
-		for i := 0; i+lanes <= len(most); i += lanes {
-			st(most[i:i+lanes], ld(most[i:i+lanes]).Max(ld(row[i:i+lanes])))
+		row := edge[h*n : h*n+n]
+		for i := range most {
+			st(&most[i], ld(&most[i]).Max(ld(&row[i])))
 		}
 	}
-	inv := b.inv[:n*lanes]
+	inv := b.inv[:n]
 	one := vec8.Broadcast(1)
-	for i := 0; i+lanes <= len(most); i += lanes {
-		m := factorOf(ld(most[i : i+lanes]))
-		st(most[i:i+lanes], m)
-		st(inv[i:i+lanes], one.Div(m))
+	for i := range most {
+		m := factorOf(ld(&most[i]))
+		st(&most[i], m)
+		st(&inv[i], one.Div(m))
 	}
-	for i := 0; i+lanes <= len(inv); i += lanes {
-		st(root[i:i+lanes], ld(root[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
+	root = root[:len(inv)]
+	for i := range inv {
+		st(&root[i], ld(&root[i]).Mul(ld(&inv[i])))
 	}
 	for h := 0; h < n; h++ {
-		row := cells(edge, h*n, h*n+n)
-		for i := 0; i+lanes <= len(inv); i += lanes {
-			st(row[i:i+lanes], ld(row[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
+		row := edge[h*n : h*n+n]
+		for i := range inv {
+			st(&row[i], ld(&row[i]).Mul(ld(&inv[i])))
 		}
 	}
 	// The running product, every lane at once while every lane's stays
@@ -196,23 +206,23 @@ func (b *laneChart) scale() {
 	// whose product leaves it takes Chart.scale's logarithms, lane by lane.
 	kept, in := one, vec8.AllTrue()
 	lo, hi := vec8.Broadcast(1e-150), vec8.Broadcast(1e150)
-	for i := 0; i < len(removed); i += lanes {
-		kept = kept.Mul(ld(removed[i : i+lanes]))
+	for i := range removed {
+		kept = kept.Mul(ld(&removed[i]))
 		in = in.And(kept.Greater(lo)).And(hi.Greater(kept))
 	}
 	kept.Store(&b.kept)
-	b.logScale = [lanes]float64{}
+	b.logScale = cell{}
 	if in.ToBits() == 1<<lanes-1 {
 		return
 	}
 	vec8.Settle()
 	for l := range lanes {
 		logScale, kept := 0.0, 1.0
-		for i := l; i < len(removed); i += lanes {
-			if p := kept * removed[i]; p > 1e-150 && p < 1e150 {
+		for i := range removed {
+			if p := kept * removed[i][l]; p > 1e-150 && p < 1e150 {
 				kept = p
 			} else {
-				logScale += math.Log(kept) + math.Log(removed[i])
+				logScale += math.Log(kept) + math.Log(removed[i][l])
 				kept = 1
 			}
 		}
@@ -224,10 +234,10 @@ func (b *laneChart) scale() {
 // (n), as Chart.AttachmentPosteriors has them.
 func (b *laneChart) posteriors(l int, edge, root []float64) {
 	for i := range edge[:b.n*b.n] {
-		edge[i] = b.edgePost[i*lanes+l]
+		edge[i] = b.edgePost[i][l]
 	}
 	for i := range root[:b.n] {
-		root[i] = b.rootPost[i*lanes+l]
+		root[i] = b.rootPost[i][l]
 	}
 }
 
@@ -237,24 +247,24 @@ func (b *laneChart) posteriors(l int, edge, root []float64) {
 func (b *laneChart) addCounts(use []int, counts *Params) {
 	n, T, tags := b.n, counts.T, b.tags
 	for h := 0; h < n; h++ {
-		th := (*[lanes]int)(tags[h*lanes:])
-		root := (*[lanes]float64)(b.rootPost[h*lanes:])
-		stop, cont := (*[4 * lanes]float64)(b.stopPost[h*4*lanes:]), (*[4 * lanes]float64)(b.contPost[h*4*lanes:])
+		th := &tags[h]
+		root := &b.rootPost[h]
+		stop, cont := (*[4]cell)(b.stopPost[h*4:]), (*[4]cell)(b.contPost[h*4:])
 		for _, l := range use {
 			l &= lanes - 1 // (it is a lane: no bounds checks below)
 			t := th[l]
 			counts.Root[t] += root[l]
 			cs, cc := (*[4]float64)(counts.Stop[t*4:]), (*[4]float64)(counts.Cont[t*4:])
 			for k := range 4 { // dir·2 + valence
-				cs[k] += stop[k*lanes+l]
-				cc[k] += cont[k*lanes+l]
+				cs[k] += stop[k][l]
+				cc[k] += cont[k][l]
 			}
 			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
 			for d := 0; d < h; d++ {
-				left[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
+				left[tags[d][l]] += b.edgePost[h*n+d][l]
 			}
 			for d := h + 1; d < n; d++ {
-				right[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
+				right[tags[d][l]] += b.edgePost[h*n+d][l]
 			}
 		}
 	}
@@ -336,29 +346,25 @@ func (b *laneChart) usable(l int) bool {
 	return !math.IsNaN(b.sum[l]) && !math.IsInf(b.sum[l], 0)
 }
 
-// cell is the lanes of cell i of table t; cells those of cells lo..hi−1.
-func cell(t []float64, i int) []float64       { return t[i*lanes : i*lanes+lanes] }
-func cells(t []float64, lo, hi int) []float64 { return t[lo*lanes : hi*lanes] }
-
 // vecDot2 is (Σ a[i]·b[i], Σ c[i]·d[i]) over the cells of a, lane by lane,
 // each sum taken in order from 0 as Chart's dot takes it; two at once,
 // so that one sum's additions wait on the other's less.
-func vecDot2(a, b, c, d []float64) (vec, vec) {
+func vecDot2(a, b, c, d []cell) (vec, vec) {
 	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
 	var s, t vec
-	for i := 0; i+lanes <= len(a); i += lanes {
-		s = s.Add(ld(a[i : i+lanes]).Mul(ld(b[i : i+lanes])))
-		t = t.Add(ld(c[i : i+lanes]).Mul(ld(d[i : i+lanes])))
+	for i := range a {
+		s = s.Add(ld(&a[i]).Mul(ld(&b[i])))
+		t = t.Add(ld(&c[i]).Mul(ld(&d[i])))
 	}
 	return s, t
 }
 
 // vecAxpy2 adds f·x to y and f·x2 to y2, cell by cell, as Chart's axpy does.
-func vecAxpy2(f vec, x, y, x2, y2 []float64) {
+func vecAxpy2(f vec, x, y, x2, y2 []cell) {
 	x, x2, y2 = x[:len(y)], x2[:len(y)], y2[:len(y)]
-	for i := 0; i+lanes <= len(y); i += lanes {
-		st(y[i:i+lanes], ld(y[i:i+lanes]).Add(f.Mul(ld(x[i:i+lanes]))))
-		st(y2[i:i+lanes], ld(y2[i:i+lanes]).Add(f.Mul(ld(x2[i:i+lanes]))))
+	for i := range y {
+		st(&y[i], ld(&y[i]).Add(f.Mul(ld(&x[i]))))
+		st(&y2[i], ld(&y2[i]).Add(f.Mul(ld(&x2[i]))))
 	}
 }
 
@@ -370,63 +376,64 @@ func (b *laneChart) inside() {
 	for h := 0; h < n; h++ {
 		hh := h*n + h
 		// (Register moves: a copy of 64 bytes is a call to memmove.)
-		rs0, ls0 := ld(cell(stop, h*4+Right*2+Adj)), ld(cell(stop, h*4+Left*2+Adj))
-		st(cell(rs, hh), rs0)
-		st(cell(rsT, hh), rs0)
-		st(cell(rc, hh), ld(cell(cont, h*4+Right*2+Adj)))
-		st(cell(ls, hh), ls0)
-		st(cell(lsT, hh), ls0)
-		st(cell(lc, hh), ld(cell(cont, h*4+Left*2+Adj)))
+		rs0, ls0 := ld(&stop[h*4+Right*2+Adj]), ld(&stop[h*4+Left*2+Adj])
+		st(&rs[hh], rs0)
+		st(&rsT[hh], rs0)
+		st(&rc[hh], ld(&cont[h*4+Right*2+Adj]))
+		st(&ls[hh], ls0)
+		st(&lsT[hh], ls0)
+		st(&lc[hh], ld(&cont[h*4+Left*2+Adj]))
 	}
 	for w := 1; w < n; w++ {
 		for h := 0; h+w < n; h++ {
 			d := h + w
 			// IR[h][d] = edge · Σ_k Rc[h][k]·Ls[d][k+1], IL[d][h] likewise.
-			r, l := vecDot2(cells(rc, h*n+h, h*n+d), cells(ls, d*n+h+1, d*n+d+1),
-				cells(rs, h*n+h, h*n+d), cells(lc, d*n+h+1, d*n+d+1))
-			st(cell(ir, h*n+d), ld(cell(edge, h*n+d)).Mul(r))
-			st(cell(il, d*n+h), ld(cell(edge, d*n+h)).Mul(l))
+			r, l := vecDot2(rc[h*n+h:h*n+d], ls[d*n+h+1:d*n+d+1],
+				rs[h*n+h:h*n+d], lc[d*n+h+1:d*n+d+1])
+			st(&ir[h*n+d], ld(&edge[h*n+d]).Mul(r))
+			st(&il[d*n+h], ld(&edge[d*n+h]).Mul(l))
 		}
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			// R[h][j] = Σ_c IR[h][c]·Rs[c][j], L[j][h] likewise.
-			r, l := vecDot2(cells(ir, h*n+h+1, h*n+j+1), cells(rsT, j*n+h+1, j*n+j+1),
-				cells(il, j*n+h, j*n+j), cells(lsT, h*n+h, h*n+j))
-			rsv := r.Mul(ld(cell(stop, h*4+Right*2+NonAdj)))
-			st(cell(rs, h*n+j), rsv)
-			st(cell(rsT, j*n+h), rsv)
-			st(cell(rc, h*n+j), r.Mul(ld(cell(cont, h*4+Right*2+NonAdj))))
-			lsv := l.Mul(ld(cell(stop, j*4+Left*2+NonAdj)))
-			st(cell(ls, j*n+h), lsv)
-			st(cell(lsT, h*n+j), lsv)
-			st(cell(lc, j*n+h), l.Mul(ld(cell(cont, j*4+Left*2+NonAdj))))
+			r, l := vecDot2(ir[h*n+h+1:h*n+j+1], rsT[j*n+h+1:j*n+j+1],
+				il[j*n+h:j*n+j], lsT[h*n+h:h*n+j])
+			rsv := r.Mul(ld(&stop[h*4+Right*2+NonAdj]))
+			st(&rs[h*n+j], rsv)
+			st(&rsT[j*n+h], rsv)
+			st(&rc[h*n+j], r.Mul(ld(&cont[h*4+Right*2+NonAdj])))
+			lsv := l.Mul(ld(&stop[j*4+Left*2+NonAdj]))
+			st(&ls[j*n+h], lsv)
+			st(&lsT[h*n+j], lsv)
+			st(&lc[j*n+h], l.Mul(ld(&cont[j*4+Left*2+NonAdj])))
 		}
 	}
 	var z vec
 	for r := 0; r < n; r++ {
-		z = z.Add(ld(cell(b.root, r)).Mul(ld(cell(ls, r*n))).Mul(ld(cell(rs, r*n+n-1))))
+		z = z.Add(ld(&b.root[r]).Mul(ld(&ls[r*n])).Mul(ld(&rs[r*n+n-1])))
 	}
 	z.Store(&b.z)
 	// Every lane's log Z at once, as Chart.LogZ has it: log z + (the
 	// logarithms scale kept + log kept).
-	vec8.Log(z).Add(ld(b.logScale[:]).Add(vec8.Log(ld(b.kept[:])))).Store(&b.logZ8)
+	vec8.Log(z).Add(ld(&b.logScale).Add(vec8.Log(ld(&b.kept)))).Store(&b.logZ8)
 }
 
 // take is the lanes of a cell, which it clears.
-func take(c []float64) vec {
+func take(c *cell) vec {
 	v := ld(c)
-	clear(c[:lanes])
+	var zero vec
+	st(c, zero)
 	return v
 }
 
 // addVec adds v to the lanes of a cell.
-func addVec(c []float64, v vec) { st(c, ld(c).Add(v)) }
+func addVec(c *cell, v vec) { st(c, ld(c).Add(v)) }
 
 // outside is Chart.Outside over every lane (each seeded with its own
 // 1/Z; a lane whose Z is not usable gives posteriors nobody reads).
 func (b *laneChart) outside() {
 	n := b.n
-	sq := n * n * lanes
+	sq := n * n
 	stop, cont, edge := b.stop, b.cont, b.edge
 	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
 	brs, brsT, brc, bls, blsT, blc, bir, bil := b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil
@@ -434,68 +441,87 @@ func (b *laneChart) outside() {
 	// The adjoints start at 0: each cell is taken (read and cleared) once
 	// it is final, so the tables are 0 again after every pass. The
 	// posteriors of attachments are each set, the diagonal's cleared.
+	var zero vec
 	for h := 0; h < n; h++ {
-		clear(cell(b.edgePost, h*n+h))
+		st(&b.edgePost[h*n+h], zero)
 	}
-	clear(stopPost[:4*n*lanes])
-	clear(contPost[:4*n*lanes])
-	var inv [lanes]float64
+	clear(stopPost[:4*n])
+	clear(contPost[:4*n])
+	var inv cell
 	for l, z := range b.z {
 		inv[l] = 1 / z
 	}
-	g := ld(inv[:])
+	g := ld(&inv)
 	for r := 0; r < n; r++ {
-		root, lr, rr := ld(cell(b.root, r)), ld(cell(ls, r*n)), ld(cell(rs, r*n+n-1))
-		st(cell(b.rootPost, r), root.Mul(lr).Mul(rr).Mul(g))
-		addVec(cell(bls, r*n), root.Mul(rr).Mul(g))
-		addVec(cell(brs, r*n+n-1), root.Mul(lr).Mul(g))
+		root, lr, rr := ld(&b.root[r]), ld(&ls[r*n]), ld(&rs[r*n+n-1])
+		st(&b.rootPost[r], root.Mul(lr).Mul(rr).Mul(g))
+		addVec(&bls[r*n], root.Mul(rr).Mul(g))
+		addVec(&brs[r*n+n-1], root.Mul(lr).Mul(g))
 	}
 	for w := n - 1; w >= 1; w-- {
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			d := h*4 + Right*2 + NonAdj
-			bs := take(cell(brs, h*n+j)).Add(take(cell(brsT, j*n+h)))
-			bc := take(cell(brc, h*n+j))
-			addVec(cell(stopPost, d), ld(cell(rs, h*n+j)).Mul(bs))
-			addVec(cell(contPost, d), ld(cell(rc, h*n+j)).Mul(bc))
-			br := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
-			vecAxpy2(br, cells(rsT, j*n+h+1, j*n+j+1), cells(bir, h*n+h+1, h*n+j+1),
-				cells(ir, h*n+h+1, h*n+j+1), cells(brsT, j*n+h+1, j*n+j+1))
+			bs := take(&brs[h*n+j]).Add(take(&brsT[j*n+h]))
+			bc := take(&brc[h*n+j])
+			addVec(&stopPost[d], ld(&rs[h*n+j]).Mul(bs))
+			addVec(&contPost[d], ld(&rc[h*n+j]).Mul(bc))
+			br := bs.Mul(ld(&stop[d])).Add(bc.Mul(ld(&cont[d])))
+			vecAxpy2(br, rsT[j*n+h+1:j*n+j+1], bir[h*n+h+1:h*n+j+1],
+				ir[h*n+h+1:h*n+j+1], brsT[j*n+h+1:j*n+j+1])
 			d = j*4 + Left*2 + NonAdj
-			bs = take(cell(bls, j*n+h)).Add(take(cell(blsT, h*n+j)))
-			bc = take(cell(blc, j*n+h))
-			addVec(cell(stopPost, d), ld(cell(ls, j*n+h)).Mul(bs))
-			addVec(cell(contPost, d), ld(cell(lc, j*n+h)).Mul(bc))
-			bl := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
-			vecAxpy2(bl, cells(lsT, h*n+h, h*n+j), cells(bil, j*n+h, j*n+j),
-				cells(il, j*n+h, j*n+j), cells(blsT, h*n+h, h*n+j))
+			bs = take(&bls[j*n+h]).Add(take(&blsT[h*n+j]))
+			bc = take(&blc[j*n+h])
+			addVec(&stopPost[d], ld(&ls[j*n+h]).Mul(bs))
+			addVec(&contPost[d], ld(&lc[j*n+h]).Mul(bc))
+			bl := bs.Mul(ld(&stop[d])).Add(bc.Mul(ld(&cont[d])))
+			vecAxpy2(bl, lsT[h*n+h:h*n+j], bil[j*n+h:j*n+j],
+				il[j*n+h:j*n+j], blsT[h*n+h:h*n+j])
 		}
 		for h := 0; h+w < n; h++ {
 			d := h + w
-			g := take(cell(bir, h*n+d))
-			st(cell(b.edgePost, h*n+d), ld(cell(ir, h*n+d)).Mul(g))
-			ge := g.Mul(ld(cell(edge, h*n+d)))
-			vecAxpy2(ge, cells(ls, d*n+h+1, d*n+d+1), cells(brc, h*n+h, h*n+d),
-				cells(rc, h*n+h, h*n+d), cells(bls, d*n+h+1, d*n+d+1))
-			g = take(cell(bil, d*n+h))
-			st(cell(b.edgePost, d*n+h), ld(cell(il, d*n+h)).Mul(g))
-			ge = g.Mul(ld(cell(edge, d*n+h)))
-			vecAxpy2(ge, cells(lc, d*n+h+1, d*n+d+1), cells(brs, h*n+h, h*n+d),
-				cells(rs, h*n+h, h*n+d), cells(blc, d*n+h+1, d*n+d+1))
+			g := take(&bir[h*n+d])
+			st(&b.edgePost[h*n+d], ld(&ir[h*n+d]).Mul(g))
+			ge := g.Mul(ld(&edge[h*n+d]))
+			vecAxpy2(ge, ls[d*n+h+1:d*n+d+1], brc[h*n+h:h*n+d],
+				rc[h*n+h:h*n+d], bls[d*n+h+1:d*n+d+1])
+			g = take(&bil[d*n+h])
+			st(&b.edgePost[d*n+h], ld(&il[d*n+h]).Mul(g))
+			ge = g.Mul(ld(&edge[d*n+h]))
+			vecAxpy2(ge, lc[d*n+h+1:d*n+d+1], brs[h*n+h:h*n+d],
+				rs[h*n+h:h*n+d], blc[d*n+h+1:d*n+d+1])
 		}
 	}
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		st(cell(stopPost, h*4+Right*2+Adj), ld(cell(rs, hh)).Mul(take(cell(brs, hh)).Add(take(cell(brsT, hh)))))
-		st(cell(contPost, h*4+Right*2+Adj), ld(cell(rc, hh)).Mul(take(cell(brc, hh))))
-		st(cell(stopPost, h*4+Left*2+Adj), ld(cell(ls, hh)).Mul(take(cell(bls, hh)).Add(take(cell(blsT, hh)))))
-		st(cell(contPost, h*4+Left*2+Adj), ld(cell(lc, hh)).Mul(take(cell(blc, hh))))
+		st(&stopPost[h*4+Right*2+Adj], ld(&rs[hh]).Mul(take(&brs[hh]).Add(take(&brsT[hh]))))
+		st(&contPost[h*4+Right*2+Adj], ld(&rc[hh]).Mul(take(&brc[hh])))
+		st(&stopPost[h*4+Left*2+Adj], ld(&ls[hh]).Mul(take(&bls[hh]).Add(take(&blsT[hh]))))
+		st(&contPost[h*4+Left*2+Adj], ld(&lc[hh]).Mul(take(&blc[hh])))
 	}
 	var sum vec
-	for _, t := range [...][]float64{b.edgePost[:sq], b.rootPost[:n*lanes], stopPost[:4*n*lanes], contPost[:4*n*lanes]} {
-		for i := 0; i+lanes <= len(t); i += lanes {
-			sum = sum.Add(ld(t[i : i+lanes]))
+	for _, t := range [...][]cell{b.edgePost[:sq], b.rootPost[:n], stopPost[:4*n], contPost[:4*n]} {
+		for i := range t {
+			sum = sum.Add(ld(&t[i]))
 		}
 	}
 	sum.Store(&b.sum)
 }
+
+// gather sets each lane l of row to table[at[l]+off[l]], lane after
+// lane. The lanes are written out: Go does not
+// unroll a loop over them, and in load's loop, among its many live
+// values, the loop's counter went through the stack at every lane.
+func gather(row *cell, table []float64, at, off *[lanes]int) {
+	row[0] = table[at[0]+off[0]]
+	row[1] = table[at[1]+off[1]]
+	row[2] = table[at[2]+off[2]]
+	row[3] = table[at[3]+off[3]]
+	row[4] = table[at[4]+off[4]]
+	row[5] = table[at[5]+off[5]]
+	row[6] = table[at[6]+off[6]]
+	row[7] = table[at[7]+off[7]]
+}
+
+// gather writes out 8 lanes.
+var _ = [1]struct{}{}[lanes-8]
