@@ -447,11 +447,7 @@ func (b *laneChart) outside() {
 	}
 	clear(stopPost[:4*n])
 	clear(contPost[:4*n])
-	var inv cell
-	for l, z := range b.z {
-		inv[l] = 1 / z
-	}
-	g := ld(&inv)
+	g := vec8.Broadcast(1).Div(ld(&b.z)) // each lane's 1/Z
 	for r := 0; r < n; r++ {
 		root, lr, rr := ld(&b.root[r]), ld(&ls[r*n]), ld(&rs[r*n+n-1])
 		st(&b.rootPost[r], root.Mul(lr).Mul(rr).Mul(g))
