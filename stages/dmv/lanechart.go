@@ -28,9 +28,12 @@ type laneChart struct {
 	root, edge, stop, cont []cell
 	logScale, kept         cell // log of the factors scaling removed: logScale + log kept
 
-	rs, rsT, rc, ls, lsT, lc, ir, il         []cell // inside items
-	brs, brsT, brc, bls, blsT, blc, bir, bil []cell // their adjoints
-	z, logZ8                                 cell   // Z and log Z, after inside
+	// Inside items with their adjoints, Chart's rs, rc, ls, lc ([h·n + j]
+	// for R[h][j], [j·n + h] for L[j][h]), the transposes rsT, lsT and
+	// the incomplete ir, il, each item's cell beside its adjoint's.
+	r, l           []half
+	rT, lT, ir, il []item
+	z, logZ8       cell // Z and log Z, after inside
 
 	edgePost, rootPost, stopPost, contPost []cell
 	capacity                               int
@@ -47,6 +50,18 @@ type laneChart struct {
 // fifth of the inside and outside passes' time on short sentences.
 type cell = [lanes]float64
 
+// half is a cell of R or L (a half-constituent) with its adjoints: the
+// head's stop taken (s) or its cont (c); item is a cell of the others.
+// The items a loop of inside or outside reads and writes together sit
+// together, a table for each pair of slices the loop walks: with a
+// table for each item and each adjoint, the loops' sixteen tables left
+// Go's register allocator few registers, and the inner loops' counters
+// went through the stack.
+type (
+	half struct{ s, c, bs, bc cell }
+	item struct{ v, b cell }
+)
+
 func (b *laneChart) grow(n int) {
 	if n <= b.capacity {
 		return
@@ -57,8 +72,8 @@ func (b *laneChart) grow(n int) {
 	b.root, b.rootPost = v(1), v(1)
 	b.stop, b.cont, b.stopPost, b.contPost = v(4), v(4), v(4), v(4)
 	b.edge, b.edgePost = f(), f()
-	b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il = f(), f(), f(), f(), f(), f(), f(), f()
-	b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil = f(), f(), f(), f(), f(), f(), f(), f()
+	b.r, b.l = make([]half, sq), make([]half, sq)
+	b.rT, b.lT, b.ir, b.il = make([]item, sq), make([]item, sq), make([]item, sq), make([]item, sq)
 	b.tags, b.removed, b.inv = make([][lanes]int, n), v(3), v(1)
 	b.capacity = n
 }
@@ -346,25 +361,50 @@ func (b *laneChart) usable(l int) bool {
 	return !math.IsNaN(b.sum[l]) && !math.IsInf(b.sum[l], 0)
 }
 
-// vecDot2 is (Σ a[i]·b[i], Σ c[i]·d[i]) over the cells of a, lane by lane,
-// each sum taken in order from 0 as Chart's dot takes it; two at once,
-// so that one sum's additions wait on the other's less.
-func vecDot2(a, b, c, d []cell) (vec, vec) {
-	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+// dotHalves is (Σ x[i].c·y[i].s, Σ x[i].s·y[i].c) over the cells of x
+// (R's) and y (L's), lane by lane, each sum taken in order from 0 as
+// Chart's dot takes it; two at once, so that one sum's additions wait on
+// the other's less. dotItems is (Σ a[i].v·b[i].v, Σ c[i].v·d[i].v).
+func dotHalves(x, y []half) (vec, vec) {
+	y = y[:len(x)]
 	var s, t vec
-	for i := range a {
-		s = s.Add(ld(&a[i]).Mul(ld(&b[i])))
-		t = t.Add(ld(&c[i]).Mul(ld(&d[i])))
+	for i := range x {
+		s = s.Add(ld(&x[i].c).Mul(ld(&y[i].s)))
+		t = t.Add(ld(&x[i].s).Mul(ld(&y[i].c)))
 	}
 	return s, t
 }
 
-// vecAxpy2 adds f·x to y and f·x2 to y2, cell by cell, as Chart's axpy does.
-func vecAxpy2(f vec, x, y, x2, y2 []cell) {
-	x, x2, y2 = x[:len(y)], x2[:len(y)], y2[:len(y)]
-	for i := range y {
-		st(&y[i], ld(&y[i]).Add(f.Mul(ld(&x[i]))))
-		st(&y2[i], ld(&y2[i]).Add(f.Mul(ld(&x2[i]))))
+func dotItems(a, b, c, d []item) (vec, vec) {
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	var s, t vec
+	for i := range a {
+		s = s.Add(ld(&a[i].v).Mul(ld(&b[i].v)))
+		t = t.Add(ld(&c[i].v).Mul(ld(&d[i].v)))
+	}
+	return s, t
+}
+
+// crossAxpy adds f·y[i].v to x[i]'s adjoint and f·x[i].v to y[i]'s,
+// cell by cell, as Chart's axpy does; halvesAxpy adds f·y.s to x.bc and
+// f·x.c to y.bs, g·y.c to x.bs and g·x.s to y.bc (two of Chart's axpys:
+// each adjoint gets its sum in the same order).
+func crossAxpy(f vec, x, y []item) {
+	y = y[:len(x)]
+	for i := range x {
+		st(&x[i].b, ld(&x[i].b).Add(f.Mul(ld(&y[i].v))))
+		st(&y[i].b, ld(&y[i].b).Add(f.Mul(ld(&x[i].v))))
+	}
+}
+
+func halvesAxpy(f, g vec, x, y []half) {
+	y = y[:len(x)]
+	for i := range x {
+		x, y := &x[i], &y[i]
+		st(&x.bc, ld(&x.bc).Add(f.Mul(ld(&y.s))))
+		st(&y.bs, ld(&y.bs).Add(f.Mul(ld(&x.c))))
+		st(&x.bs, ld(&x.bs).Add(g.Mul(ld(&y.c))))
+		st(&y.bc, ld(&y.bc).Add(g.Mul(ld(&x.s))))
 	}
 }
 
@@ -372,45 +412,44 @@ func vecAxpy2(f vec, x, y, x2, y2 []cell) {
 func (b *laneChart) inside() {
 	n := b.n
 	stop, cont, edge := b.stop, b.cont, b.edge
-	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
+	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	for h := 0; h < n; h++ {
 		hh := h*n + h
 		// (Register moves: a copy of 64 bytes is a call to memmove.)
 		rs0, ls0 := ld(&stop[h*4+Right*2+Adj]), ld(&stop[h*4+Left*2+Adj])
-		st(&rs[hh], rs0)
-		st(&rsT[hh], rs0)
-		st(&rc[hh], ld(&cont[h*4+Right*2+Adj]))
-		st(&ls[hh], ls0)
-		st(&lsT[hh], ls0)
-		st(&lc[hh], ld(&cont[h*4+Left*2+Adj]))
+		st(&r[hh].s, rs0)
+		st(&rT[hh].v, rs0)
+		st(&r[hh].c, ld(&cont[h*4+Right*2+Adj]))
+		st(&l[hh].s, ls0)
+		st(&lT[hh].v, ls0)
+		st(&l[hh].c, ld(&cont[h*4+Left*2+Adj]))
 	}
 	for w := 1; w < n; w++ {
 		for h := 0; h+w < n; h++ {
 			d := h + w
 			// IR[h][d] = edge · Σ_k Rc[h][k]·Ls[d][k+1], IL[d][h] likewise.
-			r, l := vecDot2(rc[h*n+h:h*n+d], ls[d*n+h+1:d*n+d+1],
-				rs[h*n+h:h*n+d], lc[d*n+h+1:d*n+d+1])
-			st(&ir[h*n+d], ld(&edge[h*n+d]).Mul(r))
-			st(&il[d*n+h], ld(&edge[d*n+h]).Mul(l))
+			sr, sl := dotHalves(r[h*n+h:h*n+d], l[d*n+h+1:d*n+d+1])
+			st(&ir[h*n+d].v, ld(&edge[h*n+d]).Mul(sr))
+			st(&il[d*n+h].v, ld(&edge[d*n+h]).Mul(sl))
 		}
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			// R[h][j] = Σ_c IR[h][c]·Rs[c][j], L[j][h] likewise.
-			r, l := vecDot2(ir[h*n+h+1:h*n+j+1], rsT[j*n+h+1:j*n+j+1],
-				il[j*n+h:j*n+j], lsT[h*n+h:h*n+j])
-			rsv := r.Mul(ld(&stop[h*4+Right*2+NonAdj]))
-			st(&rs[h*n+j], rsv)
-			st(&rsT[j*n+h], rsv)
-			st(&rc[h*n+j], r.Mul(ld(&cont[h*4+Right*2+NonAdj])))
-			lsv := l.Mul(ld(&stop[j*4+Left*2+NonAdj]))
-			st(&ls[j*n+h], lsv)
-			st(&lsT[h*n+j], lsv)
-			st(&lc[j*n+h], l.Mul(ld(&cont[j*4+Left*2+NonAdj])))
+			sr, sl := dotItems(ir[h*n+h+1:h*n+j+1], rT[j*n+h+1:j*n+j+1],
+				il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
+			rsv := sr.Mul(ld(&stop[h*4+Right*2+NonAdj]))
+			st(&r[h*n+j].s, rsv)
+			st(&rT[j*n+h].v, rsv)
+			st(&r[h*n+j].c, sr.Mul(ld(&cont[h*4+Right*2+NonAdj])))
+			lsv := sl.Mul(ld(&stop[j*4+Left*2+NonAdj]))
+			st(&l[j*n+h].s, lsv)
+			st(&lT[h*n+j].v, lsv)
+			st(&l[j*n+h].c, sl.Mul(ld(&cont[j*4+Left*2+NonAdj])))
 		}
 	}
 	var z vec
-	for r := 0; r < n; r++ {
-		z = z.Add(ld(&b.root[r]).Mul(ld(&ls[r*n])).Mul(ld(&rs[r*n+n-1])))
+	for i := 0; i < n; i++ {
+		z = z.Add(ld(&b.root[i]).Mul(ld(&l[i*n].s)).Mul(ld(&r[i*n+n-1].s)))
 	}
 	z.Store(&b.z)
 	// Every lane's log Z at once, as Chart.LogZ has it: log z + (the
@@ -435,8 +474,7 @@ func (b *laneChart) outside() {
 	n := b.n
 	sq := n * n
 	stop, cont, edge := b.stop, b.cont, b.edge
-	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
-	brs, brsT, brc, bls, blsT, blc, bir, bil := b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil
+	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	stopPost, contPost := b.stopPost, b.contPost
 	// The adjoints start at 0: each cell is taken (read and cleared) once
 	// it is final, so the tables are 0 again after every pass. The
@@ -448,52 +486,49 @@ func (b *laneChart) outside() {
 	clear(stopPost[:4*n])
 	clear(contPost[:4*n])
 	g := vec8.Broadcast(1).Div(ld(&b.z)) // each lane's 1/Z
-	for r := 0; r < n; r++ {
-		root, lr, rr := ld(&b.root[r]), ld(&ls[r*n]), ld(&rs[r*n+n-1])
-		st(&b.rootPost[r], root.Mul(lr).Mul(rr).Mul(g))
-		addVec(&bls[r*n], root.Mul(rr).Mul(g))
-		addVec(&brs[r*n+n-1], root.Mul(lr).Mul(g))
+	for i := 0; i < n; i++ {
+		root, lr, rr := ld(&b.root[i]), ld(&l[i*n].s), ld(&r[i*n+n-1].s)
+		st(&b.rootPost[i], root.Mul(lr).Mul(rr).Mul(g))
+		addVec(&l[i*n].bs, root.Mul(rr).Mul(g))
+		addVec(&r[i*n+n-1].bs, root.Mul(lr).Mul(g))
 	}
 	for w := n - 1; w >= 1; w-- {
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			d := h*4 + Right*2 + NonAdj
-			bs := take(&brs[h*n+j]).Add(take(&brsT[j*n+h]))
-			bc := take(&brc[h*n+j])
-			addVec(&stopPost[d], ld(&rs[h*n+j]).Mul(bs))
-			addVec(&contPost[d], ld(&rc[h*n+j]).Mul(bc))
+			rj := &r[h*n+j]
+			bs := take(&rj.bs).Add(take(&rT[j*n+h].b))
+			bc := take(&rj.bc)
+			addVec(&stopPost[d], ld(&rj.s).Mul(bs))
+			addVec(&contPost[d], ld(&rj.c).Mul(bc))
 			br := bs.Mul(ld(&stop[d])).Add(bc.Mul(ld(&cont[d])))
-			vecAxpy2(br, rsT[j*n+h+1:j*n+j+1], bir[h*n+h+1:h*n+j+1],
-				ir[h*n+h+1:h*n+j+1], brsT[j*n+h+1:j*n+j+1])
+			crossAxpy(br, ir[h*n+h+1:h*n+j+1], rT[j*n+h+1:j*n+j+1])
 			d = j*4 + Left*2 + NonAdj
-			bs = take(&bls[j*n+h]).Add(take(&blsT[h*n+j]))
-			bc = take(&blc[j*n+h])
-			addVec(&stopPost[d], ld(&ls[j*n+h]).Mul(bs))
-			addVec(&contPost[d], ld(&lc[j*n+h]).Mul(bc))
+			lh := &l[j*n+h]
+			bs = take(&lh.bs).Add(take(&lT[h*n+j].b))
+			bc = take(&lh.bc)
+			addVec(&stopPost[d], ld(&lh.s).Mul(bs))
+			addVec(&contPost[d], ld(&lh.c).Mul(bc))
 			bl := bs.Mul(ld(&stop[d])).Add(bc.Mul(ld(&cont[d])))
-			vecAxpy2(bl, lsT[h*n+h:h*n+j], bil[j*n+h:j*n+j],
-				il[j*n+h:j*n+j], blsT[h*n+h:h*n+j])
+			crossAxpy(bl, il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
 		}
 		for h := 0; h+w < n; h++ {
 			d := h + w
-			g := take(&bir[h*n+d])
-			st(&b.edgePost[h*n+d], ld(&ir[h*n+d]).Mul(g))
-			ge := g.Mul(ld(&edge[h*n+d]))
-			vecAxpy2(ge, ls[d*n+h+1:d*n+d+1], brc[h*n+h:h*n+d],
-				rc[h*n+h:h*n+d], bls[d*n+h+1:d*n+d+1])
-			g = take(&bil[d*n+h])
-			st(&b.edgePost[d*n+h], ld(&il[d*n+h]).Mul(g))
-			ge = g.Mul(ld(&edge[d*n+h]))
-			vecAxpy2(ge, lc[d*n+h+1:d*n+d+1], brs[h*n+h:h*n+d],
-				rs[h*n+h:h*n+d], blc[d*n+h+1:d*n+d+1])
+			g := take(&ir[h*n+d].b)
+			st(&b.edgePost[h*n+d], ld(&ir[h*n+d].v).Mul(g))
+			gr := g.Mul(ld(&edge[h*n+d]))
+			g = take(&il[d*n+h].b)
+			st(&b.edgePost[d*n+h], ld(&il[d*n+h].v).Mul(g))
+			gl := g.Mul(ld(&edge[d*n+h]))
+			halvesAxpy(gr, gl, r[h*n+h:h*n+d], l[d*n+h+1:d*n+d+1])
 		}
 	}
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		st(&stopPost[h*4+Right*2+Adj], ld(&rs[hh]).Mul(take(&brs[hh]).Add(take(&brsT[hh]))))
-		st(&contPost[h*4+Right*2+Adj], ld(&rc[hh]).Mul(take(&brc[hh])))
-		st(&stopPost[h*4+Left*2+Adj], ld(&ls[hh]).Mul(take(&bls[hh]).Add(take(&blsT[hh]))))
-		st(&contPost[h*4+Left*2+Adj], ld(&lc[hh]).Mul(take(&blc[hh])))
+		st(&stopPost[h*4+Right*2+Adj], ld(&r[hh].s).Mul(take(&r[hh].bs).Add(take(&rT[hh].b))))
+		st(&contPost[h*4+Right*2+Adj], ld(&r[hh].c).Mul(take(&r[hh].bc)))
+		st(&stopPost[h*4+Left*2+Adj], ld(&l[hh].s).Mul(take(&l[hh].bs).Add(take(&lT[hh].b))))
+		st(&contPost[h*4+Left*2+Adj], ld(&l[hh].c).Mul(take(&l[hh].bc)))
 	}
 	var sum vec
 	for _, t := range [...][]cell{b.edgePost[:sq], b.rootPost[:n], stopPost[:4*n], contPost[:4*n]} {
