@@ -183,8 +183,10 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 // scale is the rest of Chart.scale over every lane: each word's
 // attachments divided by their largest (a lane whose factor is no usable
 // number divides by 1, which changes nothing, where Chart.scale skips
-// it), and the running product of the factors removed (the half-heads'
-// s, then these), kept lane by lane in the factors' order.
+// it) — the root here, the edges by inside, which reads each once
+// (inv holds the factors' inverses) — and the running product of the
+// factors removed (the half-heads' s, then these), kept lane by lane in
+// the factors' order.
 func (b *laneChart) scale() {
 	n := b.n
 	edge, root := b.edge, b.root
@@ -209,12 +211,6 @@ func (b *laneChart) scale() {
 	root = root[:len(inv)]
 	for i := range inv {
 		st(&root[i], ld(&root[i]).Mul(ld(&inv[i])))
-	}
-	for h := 0; h < n; h++ {
-		row := edge[h*n : h*n+n]
-		for i := range inv {
-			st(&row[i], ld(&row[i]).Mul(ld(&inv[i])))
-		}
 	}
 	// The running product, every lane at once while every lane's stays
 	// within (1e-150, 1e150), where Chart.scale takes no logarithm; a lane
@@ -408,10 +404,10 @@ func halvesAxpy(f, g vec, x, y []half) {
 	}
 }
 
-// inside is Chart.inside (sum-product) over every lane.
+// inside is Chart.inside (sum-product) over every lane, after scale.
 func (b *laneChart) inside() {
 	n := b.n
-	stop, cont, edge := b.stop, b.cont, b.edge
+	stop, cont, edge, inv := b.stop, b.cont, b.edge, b.inv
 	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	for h := 0; h < n; h++ {
 		hh := h*n + h
@@ -429,8 +425,14 @@ func (b *laneChart) inside() {
 			d := h + w
 			// IR[h][d] = edge · Σ_k Rc[h][k]·Ls[d][k+1], IL[d][h] likewise.
 			sr, sl := dotHalves(r[h*n+h:h*n+d], l[d*n+h+1:d*n+d+1])
-			st(&ir[h*n+d].v, ld(&edge[h*n+d]).Mul(sr))
-			st(&il[d*n+h].v, ld(&edge[d*n+h]).Mul(sl))
+			// The edges divided by their dependent's factor (scale's
+			// last step, here where each is read: one pass over them
+			// fewer), kept for outside.
+			er, el := ld(&edge[h*n+d]).Mul(ld(&inv[d])), ld(&edge[d*n+h]).Mul(ld(&inv[h]))
+			st(&edge[h*n+d], er)
+			st(&edge[d*n+h], el)
+			st(&ir[h*n+d].v, er.Mul(sr))
+			st(&il[d*n+h].v, el.Mul(sl))
 		}
 		for h := 0; h+w < n; h++ {
 			j := h + w
