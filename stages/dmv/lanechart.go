@@ -148,20 +148,18 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 		for l, t := range th {
 			root[l] = w.Root[t]
 		}
-		for d := 0; d < n; d++ {
-			row := &b.edge[h*n+d]
+		gather(b.edge[h*n:h*n+h], child, &row0[Left], tags[:h])
+		b.edge[h*n+h] = cell{}
+		gather(b.edge[h*n+h+1:h*n+n], child, &row0[Right], tags[h+1:n])
+		for d := 0; d < n && !plain; d++ {
 			if d == h {
-				*row = cell{}
 				continue
 			}
 			dir := Right
 			if d < h {
 				dir = Left
 			}
-			gather(row, child, &row0[dir], &tags[d])
-			if plain {
-				continue
-			}
+			row := &b.edge[h*n+d]
 			for l := range row {
 				if dist != nil {
 					row[l] *= dist[abs(h-d)]
@@ -541,19 +539,23 @@ func (b *laneChart) outside() {
 	sum.Store(&b.sum)
 }
 
-// gather sets each lane l of row to table[at[l]+off[l]], lane after
-// lane. The lanes are written out: Go does not
-// unroll a loop over them, and in load's loop, among its many live
-// values, the loop's counter went through the stack at every lane.
-func gather(row *cell, table []float64, at, off *[lanes]int) {
-	row[0] = table[at[0]+off[0]]
-	row[1] = table[at[1]+off[1]]
-	row[2] = table[at[2]+off[2]]
-	row[3] = table[at[3]+off[3]]
-	row[4] = table[at[4]+off[4]]
-	row[5] = table[at[5]+off[5]]
-	row[6] = table[at[6]+off[6]]
-	row[7] = table[at[7]+off[7]]
+// gather sets each lane l of cells[d] to table[at[l]+off[d][l]], lane
+// after lane, for every d. The lanes are written out: Go does not unroll
+// a loop over them, and in load's loop, among its many live values, the
+// loop's counter went through the stack at every lane.
+func gather(cells []cell, table []float64, at *[lanes]int, off [][lanes]int) {
+	off = off[:len(cells)]
+	for d := range cells {
+		c, o := &cells[d], &off[d]
+		c[0] = table[at[0]+o[0]]
+		c[1] = table[at[1]+o[1]]
+		c[2] = table[at[2]+o[2]]
+		c[3] = table[at[3]+o[3]]
+		c[4] = table[at[4]+o[4]]
+		c[5] = table[at[5]+o[5]]
+		c[6] = table[at[6]+o[6]]
+		c[7] = table[at[7]+o[7]]
+	}
 }
 
 // gather writes out 8 lanes.
