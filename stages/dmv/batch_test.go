@@ -336,8 +336,8 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 				same("root posterior", b.rootPost[i][l], c.rootPost[i])
 			}
 			for i := range 4 * n {
-				same("stop posterior", b.stopPost[i][l], c.stopPost[i])
-				same("cont posterior", b.contPost[i][l], c.contPost[i])
+				same("stop posterior", b.dec[i].stopPost[l], c.stopPost[i])
+				same("cont posterior", b.dec[i].contPost[l], c.contPost[i])
 			}
 		}
 	}

@@ -25,8 +25,9 @@ type laneChart struct {
 	tags [][lanes]int // [i][lane]: each lane's sentence
 
 	// Potentials (load, then scale).
-	root, edge, stop, cont []cell
-	logScale, kept         cell // log of the factors scaling removed: logScale + log kept
+	root, edge     []cell
+	dec            []decision // [h·4 + dir·2 + valence]
+	logScale, kept cell       // log of the factors scaling removed: logScale + log kept
 
 	// Inside items with their adjoints, Chart's rs, rc, ls, lc ([h·n + j]
 	// for R[h][j], [j·n + h] for L[j][h]), the transposes rsT, lsT and
@@ -35,8 +36,8 @@ type laneChart struct {
 	rT, lT, ir, il []item
 	z, logZ8       cell // Z and log Z, after inside
 
-	edgePost, rootPost, stopPost, contPost []cell
-	capacity                               int
+	edgePost, rootPost []cell
+	capacity           int
 
 	removed []cell // the factors scaling removed, 3n cells
 	inv     []cell // scale's 1/factor of each word's attachments
@@ -62,6 +63,10 @@ type (
 	item struct{ v, b cell }
 )
 
+// decision is a half-head's stop and cont (one valence of one side of a
+// word), as scale leaves them, and their posteriors.
+type decision struct{ stop, cont, stopPost, contPost cell }
+
 func (b *laneChart) grow(n int) {
 	if n <= b.capacity {
 		return
@@ -70,7 +75,7 @@ func (b *laneChart) grow(n int) {
 	f := func() []cell { return make([]cell, sq) }
 	v := func(k int) []cell { return make([]cell, k*n) }
 	b.root, b.rootPost = v(1), v(1)
-	b.stop, b.cont, b.stopPost, b.contPost = v(4), v(4), v(4), v(4)
+	b.dec = make([]decision, 4*n)
 	b.edge, b.edgePost = f(), f()
 	b.r, b.l = make([]half, sq), make([]half, sq)
 	b.rT, b.lT, b.ir, b.il = make([]item, sq), make([]item, sq), make([]item, sq), make([]item, sq)
@@ -130,12 +135,12 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 				side = tab.side[2*T:]
 			}
 			d := h*4 + dir*2
-			stop, cont := (*[2]cell)(b.stop[d:]), (*[2]cell)(b.cont[d:])
+			adj, nonAdj := &b.dec[d+Adj], &b.dec[d+NonAdj]
 			s := &removed[h*2+dir]
 			for l, t := range th {
 				hh := &side[t*2+dir]
-				stop[Adj][l], stop[NonAdj][l] = hh.stop[Adj], hh.stop[NonAdj]
-				cont[Adj][l], cont[NonAdj][l] = hh.cont[Adj], hh.cont[NonAdj]
+				adj.stop[l], nonAdj.stop[l] = hh.stop[Adj], hh.stop[NonAdj]
+				adj.cont[l], nonAdj.cont[l] = hh.cont[Adj], hh.cont[NonAdj]
 				s[l] = hh.s
 			}
 			if !plain { // the edges take q themselves
@@ -258,15 +263,15 @@ func (b *laneChart) addCounts(use []int, counts *Params) {
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		root := &b.rootPost[h]
-		stop, cont := (*[4]cell)(b.stopPost[h*4:]), (*[4]cell)(b.contPost[h*4:])
+		dec := (*[4]decision)(b.dec[h*4:])
 		for _, l := range use {
 			l &= lanes - 1 // (it is a lane: no bounds checks below)
 			t := th[l]
 			counts.Root[t] += root[l]
 			cs, cc := (*[4]float64)(counts.Stop[t*4:]), (*[4]float64)(counts.Cont[t*4:])
 			for k := range 4 { // dir·2 + valence
-				cs[k] += stop[k][l]
-				cc[k] += cont[k][l]
+				cs[k] += dec[k].stopPost[l]
+				cc[k] += dec[k].contPost[l]
 			}
 			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
 			for d := 0; d < h; d++ {
@@ -405,18 +410,18 @@ func halvesAxpy(f, g vec, x, y []half) {
 // inside is Chart.inside (sum-product) over every lane, after scale.
 func (b *laneChart) inside() {
 	n := b.n
-	stop, cont, edge, inv := b.stop, b.cont, b.edge, b.inv
+	dec, edge, inv := b.dec, b.edge, b.inv
 	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	for h := 0; h < n; h++ {
 		hh := h*n + h
 		// (Register moves: a copy of 64 bytes is a call to memmove.)
-		rs0, ls0 := ld(&stop[h*4+Right*2+Adj]), ld(&stop[h*4+Left*2+Adj])
+		rs0, ls0 := ld(&dec[h*4+Right*2+Adj].stop), ld(&dec[h*4+Left*2+Adj].stop)
 		st(&r[hh].s, rs0)
 		st(&rT[hh].v, rs0)
-		st(&r[hh].c, ld(&cont[h*4+Right*2+Adj]))
+		st(&r[hh].c, ld(&dec[h*4+Right*2+Adj].cont))
 		st(&l[hh].s, ls0)
 		st(&lT[hh].v, ls0)
-		st(&l[hh].c, ld(&cont[h*4+Left*2+Adj]))
+		st(&l[hh].c, ld(&dec[h*4+Left*2+Adj].cont))
 	}
 	for w := 1; w < n; w++ {
 		for h := 0; h+w < n; h++ {
@@ -437,14 +442,15 @@ func (b *laneChart) inside() {
 			// R[h][j] = Σ_c IR[h][c]·Rs[c][j], L[j][h] likewise.
 			sr, sl := dotItems(ir[h*n+h+1:h*n+j+1], rT[j*n+h+1:j*n+j+1],
 				il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
-			rsv := sr.Mul(ld(&stop[h*4+Right*2+NonAdj]))
+			dr, dl := &dec[h*4+Right*2+NonAdj], &dec[j*4+Left*2+NonAdj]
+			rsv := sr.Mul(ld(&dr.stop))
 			st(&r[h*n+j].s, rsv)
 			st(&rT[j*n+h].v, rsv)
-			st(&r[h*n+j].c, sr.Mul(ld(&cont[h*4+Right*2+NonAdj])))
-			lsv := sl.Mul(ld(&stop[j*4+Left*2+NonAdj]))
+			st(&r[h*n+j].c, sr.Mul(ld(&dr.cont)))
+			lsv := sl.Mul(ld(&dl.stop))
 			st(&l[j*n+h].s, lsv)
 			st(&lT[h*n+j].v, lsv)
-			st(&l[j*n+h].c, sl.Mul(ld(&cont[j*4+Left*2+NonAdj])))
+			st(&l[j*n+h].c, sl.Mul(ld(&dl.cont)))
 		}
 	}
 	var z vec
@@ -473,9 +479,8 @@ func addVec(c *cell, v vec) { st(c, ld(c).Add(v)) }
 func (b *laneChart) outside() {
 	n := b.n
 	sq := n * n
-	stop, cont, edge := b.stop, b.cont, b.edge
+	dec, edge := b.dec, b.edge
 	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
-	stopPost, contPost := b.stopPost, b.contPost
 	// The adjoints start at 0: each cell is taken (read and cleared) once
 	// it is final, so the tables are 0 again after every pass. The
 	// posteriors of attachments are each set, the diagonal's cleared.
@@ -483,8 +488,10 @@ func (b *laneChart) outside() {
 	for h := 0; h < n; h++ {
 		st(&b.edgePost[h*n+h], zero)
 	}
-	clear(stopPost[:4*n])
-	clear(contPost[:4*n])
+	for i := range dec[:4*n] {
+		st(&dec[i].stopPost, zero)
+		st(&dec[i].contPost, zero)
+	}
 	g := vec8.Broadcast(1).Div(ld(&b.z)) // each lane's 1/Z
 	for i := 0; i < n; i++ {
 		root, lr, rr := ld(&b.root[i]), ld(&l[i*n].s), ld(&r[i*n+n-1].s)
@@ -495,21 +502,21 @@ func (b *laneChart) outside() {
 	for w := n - 1; w >= 1; w-- {
 		for h := 0; h+w < n; h++ {
 			j := h + w
-			d := h*4 + Right*2 + NonAdj
+			d := &dec[h*4+Right*2+NonAdj]
 			rj := &r[h*n+j]
 			bs := take(&rj.bs).Add(take(&rT[j*n+h].b))
 			bc := take(&rj.bc)
-			addVec(&stopPost[d], ld(&rj.s).Mul(bs))
-			addVec(&contPost[d], ld(&rj.c).Mul(bc))
-			br := bs.Mul(ld(&stop[d])).Add(bc.Mul(ld(&cont[d])))
+			addVec(&d.stopPost, ld(&rj.s).Mul(bs))
+			addVec(&d.contPost, ld(&rj.c).Mul(bc))
+			br := bs.Mul(ld(&d.stop)).Add(bc.Mul(ld(&d.cont)))
 			crossAxpy(br, ir[h*n+h+1:h*n+j+1], rT[j*n+h+1:j*n+j+1])
-			d = j*4 + Left*2 + NonAdj
+			d = &dec[j*4+Left*2+NonAdj]
 			lh := &l[j*n+h]
 			bs = take(&lh.bs).Add(take(&lT[h*n+j].b))
 			bc = take(&lh.bc)
-			addVec(&stopPost[d], ld(&lh.s).Mul(bs))
-			addVec(&contPost[d], ld(&lh.c).Mul(bc))
-			bl := bs.Mul(ld(&stop[d])).Add(bc.Mul(ld(&cont[d])))
+			addVec(&d.stopPost, ld(&lh.s).Mul(bs))
+			addVec(&d.contPost, ld(&lh.c).Mul(bc))
+			bl := bs.Mul(ld(&d.stop)).Add(bc.Mul(ld(&d.cont)))
 			crossAxpy(bl, il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
 		}
 		for h := 0; h+w < n; h++ {
@@ -525,16 +532,20 @@ func (b *laneChart) outside() {
 	}
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		st(&stopPost[h*4+Right*2+Adj], ld(&r[hh].s).Mul(take(&r[hh].bs).Add(take(&rT[hh].b))))
-		st(&contPost[h*4+Right*2+Adj], ld(&r[hh].c).Mul(take(&r[hh].bc)))
-		st(&stopPost[h*4+Left*2+Adj], ld(&l[hh].s).Mul(take(&l[hh].bs).Add(take(&lT[hh].b))))
-		st(&contPost[h*4+Left*2+Adj], ld(&l[hh].c).Mul(take(&l[hh].bc)))
+		dr, dl := &dec[h*4+Right*2+Adj], &dec[h*4+Left*2+Adj]
+		st(&dr.stopPost, ld(&r[hh].s).Mul(take(&r[hh].bs).Add(take(&rT[hh].b))))
+		st(&dr.contPost, ld(&r[hh].c).Mul(take(&r[hh].bc)))
+		st(&dl.stopPost, ld(&l[hh].s).Mul(take(&l[hh].bs).Add(take(&lT[hh].b))))
+		st(&dl.contPost, ld(&l[hh].c).Mul(take(&l[hh].bc)))
 	}
 	var sum vec
-	for _, t := range [...][]cell{b.edgePost[:sq], b.rootPost[:n], stopPost[:4*n], contPost[:4*n]} {
+	for _, t := range [...][]cell{b.edgePost[:sq], b.rootPost[:n]} {
 		for i := range t {
 			sum = sum.Add(ld(&t[i]))
 		}
+	}
+	for i := range dec[:4*n] {
+		sum = sum.Add(ld(&dec[i].stopPost)).Add(ld(&dec[i].contPost))
 	}
 	sum.Store(&b.sum)
 }
