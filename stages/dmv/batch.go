@@ -84,6 +84,12 @@ type lanePlan struct {
 	sents   []int32 // in that order
 	batches []int32 // where each batch starts in sents, and len(sents) last
 	longest int     // the longest sentence batched (≤ batchMaxLen)
+	// A corpus in memory's batches' tags as the lanes take them, padded:
+	// batch b's in rows[rowsAt[b]:rowsAt[b+1]] (none for a batch of
+	// sentences longer than batchMaxLen); about two bytes a token, as
+	// the corpus's own tags and heads.
+	rows   [][lanes]uint16
+	rowsAt []int32
 }
 
 // window is how many tokens (or sentences) of a piece are sorted by
@@ -130,6 +136,28 @@ func (pl *lanePlan) addWindow(sents []int, length func(i int) int, maxLen int, f
 	return first
 }
 
+// layRows lays out the tags of the plan's batches (of corpus c's
+// sentences) for the lanes, once for every E-step; buf is scratch space,
+// which it returns.
+func (pl *lanePlan) layRows(c *Corpus, buf []int) []int {
+	pl.rowsAt = append(pl.rowsAt[:0], 0)
+	for b := 0; b+1 < len(pl.batches); b++ {
+		batch := pl.sents[pl.batches[b]:pl.batches[b+1]]
+		if n := c.SentLen(int(batch[0])); n <= batchMaxLen {
+			at := len(pl.rows)
+			pl.rows = slices.Grow(pl.rows, n)[:at+n]
+			rows := pl.rows[at:]
+			for l, k := range batch {
+				buf = c.Sent(int(k), buf)
+				putLane(rows, l, buf)
+			}
+			padLanes(rows, len(batch))
+		}
+		pl.rowsAt = append(pl.rowsAt, int32(len(pl.rows)))
+	}
+	return buf
+}
+
 // done ends the plan's batches.
 func (pl *lanePlan) done() { pl.batches = append(pl.batches, int32(len(pl.sents))) }
 
@@ -158,6 +186,7 @@ func (p *chunkPass) byLength(k, lo, hi int) error {
 				}
 			}
 			pl.done()
+			lw.buf = pl.layRows(c, lw.buf)
 			p.e.plans[k] = pl
 		}
 		lw.inMemory, lw.corpus = true, c
@@ -224,7 +253,11 @@ func (p *chunkPass) run(lw *laneWork, pl *lanePlan) {
 				p.sentence(lw.number(int(k)), lw.sent(int(k)), nil)
 			}
 		} else {
-			p.lanes(lw, batch, n)
+			var rows [][lanes]uint16 // the batch's tags laid out, a corpus in memory's
+			if lw.inMemory {
+				rows = pl.rows[pl.rowsAt[b]:pl.rowsAt[b+1]]
+			}
+			p.lanes(lw, batch, rows, n)
 		}
 	}
 }
@@ -255,25 +288,31 @@ func (lw *laneWork) length(k int) int {
 
 // lanes runs the chunk's sentences batch, all of length n, on the lane
 // chart, the lanes beyond the batch repeating its last sentence (their
-// results unread). A lane whose Z or posteriors the scalar chart would
+// results unread); rows, when not nil, are their tags laid out already. A lane whose Z or posteriors the scalar chart would
 // not have taken as they are is redone there, from the same attachment
 // factors.
-func (p *chunkPass) lanes(lw *laneWork, batch []int32, n int) {
+func (p *chunkPass) lanes(lw *laneWork, batch []int32, rows [][lanes]uint16, n int) {
 	b, opts := &lw.chart, p.opts
 	stride := n*n + n
 	if opts.Factors != nil && len(lw.factors) < lanes*stride {
 		lw.factors = make([]float64, lanes*stride)
 	}
+	if rows != nil {
+		b.setRows(rows)
+	} else {
+		b.setLength(n)
+		for l, k := range batch {
+			putLane(b.tags, l, lw.sent(int(k)))
+		}
+		padLanes(b.tags, len(batch))
+	}
 	var f [][]float64 // each lane's attachment factors, nil for none
-	b.setLength(n)
-	for l, k := range batch {
-		if opts.Factors != nil {
+	if opts.Factors != nil {
+		for l, k := range batch {
 			f = append(lw.laneFactors[:l], p.factors(lw.number(int(k)), n, lw.factors[l*stride:(l+1)*stride]))
 			lw.laneFactors = f
 		}
-		b.setTags(l, lw.sent(int(k)))
 	}
-	b.padTags(len(batch))
 	b.load(p.tables, p.w, p.dist, f)
 	b.scale()
 	b.inside()

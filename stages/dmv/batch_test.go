@@ -199,9 +199,9 @@ func TestLanesUnderflowGoesScalar(t *testing.T) {
 	tab.set(w)
 	b.setLength(40)
 	for l := range lanes {
-		b.setTags(l, sents[len(sents)-1-l])
+		putLane(b.tags, l, sents[len(sents)-1-l])
 	}
-	b.padTags(lanes)
+	padLanes(b.tags, lanes)
 	b.load(&tab, w, nil, nil)
 	b.scale()
 	b.inside()
@@ -298,9 +298,9 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 					factors[l][i] = 0.1 + rng.Float64()
 				}
 			}
-			b.setTags(l, sents[l])
+			putLane(b.tags, l, sents[l])
 		}
-		b.padTags(size)
+		padLanes(b.tags, size)
 		if trial%4 == 3 {
 			b.load(&tab, w, dist, factors)
 		} else {

@@ -22,7 +22,8 @@ import (
 type laneChart struct {
 	n int
 
-	tags [][lanes]int // [i][lane]: each lane's sentence
+	tags [][lanes]uint16 // [i][lane]: each lane's sentence (own's rows, or a plan's)
+	own  [][lanes]uint16
 
 	// Potentials (load, then scale).
 	root, edge     []cell
@@ -79,29 +80,40 @@ func (b *laneChart) grow(n int) {
 	b.edge, b.edgePost = f(), f()
 	b.r, b.l = make([]half, sq), make([]half, sq)
 	b.rT, b.lT, b.ir, b.il = make([]item, sq), make([]item, sq), make([]item, sq), make([]item, sq)
-	b.tags, b.removed, b.inv = make([][lanes]int, n), v(3), v(1)
+	b.own, b.removed, b.inv = make([][lanes]uint16, n), v(3), v(1)
 	b.capacity = n
 }
 
-// setLength readies the chart for a batch of sentences of n tags.
+// setLength readies the chart for a batch of sentences of n tags, whose
+// tags putLane and padLanes put in its own rows (b.tags).
 func (b *laneChart) setLength(n int) {
 	b.grow(n)
 	b.n = n
+	b.tags = b.own[:n]
 }
 
-// setTags puts sentence tags (of the batch's length) in lane l.
-func (b *laneChart) setTags(l int, tags []int) {
-	for i, t := range tags[:b.n] {
-		b.tags[i][l] = t
+// setRows readies it for a batch whose lanes' tags are rows, laid out
+// and padded already (a plan's).
+func (b *laneChart) setRows(rows [][lanes]uint16) {
+	b.grow(len(rows))
+	b.n = len(rows)
+	b.tags = rows
+}
+
+// putLane puts a sentence's tags in lane l of rows, one a row (a
+// corpus's tag numbers fit in 16 bits: corpus.go).
+func putLane(rows [][lanes]uint16, l int, tags []int) {
+	for i, t := range tags[:len(rows)] {
+		rows[i][l] = uint16(t)
 	}
 }
 
-// padTags fills lanes from..lanes−1 with lane from−1's sentence, so that
-// every lane of a short batch holds numbers (its results unread); lanes
-// 0..from−1 are the batch's.
-func (b *laneChart) padTags(from int) {
-	for i := range b.tags[:b.n] {
-		th := &b.tags[i]
+// padLanes fills lanes from..lanes−1 of rows with lane from−1's
+// sentence, so that every lane of a short batch holds numbers (its
+// results unread); lanes 0..from−1 are the batch's.
+func padLanes(rows [][lanes]uint16, from int) {
+	for i := range rows {
+		th := &rows[i]
 		for l := from; l < lanes; l++ {
 			th[l] = th[from-1]
 		}
@@ -127,7 +139,7 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		for l, t := range th {
-			row0[Left][l], row0[Right][l] = (t*2+Left)*T, (t*2+Right)*T
+			row0[Left][l], row0[Right][l] = (int(t)*2+Left)*T, (int(t)*2+Right)*T
 		}
 		for dir := Left; dir <= Right; dir++ {
 			side := tab.side[:2*T]
@@ -138,14 +150,14 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 			adj, nonAdj := &b.dec[d+Adj], &b.dec[d+NonAdj]
 			s := &removed[h*2+dir]
 			for l, t := range th {
-				hh := &side[t*2+dir]
+				hh := &side[int(t)*2+dir]
 				adj.stop[l], nonAdj.stop[l] = hh.stop[Adj], hh.stop[NonAdj]
 				adj.cont[l], nonAdj.cont[l] = hh.cont[Adj], hh.cont[NonAdj]
 				s[l] = hh.s
 			}
 			if !plain { // the edges take q themselves
 				for l, t := range th {
-					q[dir][l] = side[t*2+dir].q
+					q[dir][l] = side[int(t)*2+dir].q
 				}
 			}
 		}
@@ -266,7 +278,7 @@ func (b *laneChart) addCounts(use []int, counts *Params) {
 		dec := (*[4]decision)(b.dec[h*4:])
 		for _, l := range use {
 			l &= lanes - 1 // (it is a lane: no bounds checks below)
-			t := th[l]
+			t := int(th[l])
 			counts.Root[t] += root[l]
 			cs, cc := (*[4]float64)(counts.Stop[t*4:]), (*[4]float64)(counts.Cont[t*4:])
 			for k := range 4 { // dir·2 + valence
@@ -554,18 +566,18 @@ func (b *laneChart) outside() {
 // after lane, for every d. The lanes are written out: Go does not unroll
 // a loop over them, and in load's loop, among its many live values, the
 // loop's counter went through the stack at every lane.
-func gather(cells []cell, table []float64, at *[lanes]int, off [][lanes]int) {
+func gather(cells []cell, table []float64, at *[lanes]int, off [][lanes]uint16) {
 	off = off[:len(cells)]
 	for d := range cells {
 		c, o := &cells[d], &off[d]
-		c[0] = table[at[0]+o[0]]
-		c[1] = table[at[1]+o[1]]
-		c[2] = table[at[2]+o[2]]
-		c[3] = table[at[3]+o[3]]
-		c[4] = table[at[4]+o[4]]
-		c[5] = table[at[5]+o[5]]
-		c[6] = table[at[6]+o[6]]
-		c[7] = table[at[7]+o[7]]
+		c[0] = table[at[0]+int(o[0])]
+		c[1] = table[at[1]+int(o[1])]
+		c[2] = table[at[2]+int(o[2])]
+		c[3] = table[at[3]+int(o[3])]
+		c[4] = table[at[4]+int(o[4])]
+		c[5] = table[at[5]+int(o[5])]
+		c[6] = table[at[6]+int(o[6])]
+		c[7] = table[at[7]+int(o[7])]
 	}
 }
 
