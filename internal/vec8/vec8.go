@@ -17,6 +17,10 @@ const Lanes = 8
 func Load(s []float64) Vec     { return load((*[Lanes]float64)(s)) }
 func Store(s []float64, v Vec) { v.Store((*[Lanes]float64)(s)) }
 
+// LoadArray is the Vec of p's numbers (v.Store(p) puts v there): from an
+// array, no slice's length to check.
+func LoadArray(p *[Lanes]float64) Vec { return load(p) }
+
 // LoadPart is Load of the first min(len(s), Lanes) numbers, 0 in the
 // other lanes; StorePart stores those lanes alone (the memory beyond s is
 // not touched).

@@ -3,9 +3,13 @@ package dmv
 import (
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"testing"
+
+	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
 )
 
 // maxRelDiff is the largest relative difference between the tables and
@@ -195,9 +199,9 @@ func TestLanesUnderflowGoesScalar(t *testing.T) {
 	tab.set(w)
 	b.setLength(40)
 	for l := range lanes {
-		b.setTags(l, sents[len(sents)-1-l])
+		putLane(b.tags, l, sents[len(sents)-1-l])
 	}
-	b.padTags(lanes)
+	padLanes(b.tags, lanes)
 	b.load(&tab, w, nil, nil)
 	b.scale()
 	b.inside()
@@ -294,9 +298,9 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 					factors[l][i] = 0.1 + rng.Float64()
 				}
 			}
-			b.setTags(l, sents[l])
+			putLane(b.tags, l, sents[l])
 		}
-		b.padTags(size)
+		padLanes(b.tags, size)
 		if trial%4 == 3 {
 			b.load(&tab, w, dist, factors)
 		} else {
@@ -326,14 +330,14 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 			}
 			same("log Z", got, logZ)
 			for i := range n * n {
-				same("edge posterior", b.edgePost[i*lanes+l], c.edgePost[i])
+				same("edge posterior", b.edgePost[i][l], c.edgePost[i])
 			}
 			for i := range n {
-				same("root posterior", b.rootPost[i*lanes+l], c.rootPost[i])
+				same("root posterior", b.rootPost[i][l], c.rootPost[i])
 			}
 			for i := range 4 * n {
-				same("stop posterior", b.stopPost[i*lanes+l], c.stopPost[i])
-				same("cont posterior", b.contPost[i*lanes+l], c.contPost[i])
+				same("stop posterior", b.dec[i].stopPost[l], c.stopPost[i])
+				same("cont posterior", b.dec[i].contPost[l], c.contPost[i])
 			}
 		}
 	}
@@ -362,6 +366,49 @@ func TestLanesEmptySentence(t *testing.T) {
 			if relErr(a[k][i], b[k][i]) > 1e-12 {
 				t.Fatalf("table %d, entry %d: %v on the lanes, %v on the scalar chart", k, i, a[k][i], b[k][i])
 			}
+		}
+	}
+}
+
+// A corpus in memory goes through the lanes in the order a streamed one
+// does, window by window (the plans kept from one E-step to the next):
+// the same counts, to the bit, for 1 to 3 workers and at a second E-step.
+func TestLanesStreamedEqualsInMemory(t *testing.T) {
+	if testedKernel() == "" {
+		t.Skip("no lane kernel on this machine")
+	}
+	defer SetKernel(testedKernel())()
+	defer func(w int) { window = w }(window)
+	window = 40 // tokens: several windows a piece
+	rng := rand.New(rand.NewPCG(25, 6))
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	writeCorpusFile(t, path, randomSentences(rng, 900, 14, 6, false), false)
+	src := pipeline.Source{Names: []string{path}, Bad: &pipeline.BadRecords{Skip: true}}
+	mem := NewCorpusBuilder(CorpusOptions{})
+	if err := pipeline.EachSentence(src, func(s *format.Sentence) error { return mem.Add(s) }); err != nil {
+		t.Fatal(err)
+	}
+	inMemory, err := mem.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := OpenStream(src.Names, StreamOptions{Bad: &pipeline.BadRecords{Skip: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := randomWeights(rng, inMemory.Tags.Len(), true)
+	e := NewEStepper(inMemory)
+	want := e.Run(w, EStepOptions{Workers: 1})
+	if again := e.Run(w, EStepOptions{Workers: 2}); again.LogLik != want.LogLik || !sameParams(again.Counts, want.Counts) {
+		t.Fatalf("the second E-step in memory differs from the first")
+	}
+	for workers := 1; workers <= 3; workers++ {
+		got := NewEStepper(streamed).Run(w, EStepOptions{Workers: workers})
+		if got.Err != nil {
+			t.Fatal(got.Err)
+		}
+		if got.LogLik != want.LogLik || !sameParams(got.Counts, want.Counts) {
+			t.Errorf("%d workers: streamed E-step differs (log-likelihood %v, in memory %v)", workers, got.LogLik, want.LogLik)
 		}
 	}
 }

@@ -558,6 +558,7 @@ type EStepper struct {
 	chunkBad  []int
 	dist      []float64
 	lanes     []*laneWork // a worker's batches (batch.go)
+	plans     []*lanePlan // each piece's order on the lanes, a corpus in memory's (batch.go)
 	tables    laneTables  // the model's potentials for the lanes
 }
 
@@ -690,6 +691,9 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	if byLength {
 		e.tables.set(w)
 		run.tables = &e.tables
+		if len(e.plans) != pieces {
+			e.plans = make([]*lanePlan, pieces)
+		}
 	}
 	errs := make([]error, pieces)
 	pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
@@ -711,7 +715,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 		}
 		lo, hi := e.chunkBounds(k, pieces)
 		if byLength {
-			errs[k] = p.byLength(lo, hi)
+			errs[k] = p.byLength(k, lo, hi)
 		} else {
 			errs[k] = c.Each(lo, hi, p.sentence)
 		}

@@ -23,62 +23,102 @@ import (
 type laneChart struct {
 	n int
 
-	tags []int // [i·lanes + lane]: each lane's sentence
+	tags [][lanes]uint16 // [i][lane]: each lane's sentence (own's rows, or a plan's)
+	own  [][lanes]uint16
 
 	// Potentials (load, then scale).
-	root, edge, stop, cont []float64
-	logScale, kept         [lanes]float64 // log of the factors scaling removed: logScale + log kept
+	root, edge     []cell
+	dec            []decision // [h·4 + dir·2 + valence]
+	logScale, kept cell       // log of the factors scaling removed: logScale + log kept
 
-	rs, rsT, rc, ls, lsT, lc, ir, il         []float64      // inside items
-	brs, brsT, brc, bls, blsT, blc, bir, bil []float64      // their adjoints
-	z, logZ8                                 [lanes]float64 // Z and log Z, after inside
+	// Inside items with their adjoints, Chart's rs, rc, ls, lc ([h·n + j]
+	// for R[h][j], [j·n + h] for L[j][h]), the transposes rsT, lsT and
+	// the incomplete ir, il, each item's cell beside its adjoint's.
+	r, l           []half
+	rT, lT, ir, il []item
+	z, logZ8       cell // Z and log Z, after inside
 
-	edgePost, rootPost, stopPost, contPost []float64
-	capacity                               int
+	edgePost, rootPost []cell
+	capacity           int
 
-	removed []float64      // the factors scaling removed, 3n cells
-	inv     []float64      // scale's 1/factor of each word's attachments
-	sum     [lanes]float64 // of every posterior, after outside
+	removed []cell // the factors scaling removed, 3n cells
+	inv     []cell // scale's 1/factor of each word's attachments
+	sum     cell   // of every posterior, after outside
 }
+
+// cell is one chart cell of every lane. The tables are slices of cells,
+// not of numbers, so that a cell is &t[i], one bounds check and no
+// multiplication, and a loop over cells ranges over a slice (its checks
+// hoisted); with t[i·lanes:] the cells' offsets and checks took about a
+// fifth of the inside and outside passes' time on short sentences.
+type cell = [lanes]float64
+
+// half is a cell of R or L (a half-constituent) with its adjoints: the
+// head's stop taken (s) or its cont (c); item is a cell of the others.
+// The items a loop of inside or outside reads and writes together sit
+// together, a table for each pair of slices the loop walks: with a
+// table for each item and each adjoint, the loops' sixteen tables left
+// Go's register allocator few registers, and the inner loops' counters
+// went through the stack.
+type (
+	half struct{ s, c, bs, bc cell }
+	item struct{ v, b cell }
+)
+
+// decision is a half-head's stop and cont (one valence of one side of a
+// word), as scale leaves them, and their posteriors.
+type decision struct{ stop, cont, stopPost, contPost cell }
 
 func (b *laneChart) grow(n int) {
 	if n <= b.capacity {
 		return
 	}
-	// Written when made: the outside pass reads its tables first
-	// (memory.Zeroed).
-	sq := n * n * lanes
-	f := func() []float64 { return memory.Zeroed[float64](sq) }
-	v := func(k int) []float64 { return memory.Zeroed[float64](k * n * lanes) }
+	// Written when made (memory.Zeroed): the outside pass reads its
+	// adjoints before it writes them.
+	sq := n * n
+	f := func() []cell { return memory.Zeroed[cell](sq) }
+	v := func(k int) []cell { return memory.Zeroed[cell](k * n) }
 	b.root, b.rootPost = v(1), v(1)
-	b.stop, b.cont, b.stopPost, b.contPost = v(4), v(4), v(4), v(4)
+	b.dec = memory.Zeroed[decision](4 * n)
 	b.edge, b.edgePost = f(), f()
-	b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il = f(), f(), f(), f(), f(), f(), f(), f()
-	b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil = f(), f(), f(), f(), f(), f(), f(), f()
-	b.tags, b.removed, b.inv = make([]int, n*lanes), v(3), v(1)
+	b.r, b.l = memory.Zeroed[half](sq), memory.Zeroed[half](sq)
+	b.rT, b.lT, b.ir, b.il = memory.Zeroed[item](sq), memory.Zeroed[item](sq), memory.Zeroed[item](sq), memory.Zeroed[item](sq)
+	b.own, b.removed, b.inv = make([][lanes]uint16, n), v(3), v(1)
 	b.capacity = n
 }
 
-// setLength readies the chart for a batch of sentences of n tags.
+// setLength readies the chart for a batch of sentences of n tags, whose
+// tags putLane and padLanes put in its own rows (b.tags).
 func (b *laneChart) setLength(n int) {
 	b.grow(n)
 	b.n = n
+	b.tags = b.own[:n]
 }
 
-// setTags puts sentence tags (of the batch's length) in lane l.
-func (b *laneChart) setTags(l int, tags []int) {
-	for i, t := range tags[:b.n] {
-		b.tags[i*lanes+l] = t
+// setRows readies it for a batch whose lanes' tags are rows, laid out
+// and padded already (a plan's).
+func (b *laneChart) setRows(rows [][lanes]uint16) {
+	b.grow(len(rows))
+	b.n = len(rows)
+	b.tags = rows
+}
+
+// putLane puts a sentence's tags in lane l of rows, one a row (a
+// corpus's tag numbers fit in 16 bits: corpus.go).
+func putLane(rows [][lanes]uint16, l int, tags []int) {
+	for i, t := range tags[:len(rows)] {
+		rows[i][l] = uint16(t)
 	}
 }
 
-// padTags fills lanes from..lanes−1 with lane from−1's sentence, so that
-// every lane of a short batch holds numbers (its results unread); lanes
-// 0..from−1 are the batch's.
-func (b *laneChart) padTags(from int) {
-	for i := 0; i < b.n*lanes; i += lanes {
+// padLanes fills lanes from..lanes−1 of rows with lane from−1's
+// sentence, so that every lane of a short batch holds numbers (its
+// results unread); lanes 0..from−1 are the batch's.
+func padLanes(rows [][lanes]uint16, from int) {
+	for i := range rows {
+		th := &rows[i]
 		for l := from; l < lanes; l++ {
-			b.tags[i+l] = b.tags[i+from-1]
+			th[l] = th[from-1]
 		}
 	}
 }
@@ -96,51 +136,50 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 	if !plain {
 		child = w.Child
 	}
-	removed := b.removed[:3*n*lanes] // s of each half-head, then scale's
-	var q [2][lanes]float64
+	removed := b.removed[:3*n] // s of each half-head, then scale's
+	var q [2]cell
+	var row0 [2][lanes]int // where each lane's row of edges starts in child, by direction
 	for h := 0; h < n; h++ {
-		th := (*[lanes]int)(tags[h*lanes:])
+		th := &tags[h]
+		for l, t := range th {
+			row0[Left][l], row0[Right][l] = (int(t)*2+Left)*T, (int(t)*2+Right)*T
+		}
 		for dir := Left; dir <= Right; dir++ {
 			side := tab.side[:2*T]
 			if dir == Left && h == 0 || dir == Right && h == n-1 {
 				side = tab.side[2*T:]
 			}
-			d := (h*4 + dir*2) * lanes
-			stop, cont := (*[2 * lanes]float64)(b.stop[d:]), (*[2 * lanes]float64)(b.cont[d:])
-			s := (*[lanes]float64)(removed[(h*2+dir)*lanes:])
+			d := h*4 + dir*2
+			adj, nonAdj := &b.dec[d+Adj], &b.dec[d+NonAdj]
+			s := &removed[h*2+dir]
 			for l, t := range th {
-				hh := &side[t*2+dir]
-				stop[l], stop[lanes+l] = hh.stop[Adj], hh.stop[NonAdj]
-				cont[l], cont[lanes+l] = hh.cont[Adj], hh.cont[NonAdj]
+				hh := &side[int(t)*2+dir]
+				adj.stop[l], nonAdj.stop[l] = hh.stop[Adj], hh.stop[NonAdj]
+				adj.cont[l], nonAdj.cont[l] = hh.cont[Adj], hh.cont[NonAdj]
 				s[l] = hh.s
 			}
 			if !plain { // the edges take q themselves
 				for l, t := range th {
-					q[dir][l] = side[t*2+dir].q
+					q[dir][l] = side[int(t)*2+dir].q
 				}
 			}
 		}
-		root := (*[lanes]float64)(b.root[h*lanes:])
+		root := &b.root[h]
 		for l, t := range th {
 			root[l] = w.Root[t]
 		}
-		for d := 0; d < n; d++ {
-			row := (*[lanes]float64)(b.edge[(h*n+d)*lanes:])
+		gather(b.edge[h*n:h*n+h], child, &row0[Left], tags[:h])
+		b.edge[h*n+h] = cell{}
+		gather(b.edge[h*n+h+1:h*n+n], child, &row0[Right], tags[h+1:n])
+		for d := 0; d < n && !plain; d++ {
 			if d == h {
-				*row = [lanes]float64{}
 				continue
 			}
 			dir := Right
 			if d < h {
 				dir = Left
 			}
-			td := (*[lanes]int)(tags[d*lanes:])
-			for l, t := range th {
-				row[l] = child[(t*2+dir)*T+td[l]]
-			}
-			if plain {
-				continue
-			}
+			row := &b.edge[h*n+d]
 			for l := range row {
 				if dist != nil {
 					row[l] *= dist[abs(h-d)]
@@ -162,60 +201,57 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 // scale is the rest of Chart.scale over every lane: each word's
 // attachments divided by their largest (a lane whose factor is no usable
 // number divides by 1, which changes nothing, where Chart.scale skips
-// it), and the running product of the factors removed (the half-heads'
-// s, then these), kept lane by lane in the factors' order.
+// it) — the root here, the edges by inside, which reads each once
+// (inv holds the factors' inverses) — and the running product of the
+// factors removed (the half-heads' s, then these), kept lane by lane in
+// the factors' order.
 func (b *laneChart) scale() {
 	n := b.n
 	edge, root := b.edge, b.root
-	removed := b.removed[:3*n*lanes]
+	removed := b.removed[:3*n]
 	// Each word's attachments divided by their largest, row by row (the
 	// largest of numbers is the same in any order).
-	most := cells(removed, 2*n, 3*n)
-	copy(most, root[:n*lanes])
+	most := removed[2*n : 3*n]
+	copy(most, root[:n])
 	for h := 0; h < n; h++ {
-		row := cells(edge, h*n, h*n+n)
-		for i := 0; i+lanes <= len(most); i += lanes {
-			st(most[i:i+lanes], ld(most[i:i+lanes]).Max(ld(row[i:i+lanes])))
+		row := edge[h*n : h*n+n]
+		for i := range most {
+			st(&most[i], ld(&most[i]).Max(ld(&row[i])))
 		}
 	}
-	inv := b.inv[:n*lanes]
+	inv := b.inv[:n]
 	one := vec8.Broadcast(1)
-	for i := 0; i+lanes <= len(most); i += lanes {
-		m := factorOf(ld(most[i : i+lanes]))
-		st(most[i:i+lanes], m)
-		st(inv[i:i+lanes], one.Div(m))
+	for i := range most {
+		m := factorOf(ld(&most[i]))
+		st(&most[i], m)
+		st(&inv[i], one.Div(m))
 	}
-	for i := 0; i+lanes <= len(inv); i += lanes {
-		st(root[i:i+lanes], ld(root[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
-	}
-	for h := 0; h < n; h++ {
-		row := cells(edge, h*n, h*n+n)
-		for i := 0; i+lanes <= len(inv); i += lanes {
-			st(row[i:i+lanes], ld(row[i:i+lanes]).Mul(ld(inv[i:i+lanes])))
-		}
+	root = root[:len(inv)]
+	for i := range inv {
+		st(&root[i], ld(&root[i]).Mul(ld(&inv[i])))
 	}
 	// The running product, every lane at once while every lane's stays
 	// within (1e-150, 1e150), where Chart.scale takes no logarithm; a lane
 	// whose product leaves it takes Chart.scale's logarithms, lane by lane.
 	kept, in := one, vec8.AllTrue()
 	lo, hi := vec8.Broadcast(1e-150), vec8.Broadcast(1e150)
-	for i := 0; i < len(removed); i += lanes {
-		kept = kept.Mul(ld(removed[i : i+lanes]))
+	for i := range removed {
+		kept = kept.Mul(ld(&removed[i]))
 		in = in.And(kept.Greater(lo)).And(hi.Greater(kept))
 	}
 	kept.Store(&b.kept)
-	b.logScale = [lanes]float64{}
+	b.logScale = cell{}
 	if in.ToBits() == 1<<lanes-1 {
 		return
 	}
 	vec8.Settle()
 	for l := range lanes {
 		logScale, kept := 0.0, 1.0
-		for i := l; i < len(removed); i += lanes {
-			if p := kept * removed[i]; p > 1e-150 && p < 1e150 {
+		for i := range removed {
+			if p := kept * removed[i][l]; p > 1e-150 && p < 1e150 {
 				kept = p
 			} else {
-				logScale += math.Log(kept) + math.Log(removed[i])
+				logScale += math.Log(kept) + math.Log(removed[i][l])
 				kept = 1
 			}
 		}
@@ -227,10 +263,10 @@ func (b *laneChart) scale() {
 // (n), as Chart.AttachmentPosteriors has them.
 func (b *laneChart) posteriors(l int, edge, root []float64) {
 	for i := range edge[:b.n*b.n] {
-		edge[i] = b.edgePost[i*lanes+l]
+		edge[i] = b.edgePost[i][l]
 	}
 	for i := range root[:b.n] {
-		root[i] = b.rootPost[i*lanes+l]
+		root[i] = b.rootPost[i][l]
 	}
 }
 
@@ -240,24 +276,24 @@ func (b *laneChart) posteriors(l int, edge, root []float64) {
 func (b *laneChart) addCounts(use []int, counts *Params) {
 	n, T, tags := b.n, counts.T, b.tags
 	for h := 0; h < n; h++ {
-		th := (*[lanes]int)(tags[h*lanes:])
-		root := (*[lanes]float64)(b.rootPost[h*lanes:])
-		stop, cont := (*[4 * lanes]float64)(b.stopPost[h*4*lanes:]), (*[4 * lanes]float64)(b.contPost[h*4*lanes:])
+		th := &tags[h]
+		root := &b.rootPost[h]
+		dec := (*[4]decision)(b.dec[h*4:])
 		for _, l := range use {
 			l &= lanes - 1 // (it is a lane: no bounds checks below)
-			t := th[l]
+			t := int(th[l])
 			counts.Root[t] += root[l]
 			cs, cc := (*[4]float64)(counts.Stop[t*4:]), (*[4]float64)(counts.Cont[t*4:])
 			for k := range 4 { // dir·2 + valence
-				cs[k] += stop[k*lanes+l]
-				cc[k] += cont[k*lanes+l]
+				cs[k] += dec[k].stopPost[l]
+				cc[k] += dec[k].contPost[l]
 			}
 			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
 			for d := 0; d < h; d++ {
-				left[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
+				left[tags[d][l]] += b.edgePost[h*n+d][l]
 			}
 			for d := h + 1; d < n; d++ {
-				right[tags[d*lanes+l]] += b.edgePost[(h*n+d)*lanes+l]
+				right[tags[d][l]] += b.edgePost[h*n+d][l]
 			}
 		}
 	}
@@ -339,166 +375,214 @@ func (b *laneChart) usable(l int) bool {
 	return !math.IsNaN(b.sum[l]) && !math.IsInf(b.sum[l], 0)
 }
 
-// cell is the lanes of cell i of table t; cells those of cells lo..hi−1.
-func cell(t []float64, i int) []float64       { return t[i*lanes : i*lanes+lanes] }
-func cells(t []float64, lo, hi int) []float64 { return t[lo*lanes : hi*lanes] }
-
-// vecDot2 is (Σ a[i]·b[i], Σ c[i]·d[i]) over the cells of a, lane by lane,
-// each sum taken in order from 0 as Chart's dot takes it; two at once,
-// so that one sum's additions wait on the other's less.
-func vecDot2(a, b, c, d []float64) (vec, vec) {
-	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+// dotHalves is (Σ x[i].c·y[i].s, Σ x[i].s·y[i].c) over the cells of x
+// (R's) and y (L's), lane by lane, each sum taken in order from 0 as
+// Chart's dot takes it; two at once, so that one sum's additions wait on
+// the other's less. dotItems is (Σ a[i].v·b[i].v, Σ c[i].v·d[i].v).
+func dotHalves(x, y []half) (vec, vec) {
+	y = y[:len(x)]
 	var s, t vec
-	for i := 0; i+lanes <= len(a); i += lanes {
-		s = s.Add(ld(a[i : i+lanes]).Mul(ld(b[i : i+lanes])))
-		t = t.Add(ld(c[i : i+lanes]).Mul(ld(d[i : i+lanes])))
+	for i := range x {
+		s = s.Add(ld(&x[i].c).Mul(ld(&y[i].s)))
+		t = t.Add(ld(&x[i].s).Mul(ld(&y[i].c)))
 	}
 	return s, t
 }
 
-// vecAxpy2 adds f·x to y and f·x2 to y2, cell by cell, as Chart's axpy does.
-func vecAxpy2(f vec, x, y, x2, y2 []float64) {
-	x, x2, y2 = x[:len(y)], x2[:len(y)], y2[:len(y)]
-	for i := 0; i+lanes <= len(y); i += lanes {
-		st(y[i:i+lanes], ld(y[i:i+lanes]).Add(f.Mul(ld(x[i:i+lanes]))))
-		st(y2[i:i+lanes], ld(y2[i:i+lanes]).Add(f.Mul(ld(x2[i:i+lanes]))))
+func dotItems(a, b, c, d []item) (vec, vec) {
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	var s, t vec
+	for i := range a {
+		s = s.Add(ld(&a[i].v).Mul(ld(&b[i].v)))
+		t = t.Add(ld(&c[i].v).Mul(ld(&d[i].v)))
+	}
+	return s, t
+}
+
+// crossAxpy adds f·y[i].v to x[i]'s adjoint and f·x[i].v to y[i]'s,
+// cell by cell, as Chart's axpy does; halvesAxpy adds f·y.s to x.bc and
+// f·x.c to y.bs, g·y.c to x.bs and g·x.s to y.bc (two of Chart's axpys:
+// each adjoint gets its sum in the same order).
+func crossAxpy(f vec, x, y []item) {
+	y = y[:len(x)]
+	for i := range x {
+		st(&x[i].b, ld(&x[i].b).Add(f.Mul(ld(&y[i].v))))
+		st(&y[i].b, ld(&y[i].b).Add(f.Mul(ld(&x[i].v))))
 	}
 }
 
-// inside is Chart.inside (sum-product) over every lane.
+func halvesAxpy(f, g vec, x, y []half) {
+	y = y[:len(x)]
+	for i := range x {
+		x, y := &x[i], &y[i]
+		st(&x.bc, ld(&x.bc).Add(f.Mul(ld(&y.s))))
+		st(&y.bs, ld(&y.bs).Add(f.Mul(ld(&x.c))))
+		st(&x.bs, ld(&x.bs).Add(g.Mul(ld(&y.c))))
+		st(&y.bc, ld(&y.bc).Add(g.Mul(ld(&x.s))))
+	}
+}
+
+// inside is Chart.inside (sum-product) over every lane, after scale.
 func (b *laneChart) inside() {
 	n := b.n
-	stop, cont, edge := b.stop, b.cont, b.edge
-	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
+	dec, edge, inv := b.dec, b.edge, b.inv
+	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	for h := 0; h < n; h++ {
 		hh := h*n + h
 		// (Register moves: a copy of 64 bytes is a call to memmove.)
-		rs0, ls0 := ld(cell(stop, h*4+Right*2+Adj)), ld(cell(stop, h*4+Left*2+Adj))
-		st(cell(rs, hh), rs0)
-		st(cell(rsT, hh), rs0)
-		st(cell(rc, hh), ld(cell(cont, h*4+Right*2+Adj)))
-		st(cell(ls, hh), ls0)
-		st(cell(lsT, hh), ls0)
-		st(cell(lc, hh), ld(cell(cont, h*4+Left*2+Adj)))
+		rs0, ls0 := ld(&dec[h*4+Right*2+Adj].stop), ld(&dec[h*4+Left*2+Adj].stop)
+		st(&r[hh].s, rs0)
+		st(&rT[hh].v, rs0)
+		st(&r[hh].c, ld(&dec[h*4+Right*2+Adj].cont))
+		st(&l[hh].s, ls0)
+		st(&lT[hh].v, ls0)
+		st(&l[hh].c, ld(&dec[h*4+Left*2+Adj].cont))
 	}
 	for w := 1; w < n; w++ {
 		for h := 0; h+w < n; h++ {
 			d := h + w
 			// IR[h][d] = edge · Σ_k Rc[h][k]·Ls[d][k+1], IL[d][h] likewise.
-			r, l := vecDot2(cells(rc, h*n+h, h*n+d), cells(ls, d*n+h+1, d*n+d+1),
-				cells(rs, h*n+h, h*n+d), cells(lc, d*n+h+1, d*n+d+1))
-			st(cell(ir, h*n+d), ld(cell(edge, h*n+d)).Mul(r))
-			st(cell(il, d*n+h), ld(cell(edge, d*n+h)).Mul(l))
+			sr, sl := dotHalves(r[h*n+h:h*n+d], l[d*n+h+1:d*n+d+1])
+			// The edges divided by their dependent's factor (scale's
+			// last step, here where each is read: one pass over them
+			// fewer), kept for outside.
+			er, el := ld(&edge[h*n+d]).Mul(ld(&inv[d])), ld(&edge[d*n+h]).Mul(ld(&inv[h]))
+			st(&edge[h*n+d], er)
+			st(&edge[d*n+h], el)
+			st(&ir[h*n+d].v, er.Mul(sr))
+			st(&il[d*n+h].v, el.Mul(sl))
 		}
 		for h := 0; h+w < n; h++ {
 			j := h + w
 			// R[h][j] = Σ_c IR[h][c]·Rs[c][j], L[j][h] likewise.
-			r, l := vecDot2(cells(ir, h*n+h+1, h*n+j+1), cells(rsT, j*n+h+1, j*n+j+1),
-				cells(il, j*n+h, j*n+j), cells(lsT, h*n+h, h*n+j))
-			rsv := r.Mul(ld(cell(stop, h*4+Right*2+NonAdj)))
-			st(cell(rs, h*n+j), rsv)
-			st(cell(rsT, j*n+h), rsv)
-			st(cell(rc, h*n+j), r.Mul(ld(cell(cont, h*4+Right*2+NonAdj))))
-			lsv := l.Mul(ld(cell(stop, j*4+Left*2+NonAdj)))
-			st(cell(ls, j*n+h), lsv)
-			st(cell(lsT, h*n+j), lsv)
-			st(cell(lc, j*n+h), l.Mul(ld(cell(cont, j*4+Left*2+NonAdj))))
+			sr, sl := dotItems(ir[h*n+h+1:h*n+j+1], rT[j*n+h+1:j*n+j+1],
+				il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
+			dr, dl := &dec[h*4+Right*2+NonAdj], &dec[j*4+Left*2+NonAdj]
+			rsv := sr.Mul(ld(&dr.stop))
+			st(&r[h*n+j].s, rsv)
+			st(&rT[j*n+h].v, rsv)
+			st(&r[h*n+j].c, sr.Mul(ld(&dr.cont)))
+			lsv := sl.Mul(ld(&dl.stop))
+			st(&l[j*n+h].s, lsv)
+			st(&lT[h*n+j].v, lsv)
+			st(&l[j*n+h].c, sl.Mul(ld(&dl.cont)))
 		}
 	}
 	var z vec
-	for r := 0; r < n; r++ {
-		z = z.Add(ld(cell(b.root, r)).Mul(ld(cell(ls, r*n))).Mul(ld(cell(rs, r*n+n-1))))
+	for i := 0; i < n; i++ {
+		z = z.Add(ld(&b.root[i]).Mul(ld(&l[i*n].s)).Mul(ld(&r[i*n+n-1].s)))
 	}
 	z.Store(&b.z)
 	// Every lane's log Z at once, as Chart.LogZ has it: log z + (the
 	// logarithms scale kept + log kept).
-	vec8.Log(z).Add(ld(b.logScale[:]).Add(vec8.Log(ld(b.kept[:])))).Store(&b.logZ8)
+	vec8.Log(z).Add(ld(&b.logScale).Add(vec8.Log(ld(&b.kept)))).Store(&b.logZ8)
 }
 
 // take is the lanes of a cell, which it clears.
-func take(c []float64) vec {
+func take(c *cell) vec {
 	v := ld(c)
-	clear(c[:lanes])
+	var zero vec
+	st(c, zero)
 	return v
 }
 
 // addVec adds v to the lanes of a cell.
-func addVec(c []float64, v vec) { st(c, ld(c).Add(v)) }
+func addVec(c *cell, v vec) { st(c, ld(c).Add(v)) }
 
 // outside is Chart.Outside over every lane (each seeded with its own
 // 1/Z; a lane whose Z is not usable gives posteriors nobody reads).
 func (b *laneChart) outside() {
 	n := b.n
-	sq := n * n * lanes
-	stop, cont, edge := b.stop, b.cont, b.edge
-	rs, rsT, rc, ls, lsT, lc, ir, il := b.rs, b.rsT, b.rc, b.ls, b.lsT, b.lc, b.ir, b.il
-	brs, brsT, brc, bls, blsT, blc, bir, bil := b.brs, b.brsT, b.brc, b.bls, b.blsT, b.blc, b.bir, b.bil
-	stopPost, contPost := b.stopPost, b.contPost
+	sq := n * n
+	dec, edge := b.dec, b.edge
+	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	// The adjoints start at 0: each cell is taken (read and cleared) once
 	// it is final, so the tables are 0 again after every pass. The
 	// posteriors of attachments are each set, the diagonal's cleared.
+	var zero vec
 	for h := 0; h < n; h++ {
-		clear(cell(b.edgePost, h*n+h))
+		st(&b.edgePost[h*n+h], zero)
 	}
-	clear(stopPost[:4*n*lanes])
-	clear(contPost[:4*n*lanes])
-	var inv [lanes]float64
-	for l, z := range b.z {
-		inv[l] = 1 / z
+	for i := range dec[:4*n] {
+		st(&dec[i].stopPost, zero)
+		st(&dec[i].contPost, zero)
 	}
-	g := ld(inv[:])
-	for r := 0; r < n; r++ {
-		root, lr, rr := ld(cell(b.root, r)), ld(cell(ls, r*n)), ld(cell(rs, r*n+n-1))
-		st(cell(b.rootPost, r), root.Mul(lr).Mul(rr).Mul(g))
-		addVec(cell(bls, r*n), root.Mul(rr).Mul(g))
-		addVec(cell(brs, r*n+n-1), root.Mul(lr).Mul(g))
+	g := vec8.Broadcast(1).Div(ld(&b.z)) // each lane's 1/Z
+	for i := 0; i < n; i++ {
+		root, lr, rr := ld(&b.root[i]), ld(&l[i*n].s), ld(&r[i*n+n-1].s)
+		st(&b.rootPost[i], root.Mul(lr).Mul(rr).Mul(g))
+		addVec(&l[i*n].bs, root.Mul(rr).Mul(g))
+		addVec(&r[i*n+n-1].bs, root.Mul(lr).Mul(g))
 	}
 	for w := n - 1; w >= 1; w-- {
 		for h := 0; h+w < n; h++ {
 			j := h + w
-			d := h*4 + Right*2 + NonAdj
-			bs := take(cell(brs, h*n+j)).Add(take(cell(brsT, j*n+h)))
-			bc := take(cell(brc, h*n+j))
-			addVec(cell(stopPost, d), ld(cell(rs, h*n+j)).Mul(bs))
-			addVec(cell(contPost, d), ld(cell(rc, h*n+j)).Mul(bc))
-			br := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
-			vecAxpy2(br, cells(rsT, j*n+h+1, j*n+j+1), cells(bir, h*n+h+1, h*n+j+1),
-				cells(ir, h*n+h+1, h*n+j+1), cells(brsT, j*n+h+1, j*n+j+1))
-			d = j*4 + Left*2 + NonAdj
-			bs = take(cell(bls, j*n+h)).Add(take(cell(blsT, h*n+j)))
-			bc = take(cell(blc, j*n+h))
-			addVec(cell(stopPost, d), ld(cell(ls, j*n+h)).Mul(bs))
-			addVec(cell(contPost, d), ld(cell(lc, j*n+h)).Mul(bc))
-			bl := bs.Mul(ld(cell(stop, d))).Add(bc.Mul(ld(cell(cont, d))))
-			vecAxpy2(bl, cells(lsT, h*n+h, h*n+j), cells(bil, j*n+h, j*n+j),
-				cells(il, j*n+h, j*n+j), cells(blsT, h*n+h, h*n+j))
+			d := &dec[h*4+Right*2+NonAdj]
+			rj := &r[h*n+j]
+			bs := take(&rj.bs).Add(take(&rT[j*n+h].b))
+			bc := take(&rj.bc)
+			addVec(&d.stopPost, ld(&rj.s).Mul(bs))
+			addVec(&d.contPost, ld(&rj.c).Mul(bc))
+			br := bs.Mul(ld(&d.stop)).Add(bc.Mul(ld(&d.cont)))
+			crossAxpy(br, ir[h*n+h+1:h*n+j+1], rT[j*n+h+1:j*n+j+1])
+			d = &dec[j*4+Left*2+NonAdj]
+			lh := &l[j*n+h]
+			bs = take(&lh.bs).Add(take(&lT[h*n+j].b))
+			bc = take(&lh.bc)
+			addVec(&d.stopPost, ld(&lh.s).Mul(bs))
+			addVec(&d.contPost, ld(&lh.c).Mul(bc))
+			bl := bs.Mul(ld(&d.stop)).Add(bc.Mul(ld(&d.cont)))
+			crossAxpy(bl, il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
 		}
 		for h := 0; h+w < n; h++ {
 			d := h + w
-			g := take(cell(bir, h*n+d))
-			st(cell(b.edgePost, h*n+d), ld(cell(ir, h*n+d)).Mul(g))
-			ge := g.Mul(ld(cell(edge, h*n+d)))
-			vecAxpy2(ge, cells(ls, d*n+h+1, d*n+d+1), cells(brc, h*n+h, h*n+d),
-				cells(rc, h*n+h, h*n+d), cells(bls, d*n+h+1, d*n+d+1))
-			g = take(cell(bil, d*n+h))
-			st(cell(b.edgePost, d*n+h), ld(cell(il, d*n+h)).Mul(g))
-			ge = g.Mul(ld(cell(edge, d*n+h)))
-			vecAxpy2(ge, cells(lc, d*n+h+1, d*n+d+1), cells(brs, h*n+h, h*n+d),
-				cells(rs, h*n+h, h*n+d), cells(blc, d*n+h+1, d*n+d+1))
+			g := take(&ir[h*n+d].b)
+			st(&b.edgePost[h*n+d], ld(&ir[h*n+d].v).Mul(g))
+			gr := g.Mul(ld(&edge[h*n+d]))
+			g = take(&il[d*n+h].b)
+			st(&b.edgePost[d*n+h], ld(&il[d*n+h].v).Mul(g))
+			gl := g.Mul(ld(&edge[d*n+h]))
+			halvesAxpy(gr, gl, r[h*n+h:h*n+d], l[d*n+h+1:d*n+d+1])
 		}
 	}
 	for h := 0; h < n; h++ {
 		hh := h*n + h
-		st(cell(stopPost, h*4+Right*2+Adj), ld(cell(rs, hh)).Mul(take(cell(brs, hh)).Add(take(cell(brsT, hh)))))
-		st(cell(contPost, h*4+Right*2+Adj), ld(cell(rc, hh)).Mul(take(cell(brc, hh))))
-		st(cell(stopPost, h*4+Left*2+Adj), ld(cell(ls, hh)).Mul(take(cell(bls, hh)).Add(take(cell(blsT, hh)))))
-		st(cell(contPost, h*4+Left*2+Adj), ld(cell(lc, hh)).Mul(take(cell(blc, hh))))
+		dr, dl := &dec[h*4+Right*2+Adj], &dec[h*4+Left*2+Adj]
+		st(&dr.stopPost, ld(&r[hh].s).Mul(take(&r[hh].bs).Add(take(&rT[hh].b))))
+		st(&dr.contPost, ld(&r[hh].c).Mul(take(&r[hh].bc)))
+		st(&dl.stopPost, ld(&l[hh].s).Mul(take(&l[hh].bs).Add(take(&lT[hh].b))))
+		st(&dl.contPost, ld(&l[hh].c).Mul(take(&l[hh].bc)))
 	}
 	var sum vec
-	for _, t := range [...][]float64{b.edgePost[:sq], b.rootPost[:n*lanes], stopPost[:4*n*lanes], contPost[:4*n*lanes]} {
-		for i := 0; i+lanes <= len(t); i += lanes {
-			sum = sum.Add(ld(t[i : i+lanes]))
+	for _, t := range [...][]cell{b.edgePost[:sq], b.rootPost[:n]} {
+		for i := range t {
+			sum = sum.Add(ld(&t[i]))
 		}
+	}
+	for i := range dec[:4*n] {
+		sum = sum.Add(ld(&dec[i].stopPost)).Add(ld(&dec[i].contPost))
 	}
 	sum.Store(&b.sum)
 }
+
+// gather sets each lane l of cells[d] to table[at[l]+off[d][l]], lane
+// after lane, for every d. The lanes are written out: Go does not unroll
+// a loop over them, and in load's loop, among its many live values, the
+// loop's counter went through the stack at every lane.
+func gather(cells []cell, table []float64, at *[lanes]int, off [][lanes]uint16) {
+	off = off[:len(cells)]
+	for d := range cells {
+		c, o := &cells[d], &off[d]
+		c[0] = table[at[0]+int(o[0])]
+		c[1] = table[at[1]+int(o[1])]
+		c[2] = table[at[2]+int(o[2])]
+		c[3] = table[at[3]+int(o[3])]
+		c[4] = table[at[4]+int(o[4])]
+		c[5] = table[at[5]+int(o[5])]
+		c[6] = table[at[6]+int(o[6])]
+		c[7] = table[at[7]+int(o[7])]
+	}
+}
+
+// gather writes out 8 lanes.
+var _ = [1]struct{}{}[lanes-8]

@@ -20,7 +20,7 @@ func MemoryBytes(t, n, workers, tables int) int64 {
 	chart := memory.Add(memory.Mul(n64, n64, 18*8+4*4), memory.Mul(n64, 8*8))
 	if kernel != "" && n > 0 {
 		b64 := int64(min(n, batchMaxLen))
-		chart = memory.Add(chart, memory.Mul(b64, b64, 18*lanes*8), memory.Mul(window+n64, 4*8))
+		chart = memory.Add(chart, memory.Mul(b64, b64, 18*lanes*8), memory.Mul(int64(window)+n64, 4*8))
 	}
 	return memory.Add(memory.Mul(tab, int64(tables)), memory.Mul(chart, int64(max(workers, 1))))
 }

@@ -9,9 +9,9 @@ const lanes = vec8.Lanes
 
 type vec = vec8.Vec
 
-// ld is the vector of the lanes of s's first cell, st stores v there.
-func ld(s []float64) vec    { return vec8.Load(s) }
-func st(s []float64, v vec) { vec8.Store(s, v) }
+// ld is the vector of a cell's lanes, st stores v there.
+func ld(c *[lanes]float64) vec    { return vec8.LoadArray(c) }
+func st(c *[lanes]float64, v vec) { v.Store(c) }
 
 // factorOf is x in the lanes where it is a positive number (a factor
 // scaling may divide by) and 1 in the others: 0, +Inf, NaN.
