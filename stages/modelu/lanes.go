@@ -20,8 +20,10 @@ import (
 //
 // The lanes group a corpus's instances by shape across the whole corpus,
 // not within Objective's chunks (64 chunks of 45 Turkish sentences leave
-// most batches short); each instance's log Z and posteriors are kept, and
-// the chunks add them up afterwards in the order they always did.
+// most batches short); each such instance's log Z and posteriors are
+// kept, and the chunks add them up afterwards in the order they always
+// did. A shape met fewer than minLanes times stays in the scalar chart,
+// run where the chunks reach its instance, as without lanes.
 
 const lanes = vec8.Lanes
 
@@ -37,23 +39,25 @@ var laneKernel = func() string {
 	return ""
 }()
 
-// minLanes is the fewest instances of one shape that go to lanes: a lone
-// instance is cheaper in the scalar chart.
-const minLanes = 2
+// minLanes is the fewest instances of one shape that go to lanes: fewer
+// are cheaper in the scalar chart, where their counts need not be kept
+// (UD Turkish's TRANS2 neighbourhoods without spelling have 875 shapes
+// for 2,886 lattices: with 2, its runs were 0–10% slower than without
+// lanes).
+const minLanes = 4
 
-// unit is the instances whose charts are filled together — one (the
-// scalar chart) or up to lanes of one shape — and where their results
-// are kept between Objective's two passes.
+// unit is up to lanes instances of one shape, whose charts are filled
+// together, and their results, kept between Objective's two passes.
 type unit struct {
-	ins   []*Instance
-	lanes bool // in lanes, not the scalar chart
-	logZ  [lanes]float64
+	ins  []*Instance
+	logZ [lanes]float64
 	// mu is the posteriors of the E items, instance l's at mu[l·n:(l+1)·n]
 	// (n E items): each instance's together, as the chunks read them.
 	mu []float64
 }
 
-// posted is where an instance's results are: its unit and lane.
+// posted is where an instance's results are: its unit and lane (no
+// unit: the scalar chart's, not kept).
 type posted struct {
 	u    *unit
 	lane int
@@ -68,10 +72,10 @@ func (p posted) addPosteriors(grad []float64, scale float64) {
 	in.addPosteriors(p.u.mu[p.lane*n:(p.lane+1)*n], grad, scale)
 }
 
-// units groups instances (nil ones left out) into units, in order of
-// first appearance: the shapes met minLanes times or more in batches of
-// lanes (the last of a shape's maybe short), the others alone. at[j] is
-// where instances[j]'s results will be.
+// units groups the instances of the shapes met minLanes times or more
+// into units, in order of first appearance, batches of lanes (the last
+// of a shape's maybe short). at[j] is where instances[j]'s results will
+// be.
 func units(instances []*Instance) (us []*unit, at []posted) {
 	count := map[*shape]int{}
 	for _, in := range instances {
@@ -82,13 +86,13 @@ func units(instances []*Instance) (us []*unit, at []posted) {
 	open := map[*shape]*unit{}
 	at = make([]posted, len(instances))
 	for j, in := range instances {
-		if in == nil {
+		if in == nil || count[in.Chart.sh] < minLanes {
 			continue
 		}
 		sh := in.Chart.sh
 		u := open[sh]
-		if u == nil || len(u.ins) == lanes || count[sh] < minLanes {
-			u = &unit{lanes: count[sh] >= minLanes}
+		if u == nil || len(u.ins) == lanes {
+			u = &unit{}
 			us = append(us, u)
 			open[sh] = u
 		}
@@ -100,20 +104,6 @@ func units(instances []*Instance) (us []*unit, at []posted) {
 
 // fill computes the unit's log Z and posteriors at theta.
 func (u *unit) fill(theta []float64) {
-	if !u.lanes {
-		in := u.ins[0]
-		in.Load(theta)
-		ch := in.Chart
-		u.logZ[0] = ch.Inside(false)
-		u.mu = resize(u.mu, len(ch.sh.pairs))
-		if ch.outside(u.logZ[0]) {
-			copy(u.mu, ch.posteriors())
-		} else {
-			clear(u.mu)
-		}
-		ch.Release()
-		return
-	}
 	b := lanePool.Get().(*laneChart)
 	b.load(u.ins, theta)
 	b.inside(&u.logZ)

@@ -79,9 +79,7 @@ func TestLanesBitForBit(t *testing.T) {
 		}
 		inLanes := 0
 		for _, u := range p.units {
-			if u.lanes {
-				inLanes += len(u.ins)
-			}
+			inLanes += len(u.ins)
 		}
 		if inLanes < len(sents) {
 			t.Errorf("%s spelling %v: %d of %d charts in lanes", c.kind, c.spelling, inLanes, 2*len(sents))

@@ -325,7 +325,10 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 			p.units, p.at = units(append(slices.Clone(p.Sents), p.Nbhds...))
 		}
 		pipeline.ForEachChunk(len(p.units), workers, func(_, u int) { p.units[u].fill(theta) })
-		expect = func(_ *Instance, j int, g []float64, scale float64) float64 {
+		expect = func(in *Instance, j int, g []float64, scale float64) float64 {
+			if p.at[j].u == nil {
+				return in.Expect(theta, g, scale)
+			}
 			p.at[j].addPosteriors(g, scale)
 			return p.at[j].logZ()
 		}
