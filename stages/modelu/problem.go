@@ -321,7 +321,7 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 	if laneKernel != "" {
 		// Every chart first, in units; the chunks then add up the same
 		// numbers in the same order.
-		if p.units == nil {
+		if p.at == nil {
 			p.units, p.at = units(append(slices.Clone(p.Sents), p.Nbhds...))
 		}
 		pipeline.ForEachChunk(len(p.units), workers, func(_, u int) { p.units[u].fill(theta) })
