@@ -77,16 +77,16 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# The packages that run the DMV's and the CCM's E-steps or the HMM's
-# forward–backward, built with the experiment (the lanes and the HMM's
-# states in AVX-512 registers, on a CPU that has them); make test has
-# tested them without.
+# The packages that run the DMV's and the CCM's E-steps, the HMM's
+# forward–backward or Model U's charts, built with the experiment (the
+# lanes and the HMM's states in AVX-512 registers, on a CPU that has
+# them); make test has tested them without.
 test-simd:
 ifeq ($(SIMD),)
 	@echo "test-simd: this toolchain or machine has no GOEXPERIMENT=simd; make test covers the build there is"
 else
-	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/hmm/
-	$(EXPERIMENT) $(GO) test ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/ ./stages/hmm/
+	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/hmm/ ./stages/modelu/
+	$(EXPERIMENT) $(GO) test ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/ ./stages/hmm/ ./stages/modelu/
 endif
 
 bench:

@@ -7,7 +7,9 @@
 # median of each binary's CPU seconds and the median of the pairs' ratios
 # old/new. CPU time, not wall clock: on a loaded machine the wall clock
 # swings by 2× between runs. Both builds must write the same model (the
-# script says so when they do not).
+# script says so when they do not). Both are built as make builds the
+# programs: with GOEXPERIMENT=simd where the toolchain has it (Model U's
+# AVX-512 lanes, stages/modelu/lanes.go).
 #
 #   sh examples/ce/modelu-cost.sh OLD [ROUNDS [RUNS]]
 #   sh examples/ce/modelu-cost.sh 6ea160e 3     # before the shared shapes (docs/results.md, "Model U's cost")
@@ -27,8 +29,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/src"
 git archive "$old" | tar -x -C "$tmp/src"
-(cd "$tmp/src" && go build -o "$tmp/old/" ./cmd/train-ce)
-go build -o "$tmp/new/" ./cmd/train-ce ./cmd/conll2deps ./cmd/filterlen
+# the Makefile's test for the simd experiment
+simd=$([ "$(go env GOARCH)" = amd64 ] && GOEXPERIMENT=simd go list simd/archsimd >/dev/null 2>&1 && echo simd || true)
+(cd "$tmp/src" && GOEXPERIMENT=$simd go build -o "$tmp/old/" ./cmd/train-ce)
+GOEXPERIMENT=$simd go build -o "$tmp/new/" ./cmd/train-ce ./cmd/conll2deps ./cmd/filterlen
 "$tmp/new/conll2deps" --tag upos -q "$data" | "$tmp/new/filterlen" 10 >"$tmp/tr10.jsonl"
 cpu() { # CPU seconds of build $1 on run $2
 	set -- "$1" $(echo "$2" | tr '-' ' ')

@@ -109,6 +109,14 @@ func (a Vec) LessEqual(b Vec) Mask {
 	return m
 }
 
+func (a Vec) NotEqual(b Vec) Mask {
+	var m Mask
+	for i := range m {
+		m[i] = a[i] != b[i]
+	}
+	return m
+}
+
 func (m Mask) And(o Mask) Mask {
 	for i := range m {
 		m[i] = m[i] && o[i]

@@ -199,13 +199,20 @@ func (ch *Chart) Inside(maxProduct bool) float64 {
 			}
 		}
 	}
+	return sh.logZ(R, 1, ch.c, maxProduct)
+}
+
+// logZ is log Z from the R table of an Inside (maxProduct: the best
+// tree's log score), its cell x at R[x·stride] (a lane's, of a
+// laneChart's table), c the chart's potentials' scale.
+func (sh *shape) logZ(R []float64, stride int, c float64, maxProduct bool) float64 {
 	logZ := math.Inf(-1)
 	for _, root := range sh.roots {
-		r := R[root[0]]
+		r := R[int(root[0])*stride]
 		if r == 0 {
 			continue
 		}
-		v := math.Log(r) + float64(root[1])*ch.c
+		v := math.Log(r) + float64(root[1])*c
 		if maxProduct {
 			logZ = max(logZ, v)
 		} else {
@@ -258,17 +265,39 @@ func logAdd(x, y float64) float64 {
 // (over the lattice's strings) with an edge between a and b, the
 // probability that one is there under p(string, tree) ∝ its score.
 func (ch *Chart) Outside(logZ float64, edge func(a, b int, mu float64)) {
-	ch.outside(logZ, func(i int, mu float64) {
-		p := ch.sh.pairs[i]
-		edge(int(p[0]), int(p[1]), mu)
-	})
+	if !ch.outside(logZ) {
+		return
+	}
+	sh, mu := ch.sh, ch.posteriors()
+	for w := sh.widths() - 1; w >= 0; w-- {
+		for i := sh.eAt[w]; i < sh.eAt[w+1]; i++ {
+			if mu[i] != 0 {
+				edge(int(sh.pairs[i][0]), int(sh.pairs[i][1]), mu[i])
+			}
+		}
+	}
 }
 
-// outside is Outside naming each edge by its E item.
-func (ch *Chart) outside(logZ float64, edge func(i int, mu float64)) {
+// posteriors turns oE, after outside, into the E items' posteriors
+// oE[i]·E[i] (0 where either is 0) and returns them.
+func (ch *Chart) posteriors() []float64 {
+	oE, E := ch.oE, ch.E
+	for i, o := range oE {
+		if o != 0 && E[i] != 0 {
+			oE[i] = o * E[i]
+		} else {
+			oE[i] = 0
+		}
+	}
+	return oE
+}
+
+// outside fills the outside tables (oE[i]·E[i] is E item i's posterior),
+// false when log Z is out of range (then it has not).
+func (ch *Chart) outside(logZ float64) bool {
 	sh, S, t := ch.sh, ch.S, ch.tables
 	if math.IsInf(logZ, 0) || math.IsNaN(logZ) {
-		return
+		return false
 	}
 	t.oR, t.oL, t.oE = grow(t.oR, ch.A*S), grow(t.oL, ch.A*S), grow(t.oE, len(sh.pairs))
 	R, L, E, oR, oL, oE := t.R, t.L, t.E, t.oR, t.oL, t.oE
@@ -311,7 +340,6 @@ func (ch *Chart) outside(logZ float64, edge func(i int, mu float64)) {
 			if o == 0 || E[i] == 0 {
 				continue
 			}
-			edge(int(i), o*E[i])
 			a, b := int(sh.pairs[i][0])*S, int(sh.pairs[i][1])*S
 			p := o * t.pot[i]
 			for _, m := range sh.eM[sh.eOff[i]:sh.eOff[i+1]] {
@@ -320,6 +348,7 @@ func (ch *Chart) outside(logZ float64, edge func(i int, mu float64)) {
 			}
 		}
 	}
+	return true
 }
 
 // grow is s resized to n and cleared, resize s resized to n (its old

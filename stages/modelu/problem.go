@@ -52,7 +52,13 @@ func newInstance(m *Model, ch *Chart, sym []Symbol) *Instance {
 // once, in the order of its features.
 func (in *Instance) Load(theta []float64) {
 	in.Chart.acquire()
-	score := resize(in.Chart.score, len(in.feats))
+	in.Chart.score = in.potentials(theta, in.Chart.score)
+	in.Chart.loadPairs(in.pair, in.Chart.score)
+}
+
+// potentials is each pair of symbols' score at theta, in score resized.
+func (in *Instance) potentials(theta, score []float64) []float64 {
+	score = resize(score, len(in.feats))
 	for k, fs := range in.feats {
 		v := 0.0
 		for _, f := range fs {
@@ -60,22 +66,40 @@ func (in *Instance) Load(theta []float64) {
 		}
 		score[k] = v
 	}
-	in.Chart.score = score
-	in.Chart.loadPairs(in.pair, score)
+	return score
 }
 
 // Expect runs inside and outside at theta, adds scale times the expected
 // feature counts to grad, and returns log Z.
 func (in *Instance) Expect(theta []float64, grad []float64, scale float64) float64 {
 	in.Load(theta)
-	z := in.Chart.Inside(false)
-	in.Chart.outside(z, func(i int, mu float64) {
-		for _, f := range in.feats[in.pair[i]] {
-			grad[f] += scale * mu
-		}
-	})
-	in.Chart.Release()
+	ch := in.Chart
+	z := ch.Inside(false)
+	if ch.outside(z) {
+		in.addPosteriors(ch.posteriors(), grad, scale)
+	}
+	ch.Release()
 	return z
+}
+
+// addPosteriors adds scale times each E item's posterior, mu[i],
+// to the counts of its pair's features in grad: by decreasing width, by
+// E item within one (the order of the chart's outside pass, in which
+// they have always been added). A posterior of 0 is left out: adding it
+// would change no bit (no count is −0, every one starting at +0).
+func (in *Instance) addPosteriors(mu []float64, grad []float64, scale float64) {
+	sh := in.Chart.sh
+	for w := sh.widths() - 1; w >= 0; w-- {
+		for i := int(sh.eAt[w]); i < int(sh.eAt[w+1]); i++ {
+			if mu[i] == 0 {
+				continue
+			}
+			m := scale * mu[i]
+			for _, f := range in.feats[in.pair[i]] {
+				grad[f] += m
+			}
+		}
+	}
 }
 
 // Sentence is a training or test sentence as the model's symbols: its
@@ -146,6 +170,11 @@ type Problem struct {
 	// Objective's gradients by chunk and by length, kept between
 	// evaluations: a spelling model's weights are tens of thousands.
 	chunkGrads, lenGrads [][]float64
+	// With lanes (laneKernel), the instances' units and where each
+	// instance's results are (lanes.go; at[i] sentence i's, at[n + i] its
+	// neighbourhood's), made at the first evaluation.
+	units []*unit
+	at    []posted
 }
 
 // MaxArcs bounds a neighbourhood's arcs: Model U's chart is quadratic
@@ -195,16 +224,22 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 	// Memory: every chart's shape and pair features are kept (a shape
 	// counted for each lattice, though lattices of one shape share it,
 	// and each shape refused alone over maxMemory: newShape); a worker's
-	// work tables are made for one chart at a time.
+	// work tables are made for one chart at a time. With lanes, every
+	// chart's posteriors are kept too (one per pair of arcs at most) and
+	// a worker's tables hold eight charts.
 	const perPair = 4 // and each pair of symbols' features, at most n² lists
+	perPost, charts := int64(0), int64(1)
+	if laneKernel != "" {
+		perPost, charts = 8, lanes
+	}
 	var keep, work int64
 	for i, s := range sents {
 		n := int64(len(s.Tags))
-		keep += ShapeBytes(len(s.Tags), len(s.Tags)+1) + n*n*perPair
+		keep += ShapeBytes(len(s.Tags), len(s.Tags)+1) + n*n*(perPair+perPost)
 		if l := lats[i]; l != nil {
 			a := int64(len(l.Arcs))
-			keep += ShapeBytes(len(l.Arcs), l.States()) + a*a*perPair
-			work = max(work, WorkBytes(len(l.Arcs), l.States()))
+			keep += ShapeBytes(len(l.Arcs), l.States()) + a*a*(perPair+perPost)
+			work = max(work, charts*WorkBytes(len(l.Arcs), l.States()))
 		}
 	}
 	if kind == nbhd.Length {
@@ -278,13 +313,33 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 	p.chunkGrads = slices.Grow(p.chunkGrads[:0], k)[:k]
 	grads := p.chunkGrads
 	logs := make([]float64, k)
+	// expect is instance in's log Z, scale times its counts added to g;
+	// j is its place in p.at.
+	expect := func(in *Instance, j int, g []float64, scale float64) float64 {
+		return in.Expect(theta, g, scale)
+	}
+	if laneKernel != "" {
+		// Every chart first, in units; the chunks then add up the same
+		// numbers in the same order.
+		if p.at == nil {
+			p.units, p.at = units(append(slices.Clone(p.Sents), p.Nbhds...))
+		}
+		pipeline.ForEachChunk(len(p.units), workers, func(_, u int) { p.units[u].fill(theta) })
+		expect = func(in *Instance, j int, g []float64, scale float64) float64 {
+			if p.at[j].u == nil {
+				return in.Expect(theta, g, scale)
+			}
+			p.at[j].addPosteriors(g, scale)
+			return p.at[j].logZ()
+		}
+	}
 	pipeline.ForEachChunk(k, workers, func(_, c int) {
 		g := grow(grads[c], D)
 		sum := 0.0
 		for i := c * n / k; i < (c+1)*n/k; i++ {
-			sum += p.Sents[i].Expect(theta, g, 1)
+			sum += expect(p.Sents[i], i, g, 1)
 			if p.Nbhds[i] != nil {
-				sum -= p.Nbhds[i].Expect(theta, g, -1)
+				sum -= expect(p.Nbhds[i], n+i, g, -1)
 			}
 		}
 		grads[c], logs[c] = g, sum
