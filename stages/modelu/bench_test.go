@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/grind-nlp/grind/internal/corpora"
@@ -33,12 +32,7 @@ func BenchmarkObjective(b *testing.B) {
 		_, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, w, conll2deps.Options{Tag: conll2deps.UPOS})
 		return err
 	})
-	var tags []string
-	for _, s := range sents {
-		tags = append(tags, s.Tags...)
-	}
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
+	tags := corpusTags(sents)
 	for _, c := range []struct {
 		kind     string
 		spelling bool

@@ -3,7 +3,6 @@ package modelu
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/grind-nlp/grind/internal/corpora"
@@ -33,7 +32,6 @@ func withLanes(on bool, f func()) {
 func TestLanesBitForBit(t *testing.T) {
 	sents := corpora.SampledSentences(t, 150, 25, 3, 8, 1, 11)
 	rng := rand.New(rand.NewPCG(5, 6))
-	var tags []string
 	for _, s := range sents {
 		for range s.Tags {
 			w := make([]byte, 2+rng.IntN(5))
@@ -42,10 +40,8 @@ func TestLanesBitForBit(t *testing.T) {
 			}
 			s.Words = append(s.Words, string(w))
 		}
-		tags = append(tags, s.Tags...)
 	}
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
+	tags := corpusTags(sents)
 	for _, c := range []struct {
 		kind     string
 		spelling bool

@@ -36,12 +36,7 @@ func Begin(src pipeline.Source, w io.Writer, statePath string, o StartOptions) e
 	if o.Spelling && o.Kind == "length" {
 		return fmt.Errorf("Model U's spelling features need the words, and the length neighbourhood has every tag string without them: use another --nbhd")
 	}
-	var tags []string
-	for _, s := range sents {
-		tags = append(tags, s.Tags...)
-	}
-	slices.Sort(tags)
-	m := New(slices.Compact(tags), o.Spelling)
+	m := New(corpusTags(sents), o.Spelling)
 	m.Nbhd = o.Kind
 	if _, err := Features(m, sents); err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
@@ -157,4 +152,14 @@ func (o Step) evaluation(tr *Training) (float64, []float64, error) {
 		}
 	}
 	return f, grad, nil
+}
+
+// corpusTags are the tags of sents, sorted, each once: Model U's tag set.
+func corpusTags(sents []*format.Sentence) []string {
+	var tags []string
+	for _, s := range sents {
+		tags = append(tags, s.Tags...)
+	}
+	slices.Sort(tags)
+	return slices.Compact(tags)
 }
