@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// ramAndSwap gives /proc/meminfo's MemTotal and SwapTotal, to the byte.
+// TestRAMAndSwapIsMeminfos: ramAndSwap gives /proc/meminfo's MemTotal and
+// SwapTotal, to the byte.
 func TestRAMAndSwapIsMeminfos(t *testing.T) {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
