@@ -305,36 +305,8 @@ func (ch *Chart) outside(logZ float64) bool {
 		oR[root[0]] = math.Exp(float64(root[1])*ch.c - logZ)
 	}
 	for w := sh.widths() - 1; w >= 0; w-- {
-		for j := sh.lAt[w]; j < sh.lAt[w+1]; j++ {
-			o := oL[sh.lCell[j]]
-			if o == 0 {
-				continue
-			}
-			terms := sh.lTerm[2*sh.lOff[j] : 2*sh.lOff[j+1]]
-			for k := 0; k+1 < len(terms); k += 2 {
-				e, cell := terms[k], terms[k+1]
-				if E[e] == 0 {
-					continue
-				}
-				oL[cell] += o * E[e]
-				oE[e] += o * L[cell]
-			}
-		}
-		for j := sh.rAt[w]; j < sh.rAt[w+1]; j++ {
-			o := oR[sh.rCell[j]]
-			if o == 0 {
-				continue
-			}
-			terms := sh.rTerm[2*sh.rOff[j] : 2*sh.rOff[j+1]]
-			for k := 0; k+1 < len(terms); k += 2 {
-				e, cell := terms[k], terms[k+1]
-				if E[e] == 0 {
-					continue
-				}
-				oE[e] += o * R[cell]
-				oR[cell] += o * E[e]
-			}
-		}
+		outsideTerms(sh.lAt[w], sh.lAt[w+1], sh.lCell, sh.lOff, sh.lTerm, E, L, oE, oL)
+		outsideTerms(sh.rAt[w], sh.rAt[w+1], sh.rCell, sh.rOff, sh.rTerm, E, R, oE, oR)
 		for i := sh.eAt[w]; i < sh.eAt[w+1]; i++ {
 			o := oE[i]
 			if o == 0 || E[i] == 0 {
@@ -349,6 +321,28 @@ func (ch *Chart) outside(logZ float64) bool {
 		}
 	}
 	return true
+}
+
+// outsideTerms passes the outside weights of one side's items j to end
+// (X its inside table, oX its outside one) to their terms: to each term's
+// E item and to the cell it extends. A term of an edge of potential 0
+// adds nothing.
+func outsideTerms(j, end int32, cells, off, term []int32, E, X, oE, oX []float64) {
+	for ; j < end; j++ {
+		o := oX[cells[j]]
+		if o == 0 {
+			continue
+		}
+		terms := term[2*off[j] : 2*off[j+1]]
+		for k := 0; k+1 < len(terms); k += 2 {
+			e, cell := terms[k], terms[k+1]
+			if E[e] == 0 {
+				continue
+			}
+			oX[cell] += o * E[e]
+			oE[e] += o * X[cell]
+		}
+	}
 }
 
 // grow is s resized to n and cleared, resize s resized to n (its old

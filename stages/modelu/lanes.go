@@ -215,42 +215,9 @@ func (b *laneChart) outside(logZ *[lanes]float64, mu []float64) {
 		}
 	}
 	zero := vec8.Broadcast(0)
-	// at adds o·x to the lanes of s's first cell that on says.
-	at := func(s []float64, o, x vec8.Vec, on vec8.Mask) {
-		v := ld(s)
-		st(s, v.Add(o.Mul(x)).Merge(v, on))
-	}
 	for w := sh.widths() - 1; w >= 0; w-- {
-		for j := sh.lAt[w]; j < sh.lAt[w+1]; j++ {
-			o := ld(oL[int(sh.lCell[j])*lanes:])
-			live := o.NotEqual(zero)
-			if live.ToBits() == 0 {
-				continue
-			}
-			terms := sh.lTerm[2*sh.lOff[j] : 2*sh.lOff[j+1]]
-			for k := 0; k+1 < len(terms); k += 2 {
-				e, cell := int(terms[k])*lanes, int(terms[k+1])*lanes
-				ev := ld(E[e:])
-				on := live.And(ev.NotEqual(zero))
-				at(oL[cell:], o, ev, on)
-				at(oE[e:], o, ld(L[cell:]), on)
-			}
-		}
-		for j := sh.rAt[w]; j < sh.rAt[w+1]; j++ {
-			o := ld(oR[int(sh.rCell[j])*lanes:])
-			live := o.NotEqual(zero)
-			if live.ToBits() == 0 {
-				continue
-			}
-			terms := sh.rTerm[2*sh.rOff[j] : 2*sh.rOff[j+1]]
-			for k := 0; k+1 < len(terms); k += 2 {
-				e, cell := int(terms[k])*lanes, int(terms[k+1])*lanes
-				ev := ld(E[e:])
-				on := live.And(ev.NotEqual(zero))
-				at(oE[e:], o, ld(R[cell:]), on)
-				at(oR[cell:], o, ev, on)
-			}
-		}
+		laneOutsideTerms(sh.lAt[w], sh.lAt[w+1], sh.lCell, sh.lOff, sh.lTerm, E, L, oE, oL)
+		laneOutsideTerms(sh.rAt[w], sh.rAt[w+1], sh.rCell, sh.rOff, sh.rTerm, E, R, oE, oR)
 		for i := int(sh.eAt[w]); i < int(sh.eAt[w+1]); i++ {
 			o, ev := ld(oE[i*lanes:]), ld(E[i*lanes:])
 			on := o.NotEqual(zero).And(ev.NotEqual(zero))
@@ -261,8 +228,8 @@ func (b *laneChart) outside(logZ *[lanes]float64, mu []float64) {
 			a, c := int(sh.pairs[i][0])*S, int(sh.pairs[i][1])*S
 			p := o.Mul(ld(pot[i*lanes:]))
 			for _, m := range sh.eM[sh.eOff[i]:sh.eOff[i+1]] {
-				at(oR[(a+int(m))*lanes:], p, ld(L[(c+int(m))*lanes:]), on)
-				at(oL[(c+int(m))*lanes:], p, ld(R[(a+int(m))*lanes:]), on)
+				addMasked(oR[(a+int(m))*lanes:], p, ld(L[(c+int(m))*lanes:]), on)
+				addMasked(oL[(c+int(m))*lanes:], p, ld(R[(a+int(m))*lanes:]), on)
 			}
 		}
 	}
@@ -273,4 +240,31 @@ func (b *laneChart) outside(logZ *[lanes]float64, mu []float64) {
 			mu[l*n+i] = oE[i*lanes+l]
 		}
 	}
+}
+
+// laneOutsideTerms is outsideTerms in every lane: a lane whose item has
+// outside 0, or whose term's edge has potential 0, adds nothing.
+func laneOutsideTerms(j, end int32, cells, off, term []int32, E, X, oE, oX []float64) {
+	zero := vec8.Broadcast(0)
+	for ; j < end; j++ {
+		o := ld(oX[int(cells[j])*lanes:])
+		live := o.NotEqual(zero)
+		if live.ToBits() == 0 {
+			continue
+		}
+		terms := term[2*off[j] : 2*off[j+1]]
+		for k := 0; k+1 < len(terms); k += 2 {
+			e, cell := int(terms[k])*lanes, int(terms[k+1])*lanes
+			ev := ld(E[e:])
+			on := live.And(ev.NotEqual(zero))
+			addMasked(oX[cell:], o, ev, on)
+			addMasked(oE[e:], o, ld(X[cell:]), on)
+		}
+	}
+}
+
+// addMasked adds o·x to the lanes of s's first cell that on says.
+func addMasked(s []float64, o, x vec8.Vec, on vec8.Mask) {
+	v := ld(s)
+	st(s, v.Add(o.Mul(x)).Merge(v, on))
 }
