@@ -62,6 +62,7 @@ type laneWork struct {
 	numbers     []int // a streamed window's sentences: their numbers in the corpus,
 	start       []int // where their tags start in tags (and one past the last)
 	tags        []int
+	places      []int       // 0, 1, …: their places in the window, as its plan takes them
 	plan        lanePlan    // a streamed window's
 	inMemory    bool        // the plan's sentences are the corpus's numbers, their tags the corpus's
 	corpus      *Corpus     // (when inMemory)
@@ -223,11 +224,10 @@ func (p *chunkPass) window(lw *laneWork) {
 	pl.reset()
 	if len(lw.numbers) > 0 {
 		// The window's sentences by their place k in it (0, 1, …).
-		ks := make([]int, len(lw.numbers))
-		for k := range ks {
-			ks[k] = k
+		for k := len(lw.places); k < len(lw.numbers); k++ {
+			lw.places = append(lw.places, k)
 		}
-		lw.first = pl.addWindow(ks, lw.length, p.e.corpus.MaxLen, lw.first)
+		lw.first = pl.addWindow(lw.places[:len(lw.numbers)], lw.length, p.e.corpus.MaxLen, lw.first)
 	}
 	pl.done()
 	p.run(lw, pl)
