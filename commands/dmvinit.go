@@ -43,10 +43,17 @@ Initializers (θ⁽⁰⁾ of every trainer; km is their default):
    km       Smith's K&M (2006, §3.3.1): a special E-step with no dynamic program —
             every token is the root with mass 1/n and a child of each other token
             with mass Z(n, j)/|i−j|, its mass as a dependent summing to 1 − 1/n
+   km-prtoolkit
+            km's masses with pr-toolkit's stop counts and smoothing (its K&M start,
+            "Noah Smith's version"): 0.1 added to every count; each head side stops
+            at its first decision, continues k times after a first child (k: its
+            expected children), and a share s of each side with children moves to
+            continue first and stop after, s = 0.9 × the largest share that leaves
+            every count positive. From it train-em gives pr-toolkit's EM and PR rows.
    klein    Klein's harmonic start (2005, §6.2): head-normalised — every token takes
             (n−1)/n arguments, in proportion to 1/(c + |i−j|) (c: --klein-const),
             and the root takes each token with mass 1/n
-            (both: stop counts are grind's rule, a chain of the expected children)
+            (km, klein: stop counts are grind's rule, a chain of the expected children)
    zero     all weights 1 (Smith Eq. 3.13); trainers hand these weights to their own
             first E-step; dmv-init writes the M-step of the plain E-step on them
    local    one E-step under edge weights 1 + 1/|i−j| (inside–outside)
@@ -59,12 +66,13 @@ Initializers (θ⁽⁰⁾ of every trainer; km is their default):
             count 1/(their number) each, the expectation of the paper's random pick
 Every initializer's M-step adds --lambda, as the trainer's M-steps do; with
 --vb it is variational Bayes's M-step with Dirichlet(--alpha) instead, as
-under train-em --estimator vb (km, klein, local, adhoc and zero; uniform and random
+under train-em --estimator vb (km, km-prtoolkit, klein, local, adhoc and zero; uniform and random
 stay normalised), and the model's header says so ("vb_alpha").
 
 Examples:
    dmv-init wsj10.jsonl > init.jsonl
    dmv-init --init klein --klein-const 2 wsj10.jsonl > init-klein.jsonl
+   dmv-init --init km-prtoolkit wsj10.jsonl > init-pr.jsonl    # pr-toolkit's start
    dmv-init --init random --seed 7 wsj10.jsonl -o init7.jsonl
    dmv-init --vb --alpha 0.1 wsj10.jsonl > init-vb.jsonl
    dmv-init --child-valence 2 wsj10.jsonl > evg-init.jsonl   # an EVG start

@@ -383,6 +383,77 @@ func TestKMCounts(t *testing.T) {
 	}
 }
 
+// The km-prtoolkit counts on A B C, by hand: km's masses, then 0.1 added
+// to every count; every head side stops once at its first decision, and a
+// side with k > 0 expected children continues k times after it; then the
+// share s = 0.9·min(1, 1.1/1, (4/9 + 0.1)/1) = 0.49 of each such side
+// moves to continue first and stop after.
+func TestKMPRToolkitCounts(t *testing.T) {
+	ts := NewTagSet("A", "B", "C")
+	c := CorpusFromNumbers(ts, [][]int{{0, 1, 2}})
+	got, err := KMPRToolkitCounts(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := KMCounts(c)
+	for _, tab := range want.Tables() {
+		for i := range tab {
+			tab[i] = 0.1
+		}
+	}
+	const A, B, C = 0, 1, 2
+	for a := 0; a < 3; a++ {
+		want.Root[a] += 1.0 / 3
+	}
+	want.Child[want.ChildIndex(B, Left, A)] += 4.0 / 9
+	want.Child[want.ChildIndex(C, Left, A)] += 2.0 / 9
+	want.Child[want.ChildIndex(A, Right, B)] += 1.0 / 3
+	want.Child[want.ChildIndex(C, Left, B)] += 1.0 / 3
+	want.Child[want.ChildIndex(B, Right, C)] += 4.0 / 9
+	want.Child[want.ChildIndex(A, Right, C)] += 2.0 / 9
+	const s = 0.9 * (4.0/9 + 0.1)
+	decisions := func(h, dir int, k float64) {
+		first, next := DecisionIndex(h, dir, Adj), DecisionIndex(h, dir, NonAdj)
+		want.Stop[first] += 1
+		if k > 0 {
+			want.Stop[first] -= s
+			want.Cont[first] += s
+			want.Stop[next] += s
+			want.Cont[next] += k - s
+		}
+	}
+	decisions(A, Left, 0)
+	decisions(A, Right, 5.0/9)
+	decisions(B, Left, 4.0/9)
+	decisions(B, Right, 4.0/9)
+	decisions(C, Left, 5.0/9)
+	decisions(C, Right, 0)
+	gt, wt := got.Tables(), want.Tables()
+	for k := range gt {
+		for i := range gt[k] {
+			if math.Abs(gt[k][i]-wt[k][i]) > 1e-15 {
+				t.Errorf("table %d entry %d: %v, want %v", k, i, gt[k][i], wt[k][i])
+			}
+		}
+	}
+	// A third stop valence decides as the second; one is refused.
+	three, err := kmPRToolkitCounts(c, Valence{Stop: 3, Child: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h := 0; h < 3; h++ {
+		for dir := Left; dir <= Right; dir++ {
+			i, j := three.DecisionAt(h, dir, 1), three.DecisionAt(h, dir, 2)
+			if three.Stop[i] != three.Stop[j] || three.Cont[i] != three.Cont[j] || three.Stop[i] != got.Stop[DecisionIndex(h, dir, 1)] {
+				t.Errorf("head %d side %d: valence 2 (%v, %v) is not valence 1 (%v, %v)", h, dir, three.Stop[j], three.Cont[j], three.Stop[i], three.Cont[i])
+			}
+		}
+	}
+	if _, err := kmPRToolkitCounts(c, Valence{Stop: 1, Child: 1}); err == nil {
+		t.Error("stop valence 1 accepted")
+	}
+}
+
 func TestSingleRoot(t *testing.T) {
 	heads := []int{0, 1, 0, 3, 0}
 	got, moved := SingleRoot(heads)

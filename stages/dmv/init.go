@@ -9,17 +9,18 @@ import (
 
 // Initializers (DESIGN.md §5.2). Each gives an estimator its θ⁽⁰⁾.
 const (
-	InitZero    = "zero"    // all weights 1, handed to the estimator's own first E-step
-	InitKM      = "km"      // Smith's K&M: a special E-step with no dynamic program
-	InitKlein   = "klein"   // Klein's harmonic start: head-normalised, 1/(c + distance)
-	InitLocal   = "local"   // inside–outside under edge weight 1 + 1/|i−j|
-	InitUniform = "uniform" // every multinomial uniform
-	InitRandom  = "random"  // every multinomial from a flat Dirichlet
-	InitAdHoc   = "adhoc"   // Spitkovsky et al.'s Ad-Hoc*: one Viterbi step under harmonic scores
+	InitZero        = "zero"         // all weights 1, handed to the estimator's own first E-step
+	InitKM          = "km"           // Smith's K&M: a special E-step with no dynamic program
+	InitKMPRToolkit = "km-prtoolkit" // km's masses, the stop counts and smoothing of pr-toolkit's K&M
+	InitKlein       = "klein"        // Klein's harmonic start: head-normalised, 1/(c + distance)
+	InitLocal       = "local"        // inside–outside under edge weight 1 + 1/|i−j|
+	InitUniform     = "uniform"      // every multinomial uniform
+	InitRandom      = "random"       // every multinomial from a flat Dirichlet
+	InitAdHoc       = "adhoc"        // Spitkovsky et al.'s Ad-Hoc*: one Viterbi step under harmonic scores
 )
 
 // Initializers lists the names Initialize accepts.
-var Initializers = []string{InitZero, InitKM, InitKlein, InitLocal, InitUniform, InitRandom, InitAdHoc}
+var Initializers = []string{InitZero, InitKM, InitKMPRToolkit, InitKlein, InitLocal, InitUniform, InitRandom, InitAdHoc}
 
 // DefaultInit is the start of every trainer.
 const DefaultInit = InitKM
@@ -114,6 +115,12 @@ func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
 			return Start{}, err
 		}
 		return opts.mstep(counts), nil
+	case InitKMPRToolkit:
+		counts, err := kmPRToolkitCounts(c, v)
+		if err != nil {
+			return Start{}, err
+		}
+		return opts.mstep(counts), nil
 	case InitKlein:
 		if !(opts.KleinConst > -1) || math.IsInf(opts.KleinConst, 0) {
 			return Start{}, fmt.Errorf("the klein constant must be a finite number > −1, not %v", opts.KleinConst)
@@ -190,8 +197,16 @@ func KMCounts(c *Corpus) (*Params, error) { return kmCounts(c, DMVValence) }
 // counts (an EVG start tells its valences apart only after EM).
 func kmCounts(c *Corpus, v Valence) (*Params, error) {
 	counts := NewValenceParams(c.Tags.Len(), v)
-	var mass [2][]float64 // [dir][head]: expected children on that side
-	err := c.Each(0, c.Len(), func(_ int, tags, _ []int) {
+	err := kmMasses(c, counts, func(tags []int, mass [2][]float64) { chainDecisions(counts, tags, mass) })
+	return counts, err
+}
+
+// kmMasses adds every sentence's K&M root and child masses to counts and
+// hands decide the sentence with the expected children of each head
+// side, mass[dir][head].
+func kmMasses(c *Corpus, counts *Params, decide func(tags []int, mass [2][]float64)) error {
+	var mass [2][]float64
+	return c.Each(0, c.Len(), func(_ int, tags, _ []int) {
 		n := len(tags)
 		for d := range mass {
 			mass[d] = append(mass[d][:0], make([]float64, n)...)
@@ -210,15 +225,76 @@ func kmCounts(c *Corpus, v Valence) (*Params, error) {
 				}
 				m := (1 - 1/float64(n)) / float64(abs(h-dep)) / z
 				dir := side(h, dep)
-				for cv := 0; cv < v.Child; cv++ {
+				for cv := 0; cv < counts.V.Child; cv++ {
 					counts.Child[counts.ChildAt(th, dir, cv, td)] += m
 				}
 				mass[dir][h] += m
 			}
 		}
-		chainDecisions(counts, tags, mass)
+		decide(tags, mass)
 	})
-	return counts, err
+}
+
+// KMPRToolkitCounts are the counts of pr-toolkit's K&M start
+// (KleinManningInitializer.initNoah, "Noah Smith's version of K&M
+// initialization"), to be normalised: km's root and child masses, 0.1
+// added to every count, and decisions in which every head side stops at
+// its first decision and, when it has children (mass k > 0), continues
+// k times after the first — then a share s of each such side moved to
+// continue at the first decision and stop after it (so: continue s, stop
+// 1 − s; continue k − s, stop s). s is 0.9 times the largest share no
+// smoothed count can give without going negative, one number for the
+// corpus. Further stop valences decide as the second.
+func KMPRToolkitCounts(c *Corpus) (*Params, error) { return kmPRToolkitCounts(c, DMVValence) }
+
+func kmPRToolkitCounts(c *Corpus, v Valence) (*Params, error) {
+	if v.Stop < 2 {
+		return nil, errors.New("km-prtoolkit needs a stop valence of 2 or more")
+	}
+	counts := NewValenceParams(c.Tags.Len(), v)
+	sides := NewValenceParams(c.Tags.Len(), v) // head sides with children, by their first decisions
+	err := kmMasses(c, counts, func(tags []int, mass [2][]float64) {
+		for h, th := range tags {
+			for dir := Left; dir <= Right; dir++ {
+				first, next := counts.DecisionAt(th, dir, 0), counts.DecisionAt(th, dir, 1)
+				counts.Stop[first]++
+				if k := mass[dir][h]; k > 0 {
+					counts.Cont[next] += k
+					sides.Stop[first]++
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, tab := range counts.Tables() {
+		for i := range tab {
+			tab[i] += 0.1
+		}
+	}
+	s := 1.0
+	for i, n := range sides.Stop {
+		if n > 0 {
+			s = min(s, counts.Stop[i]/n, counts.Cont[i+1]/n)
+		}
+	}
+	s *= 0.9
+	for i, n := range sides.Stop {
+		if n == 0 {
+			continue
+		}
+		counts.Stop[i] -= s * n
+		counts.Cont[i] += s * n
+		counts.Stop[i+1] += s * n
+		counts.Cont[i+1] -= s * n
+	}
+	for i := range counts.Stop {
+		if val := i % v.Stop; val > 1 {
+			counts.Stop[i], counts.Cont[i] = counts.Stop[i-val+1], counts.Cont[i-val+1]
+		}
+	}
+	return counts, nil
 }
 
 // KleinCounts are the counts of Klein's own description of the harmonic
