@@ -17,21 +17,23 @@ PATH=$(cd ../../bin && pwd):$PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 conll2deps --quiet "$dp"/*.dp | filterlen 10 > "$tmp/c.jsonl"
-# pr-toolkit 2010.11 run on these sentences (issue 20): EM, PR ungrouped σ = 10, 140.
+# pr-toolkit 2010.11 run on these sentences (issue 20), from its own K&M
+# start: EM, PR ungrouped σ = 10, 140.
 peer() {
 	case $1 in
-	em) echo "46.5 / 63.6" ;;
-	sparsity-10) echo "46.2 / 63.9" ;;
-	sparsity-140) echo "23.3 / 43.7" ;;
+	em*) echo "46.5 / 63.6" ;;
+	sparsity-10 | sparsity-10-inter | pt-sparsity-10*) echo "46.2 / 63.9" ;;
+	sparsity-140 | sparsity-140-inter | pt-sparsity-140*) echo "23.3 / 43.7" ;;
 	*) echo - ;;
 	esac
 }
+init=km
 printf '%-26s %-13s %-13s %s\n' estimator grind pr-toolkit seconds
 row() {
 	name=$1
 	shift
 	start=$(date +%s.%N)
-	train-em --init km --tol 0 --max-iter 100 -q "$@" "$tmp/c.jsonl" -o "$tmp/m.jsonl"
+	train-em --init $init --tol 0 --max-iter 100 -q "$@" "$tmp/c.jsonl" -o "$tmp/m.jsonl"
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
 	acc=$(decode -m "$tmp/m.jsonl" -q "$tmp/c.jsonl" | score --json | jq -r '[.counted.directed.accuracy, .counted.undirected.accuracy] | map(. * 100) | @tsv' | awk '{ printf "%.1f / %.1f", $1, $2 }')
 	printf '%-26s %-13s %-13s %.1f\n' "$name" "$acc" "$(peer "$name")" "$secs"
@@ -50,3 +52,8 @@ row dmv-l1 --lambda 1
 row lc-d1-c3 --max-depth 1 --max-chunk 3
 row lc-d2 --max-depth 2
 for t in 0.7 0.8 0.9; do row "rules-ptb-$t" --rules ptb --rule-share "$t"; done
+# From pr-toolkit's own start (--init km-prtoolkit), its rows.
+init=km-prtoolkit
+row em-pt
+for s in 10 140; do row "pt-sparsity-$s" --sparsity "$s" --dual-rule exact; done
+for s in 10 140; do row "pt-sparsity-$s-inter" --sparsity "$s"; done
