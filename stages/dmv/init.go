@@ -242,9 +242,9 @@ func kmMasses(c *Corpus, counts *Params, decide func(tags []int, mass [2][]float
 // its first decision and, when it has children (mass k > 0), continues
 // k times after the first — then a share s of each such side moved to
 // continue at the first decision and stop after it (so: continue s, stop
-// 1 − s; continue k − s, stop s). s is 0.9 times the largest share no
-// smoothed count can give without going negative, one number for the
-// corpus. Further stop valences decide as the second.
+// 1 − s; continue k − s, stop s). s is one number for the corpus: 0.9
+// times the largest share, at most 1, that leaves every smoothed count
+// positive. Further stop valences decide as the second.
 func KMPRToolkitCounts(c *Corpus) (*Params, error) { return kmPRToolkitCounts(c, DMVValence) }
 
 func kmPRToolkitCounts(c *Corpus, v Valence) (*Params, error) {
@@ -252,7 +252,7 @@ func kmPRToolkitCounts(c *Corpus, v Valence) (*Params, error) {
 		return nil, errors.New("km-prtoolkit needs a stop valence of 2 or more")
 	}
 	counts := NewValenceParams(c.Tags.Len(), v)
-	sides := NewValenceParams(c.Tags.Len(), v) // head sides with children, by their first decisions
+	sides := make([]float64, len(counts.Stop)) // head sides with children, at their first decisions
 	err := kmMasses(c, counts, func(tags []int, mass [2][]float64) {
 		for h, th := range tags {
 			for dir := Left; dir <= Right; dir++ {
@@ -260,7 +260,7 @@ func kmPRToolkitCounts(c *Corpus, v Valence) (*Params, error) {
 				counts.Stop[first]++
 				if k := mass[dir][h]; k > 0 {
 					counts.Cont[next] += k
-					sides.Stop[first]++
+					sides[first]++
 				}
 			}
 		}
@@ -274,13 +274,13 @@ func kmPRToolkitCounts(c *Corpus, v Valence) (*Params, error) {
 		}
 	}
 	s := 1.0
-	for i, n := range sides.Stop {
+	for i, n := range sides {
 		if n > 0 {
 			s = min(s, counts.Stop[i]/n, counts.Cont[i+1]/n)
 		}
 	}
 	s *= 0.9
-	for i, n := range sides.Stop {
+	for i, n := range sides {
 		if n == 0 {
 			continue
 		}
