@@ -2,11 +2,12 @@
 # The estimators beyond the seeds on the PTB sample's Yamada–Matsumoto
 # conversion (the .dp files, PTB punctuation and $ # removed, ≤ 10 words:
 # 555 sentences, 3,856 tokens), trained and scored on the same sentences —
-# pr-toolkit's protocol, so its numbers stand beside ours: K&M start, 100
-# iterations (--tol 0), Viterbi decoding, root counted. Each row: directed /
-# undirected accuracy (%), and seconds.
+# pr-toolkit's protocol, so its numbers stand beside ours: K&M start (grind's
+# km; the last rows pr-toolkit's own, km-prtoolkit), 100 iterations (--tol
+# 0), Viterbi decoding, root counted. Each row: directed / undirected
+# accuracy (%), and seconds.
 #
-#   sh examples/induce/peers.sh            (about 2 minutes on 2 idle cores)
+#   sh examples/induce/peers.sh            (about 30 seconds on 2 idle cores)
 #
 # Needs the programs in ../../bin and jq; skips when ../shared/data is absent.
 set -eu
