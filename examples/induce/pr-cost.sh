@@ -8,6 +8,7 @@
 # binary swings by 2× between runs.
 #
 #   sh examples/induce/pr-cost.sh [ROUNDS [CASES]]   (default 5, "em rules sparsity sparsity-exact sparsity-1step")
+#   SIMD= sh examples/induce/pr-cost.sh               the scalar chart's build (the tables before 28 November)
 #
 # Skips when ../shared/data is absent (the benchmark does).
 set -eu
@@ -17,7 +18,14 @@ cases=${2:-em rules sparsity sparsity-exact sparsity-1step}
 n=3 # benchmark loops per process, 20 iterations each
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go test -c -o "$tmp/pr.test" ./stages/pr
+# Built as make builds the programs: with Go's simd experiment where the
+# toolchain has it (the E-step's AVX-512 lanes; SIMD= sh pr-cost.sh: the
+# scalar chart).
+if [ -z "${SIMD+set}" ]; then
+	SIMD=$([ "$(go env GOARCH)" = amd64 ] && GOEXPERIMENT=simd go list simd/archsimd >/dev/null 2>&1 && echo simd || true)
+fi
+echo "pr-cost: built with GOEXPERIMENT=${SIMD:-(none)}" >&2
+GOEXPERIMENT=$SIMD go test -c -o "$tmp/pr.test" ./stages/pr
 cpu() { # CPU seconds of the benchmark pattern $1
 	(cd stages/pr && /usr/bin/time -f '%U %S' -o "$tmp/t" "$tmp/pr.test" -test.run '^$' -test.bench "$1" -test.benchtime ${n}x >"$tmp/out" 2>&1)
 	grep -q 'SKIP' "$tmp/out" && { echo "pr-cost: ../shared/data absent; skipped" >&2; exit 0; }

@@ -381,31 +381,36 @@ func (s *sparsityProblem) project(x []float64) {
 			vars := x[s.typeStart[ty]:s.typeStart[ty+1]]
 			// Clipped at 0, summed, and the positive values kept (in
 			// order: their sum, in the same order, is sum).
-			buf := s.bufs[worker][:0]
-			sum := 0.0
+			// Without branches, as in simplexThreshold: a negative value
+			// becomes +0, the others stay as they are (−0 too).
+			buf := slices.Grow(s.bufs[worker][:0], len(vars))[:len(vars)]
+			kept, sum := 0, 0.0
 			for i, v := range vars {
-				if v > 0 {
-					buf = append(buf, v)
-				} else if v < 0 {
-					v = 0
-					vars[i] = 0
-				}
+				v = math.Float64frombits(math.Float64bits(v) &^ -uint64(b2i(v < 0)))
+				vars[i] = v
+				buf[kept] = v
+				kept += b2i(v > 0)
 				sum += v
 			}
 			s.bufs[worker] = buf
 			if sum <= s.sigma {
 				continue
 			}
-			theta := simplexThreshold(buf, s.sigma, sum)
+			theta := simplexThreshold(buf[:kept], s.sigma, sum)
 			for i, v := range vars {
-				if d := v - theta; d <= 0 {
-					vars[i] = 0
-				} else {
-					vars[i] = d
-				}
+				d := v - theta // kept where not ≤ 0 (a NaN too), else +0
+				vars[i] = math.Float64frombits(math.Float64bits(d) & -uint64(b2i(!(d <= 0))))
 			}
 		}
 	})
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // projectPieces is how many pieces the types are cut into for project.
@@ -420,12 +425,15 @@ func simplexThreshold(v []float64, sum, total float64) float64 {
 	for {
 		theta := (total - sum) / float64(len(v))
 		kept, next := 0, 0.0
+		// Without branches (whether a value stays is a coin toss to the
+		// predictor): every value is written at kept, which moves on
+		// only when it stays, and one that goes adds +0, which leaves
+		// the sum's bits as they are.
 		for _, u := range v {
-			if u > theta {
-				v[kept] = u
-				kept++
-				next += u
-			}
+			v[kept] = u
+			stays := u > theta
+			next += math.Float64frombits(math.Float64bits(u) & -uint64(b2i(stays)))
+			kept += b2i(stays)
 		}
 		if kept == len(v) || kept == 0 {
 			return math.Max(0, theta)
