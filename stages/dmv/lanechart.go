@@ -138,7 +138,13 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 	}
 	removed := b.removed[:3*n] // s of each half-head, then scale's
 	var q [2]cell
-	var row0 [2][lanes]int // where each lane's row of edges starts in child, by direction
+	var row0 [2][lanes]int      // where each lane's row of edges starts in child, by direction
+	var lanesF [lanes][]float64 // each lane's factors (a padded lane the batch's last)
+	if f != nil {
+		for l := range lanesF {
+			lanesF[l] = f[min(l, len(f)-1)]
+		}
+	}
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		for l, t := range th {
@@ -171,6 +177,9 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 		gather(b.edge[h*n:h*n+h], child, &row0[Left], tags[:h])
 		b.edge[h*n+h] = cell{}
 		gather(b.edge[h*n+h+1:h*n+n], child, &row0[Right], tags[h+1:n])
+		// Each lane's edge times dist, its factor and q, in that order,
+		// all lanes at once.
+		var fc cell
 		for d := 0; d < n && !plain; d++ {
 			if d == h {
 				continue
@@ -180,19 +189,21 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 				dir = Left
 			}
 			row := &b.edge[h*n+d]
-			for l := range row {
-				if dist != nil {
-					row[l] *= dist[abs(h-d)]
-				}
-				if f != nil {
-					row[l] *= f[min(l, len(f)-1)][h*n+d]
-				}
-				row[l] *= q[dir][l]
+			e := ld(row)
+			if dist != nil {
+				e = e.Mul(vec8.Broadcast(dist[abs(h-d)]))
 			}
+			if f != nil {
+				for l, fl := range lanesF {
+					fc[l] = fl[h*n+d]
+				}
+				e = e.Mul(ld(&fc))
+			}
+			st(row, e.Mul(ld(&q[dir])))
 		}
 		if f != nil {
-			for l := range root {
-				root[l] *= f[min(l, len(f)-1)][n*n+h]
+			for l, fl := range lanesF {
+				root[l] *= fl[n*n+h]
 			}
 		}
 	}
