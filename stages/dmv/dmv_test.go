@@ -346,37 +346,53 @@ func fmtTree(tags, heads []int) string {
 // The km initializer's counts on A B C, computed by hand: each token is
 // the root with mass 1/3 and spreads 2/3 over the others as 1/distance.
 func TestKMCounts(t *testing.T) {
-	ts := NewTagSet("A", "B", "C")
-	c := CorpusFromNumbers(ts, [][]int{{0, 1, 2}})
+	c := abcCorpus()
 	got, _ := KMCounts(c)
 	want := NewParams(3)
-	for a := 0; a < 3; a++ {
-		want.Root[a] = 1.0 / 3
-	}
-	const A, B, C = 0, 1, 2
-	want.Child[want.ChildIndex(B, Left, A)] = 4.0 / 9
-	want.Child[want.ChildIndex(C, Left, A)] = 2.0 / 9
-	want.Child[want.ChildIndex(A, Right, B)] = 1.0 / 3
-	want.Child[want.ChildIndex(C, Left, B)] = 1.0 / 3
-	want.Child[want.ChildIndex(B, Right, C)] = 4.0 / 9
-	want.Child[want.ChildIndex(A, Right, C)] = 2.0 / 9
-	decisions := func(h, dir int, k float64) {
+	addABCMasses(want, func(h, dir int, k float64) {
 		first := math.Min(1, k)
 		want.Cont[DecisionIndex(h, dir, Adj)] = first
 		want.Stop[DecisionIndex(h, dir, Adj)] = 1 - first
 		want.Cont[DecisionIndex(h, dir, NonAdj)] = math.Max(0, k-1)
 		want.Stop[DecisionIndex(h, dir, NonAdj)] = first
+	})
+	sameTables(t, got, want, 1e-15)
+}
+
+// abcCorpus is the one sentence A B C.
+func abcCorpus() *Corpus {
+	return CorpusFromNumbers(NewTagSet("A", "B", "C"), [][]int{{0, 1, 2}})
+}
+
+// addABCMasses adds the K&M masses of A B C, by hand, to p: each token
+// the root with mass 1/3 and a child of the others with 2/3 spread as
+// 1/distance; then it hands decide each head side's expected children k.
+func addABCMasses(p *Params, decide func(h, dir int, k float64)) {
+	const A, B, C = 0, 1, 2
+	for a := range 3 {
+		p.Root[a] += 1.0 / 3
 	}
-	decisions(A, Left, 0)
-	decisions(A, Right, 5.0/9)
-	decisions(B, Left, 4.0/9)
-	decisions(B, Right, 4.0/9)
-	decisions(C, Left, 5.0/9)
-	decisions(C, Right, 0)
+	p.Child[p.ChildIndex(B, Left, A)] += 4.0 / 9
+	p.Child[p.ChildIndex(C, Left, A)] += 2.0 / 9
+	p.Child[p.ChildIndex(A, Right, B)] += 1.0 / 3
+	p.Child[p.ChildIndex(C, Left, B)] += 1.0 / 3
+	p.Child[p.ChildIndex(B, Right, C)] += 4.0 / 9
+	p.Child[p.ChildIndex(A, Right, C)] += 2.0 / 9
+	decide(A, Left, 0)
+	decide(A, Right, 5.0/9)
+	decide(B, Left, 4.0/9)
+	decide(B, Right, 4.0/9)
+	decide(C, Left, 5.0/9)
+	decide(C, Right, 0)
+}
+
+// sameTables fails t for every entry of got more than tol from want's.
+func sameTables(t *testing.T, got, want *Params, tol float64) {
+	t.Helper()
 	gt, wt := got.Tables(), want.Tables()
 	for k := range gt {
 		for i := range gt[k] {
-			if math.Abs(gt[k][i]-wt[k][i]) > 1e-15 {
+			if math.Abs(gt[k][i]-wt[k][i]) > tol {
 				t.Errorf("table %d entry %d: %v, want %v", k, i, gt[k][i], wt[k][i])
 			}
 		}
@@ -389,30 +405,15 @@ func TestKMCounts(t *testing.T) {
 // share s = 0.9·min(1, 1.1/1, (4/9 + 0.1)/1) = 0.49 of each such side
 // moves to continue first and stop after.
 func TestKMPRToolkitCounts(t *testing.T) {
-	ts := NewTagSet("A", "B", "C")
-	c := CorpusFromNumbers(ts, [][]int{{0, 1, 2}})
+	c := abcCorpus()
 	got, err := KMPRToolkitCounts(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := KMCounts(c)
-	for _, tab := range want.Tables() {
-		for i := range tab {
-			tab[i] = 0.1
-		}
-	}
-	const A, B, C = 0, 1, 2
-	for a := 0; a < 3; a++ {
-		want.Root[a] += 1.0 / 3
-	}
-	want.Child[want.ChildIndex(B, Left, A)] += 4.0 / 9
-	want.Child[want.ChildIndex(C, Left, A)] += 2.0 / 9
-	want.Child[want.ChildIndex(A, Right, B)] += 1.0 / 3
-	want.Child[want.ChildIndex(C, Left, B)] += 1.0 / 3
-	want.Child[want.ChildIndex(B, Right, C)] += 4.0 / 9
-	want.Child[want.ChildIndex(A, Right, C)] += 2.0 / 9
+	want := NewParams(3)
+	want.Fill(0.1)
 	const s = 0.9 * (4.0/9 + 0.1)
-	decisions := func(h, dir int, k float64) {
+	addABCMasses(want, func(h, dir int, k float64) {
 		first, next := DecisionIndex(h, dir, Adj), DecisionIndex(h, dir, NonAdj)
 		want.Stop[first] += 1
 		if k > 0 {
@@ -421,21 +422,8 @@ func TestKMPRToolkitCounts(t *testing.T) {
 			want.Stop[next] += s
 			want.Cont[next] += k - s
 		}
-	}
-	decisions(A, Left, 0)
-	decisions(A, Right, 5.0/9)
-	decisions(B, Left, 4.0/9)
-	decisions(B, Right, 4.0/9)
-	decisions(C, Left, 5.0/9)
-	decisions(C, Right, 0)
-	gt, wt := got.Tables(), want.Tables()
-	for k := range gt {
-		for i := range gt[k] {
-			if math.Abs(gt[k][i]-wt[k][i]) > 1e-15 {
-				t.Errorf("table %d entry %d: %v, want %v", k, i, gt[k][i], wt[k][i])
-			}
-		}
-	}
+	})
+	sameTables(t, got, want, 1e-15)
 	// A third stop valence decides as the second; one is refused.
 	three, err := kmPRToolkitCounts(c, Valence{Stop: 3, Child: 1})
 	if err != nil {

@@ -273,25 +273,29 @@ func kmPRToolkitCounts(c *Corpus, v Valence) (*Params, error) {
 			tab[i] += 0.1
 		}
 	}
-	s := 1.0
-	for i, n := range sides {
-		if n > 0 {
-			s = min(s, counts.Stop[i]/n, counts.Cont[i+1]/n)
+	s := 1.0 // the largest share, at most 1, that leaves every count positive
+	for h := range counts.T {
+		for dir := Left; dir <= Right; dir++ {
+			first, next := counts.DecisionAt(h, dir, 0), counts.DecisionAt(h, dir, 1)
+			if n := sides[first]; n > 0 {
+				s = min(s, counts.Stop[first]/n, counts.Cont[next]/n)
+			}
 		}
 	}
 	s *= 0.9
-	for i, n := range sides {
-		if n == 0 {
-			continue
-		}
-		counts.Stop[i] -= s * n
-		counts.Cont[i] += s * n
-		counts.Stop[i+1] += s * n
-		counts.Cont[i+1] -= s * n
-	}
-	for i := range counts.Stop {
-		if val := i % v.Stop; val > 1 {
-			counts.Stop[i], counts.Cont[i] = counts.Stop[i-val+1], counts.Cont[i-val+1]
+	for h := range counts.T {
+		for dir := Left; dir <= Right; dir++ {
+			first, next := counts.DecisionAt(h, dir, 0), counts.DecisionAt(h, dir, 1)
+			if n := sides[first]; n > 0 {
+				counts.Stop[first] -= s * n
+				counts.Cont[first] += s * n
+				counts.Stop[next] += s * n
+				counts.Cont[next] -= s * n
+			}
+			for val := 2; val < v.Stop; val++ {
+				i := counts.DecisionAt(h, dir, val)
+				counts.Stop[i], counts.Cont[i] = counts.Stop[next], counts.Cont[next]
+			}
 		}
 	}
 	return counts, nil
