@@ -153,15 +153,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	s.off[corpus.Len()] = total
 	s.rep = make([]int32, total)
 	slotType := make([]int32, total) // of representatives; -1 otherwise
-	types := map[[3]int]int32{}      // {child tag, parent tag (t: the wall), side}
-	typeOf := func(key [3]int) int32 {
-		id, ok := types[key]
-		if !ok {
-			id = int32(len(types))
-			types[key] = id
-		}
-		return id
-	}
+	types := newTypeIndex(t)
 	err = corpus.Each(0, corpus.Len(), func(i int, tags, _ []int) {
 		n, base := len(tags), s.off[i]
 		for h := 0; h < n; h++ {
@@ -170,7 +162,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 				s.rep[base+k], slotType[base+k] = -1, -1
 				if h == d {
 					if opts.Root {
-						s.rep[base+k], slotType[base+k] = int32(k), typeOf([3]int{tags[d], t, 0})
+						s.rep[base+k], slotType[base+k] = int32(k), types.id([3]int{tags[d], t, 0})
 					}
 					continue
 				}
@@ -189,7 +181,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 				}
 				s.rep[base+k] = int32(r*n + d)
 				if r == h {
-					slotType[base+k] = typeOf([3]int{tags[d], tags[h], side})
+					slotType[base+k] = types.id([3]int{tags[d], tags[h], side})
 				}
 			}
 		}
@@ -198,18 +190,18 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 		return nil, err
 	}
 	// Number the representatives by type (counting sort, in slot order).
-	s.typeStart = make([]int, len(types)+1)
+	s.typeStart = make([]int, types.n+1)
 	for _, ty := range slotType {
 		if ty >= 0 {
 			s.typeStart[ty+1]++
 		}
 	}
-	for ty := range len(types) {
+	for ty := range types.n {
 		s.typeStart[ty+1] += s.typeStart[ty]
 	}
-	s.varSlot = make([]int32, s.typeStart[len(types)])
+	s.varSlot = make([]int32, s.typeStart[types.n])
 	s.slotVar = make([]int32, total)
-	fill := slices.Clone(s.typeStart[:len(types)])
+	fill := slices.Clone(s.typeStart[:types.n])
 	for slot, ty := range slotType {
 		s.slotVar[slot] = -1
 		if ty >= 0 {
@@ -227,6 +219,50 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 		}
 	}
 	return s, nil
+}
+
+// typeIndex numbers the types {child tag, parent tag (t: the wall),
+// side} in the order they are first met: by a table when the tags are
+// few, as tag sets are (a map's hashing was 5% of a benchmark's 20
+// iterations), by a map when they are many (tags that are words).
+type typeIndex struct {
+	t     int
+	n     int32
+	table []int32 // by (child·(t+1) + parent)·2 + side, -1 unseen
+	byKey map[[3]int]int32
+}
+
+// typeTableMax bounds the table's entries (4 MB of them; a variable for
+// tests).
+var typeTableMax = 1 << 20
+
+func newTypeIndex(t int) *typeIndex {
+	ix := &typeIndex{t: t}
+	if size := t * (t + 1) * 2; size <= typeTableMax {
+		ix.table = make([]int32, size)
+		for i := range ix.table {
+			ix.table[i] = -1
+		}
+	} else {
+		ix.byKey = map[[3]int]int32{}
+	}
+	return ix
+}
+
+func (ix *typeIndex) id(key [3]int) int32 {
+	if ix.table == nil {
+		id, ok := ix.byKey[key]
+		if !ok {
+			id, ix.n = ix.n, ix.n+1
+			ix.byKey[key] = id
+		}
+		return id
+	}
+	e := &ix.table[(key[0]*(ix.t+1)+key[1])*2+key[2]]
+	if *e < 0 {
+		*e, ix.n = ix.n, ix.n+1
+	}
+	return *e
 }
 
 // vars is the number of dual variables.
@@ -334,7 +370,12 @@ func (s *sparsityProblem) gap(x, grad []float64) float64 {
 	for ty := 0; ty+1 < len(s.typeStart); ty++ {
 		most, dot := 0.0, 0.0 // of −grad: the gradient is ≤ 0
 		for k := s.typeStart[ty]; k < s.typeStart[ty+1]; k++ {
-			most = min(most, grad[k])
+			// Not min(), whose care for NaN and −0 is a chain of
+			// instructions from one element to the next: a NaN makes dot
+			// NaN all the same, and the gradient is never −0 (0 − p).
+			if g := grad[k]; g < most {
+				most = g
+			}
 			dot += x[k] * grad[k]
 		}
 		gap += dot - s.sigma*most

@@ -152,6 +152,32 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 
 // The rules' dual reweights the model: its value and gradient are those
 // of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule}.
+// TestTypesByTableOrMap: the types are numbered alike by the table (few
+// tags) and by the map (many), so the dual's layout does not depend on
+// the tag set's size.
+func TestTypesByTableOrMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	corpus := randomCorpus(rng, 6, 40, 8)
+	tableMax := typeTableMax
+	defer func() { typeTableMax = tableMax }()
+	for _, opts := range []Options{{Sigma: 1}, {Sigma: 1, Grouped: true, Direction: true, Root: true}} {
+		table, err := newSparsityProblem(corpus, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typeTableMax = 0
+		byMap, err := newSparsityProblem(corpus, opts)
+		typeTableMax = tableMax
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(table.typeStart) < 10 || !slices.Equal(table.typeStart, byMap.typeStart) ||
+			!slices.Equal(table.slotVar, byMap.slotVar) || !slices.Equal(table.varSlot, byMap.varSlot) {
+			t.Errorf("%+v: %d types by the table, %d by the map, or another layout", opts, len(table.typeStart)-1, len(byMap.typeStart)-1)
+		}
+	}
+}
+
 func TestRulePosteriorsMatchEnumeration(t *testing.T) {
 	contentHeads, _ := Builtin(ContentHeads)
 	for _, c := range []struct {
