@@ -174,14 +174,7 @@ func DetectRules(tags []string) (string, error) {
 	case share(penn) >= 0.8:
 		return "ptb", nil
 	}
-	return "", fmt.Errorf("the corpus's tags (%s) are neither UD's universal tags nor the Penn tags: give the universal rules for them with --rules FILE", abbreviate(tags))
-}
-
-func abbreviate(tags []string) string {
-	if len(tags) > 8 {
-		return strings.Join(tags[:8], " ") + fmt.Sprintf(" … %d in all", len(tags))
-	}
-	return strings.Join(tags, " ")
+	return "", fmt.Errorf("the corpus's tags (%s) are neither UD's universal tags nor the Penn tags: give the universal rules for them with --rules FILE", pr.Abbreviate(tags))
 }
 
 // Trained is one candidate's outcome.
@@ -233,8 +226,8 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rules.Covers(corpus.Tags) == 0 {
-		return nil, fmt.Errorf("the rules of %s name none of the corpus's tags (%s)", name, abbreviate(corpus.Tags.Names()))
+	if err := rules.CheckCovers(corpus.Tags.Names()); err != nil {
+		return nil, err
 	}
 	res, err := choose(corpus, dev, pipeline.DescribeInputs(opts.Dev.Names), grid, rules, selectmodel.Rules, opts)
 	if err != nil {

@@ -248,6 +248,9 @@ func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 	p := &Projector{opts: opts, last: lastEStep{value: math.Inf(-1)}}
 	p.solver = solver{MaxSteps: opts.MaxSteps, Tol: opts.Tol}
 	if opts.Rules != nil {
+		if err := opts.Rules.CheckCovers(corpus.Tags.Names()); err != nil {
+			return nil, err
+		}
 		p.prob = newRuleProblem(corpus, opts)
 		p.dual = make([]float64, 1)
 		p.solver.FirstStep = 1 / float64(max(corpus.Tokens, 1)) // λ moves by at most about 1 on the first trial

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/internal/brute"
@@ -256,11 +257,14 @@ func TestContentHeads(t *testing.T) {
 			t.Errorf("%s → %s: %v, want %v", c.head, c.dep, got, c.want)
 		}
 	}
-	if n := r.Covers(dmv.NewTagSet("0110", "w:the", "w:of", "1")); n != 2 {
+	if n := r.Covers([]string{"0110", "w:the", "w:of", "1"}); n != 2 {
 		t.Errorf("covers %d tags, want the 2 function words", n)
 	}
-	if n := r.Covers(dmv.NewTagSet("NOUN", "VERB")); n != 0 {
+	if n := r.Covers([]string{"NOUN", "VERB"}); n != 0 {
 		t.Errorf("covers %d UPOS tags, want 0", n)
+	}
+	if err := r.CheckCovers([]string{"NOUN", "VERB"}); err == nil || !strings.Contains(err.Error(), "name none of the corpus's tags (NOUN VERB)") {
+		t.Errorf("content-heads over UPOS: %v, want a refusal naming the tags", err)
 	}
 }
 

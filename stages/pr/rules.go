@@ -287,12 +287,12 @@ func (r *Rules) mask(ts *dmv.TagSet) mask {
 	return m
 }
 
-// Covers says how many of ts's tags some rule names, for a warning when
-// a table does not fit the corpus's tags at all.
-func (r *Rules) Covers(ts *dmv.TagSet) int {
-	if r.content != nil { // the tags it constrains: the function words
+// Covers says how many of the tags some rule names (for content-heads:
+// how many are function words, the tags it constrains).
+func (r *Rules) Covers(tags []string) int {
+	if r.content != nil {
 		n := 0
-		for _, name := range ts.Names() {
+		for _, name := range tags {
 			if !r.content(name) {
 				n++
 			}
@@ -304,10 +304,28 @@ func (r *Rules) Covers(ts *dmv.TagSet) int {
 		named[p[0]], named[p[1]] = true, true
 	}
 	n := 0
-	for _, name := range ts.Names() {
+	for _, name := range tags {
 		if named[name] {
 			n++
 		}
 	}
 	return n
+}
+
+// CheckCovers refuses rules that name none of the tags: a constraint
+// about nothing (a table for another tag set, a rule file's typo) would
+// train or choose as if there were none, or push every dependency away.
+func (r *Rules) CheckCovers(tags []string) error {
+	if r.Covers(tags) > 0 {
+		return nil
+	}
+	return fmt.Errorf("the rules of %s name none of the corpus's tags (%s)", r.Name, Abbreviate(tags))
+}
+
+// Abbreviate lists tags, the first eight of a longer list.
+func Abbreviate(tags []string) string {
+	if len(tags) > 8 {
+		return strings.Join(tags[:8], " ") + fmt.Sprintf(" … %d in all", len(tags))
+	}
+	return strings.Join(tags, " ")
 }

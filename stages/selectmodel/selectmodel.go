@@ -282,8 +282,23 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 	for _, s := range dev {
 		gold = gold && s.Heads != nil
 	}
-	if (opts.By == Rules || opts.By == PRObjective) && opts.Rules == nil {
-		return nil, rep, fmt.Errorf("--by %s needs the rules (--rules)", opts.By)
+	if opts.By == Rules || opts.By == PRObjective {
+		if opts.Rules == nil {
+			return nil, rep, fmt.Errorf("--by %s needs the rules (--rules)", opts.By)
+		}
+		var tags []string
+		seen := map[string]bool{}
+		for _, s := range dev {
+			for _, t := range s.Tags {
+				if !seen[t] {
+					seen[t] = true
+					tags = append(tags, t)
+				}
+			}
+		}
+		if err := opts.Rules.CheckCovers(tags); err != nil {
+			return nil, rep, fmt.Errorf("%s: %w", devName, err)
+		}
 	}
 	if opts.By == Agreement && len(models) < 2 {
 		return nil, rep, errors.New("--by agreement needs at least two models to compare")

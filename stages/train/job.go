@@ -439,7 +439,7 @@ func (s *Session) Projector(opts pr.Options, checkpoint func(Checkpoint) error) 
 	}
 	proj, err := pr.New(s.Corpus, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", s.inputs, err)
 	}
 	dir := s.Job.RunDir
 	if dir == "" {
