@@ -5,6 +5,7 @@
 #
 #   make -C examples/induce -f newlang.mk -j2
 #   make -C examples/induce -f newlang.mk -j2 LANGS='en ja'
+#   make -C examples/induce -f newlang.mk -j2 TEST_MAX=40        # the same models on report sentences ≤ 40
 #   make -C examples/induce -f newlang.mk -j2 TRAIN_MAX=15 TEST_MAX=40 LANGS='eu nl fr de it pl pt es'
 #   make -C examples/induce -f newlang.mk -j2 TRAIN_MAX=15 DEV_MAX=40 TEST_MAX=40 LANGS='eu nl fr de it pl pt es'
 #   make -C examples/induce -f newlang.mk -j2 PRESET=medium      # another grid: out/newlang-10-medium
