@@ -4,8 +4,9 @@
 # runs and those with λ, and its λ run is train-da's with --lambda; each further
 # neighbourhood (CE_NBHDS) trains CE under that neighbourhood and is picked,
 # unsupervisedly, by its own contrastive objective; em-rules is train-em --rules
-# picked unsupervisedly by the share of rules, em-vb by its bound, and the
-# induce row is induce's model; Model U's rows (modelu, modelu-spelling,
+# picked unsupervisedly by the share of rules, em-vb by its bound, em-evg is
+# train-em --child-valence 2 and em-depth train-em --max-depth 1 --max-chunk
+# 3, both picked by dev likelihood, and the induce row is induce's model; Model U's rows (modelu, modelu-spelling,
 # modelu-all: no unsupervised one) train train-ce --family modelu and rank
 # by dev undirected accuracy, modelu-all over both feature sets. Skips when ../shared/data is absent. Needs the
 # programs in ../../bin (make build) and jq.
@@ -19,12 +20,12 @@ fail() { echo "check-heldout: $*" >&2; exit 1; }
 
 make -s -f heldout.mk -j2 DATA=ptb OUT="$out" INITS=km LAMBDAS='0 1' BETA0S=0.1 GAMMAS=2.5 \
 	DELTA0S=-0.2 DELTA_STEPS=0.1 DELTA_FINAL=0 SIGMA2S=1 CE_NBHDS=length \
-	RULE_SHARES='0.8 0.9' PR_INITS=km PR_LAMBDAS=1 SIGMAS=3 VB_ALPHAS='1 0.1' U_NBHDS=trans1 "$out/heldout/table.tsv" >/dev/null
+	RULE_SHARES='0.8 0.9' PR_INITS=km PR_LAMBDAS=1 SIGMAS=3 VB_ALPHAS='1 0.1' EVG_LAMBDAS=1 DEPTH_LAMBDAS='0 1' U_NBHDS=trans1 "$out/heldout/table.tsv" >/dev/null
 h=$out/heldout
 
 rows=$(cut -f1 "$h/table.tsv" | tail -n +2 | tr '\n' ' ')
 want="attach-left attach-right"
-for e in em em0 sda sda-below1 sda-map sda-below1-map sa ce ce-length em-rules em-sparsity em-vb; do
+for e in em em0 sda sda-below1 sda-map sda-below1-map sa ce ce-length em-rules em-sparsity em-vb em-evg em-depth; do
 	for s in supervised few unsupervised oracle; do want="$want $e.$s"; done
 done
 for e in modelu modelu-spelling modelu-all; do
@@ -62,6 +63,15 @@ cmp -s "$out/rules.model" "$h/em-rules/km-l1-t0.9.model" || fail "em-rules is no
 [ "$(jq -r '.by + " " + (.rule_share | type)' "$h/em-rules.unsupervised.jsonl" | sort -u)" = "rules number" ] ||
 	fail "em-rules's unsupervised ranking is not by the share of rules"
 [ "$(jq -r .by "$h/em-vb.unsupervised.jsonl" | sort -u)" = bound ] || fail "em-vb's unsupervised ranking is not by its bound"
+# em-evg and em-depth train by train-em's extended valence and depth bound,
+# each ranked by dev likelihood.
+train-em --child-valence 2 --init km --lambda 1 -q "$out/train.jsonl" -o "$out/evg.model"
+cmp -s "$out/evg.model" "$h/em-evg/km-l1.model" || fail "em-evg is not train-em --child-valence 2"
+train-em --max-depth 1 --max-chunk 3 --init km --lambda 1 -q "$out/train.jsonl" -o "$out/depth.model"
+cmp -s "$out/depth.model" "$h/em-depth/km-l1.model" || fail "em-depth is not train-em --max-depth 1 --max-chunk 3"
+for e in em-evg em-depth; do
+	[ "$(jq -r .by "$h/$e.unsupervised.jsonl" | sort -u)" = likelihood ] || fail "$e's unsupervised ranking is not by dev likelihood"
+done
 induce --train "$out/train.jsonl" --dev "$out/dev.jsonl" --rules ptb --preset medium -q -o "$out/induce.model"
 cmp -s "$out/induce.model" "$h/induce.unsupervised.model" || fail "the induce row is not induce's model"
 # Model U: train-ce --family modelu's runs, ranked by dev undirected accuracy.

@@ -71,6 +71,17 @@ SDA_MAP     := $(if $(SDA_LAMBDAS),sda-map sda-below1-map)
 #                give it an OUT of its own, the models' names do not say)
 #   em-vb        variational Bayes (train-em --estimator vb) over INITS ×
 #                VB_ALPHAS; unsupervised by its bound (select-model --by bound)
+#   em-evg       Headden, Johnson & McClosky's (2009) extended valence
+#                grammar (train-em --child-valence 2: a head's first child
+#                and its later ones drawn from distributions of their own)
+#                over INITS × EVG_LAMBDAS; unsupervised by dev likelihood
+#   em-depth     EM within the left-corner depth bound (Noji, Miyao & Johnson
+#                2016; train-em --max-depth DEPTH --max-chunk CHUNK, lcdmv's
+#                best: 1 and 3) over INITS × DEPTH_LAMBDAS; the models are
+#                plain DMVs, selected and parsed without the bound as lcdmv
+#                parses its test sentences; unsupervised by dev likelihood
+#                (another DEPTH or CHUNK needs an OUT of its own: the models'
+#                names do not say)
 #   induce       induce's own choice (--preset INDUCE_PRESET, medium: the
 #                20 candidates docs/results.md's tables were made with,
 #                before full became induce's default; an "unsupervised"
@@ -83,7 +94,7 @@ SDA_MAP     := $(if $(SDA_LAMBDAS),sda-map sda-below1-map)
 #                test; no unsupervised row (Smith has none: Model U has no
 #                likelihood). Model U predicts undirected trees: its rows'
 #                directed column is the trees read from the first word.
-# RULES= SIGMAS= VB_ALPHAS= U_NBHDS= leave them out.
+# RULES= SIGMAS= VB_ALPHAS= EVG_LAMBDAS= DEPTH_LAMBDAS= U_NBHDS= leave them out.
 RULES       ?= $(if $(filter ud-upos-%,$(DATA)),ud1,ptb)
 RULE_SHARES ?= 0.7 0.8 0.9
 PR_INITS    ?= km zero
@@ -92,9 +103,14 @@ SIGMAS      ?= 1 3 10 30
 DUAL_RULE   ?= exact
 INDUCE_PRESET ?= medium
 VB_ALPHAS   ?= 1 0.1 0.01 0.001
+EVG_LAMBDAS ?= $(LAMBDAS)
+DEPTH       ?= 1
+CHUNK       ?= 3
+DEPTH_LAMBDAS ?= $(LAMBDAS)
 U_NBHDS     ?= del1 trans1 del1ortrans1 dynasearch trans2 del1ortrans2
 U_SIGMA2S   ?= $(SIGMA2S)
-NEW_ESTIMATORS := $(if $(RULES),em-rules) $(if $(SIGMAS),em-sparsity) $(if $(VB_ALPHAS),em-vb)
+NEW_ESTIMATORS := $(if $(RULES),em-rules) $(if $(SIGMAS),em-sparsity) $(if $(VB_ALPHAS),em-vb) \
+	$(if $(EVG_LAMBDAS),em-evg) $(if $(DEPTH_LAMBDAS),em-depth)
 U_ESTIMATORS := $(if $(U_NBHDS),modelu modelu-spelling modelu-all)
 ESTIMATORS  := em $(if $(filter 0,$(LAMBDAS)),em0) sda sda-below1 $(SDA_MAP) sa $(CE_ESTIMATORS) $(NEW_ESTIMATORS) $(U_ESTIMATORS)
 # The selections of each estimator: Model U has no unsupervised one.
@@ -158,6 +174,8 @@ $(call below1,$(SDA_MAP_RUNS)): $(H)/sda-below1/%.model: $(H)/sda/%.model
 RULES_RUNS    := $(foreach i,$(PR_INITS),$(foreach l,$(PR_LAMBDAS),$(foreach t,$(RULE_SHARES),$(H)/em-rules/$(i)-l$(l)-t$(t).model)))
 SPARSITY_RUNS := $(foreach i,$(PR_INITS),$(foreach g,$(SIGMAS),$(H)/em-sparsity/$(i)-s$(g).model))
 VB_RUNS       := $(foreach i,$(INITS),$(foreach a,$(VB_ALPHAS),$(H)/em-vb/$(i)-a$(a).model))
+EVG_RUNS      := $(foreach i,$(INITS),$(foreach l,$(EVG_LAMBDAS),$(H)/em-evg/$(i)-l$(l).model))
+DEPTH_RUNS    := $(foreach i,$(INITS),$(foreach l,$(DEPTH_LAMBDAS),$(H)/em-depth/$(i)-l$(l).model))
 $(RULES_RUNS): $(H)/em-rules/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-em --rules $(RULES) --init $$1 --lambda $${2#l} --rule-share $${3#t} --workers $(WORKERS) -q $< -o $@
@@ -167,6 +185,12 @@ $(SPARSITY_RUNS): $(H)/em-sparsity/%.model: $(OUT)/train.jsonl
 $(VB_RUNS): $(H)/em-vb/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); train-em --estimator vb --alpha $${2#a} --init $$1 --workers $(WORKERS) -q $< -o $@
+$(EVG_RUNS): $(H)/em-evg/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-em --child-valence 2 --init $$1 --lambda $${2#l} --workers $(WORKERS) -q $< -o $@
+$(DEPTH_RUNS): $(H)/em-depth/%.model: $(OUT)/train.jsonl
+	@mkdir -p $(@D)
+	@set -- $$(echo $* | tr '-' ' '); train-em --max-depth $(DEPTH) --max-chunk $(CHUNK) --init $$1 --lambda $${2#l} --workers $(WORKERS) -q $< -o $@
 # induce's choice, and its name where the table looks for a pick.
 $(H)/induce.unsupervised.model: $(OUT)/train.jsonl $(OUT)/dev.jsonl
 	@mkdir -p $(@D)
@@ -212,6 +236,8 @@ $(foreach e,$(CE_ESTIMATORS),$(eval candidates_$(e) = $(call ce_runs,$(e))))
 candidates_em-rules    = $(RULES_RUNS)
 candidates_em-sparsity = $(SPARSITY_RUNS)
 candidates_em-vb       = $(VB_RUNS)
+candidates_em-evg      = $(EVG_RUNS)
+candidates_em-depth    = $(DEPTH_RUNS)
 candidates_modelu          = $(call u_runs,plain)
 candidates_modelu-spelling = $(call u_runs,spelling)
 candidates_modelu-all      = $(call u_runs,plain) $(call u_runs,spelling)

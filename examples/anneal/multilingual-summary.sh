@@ -4,9 +4,9 @@
 # of the tables (EM; SDA run to β = 1; sda-below1, the last stage below β = 1,
 # the model Smith's Tables 5.1/5.3 report; sda-map and sda-below1-map, both
 # with smoothing; SA; CE with DEL1ORTRANS1 and ce-NAME with each further
-# neighbourhood; em-rules, em-sparsity, em-vb) under supervised, few-sentence
-# and unsupervised selection; induce's own choice, and whether it beats EM and
-# both baselines; and the best estimator under unsupervised selection (any
+# neighbourhood; em-rules, em-sparsity, em-vb, em-evg, em-depth) under
+# supervised, few-sentence and unsupervised selection; induce's own choice,
+# and whether it beats EM and both baselines; and the best estimator under unsupervised selection (any
 # but EM) — a choice among estimators made with the report half's gold trees,
 # so not a result without annotation.
 #

@@ -2,8 +2,9 @@
 # (13: en zh tr pt ja de bg eu fr it pl es nl), the held-out table of
 # heldout.mk — attach-left and attach-right, and EM, SDA (to β = 1 and
 # sda-below1, each also smoothed), SA on δ, CE with Smith's five chapter-8
-# neighbourhoods, EM with universal rules (ud1), posterior sparsity and VB,
-# each picked by supervised, few-sentence (FEW = 20), unsupervised and oracle
+# neighbourhoods, EM with universal rules (ud1), posterior sparsity, VB,
+# extended valence and the depth bound, each picked by supervised,
+# few-sentence (FEW = 20), unsupervised and oracle
 # selection on one half of the language's dev file and reported on the other
 # half, with sign tests against EM, and induce's own choice — then one
 # summary line per language.
