@@ -1,6 +1,7 @@
 package dmv
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -131,5 +132,142 @@ func TestValenceChartLongSentence(t *testing.T) {
 	}
 	if math.Abs(roots-1) > 1e-9 {
 		t.Fatalf("root posteriors sum to %v", roots)
+	}
+}
+
+// vchartPosteriors are a loaded vchart's log Z and every posterior, after
+// its soft program or (logSpace) the one in log space.
+func vchartPosteriors(t *testing.T, c *vchart, logSpace bool) []float64 {
+	t.Helper()
+	var z float64
+	var ok bool
+	if logSpace {
+		z = c.insideLog(false)
+		ok = c.outsideLog()
+	} else {
+		z = c.inside(false)
+		ok = c.outside()
+	}
+	if !ok {
+		t.Fatalf("outside failed (log space %v, log Z %v)", logSpace, z)
+	}
+	n := c.n
+	out := []float64{z}
+	out = append(out, c.rootPost[:n]...)
+	out = append(out, c.edgePost[:c.val.Child*n*n]...)
+	out = append(out, c.stopPost[:2*n*c.val.Stop]...)
+	return append(out, c.contPost[:2*n*c.val.Stop]...)
+}
+
+func sameWithin(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	for i := range want {
+		if d := math.Abs(got[i] - want[i]); d > tol*math.Max(1, math.Abs(want[i])) || math.IsNaN(got[i]) {
+			t.Fatalf("%s: value %d is %v, in log space %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// The soft program in the space of probabilities gives what the one in
+// log space gives — log Z and every posterior — for every valence
+// setting, with Model L's distance factors and with posterior
+// regularization's factors per attachment.
+func TestValenceChartLinearAgreesWithLogSpace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, v := range valences() {
+		for trial := 0; trial < 8; trial++ {
+			tagCount := 2 + rng.IntN(4)
+			w := randomValenceWeights(rng, tagCount, v, trial%2 == 0)
+			n := 1 + rng.IntN(25)
+			tags := make([]int, n)
+			for i := range tags {
+				tags[i] = rng.IntN(tagCount)
+			}
+			var dist []float64
+			if trial%3 == 0 {
+				dist = make([]float64, n)
+				for d := 1; d < n; d++ {
+					dist[d] = math.Exp(-0.4 * float64(d))
+				}
+			}
+			edge, root := make([]float64, n*n), make([]float64, n)
+			for i := range edge {
+				edge[i] = math.Exp(-3 * rng.Float64())
+			}
+			for i := range root {
+				root[i] = math.Exp(-3 * rng.Float64())
+			}
+			load := func() *vchart {
+				var c vchart
+				c.load(tags, w, dist)
+				if trial%4 == 1 {
+					c.factor(edge, root)
+				}
+				return &c
+			}
+			soft := vchartPosteriors(t, load(), false)
+			sameWithin(t, fmt.Sprintf("%v n=%d", v, n), soft, vchartPosteriors(t, load(), true), 1e-11)
+		}
+	}
+}
+
+// A sentence whose Z leaves the floats at the first scaling (every half
+// without children costs 10⁻⁹⁰, and every tree has several) is settled by
+// a common factor on the attachments, as the plain chart's; without that
+// search it falls back to log space, and so does one with a potential
+// below tinyPotential (10⁻³⁰⁰: a leaf's two halves underflow in any one
+// item). Each gives log space's answer.
+func TestValenceChartSettlesOrFallsBack(t *testing.T) {
+	v := Valence{Stop: 2, Child: 2}
+	w := NewValenceParams(2, v)
+	for _, tab := range w.Tables() {
+		for i := range tab {
+			tab[i] = 1
+		}
+	}
+	for tag := range 2 {
+		for dir := Left; dir <= Right; dir++ {
+			w.Stop[w.DecisionAt(tag, dir, 0)] = 1e-90
+		}
+	}
+	tags := []int{0, 1, 1, 0, 1, 0, 0, 1}
+	load := func() *vchart {
+		var c vchart
+		c.load(tags, w, nil)
+		return &c
+	}
+	first := load()
+	if !first.scale() {
+		t.Fatal("10⁻⁹⁰ taken for too small")
+	}
+	if first.insideLinear(); normal(first.z) {
+		t.Fatalf("Z %v at the first scaling: the case does not need settling", first.z)
+	}
+	want := vchartPosteriors(t, load(), true)
+	c := load()
+	sameWithin(t, "settled", vchartPosteriors(t, c, false), want, 1e-9)
+	if !c.linear {
+		t.Error("the settled sentence went to log space")
+	}
+	defer func(tries int) { settleTries = tries }(settleTries)
+	settleTries = 0
+	c = load()
+	sameWithin(t, "fallen back", vchartPosteriors(t, c, false), want, 1e-12)
+	if c.linear {
+		t.Error("with no search for a factor the sentence stayed in the space of probabilities")
+	}
+	settleTries = 40
+	for tag := range 2 {
+		for dir := Left; dir <= Right; dir++ {
+			w.Stop[w.DecisionAt(tag, dir, 0)] = 1e-300
+		}
+	}
+	c = load()
+	got := vchartPosteriors(t, c, false)
+	if c.linear {
+		t.Error("potentials of 10⁻³⁰⁰ went to the space of probabilities")
+	}
+	if b := bruteForce(tags, w, nil); relErr(got[0], b.logZ) > 1e-12 {
+		t.Errorf("log Z %v, by enumeration %v", got[0], b.logZ)
 	}
 }

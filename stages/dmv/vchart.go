@@ -6,10 +6,11 @@ import "math"
 // split-head program of chart.go with one more index on a head's open
 // halves, the number s of children it has on that side so far (nearest
 // first), capped at States() − 1. A finished half has taken its stop
-// decision and needs no such index, so the program is O(n³·S). Inside
-// works in log space — no scaling to keep Z in range, at the price of an
-// exp per way an item is built, which the plain DMV (Chart's own scaled
-// tables) does not pay — and outside in the space of marginals (each
+// decision and needs no such index, so the program is O(n³·S). The soft
+// E-step runs in the space of probabilities, scaled as the plain DMV's
+// chart is (vlinear.go); Viterbi, and a sentence no scaling keeps in
+// range, in log space, which needs no scaling at the price of an exp per
+// way an item is built. Outside works in the space of marginals (each
 // item's share of Z, at most 1).
 //
 // Items, for a head h (left halves mirror them):
@@ -32,6 +33,15 @@ type vchart struct {
 	ir, il []float64 // [(h·n + c)·k + s′]
 	rs, ls []float64 // [h·n + j]
 	logZ   float64
+	zLog   float64 // log Z of the log-space items (less logScale)
+
+	// The soft E-step's linear potentials (vlinear.go), laid out as the
+	// log ones, and the factor their scaling took out of Z; linear says
+	// the items hold probabilities (scaled Z in z), not logs.
+	proot, pedge, pstop, pcont []float64
+	contShift                  []float64 // linearize's scratch
+	logScale, z                float64
+	linear                     bool
 
 	// The items' marginals (outside): their share of Z.
 	gr, gl, gir, gil, grs, gls []float64
@@ -71,6 +81,8 @@ func (c *vchart) grow(n int, v Valence) {
 	c.edge, c.edgePost = need(c.edge, v.Child*sq), need(c.edgePost, v.Child*sq)
 	c.stop, c.cont = need(c.stop, 2*n*v.Stop), need(c.cont, 2*n*v.Stop)
 	c.stopPost, c.contPost = need(c.stopPost, 2*n*v.Stop), need(c.contPost, 2*n*v.Stop)
+	c.proot, c.pedge = need(c.proot, n), need(c.pedge, v.Child*sq)
+	c.pstop, c.pcont, c.contShift = need(c.pstop, 2*n*v.Stop), need(c.pcont, 2*n*v.Stop), need(c.contShift, 2*n)
 	c.r, c.l, c.ir, c.il = need(c.r, cube), need(c.l, cube), need(c.ir, cube), need(c.il, cube)
 	c.gr, c.gl, c.gir, c.gil = need(c.gr, cube), need(c.gl, cube), need(c.gir, cube), need(c.gil, cube)
 	c.rs, c.ls, c.grs, c.gls = need(c.rs, sq), need(c.ls, sq), need(c.grs, sq), need(c.gls, sq)
@@ -84,30 +96,33 @@ func (c *vchart) dv(s int) int   { return min(s, c.val.Stop-1) }
 func (c *vchart) cv(s int) int   { return min(s, c.val.Child-1) }
 func (c *vchart) next(s int) int { return min(s+1, c.k-1) }
 
-// load sets the log potentials of tags under w (whose V is the
-// settings), each edge also multiplied by dist[|h−c|] when dist is not nil.
+// load sets the potentials of tags under w (whose V is the settings),
+// each edge also multiplied by dist[|h−c|] when dist is not nil: the
+// linear ones (vlinear.go), from which the log ones are taken when a
+// program in log space needs them (logPotentials).
 func (c *vchart) load(tags []int, w *Params, dist []float64) {
 	n := len(tags)
 	c.grow(n, w.V)
 	ds := w.V.Stop
+	c.logScale = 0
 	for h, th := range tags {
-		c.root[h] = math.Log(w.Root[th])
+		c.proot[h] = w.Root[th]
 		for dir := Left; dir <= Right; dir++ {
 			for v := 0; v < ds; v++ {
-				c.stop[(h*2+dir)*ds+v] = math.Log(w.Stop[w.DecisionAt(th, dir, v)])
-				c.cont[(h*2+dir)*ds+v] = math.Log(w.Cont[w.DecisionAt(th, dir, v)])
+				c.pstop[(h*2+dir)*ds+v] = w.Stop[w.DecisionAt(th, dir, v)]
+				c.pcont[(h*2+dir)*ds+v] = w.Cont[w.DecisionAt(th, dir, v)]
 			}
 		}
 		for cv := 0; cv < w.V.Child; cv++ {
-			row := c.edge[(cv*n+h)*n : (cv*n+h)*n+n]
+			row := c.pedge[(cv*n+h)*n : (cv*n+h)*n+n]
 			for d, td := range tags {
 				if d == h {
-					row[d] = math.Inf(-1)
+					row[d] = 0
 					continue
 				}
-				row[d] = math.Log(w.Child[w.ChildAt(th, side(h, d), cv, td)])
+				row[d] = w.Child[w.ChildAt(th, side(h, d), cv, td)]
 				if dist != nil {
-					row[d] += math.Log(dist[abs(h-d)])
+					row[d] *= dist[abs(h-d)]
 				}
 			}
 		}
@@ -120,14 +135,29 @@ func (c *vchart) load(tags []int, w *Params, dist []float64) {
 func (c *vchart) factor(edge, root []float64) {
 	n := len(root)
 	for d, f := range root {
-		c.root[d] += math.Log(f)
+		c.proot[d] *= f
 	}
 	for cv := 0; cv < c.val.Child; cv++ {
 		for k, f := range edge {
 			if k/n != k%n {
-				c.edge[cv*n*n+k] += math.Log(f)
+				c.pedge[cv*n*n+k] *= f
 			}
 		}
+	}
+}
+
+// logPotentials takes the log potentials from the linear ones (scaled by
+// e^{−logScale}, which the programs in log space add back to log Z).
+func (c *vchart) logPotentials() {
+	n, ds := c.n, c.val.Stop
+	for i, p := range c.proot[:n] {
+		c.root[i] = math.Log(p)
+	}
+	for i, p := range c.pedge[:c.val.Child*n*n] {
+		c.edge[i] = math.Log(p)
+	}
+	for i := range c.pstop[:2*n*ds] {
+		c.stop[i], c.cont[i] = math.Log(c.pstop[i]), math.Log(c.pcont[i])
 	}
 }
 
@@ -151,10 +181,22 @@ func fold(terms []float64, viterbi bool) (float64, int) {
 	return best + math.Log(sum), arg
 }
 
-// inside fills the chart by width, as Chart.inside does; with viterbi it
-// takes maxima and keeps back-pointers. It returns log Z (the best tree's
-// log weight under viterbi), −Inf when no tree has weight.
+// inside returns log Z (the best tree's log weight under viterbi, whose
+// back-pointers it keeps), −Inf when no tree has weight: the soft program
+// in the space of probabilities where it can (vlinear.go), Viterbi's and
+// the rest in log space.
 func (c *vchart) inside(viterbi bool) float64 {
+	if viterbi {
+		return c.insideLog(true)
+	}
+	return c.insideSoft()
+}
+
+// insideLog fills the chart by width in log space, as Chart.inside does;
+// with viterbi it takes maxima and keeps back-pointers.
+func (c *vchart) insideLog(viterbi bool) float64 {
+	c.linear = false
+	c.logPotentials()
 	n, k, ds := c.n, c.k, c.val.Stop
 	terms, ways := c.terms[:0], c.ways[:0]
 	for h := 0; h < n; h++ {
@@ -240,7 +282,8 @@ func (c *vchart) inside(viterbi bool) float64 {
 	for r := 0; r < n; r++ {
 		terms = append(terms, c.root[r]+c.ls[r*n]+c.rs[r*n+n-1])
 	}
-	c.logZ, c.bestRoot = fold(terms, viterbi)
+	c.zLog, c.bestRoot = fold(terms, viterbi)
+	c.logZ = c.zLog + c.logScale
 	c.terms, c.ways = terms, ways
 	return c.logZ
 }
@@ -248,15 +291,23 @@ func (c *vchart) inside(viterbi bool) float64 {
 // outside runs the chart backwards (chart.go's Outside) in the space of
 // marginals: every item's share of Z, γ(X) = α(X)·β(X)/Z, flows to the
 // items it is built from in proportion to each way's share of its inside
-// weight — one exp per way, no logarithm — and the posteriors of the
-// potentials are the shares of the ways that use them. It returns false
-// when Z is 0 or not a number.
+// weight, and the posteriors of the potentials are the shares of the ways
+// that use them. It returns false when Z is 0 or not a number.
 func (c *vchart) outside() bool {
+	if c.linear {
+		return c.outsideLinear()
+	}
+	return c.outsideLog()
+}
+
+// outsideLog is outside over log-space items: one exp per way, no
+// logarithm.
+func (c *vchart) outsideLog() bool {
 	n, k, ds := c.n, c.k, c.val.Stop
 	for _, t := range [...][]float64{c.gr, c.gl, c.gir, c.gil, c.grs, c.gls, c.rootPost, c.edgePost, c.stopPost, c.contPost} {
 		clear(t)
 	}
-	z := c.logZ
+	z := c.zLog
 	if math.IsInf(z, 0) || math.IsNaN(z) {
 		return false
 	}
@@ -412,7 +463,7 @@ func (c *vchart) attachmentPosteriors() (edge, root []float64) {
 // viterbi writes the best tree to heads (1-based) and returns its log
 // weight (−Inf when no tree has weight, heads then untouched).
 func (c *vchart) viterbi(heads []int) float64 {
-	z := c.inside(true)
+	z := c.insideLog(true)
 	if math.IsInf(z, -1) || math.IsNaN(z) {
 		return z
 	}
