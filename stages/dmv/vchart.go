@@ -304,9 +304,7 @@ func (c *vchart) outside() bool {
 // logarithm.
 func (c *vchart) outsideLog() bool {
 	n, k, ds := c.n, c.k, c.val.Stop
-	for _, t := range [...][]float64{c.gr, c.gl, c.gir, c.gil, c.grs, c.gls, c.rootPost, c.edgePost, c.stopPost, c.contPost} {
-		clear(t)
-	}
+	c.clearOutside()
 	z := c.zLog
 	if math.IsInf(z, 0) || math.IsNaN(z) {
 		return false
@@ -398,7 +396,21 @@ func (c *vchart) outsideLog() bool {
 			}
 		}
 	}
-	for h := 0; h < n; h++ { // the first decisions, stops of empty halves
+	return c.endOutside()
+}
+
+// clearOutside zeroes what outside fills.
+func (c *vchart) clearOutside() {
+	for _, t := range [...][]float64{c.gr, c.gl, c.gir, c.gil, c.grs, c.gls, c.rootPost, c.edgePost, c.stopPost, c.contPost} {
+		clear(t)
+	}
+}
+
+// endOutside adds the first decisions, the stops of empty halves, and
+// says whether the posteriors are numbers.
+func (c *vchart) endOutside() bool {
+	n, ds := c.n, c.val.Stop
+	for h := 0; h < n; h++ {
 		c.stopPost[(h*2+Right)*ds+c.dv(0)] += c.grs[h*n+h]
 		c.stopPost[(h*2+Left)*ds+c.dv(0)] += c.gls[h*n+h]
 	}

@@ -223,9 +223,7 @@ func (c *vchart) insideLinear() {
 // way's share of its inside weight.
 func (c *vchart) outsideLinear() bool {
 	n, k, ds := c.n, c.k, c.val.Stop
-	for _, t := range [...][]float64{c.gr, c.gl, c.gir, c.gil, c.grs, c.gls, c.rootPost, c.edgePost, c.stopPost, c.contPost} {
-		clear(t)
-	}
+	c.clearOutside()
 	for r := range n {
 		p := c.proot[r] * c.ls[r*n] * c.rs[r*n+n-1] / c.z
 		c.rootPost[r] = p
@@ -317,13 +315,5 @@ func (c *vchart) outsideLinear() bool {
 			}
 		}
 	}
-	for h := range n { // the first decisions, stops of empty halves
-		c.stopPost[(h*2+Right)*ds+c.dv(0)] += c.grs[h*n+h]
-		c.stopPost[(h*2+Left)*ds+c.dv(0)] += c.gls[h*n+h]
-	}
-	sum := 0.0
-	for _, p := range c.stopPost {
-		sum += p
-	}
-	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
+	return c.endOutside()
 }

@@ -286,17 +286,13 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		if opts.Rules == nil {
 			return nil, rep, fmt.Errorf("--by %s needs the rules (--rules)", opts.By)
 		}
-		var tags []string
-		seen := map[string]bool{}
+		tags := dmv.NewTagSet()
 		for _, s := range dev {
 			for _, t := range s.Tags {
-				if !seen[t] {
-					seen[t] = true
-					tags = append(tags, t)
-				}
+				tags.Add(t)
 			}
 		}
-		if err := opts.Rules.CheckCovers(tags); err != nil {
+		if err := opts.Rules.CheckCovers(tags.Names()); err != nil {
 			return nil, rep, fmt.Errorf("%s: %w", devName, err)
 		}
 	}
