@@ -102,7 +102,7 @@ func (c *Chart) Len() int { return c.n }
 // most 1 and Z stays in range for hundreds of tokens.
 func (c *Chart) Load(tags []int, w *Params, dist []float64) {
 	c.loadPotentials(tags, w, dist)
-	if !c.valenced { // the valence chart works in log space
+	if !c.valenced { // the valence chart scales its own (vlinear.go)
 		c.scale()
 	}
 }
