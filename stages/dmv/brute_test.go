@@ -198,20 +198,32 @@ func TestChartMatchesBruteForceRandomStrings(t *testing.T) {
 	for trial := 0; trial < 40; trial++ {
 		tagCount := 2 + rng.IntN(4)
 		w := randomWeights(rng, tagCount, trial%2 == 0)
-		n := 7 + rng.IntN(2)
-		tags := make([]int, n)
-		for i := range tags {
-			tags[i] = rng.IntN(tagCount)
-		}
+		tags := randomTags(rng, 7+rng.IntN(2), tagCount)
 		var dist []float64
 		if trial%3 == 0 { // a distance factor per edge, as Model L and km use
-			dist = make([]float64, n)
-			for d := 1; d < n; d++ {
-				dist[d] = math.Exp(-0.4 * float64(d))
-			}
+			dist = distanceFactors(len(tags), -0.4)
 		}
 		checkAgainstBruteForce(t, tags, w, dist)
 	}
+}
+
+// randomTags is n tags drawn uniformly from tagCount.
+func randomTags(rng *rand.Rand, n, tagCount int) []int {
+	tags := make([]int, n)
+	for i := range tags {
+		tags[i] = rng.IntN(tagCount)
+	}
+	return tags
+}
+
+// distanceFactors is e^{rate·d} for each distance d of a sentence of n
+// tokens, the form of Model L's and km's factor per edge.
+func distanceFactors(n int, rate float64) []float64 {
+	dist := make([]float64, n)
+	for d := 1; d < n; d++ {
+		dist[d] = math.Exp(rate * float64(d))
+	}
+	return dist
 }
 
 // Log-linear weights are unbounded. With factors spread over up to e^±150
@@ -227,11 +239,7 @@ func TestChartExtremeWeights(t *testing.T) {
 				tab[i] = math.Exp((2*rng.Float64() - 1) * spread)
 			}
 		}
-		tags := make([]int, 3+rng.IntN(5))
-		for i := range tags {
-			tags[i] = rng.IntN(4)
-		}
-		checkAgainstBruteForce(t, tags, w, nil)
+		checkAgainstBruteForce(t, randomTags(rng, 3+rng.IntN(5), 4), w, nil)
 	}
 }
 

@@ -77,17 +77,10 @@ func TestValenceChartMatchesBruteForce(t *testing.T) {
 		for trial := 0; trial < 6; trial++ {
 			tagCount := 2 + rng.IntN(3)
 			w := randomValenceWeights(rng, tagCount, v, trial%2 == 0)
-			n := 6 + rng.IntN(2)
-			tags := make([]int, n)
-			for i := range tags {
-				tags[i] = rng.IntN(tagCount)
-			}
+			tags := randomTags(rng, 6+rng.IntN(2), tagCount)
 			var dist []float64
 			if trial%3 == 0 { // Model L's factor per edge
-				dist = make([]float64, n)
-				for d := 1; d < n; d++ {
-					dist[d] = math.Exp(0.3 * float64(d))
-				}
+				dist = distanceFactors(len(tags), 0.3)
 			}
 			checkAgainstBruteForce(t, tags, w, dist)
 		}
@@ -179,16 +172,10 @@ func TestValenceChartLinearAgreesWithLogSpace(t *testing.T) {
 			tagCount := 2 + rng.IntN(4)
 			w := randomValenceWeights(rng, tagCount, v, trial%2 == 0)
 			n := 1 + rng.IntN(25)
-			tags := make([]int, n)
-			for i := range tags {
-				tags[i] = rng.IntN(tagCount)
-			}
+			tags := randomTags(rng, n, tagCount)
 			var dist []float64
 			if trial%3 == 0 {
-				dist = make([]float64, n)
-				for d := 1; d < n; d++ {
-					dist[d] = math.Exp(-0.4 * float64(d))
-				}
+				dist = distanceFactors(n, -0.4)
 			}
 			edge, root := make([]float64, n*n), make([]float64, n)
 			for i := range edge {

@@ -162,7 +162,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 				s.rep[base+k], slotType[base+k] = -1, -1
 				if h == d {
 					if opts.Root {
-						s.rep[base+k], slotType[base+k] = int32(k), types.id([3]int{tags[d], t, 0})
+						s.rep[base+k], slotType[base+k] = int32(k), types.id(tags[d], t, 0)
 					}
 					continue
 				}
@@ -181,7 +181,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 				}
 				s.rep[base+k] = int32(r*n + d)
 				if r == h {
-					slotType[base+k] = types.id([3]int{tags[d], tags[h], side})
+					slotType[base+k] = types.id(tags[d], tags[h], side)
 				}
 			}
 		}
@@ -222,14 +222,15 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 }
 
 // typeIndex numbers the types {child tag, parent tag (t: the wall),
-// side} in the order they are first met: by a table when the tags are
-// few, as tag sets are (a map's hashing was 5% of a benchmark's 20
-// iterations), by a map when they are many (tags that are words).
+// side} in the order they are first met, each type a key (child·(t+1) +
+// parent)·2 + side: a table of keys when the tags are few, as tag sets
+// are (a map's hashing was 5% of a benchmark's 20 iterations), a map when
+// they are many (tags that are words).
 type typeIndex struct {
 	t     int
 	n     int32
-	table []int32 // by (child·(t+1) + parent)·2 + side, -1 unseen
-	byKey map[[3]int]int32
+	table []int32 // by key, -1 unseen
+	byKey map[int]int32
 }
 
 // typeTableMax bounds the table's entries (4 MB of them; a variable for
@@ -244,12 +245,13 @@ func newTypeIndex(t int) *typeIndex {
 			ix.table[i] = -1
 		}
 	} else {
-		ix.byKey = map[[3]int]int32{}
+		ix.byKey = map[int]int32{}
 	}
 	return ix
 }
 
-func (ix *typeIndex) id(key [3]int) int32 {
+func (ix *typeIndex) id(child, parent, side int) int32 {
+	key := (child*(ix.t+1)+parent)*2 + side
 	if ix.table == nil {
 		id, ok := ix.byKey[key]
 		if !ok {
@@ -258,11 +260,10 @@ func (ix *typeIndex) id(key [3]int) int32 {
 		}
 		return id
 	}
-	e := &ix.table[(key[0]*(ix.t+1)+key[1])*2+key[2]]
-	if *e < 0 {
-		*e, ix.n = ix.n, ix.n+1
+	if ix.table[key] < 0 {
+		ix.table[key], ix.n = ix.n, ix.n+1
 	}
-	return *e
+	return ix.table[key]
 }
 
 // vars is the number of dual variables.

@@ -151,8 +151,6 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 	}
 }
 
-// The rules' dual reweights the model: its value and gradient are those
-// of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule}.
 // TestTypesByTableOrMap: the types are numbered alike by the table (few
 // tags) and by the map (many), so the dual's layout does not depend on
 // the tag set's size.
@@ -179,6 +177,8 @@ func TestTypesByTableOrMap(t *testing.T) {
 	}
 }
 
+// The rules' dual reweights the model: its value and gradient are those
+// of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule}.
 func TestRulePosteriorsMatchEnumeration(t *testing.T) {
 	contentHeads, _ := Builtin(ContentHeads)
 	for _, c := range []struct {
