@@ -18,3 +18,12 @@ func testedKernel() string {
 	}
 	return ""
 }
+
+// SetLaneVectors makes the lattice chart's lane loops run in vectors
+// (where this build and machine have them) or in plain loops, until the
+// returned function restores the setting before.
+func SetLaneVectors(on bool) (restore func()) {
+	old := laneVec
+	laneVec = on && vecKernel == "avx512" && vecRuns()
+	return func() { laneVec = old }
+}

@@ -3,6 +3,8 @@ package dmv
 import (
 	"math"
 	"slices"
+
+	"github.com/grind-nlp/grind/internal/vec8"
 )
 
 // LatticeChart is the split-head DMV program of Chart run over a lattice
@@ -330,8 +332,17 @@ func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
 			dotLanes(v, att[x:x+n], sT[y:])
 		}
 		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
-		for k, x := range v {
-			so[k], co[k] = x*st[k], x*ct[k]
+		n := vecLanes(W)
+		for k := 0; k < n; k += lanes {
+			x := vec8.Load(v[k:])
+			vec8.Store(so[k:], x.Mul(vec8.Load(st[k:])))
+			vec8.Store(co[k:], x.Mul(vec8.Load(ct[k:])))
+		}
+		if n > 0 {
+			vec8.Settle()
+		}
+		for k := n; k < W; k++ {
+			so[k], co[k] = v[k]*st[k], v[k]*ct[k]
 		}
 		copy(sT[t:t+W], so)
 	}
@@ -439,7 +450,18 @@ func (c *LatticeChart) outside(fi int) {
 			}
 			ir, il, er, el := c.ir[r:r+W], c.il[l:l+W], c.edge[r:r+W], c.edge[l:l+W]
 			bir, bil, pr, pl := c.bir[r:r+W], c.bil[l:l+W], c.edgePost[r:r+W], c.edgePost[l:l+W]
-			for k := range gr {
+			v := vecLanes(W)
+			for k := 0; k < v; k += lanes {
+				br, bl := vec8.Load(bir[k:]), vec8.Load(bil[k:])
+				vec8.Store(pr[k:], vec8.Load(ir[k:]).Mul(br))
+				vec8.Store(pl[k:], vec8.Load(il[k:]).Mul(bl))
+				vec8.Store(gr[k:], br.Mul(vec8.Load(er[k:])))
+				vec8.Store(gl[k:], bl.Mul(vec8.Load(el[k:])))
+			}
+			if v > 0 {
+				vec8.Settle()
+			}
+			for k := v; k < W; k++ {
 				pr[k], pl[k] = ir[k]*bir[k], il[k]*bil[k]
 				gr[k], gl[k] = bir[k]*er[k], bil[k]*el[k]
 			}
@@ -489,7 +511,17 @@ func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc
 		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
 		gso, gco, gst := bs[o:o+W], bc[o:o+W], bsT[t:t+W]
 		sp, cp := c.stopPost[d:d+W], c.contPost[d:d+W]
-		for k := range g {
+		v := vecLanes(W)
+		for k := 0; k < v; k += lanes {
+			gs, gc := vec8.Load(gso[k:]).Add(vec8.Load(gst[k:])), vec8.Load(gco[k:])
+			vec8.Store(sp[k:], vec8.Load(sp[k:]).Add(vec8.Load(so[k:]).Mul(gs)))
+			vec8.Store(cp[k:], vec8.Load(cp[k:]).Add(vec8.Load(co[k:]).Mul(gc)))
+			vec8.Store(g[k:], gs.Mul(vec8.Load(st[k:])).Add(gc.Mul(vec8.Load(ct[k:]))))
+		}
+		if v > 0 {
+			vec8.Settle()
+		}
+		for k := v; k < W; k++ {
 			gs, gc := gso[k]+gst[k], gco[k]
 			sp[k] += so[k] * gs
 			cp[k] += co[k] * gc
@@ -549,7 +581,23 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 // The loops over lanes: vectors of len(acc) lanes, blocks of items one
 // after another, each with its lanes (a block's length is a multiple of
 // the lanes and bounds the other operands). One lane is a plain dot
-// product or axpy.
+// product or axpy. Where this build's vec8 is an AVX-512 register the
+// machine has (laneVec), each run of eight lanes goes through one vector
+// for the whole loop over the blocks, and lanes beyond the last eight
+// through the plain loop: every lane gets the same multiplies and adds,
+// in the same order, as in the plain loop (no fused multiply-add), so the
+// same bits.
+
+// laneVec says whether the lane loops run eight lanes to a vector.
+var laneVec = vecKernel == "avx512" && vecRuns()
+
+// vecLanes is how many of w lanes the lane loops run in vectors.
+func vecLanes(w int) int {
+	if !laneVec {
+		return 0
+	}
+	return w &^ (lanes - 1)
+}
 
 // dotLanes adds Σ_i a[i·W+k]·b[i·W+k] to acc[k] for every lane k.
 func dotLanes(acc, a, b []float64) {
@@ -557,12 +605,22 @@ func dotLanes(acc, a, b []float64) {
 		acc[0] += dot(a, b)
 		return
 	}
-	w := len(acc)
+	w, v := len(acc), vecLanes(len(acc))
 	b = b[:len(a)]
-	for i := 0; i < len(a); i += w {
-		x, y := a[i:i+w], b[i:i+w]
-		for k := range acc {
-			acc[k] += x[k] * y[k]
+	for k := 0; k < v; k += lanes {
+		s := vec8.Load(acc[k:])
+		for i := k; i < len(a); i += w {
+			s = s.Add(vec8.Load(a[i:]).Mul(vec8.Load(b[i:])))
+		}
+		vec8.Store(acc[k:], s)
+	}
+	if v > 0 {
+		vec8.Settle()
+	}
+	for i := 0; v < w && i < len(a); i += w {
+		x, y := a[i+v:i+w], b[i+v:i+w]
+		for k := range x {
+			acc[v+k] += x[k] * y[k]
 		}
 	}
 }
@@ -575,14 +633,26 @@ func dot2Lanes(acc1, acc2, a, b, c, d []float64) {
 		acc2[0] += t
 		return
 	}
-	w := len(acc1)
+	w, v := len(acc1), vecLanes(len(acc1))
 	acc2 = acc2[:w]
 	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
-	for i := 0; i < len(a); i += w {
-		x, y, u, v := a[i:i+w], b[i:i+w], c[i:i+w], d[i:i+w]
-		for k := range acc1 {
-			acc1[k] += x[k] * y[k]
-			acc2[k] += u[k] * v[k]
+	for k := 0; k < v; k += lanes {
+		s, t := vec8.Load(acc1[k:]), vec8.Load(acc2[k:])
+		for i := k; i < len(a); i += w {
+			s = s.Add(vec8.Load(a[i:]).Mul(vec8.Load(b[i:])))
+			t = t.Add(vec8.Load(c[i:]).Mul(vec8.Load(d[i:])))
+		}
+		vec8.Store(acc1[k:], s)
+		vec8.Store(acc2[k:], t)
+	}
+	if v > 0 {
+		vec8.Settle()
+	}
+	for i := 0; v < w && i < len(a); i += w {
+		x, y, u, z := a[i+v:i+w], b[i+v:i+w], c[i+v:i+w], d[i+v:i+w]
+		for k := range x {
+			acc1[v+k] += x[k] * y[k]
+			acc2[v+k] += u[k] * z[k]
 		}
 	}
 }
@@ -601,11 +671,20 @@ func axpyLanes(g, x, y []float64) {
 		axpy(g[0], x, y)
 		return
 	}
-	w := len(g)
+	w, v := len(g), vecLanes(len(g))
 	x = x[:len(y)]
-	for i := 0; i < len(y); i += w {
-		xs, ys := x[i:i+w], y[i:i+w]
-		for k, f := range g {
+	for k := 0; k < v; k += lanes {
+		f := vec8.Load(g[k:])
+		for i := k; i < len(y); i += w {
+			vec8.Store(y[i:], vec8.Load(y[i:]).Add(f.Mul(vec8.Load(x[i:]))))
+		}
+	}
+	if v > 0 {
+		vec8.Settle()
+	}
+	for i := 0; v < w && i < len(y); i += w {
+		xs, ys := x[i+v:i+w], y[i+v:i+w]
+		for k, f := range g[v:] {
 			ys[k] += f * xs[k]
 		}
 	}
@@ -618,14 +697,26 @@ func axpy4Lanes(f, g, x1, x2, x3, x4, y1, y2, y3, y4 []float64) {
 		axpy4(f[0], g[0], x1, x2, x3, x4, y1, y2, y3, y4)
 		return
 	}
-	w, n := len(f), len(y1)
+	w, v, n := len(f), vecLanes(len(f)), len(y1)
 	g = g[:w]
 	x1, x2, x3, x4, y2, y3, y4 = x1[:n], x2[:n], x3[:n], x4[:n], y2[:n], y3[:n], y4[:n]
-	for i := 0; i < n; i += w {
-		a1, a2, a3, a4 := x1[i:i+w], x2[i:i+w], x3[i:i+w], x4[i:i+w]
-		b1, b2, b3, b4 := y1[i:i+w], y2[i:i+w], y3[i:i+w], y4[i:i+w]
-		for k, fk := range f {
-			gk := g[k]
+	for k := 0; k < v; k += lanes {
+		fk, gk := vec8.Load(f[k:]), vec8.Load(g[k:])
+		for i := k; i < n; i += w {
+			vec8.Store(y1[i:], vec8.Load(y1[i:]).Add(fk.Mul(vec8.Load(x1[i:]))))
+			vec8.Store(y2[i:], vec8.Load(y2[i:]).Add(fk.Mul(vec8.Load(x2[i:]))))
+			vec8.Store(y3[i:], vec8.Load(y3[i:]).Add(gk.Mul(vec8.Load(x3[i:]))))
+			vec8.Store(y4[i:], vec8.Load(y4[i:]).Add(gk.Mul(vec8.Load(x4[i:]))))
+		}
+	}
+	if v > 0 {
+		vec8.Settle()
+	}
+	for i := 0; v < w && i < n; i += w {
+		a1, a2, a3, a4 := x1[i+v:i+w], x2[i+v:i+w], x3[i+v:i+w], x4[i+v:i+w]
+		b1, b2, b3, b4 := y1[i+v:i+w], y2[i+v:i+w], y3[i+v:i+w], y4[i+v:i+w]
+		for k, fk := range f[v:] {
+			gk := g[v+k]
 			b1[k] += fk * a1[k]
 			b2[k] += fk * a2[k]
 			b3[k] += gk * a3[k]
