@@ -86,7 +86,7 @@ ifeq ($(SIMD),)
 	@echo "test-simd: this toolchain or machine has no GOEXPERIMENT=simd; make test covers the build there is"
 else
 	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/hmm/ ./stages/modelu/
-	$(EXPERIMENT) $(GO) test ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/ ./stages/hmm/ ./stages/modelu/
+	$(EXPERIMENT) $(GO) test ./internal/vec8/ ./stages/dmv/ ./stages/nbhd/ ./stages/ce/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/ ./stages/hmm/ ./stages/modelu/
 endif
 
 bench:
