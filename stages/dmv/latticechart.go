@@ -332,16 +332,16 @@ func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
 			dotLanes(v, att[x:x+n], sT[y:])
 		}
 		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
-		n := vecLanes(W)
-		for k := 0; k < n; k += lanes {
+		vl := vecLanes(W)
+		for k := 0; k < vl; k += lanes {
 			x := vec8.Load(v[k:])
 			vec8.Store(so[k:], x.Mul(vec8.Load(st[k:])))
 			vec8.Store(co[k:], x.Mul(vec8.Load(ct[k:])))
 		}
-		if n > 0 {
+		if vl > 0 {
 			vec8.Settle()
 		}
-		for k := n; k < W; k++ {
+		for k := vl; k < W; k++ {
 			so[k], co[k] = v[k]*st[k], v[k]*ct[k]
 		}
 		copy(sT[t:t+W], so)
@@ -588,7 +588,8 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 // in the same order, as in the plain loop (no fused multiply-add), so the
 // same bits.
 
-// laneVec says whether the lane loops run eight lanes to a vector.
+// laneVec says whether the lane loops run eight lanes to a vector (a
+// variable for tests).
 var laneVec = vecKernel == "avx512" && vecRuns()
 
 // vecLanes is how many of w lanes the lane loops run in vectors.
