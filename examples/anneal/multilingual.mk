@@ -17,12 +17,12 @@
 # (marked * in the summary). A language whose files are absent is left
 # out; without ../shared/data the recipe skips. The grids are Smith's
 # whole grids of heldout.mk, with CE on his multilingual σ² grid (§8.3):
-# for the first seven languages, before the new rows, about 40 minutes on
-# 2 cores. Model U's runs now cost more than all the others together (87%
-# of the CPU of one language's small grid); U_NBHDS= leaves them out. GRID
-# narrows the grids: docs/results.md gives the small grids, with which the
-# 13 languages without Model U took 22 minutes. Needs the programs in
-# ../../bin and jq.
+# all 13 languages and every row took 78 minutes on an idle 2-core
+# machine (154 minutes of CPU; docs/results.md, "The multilingual grid").
+# Model U's runs are the largest part (about a third of a language's CPU);
+# U_NBHDS= leaves them out. GRID narrows the grids: docs/results.md gives
+# the small grids, with which the 13 languages without Model U took 22
+# minutes. Needs the programs in ../../bin and jq.
 
 SHARED ?= $(abspath ../../../shared/data)
 OUT    ?= out/multilingual
