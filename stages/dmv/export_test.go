@@ -24,6 +24,6 @@ func testedKernel() string {
 // returned function restores the setting before.
 func SetLaneVectors(on bool) (restore func()) {
 	old := laneVec
-	laneVec = on && vecKernel == "avx512" && vecRuns()
+	laneVec = on && laneKernel() != ""
 	return func() { laneVec = old }
 }

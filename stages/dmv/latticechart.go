@@ -310,7 +310,7 @@ func (c *LatticeChart) inside() {
 // cont (and sT).
 func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
 	W := c.lanes
-	v := c.acc[:W]
+	v, vl := c.acc[:W], vecLanes(W)
 	for len(p) > 0 {
 		o, t, d, runs := int(p[0])*W, int(p[1])*W, int(p[2])*W, p[3]
 		p = p[4:]
@@ -332,7 +332,6 @@ func (c *LatticeChart) halves(p []int32, att, sT, s, cont []float64) {
 			dotLanes(v, att[x:x+n], sT[y:])
 		}
 		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
-		vl := vecLanes(W)
 		for k := 0; k < vl; k += lanes {
 			x := vec8.Load(v[k:])
 			vec8.Store(so[k:], x.Mul(vec8.Load(st[k:])))
@@ -428,7 +427,7 @@ func (c *LatticeChart) outside(fi int) {
 			}
 		}
 	}
-	gr, gl := c.acc[:W], c.acc2[:W]
+	gr, gl, vl := c.acc[:W], c.acc2[:W], vecLanes(W)
 	for span := S - 1; span >= 1; span-- {
 		// Reverse the halves, then the attachments.
 		c.halvesBack(sh.prog[sh.at[3*span+1]:sh.at[3*span+2]], c.ir, c.rsT, c.rs, c.rc, c.bir, c.brsT, c.brs, c.brc)
@@ -450,18 +449,17 @@ func (c *LatticeChart) outside(fi int) {
 			}
 			ir, il, er, el := c.ir[r:r+W], c.il[l:l+W], c.edge[r:r+W], c.edge[l:l+W]
 			bir, bil, pr, pl := c.bir[r:r+W], c.bil[l:l+W], c.edgePost[r:r+W], c.edgePost[l:l+W]
-			v := vecLanes(W)
-			for k := 0; k < v; k += lanes {
+			for k := 0; k < vl; k += lanes {
 				br, bl := vec8.Load(bir[k:]), vec8.Load(bil[k:])
 				vec8.Store(pr[k:], vec8.Load(ir[k:]).Mul(br))
 				vec8.Store(pl[k:], vec8.Load(il[k:]).Mul(bl))
 				vec8.Store(gr[k:], br.Mul(vec8.Load(er[k:])))
 				vec8.Store(gl[k:], bl.Mul(vec8.Load(el[k:])))
 			}
-			if v > 0 {
+			if vl > 0 {
 				vec8.Settle()
 			}
-			for k := v; k < W; k++ {
+			for k := vl; k < W; k++ {
 				pr[k], pl[k] = ir[k]*bir[k], il[k]*bil[k]
 				gr[k], gl[k] = bir[k]*er[k], bil[k]*el[k]
 			}
@@ -491,7 +489,7 @@ func (c *LatticeChart) outside(fi int) {
 // the finished halves they were summed from.
 func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc []float64) {
 	W := c.lanes
-	g := c.acc[:W]
+	g, vl := c.acc[:W], vecLanes(W)
 	for len(p) > 0 {
 		o, t, d, runs := int(p[0])*W, int(p[1])*W, int(p[2])*W, p[3]
 		p = p[4:]
@@ -511,17 +509,16 @@ func (c *LatticeChart) halvesBack(p []int32, att, sT, s, cont, bAtt, bsT, bs, bc
 		so, co, st, ct := s[o:o+W], cont[o:o+W], c.stop[d:d+W], c.cont[d:d+W]
 		gso, gco, gst := bs[o:o+W], bc[o:o+W], bsT[t:t+W]
 		sp, cp := c.stopPost[d:d+W], c.contPost[d:d+W]
-		v := vecLanes(W)
-		for k := 0; k < v; k += lanes {
+		for k := 0; k < vl; k += lanes {
 			gs, gc := vec8.Load(gso[k:]).Add(vec8.Load(gst[k:])), vec8.Load(gco[k:])
 			vec8.Store(sp[k:], vec8.Load(sp[k:]).Add(vec8.Load(so[k:]).Mul(gs)))
 			vec8.Store(cp[k:], vec8.Load(cp[k:]).Add(vec8.Load(co[k:]).Mul(gc)))
 			vec8.Store(g[k:], gs.Mul(vec8.Load(st[k:])).Add(gc.Mul(vec8.Load(ct[k:]))))
 		}
-		if v > 0 {
+		if vl > 0 {
 			vec8.Settle()
 		}
-		for k := v; k < W; k++ {
+		for k := vl; k < W; k++ {
 			gs, gc := gso[k]+gst[k], gco[k]
 			sp[k] += so[k] * gs
 			cp[k] += co[k] * gc
@@ -590,7 +587,7 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 
 // laneVec says whether the lane loops run eight lanes to a vector (a
 // variable for tests).
-var laneVec = vecKernel == "avx512" && vecRuns()
+var laneVec = laneKernel() != ""
 
 // vecLanes is how many of w lanes the lane loops run in vectors.
 func vecLanes(w int) int {
