@@ -276,10 +276,9 @@ func (c *Chart) rescaleAttachments(f float64) {
 // weight of all projective single-root trees: −Inf when it is 0, NaN when
 // the potentials span more than floating point can hold at any scale.
 func (c *Chart) Inside() float64 {
-	if c.valenced {
+	if c.valenced || !c.settle(false, true) {
 		return c.vc.inside(false)
 	}
-	c.settle(false)
 	return c.LogZ()
 }
 
@@ -306,8 +305,21 @@ func (c *Chart) LogZ() float64 {
 // sentence whose Z stays 0 at every factor has weight 0; one that never
 // settles although some factor shows weight (some items overflow while
 // others underflow) gets Z = NaN.
-func (c *Chart) settle(viterbi bool) {
+//
+// No factor on the attachments helps when Z is out of range because of a
+// potential below tinyPotential: two of them in one item underflow
+// whatever the attachments are multiplied by (a leaf's two stops of
+// 10⁻³⁰⁰), and the trees holding them are lost. Such a sentence, when
+// handOver allows (Model S and TiedViterbi read this chart's own items),
+// goes to the valence chart, which runs it in log space (vlinear.go);
+// settle then returns false and leaves the valenced chart to answer.
+func (c *Chart) settle(viterbi, handOver bool) bool {
 	c.inside(viterbi)
+	if handOver && !normal(c.z) && !c.seg.on && c.tinyPotential() {
+		c.vc.takePlain(c.n, c.root, c.edge, c.stop, c.cont, c.logScale)
+		c.valenced = true
+		return false
+	}
 	_, weight := SeekScale(c.z, float64(c.n), 40, func(x, next float64) float64 {
 		c.rescaleAttachments(math.Exp(next - x))
 		c.inside(viterbi)
@@ -322,6 +334,21 @@ func (c *Chart) settle(viterbi bool) {
 			c.z = 0
 		}
 	}
+	return true
+}
+
+// tinyPotential says whether a scaled potential of the loaded sentence is
+// positive and below tinyPotential.
+func (c *Chart) tinyPotential() bool {
+	n := c.n
+	for _, p := range [...][]float64{c.root[:n], c.edge[:n*n], c.stop[:4*n], c.cont[:4*n]} {
+		for _, v := range p {
+			if v > 0 && v < tinyPotential {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noTree says whether no tree has positive weight at all: inside over the

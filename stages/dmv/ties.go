@@ -103,7 +103,7 @@ func tight(v, best float64) bool { return best > 0 && v >= best*(1-tieTol) }
 // and counts untouched). For the plain DMV's chart (no valence settings,
 // no segments).
 func (c *Chart) TiedViterbi(heads []int, ties Ties, rng *rand.Rand) float64 {
-	logZ := c.Viterbi(heads)
+	logZ := c.viterbi(heads, false)
 	if math.IsInf(logZ, -1) || math.IsNaN(logZ) {
 		return logZ
 	}

@@ -12,10 +12,15 @@ import "math"
 // leftmost root, the leftmost split point of an attachment and, for a
 // half, the last child nearest to its head.
 func (c *Chart) Viterbi(heads []int) float64 {
-	if c.valenced {
+	return c.viterbi(heads, true)
+}
+
+// viterbi is Viterbi; handOver is settle's (false: this chart's own
+// items, for TiedViterbi).
+func (c *Chart) viterbi(heads []int, handOver bool) float64 {
+	if c.valenced || !c.settle(true, handOver) {
 		return c.vc.viterbi(heads)
 	}
-	c.settle(true)
 	if !(c.z > 0) {
 		return c.LogZ() // −Inf, or NaN when no scale could hold the sentence
 	}
