@@ -326,39 +326,40 @@ func lcDepth(heads []int, chunk int) int {
 // the chart, and through the E-step, whose lanes hand it to the chart.
 func TestChartTinyPotentialsGoToLogSpace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 31))
-	w := randomWeights(rng, 2, true)
-	for tag := range 2 {
-		for dir := Left; dir <= Right; dir++ {
-			w.Stop[DecisionIndex(tag, dir, Adj)] = 1e-300
-		}
-	}
-	sents := [][]int{{0, 1, 1, 0, 1, 0, 0, 1}, {1, 0}, {0, 0, 1}, {1, 1, 0, 1, 0, 0, 1}}
-	want := EStepResult{Counts: NewParams(2)}
-	for _, tags := range sents {
-		checkAgainstBruteForce(t, tags, w, nil)
-		b := bruteForce(tags, w, nil)
-		want.LogLik += b.logZ
-		for k, tab := range want.Counts.Tables() {
-			for i, v := range b.counts.Tables()[k] {
-				tab[i] += v
+	for _, w := range []*Params{randomWeights(rng, 2, true), randomValenceWeights(rng, 2, twoChildValences, true)} {
+		for tag := range 2 {
+			for dir := Left; dir <= Right; dir++ {
+				w.Stop[w.DecisionAt(tag, dir, Adj)] = 1e-300
 			}
 		}
-	}
-	// Enough copies of each length to fill the lanes.
-	var corpus [][]int
-	for range lanes {
-		corpus = append(corpus, sents...)
-	}
-	for _, tab := range want.Counts.Tables() {
-		for i := range tab {
-			tab[i] *= lanes
+		sents := [][]int{{0, 1, 1, 0, 1, 0, 0, 1}, {1, 0}, {0, 0, 1}, {1, 1, 0, 1, 0, 0, 1}}
+		want := EStepResult{Counts: NewValenceParams(2, w.V)}
+		for _, tags := range sents {
+			checkAgainstBruteForce(t, tags, w, nil)
+			b := bruteForce(tags, w, nil)
+			want.LogLik += b.logZ
+			for k, tab := range want.Counts.Tables() {
+				for i, v := range b.counts.Tables()[k] {
+					tab[i] += v
+				}
+			}
 		}
-	}
-	want.LogLik *= lanes
-	c := CorpusFromNumbers(NewTagSet(), corpus)
-	for _, k := range []string{"", testedKernel()} {
-		if got := withKernel(k, c, w, EStepOptions{Workers: 2}); maxRelDiff(got, want) > 1e-9 {
-			t.Errorf("kernel %q: the E-step differs from enumeration by %g", k, maxRelDiff(got, want))
+		// Enough copies of each length to fill the lanes.
+		var corpus [][]int
+		for range lanes {
+			corpus = append(corpus, sents...)
+		}
+		for _, tab := range want.Counts.Tables() {
+			for i := range tab {
+				tab[i] *= lanes
+			}
+		}
+		want.LogLik *= lanes
+		c := CorpusFromNumbers(NewTagSet(), corpus)
+		for _, k := range []string{"", testedKernel()} {
+			if got := withKernel(k, c, w, EStepOptions{Workers: 2}); maxRelDiff(got, want) > 1e-9 {
+				t.Errorf("%v, kernel %q: the E-step differs from enumeration by %g", w.V, k, maxRelDiff(got, want))
+			}
 		}
 	}
 }

@@ -20,7 +20,9 @@ import "math"
 //	IR[h][c]  h's right half up to and including its new child c
 //
 // The valence of a decision is known from the span: width 0 means no
-// child yet. Values are stored scaled (see Load), so long sentences
+// child yet, and so is a child's (the extended valence grammar's Stop 2,
+// Child 2, whose first child splits next to its head; other valence
+// settings go to vchart). Values are stored scaled (see Load), so long sentences
 // neither underflow nor overflow.
 type Chart struct {
 	n int // sentence length, also the row stride of every table
@@ -49,6 +51,17 @@ type Chart struct {
 	rootPost           []float64 // [c]
 	stopPost, contPost []float64 // [h·4 + dir·2 + valence]
 	capacity           int
+
+	// With two child valences (Headden et al.'s extended valence
+	// grammar: Stop 2, Child 2) edge is a head's first child on a side and
+	// more a later one ([h·n + c]); a first child is the one whose
+	// attachment splits next to its head, so the span tells the valence as
+	// it tells the decisions'. irMore and ilMore are the attachments'
+	// parts by later children, firstPost and morePost the posteriors.
+	twoChild                            bool
+	more, irMore, ilMore                []float64
+	firstPost, morePost                 []float64
+	twoChildCapacity                    int
 
 	seg  segmentation // Model S's top step, when on (segment.go)
 	ties tieChart     // the best derivations' counts, for TiedViterbi (ties.go)
@@ -83,6 +96,21 @@ func (c *Chart) grow(n int) {
 	c.bpIR, c.bpIL, c.bpR, c.bpL = g(), g(), g(), g()
 	c.capacity = n
 }
+
+// growTwoChild makes the tables of two child valences for n tokens.
+func (c *Chart) growTwoChild(n int) {
+	if n <= c.twoChildCapacity {
+		return
+	}
+	sq := n * n
+	c.more, c.irMore, c.ilMore = make([]float64, sq), make([]float64, sq), make([]float64, sq)
+	c.firstPost, c.morePost = make([]float64, sq), make([]float64, sq)
+	c.twoChildCapacity = n
+}
+
+// twoChildValences is the one valence setting beside the plain DMV's
+// that the chart runs itself.
+var twoChildValences = Valence{Stop: 2, Child: 2}
 
 // Len is the length of the loaded sentence.
 func (c *Chart) Len() int { return c.n }
@@ -121,6 +149,11 @@ func (c *Chart) LoadFactored(tags []int, w *Params, dist []float64, edge, root [
 	for i, f := range edge[:n*n] {
 		c.edge[i] *= f
 	}
+	if c.twoChild {
+		for i, f := range edge[:n*n] {
+			c.more[i] *= f
+		}
+	}
 	for d, f := range root[:n] {
 		c.root[d] *= f
 	}
@@ -131,12 +164,16 @@ func (c *Chart) LoadFactored(tags []int, w *Params, dist []float64, edge, root [
 func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 	n := len(tags)
 	c.seg.on = false
-	if c.valenced = !w.V.IsDMV(); c.valenced {
+	c.twoChild = w.V == twoChildValences
+	if c.valenced = !w.V.IsDMV() && !c.twoChild; c.valenced {
 		c.n = n
 		c.vc.load(tags, w, dist)
 		return
 	}
 	c.grow(n)
+	if c.twoChild {
+		c.growTwoChild(n)
+	}
 	c.n = n
 	c.logScale = 0
 	for h, th := range tags {
@@ -163,6 +200,24 @@ func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 			}
 		}
 		c.root[h] = w.Root[th]
+		if c.twoChild {
+			row := c.more[h*n : h*n+n]
+			left := w.Child[w.ChildAt(th, Left, 1, 0):]
+			right := w.Child[w.ChildAt(th, Right, 1, 0):]
+			for d, td := range tags {
+				switch {
+				case d < h:
+					row[d] = left[td]
+				case d > h:
+					row[d] = right[td]
+				default:
+					row[d] = 0
+				}
+				if dist != nil && d != h {
+					row[d] *= dist[abs(h-d)]
+				}
+			}
+		}
 	}
 }
 
@@ -174,7 +229,7 @@ func (c *Chart) LoadScores(n int, edge, root []float64) {
 	c.grow(n)
 	c.n = n
 	c.logScale = 0
-	c.seg.on, c.valenced = false, false
+	c.seg.on, c.valenced, c.twoChild = false, false, false
 	for i := 0; i < n*n; i++ {
 		c.edge[i] = math.Exp(edge[i])
 	}
@@ -231,6 +286,11 @@ func (c *Chart) scale() {
 				for i := lo; i < hi; i++ {
 					c.edge[i] *= q
 				}
+				if c.twoChild {
+					for i := lo; i < hi; i++ {
+						c.more[i] *= q
+					}
+				}
 			}
 		}
 	}
@@ -239,11 +299,21 @@ func (c *Chart) scale() {
 		for h := 0; h < n; h++ {
 			m = larger(m, c.edge[h*n+d])
 		}
+		if c.twoChild {
+			for h := 0; h < n; h++ {
+				m = larger(m, c.more[h*n+d])
+			}
+		}
 		if m > 0 && m <= math.MaxFloat64 && m != 1 {
 			inv := 1 / m
 			c.root[d] *= inv
 			for h := 0; h < n; h++ {
 				c.edge[h*n+d] *= inv
+			}
+			if c.twoChild {
+				for h := 0; h < n; h++ {
+					c.more[h*n+d] *= inv
+				}
 			}
 			keep(m)
 		}
@@ -265,6 +335,11 @@ func (c *Chart) rescaleAttachments(f float64) {
 	n := c.n
 	for i := 0; i < n*n; i++ {
 		c.edge[i] *= f
+	}
+	if c.twoChild {
+		for i := 0; i < n*n; i++ {
+			c.more[i] *= f
+		}
 	}
 	for d := 0; d < n; d++ {
 		c.root[d] *= f
@@ -316,7 +391,11 @@ func (c *Chart) LogZ() float64 {
 func (c *Chart) settle(viterbi, handOver bool) bool {
 	c.inside(viterbi)
 	if handOver && !normal(c.z) && !c.seg.on && c.tinyPotential() {
-		c.vc.takePlain(c.n, c.root, c.edge, c.stop, c.cont, c.logScale)
+		var more []float64
+		if c.twoChild {
+			more = c.more
+		}
+		c.vc.takePlain(c.n, c.root, c.edge, more, c.stop, c.cont, c.logScale)
 		c.valenced = true
 		return false
 	}
@@ -340,8 +419,7 @@ func (c *Chart) settle(viterbi, handOver bool) bool {
 // tinyPotential says whether a scaled potential of the loaded sentence is
 // positive and below tinyPotential.
 func (c *Chart) tinyPotential() bool {
-	n := c.n
-	for _, p := range [...][]float64{c.root[:n], c.edge[:n*n], c.stop[:4*n], c.cont[:4*n]} {
+	for _, p := range c.potentials() {
 		for _, v := range p {
 			if v > 0 && v < tinyPotential {
 				return true
@@ -355,8 +433,7 @@ func (c *Chart) tinyPotential() bool {
 // potentials' support (1 where a potential is positive) is 0. It is run
 // only when scaling fails, and overwrites the potentials.
 func (c *Chart) noTree() bool {
-	n := c.n
-	for _, p := range [...][]float64{c.root[:n], c.edge[:n*n], c.stop[:4*n], c.cont[:4*n]} {
+	for _, p := range c.potentials() {
 		for i, v := range p {
 			if v > 0 {
 				p[i] = 1
@@ -367,6 +444,16 @@ func (c *Chart) noTree() bool {
 	}
 	c.inside(false)
 	return c.z == 0
+}
+
+// potentials are the loaded sentence's potential tables.
+func (c *Chart) potentials() [][]float64 {
+	n := c.n
+	p := [][]float64{c.root[:n], c.edge[:n*n], c.stop[:4*n], c.cont[:4*n]}
+	if c.twoChild {
+		p = append(p, c.more[:n*n])
+	}
+	return p
 }
 
 func abs(x int) int {
@@ -392,7 +479,10 @@ func (c *Chart) inside(viterbi bool) {
 	for w := 1; w < n; w++ {
 		// Attachments of width w: h takes its next child c = h+w on the
 		// right, or c = h−w on the left, next to c's finished inner half.
-		for h := 0; h+w < n; h++ {
+		for h := 0; h+w < n && c.twoChild; h++ {
+			c.attachTwoChild(h, h+w, viterbi)
+		}
+		for h := 0; h+w < n && !c.twoChild; h++ {
 			d := h + w
 			// IR[h][d] = edge · Σ_{k=h}^{d−1} Rc[h][k]·Ls[d][k+1]
 			a, b := c.rc[h*n+h:h*n+d], c.ls[d*n+h+1:d*n+d+1]
@@ -446,6 +536,36 @@ func (c *Chart) inside(viterbi bool) {
 			c.z, c.bestRoot = s, r
 		}
 	}
+}
+
+// attachTwoChild is inside's attachments of h and d (h < d) under two
+// child valences: d as h's right child, h as d's left child. A first
+// child's attachment is the way that splits next to its head — k = h for
+// IR[h][d], the last k = d − 1 for IL[d][h] — and takes edge; the others
+// take more. Viterbi keeps the leftmost split among equals, as inside's
+// maxDot does.
+func (c *Chart) attachTwoChild(h, d int, viterbi bool) {
+	n := c.n
+	a, b := c.rc[h*n+h:h*n+d], c.ls[d*n+h+1:d*n+d+1]
+	first := c.edge[h*n+d] * (a[0] * b[0])
+	a2, b2 := c.rs[h*n+h:h*n+d], c.lc[d*n+h+1:d*n+d+1]
+	last := len(a2) - 1
+	first2 := c.edge[d*n+h] * (a2[last] * b2[last])
+	if viterbi {
+		c.ir[h*n+d], c.bpIR[h*n+d] = first, int32(h)
+		if s, k := maxDot(a[1:], b[1:]); last > 0 && c.more[h*n+d]*s > first {
+			c.ir[h*n+d], c.bpIR[h*n+d] = c.more[h*n+d]*s, int32(h+1+k)
+		}
+		c.il[d*n+h], c.bpIL[d*n+h] = first2, int32(d-1)
+		if s, k := maxDot(a2[:last], b2[:last]); last > 0 && c.more[d*n+h]*s >= first2 {
+			c.il[d*n+h], c.bpIL[d*n+h] = c.more[d*n+h]*s, int32(h+k)
+		}
+		return
+	}
+	c.irMore[h*n+d] = c.more[h*n+d] * dot(a[1:], b[1:])
+	c.ir[h*n+d] = first + c.irMore[h*n+d]
+	c.ilMore[d*n+h] = c.more[d*n+h] * dot(a2[:last], b2[:last])
+	c.il[d*n+h] = c.ilMore[d*n+h] + first2
 }
 
 // dot is Σ a[i]·b[i]; len(b) ≥ len(a).

@@ -16,6 +16,10 @@ func (c *Chart) Outside() bool {
 	for _, t := range [...][]float64{c.brs, c.brsT, c.brc, c.bls, c.blsT, c.blc, c.bir, c.bil, c.edgePost} {
 		clear(t[:n*n])
 	}
+	if c.twoChild {
+		clear(c.firstPost[:n*n])
+		clear(c.morePost[:n*n])
+	}
 	clear(c.rootPost[:n])
 	clear(c.stopPost[:4*n])
 	clear(c.contPost[:4*n])
@@ -59,7 +63,10 @@ func (c *Chart) Outside() bool {
 			}
 		}
 		// Reverse the attachments of width w.
-		for h := 0; h+w < n; h++ {
+		for h := 0; h+w < n && c.twoChild; h++ {
+			c.detachTwoChild(h, h+w)
+		}
+		for h := 0; h+w < n && !c.twoChild; h++ {
 			d := h + w
 			if g := c.bir[h*n+d]; g != 0 {
 				c.edgePost[h*n+d] = c.ir[h*n+d] * g
@@ -95,6 +102,35 @@ func (c *Chart) Outside() bool {
 	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
 }
 
+// detachTwoChild reverses attachTwoChild: the posteriors of h's right
+// child d and d's left child h, by first and later children, and the
+// adjoints of the halves they were built from.
+func (c *Chart) detachTwoChild(h, d int) {
+	n := c.n
+	hh := h*n + h
+	if g := c.bir[h*n+d]; g != 0 {
+		c.edgePost[h*n+d] = c.ir[h*n+d] * g
+		c.morePost[h*n+d] = c.irMore[h*n+d] * g
+		c.firstPost[h*n+d] = c.edge[h*n+d] * (c.rc[hh] * c.ls[d*n+h+1]) * g
+		g0, g1 := g*c.edge[h*n+d], g*c.more[h*n+d]
+		c.brc[hh] += g0 * c.ls[d*n+h+1]
+		c.bls[d*n+h+1] += g0 * c.rc[hh]
+		axpy(g1, c.ls[d*n+h+2:], c.brc[hh+1:h*n+d])
+		axpy(g1, c.rc[hh+1:], c.bls[d*n+h+2:d*n+d+1])
+	}
+	if g := c.bil[d*n+h]; g != 0 {
+		dd := d*n + d
+		c.edgePost[d*n+h] = c.il[d*n+h] * g
+		c.morePost[d*n+h] = c.ilMore[d*n+h] * g
+		c.firstPost[d*n+h] = c.edge[d*n+h] * (c.rs[h*n+d-1] * c.lc[dd]) * g
+		g0, g1 := g*c.edge[d*n+h], g*c.more[d*n+h]
+		c.brs[h*n+d-1] += g0 * c.lc[dd]
+		c.blc[dd] += g0 * c.rs[h*n+d-1]
+		axpy(g1, c.lc[d*n+h+1:], c.brs[hh:h*n+d-1])
+		axpy(g1, c.rs[hh:], c.blc[d*n+h+1:dd])
+	}
+}
+
 // AddCounts adds the posteriors of the last Outside, times weight, to the
 // tag-level table counts (tags as given to Load).
 func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
@@ -106,6 +142,26 @@ func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
 	t := counts.T
 	for h, th := range tags {
 		counts.Root[th] += weight * c.rootPost[h]
+		if c.twoChild {
+			for v, post := range [2][]float64{c.firstPost, c.morePost} {
+				row := post[h*n : h*n+n]
+				left := counts.Child[counts.ChildAt(th, Left, v, 0):][:t]
+				for d := 0; d < h; d++ {
+					left[tags[d]] += weight * row[d]
+				}
+				right := counts.Child[counts.ChildAt(th, Right, v, 0):][:t]
+				for d := h + 1; d < n; d++ {
+					right[tags[d]] += weight * row[d]
+				}
+			}
+		}
+		for k := 0; k < 4; k++ {
+			counts.Stop[th*4+k] += weight * c.stopPost[h*4+k]
+			counts.Cont[th*4+k] += weight * c.contPost[h*4+k]
+		}
+		if c.twoChild {
+			continue
+		}
 		row := c.edgePost[h*n : h*n+n]
 		left := counts.Child[(th*2+Left)*t : (th*2+Left)*t+t]
 		for d := 0; d < h; d++ {
@@ -114,10 +170,6 @@ func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
 		right := counts.Child[(th*2+Right)*t : (th*2+Right)*t+t]
 		for d := h + 1; d < n; d++ {
 			right[tags[d]] += weight * row[d]
-		}
-		for k := 0; k < 4; k++ {
-			counts.Stop[th*4+k] += weight * c.stopPost[h*4+k]
-			counts.Cont[th*4+k] += weight * c.contPost[h*4+k]
 		}
 	}
 }

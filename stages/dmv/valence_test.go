@@ -103,6 +103,47 @@ func TestValenceChartAgreesWithDMVChart(t *testing.T) {
 	}
 }
 
+// The extended valence grammar (Stop 2, Child 2) runs on the DMV's own
+// chart (held to enumeration by TestValenceChartMatchesBruteForce); the
+// valence chart, which takes its sentences of tiny potentials, gives
+// the same log Z, counts and best trees' weights, on sentences up to 40
+// long.
+func TestTwoChildChartIsTheValenceChart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for trial := range 12 {
+		w := randomValenceWeights(rng, 4, twoChildValences, trial%2 == 0)
+		tags := randomTags(rng, 2+rng.IntN(39), 4)
+		var dist []float64
+		if trial%3 == 0 {
+			dist = distanceFactors(len(tags), -0.3)
+		}
+		c := NewChart(len(tags))
+		c.Load(tags, w, dist)
+		if c.valenced || !c.twoChild {
+			t.Fatal("Stop 2, Child 2 did not load into the DMV's chart")
+		}
+		var vc vchart
+		vc.load(tags, w, dist)
+		logZ, want := c.Inside(), vc.inside(false)
+		if relErr(logZ, want) > 1e-12 {
+			t.Fatalf("n = %d: log Z %v, valence chart %v", len(tags), logZ, want)
+		}
+		c.Outside()
+		vc.outside()
+		got, wantCounts := NewValenceParams(4, twoChildValences), NewValenceParams(4, twoChildValences)
+		c.AddCounts(tags, got, 1)
+		vc.addCounts(tags, wantCounts, 1)
+		sameTables(t, got, wantCounts, 1e-11)
+		// (Trees of equal weight, common where tags repeat, are broken
+		// differently: the weights and the tree's own score must agree.)
+		heads, vheads := make([]int, len(tags)), make([]int, len(tags))
+		best, vbest := c.Viterbi(heads), vc.viterbi(vheads)
+		if relErr(best, vbest) > 1e-12 || relErr(treeLogScore(tags, heads, w, dist), best) > 1e-12 {
+			t.Fatalf("n = %d: Viterbi %v %v (scoring %v), valence chart %v %v", len(tags), best, heads, treeLogScore(tags, heads, w, dist), vbest, vheads)
+		}
+	}
+}
+
 // Long sentences stay finite in log space.
 func TestValenceChartLongSentence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))

@@ -131,13 +131,21 @@ func (c *vchart) load(tags []int, w *Params, dist []float64) {
 
 // takePlain loads the plain DMV chart's potentials of an n-word sentence
 // as they are after its scaling (whose factor, e^{logScale}, stays out of
-// Z): the plain DMV's settings, whose stops and conts are laid out as the
-// plain chart's ((h·2 + dir)·2 + valence) and its one child valence's
-// edges as the plain chart's (h·n + d).
-func (c *vchart) takePlain(n int, root, edge, stop, cont []float64, logScale float64) {
-	c.grow(n, DMVValence)
+// Z): the plain DMV's settings, or with more (a later child's edges) the
+// extended valence grammar's. The stops and conts are laid out as the
+// plain chart's ((h·2 + dir)·2 + valence), and each child valence's edges
+// as its (h·n + d).
+func (c *vchart) takePlain(n int, root, edge, more, stop, cont []float64, logScale float64) {
+	v := DMVValence
+	if more != nil {
+		v = twoChildValences
+	}
+	c.grow(n, v)
 	copy(c.proot, root[:n])
 	copy(c.pedge, edge[:n*n])
+	if more != nil {
+		copy(c.pedge[n*n:], more[:n*n])
+	}
 	copy(c.pstop, stop[:4*n])
 	copy(c.pcont, cont[:4*n])
 	c.logScale = logScale
