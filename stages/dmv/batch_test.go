@@ -36,7 +36,7 @@ func withKernel(k string, c *Corpus, w *Params, opts EStepOptions) EStepResult {
 // the scalar chart, in corpus order.
 func bySentence(c *Corpus, w *Params, opts EStepOptions) EStepResult {
 	opts.Workers = 1
-	res := EStepResult{Counts: NewParams(w.T)}
+	res := EStepResult{Counts: NewValenceParams(w.T, w.V)}
 	chart := NewChart(c.MaxLen)
 	var dist []float64
 	if opts.Dist != nil {
@@ -87,6 +87,9 @@ func TestLanesMatchScalarChart(t *testing.T) {
 	for trial := range 8 {
 		c := mixedLengths(rng, 300+rng.IntN(200), 5+rng.IntN(20), 12)
 		w := randomWeights(rng, 12, trial%2 == 0)
+		if trial%4 >= 2 { // two child valences
+			w = randomValenceWeights(rng, 12, twoChildValences, trial%2 == 0)
+		}
 		if trial >= 6 { // weights from e^−spread to e^spread: scaling's every branch
 			spread := []float64{30, 150}[trial-6]
 			for _, tab := range w.Tables() {
@@ -257,7 +260,8 @@ func exactArithmetic() bool {
 // Lane by lane, the lane chart is the scalar chart: the same log Z and
 // posteriors — the same bits where Go fuses no multiply-adds of its own,
 // within 1e-13 relative elsewhere — with and without distance factors
-// and attachment factors, on batches of 1..8 sentences of lengths 1..20,
+// and attachment factors, with one and two child valences, on batches
+// of 1..8 sentences of lengths 1..20,
 // under models of ordinary and of extreme weights.
 func TestLaneChartIsTheScalarChart(t *testing.T) {
 	if testedKernel() == "" {
@@ -271,6 +275,9 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 	for trial := range 120 {
 		n, size := 1+rng.IntN(20), 1+rng.IntN(lanes)
 		w := randomWeights(rng, 6, trial%2 == 0)
+		if trial/5%2 == 1 { // two child valences
+			w = randomValenceWeights(rng, 6, twoChildValences, trial%2 == 0)
+		}
 		if trial%3 == 2 {
 			for _, tab := range w.Tables() {
 				for i := range tab {
@@ -331,6 +338,10 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 			same("log Z", got, logZ)
 			for i := range n * n {
 				same("edge posterior", b.edgePost[i][l], c.edgePost[i])
+				if c.twoChild && i/n != i%n {
+					same("first child's posterior", b.firstPost[i][l], c.firstPost[i])
+					same("later child's posterior", b.morePost[i][l], c.morePost[i])
+				}
 			}
 			for i := range n {
 				same("root posterior", b.rootPost[i][l], c.rootPost[i])

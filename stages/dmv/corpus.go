@@ -580,11 +580,11 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	if opts.Bound.On() && opts.Segment {
 		return EStepResult{Err: errors.New("the depth bound and Model S's segments do not combine")}
 	}
-	// The soft E-step of a plain DMV goes by batches of equal-length
-	// sentences where there is a lane kernel (batch.go), in laneChunks
-	// pieces; the other variants, and every E-step without one, one
-	// sentence at a time.
-	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.IsDMV()
+	// The soft E-step of a plain DMV (or one with two child valences)
+	// goes by batches of equal-length sentences where there is a lane
+	// kernel (batch.go), in laneChunks pieces; the other variants, and
+	// every E-step without one, one sentence at a time.
+	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && (w.V.IsDMV() || w.V == twoChildValences)
 	pieces := chunks
 	if byLength {
 		pieces = laneChunks

@@ -41,6 +41,14 @@ type laneChart struct {
 	edgePost, rootPost []cell
 	capacity           int
 
+	// Two child valences (Chart's twoChild): a later child's edges, the
+	// attachments' parts by later children, and the posteriors by first
+	// and later children.
+	twoChild             bool
+	more, irMore, ilMore []cell
+	firstPost, morePost  []cell
+	twoChildCapacity     int
+
 	removed []cell // the factors scaling removed, 3n cells
 	inv     []cell // scale's 1/factor of each word's attachments
 	sum     cell   // of every posterior, after outside
@@ -87,6 +95,16 @@ func (b *laneChart) grow(n int) {
 	b.capacity = n
 }
 
+// growTwoChild makes the tables of two child valences for n tokens.
+func (b *laneChart) growTwoChild(n int) {
+	if n <= b.twoChildCapacity {
+		return
+	}
+	f := func() []cell { return memory.Zeroed[cell](n * n) }
+	b.more, b.irMore, b.ilMore, b.firstPost, b.morePost = f(), f(), f(), f(), f()
+	b.twoChildCapacity = n
+}
+
 // setLength readies the chart for a batch of sentences of n tags, whose
 // tags putLane and padLanes put in its own rows (b.tags).
 func (b *laneChart) setLength(n int) {
@@ -131,6 +149,10 @@ func padLanes(rows [][lanes]uint16, from int) {
 // conts come scaled from tab; scale finishes the attachments.
 func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float64) {
 	n, T, tags := b.n, tab.t, b.tags
+	C := w.V.Child
+	if b.twoChild = C == 2; b.twoChild {
+		b.growTwoChild(n)
+	}
 	plain := dist == nil && f == nil
 	child := tab.child // an edge is child·q at once where nothing comes between
 	if !plain {
@@ -148,7 +170,7 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		for l, t := range th {
-			row0[Left][l], row0[Right][l] = (int(t)*2+Left)*T, (int(t)*2+Right)*T
+			row0[Left][l], row0[Right][l] = (int(t)*2+Left)*C*T, (int(t)*2+Right)*C*T
 		}
 		for dir := Left; dir <= Right; dir++ {
 			side := tab.side[:2*T]
@@ -177,6 +199,19 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 		gather(b.edge[h*n:h*n+h], child, &row0[Left], tags[:h])
 		b.edge[h*n+h] = cell{}
 		gather(b.edge[h*n+h+1:h*n+n], child, &row0[Right], tags[h+1:n])
+		edges := [][]cell{b.edge}
+		if b.twoChild { // a later child's row follows a first one's
+			var row1 [2][lanes]int
+			for dir := range row1 {
+				for l, at := range row0[dir] {
+					row1[dir][l] = at + T
+				}
+			}
+			gather(b.more[h*n:h*n+h], child, &row1[Left], tags[:h])
+			b.more[h*n+h] = cell{}
+			gather(b.more[h*n+h+1:h*n+n], child, &row1[Right], tags[h+1:n])
+			edges = append(edges, b.more)
+		}
 		// Each lane's edge times dist, its factor and q, in that order,
 		// all lanes at once.
 		var fc cell
@@ -188,18 +223,22 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 			if d < h {
 				dir = Left
 			}
-			row := &b.edge[h*n+d]
-			e := ld(row)
-			if dist != nil {
-				e = e.Mul(vec8.Broadcast(dist[abs(h-d)]))
-			}
 			if f != nil {
 				for l, fl := range lanesF {
 					fc[l] = fl[h*n+d]
 				}
-				e = e.Mul(ld(&fc))
 			}
-			st(row, e.Mul(ld(&q[dir])))
+			for _, edge := range edges {
+				row := &edge[h*n+d]
+				e := ld(row)
+				if dist != nil {
+					e = e.Mul(vec8.Broadcast(dist[abs(h-d)]))
+				}
+				if f != nil {
+					e = e.Mul(ld(&fc))
+				}
+				st(row, e.Mul(ld(&q[dir])))
+			}
 		}
 		if f != nil {
 			for l, fl := range lanesF {
@@ -226,6 +265,12 @@ func (b *laneChart) scale() {
 	copy(most, root[:n])
 	for h := 0; h < n; h++ {
 		row := edge[h*n : h*n+n]
+		for i := range most {
+			st(&most[i], ld(&most[i]).Max(ld(&row[i])))
+		}
+	}
+	for h := 0; h < n && b.twoChild; h++ {
+		row := b.more[h*n : h*n+n]
 		for i := range most {
 			st(&most[i], ld(&most[i]).Max(ld(&row[i])))
 		}
@@ -299,6 +344,18 @@ func (b *laneChart) addCounts(use []int, counts *Params) {
 				cs[k] += dec[k].stopPost[l]
 				cc[k] += dec[k].contPost[l]
 			}
+			if b.twoChild {
+				for v, post := range [2][]cell{b.firstPost, b.morePost} {
+					left, right := counts.Child[counts.ChildAt(t, Left, v, 0):][:T], counts.Child[counts.ChildAt(t, Right, v, 0):][:T]
+					for d := 0; d < h; d++ {
+						left[tags[d][l]] += post[h*n+d][l]
+					}
+					for d := h + 1; d < n; d++ {
+						right[tags[d][l]] += post[h*n+d][l]
+					}
+				}
+				continue
+			}
 			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
 			for d := 0; d < h; d++ {
 				left[tags[d][l]] += b.edgePost[h*n+d][l]
@@ -330,7 +387,8 @@ type halfHead struct {
 	s, q       float64
 }
 
-// set makes the tables of weight table w (a plain DMV's).
+// set makes the tables of weight table w (a plain DMV's, or with two
+// child valences).
 func (t *laneTables) set(w *Params) {
 	T := w.T
 	t.t = T
@@ -353,9 +411,11 @@ func (t *laneTables) set(w *Params) {
 				}
 				q := factor(larger(cont[Adj], cont[NonAdj]))
 				side.cont, side.q = [2]float64{cont[Adj] / q, cont[NonAdj] / q}, q
-				row := w.Child[w.ChildIndex(h, dir, 0):][:T]
-				for c, e := range row {
-					t.child[w.ChildIndex(h, dir, c)] = e * q
+				for v := range w.V.Child {
+					row := w.Child[w.ChildAt(h, dir, v, 0):][:T]
+					for c, e := range row {
+						t.child[w.ChildAt(h, dir, v, c)] = e * q
+					}
 				}
 			}
 		}
@@ -450,7 +510,10 @@ func (b *laneChart) inside() {
 		st(&l[hh].c, ld(&dec[h*4+Left*2+Adj].cont))
 	}
 	for w := 1; w < n; w++ {
-		for h := 0; h+w < n; h++ {
+		for h := 0; h+w < n && b.twoChild; h++ {
+			b.attachTwoChild(h, h+w)
+		}
+		for h := 0; h+w < n && !b.twoChild; h++ {
 			d := h + w
 			// IR[h][d] = edge · Σ_k Rc[h][k]·Ls[d][k+1], IL[d][h] likewise.
 			sr, sl := dotHalves(r[h*n+h:h*n+d], l[d*n+h+1:d*n+d+1])
@@ -487,6 +550,66 @@ func (b *laneChart) inside() {
 	// Every lane's log Z at once, as Chart.LogZ has it: log z + (the
 	// logarithms scale kept + log kept).
 	vec8.Log(z).Add(ld(&b.logScale).Add(vec8.Log(ld(&b.kept)))).Store(&b.logZ8)
+}
+
+// attachTwoChild is Chart.attachTwoChild over every lane (its edges
+// divided by their dependents' factors here, as inside's are).
+func (b *laneChart) attachTwoChild(h, d int) {
+	n, inv, r, l := b.n, b.inv, b.r, b.l
+	er, el := ld(&b.edge[h*n+d]).Mul(ld(&inv[d])), ld(&b.edge[d*n+h]).Mul(ld(&inv[h]))
+	mr, ml := ld(&b.more[h*n+d]).Mul(ld(&inv[d])), ld(&b.more[d*n+h]).Mul(ld(&inv[h]))
+	st(&b.edge[h*n+d], er)
+	st(&b.edge[d*n+h], el)
+	st(&b.more[h*n+d], mr)
+	st(&b.more[d*n+h], ml)
+	first := er.Mul(ld(&r[h*n+h].c).Mul(ld(&l[d*n+h+1].s)))
+	first2 := el.Mul(ld(&r[h*n+d-1].s).Mul(ld(&l[d*n+d].c)))
+	var sr, sl vec // Σ Rc[h][k]·Ls[d][k+1] over k > h; Σ Rs[h][k]·Lc[d][k+1] over k < d − 1
+	x, y := r[h*n+h+1:h*n+d], l[d*n+h+2:d*n+d+1]
+	for i := range x {
+		sr = sr.Add(ld(&x[i].c).Mul(ld(&y[i].s)))
+	}
+	x, y = r[h*n+h:h*n+d-1], l[d*n+h+1:d*n+d]
+	for i := range x {
+		sl = sl.Add(ld(&x[i].s).Mul(ld(&y[i].c)))
+	}
+	irm, ilm := mr.Mul(sr), ml.Mul(sl)
+	st(&b.irMore[h*n+d], irm)
+	st(&b.ilMore[d*n+h], ilm)
+	st(&b.ir[h*n+d].v, first.Add(irm))
+	st(&b.il[d*n+h].v, ilm.Add(first2))
+}
+
+// detachTwoChild is Chart.detachTwoChild over every lane.
+func (b *laneChart) detachTwoChild(h, d int) {
+	n, r, l := b.n, b.r, b.l
+	hh, dd := h*n+h, d*n+d
+	g := take(&b.ir[h*n+d].b)
+	st(&b.edgePost[h*n+d], ld(&b.ir[h*n+d].v).Mul(g))
+	st(&b.morePost[h*n+d], ld(&b.irMore[h*n+d]).Mul(g))
+	e := ld(&b.edge[h*n+d])
+	st(&b.firstPost[h*n+d], e.Mul(ld(&r[hh].c).Mul(ld(&l[d*n+h+1].s))).Mul(g))
+	g0, g1 := g.Mul(e), g.Mul(ld(&b.more[h*n+d]))
+	addVec(&r[hh].bc, g0.Mul(ld(&l[d*n+h+1].s)))
+	addVec(&l[d*n+h+1].bs, g0.Mul(ld(&r[hh].c)))
+	x, y := r[hh+1:h*n+d], l[d*n+h+2:d*n+d+1]
+	for i := range x {
+		addVec(&x[i].bc, g1.Mul(ld(&y[i].s)))
+		addVec(&y[i].bs, g1.Mul(ld(&x[i].c)))
+	}
+	g = take(&b.il[d*n+h].b)
+	st(&b.edgePost[d*n+h], ld(&b.il[d*n+h].v).Mul(g))
+	st(&b.morePost[d*n+h], ld(&b.ilMore[d*n+h]).Mul(g))
+	e = ld(&b.edge[d*n+h])
+	st(&b.firstPost[d*n+h], e.Mul(ld(&r[h*n+d-1].s).Mul(ld(&l[dd].c))).Mul(g))
+	g0, g1 = g.Mul(e), g.Mul(ld(&b.more[d*n+h]))
+	addVec(&r[h*n+d-1].bs, g0.Mul(ld(&l[dd].c)))
+	addVec(&l[dd].bc, g0.Mul(ld(&r[h*n+d-1].s)))
+	x, y = r[hh:h*n+d-1], l[d*n+h+1:dd]
+	for i := range x {
+		addVec(&x[i].bs, g1.Mul(ld(&y[i].c)))
+		addVec(&y[i].bc, g1.Mul(ld(&x[i].s)))
+	}
 }
 
 // take is the lanes of a cell, which it clears.
@@ -545,7 +668,10 @@ func (b *laneChart) outside() {
 			bl := bs.Mul(ld(&d.stop)).Add(bc.Mul(ld(&d.cont)))
 			crossAxpy(bl, il[j*n+h:j*n+j], lT[h*n+h:h*n+j])
 		}
-		for h := 0; h+w < n; h++ {
+		for h := 0; h+w < n && b.twoChild; h++ {
+			b.detachTwoChild(h, h+w)
+		}
+		for h := 0; h+w < n && !b.twoChild; h++ {
 			d := h + w
 			g := take(&ir[h*n+d].b)
 			st(&b.edgePost[h*n+d], ld(&ir[h*n+d].v).Mul(g))
