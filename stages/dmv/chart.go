@@ -58,10 +58,10 @@ type Chart struct {
 	// attachment splits next to its head, so the span tells the valence as
 	// it tells the decisions'. irMore and ilMore are the attachments'
 	// parts by later children, firstPost and morePost the posteriors.
-	twoChild                            bool
-	more, irMore, ilMore                []float64
-	firstPost, morePost                 []float64
-	twoChildCapacity                    int
+	twoChild             bool
+	more, irMore, ilMore []float64
+	firstPost, morePost  []float64
+	twoChildCapacity     int
 
 	seg  segmentation // Model S's top step, when on (segment.go)
 	ties tieChart     // the best derivations' counts, for TiedViterbi (ties.go)
