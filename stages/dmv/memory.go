@@ -6,29 +6,46 @@ import (
 	"github.com/grind-nlp/grind/stages/memory"
 )
 
-// MemoryBytes estimates what a DMV job holds in proportion to its tags
-// and its longest sentence: tables copies of the tables of t tags and
-// the average tag (2t² + 9t entries: a model, its counts, the E-step's
+// MemoryBytes estimates what a DMV job with valence settings v holds in
+// proportion to its tags and its longest sentence: tables copies of the
+// tables of t tags and the average tag (2C·t² + (4S + 1)·t entries for
+// stop valence S and child valence C: a model, its counts, the E-step's
 // chunk counts) and per worker a chart of n words (eighteen tables of n²
-// float64s and four of n² back-pointers) and, where the E-step runs on a
-// lane kernel (batch.go), a lane chart of up to batchMaxLen words
-// (eighteen tables of n²·lanes float64s) and the window of sentences it
-// sorts by length (a token and three numbers a sentence).
-func MemoryBytes(t, n, workers, tables int) int64 {
+// float64s and four of n² back-pointers; five tables more for EVG's two
+// child valences; for other valence settings the valence chart beside it,
+// its items and adjoints n²·max(S, C) each: valence.go) and, where the
+// E-step runs on a lane kernel (batch.go), a lane chart of up to
+// batchMaxLen words (eighteen tables of n²·lanes float64s, or twenty-three)
+// and the window of sentences it sorts by length (a token and three
+// numbers a sentence). A sentence the charts hand to the valence chart's
+// log space (tiny potentials: Chart.settle) is not counted.
+func MemoryBytes(v Valence, t, n, workers, tables int) int64 {
 	t64, n64 := int64(t)+1, int64(n)
-	tab := memory.Of(memory.Add(memory.Mul(2, t64, t64), memory.Mul(9, t64)), 8)
+	S, C, k := int64(v.Stop), int64(v.Child), int64(v.States())
+	tab := memory.Of(memory.Add(memory.Mul(2*C, t64, t64), memory.Mul(4*S+1, t64)), 8)
 	chart := memory.Add(memory.Mul(n64, n64, 18*8+4*4), memory.Mul(n64, 8*8))
-	if kernel != "" && n > 0 {
+	laneTables := int64(18)
+	switch {
+	case v == twoChildValences:
+		chart = memory.Add(chart, memory.Mul(n64, n64, 5*8))
+		laneTables += 5
+	case !v.IsDMV(): // vchart.grow's tables
+		chart = memory.Add(chart, memory.Mul(n64, n64, (3*C+4+8*k)*8+(4*k+2)*4), memory.Mul(n64, (5+12*S)*8))
+	}
+	if kernel != "" && n > 0 && (v.IsDMV() || v == twoChildValences) {
 		b64 := int64(min(n, batchMaxLen))
-		chart = memory.Add(chart, memory.Mul(b64, b64, 18*lanes*8), memory.Mul(int64(window)+n64, 4*8))
+		chart = memory.Add(chart, memory.Mul(b64, b64, laneTables*lanes*8), memory.Mul(int64(window)+n64, 4*8))
 	}
 	return memory.Add(memory.Mul(tab, int64(tables)), memory.Mul(chart, int64(max(workers, 1))))
 }
 
 // CheckMemory refuses a job whose MemoryBytes is over limit bytes (≤ 0:
 // no limit).
-func CheckMemory(t, n, workers, tables int, limit int64) error {
-	return memory.Check(MemoryBytes(t, n, workers, tables), limit, func() string {
+func CheckMemory(v Valence, t, n, workers, tables int, limit int64) error {
+	return memory.Check(MemoryBytes(v, t, n, workers, tables), limit, func() string {
+		if !v.IsDMV() {
+			return fmt.Sprintf("a DMV with %s of %d tags, the longest sentence %d words,", v, t, n)
+		}
 		return fmt.Sprintf("a DMV of %d tags, the longest sentence %d words,", t, n)
 	}, "leave long sentences out (filterlen)")
 }

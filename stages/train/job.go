@@ -85,12 +85,15 @@ func (j Job) LearnedBackoff() dmv.LearnedBackoff {
 
 // valence is the run's valence settings: the -m model's, else the job's,
 // else the plain DMV's.
-func (s *Session) valence() dmv.Valence {
+func (s *Session) valence() dmv.Valence { return runValence(s.start, s.Job) }
+
+// runValence is Session.valence before there is a session.
+func runValence(start *dmv.Table, job Job) dmv.Valence {
 	switch {
-	case s.start != nil:
-		return s.start.Params.V
-	case s.Job.Valence != (dmv.Valence{}):
-		return s.Job.Valence
+	case start != nil:
+		return start.Params.V
+	case job.Valence != (dmv.Valence{}):
+		return job.Valence
 	}
 	return dmv.DMVValence
 }
@@ -142,7 +145,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		if start != nil {
 			t += start.Tags.Len()
 		}
-		if err := dmv.CheckMemory(t, 0, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(runValence(start, job), t, 0, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
 			return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		if start == nil {
@@ -172,7 +175,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dmv.CheckMemory(corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+	if err := dmv.CheckMemory(runValence(start, job), corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	s := &Session{Job: job, Corpus: corpus, inputs: pipeline.DescribeInputs(src.Names), start: start, estep: dmv.NewEStepper(corpus)}
@@ -433,7 +436,7 @@ func (s *Session) Projector(opts pr.Options, checkpoint func(Checkpoint) error) 
 		return nil, checkpoint, nil
 	}
 	workers := pipeline.Workers(s.Job.Workers)
-	held := dmv.MemoryBytes(s.Corpus.Tags.Len(), s.Corpus.MaxLen, workers, dmv.TrainTables(workers))
+	held := dmv.MemoryBytes(s.valence(), s.Corpus.Tags.Len(), s.Corpus.MaxLen, workers, dmv.TrainTables(workers))
 	if err := pr.CheckMemory(s.Corpus, opts, held, s.Job.MaxMemory); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", s.inputs, err)
 	}
