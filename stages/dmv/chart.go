@@ -183,40 +183,31 @@ func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 				c.cont[h*4+dir*2+v] = w.Cont[DecisionIndex(th, dir, v)]
 			}
 		}
-		row := c.edge[h*n : h*n+n]
-		left := w.Child[w.ChildIndex(th, Left, 0):]
-		right := w.Child[w.ChildIndex(th, Right, 0):]
-		for d, td := range tags {
-			switch {
-			case d < h:
-				row[d] = left[td]
-			case d > h:
-				row[d] = right[td]
-			default:
-				row[d] = 0
-			}
-			if dist != nil && d != h {
-				row[d] *= dist[abs(h-d)]
-			}
+		edgeRow(c.edge[h*n:h*n+n], w, tags, h, 0, dist)
+		if c.twoChild {
+			edgeRow(c.more[h*n:h*n+n], w, tags, h, 1, dist)
 		}
 		c.root[h] = w.Root[th]
-		if c.twoChild {
-			row := c.more[h*n : h*n+n]
-			left := w.Child[w.ChildAt(th, Left, 1, 0):]
-			right := w.Child[w.ChildAt(th, Right, 1, 0):]
-			for d, td := range tags {
-				switch {
-				case d < h:
-					row[d] = left[td]
-				case d > h:
-					row[d] = right[td]
-				default:
-					row[d] = 0
-				}
-				if dist != nil && d != h {
-					row[d] *= dist[abs(h-d)]
-				}
-			}
+	}
+}
+
+// edgeRow sets row to the edges of head h of tags, from child valence
+// v's distributions of w, each also times dist[|h−d|] when dist is not
+// nil (h's own place 0).
+func edgeRow(row []float64, w *Params, tags []int, h, v int, dist []float64) {
+	left := w.Child[w.ChildAt(tags[h], Left, v, 0):]
+	right := w.Child[w.ChildAt(tags[h], Right, v, 0):]
+	for d, td := range tags {
+		switch {
+		case d < h:
+			row[d] = left[td]
+		case d > h:
+			row[d] = right[td]
+		default:
+			row[d] = 0
+		}
+		if dist != nil && d != h {
+			row[d] *= dist[abs(h-d)]
 		}
 	}
 }

@@ -330,7 +330,7 @@ func (b *laneChart) posteriors(l int, edge, root []float64) {
 // lanes), head by head: each use lane's posteriors of head h added to
 // the counts of its tag, a row of the tables at a time.
 func (b *laneChart) addCounts(use []int, counts *Params) {
-	n, T, tags := b.n, counts.T, b.tags
+	n, tags := b.n, b.tags
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		root := &b.rootPost[h]
@@ -345,25 +345,28 @@ func (b *laneChart) addCounts(use []int, counts *Params) {
 				cc[k] += dec[k].contPost[l]
 			}
 			if b.twoChild {
-				for v, post := range [2][]cell{b.firstPost, b.morePost} {
-					left, right := counts.Child[counts.ChildAt(t, Left, v, 0):][:T], counts.Child[counts.ChildAt(t, Right, v, 0):][:T]
-					for d := 0; d < h; d++ {
-						left[tags[d][l]] += post[h*n+d][l]
-					}
-					for d := h + 1; d < n; d++ {
-						right[tags[d][l]] += post[h*n+d][l]
-					}
-				}
-				continue
-			}
-			left, right := counts.Child[(t*2+Left)*T:][:T], counts.Child[(t*2+Right)*T:][:T]
-			for d := 0; d < h; d++ {
-				left[tags[d][l]] += b.edgePost[h*n+d][l]
-			}
-			for d := h + 1; d < n; d++ {
-				right[tags[d][l]] += b.edgePost[h*n+d][l]
+				b.addChildCounts(counts, b.firstPost, h, l, 0)
+				b.addChildCounts(counts, b.morePost, h, l, 1)
+			} else {
+				b.addChildCounts(counts, b.edgePost, h, l, 0)
 			}
 		}
+	}
+}
+
+// addChildCounts adds lane l's posteriors of head h's children, post
+// ([h·n + d]), to the counts of child valence v.
+func (b *laneChart) addChildCounts(counts *Params, post []cell, h, l, v int) {
+	n, T, tags := b.n, counts.T, b.tags
+	l &= lanes - 1 // (it is a lane: no bounds checks below)
+	t := int(tags[h][l])
+	left, right := counts.Child[counts.ChildAt(t, Left, v, 0):][:T], counts.Child[counts.ChildAt(t, Right, v, 0):][:T]
+	row := post[h*n : h*n+n]
+	for d := 0; d < h; d++ {
+		left[tags[d][l]] += row[d][l]
+	}
+	for d := h + 1; d < n; d++ {
+		right[tags[d][l]] += row[d][l]
 	}
 }
 

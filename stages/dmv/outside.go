@@ -139,38 +139,32 @@ func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
 		return
 	}
 	n := c.n
-	t := counts.T
 	for h, th := range tags {
 		counts.Root[th] += weight * c.rootPost[h]
-		if c.twoChild {
-			for v, post := range [2][]float64{c.firstPost, c.morePost} {
-				row := post[h*n : h*n+n]
-				left := counts.Child[counts.ChildAt(th, Left, v, 0):][:t]
-				for d := 0; d < h; d++ {
-					left[tags[d]] += weight * row[d]
-				}
-				right := counts.Child[counts.ChildAt(th, Right, v, 0):][:t]
-				for d := h + 1; d < n; d++ {
-					right[tags[d]] += weight * row[d]
-				}
-			}
-		}
 		for k := 0; k < 4; k++ {
 			counts.Stop[th*4+k] += weight * c.stopPost[h*4+k]
 			counts.Cont[th*4+k] += weight * c.contPost[h*4+k]
 		}
 		if c.twoChild {
-			continue
+			addChildCounts(counts, tags, h, 0, c.firstPost[h*n:h*n+n], weight)
+			addChildCounts(counts, tags, h, 1, c.morePost[h*n:h*n+n], weight)
+		} else {
+			addChildCounts(counts, tags, h, 0, c.edgePost[h*n:h*n+n], weight)
 		}
-		row := c.edgePost[h*n : h*n+n]
-		left := counts.Child[(th*2+Left)*t : (th*2+Left)*t+t]
-		for d := 0; d < h; d++ {
-			left[tags[d]] += weight * row[d]
-		}
-		right := counts.Child[(th*2+Right)*t : (th*2+Right)*t+t]
-		for d := h + 1; d < n; d++ {
-			right[tags[d]] += weight * row[d]
-		}
+	}
+}
+
+// addChildCounts adds the posteriors of head h's children, post (one a
+// word of tags), times weight, to the counts of child valence v.
+func addChildCounts(counts *Params, tags []int, h, v int, post []float64, weight float64) {
+	t, th := counts.T, tags[h]
+	left := counts.Child[counts.ChildAt(th, Left, v, 0):][:t]
+	for d := 0; d < h; d++ {
+		left[tags[d]] += weight * post[d]
+	}
+	right := counts.Child[counts.ChildAt(th, Right, v, 0):][:t]
+	for d := h + 1; d < len(tags); d++ {
+		right[tags[d]] += weight * post[d]
 	}
 }
 
