@@ -467,13 +467,14 @@ func (c *Chart) inside(viterbi bool) {
 		c.lc[hh] = c.cont[h*4+Left*2+Adj]
 		c.rsT[hh], c.lsT[hh] = c.rs[hh], c.ls[hh]
 	}
+	two := c.twoChild
 	for w := 1; w < n; w++ {
 		// Attachments of width w: h takes its next child c = h+w on the
 		// right, or c = h−w on the left, next to c's finished inner half.
-		for h := 0; h+w < n && c.twoChild; h++ {
+		for h := 0; h+w < n && two; h++ {
 			c.attachTwoChild(h, h+w, viterbi)
 		}
-		for h := 0; h+w < n && !c.twoChild; h++ {
+		for h := 0; h+w < n && !two; h++ {
 			d := h + w
 			// IR[h][d] = edge · Σ_{k=h}^{d−1} Rc[h][k]·Ls[d][k+1]
 			a, b := c.rc[h*n+h:h*n+d], c.ls[d*n+h+1:d*n+d+1]

@@ -37,6 +37,7 @@ func (c *Chart) Outside() bool {
 			c.brs[r*n+n-1] += c.root[r] * lr * g
 		}
 	}
+	two := c.twoChild
 	for w := n - 1; w >= 1; w-- {
 		// Reverse the halves of width w.
 		for h := 0; h+w < n; h++ {
@@ -63,10 +64,10 @@ func (c *Chart) Outside() bool {
 			}
 		}
 		// Reverse the attachments of width w.
-		for h := 0; h+w < n && c.twoChild; h++ {
+		for h := 0; h+w < n && two; h++ {
 			c.detachTwoChild(h, h+w)
 		}
-		for h := 0; h+w < n && !c.twoChild; h++ {
+		for h := 0; h+w < n && !two; h++ {
 			d := h + w
 			if g := c.bir[h*n+d]; g != 0 {
 				c.edgePost[h*n+d] = c.ir[h*n+d] * g
