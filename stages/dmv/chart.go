@@ -183,31 +183,35 @@ func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 				c.cont[h*4+dir*2+v] = w.Cont[DecisionIndex(th, dir, v)]
 			}
 		}
-		edgeRow(c.edge[h*n:h*n+n], w, tags, h, 0, dist)
-		if c.twoChild {
-			edgeRow(c.more[h*n:h*n+n], w, tags, h, 1, dist)
-		}
 		c.root[h] = w.Root[th]
+	}
+	edges(c.edge, w, tags, 0, dist)
+	if c.twoChild {
+		edges(c.more, w, tags, 1, dist)
 	}
 }
 
-// edgeRow sets row to the edges of head h of tags, from child valence
-// v's distributions of w, each also times dist[|h−d|] when dist is not
-// nil (h's own place 0).
-func edgeRow(row []float64, w *Params, tags []int, h, v int, dist []float64) {
-	left := w.Child[w.ChildAt(tags[h], Left, v, 0):]
-	right := w.Child[w.ChildAt(tags[h], Right, v, 0):]
-	for d, td := range tags {
-		switch {
-		case d < h:
-			row[d] = left[td]
-		case d > h:
-			row[d] = right[td]
-		default:
-			row[d] = 0
-		}
-		if dist != nil && d != h {
-			row[d] *= dist[abs(h-d)]
+// edges sets e ([h·n + d]) to the edges of tags from child valence v's
+// distributions of w, each also times dist[|h−d|] when dist is not nil
+// (a word's own place 0).
+func edges(e []float64, w *Params, tags []int, v int, dist []float64) {
+	n := len(tags)
+	for h, th := range tags {
+		row := e[h*n : h*n+n]
+		left := w.Child[w.ChildAt(th, Left, v, 0):]
+		right := w.Child[w.ChildAt(th, Right, v, 0):]
+		for d, td := range tags {
+			switch {
+			case d < h:
+				row[d] = left[td]
+			case d > h:
+				row[d] = right[td]
+			default:
+				row[d] = 0
+			}
+			if dist != nil && d != h {
+				row[d] *= dist[abs(h-d)]
+			}
 		}
 	}
 }

@@ -64,10 +64,13 @@ func (c *Chart) Outside() bool {
 			}
 		}
 		// Reverse the attachments of width w.
-		for h := 0; h+w < n && two; h++ {
-			c.detachTwoChild(h, h+w)
+		if two {
+			for h := 0; h+w < n; h++ {
+				c.detachTwoChild(h, h+w)
+			}
+			continue
 		}
-		for h := 0; h+w < n && !two; h++ {
+		for h := 0; h+w < n; h++ {
 			d := h + w
 			if g := c.bir[h*n+d]; g != 0 {
 				c.edgePost[h*n+d] = c.ir[h*n+d] * g
@@ -139,33 +142,35 @@ func (c *Chart) AddCounts(tags []int, counts *Params, weight float64) {
 		c.vc.addCounts(tags, counts, weight)
 		return
 	}
-	n := c.n
 	for h, th := range tags {
 		counts.Root[th] += weight * c.rootPost[h]
 		for k := 0; k < 4; k++ {
 			counts.Stop[th*4+k] += weight * c.stopPost[h*4+k]
 			counts.Cont[th*4+k] += weight * c.contPost[h*4+k]
 		}
-		if c.twoChild {
-			addChildCounts(counts, tags, h, 0, c.firstPost[h*n:h*n+n], weight)
-			addChildCounts(counts, tags, h, 1, c.morePost[h*n:h*n+n], weight)
-		} else {
-			addChildCounts(counts, tags, h, 0, c.edgePost[h*n:h*n+n], weight)
-		}
+	}
+	if c.twoChild {
+		addChildCounts(counts, tags, 0, c.firstPost, weight)
+		addChildCounts(counts, tags, 1, c.morePost, weight)
+	} else {
+		addChildCounts(counts, tags, 0, c.edgePost, weight)
 	}
 }
 
-// addChildCounts adds the posteriors of head h's children, post (one a
-// word of tags), times weight, to the counts of child valence v.
-func addChildCounts(counts *Params, tags []int, h, v int, post []float64, weight float64) {
-	t, th := counts.T, tags[h]
-	left := counts.Child[counts.ChildAt(th, Left, v, 0):][:t]
-	for d := 0; d < h; d++ {
-		left[tags[d]] += weight * post[d]
-	}
-	right := counts.Child[counts.ChildAt(th, Right, v, 0):][:t]
-	for d := h + 1; d < len(tags); d++ {
-		right[tags[d]] += weight * post[d]
+// addChildCounts adds the posteriors post ([h·n + d]: d attached to h)
+// of the words of tags, times weight, to the counts of child valence v.
+func addChildCounts(counts *Params, tags []int, v int, post []float64, weight float64) {
+	n, t := len(tags), counts.T
+	for h, th := range tags {
+		row := post[h*n : h*n+n]
+		left := counts.Child[counts.ChildAt(th, Left, v, 0):][:t]
+		for d := 0; d < h; d++ {
+			left[tags[d]] += weight * row[d]
+		}
+		right := counts.Child[counts.ChildAt(th, Right, v, 0):][:t]
+		for d := h + 1; d < n; d++ {
+			right[tags[d]] += weight * row[d]
+		}
 	}
 }
 
