@@ -40,6 +40,11 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	if err := opts.Bound.Check(); err != nil {
 		return rep, err
 	}
+	if opts.Bound.On() {
+		if err := dmv.RefuseValence(model.Params.V, "the depth bound (--max-depth)"); err != nil {
+			return rep, fmt.Errorf("%s: %w", opts.Model, err)
+		}
+	}
 	workers := pipeline.Workers(opts.Workers)
 	charts := make([]dmv.TreeChart, workers)
 	for i := range charts {

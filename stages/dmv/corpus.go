@@ -580,6 +580,12 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	if opts.Bound.On() && opts.Segment {
 		return EStepResult{Err: errors.New("the depth bound and Model S's segments do not combine")}
 	}
+	if opts.Bound.On() {
+		// The left-corner chart reads the plain DMV's potentials only.
+		if err := RefuseValence(w.V, "the depth bound (--max-depth)"); err != nil {
+			return EStepResult{Err: err}
+		}
+	}
 	// The soft E-step of a plain DMV (or one with two child valences)
 	// goes by batches of equal-length sentences where there is a lane
 	// kernel (batch.go), in laneChunks pieces; the other variants, and

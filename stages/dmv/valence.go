@@ -58,8 +58,9 @@ func headerValence(h *format.Header) (Valence, error) {
 }
 
 // RefuseValence is the error of the stages that know only the plain DMV
-// (contrastive estimation's lattices, Model S's segments, sampling) when
-// given a model with valence settings; nil for the plain DMV.
+// (contrastive estimation's lattices, Model S's segments, the depth bound,
+// sampling) when given a model with valence settings; nil for the plain
+// DMV.
 func RefuseValence(v Valence, what string) error {
 	if v.IsDMV() {
 		return nil

@@ -299,3 +299,17 @@ func TestValenceChartSettlesOrFallsBack(t *testing.T) {
 		t.Errorf("log Z %v, by enumeration %v", got[0], b.logZ)
 	}
 }
+
+// The depth bound's chart reads the plain DMV's potentials only: an
+// E-step with the bound refuses a model with valence settings (it had run
+// over no potentials, log-likelihood −Inf).
+func TestDepthBoundRefusesValence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	c := CorpusFromNumbers(NewTagSet(), [][]int{{0, 1, 0}, {1, 0}})
+	for _, v := range []Valence{twoChildValences, {Stop: 3, Child: 1}} {
+		res := NewEStepper(c).Run(randomValenceWeights(rng, 2, v, true), EStepOptions{Workers: 1, Bound: DepthBound{Max: 1, Chunk: 1}})
+		if res.Err == nil {
+			t.Errorf("%v with the depth bound: no error (log-likelihood %v)", v, res.LogLik)
+		}
+	}
+}
