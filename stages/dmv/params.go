@@ -149,9 +149,13 @@ func (p *Params) Clone() *Params {
 	return q
 }
 
-// CopyFrom overwrites p with q (same T; a Backoff table only where p
-// has one).
+// CopyFrom overwrites p with q, of the same tags and valences (a Backoff
+// table only where p has one); tables of other shapes panic, where a copy
+// would have cut one silently short.
 func (p *Params) CopyFrom(q *Params) {
+	if p.T != q.T || p.V != q.V {
+		panic(fmt.Sprintf("dmv: CopyFrom a table of %d tags, %s into one of %d tags, %s", q.T, q.V, p.T, p.V))
+	}
 	copy(p.Root, q.Root)
 	copy(p.Child, q.Child)
 	copy(p.Stop, q.Stop)

@@ -54,8 +54,8 @@ func (r *ruleProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
 func (r *ruleProblem) fromSlots(x, slots []float64)  { copy(x, slots) }
 
 func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
-	if r.rw == nil || r.rw.T != r.w.T {
-		r.rw = dmv.NewParams(r.w.T)
+	if r.rw == nil || r.rw.T != r.w.T || r.rw.V != r.w.V {
+		r.rw = dmv.NewValenceParams(r.w.T, r.w.V)
 	}
 	r.rw.CopyFrom(r.w)
 	reweightRules(r.rw, r.mask, x[0])
@@ -74,37 +74,20 @@ func (r *ruleProblem) gap(x, grad []float64) float64 {
 }
 
 // reweightRules multiplies, in place, every attachment of w that is no
-// rule by e^{−λ}.
+// rule by e^{−λ} (at every child valence of a model with valence
+// settings).
 func reweightRules(w *dmv.Params, m mask, lambda float64) {
 	if lambda == 0 {
 		return
 	}
 	f := math.Exp(-lambda)
-	for i, not := range m.child {
-		if not {
-			w.Child[i] *= f
-		}
-	}
-	for i, not := range m.root {
-		if not {
-			w.Root[i] *= f
-		}
-	}
+	m.eachNot(w, func(i int) { w.Child[i] *= f }, func(d int) { w.Root[d] *= f })
 }
 
 // nonRuleCount is the count of attachments that are no rule.
 func nonRuleCount(c *dmv.Params, m mask) float64 {
 	sum := 0.0
-	for i, not := range m.child {
-		if not {
-			sum += c.Child[i]
-		}
-	}
-	for i, not := range m.root {
-		if not {
-			sum += c.Root[i]
-		}
-	}
+	m.eachNot(c, func(i int) { sum += c.Child[i] }, func(d int) { sum += c.Root[d] })
 	return sum
 }
 

@@ -90,11 +90,15 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 		{Sigma: 3, Grouped: true},
 		{Sigma: 3, Grouped: true, Direction: true, Root: true},
 		{Sigma: 3, Root: true}, // with valences: the valence chart's factors
+		{Sigma: 3, Root: true}, // EVG's valences: the DMV chart's factors on both child valences
 	} {
 		corpus := randomCorpus(rng, 3, 12, 7)
 		w := randomModel(rng, 3)
-		if k == 4 {
+		switch k {
+		case 4:
 			w = randomValenceModel(rng, 3, dmv.Valence{Stop: 3, Child: 2})
+		case 5:
+			w = randomValenceModel(rng, 3, dmv.Valence{Stop: 2, Child: 2})
 		}
 		sp, err := newSparsityProblem(corpus, opts)
 		if err != nil {
@@ -178,19 +182,25 @@ func TestTypesByTableOrMap(t *testing.T) {
 }
 
 // The rules' dual reweights the model: its value and gradient are those
-// of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule}.
+// of enumeration, where each tree's weight is multiplied by e^{−λ·#no rule},
+// for the plain DMV and for models with valence settings (whose child
+// tables hold every child valence: the rules apply to each).
 func TestRulePosteriorsMatchEnumeration(t *testing.T) {
 	contentHeads, _ := Builtin(ContentHeads)
+	abc := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"C", "C"}})
 	for _, c := range []struct {
 		tags  []string
 		rules *Rules
+		v     dmv.Valence
 	}{
-		{[]string{"A", "B", "C"}, NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"C", "C"}})},
-		{[]string{"w:the", "B", "w:of"}, contentHeads}, // function words may not head
+		{[]string{"A", "B", "C"}, abc, dmv.DMVValence},
+		{[]string{"w:the", "B", "w:of"}, contentHeads, dmv.DMVValence}, // function words may not head
+		{[]string{"A", "B", "C"}, abc, dmv.Valence{Stop: 2, Child: 2}},
+		{[]string{"A", "B", "C"}, abc, dmv.Valence{Stop: 3, Child: 3}},
 	} {
 		rng := rand.New(rand.NewPCG(3, 4))
 		corpus := randomCorpusOf(rng, c.tags, 10, 7)
-		w := randomModel(rng, 3)
+		w := randomValenceModel(rng, 3, c.v)
 		rules := c.rules
 		opts := Options{Rules: rules, RuleShare: 0.7}
 		rp := newRuleProblem(corpus, opts)
@@ -227,10 +237,10 @@ func TestRulePosteriorsMatchEnumeration(t *testing.T) {
 		}
 		b := (1 - 0.7) * float64(corpus.Tokens)
 		if math.Abs(f-(wantF+lambda*b)) > 1e-9*math.Abs(wantF) {
-			t.Errorf("%s: f = %v, enumeration %v", rules.Name, f, wantF+lambda*b)
+			t.Errorf("%s, %v: f = %v, enumeration %v", rules.Name, c.v, f, wantF+lambda*b)
 		}
 		if math.Abs(grad[0]-(b-wantE)) > 1e-9*b {
-			t.Errorf("%s: gradient %v, enumeration %v", rules.Name, grad[0], b-wantE)
+			t.Errorf("%s, %v: gradient %v, enumeration %v", rules.Name, c.v, grad[0], b-wantE)
 		}
 		if wantE == 0 {
 			t.Errorf("%s: no attachment breaks a rule: the test tests nothing", rules.Name)

@@ -272,6 +272,28 @@ type mask struct {
 	child, root []bool
 }
 
+// eachNot calls child with the index into p.Child of every attachment
+// that is no rule, at each of p's child valences, in table order, then
+// root with every dependent whose attachment to the wall is none.
+func (m mask) eachNot(p *dmv.Params, child func(i int), root func(d int)) {
+	t := p.T
+	for hd := range 2 * t { // head·2 + dir
+		for v := range p.V.Child {
+			at := p.ChildAt(hd/2, hd%2, v, 0)
+			for d, not := range m.child[hd*t : hd*t+t] {
+				if not {
+					child(at + d)
+				}
+			}
+		}
+	}
+	for d, not := range m.root {
+		if not {
+			root(d)
+		}
+	}
+}
+
 func (r *Rules) mask(ts *dmv.TagSet) mask {
 	t := ts.Len()
 	m := mask{child: make([]bool, 2*t*t), root: make([]bool, t)}
