@@ -31,28 +31,33 @@ func TestShellLoopEqualsTrainEMWithPR(t *testing.T) {
 	dir := t.TempDir()
 	corpus := sampledCorpus(t, dir, 300)
 	rules := writeTemp(t, dir, "rules.txt", []byte(prRules))
-	for _, flags := range [][]string{
-		{"--rules", rules, "--rule-share", "0.9"},
-		{"--rules", rules, "--rule-share", "0.9", "--dual-rule", "interleaved"},
-		{"--sparsity", "4"},
-		{"--sparsity", "4", "--dual-rule", "exact"},
-		{"--sparsity", "2", "--sparsity-grouped", "--sparsity-root", "--sparsity-direction"},
+	km := []string{"--init", "km"}
+	evg := []string{"--init", "uniform", "--child-valence", "2"} // from km, λ 0, EVG is the DMV
+	for _, c := range []struct{ start, flags []string }{
+		{km, []string{"--rules", rules, "--rule-share", "0.9"}},
+		{km, []string{"--rules", rules, "--rule-share", "0.9", "--dual-rule", "interleaved"}},
+		{km, []string{"--sparsity", "4"}},
+		{km, []string{"--sparsity", "4", "--dual-rule", "exact"}},
+		{km, []string{"--sparsity", "2", "--sparsity-grouped", "--sparsity-root", "--sparsity-direction"}},
+		{evg, []string{"--rules", rules, "--rule-share", "0.9"}},
+		{evg, []string{"--sparsity", "4"}},
 	} {
+		flags := c.flags
 		dual := filepath.Join(dir, "dual.json")
 		os.Remove(dual)
-		model := run(t, nil, "dmv-init", "--init", "km", corpus)
+		model := run(t, nil, append(append([]string{"dmv-init"}, c.start...), corpus)...)
 		for i := 0; i < 6; i++ {
 			args := append([]string{"estep", "--dual", dual, "-m", writeTemp(t, dir, "model.jsonl", model)}, flags...)
 			counts := run(t, nil, append(args, corpus)...)
 			model = run(t, counts, "mstep")
 		}
-		trained := run(t, nil, append(append([]string{"train-em", "--max-iter", "6", "--tol", "0", "-q", "--workers", "3"}, flags...), corpus)...)
+		trained := run(t, nil, append(append(append([]string{"train-em", "--max-iter", "6", "--tol", "0", "-q", "--workers", "3"}, c.start...), flags...), corpus)...)
 		if !bytes.Equal(model, trained) {
-			t.Errorf("%v: 6 iterations of estep --dual | mstep differ from train-em --max-iter 6", flags)
+			t.Errorf("%v %v: 6 iterations of estep --dual | mstep differ from train-em --max-iter 6", c.start, flags)
 		}
 		// Without the state file every E-step starts its dual from 0: a
 		// different (colder) sequence of projections.
-		cold := run(t, nil, "dmv-init", "--init", "km", corpus)
+		cold := run(t, nil, append(append([]string{"dmv-init"}, c.start...), corpus)...)
 		for i := 0; i < 6; i++ {
 			args := append([]string{"estep", "-m", writeTemp(t, dir, "model.jsonl", cold)}, flags...)
 			cold = run(t, run(t, nil, append(args, corpus)...), "mstep")
