@@ -55,9 +55,13 @@ func CheckAlpha(alpha float64) error {
 }
 
 // VariationalBayes is VB's M-step: the weights θ̃ of q(θ) = Dir(counts +
-// α), multinomial by multinomial (see above). The totals must be finite
+// α), multinomial by multinomial (see above), of the plain DMV's counts
+// (others panic: RefuseValence first). The totals must be finite
 // (CheckTotals with α).
 func VariationalBayes(counts *Params, alpha float64) *Params {
+	if !counts.V.IsDMV() {
+		panic(RefuseValence(counts.V, "dmv.VariationalBayes"))
+	}
 	p := NewParams(counts.T)
 	expDigammas(p.Root, counts.Root, alpha)
 	for c := 0; c < counts.T*2; c++ {

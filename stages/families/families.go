@@ -118,6 +118,11 @@ func (c dmvCounts) WriteMStep(w io.Writer, lambda float64) error {
 }
 
 func (c dmvCounts) WriteVB(w io.Writer, alpha float64, model string) error {
+	// VB is the plain DMV's M-step, as train-em --estimator vb and
+	// dmv-init --vb have it.
+	if err := dmv.RefuseValence(c.t.Params.V, "--vb"); err != nil {
+		return fmt.Errorf("%s: %w", c.where, err)
+	}
 	if err := dmv.CheckTotals(c.t.Tags, c.t.Params, alpha); err != nil {
 		return fmt.Errorf("%s: %w", c.where, err)
 	}
