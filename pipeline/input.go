@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -40,14 +41,21 @@ var (
 const StdinName = "<stdin>"
 
 // Open opens a file by name ("-" or "" is stdin), decompressing gzip or
-// zstd when its first bytes say so.
+// zstd when its first bytes say so. A pipe given by name may be opened
+// again (see pipes).
 func Open(name string, stdin io.Reader) (*Input, error) {
 	if name == "" || name == "-" {
 		return decompress(StdinName, stdin, nil)
 	}
+	if p := pipes.get(name); p != nil {
+		return p.open(name)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
+	}
+	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		return pipes.add(name, f).open(name)
 	}
 	in, err := decompress(name, f, f.Close)
 	if err != nil {
@@ -55,6 +63,63 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// pipes are the inputs opened by name that are no regular file: a FIFO,
+// the /dev/fd/N of a shell's <(…), /dev/stdin. Such a stream can be read
+// only once, yet a program opens a named input twice — once for its
+// header (which family, which model), then to read it through — so the
+// file stays open and the bytes read from it are kept: the next Open
+// reads them again and goes on from where the last reading stopped. They
+// are kept up to pipeKept bytes; a stream read past that cannot be read
+// from its start again, and an Open after that says so.
+var pipes = pipeTable{m: map[string]*pipe{}}
+
+const pipeKept = 1 << 20
+
+type pipeTable struct {
+	sync.Mutex
+	m map[string]*pipe
+}
+
+type pipe struct {
+	f     *os.File
+	kept  []byte // every byte read from f so far, while under pipeKept
+	spent bool   // read past pipeKept: its start is gone
+}
+
+func (t *pipeTable) get(name string) *pipe {
+	t.Lock()
+	defer t.Unlock()
+	return t.m[name]
+}
+
+func (t *pipeTable) add(name string, f *os.File) *pipe {
+	t.Lock()
+	defer t.Unlock()
+	p := &pipe{f: f}
+	t.m[name] = p
+	return p
+}
+
+// open is a reading of the pipe from its start: the bytes kept, then the
+// rest of the stream. Closing it leaves the file open for the next.
+func (p *pipe) open(name string) (*Input, error) {
+	if p.spent {
+		return nil, fmt.Errorf("%s: a pipe, read through once already, cannot be read again from its start: write it to a file", name)
+	}
+	return decompress(name, io.MultiReader(bytes.NewReader(p.kept[:len(p.kept):len(p.kept)]), p), nil)
+}
+
+// Read reads the stream on, keeping what it reads while it can.
+func (p *pipe) Read(b []byte) (int, error) {
+	n, err := p.f.Read(b)
+	if !p.spent && len(p.kept)+n <= pipeKept {
+		p.kept = append(p.kept, b[:n]...)
+	} else {
+		p.spent, p.kept = true, nil
+	}
+	return n, err
 }
 
 func decompress(name string, r io.Reader, closeFile func() error) (*Input, error) {
