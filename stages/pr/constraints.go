@@ -54,10 +54,11 @@ func (r *ruleProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
 func (r *ruleProblem) fromSlots(x, slots []float64)  { copy(x, slots) }
 
 func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
-	if r.rw == nil || r.rw.T != r.w.T || r.rw.V != r.w.V {
-		r.rw = dmv.NewValenceParams(r.w.T, r.w.V)
+	if r.rw == nil || r.rw.T != r.w.T || r.rw.V != r.w.V || (r.rw.Backoff == nil) != (r.w.Backoff == nil) {
+		r.rw = r.w.Clone()
+	} else {
+		r.rw.CopyFrom(r.w)
 	}
-	r.rw.CopyFrom(r.w)
 	reweightRules(r.rw, r.mask, x[0])
 	res := r.estep.Run(r.rw, r.opts)
 	if res.Err != nil {
@@ -75,13 +76,20 @@ func (r *ruleProblem) gap(x, grad []float64) float64 {
 
 // reweightRules multiplies, in place, every attachment of w that is no
 // rule by e^{−λ} (at every child valence of a model with valence
-// settings).
+// settings), and a learned back-off's share of it alike, so that the
+// E-step splits its counts between the full and the back-off
+// distribution as it would without the factor.
 func reweightRules(w *dmv.Params, m mask, lambda float64) {
 	if lambda == 0 {
 		return
 	}
 	f := math.Exp(-lambda)
-	m.eachNot(w, func(i int) { w.Child[i] *= f }, func(d int) { w.Root[d] *= f })
+	m.eachNot(w, func(i int) {
+		w.Child[i] *= f
+		if w.Backoff != nil {
+			w.Backoff[i] *= f
+		}
+	}, func(d int) { w.Root[d] *= f })
 }
 
 // nonRuleCount is the count of attachments that are no rule.

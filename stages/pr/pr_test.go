@@ -616,3 +616,31 @@ func TestInterleavedTargetFollowsTheWeights(t *testing.T) {
 		t.Errorf("F %v after %v, %d E-steps: the fallback chased the old weights' F", res.Value, before, res.Evaluations)
 	}
 }
+
+// Under the rules' dual a model that learns its back-off still has its
+// attachment counts split between the full and the back-off
+// distribution, each in its share of the weight (the factor e^{−λ}
+// scales both): the learned back-off's M-step gets its choices.
+func TestRulesKeepTheBackoffSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	corpus := randomCorpus(rng, 3, 10, 6)
+	w := dmv.StartBackoff(randomValenceModel(rng, 3, dmv.Valence{Stop: 2, Child: 2}), dmv.DefaultLearnedBackoff)
+	rp := newRuleProblem(corpus, Options{Rules: NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}}), RuleShare: 0.7})
+	rp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
+	grad := make([]float64, 1)
+	if _, err := rp.evaluate([]float64{1.3}, grad); err != nil {
+		t.Fatal(err)
+	}
+	c := rp.pending.Counts
+	if c.Backoff == nil {
+		t.Fatal("no back-off choices in the projected counts")
+	}
+	for i, n := range c.Child {
+		if n == 0 {
+			continue
+		}
+		if got, want := c.Backoff[i]/n, w.Backoff[i]/w.Child[i]; math.Abs(got-want) > 1e-12 {
+			t.Fatalf("child %d: back-off share %v of its count, %v of its weight", i, got, want)
+		}
+	}
+}
