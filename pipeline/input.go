@@ -47,15 +47,12 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 	if name == "" || name == "-" {
 		return decompress(StdinName, stdin, nil)
 	}
-	if p := pipes.get(name); p != nil {
-		return p.open(name)
+	if info, err := os.Stat(name); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		return pipes.open(name, info)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
-	}
-	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
-		return pipes.add(name, f).open(name)
 	}
 	in, err := decompress(name, f, f.Close)
 	if err != nil {
@@ -69,37 +66,44 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 // the /dev/fd/N of a shell's <(…), /dev/stdin. Such a stream can be read
 // only once, yet a program opens a named input twice — once for its
 // header (which family, which model), then to read it through — so the
-// file stays open and the bytes read from it are kept: the next Open
-// reads them again and goes on from where the last reading stopped. They
-// are kept up to pipeKept bytes; a stream read past that cannot be read
-// from its start again, and an Open after that says so.
-var pipes = pipeTable{m: map[string]*pipe{}}
+// file stays open and the bytes read from it are kept: the next Open of
+// the same stream (known by the file itself, not its name, which a later
+// pipe may reuse) reads them again and goes on from where the last
+// reading stopped. They are kept up to pipeKept bytes; a stream read past
+// that cannot be read from its start again, and an Open after that says
+// so.
+var pipes pipeTable
 
 const pipeKept = 1 << 20
 
 type pipeTable struct {
 	sync.Mutex
-	m map[string]*pipe
+	streams []*pipe
 }
 
 type pipe struct {
+	info  os.FileInfo
 	f     *os.File
 	kept  []byte // every byte read from f so far, while under pipeKept
 	spent bool   // read past pipeKept: its start is gone
 }
 
-func (t *pipeTable) get(name string) *pipe {
+// open is a reading from its start of the stream name names (info).
+func (t *pipeTable) open(name string, info os.FileInfo) (*Input, error) {
 	t.Lock()
 	defer t.Unlock()
-	return t.m[name]
-}
-
-func (t *pipeTable) add(name string, f *os.File) *pipe {
-	t.Lock()
-	defer t.Unlock()
-	p := &pipe{f: f}
-	t.m[name] = p
-	return p
+	for _, p := range t.streams {
+		if os.SameFile(p.info, info) {
+			return p.open(name)
+		}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	p := &pipe{info: info, f: f}
+	t.streams = append(t.streams, p)
+	return p.open(name)
 }
 
 // open is a reading of the pipe from its start: the bytes kept, then the

@@ -83,3 +83,37 @@ func TestPipeOpenedAgain(t *testing.T) {
 		t.Errorf("a pipe read past what is kept opened again: %v", err)
 	}
 }
+
+// A pipe is known by the stream, not the name: a new pipe under the name
+// of a closed one (the same /dev/fd/N) is read as itself.
+func TestPipeNameReused(t *testing.T) {
+	if _, err := os.Stat("/dev/fd/0"); err != nil {
+		t.Skip("no /dev/fd here")
+	}
+	names := map[string]bool{}
+	for i := range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("{\"id\":\"pipe %d\"}\n", i)
+		go func() {
+			w.Write([]byte(text))
+			w.Close()
+		}()
+		name := fmt.Sprintf("/dev/fd/%d", r.Fd())
+		names[name] = true
+		in, err := Open(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(in)
+		in.Close()
+		r.Close() // its number is free for the next pipe
+		if string(got) != text {
+			t.Fatalf("pipe %d under %s read %q", i, name, got)
+		}
+	}
+	t.Logf("names: %v", names)
+}
+
