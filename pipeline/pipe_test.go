@@ -116,4 +116,3 @@ func TestPipeNameReused(t *testing.T) {
 	}
 	t.Logf("names: %v", names)
 }
-
