@@ -90,20 +90,30 @@ type pipe struct {
 
 // open is a reading from its start of the stream name names (info).
 func (t *pipeTable) open(name string, info os.FileInfo) (*Input, error) {
+	if p := t.find(info); p != nil {
+		return p.open(name)
+	}
+	f, err := os.Open(name) // a FIFO's waits for its writer: not under the lock
+	if err != nil {
+		return nil, err
+	}
+	t.Lock()
+	p := &pipe{info: info, f: f}
+	t.streams = append(t.streams, p)
+	t.Unlock()
+	return p.open(name)
+}
+
+// find is the stream info names, nil when it has not been opened.
+func (t *pipeTable) find(info os.FileInfo) *pipe {
 	t.Lock()
 	defer t.Unlock()
 	for _, p := range t.streams {
 		if os.SameFile(p.info, info) {
-			return p.open(name)
+			return p
 		}
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	p := &pipe{info: info, f: f}
-	t.streams = append(t.streams, p)
-	return p.open(name)
+	return nil
 }
 
 // open is a reading of the pipe from its start: the bytes kept, then the

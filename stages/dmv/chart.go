@@ -108,10 +108,6 @@ func (c *Chart) growTwoChild(n int) {
 	c.twoChildCapacity = n
 }
 
-// twoChildValences is the one valence setting beside the plain DMV's
-// that the chart runs itself.
-var twoChildValences = Valence{Stop: 2, Child: 2}
-
 // Len is the length of the loaded sentence.
 func (c *Chart) Len() int { return c.n }
 
@@ -165,7 +161,7 @@ func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 	n := len(tags)
 	c.seg.on = false
 	c.twoChild = w.V == twoChildValences
-	if c.valenced = !w.V.IsDMV() && !c.twoChild; c.valenced {
+	if c.valenced = !w.V.onDMVChart(); c.valenced {
 		c.n = n
 		c.vc.load(tags, w, dist)
 		return

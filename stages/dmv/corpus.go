@@ -590,7 +590,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	// goes by batches of equal-length sentences where there is a lane
 	// kernel (batch.go), in laneChunks pieces; the other variants, and
 	// every E-step without one, one sentence at a time.
-	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && (w.V.IsDMV() || w.V == twoChildValences)
+	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.onDMVChart()
 	pieces := chunks
 	if byLength {
 		pieces = laneChunks

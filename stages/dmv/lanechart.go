@@ -167,6 +167,10 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 			lanesF[l] = f[min(l, len(f)-1)]
 		}
 	}
+	edges := [][]cell{b.edge} // the rows dist, the factors and q multiply
+	if b.twoChild {
+		edges = append(edges, b.more)
+	}
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		for l, t := range th {
@@ -199,7 +203,6 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 		gather(b.edge[h*n:h*n+h], child, &row0[Left], tags[:h])
 		b.edge[h*n+h] = cell{}
 		gather(b.edge[h*n+h+1:h*n+n], child, &row0[Right], tags[h+1:n])
-		edges := [][]cell{b.edge}
 		if b.twoChild { // a later child's row follows a first one's
 			var row1 [2][lanes]int
 			for dir := range row1 {
@@ -210,7 +213,6 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 			gather(b.more[h*n:h*n+h], child, &row1[Left], tags[:h])
 			b.more[h*n+h] = cell{}
 			gather(b.more[h*n+h+1:h*n+n], child, &row1[Right], tags[h+1:n])
-			edges = append(edges, b.more)
 		}
 		// Each lane's edge times dist, its factor and q, in that order,
 		// all lanes at once.

@@ -32,7 +32,7 @@ func MemoryBytes(v Valence, t, n, workers, tables int) int64 {
 	case !v.IsDMV(): // vchart.grow's tables
 		chart = memory.Add(chart, memory.Mul(n64, n64, (3*C+4+8*k)*8+(4*k+2)*4), memory.Mul(n64, (5+12*S)*8))
 	}
-	if kernel != "" && n > 0 && (v.IsDMV() || v == twoChildValences) {
+	if kernel != "" && n > 0 && v.onDMVChart() {
 		b64 := int64(min(n, batchMaxLen))
 		chart = memory.Add(chart, memory.Mul(b64, b64, laneTables*lanes*8), memory.Mul(int64(window)+n64, 4*8))
 	}

@@ -23,6 +23,14 @@ var DMVValence = Valence{Stop: 2, Child: 1}
 // IsDMV says whether v is the plain DMV's.
 func (v Valence) IsDMV() bool { return v == DMVValence }
 
+// twoChildValences is Headden et al.'s extended valence grammar's
+// setting, the one beside the plain DMV's that the DMV's own chart and
+// its lanes run (Chart.attachTwoChild); every other goes to vchart.
+var twoChildValences = Valence{Stop: 2, Child: 2}
+
+// onDMVChart says whether the DMV's own chart (and lanes) run v.
+func (v Valence) onDMVChart() bool { return v.IsDMV() || v == twoChildValences }
+
 // Check refuses settings outside 1..format.MaxValence.
 func (v Valence) Check() error {
 	if v.Stop < 1 || v.Child < 1 || v.Stop > format.MaxValence || v.Child > format.MaxValence {
