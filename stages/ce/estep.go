@@ -43,7 +43,7 @@ func ReadSentencesOrLattices(src pipeline.Source) ([]*format.Sentence, []*format
 // and counted on warn (nil: not reported); when every lattice is, it is
 // an error.
 func LatticeEStep(w io.Writer, where string, recs []*format.Lattice, ts *dmv.TagSet, pot *dmv.Params, delta float64, workers int, model string, warn io.Writer, limit int64) error {
-	if err := dmv.CheckMemory(pot.V, pot.T, 0, 0, chunks+2, limit); err != nil {
+	if err := dmv.CheckMemory(pot.V, dmv.DepthBound{}, pot.T, 0, 0, chunks+2, limit); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	// Tags are checked first; each lattice is brought to the chart's form

@@ -78,7 +78,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 		for _, s := range pending {
 			longest = max(longest, len(s.Tags))
 		}
-		if err := dmv.CheckMemory(model.Params.V, model.Tags.Len(), longest, workers, 3, opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(model.Params.V, opts.Bound, model.Tags.Len(), longest, workers, 3, opts.MaxMemory); err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		unknown, fell := make([]int, len(pending)), make([]bool, len(pending))

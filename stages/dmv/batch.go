@@ -59,8 +59,9 @@ const laneChunks = 16
 // laneWork is a worker's workspace for batches.
 type laneWork struct {
 	chart       laneChart
-	numbers     []int // a streamed window's sentences: their numbers in the corpus,
-	start       []int // where their tags start in tags (and one past the last)
+	bounded     boundedLanes // the depth bound's tables (lclanes.go)
+	numbers     []int        // a streamed window's sentences: their numbers in the corpus,
+	start       []int        // where their tags start in tags (and one past the last)
 	tags        []int
 	places      []int       // 0, 1, …: their places in the window, as its plan takes them
 	plan        lanePlan    // a streamed window's
@@ -241,6 +242,11 @@ func (p *chunkPass) run(lw *laneWork, pl *lanePlan) {
 	// every length up to it (the lengths come in increasing order): a
 	// one-shot estep touched 4 times the memory, 0.2–0.5 ms of page faults.
 	lw.chart.grow(min(pl.longest, p.longest))
+	longest := batchMaxLen // the longest sentence on the lanes
+	if bound := p.opts.Bound; bound.On() {
+		longest = boundedLaneLen(bound)
+		lw.bounded.grow(bound, min(pl.longest, p.longest, longest))
+	}
 	for b := 0; b+1 < len(pl.batches); b++ {
 		batch := pl.sents[pl.batches[b]:pl.batches[b+1]]
 		n := lw.length(int(batch[0]))
@@ -248,7 +254,7 @@ func (p *chunkPass) run(lw *laneWork, pl *lanePlan) {
 		// more than several lanes (with only full batches on the lanes
 		// and the rest on the scalar chart, an EM iteration on UD
 		// English ≤10 / ≤15 took 1.16–1.23× / 1.33–1.41× the CPU time).
-		if n > batchMaxLen || n > p.longest {
+		if n > longest || n > p.longest {
 			for _, k := range batch {
 				p.sentence(lw.number(int(k)), lw.sent(int(k)), nil)
 			}
@@ -315,9 +321,18 @@ func (p *chunkPass) lanes(lw *laneWork, batch []int32, rows [][lanes]uint16, n i
 	}
 	b.load(p.tables, p.w, p.dist, f)
 	b.scale()
-	b.inside()
-	if !opts.LogLikOnly {
-		b.outside()
+	switch {
+	case opts.Bound.On():
+		lw.bounded.setLength(n)
+		lw.bounded.inside(b)
+		if !opts.LogLikOnly {
+			lw.bounded.outside(b)
+		}
+	default:
+		b.inside()
+		if !opts.LogLikOnly {
+			b.outside()
+		}
 	}
 	// The scalar code that follows (logarithms, counts, the next batch's
 	// potentials) otherwise waits on the vector registers' upper halves.

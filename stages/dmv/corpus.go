@@ -586,11 +586,12 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			return EStepResult{Err: err}
 		}
 	}
-	// The soft E-step of a plain DMV (or one with two child valences)
-	// goes by batches of equal-length sentences where there is a lane
-	// kernel (batch.go), in laneChunks pieces; the other variants, and
-	// every E-step without one, one sentence at a time.
-	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && !opts.Bound.On() && w.V.onDMVChart()
+	// The soft E-step of a plain DMV (or one with two child valences, or
+	// within a depth bound) goes by batches of equal-length sentences
+	// where there is a lane kernel (batch.go), in laneChunks pieces; the
+	// other variants, and every E-step without one, one sentence at a
+	// time.
+	byLength := kernel != "" && !opts.Hard && !opts.Gold && !opts.Segment && w.V.onDMVChart()
 	pieces := chunks
 	if byLength {
 		pieces = laneChunks

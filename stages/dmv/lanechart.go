@@ -641,7 +641,6 @@ func addVec(c *cell, v vec) { st(c, ld(c).Add(v)) }
 // 1/Z; a lane whose Z is not usable gives posteriors nobody reads).
 func (b *laneChart) outside() {
 	n := b.n
-	sq := n * n
 	dec, edge := b.dec, b.edge
 	r, l, rT, lT, ir, il := b.r, b.l, b.rT, b.lT, b.ir, b.il
 	// The adjoints start at 0: each cell is taken (read and cleared) once
@@ -705,8 +704,14 @@ func (b *laneChart) outside() {
 		st(&dl.stopPost, ld(&l[hh].s).Mul(take(&l[hh].bs).Add(take(&lT[hh].b))))
 		st(&dl.contPost, ld(&l[hh].c).Mul(take(&l[hh].bc)))
 	}
+	b.sumPosteriors()
+}
+
+// sumPosteriors adds up every posterior of every lane, for usable.
+func (b *laneChart) sumPosteriors() {
+	n, dec := b.n, b.dec
 	var sum vec
-	for _, t := range [...][]cell{b.edgePost[:sq], b.rootPost[:n]} {
+	for _, t := range [...][]cell{b.edgePost[:n*n], b.rootPost[:n]} {
 		for i := range t {
 			sum = sum.Add(ld(&t[i]))
 		}

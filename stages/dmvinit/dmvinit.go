@@ -29,7 +29,7 @@ func Run(src pipeline.Source, w io.Writer, init string, opts dmv.InitOptions, li
 	if v == (dmv.Valence{}) {
 		v = dmv.DMVValence
 	}
-	if err := dmv.CheckMemory(v, corpus.Tags.Len(), corpus.MaxLen, workers, 4+2*workers, limit); err != nil {
+	if err := dmv.CheckMemory(v, dmv.DepthBound{}, corpus.Tags.Len(), corpus.MaxLen, workers, 4+2*workers, limit); err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	start, err := dmv.InitialStart(corpus, init, opts)

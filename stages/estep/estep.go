@@ -111,7 +111,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 			}
 			names = dmv.CorpusTags(seqs)
 		}
-		if err := dmv.CheckMemory(model.Params.V, model.Tags.Len()+len(names), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(model.Params.V, opts.Bound, model.Tags.Len()+len(names), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		ts, p, unseen, err := model.Extend(names)
@@ -141,7 +141,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) error {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), in.addErr)
 	}
 	if model == nil { // gold counts: the corpus's tags
-		if err := dmv.CheckMemory(dmv.DMVValence, len(in.corpus.Names()), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(dmv.DMVValence, opts.Bound, len(in.corpus.Names()), in.corpus.MaxLen(), estepWorkers(opts.Workers), estepTables(opts.Workers), opts.MaxMemory); err != nil {
 			return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 	}
@@ -229,7 +229,7 @@ func projectedEStep(corpus *dmv.Corpus, corpusHash string, w *dmv.Params, eOpts 
 	if opts.Gold || opts.Hard {
 		return dmv.EStepResult{}, nil, errors.New("posterior regularization (--rules, --sparsity) projects the posterior over trees: not with --hard or --gold")
 	}
-	held := dmv.MemoryBytes(w.V, corpus.Tags.Len(), corpus.MaxLen, estepWorkers(opts.Workers), estepTables(opts.Workers))
+	held := dmv.MemoryBytes(w.V, opts.Bound, corpus.Tags.Len(), corpus.MaxLen, estepWorkers(opts.Workers), estepTables(opts.Workers))
 	if err := pr.CheckMemory(corpus, opts.PR, held, opts.MaxMemory); err != nil {
 		return dmv.EStepResult{}, nil, err
 	}

@@ -59,7 +59,7 @@ type Options struct {
 // chart; and every candidate's model, kept for the ranking.
 func MemoryBytes(tags, n, workers, candidates int) int64 {
 	parallel := min(workers, candidates)
-	return dmv.MemoryBytes(dmv.DMVValence, tags, n, parallel, parallel*(dmv.TrainTables(1)+2)+candidates)
+	return dmv.MemoryBytes(dmv.DMVValence, dmv.DepthBound{}, tags, n, parallel, parallel*(dmv.TrainTables(1)+2)+candidates)
 }
 
 // Presets are the names of the candidate grids, smallest first.

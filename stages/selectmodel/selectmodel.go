@@ -326,7 +326,7 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 	}
 	workers := pipeline.Workers(opts.Workers)
 	for i, m := range models {
-		if err := dmv.CheckMemory(m.Params.V, m.Tags.Len()+len(devTags), longest, workers, 4+len(models), opts.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(m.Params.V, dmv.DepthBound{}, m.Tags.Len()+len(devTags), longest, workers, 4+len(models), opts.MaxMemory); err != nil {
 			return nil, rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
 		}
 		// Unseen tags are parsed as the model's average tag; a model that

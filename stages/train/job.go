@@ -145,7 +145,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 		if start != nil {
 			t += start.Tags.Len()
 		}
-		if err := dmv.CheckMemory(runValence(start, job), t, 0, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+		if err := dmv.CheckMemory(runValence(start, job), job.Bound, t, 0, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
 			return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 		}
 		if start == nil {
@@ -175,7 +175,7 @@ func Open(src pipeline.Source, job Job) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dmv.CheckMemory(runValence(start, job), corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
+	if err := dmv.CheckMemory(runValence(start, job), job.Bound, corpus.Tags.Len(), corpus.MaxLen, workers, dmv.TrainTables(workers), job.MaxMemory); err != nil {
 		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	s := &Session{Job: job, Corpus: corpus, inputs: pipeline.DescribeInputs(src.Names), start: start, estep: dmv.NewEStepper(corpus)}
@@ -436,7 +436,7 @@ func (s *Session) Projector(opts pr.Options, checkpoint func(Checkpoint) error) 
 		return nil, checkpoint, nil
 	}
 	workers := pipeline.Workers(s.Job.Workers)
-	held := dmv.MemoryBytes(s.valence(), s.Corpus.Tags.Len(), s.Corpus.MaxLen, workers, dmv.TrainTables(workers))
+	held := dmv.MemoryBytes(s.valence(), s.Job.Bound, s.Corpus.Tags.Len(), s.Corpus.MaxLen, workers, dmv.TrainTables(workers))
 	if err := pr.CheckMemory(s.Corpus, opts, held, s.Job.MaxMemory); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", s.inputs, err)
 	}
