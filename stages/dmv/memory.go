@@ -74,8 +74,11 @@ func boundedBytes(bound DepthBound, n int) int64 {
 // no limit).
 func CheckMemory(v Valence, bound DepthBound, t, n, workers, tables int, limit int64) error {
 	return memory.Check(MemoryBytes(v, bound, t, n, workers, tables), limit, func() string {
-		if !v.IsDMV() {
+		switch {
+		case !v.IsDMV():
 			return fmt.Sprintf("a DMV with %s of %d tags, the longest sentence %d words,", v, t, n)
+		case bound.On():
+			return fmt.Sprintf("a DMV of %d tags within depth %d (chunks of %d), the longest sentence %d words,", t, bound.Max, bound.Chunk, n)
 		}
 		return fmt.Sprintf("a DMV of %d tags, the longest sentence %d words,", t, n)
 	}, "leave long sentences out (filterlen)")
