@@ -291,29 +291,7 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 				dist = append(dist, math.Exp(-0.5*float64(d)))
 			}
 		}
-		tab.set(w)
-		b.setLength(n)
-		sents, factors := make([][]int, size), make([][]float64, size)
-		for l := range size {
-			sents[l] = make([]int, n)
-			for j := range sents[l] {
-				sents[l][j] = rng.IntN(6)
-			}
-			if trial%4 == 3 {
-				factors[l] = make([]float64, n*n+n)
-				for i := range factors[l] {
-					factors[l][i] = 0.1 + rng.Float64()
-				}
-			}
-			putLane(b.tags, l, sents[l])
-		}
-		padLanes(b.tags, size)
-		if trial%4 == 3 {
-			b.load(&tab, w, dist, factors)
-		} else {
-			b.load(&tab, w, dist, nil)
-		}
-		b.scale()
+		sents, factors := loadRandomBatch(rng, &b, &tab, w, n, size, dist, trial%4 == 3)
 		b.inside()
 		b.outside()
 		for l, tags := range sents {
@@ -352,6 +330,36 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadRandomBatch loads size random sentences of n of w's tags (and,
+// withFactors, random attachment factors for each) into the lanes of b,
+// their potentials under w and dist scaled, and returns them.
+func loadRandomBatch(rng *rand.Rand, b *laneChart, tab *laneTables, w *Params, n, size int, dist []float64, withFactors bool) ([][]int, [][]float64) {
+	tab.set(w)
+	b.setLength(n)
+	sents, factors := make([][]int, size), make([][]float64, size)
+	for l := range size {
+		sents[l] = make([]int, n)
+		for j := range sents[l] {
+			sents[l][j] = rng.IntN(w.T)
+		}
+		if withFactors {
+			factors[l] = make([]float64, n*n+n)
+			for i := range factors[l] {
+				factors[l][i] = 0.1 + rng.Float64()
+			}
+		}
+		putLane(b.tags, l, sents[l])
+	}
+	padLanes(b.tags, size)
+	if withFactors {
+		b.load(tab, w, dist, factors)
+	} else {
+		b.load(tab, w, dist, nil)
+	}
+	b.scale()
+	return sents, factors
 }
 
 // An empty sentence among the batches has weight 0 on the lanes as on the

@@ -39,31 +39,9 @@ func TestBoundedLanesAreTheScalarChart(t *testing.T) {
 				dist = append(dist, math.Exp(-0.5*float64(d)))
 			}
 		}
-		tab.set(w)
-		p.setLength(n)
+		sents, factors := loadRandomBatch(rng, &p, &tab, w, n, size, dist, trial%4 == 3)
 		lc.grow(bound, n)
 		lc.setLength(n)
-		sents, factors := make([][]int, size), make([][]float64, size)
-		for l := range size {
-			sents[l] = make([]int, n)
-			for j := range sents[l] {
-				sents[l][j] = rng.IntN(6)
-			}
-			if trial%4 == 3 {
-				factors[l] = make([]float64, n*n+n)
-				for i := range factors[l] {
-					factors[l][i] = 0.1 + rng.Float64()
-				}
-			}
-			putLane(p.tags, l, sents[l])
-		}
-		padLanes(p.tags, size)
-		if trial%4 == 3 {
-			p.load(&tab, w, dist, factors)
-		} else {
-			p.load(&tab, w, dist, nil)
-		}
-		p.scale()
 		lc.inside(&p)
 		lc.outside(&p)
 		compared := 0
