@@ -60,7 +60,7 @@ func chartBytes(n int) int64 {
 // whole pages of 8 KiB, as the runtime allocates them.
 func boundedBytes(bound DepthBound, n int) int64 {
 	cells := func(n int) int64 { return memory.Mul(int64(min(bound.Max, n)), int64(n), int64(n)) }
-	tables := func(count int, size int64) int64 { return memory.Mul(int64(count), (size+8191)/8192*8192) }
+	tables := func(count int, size int64) int64 { return memory.Mul(int64(count), memory.Add(size, 8191)/8192*8192) }
 	chunks := min(bound.Chunk, n) + 1
 	b := memory.Add(chartBytes(n), tables(18+2*chunks, memory.Mul(cells(n), 8)), tables(7+chunks, memory.Mul(cells(n), 4)))
 	if kernel != "" {
