@@ -98,23 +98,7 @@ func TestLanesMatchScalarChart(t *testing.T) {
 				}
 			}
 		}
-		factor := make([]float64, 0, 1024)
-		for range 1024 {
-			factor = append(factor, 0.2+rng.Float64())
-		}
-		for name, opts := range map[string]EStepOptions{
-			"plain":      {},
-			"dist":       {Dist: func(d int) float64 { return math.Exp(-0.3 * float64(d)) }},
-			"loglikonly": {LogLikOnly: true},
-			"factors": {Factors: func(i int, edge, root []float64) {
-				for k := range edge {
-					edge[k] = factor[(i+k)%len(factor)]
-				}
-				for k := range root {
-					root[k] = factor[(3*i+k)%len(factor)]
-				}
-			}},
-		} {
+		for name, opts := range eStepCases(rng) {
 			opts.Workers = 2
 			lanes, scalar := withKernel(testedKernel(), c, w, opts), withKernel("", c, w, opts)
 			if d := maxRelDiff(lanes, scalar); d > 1e-12 || lanes.Unusable != scalar.Unusable || lanes.ZeroWeight != scalar.ZeroWeight {
@@ -129,6 +113,29 @@ func TestLanesMatchScalarChart(t *testing.T) {
 				t.Fatalf("trial %d, %s: lanes and the E-step in corpus order differ by %g", trial, name, d)
 			}
 		}
+	}
+}
+
+// eStepCases are the E-steps the lanes are checked on: plain, with a
+// distance factor, the likelihood alone, and with attachment factors
+// drawn from rng (each sentence's its own).
+func eStepCases(rng *rand.Rand) map[string]EStepOptions {
+	factor := make([]float64, 0, 1024)
+	for range 1024 {
+		factor = append(factor, 0.2+rng.Float64())
+	}
+	return map[string]EStepOptions{
+		"plain":      {},
+		"dist":       {Dist: func(d int) float64 { return math.Exp(-0.3 * float64(d)) }},
+		"loglikonly": {LogLikOnly: true},
+		"factors": {Factors: func(i int, edge, root []float64) {
+			for k := range edge {
+				edge[k] = factor[(i+k)%len(factor)]
+			}
+			for k := range root {
+				root[k] = factor[(3*i+k)%len(factor)]
+			}
+		}},
 	}
 }
 
@@ -278,20 +285,7 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 		if trial/5%2 == 1 { // two child valences
 			w = randomValenceWeights(rng, 6, twoChildValences, trial%2 == 0)
 		}
-		if trial%3 == 2 {
-			for _, tab := range w.Tables() {
-				for i := range tab {
-					tab[i] = math.Exp((2*rng.Float64() - 1) * 40)
-				}
-			}
-		}
-		var dist []float64
-		if trial%4 == 1 {
-			for d := 0; d <= n; d++ {
-				dist = append(dist, math.Exp(-0.5*float64(d)))
-			}
-		}
-		sents, factors := loadRandomBatch(rng, &b, &tab, w, n, size, dist, trial%4 == 3)
+		sents, factors, dist := loadTrialBatch(rng, &b, &tab, w, n, size, trial)
 		b.inside()
 		b.outside()
 		for l, tags := range sents {
@@ -332,10 +326,27 @@ func TestLaneChartIsTheScalarChart(t *testing.T) {
 	}
 }
 
-// loadRandomBatch loads size random sentences of n of w's tags (and,
-// withFactors, random attachment factors for each) into the lanes of b,
-// their potentials under w and dist scaled, and returns them.
-func loadRandomBatch(rng *rand.Rand, b *laneChart, tab *laneTables, w *Params, n, size int, dist []float64, withFactors bool) ([][]int, [][]float64) {
+// loadTrialBatch loads a batch of trial's kind into the lanes of b, its
+// potentials under w scaled: size random sentences of n of w's tags,
+// with w's weights spread from e^−40 to e^40 (in place) when trial%3 is
+// 2, a distance factor when trial%4 is 1 and random attachment factors
+// for each sentence when it is 3. It returns the sentences, their
+// factors and the distance factor.
+func loadTrialBatch(rng *rand.Rand, b *laneChart, tab *laneTables, w *Params, n, size, trial int) ([][]int, [][]float64, []float64) {
+	if trial%3 == 2 {
+		for _, t := range w.Tables() {
+			for i := range t {
+				t[i] = math.Exp((2*rng.Float64() - 1) * 40)
+			}
+		}
+	}
+	var dist []float64
+	if trial%4 == 1 {
+		for d := 0; d <= n; d++ {
+			dist = append(dist, math.Exp(-0.5*float64(d)))
+		}
+	}
+	withFactors := trial%4 == 3
 	tab.set(w)
 	b.setLength(n)
 	sents, factors := make([][]int, size), make([][]float64, size)
@@ -359,7 +370,7 @@ func loadRandomBatch(rng *rand.Rand, b *laneChart, tab *laneTables, w *Params, n
 		b.load(tab, w, dist, nil)
 	}
 	b.scale()
-	return sents, factors
+	return sents, factors, dist
 }
 
 // An empty sentence among the batches has weight 0 on the lanes as on the

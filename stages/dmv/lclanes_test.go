@@ -1,7 +1,6 @@
 package dmv
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -26,20 +25,7 @@ func TestBoundedLanesAreTheScalarChart(t *testing.T) {
 		sc := NewBoundedChart(bound, 20)
 		n, size := 1+rng.IntN(20), 1+rng.IntN(lanes)
 		w := randomWeights(rng, 6, trial%2 == 0)
-		if trial%3 == 2 {
-			for _, tab := range w.Tables() {
-				for i := range tab {
-					tab[i] = math.Exp((2*rng.Float64() - 1) * 40)
-				}
-			}
-		}
-		var dist []float64
-		if trial%4 == 1 {
-			for d := 0; d <= n; d++ {
-				dist = append(dist, math.Exp(-0.5*float64(d)))
-			}
-		}
-		sents, factors := loadRandomBatch(rng, &p, &tab, w, n, size, dist, trial%4 == 3)
+		sents, factors, dist := loadTrialBatch(rng, &p, &tab, w, n, size, trial)
 		lc.grow(bound, n)
 		lc.setLength(n)
 		lc.inside(&p)
@@ -99,23 +85,7 @@ func TestBoundedLanesMatchScalarEStep(t *testing.T) {
 			c = mixedLengths(rng, 60, boundedLaneLen(bound)+3, 8) // some beyond the lanes
 		}
 		w := randomWeights(rng, 8, true)
-		factor := make([]float64, 0, 1024)
-		for range 1024 {
-			factor = append(factor, 0.2+rng.Float64())
-		}
-		for name, opts := range map[string]EStepOptions{
-			"plain":      {},
-			"dist":       {Dist: func(d int) float64 { return math.Exp(-0.3 * float64(d)) }},
-			"loglikonly": {LogLikOnly: true},
-			"factors": {Factors: func(i int, edge, root []float64) {
-				for k := range edge {
-					edge[k] = factor[(i+k)%len(factor)]
-				}
-				for k := range root {
-					root[k] = factor[(3*i+k)%len(factor)]
-				}
-			}},
-		} {
+		for name, opts := range eStepCases(rng) {
 			opts.Bound = bound
 			var first EStepResult
 			for _, workers := range []int{1, 3} {
