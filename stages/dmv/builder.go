@@ -47,12 +47,7 @@ type TableBuilder struct {
 
 // valence is the settings of the events read: the headers', else the
 // plain DMV's.
-func (b *TableBuilder) valence() Valence {
-	if b.val == (Valence{}) {
-		return DMVValence
-	}
-	return b.val
-}
+func (b *TableBuilder) valence() Valence { return b.val.OrDMV() }
 
 // header takes a header's valence settings (eventio.Kind.Header): every
 // shard of a count stream must have the same.

@@ -62,6 +62,7 @@ type Chart struct {
 	more, irMore, ilMore []float64
 	firstPost, morePost  []float64
 	twoChildCapacity     int
+	attach               [2][]float64 // edge and more, for attachments
 
 	seg  segmentation // Model S's top step, when on (segment.go)
 	ties tieChart     // the best derivations' counts, for TiedViterbi (ties.go)
@@ -94,6 +95,7 @@ func (c *Chart) grow(n int) {
 	c.brs, c.brsT, c.brc, c.bls, c.blsT, c.blc, c.bir, c.bil = f(), f(), f(), f(), f(), f(), f(), f()
 	g := func() []int32 { return make([]int32, sq) }
 	c.bpIR, c.bpIL, c.bpR, c.bpL = g(), g(), g(), g()
+	c.attach[0] = c.edge
 	c.capacity = n
 }
 
@@ -105,7 +107,18 @@ func (c *Chart) growTwoChild(n int) {
 	sq := n * n
 	c.more, c.irMore, c.ilMore = make([]float64, sq), make([]float64, sq), make([]float64, sq)
 	c.firstPost, c.morePost = make([]float64, sq), make([]float64, sq)
+	c.attach[1] = c.more
 	c.twoChildCapacity = n
+}
+
+// attachments are the loaded sentence's tables of edges ([h·n + d]):
+// edge, and with two child valences more — what the factors, scaling and
+// rescaling multiply alike.
+func (c *Chart) attachments() [][]float64 {
+	if c.twoChild {
+		return c.attach[:]
+	}
+	return c.attach[:1]
 }
 
 // Len is the length of the loaded sentence.
@@ -142,12 +155,9 @@ func (c *Chart) LoadFactored(tags []int, w *Params, dist []float64, edge, root [
 		c.vc.factor(edge[:n*n], root[:n])
 		return
 	}
-	for i, f := range edge[:n*n] {
-		c.edge[i] *= f
-	}
-	if c.twoChild {
+	for _, e := range c.attachments() {
 		for i, f := range edge[:n*n] {
-			c.more[i] *= f
+			e[i] *= f
 		}
 	}
 	for d, f := range root[:n] {
@@ -181,9 +191,8 @@ func (c *Chart) loadPotentials(tags []int, w *Params, dist []float64) {
 		}
 		c.root[h] = w.Root[th]
 	}
-	edges(c.edge, w, tags, 0, dist)
-	if c.twoChild {
-		edges(c.more, w, tags, 1, dist)
+	for v, e := range c.attachments() {
+		edges(e, w, tags, v, dist)
 	}
 }
 
@@ -274,12 +283,9 @@ func (c *Chart) scale() {
 				if dir == Right {
 					lo, hi = h*n+h+1, h*n+n
 				}
-				for i := lo; i < hi; i++ {
-					c.edge[i] *= q
-				}
-				if c.twoChild {
+				for _, e := range c.attachments() {
 					for i := lo; i < hi; i++ {
-						c.more[i] *= q
+						e[i] *= q
 					}
 				}
 			}
@@ -287,23 +293,17 @@ func (c *Chart) scale() {
 	}
 	for d := 0; d < n; d++ {
 		m := c.root[d]
-		for h := 0; h < n; h++ {
-			m = larger(m, c.edge[h*n+d])
-		}
-		if c.twoChild {
+		for _, e := range c.attachments() {
 			for h := 0; h < n; h++ {
-				m = larger(m, c.more[h*n+d])
+				m = larger(m, e[h*n+d])
 			}
 		}
 		if m > 0 && m <= math.MaxFloat64 && m != 1 {
 			inv := 1 / m
 			c.root[d] *= inv
-			for h := 0; h < n; h++ {
-				c.edge[h*n+d] *= inv
-			}
-			if c.twoChild {
+			for _, e := range c.attachments() {
 				for h := 0; h < n; h++ {
-					c.more[h*n+d] *= inv
+					e[h*n+d] *= inv
 				}
 			}
 			keep(m)
@@ -324,12 +324,9 @@ func larger(a, b float64) float64 {
 // sentence's scaled Z still leaves the floating-point range.
 func (c *Chart) rescaleAttachments(f float64) {
 	n := c.n
-	for i := 0; i < n*n; i++ {
-		c.edge[i] *= f
-	}
-	if c.twoChild {
-		for i := 0; i < n*n; i++ {
-			c.more[i] *= f
+	for _, e := range c.attachments() {
+		for i := range e[:n*n] {
+			e[i] *= f
 		}
 	}
 	for d := 0; d < n; d++ {
@@ -382,11 +379,7 @@ func (c *Chart) LogZ() float64 {
 func (c *Chart) settle(viterbi, handOver bool) bool {
 	c.inside(viterbi)
 	if handOver && !normal(c.z) && !c.seg.on && c.tinyPotential() {
-		var more []float64
-		if c.twoChild {
-			more = c.more
-		}
-		c.vc.takePlain(c.n, c.root, c.edge, more, c.stop, c.cont, c.logScale)
+		c.vc.takePlain(c.n, c.root, c.attachments(), c.stop, c.cont, c.logScale)
 		c.valenced = true
 		return false
 	}
@@ -440,9 +433,9 @@ func (c *Chart) noTree() bool {
 // potentials are the loaded sentence's potential tables.
 func (c *Chart) potentials() [][]float64 {
 	n := c.n
-	p := [][]float64{c.root[:n], c.edge[:n*n], c.stop[:4*n], c.cont[:4*n]}
-	if c.twoChild {
-		p = append(p, c.more[:n*n])
+	p := [][]float64{c.root[:n], c.stop[:4*n], c.cont[:4*n]}
+	for _, e := range c.attachments() {
+		p = append(p, e[:n*n])
 	}
 	return p
 }

@@ -610,7 +610,7 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 	for opts.Bound.On() && len(e.bounded) < workers {
 		e.bounded = append(e.bounded, NewBoundedChart(opts.Bound, c.MaxLen))
 	}
-	if len(e.free) > 0 && (e.free[0].T != w.T || e.free[0].V != w.V) {
+	if len(e.free) > 0 && !e.free[0].SameShape(w) {
 		e.free = nil
 	}
 	if opts.Segment {

@@ -46,14 +46,6 @@ type InitOptions struct {
 	LearnBackoff *LearnedBackoff
 }
 
-// valence is o's settings, the plain DMV's when not given.
-func (o InitOptions) valence() Valence {
-	if o.Valence == (Valence{}) {
-		return DMVValence
-	}
-	return o.Valence
-}
-
 // Start is θ⁽⁰⁾, what an estimator's first E-step runs on. It is either a
 // normalised model (Weights false), a model of variational Bayes (VB:
 // an initializer's counts through VB's M-step) or, for zero, a table of
@@ -89,7 +81,7 @@ func (o InitOptions) start(st Start) Start {
 
 // Initialize makes θ⁽⁰⁾ for the corpus with the named initializer.
 func Initialize(c *Corpus, name string, opts InitOptions) (Start, error) {
-	t, v := c.Tags.Len(), opts.valence()
+	t, v := c.Tags.Len(), opts.Valence.OrDMV()
 	if err := v.Check(); err != nil {
 		return Start{}, err
 	}

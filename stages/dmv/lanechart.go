@@ -48,6 +48,7 @@ type laneChart struct {
 	more, irMore, ilMore []cell
 	firstPost, morePost  []cell
 	twoChildCapacity     int
+	attach               [2][]cell // edge and more, for attachments
 
 	removed []cell // the factors scaling removed, 3n cells
 	inv     []cell // scale's 1/factor of each word's attachments
@@ -92,6 +93,7 @@ func (b *laneChart) grow(n int) {
 	b.r, b.l = memory.Zeroed[half](sq), memory.Zeroed[half](sq)
 	b.rT, b.lT, b.ir, b.il = memory.Zeroed[item](sq), memory.Zeroed[item](sq), memory.Zeroed[item](sq), memory.Zeroed[item](sq)
 	b.own, b.removed, b.inv = make([][lanes]uint16, n), v(3), v(1)
+	b.attach[0] = b.edge
 	b.capacity = n
 }
 
@@ -102,7 +104,17 @@ func (b *laneChart) growTwoChild(n int) {
 	}
 	f := func() []cell { return memory.Zeroed[cell](n * n) }
 	b.more, b.irMore, b.ilMore, b.firstPost, b.morePost = f(), f(), f(), f(), f()
+	b.attach[1] = b.more
 	b.twoChildCapacity = n
+}
+
+// attachments are the batch's tables of edges: edge, and with two child
+// valences more (Chart.attachments).
+func (b *laneChart) attachments() [][]cell {
+	if b.twoChild {
+		return b.attach[:]
+	}
+	return b.attach[:1]
 }
 
 // setLength readies the chart for a batch of sentences of n tags, whose
@@ -167,10 +179,7 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 			lanesF[l] = f[min(l, len(f)-1)]
 		}
 	}
-	edges := [][]cell{b.edge} // the rows dist, the factors and q multiply
-	if b.twoChild {
-		edges = append(edges, b.more)
-	}
+	edges := b.attachments() // the rows dist, the factors and q multiply
 	for h := 0; h < n; h++ {
 		th := &tags[h]
 		for l, t := range th {
@@ -259,22 +268,18 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 // the factors' order.
 func (b *laneChart) scale() {
 	n := b.n
-	edge, root := b.edge, b.root
+	root := b.root
 	removed := b.removed[:3*n]
 	// Each word's attachments divided by their largest, row by row (the
 	// largest of numbers is the same in any order).
 	most := removed[2*n : 3*n]
 	copy(most, root[:n])
-	for h := 0; h < n; h++ {
-		row := edge[h*n : h*n+n]
-		for i := range most {
-			st(&most[i], ld(&most[i]).Max(ld(&row[i])))
-		}
-	}
-	for h := 0; h < n && b.twoChild; h++ {
-		row := b.more[h*n : h*n+n]
-		for i := range most {
-			st(&most[i], ld(&most[i]).Max(ld(&row[i])))
+	for _, e := range b.attachments() {
+		for h := 0; h < n; h++ {
+			row := e[h*n : h*n+n]
+			for i := range most {
+				st(&most[i], ld(&most[i]).Max(ld(&row[i])))
+			}
 		}
 	}
 	inv := b.inv[:n]

@@ -8,8 +8,8 @@ import (
 
 // MemoryBytes estimates what a DMV job with valence settings v (and depth
 // bound, when on) holds in proportion to its tags and its longest
-// sentence: tables copies of the
-// tables of t tags and the average tag (2C·t² + (4S + 1)·t entries for
+// sentence: tables copies of the tables of t tags and the average tag
+// (2C·t² + (4S + 1)·t entries for
 // stop valence S and child valence C: a model, its counts, the E-step's
 // chunk counts) and per worker a chart of n words (eighteen tables of n²
 // float64s and four of n² back-pointers; five tables more for EVG's two

@@ -149,11 +149,15 @@ func (p *Params) Clone() *Params {
 	return q
 }
 
-// CopyFrom overwrites p with q, of the same tags and valences (a Backoff
-// table only where p has one); tables of other shapes panic, where a copy
-// would have cut one silently short.
+// SameShape says whether p and q have the same tags and valences, the
+// same tables (a Backoff table aside).
+func (p *Params) SameShape(q *Params) bool { return p.T == q.T && p.V == q.V }
+
+// CopyFrom overwrites p with q, of the same shape (a Backoff table only
+// where p has one); tables of other shapes panic, where a copy would have
+// cut one silently short.
 func (p *Params) CopyFrom(q *Params) {
-	if p.T != q.T || p.V != q.V {
+	if !p.SameShape(q) {
 		panic(fmt.Sprintf("dmv: CopyFrom a table of %d tags, %s into one of %d tags, %s", q.T, q.V, p.T, p.V))
 	}
 	copy(p.Root, q.Root)

@@ -23,6 +23,14 @@ var DMVValence = Valence{Stop: 2, Child: 1}
 // IsDMV says whether v is the plain DMV's.
 func (v Valence) IsDMV() bool { return v == DMVValence }
 
+// OrDMV is v, or the plain DMV's settings when v is not given (zero).
+func (v Valence) OrDMV() Valence {
+	if v == (Valence{}) {
+		return DMVValence
+	}
+	return v
+}
+
 // twoChildValences is Headden et al.'s extended valence grammar's
 // setting, the one beside the plain DMV's that the DMV's own chart and
 // its lanes run (Chart.attachTwoChild); every other goes to vchart.

@@ -131,20 +131,19 @@ func (c *vchart) load(tags []int, w *Params, dist []float64) {
 
 // takePlain loads the plain DMV chart's potentials of an n-word sentence
 // as they are after its scaling (whose factor, e^{logScale}, stays out of
-// Z): the plain DMV's settings, or with more (a later child's edges) the
-// extended valence grammar's. The stops and conts are laid out as the
-// plain chart's ((h·2 + dir)·2 + valence), and each child valence's edges
-// as its (h·n + d).
-func (c *vchart) takePlain(n int, root, edge, more, stop, cont []float64, logScale float64) {
+// Z): the plain DMV's settings, or with a second table of edges (a later
+// child's) the extended valence grammar's. The stops and conts are laid
+// out as the plain chart's ((h·2 + dir)·2 + valence), and each child
+// valence's edges as its (h·n + d).
+func (c *vchart) takePlain(n int, root []float64, edges [][]float64, stop, cont []float64, logScale float64) {
 	v := DMVValence
-	if more != nil {
+	if len(edges) == 2 {
 		v = twoChildValences
 	}
 	c.grow(n, v)
 	copy(c.proot, root[:n])
-	copy(c.pedge, edge[:n*n])
-	if more != nil {
-		copy(c.pedge[n*n:], more[:n*n])
+	for k, e := range edges {
+		copy(c.pedge[k*n*n:], e[:n*n])
 	}
 	copy(c.pstop, stop[:4*n])
 	copy(c.pcont, cont[:4*n])

@@ -25,11 +25,7 @@ func Run(src pipeline.Source, w io.Writer, init string, opts dmv.InitOptions, li
 	}
 	// Every initializer makes a few tables; local runs a chart per worker.
 	workers := pipeline.Workers(opts.Workers)
-	v := opts.Valence
-	if v == (dmv.Valence{}) {
-		v = dmv.DMVValence
-	}
-	if err := dmv.CheckMemory(v, dmv.DepthBound{}, corpus.Tags.Len(), corpus.MaxLen, workers, 4+2*workers, limit); err != nil {
+	if err := dmv.CheckMemory(opts.Valence.OrDMV(), dmv.DepthBound{}, corpus.Tags.Len(), corpus.MaxLen, workers, 4+2*workers, limit); err != nil {
 		return fmt.Errorf("%s: %w", pipeline.DescribeInputs(src.Names), err)
 	}
 	start, err := dmv.InitialStart(corpus, init, opts)

@@ -54,7 +54,7 @@ func (r *ruleProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
 func (r *ruleProblem) fromSlots(x, slots []float64)  { copy(x, slots) }
 
 func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
-	if r.rw == nil || r.rw.T != r.w.T || r.rw.V != r.w.V || (r.rw.Backoff == nil) != (r.w.Backoff == nil) {
+	if r.rw == nil || !r.rw.SameShape(r.w) || (r.rw.Backoff == nil) != (r.w.Backoff == nil) {
 		r.rw = r.w.Clone()
 	} else {
 		r.rw.CopyFrom(r.w)

@@ -187,7 +187,7 @@ func (l *lastEStep) remember(value float64, counts, w *dmv.Params) {
 		value = math.Inf(-1)
 	}
 	l.value = value
-	if l.counts == nil || l.counts.T != counts.T || l.counts.V != counts.V {
+	if l.counts == nil || !l.counts.SameShape(counts) {
 		l.counts = dmv.NewValenceParams(counts.T, counts.V)
 	}
 	l.counts.CopyFrom(counts)

@@ -89,13 +89,10 @@ func (s *Session) valence() dmv.Valence { return runValence(s.start, s.Job) }
 
 // runValence is Session.valence before there is a session.
 func runValence(start *dmv.Table, job Job) dmv.Valence {
-	switch {
-	case start != nil:
+	if start != nil {
 		return start.Params.V
-	case job.Valence != (dmv.Valence{}):
-		return job.Valence
 	}
-	return dmv.DMVValence
+	return job.Valence.OrDMV()
 }
 
 // Session is one training run under way: the corpus, the log, and the

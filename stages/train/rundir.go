@@ -33,8 +33,8 @@ func WriteCheckpoint(dir string, c Checkpoint) error { return rundir.Write(dir, 
 func ReadCheckpoint(dir string, tags *dmv.TagSet, unit format.Unit, v dmv.Valence, vb bool) (*Checkpoint, error) {
 	t := tags.Len()
 	return rundir.Read(dir, func(m *dmv.Params) error {
-		if m != nil && m.V == (dmv.Valence{}) {
-			m.V = dmv.DMVValence
+		if m != nil {
+			m.V = m.V.OrDMV()
 		}
 		if m == nil || m.T != t || m.V != v || len(m.Root) != t || len(m.Child) != 2*v.Child*t*t || len(m.Stop) != 2*v.Stop*t || len(m.Cont) != 2*v.Stop*t {
 			return fmt.Errorf("not over this corpus's %d tags with %s", t, v)
