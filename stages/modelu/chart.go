@@ -31,8 +31,11 @@ import (
 //
 // Items are filled by increasing width in depth (a lattice is layered:
 // every state has one depth), each summing only the terms its lattice's
-// shape lists (shape.go: the lattices of one shape share it). Potentials are exp(score − c), c the
-// largest score of an arc pair, and a string of m words has m − 1 edges,
+// shape lists (shape.go: the lattices of one shape share it). Potentials
+// are exp(score − c), c the largest score of an arc pair (Load) or of a
+// pair of symbols in the chart's table (loadPairs: its lattice's and
+// those of the lattices sharing the table), and a string of m words has
+// m − 1 edges,
 // so Z = Σ_f R[r][f]·e^{(depth(f)−1)·c}, summed in log space. Outside is
 // reverse-mode differentiation of inside: the marginal of the edge
 // between arcs a and b is E[a][b]·∂log Z/∂E[a][b].
@@ -52,7 +55,6 @@ type tables struct {
 	// Viterbi's back pointers: R and L the arc ([a·S + s]), E the state
 	// (by E item).
 	bR, bL, bE []int32
-	score      []float64 // Instance.Load's, by pair of symbols
 }
 
 var tablePool = sync.Pool{New: func() any { return new(tables) }}
@@ -117,18 +119,14 @@ func (ch *Chart) Load(score func(a, b int) float64) {
 	}
 }
 
-// loadPairs sets the scores of E items by pair of symbols: item i's is
-// score[pair[i]], every pair some item's. Each pair's potential is worked
-// out once: the same numbers as Load's.
-func (ch *Chart) loadPairs(pair []int32, score []float64) {
+// loadPairs sets the potentials of E items by pair of symbols: item i's
+// is pt's potential of pair[i], c pt's.
+func (ch *Chart) loadPairs(pair []int32, pt *pairTable) {
 	ch.acquire()
-	ch.c = maxScore(score)
-	for k := range score {
-		score[k] = math.Exp(score[k] - ch.c)
-	}
+	ch.c = pt.c
 	pot := resize(ch.pot, len(pair))
 	for i, k := range pair {
-		pot[i] = score[k]
+		pot[i] = pt.pot[k]
 	}
 	ch.pot = pot
 }

@@ -164,5 +164,7 @@ func latticeInstance(m *Model, rec *format.Lattice, limit int64) (*Instance, err
 	if err != nil {
 		return nil, err
 	}
-	return newInstance(m, chartOf(l, sh), sym), nil
+	pt := newPairTable(sym)
+	defer pt.done()
+	return newInstance(m, chartOf(l, sh), pt), nil
 }

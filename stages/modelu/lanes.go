@@ -65,11 +65,11 @@ type posted struct {
 
 func (p posted) logZ() float64 { return p.u.logZ[p.lane] }
 
-// addPosteriors is Instance.addPosteriors from the unit's posteriors.
-func (p posted) addPosteriors(grad []float64, scale float64) {
+// sumPosteriors is Instance.sumPosteriors from the unit's posteriors.
+func (p posted) sumPosteriors(sums []float64, sign float64) {
 	in := p.u.ins[p.lane]
 	n := len(in.pair)
-	in.addPosteriors(p.u.mu[p.lane*n:(p.lane+1)*n], grad, scale)
+	in.sumPosteriors(p.u.mu[p.lane*n:(p.lane+1)*n], sums, sign)
 }
 
 // units groups the instances of the shapes met minLanes times or more
@@ -102,10 +102,11 @@ func units(instances []*Instance) (us []*unit, at []posted) {
 	return us, at
 }
 
-// fill computes the unit's log Z and posteriors at theta.
-func (u *unit) fill(theta []float64) {
+// fill computes the unit's log Z and posteriors at the weights its
+// instances' tables of pairs were loaded with.
+func (u *unit) fill() {
 	b := lanePool.Get().(*laneChart)
-	b.load(u.ins, theta)
+	b.load(u.ins)
 	b.inside(&u.logZ)
 	u.mu = resize(u.mu, len(b.sh.pairs)*len(u.ins))
 	b.outside(&u.logZ, u.mu)
@@ -114,11 +115,10 @@ func (u *unit) fill(theta []float64) {
 
 // laneChart is Chart's sum over lanes instances of one shape.
 type laneChart struct {
-	sh    *shape
-	used  int // lanes in use
-	ends  [][2]int32
-	c     [lanes]float64
-	score []float64 // one lane's, by pair of symbols (Instance.potentials)
+	sh   *shape
+	used int // lanes in use
+	ends [][2]int32
+	c    [lanes]float64
 	// [x·lanes + lane]: pot, E and oE by E item, R, L, oR, oL by cell.
 	pot, E, oE, R, L, oR, oL []float64
 }
@@ -128,10 +128,10 @@ var lanePool = sync.Pool{New: func() any { return new(laneChart) }}
 func ld(s []float64) vec8.Vec    { return vec8.Load(s) }
 func st(s []float64, v vec8.Vec) { vec8.Store(s, v) }
 
-// load sets the lanes' potentials at theta: lane l's are instance l's,
-// worked out as Instance.Load works them out; lanes beyond the instances
-// get potentials 0.
-func (b *laneChart) load(ins []*Instance, theta []float64) {
+// load sets the lanes' potentials: lane l's are instance l's, from its
+// table of pairs, as Chart.loadPairs sets them; lanes beyond the
+// instances get potentials 0.
+func (b *laneChart) load(ins []*Instance) {
 	sh := ins[0].Chart.sh
 	b.sh, b.used = sh, len(ins)
 	b.pot = resize(b.pot, len(sh.pairs)*lanes)
@@ -139,13 +139,10 @@ func (b *laneChart) load(ins []*Instance, theta []float64) {
 		clear(b.pot)
 	}
 	for l, in := range ins {
-		b.score = in.potentials(theta, b.score)
-		b.c[l] = maxScore(b.score)
-		for k := range b.score {
-			b.score[k] = math.Exp(b.score[k] - b.c[l])
-		}
+		b.c[l] = in.pairs.c
+		pot := in.pairs.pot
 		for i, k := range in.pair {
-			b.pot[i*lanes+l] = b.score[k]
+			b.pot[i*lanes+l] = pot[k]
 		}
 	}
 	b.ends = b.ends[:0]

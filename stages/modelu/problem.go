@@ -14,91 +14,71 @@ import (
 )
 
 // Instance is a lattice whose arcs read symbols, with its chart and the
-// features of every pair of arcs that can stand in one string (kept once
-// per pair of symbols).
+// pairs of symbols its pairs of arcs read (a table it may share with
+// another lattice over the same symbols: pairTable).
 type Instance struct {
 	Lat   *dmv.Lattice
 	Sym   []Symbol // by arc label
 	Chart *Chart
-	pair  []int32   // by E item (a pair of arcs): the pair of symbols, an index into feats
-	feats [][]int32 // the features of each pair of symbols
+	pairs *pairTable
+	pair  []int32 // by E item (a pair of arcs): its pair of symbols, an index into pairs
 }
 
 // NewInstance prepares lattice l over symbols sym for model m, with a
-// chart of its own shape.
+// chart of its own shape and a table of pairs of its own.
 func NewInstance(m *Model, l *dmv.Lattice, sym []Symbol) *Instance {
-	return newInstance(m, NewChart(l), sym)
+	pt := newPairTable(sym)
+	defer pt.done()
+	return newInstance(m, NewChart(l), pt)
 }
 
-// newInstance prepares chart ch's lattice over symbols sym for model m.
-func newInstance(m *Model, ch *Chart, sym []Symbol) *Instance {
+// newInstance prepares chart ch's lattice, over pt's symbols, for model
+// m, its pairs of symbols added to pt.
+func newInstance(m *Model, ch *Chart, pt *pairTable) *Instance {
 	l := ch.l
-	in := &Instance{Lat: l, Sym: sym, Chart: ch, pair: make([]int32, len(ch.sh.pairs))}
-	index := map[[2]int]int32{}
+	in := &Instance{Lat: l, Sym: pt.sym, Chart: ch, pairs: pt, pair: make([]int32, len(ch.sh.pairs))}
 	for i, p := range ch.sh.pairs {
-		key := [2]int{l.Arcs[p[0]].Tag, l.Arcs[p[1]].Tag}
-		k, ok := index[key]
-		if !ok {
-			k = int32(len(in.feats))
-			index[key] = k
-			in.feats = append(in.feats, m.Features(sym[key[0]], sym[key[1]], nil))
-		}
-		in.pair[i] = k
+		in.pair[i] = pt.id(m, l.Arcs[p[0]].Tag, l.Arcs[p[1]].Tag)
 	}
 	return in
 }
 
-// Load loads the chart with weights theta: each pair of symbols' score
-// once, in the order of its features.
+// Load loads the chart with weights theta (its table of pairs too).
 func (in *Instance) Load(theta []float64) {
-	in.Chart.acquire()
-	in.Chart.score = in.potentials(theta, in.Chart.score)
-	in.Chart.loadPairs(in.pair, in.Chart.score)
-}
-
-// potentials is each pair of symbols' score at theta, in score resized.
-func (in *Instance) potentials(theta, score []float64) []float64 {
-	score = resize(score, len(in.feats))
-	for k, fs := range in.feats {
-		v := 0.0
-		for _, f := range fs {
-			v += theta[f]
-		}
-		score[k] = v
-	}
-	return score
+	in.pairs.load(theta)
+	in.Chart.loadPairs(in.pair, in.pairs)
 }
 
 // Expect runs inside and outside at theta, adds scale times the expected
 // feature counts to grad, and returns log Z.
 func (in *Instance) Expect(theta []float64, grad []float64, scale float64) float64 {
-	in.Load(theta)
+	in.pairs.load(theta)
+	sums := make([]float64, in.pairs.len())
+	z := in.expectPairs(sums, 1)
+	in.pairs.addCounts(in.pairs.feat, sums, grad, scale)
+	return z
+}
+
+// expectPairs runs inside and outside at the weights its table of pairs
+// was last loaded with, adds sign (±1) times the expected count of each
+// of its pairs of symbols to sums, and returns log Z. A Z out of range
+// adds nothing.
+func (in *Instance) expectPairs(sums []float64, sign float64) float64 {
 	ch := in.Chart
+	ch.loadPairs(in.pair, in.pairs)
 	z := ch.Inside(false)
 	if ch.outside(z) {
-		in.addPosteriors(ch.posteriors(), grad, scale)
+		in.sumPosteriors(ch.posteriors(), sums, sign)
 	}
 	ch.Release()
 	return z
 }
 
-// addPosteriors adds scale times each E item's posterior, mu[i],
-// to the counts of its pair's features in grad: by decreasing width, by
-// E item within one (the order of the chart's outside pass, in which
-// they have always been added). A posterior of 0 is left out: adding it
-// would change no bit (no count is −0, every one starting at +0).
-func (in *Instance) addPosteriors(mu []float64, grad []float64, scale float64) {
-	sh := in.Chart.sh
-	for w := sh.widths() - 1; w >= 0; w-- {
-		for i := int(sh.eAt[w]); i < int(sh.eAt[w+1]); i++ {
-			if mu[i] == 0 {
-				continue
-			}
-			m := scale * mu[i]
-			for _, f := range in.feats[in.pair[i]] {
-				grad[f] += m
-			}
-		}
+// sumPosteriors adds sign (±1) times each E item's posterior, mu[i], to
+// its pair's count in sums, in E item order.
+func (in *Instance) sumPosteriors(mu, sums []float64, sign float64) {
+	for i, k := range in.pair {
+		sums[k] += sign * mu[i]
 	}
 }
 
@@ -167,9 +147,11 @@ type Problem struct {
 	byLen  map[int]*Instance
 	perLen map[int]int
 	Kind   string
-	// Objective's gradients by chunk and by length, kept between
-	// evaluations: a spelling model's weights are tens of thousands.
+	// Objective's counts by chunk (of the chunk's features: chunkFeats)
+	// and by length, kept between evaluations: a spelling model's
+	// weights are tens of thousands.
 	chunkGrads, lenGrads [][]float64
+	chunkFeats           [][]int32
 	// With lanes (laneKernel), the instances' units and where each
 	// instance's results are (lanes.go; at[i] sentence i's, at[n + i] its
 	// neighbourhood's), made at the first evaluation.
@@ -227,7 +209,10 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 	// work tables are made for one chart at a time. With lanes, every
 	// chart's posteriors are kept too (one per pair of arcs at most) and
 	// a worker's tables hold eight charts.
-	const perPair = 4 // and each pair of symbols' features, at most n² lists
+	// A pair of arcs' index of its pair of symbols, and at most one pair
+	// of symbols each, whose potential is kept (its features' lists, at
+	// most n² for the sentence, are not counted).
+	const perPair = 4 + 8
 	perPost, charts := int64(0), int64(1)
 	if laneKernel != "" {
 		perPost, charts = 8, lanes
@@ -259,9 +244,11 @@ func NewProblem(m *Model, sents []*format.Sentence, kind string, workers int, ma
 	shared := newShapes(maxMemory)
 	pipeline.ForEachChunk(len(sents), workers, func(_, i int) {
 		x := ss[i]
+		pt := newPairTable(x.Sym)
+		defer pt.done()
 		var err error
-		if p.Sents[i], err = shared.instance(m, dmv.ChainLattice(x.IDs), x.Sym); err == nil && lats[i] != nil {
-			p.Nbhds[i], err = shared.instance(m, lats[i], x.Sym)
+		if p.Sents[i], err = shared.instance(m, dmv.ChainLattice(x.IDs), pt); err == nil && lats[i] != nil {
+			p.Nbhds[i], err = shared.instance(m, lats[i], pt)
 		}
 		if err != nil {
 			errs[i] = fmt.Errorf("sentence %d%s: %w", i+1, idOf(sents[i]), err)
@@ -313,10 +300,13 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 	p.chunkGrads = slices.Grow(p.chunkGrads[:0], k)[:k]
 	grads := p.chunkGrads
 	logs := make([]float64, k)
-	// expect is instance in's log Z, scale times its counts added to g;
-	// j is its place in p.at.
-	expect := func(in *Instance, j int, g []float64, scale float64) float64 {
-		return in.Expect(theta, g, scale)
+	// Each sentence's pairs of symbols at theta, for its chain and its
+	// neighbourhood.
+	pipeline.ForEachChunk(n, workers, func(_, i int) { p.Sents[i].pairs.load(theta) })
+	// expect is instance in's log Z, sign (±1) times the counts of its
+	// pairs of symbols added to sums; j is its place in p.at.
+	expect := func(in *Instance, j int, sums []float64, sign float64) float64 {
+		return in.expectPairs(sums, sign)
 	}
 	if laneKernel != "" {
 		// Every chart first, in units; the chunks then add up the same
@@ -324,23 +314,40 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 		if p.at == nil {
 			p.units, p.at = units(append(slices.Clone(p.Sents), p.Nbhds...))
 		}
-		pipeline.ForEachChunk(len(p.units), workers, func(_, u int) { p.units[u].fill(theta) })
-		expect = func(in *Instance, j int, g []float64, scale float64) float64 {
+		pipeline.ForEachChunk(len(p.units), workers, func(_, u int) { p.units[u].fill() })
+		expect = func(in *Instance, j int, sums []float64, sign float64) float64 {
 			if p.at[j].u == nil {
-				return in.Expect(theta, g, scale)
+				return in.expectPairs(sums, sign)
 			}
-			p.at[j].addPosteriors(g, scale)
+			p.at[j].sumPosteriors(sums, sign)
 			return p.at[j].logZ()
 		}
 	}
+	if p.chunkFeats == nil {
+		p.chunkFeats = make([][]int32, k)
+		pipeline.ForEachChunk(k, workers, func(_, c int) {
+			tables := make([]*pairTable, 0, (c+1)*n/k-c*n/k)
+			for _, in := range p.Sents[c*n/k : (c+1)*n/k] {
+				tables = append(tables, in.pairs)
+			}
+			p.chunkFeats[c] = chunkFeatures(tables, D)
+		})
+	}
 	pipeline.ForEachChunk(k, workers, func(_, c int) {
-		g := grow(grads[c], D)
+		g := grow(grads[c], len(p.chunkFeats[c]))
+		var sums []float64
 		sum := 0.0
 		for i := c * n / k; i < (c+1)*n/k; i++ {
-			sum += expect(p.Sents[i], i, g, 1)
+			// The chain's counts less the neighbourhood's, by pair of
+			// symbols, reach the features once.
+			pt := p.Sents[i].pairs
+			sums = resize(sums, pt.len())
+			clear(sums)
+			sum += expect(p.Sents[i], i, sums, 1)
 			if p.Nbhds[i] != nil {
-				sum -= expect(p.Nbhds[i], n+i, g, -1)
+				sum -= expect(p.Nbhds[i], n+i, sums, -1)
 			}
+			pt.addCounts(pt.local, sums, g, 1)
 		}
 		grads[c], logs[c] = g, sum
 	})
@@ -351,8 +358,8 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 	for c := 0; c < k; c++ {
 		obj += logs[c]
 		if grad != nil {
-			for i, v := range grads[c] {
-				grad[i] += v
+			for j, f := range p.chunkFeats[c] {
+				grad[f] += grads[c][j]
 			}
 		}
 	}

@@ -133,18 +133,29 @@ func (sh *shape) walk(l *dmv.Lattice, sized func(nr, nl int) error) error {
 		}
 	}
 	sh.eAt = append(sh.eAt, int32(len(sh.pairs)))
+	// succ[a] is the arcs a can precede, pred[b] those that can precede
+	// b, each ascending: an item's terms are looked for among them only.
+	succ, pred := make([][]int32, A), make([][]int32, A)
+	for a := range A {
+		for b := range A {
+			if sh.item[a*A+b] >= 0 {
+				succ[a] = append(succ[a], int32(b))
+				pred[b] = append(pred[b], int32(a))
+			}
+		}
+	}
 	// rTerms(a, s) and lTerms(b, s) call fn with each term of an item.
 	rTerms := func(a, s int, fn func(e, cell int32)) {
-		for b, y := range l.Arcs {
-			if e := sh.item[a*A+b]; e >= 0 && reach[y.To*S+s] {
-				fn(e, int32(b*S+s))
+		for _, b := range succ[a] {
+			if reach[l.Arcs[b].To*S+s] {
+				fn(sh.item[a*A+int(b)], b*int32(S)+int32(s))
 			}
 		}
 	}
 	lTerms := func(b, s int, fn func(e, cell int32)) {
-		for a, x := range l.Arcs {
-			if e := sh.item[a*A+b]; e >= 0 && reach[s*S+x.From] {
-				fn(e, int32(a*S+s))
+		for _, a := range pred[b] {
+			if reach[s*S+l.Arcs[a].From] {
+				fn(sh.item[int(a)*A+b], a*int32(S)+int32(s))
 			}
 		}
 	}
@@ -226,13 +237,14 @@ func (c *shapes) of(l *dmv.Lattice) (*shape, error) {
 	return sh, nil
 }
 
-// instance is NewInstance with l's shape shared.
-func (c *shapes) instance(m *Model, l *dmv.Lattice, sym []Symbol) (*Instance, error) {
+// instance is NewInstance with l's shape shared and its pairs of symbols
+// in pt.
+func (c *shapes) instance(m *Model, l *dmv.Lattice, pt *pairTable) (*Instance, error) {
 	sh, err := c.of(l)
 	if err != nil {
 		return nil, err
 	}
-	return newInstance(m, chartOf(l, sh), sym), nil
+	return newInstance(m, chartOf(l, sh), pt), nil
 }
 
 // shapeKey spells out what a shape is made of: the states' depths and

@@ -30,7 +30,7 @@ func TestSharedShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, l := range []*dmv.Lattice{dmv.ChainLattice(x.IDs), l} {
-			in, err := shared.instance(m, l, x.Sym)
+			in, err := shared.instance(m, l, newPairTable(x.Sym))
 			if err != nil {
 				t.Fatal(err)
 			}
