@@ -32,7 +32,7 @@ func TestPairTables(t *testing.T) {
 						k := in.pair[e]
 						read[k] = true
 						s, u := in.Lat.Arcs[arcs[0]].Tag, in.Lat.Arcs[arcs[1]].Tag
-						if want, got := m.Features(in.Sym[s], in.Sym[u], nil), pt.feat[pt.off[k]:pt.off[k+1]]; !slices.Equal(got, want) {
+						if want, got := m.Features(pt.sym[s], pt.sym[u], nil), pt.feat[pt.off[k]:pt.off[k+1]]; !slices.Equal(got, want) {
 							t.Fatalf("%s, sentence %d, E item %d: features %v, want those of its symbols, %v", kind, i+1, e, got, want)
 						}
 					}

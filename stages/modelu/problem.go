@@ -18,10 +18,9 @@ import (
 // another lattice over the same symbols: pairTable).
 type Instance struct {
 	Lat   *dmv.Lattice
-	Sym   []Symbol // by arc label
 	Chart *Chart
-	pairs *pairTable
-	pair  []int32 // by E item (a pair of arcs): its pair of symbols, an index into pairs
+	pairs *pairTable // its symbols (by arc label) and their pairs
+	pair  []int32    // by E item (a pair of arcs): its pair of symbols, an index into pairs
 }
 
 // NewInstance prepares lattice l over symbols sym for model m, with a
@@ -36,7 +35,7 @@ func NewInstance(m *Model, l *dmv.Lattice, sym []Symbol) *Instance {
 // m, its pairs of symbols added to pt.
 func newInstance(m *Model, ch *Chart, pt *pairTable) *Instance {
 	l := ch.l
-	in := &Instance{Lat: l, Sym: pt.sym, Chart: ch, pairs: pt, pair: make([]int32, len(ch.sh.pairs))}
+	in := &Instance{Lat: l, Chart: ch, pairs: pt, pair: make([]int32, len(ch.sh.pairs))}
 	for i, p := range ch.sh.pairs {
 		in.pair[i] = pt.id(m, l.Arcs[p[0]].Tag, l.Arcs[p[1]].Tag)
 	}
