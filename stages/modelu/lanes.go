@@ -21,9 +21,10 @@ import (
 // The lanes group a corpus's instances by shape across the whole corpus,
 // not within Objective's chunks (64 chunks of 45 Turkish sentences leave
 // most batches short); each such instance's log Z and posteriors are
-// kept, and the chunks add them up afterwards in the order they always
-// did. A shape met fewer than minLanes times stays in the scalar chart,
-// run where the chunks reach its instance, as without lanes.
+// kept, and the chunks add them up afterwards in the order they add the
+// scalar chart's. A shape met fewer than minLanes times stays in the
+// scalar chart, run where the chunks reach its instance, as without
+// lanes.
 
 const lanes = vec8.Lanes
 
