@@ -83,11 +83,8 @@ func (pt *pairTable) addCounts(ids []int32, sums, grad []float64, scale float64)
 // features so numbered; it returns them by number. A chunk's counts are
 // then a table of its own features (a few thousand of a spelling
 // model's tens of thousands), cleared and added to the gradient whole.
-func chunkFeatures(tables []*pairTable, D int) []int32 {
-	slot := make([]int32, D)
-	for i := range slot {
-		slot[i] = -1
-	}
+// slot, one entry a feature, is −1 throughout on entry and on return.
+func chunkFeatures(tables []*pairTable, slot []int32) []int32 {
 	var feats []int32
 	for _, pt := range tables {
 		pt.local = make([]int32, len(pt.feat))
@@ -98,6 +95,9 @@ func chunkFeatures(tables []*pairTable, D int) []int32 {
 			}
 			pt.local[j] = slot[f]
 		}
+	}
+	for _, f := range feats {
+		slot[f] = -1
 	}
 	return feats
 }

@@ -324,12 +324,16 @@ func (p *Problem) Objective(theta []float64, sigma2 float64, workers int, grad [
 	}
 	if p.chunkFeats == nil {
 		p.chunkFeats = make([][]int32, k)
-		pipeline.ForEachChunk(k, workers, func(_, c int) {
+		slots := make([][]int32, min(pipeline.Workers(workers), k)) // a worker's, by feature
+		pipeline.ForEachChunk(k, workers, func(worker, c int) {
+			if slots[worker] == nil {
+				slots[worker] = slices.Repeat([]int32{-1}, D)
+			}
 			tables := make([]*pairTable, 0, (c+1)*n/k-c*n/k)
 			for _, in := range p.Sents[c*n/k : (c+1)*n/k] {
 				tables = append(tables, in.pairs)
 			}
-			p.chunkFeats[c] = chunkFeatures(tables, D)
+			p.chunkFeats[c] = chunkFeatures(tables, slots[worker])
 		})
 	}
 	pipeline.ForEachChunk(k, workers, func(_, c int) {
