@@ -444,3 +444,41 @@ func appendStrings(dst []byte, xs []string) []byte {
 	}
 	return append(dst, ']')
 }
+
+// ScanPlainRecord reads a record line as grind writes it whose fields are
+// exactly keys, in that order, with no white space: each but the last a
+// string without escapes or control characters, the last a number. It
+// sets vals[i] to the text of the i-th string (bytes of data) and
+// returns the number, correctly rounded as the codec reads it; it reports
+// false for any other line, which the caller then gives to the codec.
+// For the readers of records of families that format does not define
+// (Model U's weights), as ScanDMVLine is for the DMV's.
+func ScanPlainRecord(data []byte, keys []string, vals [][]byte) (float64, bool) {
+	s := scanner{data: data}
+	last := len(keys) - 1
+	for i, k := range keys {
+		sep := byte(',')
+		if i == 0 {
+			sep = '{'
+		}
+		// sep, then "k":
+		j := s.i + 1 + 1 + len(k) + 2
+		if j > len(data) || data[s.i] != sep || data[s.i+1] != '"' || string(data[s.i+2:j-2]) != k || data[j-2] != '"' || data[j-1] != ':' {
+			return 0, false
+		}
+		s.i = j
+		if i == last {
+			break
+		}
+		v, ok := s.str()
+		if !ok {
+			return 0, false
+		}
+		vals[i] = v
+	}
+	if s.i >= len(data) || data[s.i] != '-' && !digit(data[s.i]) {
+		return 0, false
+	}
+	v, ok := s.float()
+	return v, ok && s.i == len(data)-1 && data[s.i] == '}'
+}

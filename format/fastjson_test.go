@@ -385,3 +385,53 @@ func TestAppendDMVAsAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// ScanPlainRecord takes a line only when the codec reads the same
+// strings and number from it.
+func TestScanPlainRecordAgreesWithCodec(t *testing.T) {
+	keys := []string{"ev", "left", "right", "w"}
+	pieces := [][]string{
+		{`{"ev":`, `{ "ev":`, `{"ew":`, `{"ev" :`},
+		{`"uedge"`, `"u\"e"`, `"ü"`, `""`, `"a\u0041"`, `7`},
+		{`,"left":`, `, "left":`, `,"right":`},
+		{`"NN"`, `"-s"`, `"N N"`, `"\\"`},
+		{`,"right":`, `,"left":`},
+		{`"VB"`, `"b-"`, `"\t"`},
+		{`,"w":`, `,"w": `, `,"n":`},
+		{`1`, `-0`, `0.1`, `2.3443873878183656`, `1e-7`, `-1.5E+3`, `1e400`, `01`, `.5`, `1.`, `-`, `"1"`, `true`, `123456789012345678901234567890`},
+		{`}`, ` }`, `}x`, `,"affix":"left"}`, ``},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	vals := make([][]byte, len(keys)-1)
+	taken := 0
+	for range 20000 {
+		var b strings.Builder
+		for _, p := range pieces { // each piece's first as written, half the time
+			if r.IntN(2) == 0 {
+				b.WriteString(p[0])
+			} else {
+				b.WriteString(p[r.IntN(len(p))])
+			}
+		}
+		line := []byte(b.String())
+		w, ok := ScanPlainRecord(line, keys, vals)
+		if !ok {
+			continue
+		}
+		taken++
+		var rec struct {
+			Ev, Left, Right string
+			W               float64
+		}
+		if err := Unmarshal(line, &rec); err != nil {
+			t.Fatalf("%s: taken, but the codec says %v", line, err)
+		}
+		got := []string{string(vals[0]), string(vals[1]), string(vals[2])}
+		if want := []string{rec.Ev, rec.Left, rec.Right}; !slices.Equal(got, want) || math.Float64bits(w) != math.Float64bits(rec.W) {
+			t.Fatalf("%s: read %q %v, the codec %q %v", line, got, w, want, rec.W)
+		}
+	}
+	if taken < 100 {
+		t.Fatalf("only %d lines taken", taken)
+	}
+}

@@ -1,6 +1,8 @@
 package modelu
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -106,108 +108,178 @@ func Read(path string) (*Model, error) {
 		return nil, err
 	}
 	defer in.Close()
-	var m *Model
-	var want int
-	events := 0
-	err = pipeline.EachRecordIn(in, nil, func(l *line, at *pipeline.Lines) error {
-		if m == nil {
-			switch {
-			case l.Ev != format.EvHeader || l.Family != Family:
-				return at.Errorf("not a Model U file: it must begin with {\"ev\":\"header\",\"family\":%q,...} (train-ce --family modelu writes one)", Family)
-			case l.Unit != string(format.Weight):
-				return at.Errorf("unit %q: a Model U file holds weights (\"w\")", l.Unit)
-			case len(l.Tags) == 0:
-				return at.Errorf("the header lists no tags")
-			case l.Events == nil || *l.Events < 0:
-				return at.Errorf("the header needs \"events\", the number of records")
-			}
-			m = New(l.Tags, l.Spelling)
-			m.Nbhd = l.Nbhd
-			if len(m.tagID) != len(l.Tags) {
-				return at.Errorf("a tag twice in the header")
-			}
-			want = *l.Events
-			return nil
-		}
-		if events++; events > want {
-			return at.Errorf("more events than the header's %d", want)
-		}
-		if math.IsNaN(l.W) || math.IsInf(l.W, 0) {
-			return at.Errorf("a weight of %v", l.W)
-		}
-		tag := func(name string) (int32, error) {
-			id, ok := m.tagID[name]
-			if !ok {
-				return 0, fmt.Errorf("tag %q is not among the header's tags", name)
-			}
-			return int32(id), nil
-		}
-		affix := func(name string) (int32, error) {
-			// A suffix begins with "-", a prefix ends with one; a word's
-			// own hyphens make names like "--" (the suffix of "re-") or
-			// "-x-", which are one feature whichever affix made them.
-			if len(name) < 2 || name[0] != '-' && name[len(name)-1] != '-' {
-				return 0, fmt.Errorf("affix %q: a suffix is \"-s\", a prefix \"s-\"", name)
-			}
-			id, ok := m.affixID[name]
-			if !ok {
-				id = len(m.Affixes)
-				m.Affixes = append(m.Affixes, name)
-				m.affixID[name] = id
-			}
-			return int32(id), nil
-		}
-		var k Key
-		var e1, e2 error
-		switch {
-		case l.Ev == "uedge":
-			k.Kind = KindEdge
-			k.A, e1 = tag(l.Left)
-			k.B, e2 = tag(l.Right)
-		case l.Ev == "uspell" && !m.Spelling:
-			return at.Errorf("a uspell record in a model whose header says spelling false")
-		case l.Ev == "uspell" && l.Affix == "right":
-			k.Kind = KindRightAffix
-			k.A, e1 = tag(l.Left)
-			k.B, e2 = affix(l.Right)
-		case l.Ev == "uspell" && l.Affix == "left":
-			k.Kind = KindLeftAffix
-			k.A, e1 = affix(l.Left)
-			k.B, e2 = tag(l.Right)
-		case l.Ev == "uspell":
-			return at.Errorf("a uspell record needs \"affix\": \"left\" or \"right\" (the side of the affix's word)")
-		case l.Ev == format.EvHeader:
-			return at.Errorf("a second header")
-		default:
-			return at.Errorf(`event %q: a Model U file has "uedge" and "uspell" records`, l.Ev)
-		}
-		if e1 != nil {
-			return at.Errorf("%v", e1)
-		}
-		if e2 != nil {
-			return at.Errorf("%v", e2)
-		}
-		if _, dup := m.feat[k]; dup {
-			return at.Errorf("%s %s/%s given twice", l.Ev, l.Left, l.Right)
-		}
-		m.feat[k] = len(m.Keys)
-		m.Keys = append(m.Keys, k)
-		m.Theta = append(m.Theta, l.W)
-		return nil
-	})
-	if err != nil {
+	var r modelReader
+	short := r.short
+	if !shortRoad {
+		short = nil
+	}
+	if err := pipeline.EachRecordReusedOr(in, nil, short, r.line); err != nil {
 		return nil, err
 	}
 	where := func(f string, args ...any) error {
 		return &pipeline.LineError{File: in.Name, Err: fmt.Errorf(f, args...)}
 	}
 	switch {
-	case m == nil:
+	case r.m == nil:
 		return nil, where("empty: not a Model U file (train-ce --family modelu writes one)")
-	case events < want:
-		return nil, where("cut off: the header says %d events, the file has %d", want, events)
+	case r.events < r.want:
+		return nil, where("cut off: the header says %d events, the file has %d", r.want, r.events)
 	}
-	return m, nil
+	return r.m, nil
+}
+
+// shortRoad lets the tests read by the long road alone.
+var shortRoad = true
+
+// modelReader is Read's state: the model so far, the events the header
+// promised and those read.
+type modelReader struct {
+	m            *Model
+	want, events int
+	vals         [4][]byte
+}
+
+// The fields of a feature's line as Write writes them.
+var (
+	edgeKeys  = []string{"ev", "left", "right", "w"}
+	spellKeys = []string{"ev", "left", "right", "affix", "w"}
+)
+
+// short is Read's short road: a feature's line as Write writes it
+// (format.ScanPlainRecord), taken when the long road would take it
+// without error; anything else is left to line, which says what is
+// wrong. A spelling model's 37,553 lines (UD Turkish) are most of what
+// select-model and decode read of it.
+func (r *modelReader) short(text []byte, _ *pipeline.Lines) bool {
+	m := r.m
+	if m == nil || r.events >= r.want {
+		return false
+	}
+	keys := edgeKeys
+	if bytes.HasPrefix(text, []byte(`{"ev":"uspell"`)) {
+		keys = spellKeys
+	}
+	w, ok := format.ScanPlainRecord(text, keys, r.vals[:])
+	if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
+		return false
+	}
+	var affix []byte
+	if len(keys) == len(spellKeys) {
+		affix = r.vals[3]
+	}
+	k, err := m.key(r.vals[0], r.vals[1], r.vals[2], affix)
+	if err != nil {
+		return false
+	}
+	if _, dup := m.feat[k]; dup {
+		return false
+	}
+	r.events++
+	m.add(k, w)
+	return true
+}
+
+// line is Read's long road: any line, decoded.
+func (r *modelReader) line(l *line, at *pipeline.Lines) error {
+	m := r.m
+	if m == nil {
+		switch {
+		case l.Ev != format.EvHeader || l.Family != Family:
+			return at.Errorf("not a Model U file: it must begin with {\"ev\":\"header\",\"family\":%q,...} (train-ce --family modelu writes one)", Family)
+		case l.Unit != string(format.Weight):
+			return at.Errorf("unit %q: a Model U file holds weights (\"w\")", l.Unit)
+		case len(l.Tags) == 0:
+			return at.Errorf("the header lists no tags")
+		case l.Events == nil || *l.Events < 0:
+			return at.Errorf("the header needs \"events\", the number of records")
+		}
+		r.m = New(l.Tags, l.Spelling)
+		r.m.Nbhd = l.Nbhd
+		if len(r.m.tagID) != len(l.Tags) {
+			return at.Errorf("a tag twice in the header")
+		}
+		r.want = *l.Events
+		// Room for the events promised, within reason: the header is
+		// not yet proved right.
+		n := min(r.want, 1<<20)
+		r.m.feat = make(map[Key]int, n)
+		r.m.Keys, r.m.Theta = make([]Key, 0, n), make([]float64, 0, n)
+		return nil
+	}
+	if r.events++; r.events > r.want {
+		return at.Errorf("more events than the header's %d", r.want)
+	}
+	if math.IsNaN(l.W) || math.IsInf(l.W, 0) {
+		return at.Errorf("a weight of %v", l.W)
+	}
+	k, err := m.key([]byte(l.Ev), []byte(l.Left), []byte(l.Right), []byte(l.Affix))
+	if err != nil {
+		return at.Errorf("%v", err)
+	}
+	if _, dup := m.feat[k]; dup {
+		return at.Errorf("%s %s/%s given twice", l.Ev, l.Left, l.Right)
+	}
+	m.add(k, l.W)
+	return nil
+}
+
+// key is the feature a record of event ev names, a new affix taken into
+// m's.
+func (m *Model) key(ev, left, right, affix []byte) (Key, error) {
+	tag := func(name []byte) (int32, error) {
+		id, ok := m.tagID[string(name)]
+		if !ok {
+			return 0, fmt.Errorf("tag %q is not among the header's tags", name)
+		}
+		return int32(id), nil
+	}
+	affixID := func(name []byte) (int32, error) {
+		// A suffix begins with "-", a prefix ends with one; a word's
+		// own hyphens make names like "--" (the suffix of "re-") or
+		// "-x-", which are one feature whichever affix made them.
+		if len(name) < 2 || name[0] != '-' && name[len(name)-1] != '-' {
+			return 0, fmt.Errorf("affix %q: a suffix is \"-s\", a prefix \"s-\"", name)
+		}
+		id, ok := m.affixID[string(name)]
+		if !ok {
+			id = len(m.Affixes)
+			m.Affixes = append(m.Affixes, string(name))
+			m.affixID[m.Affixes[id]] = id
+		}
+		return int32(id), nil
+	}
+	var k Key
+	var e1, e2 error
+	switch {
+	case string(ev) == "uedge":
+		k.Kind = KindEdge
+		k.A, e1 = tag(left)
+		k.B, e2 = tag(right)
+	case string(ev) == "uspell" && !m.Spelling:
+		return k, errors.New("a uspell record in a model whose header says spelling false")
+	case string(ev) == "uspell" && string(affix) == "right":
+		k.Kind = KindRightAffix
+		k.A, e1 = tag(left)
+		k.B, e2 = affixID(right)
+	case string(ev) == "uspell" && string(affix) == "left":
+		k.Kind = KindLeftAffix
+		k.A, e1 = affixID(left)
+		k.B, e2 = tag(right)
+	case string(ev) == "uspell":
+		return k, errors.New("a uspell record needs \"affix\": \"left\" or \"right\" (the side of the affix's word)")
+	case string(ev) == format.EvHeader:
+		return k, errors.New("a second header")
+	default:
+		return k, fmt.Errorf(`event %q: a Model U file has "uedge" and "uspell" records`, ev)
+	}
+	return k, cmp.Or(e1, e2)
+}
+
+// add gives m feature k, of weight w.
+func (m *Model) add(k Key, w float64) {
+	m.feat[k] = len(m.Keys)
+	m.Keys = append(m.Keys, k)
+	m.Theta = append(m.Theta, w)
 }
 
 // Model U's counts (estep -m on a Model U model) are a header, one record

@@ -2,8 +2,12 @@ package modelu
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
@@ -68,5 +72,92 @@ func TestTrainingRaisesTheObjective(t *testing.T) {
 	}
 	if !(res.Objective > start) {
 		t.Errorf("objective %v after training, %v at the start", res.Objective, start)
+	}
+}
+
+// Read's short road (a feature's line as Write writes it) must read what
+// its long road (the codec) reads: the same model, or the same error at
+// the same line, whatever the lines.
+func TestReadRoads(t *testing.T) {
+	m := New([]string{":", "CD", "DT", "JJ", "NN", "NNS", "RB", "VBD", "VBP", "VBZ"}, true)
+	p, err := NewProblem(m, append(corpus(), hyphens), nbhd.Trans1, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Train(p, Options{MaxIter: 3, Sigma2: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	file := strings.SplitAfter(b.String(), "\n")
+	file = file[:len(file)-1]
+	dir := t.TempDir()
+	read := func(lines []string) (string, error) {
+		path := filepath.Join(dir, "u.jsonl")
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Read(path)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%q %v %q %v %v", r.Tags, r.Spelling, r.Affixes, r.Keys, r.Theta), nil
+	}
+	taken := 0
+	byRoads := func(what string, lines []string) {
+		t.Helper()
+		short, shortErr := read(lines)
+		shortRoad = false
+		long, longErr := read(lines)
+		shortRoad = true
+		switch {
+		case fmt.Sprint(shortErr) != fmt.Sprint(longErr):
+			t.Errorf("%s: the short road: %v; the long road: %v", what, shortErr, longErr)
+		case short != long:
+			t.Errorf("%s: the short road reads\n%s\nthe long road\n%s", what, short, long)
+		case shortErr == nil:
+			taken++
+		}
+	}
+	byRoads("as written", file)
+	if _, err := read(file); err != nil || len(m.Affixes) == 0 {
+		t.Fatalf("the model as written: %v, %d affixes", err, len(m.Affixes))
+	}
+	// Every line the short road takes, and then some it leaves.
+	edge := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uedge"`) })
+	spell := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uspell"`) })
+	edits := []struct{ old, new string }{
+		{`"w":`, `"w": `}, {`"left":"`, `"left": "`}, {`{"ev"`, `{ "ev"`}, {`"NN"`, `"\u004eN"`},
+		{`"NN"`, `"XX"`}, {`"w":`, `"weight":`}, {`"right"`, `"rite"`}, {`"affix":"right"`, `"affix":"up"`},
+		{`"affix":"right"`, `"affix":"left"`}, {`"uspell"`, `"uedge"`}, {`"uedge"`, `"uspell"`},
+		{`"uedge"`, `"header"`}, {`"-`, `"`}, {`}`, `,"n":1}`}, {`}`, ``}, {`"w":`, `"w":-`},
+		{`"w":`, `"w":1e400`}, {`"w":`, `"w":0`}, {`"w":`, `"w":"`}, {`"ev":"uspell",`, ``},
+	}
+	for _, e := range edits {
+		for _, at := range []int{edge, spell} {
+			lines := slices.Clone(file)
+			lines[at] = strings.Replace(lines[at], e.old, e.new, 1)
+			byRoads(fmt.Sprintf("line %d with %s for %s", at+1, e.new, e.old), lines)
+		}
+	}
+	twice := slices.Clone(file)
+	twice[spell+1] = file[spell]
+	byRoads("a line twice", twice)
+	byRoads("a line left out", slices.Delete(slices.Clone(file), edge, edge+1))
+	byRoads("spelling false", append([]string{strings.Replace(file[0], `"spelling":true`, `"spelling":false`, 1)}, file[1:]...))
+	// Bytes changed at random, each to a character of JSON's.
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		lines := slices.Clone(file)
+		at := 1 + r.IntN(len(lines)-1)
+		l := []byte(lines[at])
+		l[r.IntN(len(l)-1)] = `"{}:,-.e0123456789 \aux`[r.IntN(23)]
+		lines[at] = string(l)
+		byRoads(fmt.Sprintf("line %d as %s", at+1, l), lines)
+	}
+	if taken < 20 {
+		t.Errorf("only %d of the files were read without error: the test reads too few models", taken)
 	}
 }

@@ -74,7 +74,7 @@ func NewTraining(m *Model, sents []*format.Sentence, sigma2 float64, maxIter int
 		Sigma2: format.Real(sigma2), MaxIter: opts.MaxIter, Tol: format.Real(opts.Tol)}
 	st.Corpus, st.Sentences, st.Tokens = eventio.CorpusHash(sents, m.Spelling), len(sents), tokens
 	for _, k := range m.Keys {
-		st.Features = append(st.Features, [3]int32{int32(k.Kind), k.A, k.B})
+		st.Features = append(st.Features, [3]int32{k.Kind, k.A, k.B})
 	}
 	return &Training{State: st, m: m, search: search}, nil
 }
@@ -210,7 +210,7 @@ func (st *State) model() (*Model, error) {
 	}
 	T, A := int32(len(m.Tags)), int32(len(m.Affixes))
 	for i, f := range st.Features {
-		k := Key{Kind: uint8(f[0]), A: f[1], B: f[2]}
+		k := Key{Kind: f[0], A: f[1], B: f[2]}
 		ok := false
 		switch f[0] {
 		case KindEdge:
