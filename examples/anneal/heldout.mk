@@ -197,11 +197,20 @@ $(H)/induce.unsupervised.model: $(OUT)/train.jsonl $(OUT)/dev.jsonl
 	induce --train $< --dev $(OUT)/dev.jsonl --rules $(RULES) --preset $(INDUCE_PRESET) --workers $(WORKERS) -q --report $(H)/induce.report -o $@
 	@sed -n 's/^chosen: \(.*\) — .*/\1/p' $(H)/induce.report | jq -R -c '{model: .}' > $(H)/induce.unsupervised.jsonl
 # Model U: modelu/FEATURES-NBHD-sSIGMA2.model, FEATURES plain or spelling.
+# One train-ce run a FEATURES-NBHD trains every σ² of U_SIGMA2S (--sigma2
+# with a list: the neighbourhoods built once, each model the one a run of
+# its σ² alone writes): a pattern rule with several targets, which make
+# runs once for them all.
 u_runs = $(foreach n,$(U_NBHDS),$(foreach s,$(U_SIGMA2S),$(H)/modelu/$(1)-$(n)-s$(s).model))
-$(call u_runs,plain) $(call u_runs,spelling): $(H)/modelu/%.model: $(OUT)/train.jsonl
+empty :=
+comma := ,
+u_sigma2s := $(subst $(empty) $(empty),$(comma),$(strip $(U_SIGMA2S)))
+ifneq ($(u_sigma2s),)
+$(foreach s,$(U_SIGMA2S),$(H)/modelu/%-s$(s).model): $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $* | tr '-' ' '); sp=; [ $$1 = spelling ] && sp=--spelling; \
-	train-ce --family modelu $$sp --nbhd $$2 --sigma2 $${3#s} --workers $(WORKERS) -q $< -o $@
+	train-ce --family modelu $$sp --nbhd $$2 --sigma2 $(u_sigma2s) --workers $(WORKERS) -q $< -o '$(H)/modelu/$*-s{sigma2}.model'
+endif
 $(foreach e,$(CE_ESTIMATORS),$(call ce_runs,$(e))): $(H)/%.model: $(OUT)/train.jsonl
 	@mkdir -p $(@D)
 	@set -- $$(echo $(*F) | tr '-' ' '); train-ce --nbhd $(call nbhd_of,$(*D)) --init $$1 --sigma2 $${2#s} --workers $(WORKERS) -q $< -o $@

@@ -77,3 +77,35 @@ func BenchmarkObjective(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewProblem measures Model U's setup (NewProblem, one worker):
+// every sentence's chain and neighbourhood built, their shapes worked out
+// and their pairs of symbols listed, on UD Turkish ≤10 as
+// BenchmarkObjective, for the six neighbourhoods of the multilingual
+// recipe, without and with spelling features. A training run pays it
+// once before its first evaluation.
+func BenchmarkNewProblem(b *testing.B) {
+	path := testenv.SharedData(b, "ud-nopunct", "tr-ud-train-nopunct-len15.conllu")
+	sents := corpora.Converted(b, 10, func(w io.Writer) error {
+		_, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, w, conll2deps.Options{Tag: conll2deps.UPOS})
+		return err
+	})
+	tags := corpusTags(sents)
+	for _, spelling := range []bool{false, true} {
+		for _, kind := range []string{nbhd.Del1, nbhd.Trans1, nbhd.Del1OrTrans1, nbhd.Dynasearch, nbhd.Trans2, nbhd.Del1OrTrans2} {
+			name := kind
+			if spelling {
+				name += "/spelling"
+			}
+			b.Run(name, func(b *testing.B) {
+				cpu := testenv.CPUSeconds()
+				for b.Loop() {
+					if _, err := NewProblem(New(tags, spelling), sents, kind, 1, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric((testenv.CPUSeconds()-cpu)*1e3/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}

@@ -3,6 +3,8 @@ package modelu
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,7 +13,10 @@ import (
 	"testing"
 
 	"github.com/grind-nlp/grind/format"
+	"github.com/grind-nlp/grind/pipeline"
+	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/nbhd"
+	"github.com/grind-nlp/grind/stages/train"
 )
 
 // hyphens is a sentence whose words' affixes hold hyphens of their own:
@@ -159,5 +164,52 @@ func TestReadRoads(t *testing.T) {
 	}
 	if taken < 20 {
 		t.Errorf("only %d of the files were read without error: the test reads too few models", taken)
+	}
+}
+
+// RunGrid's models, one a σ² over neighbourhoods built once, are Run's
+// for each σ² alone, byte for byte, with and without spelling.
+func TestRunGridIsRunForEach(t *testing.T) {
+	var b bytes.Buffer
+	for _, s := range append(corpus(), hyphens) {
+		if err := pipeline.WriteRecord(&b, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := pipeline.Source{Names: []string{path}}
+	job := func() train.Job {
+		return train.Job{Workers: 2, Progress: progress.New(io.Discard, "train-ce", progress.Plan{}, true)}
+	}
+	for _, spelling := range []bool{false, true} {
+		var runs []RunOptions
+		for _, s2 := range []float64{2, math.Inf(1), 0.5} {
+			runs = append(runs, RunOptions{Kind: nbhd.Trans1, Spelling: spelling, Sigma2: s2, MaxIter: 20, Tol: 1e-5})
+		}
+		grid := make([]string, len(runs))
+		err := RunGrid(src, job(), runs, func(i int, m *Model) error {
+			var w bytes.Buffer
+			err := m.Write(&w)
+			grid[i] = w.String()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range runs {
+			var alone bytes.Buffer
+			if err := Run(src, &alone, job(), o); err != nil {
+				t.Fatal(err)
+			}
+			if grid[i] != alone.String() {
+				t.Errorf("spelling %v, σ² = %g: the grid's model differs from a run of its own", spelling, o.Sigma2)
+			}
+		}
+		if grid[0] == grid[1] {
+			t.Errorf("spelling %v: σ² = 2 and ∞ give one model: the test cannot tell the runs apart", spelling)
+		}
 	}
 }
