@@ -275,13 +275,6 @@ func (m *Model) key(ev, left, right, affix []byte) (Key, error) {
 	return k, cmp.Or(e1, e2)
 }
 
-// add gives m feature k, of weight w.
-func (m *Model) add(k Key, w float64) {
-	m.feat[k] = len(m.Keys)
-	m.Keys = append(m.Keys, k)
-	m.Theta = append(m.Theta, w)
-}
-
 // Model U's counts (estep -m on a Model U model) are a header, one record
 // per feature of the model with its expected count "n", and a stats
 // record:

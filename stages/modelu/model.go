@@ -147,11 +147,16 @@ func (m *Model) keys(s, t Symbol, fn func(Key)) {
 func (m *Model) AddFeatures(s, t Symbol) {
 	m.keys(s, t, func(k Key) {
 		if _, ok := m.feat[k]; !ok {
-			m.feat[k] = len(m.Keys)
-			m.Keys = append(m.Keys, k)
-			m.Theta = append(m.Theta, 0)
+			m.add(k, 0)
 		}
 	})
+}
+
+// add gives m feature k, of weight w.
+func (m *Model) add(k Key, w float64) {
+	m.feat[k] = len(m.Keys)
+	m.Keys = append(m.Keys, k)
+	m.Theta = append(m.Theta, w)
 }
 
 // Features appends to dst the ids of the represented features of an edge

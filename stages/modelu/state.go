@@ -226,9 +226,7 @@ func (st *State) model() (*Model, error) {
 		if _, dup := m.feat[k]; dup {
 			return nil, fmt.Errorf("feature %d %v twice", i+1, f)
 		}
-		m.feat[k] = len(m.Keys)
-		m.Keys = append(m.Keys, k)
-		m.Theta = append(m.Theta, 0)
+		m.add(k, 0)
 	}
 	return m, nil
 }
