@@ -249,11 +249,10 @@ func trainModelU(c *cli.Context) error {
 const sigma2Slot = "{sigma2}"
 
 // trainModelUGrid trains Model U at each σ² of a list (--sigma2 A,B,…, or
-// one σ² with an -o that has {sigma2}),
-// one after the other from weights 0, on neighbourhoods built once, and
-// writes the model of σ² A where -o has A in place of {sigma2}: every
-// model is the one a run of that σ² alone writes, and none is written
-// unless all are trained.
+// one σ² with an -o that has {sigma2}), one after the other from weights
+// 0, on neighbourhoods built once, and writes the model of σ² A where -o
+// has A in place of {sigma2}: every model is the one a run of that σ²
+// alone writes, and none is written unless all are trained.
 func trainModelUGrid(c *cli.Context, sigma2s []string) error {
 	out := c.String("output")
 	switch {
