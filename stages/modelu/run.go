@@ -127,8 +127,9 @@ func setUp(src pipeline.Source, job train.Job, opts RunOptions) ([]*format.Sente
 // RunGrid is Run at each of several settings that differ in σ² alone
 // (train-ce --sigma2 A,B,…): the sentences are read and their chains and
 // neighbourhoods built once (on UD Turkish ≤ 10 about a fifth of a plain
-// run's CPU, an eighth of a spelling one's), then each setting trained from weights 0 and its model given
-// to write. Each model is the one Run writes with that setting.
+// run's CPU, an eighth of a spelling one's), then each setting trained
+// from weights 0 and its model given to write. Each model is the one Run
+// writes with that setting.
 func RunGrid(src pipeline.Source, job train.Job, runs []RunOptions, write func(i int, m *Model) error) error {
 	defer job.Progress.Done()
 	for _, o := range runs[1:] {
