@@ -116,6 +116,9 @@ Examples:
 				if c.Bool("spelling") {
 					return program.Usagef("--spelling is Model U's: give --family modelu")
 				}
+				if strings.Contains(c.String("output"), sigma2Slot) {
+					return program.Usagef("-o %s: a name with %s is for Model U's list of σ² (--family modelu)", c.String("output"), sigma2Slot)
+				}
 			case "modelu", "u":
 				return trainModelU(c)
 			default:
