@@ -230,49 +230,26 @@ func trainModelU(c *cli.Context) error {
 	if c.IsSet("init") && c.String("init") != "zero" {
 		return program.Usagef("--init %s: Model U starts from the weight vector 0 (Smith's Zero), --init zero", c.String("init"))
 	}
-	if sigma2s := strings.Split(c.String("sigma2"), ","); len(sigma2s) > 1 || strings.Contains(c.String("output"), sigma2Slot) {
-		return trainModelUGrid(c, sigma2s)
-	}
-	opts, err := ceOptions(c)
-	if err != nil {
-		return err
-	}
-	job, err := commands.TrainJob(c, progress.Plan{MaxIter: c.Int("max-iter") + 1, NoCrossEntropy: true})
-	if err != nil {
-		return err
-	}
-	run := modelu.RunOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol}
-	src := program.Source(c)
-	return program.WriteOutput(c, src, func(w io.Writer) error {
-		return modelu.Run(src, w, job, run)
-	})
-}
-
-// sigma2Slot is where -o names each σ² of a list.
-const sigma2Slot = "{sigma2}"
-
-// trainModelUGrid trains Model U at each σ² of a list (--sigma2 A,B,…, or
-// one σ² with an -o that has {sigma2}), one after the other from weights
-// 0, on neighbourhoods built once, and writes the model of σ² A where -o
-// has A in place of {sigma2}: every model is the one a run of that σ²
-// alone writes, and none is written unless all are trained.
-func trainModelUGrid(c *cli.Context, sigma2s []string) error {
+	// A list of σ² (or an -o with {sigma2}) is a grid: one training a σ²
+	// over neighbourhoods built once, each model where -o has its σ².
+	sigma2s := strings.Split(c.String("sigma2"), ",")
 	out := c.String("output")
+	grid := len(sigma2s) > 1 || strings.Contains(out, sigma2Slot)
 	switch {
-	case !strings.Contains(out, sigma2Slot):
+	case grid && !strings.Contains(out, sigma2Slot):
 		return program.Usagef("--sigma2 %s: give -o a name with %s, where each σ² goes (-o u-s%s.jsonl)", c.String("sigma2"), sigma2Slot, sigma2Slot)
-	case c.IsSet("run-dir") || c.IsSet("resume") || c.IsSet("log") || c.IsSet("save-every") || c.IsSet("save-dir"):
+	case grid && (c.IsSet("run-dir") || c.IsSet("resume") || c.IsSet("log") || c.IsSet("save-every") || c.IsSet("save-dir")):
 		return program.Usagef("--sigma2 %s: a list of σ² trains without --run-dir, --resume, --log and --save-every (run each σ² alone for them)", c.String("sigma2"))
 	}
-	runs := make([]modelu.RunOptions, len(sigma2s))
-	paths := make([]string, len(sigma2s))
+	var run modelu.RunOptions
+	values, paths := make([]float64, len(sigma2s)), make([]string, len(sigma2s))
 	for i, s := range sigma2s {
 		opts, err := ceOptionsAt(c, s)
 		if err != nil {
 			return err
 		}
-		runs[i] = modelu.RunOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol}
-		paths[i] = strings.ReplaceAll(out, sigma2Slot, s)
+		run = modelu.RunOptions{Kind: opts.Kind, Spelling: c.Bool("spelling"), Sigma2: opts.Sigma2, MaxIter: c.Int("max-iter"), Tol: opts.Tol}
+		values[i], paths[i] = opts.Sigma2, strings.ReplaceAll(out, sigma2Slot, s)
 		if slices.Contains(paths[:i], paths[i]) {
 			return program.Usagef("--sigma2 %s: %s twice", c.String("sigma2"), s)
 		}
@@ -281,8 +258,15 @@ func trainModelUGrid(c *cli.Context, sigma2s []string) error {
 	if err != nil {
 		return err
 	}
+	src := program.Source(c)
+	if !grid {
+		return program.WriteOutput(c, src, func(w io.Writer) error {
+			return modelu.Run(src, w, job, run)
+		})
+	}
 	// Every output made before the training, so that a folder that
-	// cannot be written is said at once and SIGINT leaves none.
+	// cannot be written is said at once and SIGINT leaves none; none
+	// placed unless all are trained.
 	outs := make([]*pipeline.Output, len(paths))
 	for i, p := range paths {
 		if outs[i], err = pipeline.Create(p, nil); err != nil {
@@ -290,10 +274,12 @@ func trainModelUGrid(c *cli.Context, sigma2s []string) error {
 		}
 		defer outs[i].Abort()
 	}
-	src := program.Source(c)
-	err = modelu.RunGrid(src, job, runs, func(i int, m *modelu.Model) error { return m.Write(outs[i]) })
+	err = modelu.RunGrid(src, job, run, values, func(i int, m *modelu.Model) error { return m.Write(outs[i]) })
 	if err != nil {
 		return err
 	}
 	return pipeline.CommitAll(outs...)
 }
+
+// sigma2Slot is where -o names each σ² of a list.
+const sigma2Slot = "{sigma2}"

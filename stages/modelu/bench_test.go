@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/grind-nlp/grind/format"
 	"github.com/grind-nlp/grind/internal/corpora"
 	"github.com/grind-nlp/grind/internal/testenv"
 	"github.com/grind-nlp/grind/pipeline"
@@ -27,12 +28,7 @@ import (
 // GOEXPERIMENT=simd on a CPU with AVX-512 it measures the lanes
 // (lanes.go), else the scalar charts.
 func BenchmarkObjective(b *testing.B) {
-	path := testenv.SharedData(b, "ud-nopunct", "tr-ud-train-nopunct-len15.conllu")
-	sents := corpora.Converted(b, 10, func(w io.Writer) error {
-		_, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, w, conll2deps.Options{Tag: conll2deps.UPOS})
-		return err
-	})
-	tags := corpusTags(sents)
+	sents, tags := turkish(b)
 	for _, c := range []struct {
 		kind     string
 		spelling bool
@@ -85,12 +81,7 @@ func BenchmarkObjective(b *testing.B) {
 // recipe, without and with spelling features. A training run pays it
 // once before its first evaluation.
 func BenchmarkNewProblem(b *testing.B) {
-	path := testenv.SharedData(b, "ud-nopunct", "tr-ud-train-nopunct-len15.conllu")
-	sents := corpora.Converted(b, 10, func(w io.Writer) error {
-		_, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, w, conll2deps.Options{Tag: conll2deps.UPOS})
-		return err
-	})
-	tags := corpusTags(sents)
+	sents, tags := turkish(b)
 	for _, spelling := range []bool{false, true} {
 		for _, kind := range []string{nbhd.Del1, nbhd.Trans1, nbhd.Del1OrTrans1, nbhd.Dynasearch, nbhd.Trans2, nbhd.Del1OrTrans2} {
 			name := kind
@@ -108,4 +99,14 @@ func BenchmarkNewProblem(b *testing.B) {
 			})
 		}
 	}
+}
+
+// turkish is the benchmarks' corpus, UD Turkish ≤ 10 (UPOS), and its tags.
+func turkish(b *testing.B) ([]*format.Sentence, []string) {
+	path := testenv.SharedData(b, "ud-nopunct", "tr-ud-train-nopunct-len15.conllu")
+	sents := corpora.Converted(b, 10, func(w io.Writer) error {
+		_, err := conll2deps.Convert(pipeline.Source{Names: []string{path}}, w, conll2deps.Options{Tag: conll2deps.UPOS})
+		return err
+	})
+	return sents, corpusTags(sents)
 }

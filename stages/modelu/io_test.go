@@ -182,12 +182,10 @@ func TestRunGridIsRunForEach(t *testing.T) {
 		return train.Job{Workers: 2, Progress: progress.New(io.Discard, "train-ce", progress.Plan{}, true)}
 	}
 	for _, spelling := range []bool{false, true} {
-		var runs []RunOptions
-		for _, s2 := range []float64{2, math.Inf(1), 0.5} {
-			runs = append(runs, RunOptions{Kind: nbhd.Trans1, Spelling: spelling, Sigma2: s2, MaxIter: 20, Tol: 1e-5})
-		}
-		grid := make([]string, len(runs))
-		err := RunGrid(src, job(), runs, func(i int, m *Model) error {
+		sigma2s := []float64{2, math.Inf(1), 0.5}
+		opts := RunOptions{Kind: nbhd.Trans1, Spelling: spelling, MaxIter: 20, Tol: 1e-5}
+		grid := make([]string, len(sigma2s))
+		err := RunGrid(src, job(), opts, sigma2s, func(i int, m *Model) error {
 			var w bytes.Buffer
 			err := m.Write(&w)
 			grid[i] = w.String()
@@ -196,13 +194,15 @@ func TestRunGridIsRunForEach(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, o := range runs {
+		for i, sigma2 := range sigma2s {
 			var alone bytes.Buffer
+			o := opts
+			o.Sigma2 = sigma2
 			if err := Run(src, &alone, job(), o); err != nil {
 				t.Fatal(err)
 			}
 			if grid[i] != alone.String() {
-				t.Errorf("spelling %v, σ² = %g: the grid's model differs from a run of its own", spelling, o.Sigma2)
+				t.Errorf("spelling %v, σ² = %g: the grid's model differs from a run of its own", spelling, sigma2)
 			}
 		}
 		if grid[0] == grid[1] {

@@ -124,36 +124,31 @@ func setUp(src pipeline.Source, job train.Job, opts RunOptions) ([]*format.Sente
 	return sents, p, nil
 }
 
-// RunGrid is Run at each of several settings that differ in σ² alone
+// RunGrid is Run at each σ² of sigma2s, opts's other settings
 // (train-ce --sigma2 A,B,…): the sentences are read and their chains and
 // neighbourhoods built once (on UD Turkish ≤ 10 about a fifth of a plain
-// run's CPU, an eighth of a spelling one's), then each setting trained
-// from weights 0 and its model given to write. Each model is the one Run
-// writes with that setting.
-func RunGrid(src pipeline.Source, job train.Job, runs []RunOptions, write func(i int, m *Model) error) error {
+// run's CPU, an eighth of a spelling one's), then each σ² trained from
+// weights 0 and its model given to write. Each model is the one Run
+// writes at that σ².
+func RunGrid(src pipeline.Source, job train.Job, opts RunOptions, sigma2s []float64, write func(i int, m *Model) error) error {
 	defer job.Progress.Done()
-	for _, o := range runs[1:] {
-		if o.Kind != runs[0].Kind || o.Spelling != runs[0].Spelling {
-			return errors.New("modelu.RunGrid: settings that differ in more than σ²")
-		}
-	}
-	sents, p, err := setUp(src, job, runs[0])
+	sents, p, err := setUp(src, job, opts)
 	if err != nil {
 		return err
 	}
-	for i, opts := range runs {
+	for i, sigma2 := range sigma2s {
 		clear(p.M.Theta)
-		tr, err := NewTraining(p.M, sents, opts.Sigma2, opts.MaxIter, opts.Tol)
+		tr, err := NewTraining(p.M, sents, sigma2, opts.MaxIter, opts.Tol)
 		if err != nil {
 			return err
 		}
 		origin := time.Now()
-		res, err := Train(p, Options{Sigma2: opts.Sigma2, MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers, Training: tr,
+		res, err := Train(p, Options{Sigma2: sigma2, MaxIter: opts.MaxIter, Tol: opts.Tol, Workers: job.Workers, Training: tr,
 			Observe: func(it cesearch.Iteration) error { job.Progress.Iteration(Log(it, origin)); return nil }})
 		if err != nil {
-			return fmt.Errorf("σ² = %g: %w", opts.Sigma2, err)
+			return fmt.Errorf("σ² = %g: %w", sigma2, err)
 		}
-		job.Progress.Note("σ² = %g: %s", opts.Sigma2, cesearch.Summary(res.Converged, res.Status, res.Iters, res.Evals, res.Objective))
+		job.Progress.Note("σ² = %g: %s", sigma2, cesearch.Summary(res.Converged, res.Status, res.Iters, res.Evals, res.Objective))
 		if err := write(i, p.M); err != nil {
 			return err
 		}
