@@ -76,8 +76,14 @@ type Problem struct {
 	// sentences have each (length only).
 	lengths, perLength []int
 
-	// Workspaces per worker: the sentence chart for each sentence's own
-	// Z and a lattice chart for its neighbourhood's.
+	// apart runs the sentences' own Z and counts where no lattice gives
+	// them (length, dynasearch: every sentence): the DMV's E-step over
+	// the corpus, which batches sentences of one length on its lanes.
+	apart *dmv.EStepper
+
+	// Workspaces per worker: the sentence chart for a sentence's own Z
+	// where its lattice could not hold it beside Z(N(x)), and a lattice
+	// chart for its neighbourhood's.
 	sent           []*dmv.Chart
 	lat            []*dmv.LatticeChart
 	chunkGrad      []*dmv.Params
@@ -121,6 +127,9 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 		return nil, fmt.Errorf("unknown neighbourhood %q (want one of %v)", kind, nbhd.Kinds)
 	}
 	p := &Problem{Corpus: c, Sents: c.Sentences(), Kind: kind}
+	if kind == nbhd.Length || kind == nbhd.Dynasearch {
+		p.apart = dmv.NewEStepper(c)
+	}
 	if kind == nbhd.Length {
 		count := make([]int, c.MaxLen+1)
 		for _, s := range p.Sents {
@@ -287,14 +296,57 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 	pot := dmv.ExpWeights(w)
 	dist := dmv.DistanceFactors(s.Delta, c.MaxLen)
 	workers := min(pipeline.Workers(s.Workers), chunks)
-	for len(p.sent) < workers {
-		p.sent = append(p.sent, dmv.NewChart(c.MaxLen))
+	v := Value{Gradient: dmv.NewParams(w.T)}
+	lost := false
+	if p.apart != nil {
+		lost = p.ownTerms(pot, dist, s.Workers, &v)
+	}
+	if p.Lattices != nil {
+		p.neighbourhoodTerms(pot, dist, workers, &v)
+	} else {
+		p.lengthTerms(pot, dist, workers, &v)
+	}
+	v.finish(w, s.Sigma2, lost)
+	return v
+}
+
+// ownTerms adds the sentences' own log Z and counts, where no lattice
+// gives them, from the DMV's E-step at potentials pot: what estep -m
+// computes in the shell loop. It says whether a sentence was left out,
+// its weights beyond floating point, which leaves the objective without
+// value (as a sentence of Z 0 does through its log Z).
+func (p *Problem) ownTerms(pot *dmv.Params, dist []float64, workers int, v *Value) bool {
+	opts := dmv.EStepOptions{Workers: workers}
+	if dist != nil {
+		opts.Dist = func(d int) float64 { return dist[d] }
+	}
+	own := p.apart.Run(pot, opts)
+	if own.Err != nil { // only a streamed corpus's read fails, and CE holds its corpus
+		panic("ce: " + own.Err.Error())
+	}
+	v.LogZ += own.LogLik
+	v.Gradient.Add(own.Counts)
+	return own.Unusable > 0
+}
+
+// latticeCharts makes sure each worker has its lattice chart.
+func (p *Problem) latticeCharts(workers int) {
+	for len(p.lat) < workers {
 		p.lat = append(p.lat, dmv.NewLatticeChart())
 	}
+}
+
+// neighbourhoodTerms adds the lattices' terms: log Z(N(x)) and its
+// counts, and where the lattice gives it beside them, log Z(x) and its.
+func (p *Problem) neighbourhoodTerms(pot *dmv.Params, dist []float64, workers int, v *Value) {
+	for len(p.sent) < workers {
+		p.sent = append(p.sent, dmv.NewChart(p.Corpus.MaxLen))
+	}
+	p.latticeCharts(workers)
 	if len(p.chunkGrad) != chunks {
 		p.chunkGrad = make([]*dmv.Params, chunks)
 		for k := range p.chunkGrad {
-			p.chunkGrad[k] = dmv.NewParams(w.T)
+			p.chunkGrad[k] = dmv.NewParams(pot.T)
 		}
 		p.chunkLogZ, p.chunkLogZN = make([]float64, chunks), make([]float64, chunks)
 	}
@@ -303,52 +355,37 @@ func (p *Problem) Evaluate(w *dmv.Params, s Settings) Value {
 		grad.Zero()
 		logZ, logZN := 0.0, 0.0
 		lo, hi := p.bounds(k)
-		numerator := func(x []int) {
-			sc.Load(x, pot, dist)
-			logZ += sc.Inside()
-			if sc.Outside() {
-				sc.AddCounts(x, grad, 1)
-			}
-		}
-		for j := lo; j < hi; j++ {
-			if x := p.Sents[p.sentence(j)]; p.ownFinal(x) < 0 {
-				numerator(x)
-			}
-		}
-		if p.Lattices != nil {
-			// A lane with Z = 0 or NaN has no counts, and makes the
-			// objective −Inf or NaN.
-			var lanes []*dmv.Lattice
-			for j := lo; j < hi; j += len(lanes) {
-				lanes = p.lanes(j, hi, lanes[:0])
-				lc.LoadLanes(lanes, pot, dist)
-				logZN += lc.Inside()
-				if f := p.ownFinal(p.Sents[p.sentence(j)]); f < 0 {
-					lc.Outside()
-				} else if zx, ok := lc.OutsideContrast(f); ok {
-					logZ += zx // and the counts are those over x less those over N(x)
-				} else { // Z(x) out of the lattice's range beside Z(N(x)): the sentence chart has it
-					lc.Outside()
-					for m := range lanes {
-						numerator(p.Sents[p.sentence(j+m)])
+		// A lane with Z = 0 or NaN has no counts, and makes the
+		// objective −Inf or NaN.
+		var lanes []*dmv.Lattice
+		for j := lo; j < hi; j += len(lanes) {
+			lanes = p.lanes(j, hi, lanes[:0])
+			lc.LoadLanes(lanes, pot, dist)
+			logZN += lc.Inside()
+			if f := p.ownFinal(p.Sents[p.sentence(j)]); f < 0 {
+				lc.Outside() // the sentences' own terms are ownTerms'
+			} else if zx, ok := lc.OutsideContrast(f); ok {
+				logZ += zx // and the counts are those over x less those over N(x)
+			} else { // Z(x) out of the lattice's range beside Z(N(x)): the sentence chart has it
+				lc.Outside()
+				for m := range lanes {
+					x := p.Sents[p.sentence(j+m)]
+					sc.Load(x, pot, dist)
+					logZ += sc.Inside()
+					if sc.Outside() {
+						sc.AddCounts(x, grad, 1)
 					}
 				}
-				lc.AddCounts(grad, -1)
 			}
+			lc.AddCounts(grad, -1)
 		}
 		p.chunkLogZ[k], p.chunkLogZN[k] = logZ, logZN
 	})
-	v := Value{Gradient: dmv.NewParams(w.T)}
 	for k := 0; k < chunks; k++ {
 		v.Gradient.Add(p.chunkGrad[k])
 		v.LogZ += p.chunkLogZ[k]
 		v.LogZN += p.chunkLogZN[k]
 	}
-	if p.Lattices == nil {
-		p.lengthTerms(pot, dist, workers, &v)
-	}
-	v.finish(w, s.Sigma2, false)
-	return v
 }
 
 // FromCounts is the objective and its gradient at weights w from the two
@@ -395,6 +432,7 @@ func (v *Value) finish(w *dmv.Params, sigma2 float64, lost bool) {
 // log Z and counts weighted by the number of sentences of that length.
 func (p *Problem) lengthTerms(pot *dmv.Params, dist []float64, workers int, v *Value) {
 	n := len(p.lengths)
+	p.latticeCharts(workers)
 	if len(p.lengthCount) != n || p.lengthCount[0].T != pot.T {
 		p.lengthLogZ, p.lengthCount = make([]float64, n), make([]*dmv.Params, n)
 		for k := range p.lengthCount {

@@ -98,7 +98,7 @@ func TestLengthPartitionIsShared(t *testing.T) {
 	w := randomWeights(rng, c.Tags.Len(), 1)
 	shared := p.Evaluate(w, Settings{Delta: -0.2})
 	// The same objective with a lattice per sentence.
-	each := &Problem{Corpus: c, Kind: nbhd.Length, Sents: c.Sentences(), Lattices: make([]*dmv.Lattice, c.Len())}
+	each := &Problem{Corpus: c, Kind: nbhd.Length, Sents: c.Sentences(), Lattices: make([]*dmv.Lattice, c.Len()), apart: dmv.NewEStepper(c)}
 	for i, x := range each.Sents {
 		each.Lattices[i] = nbhd.LengthLattice(len(x), c.Tags.Len())
 	}
