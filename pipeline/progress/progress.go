@@ -155,6 +155,10 @@ func (p *Reporter) Iteration(it format.Iteration) {
 	fmt.Fprintln(p.w, p.lineLocked(it))
 }
 
+// Quiet says whether the report prints nothing (notes included), so
+// that what only a note would show need not be computed.
+func (p *Reporter) Quiet() bool { return p == nil || p.w == nil }
+
 // Note prints a line for people (above the status line on a terminal).
 func (p *Reporter) Note(format string, args ...any) {
 	if p.w == nil {

@@ -155,7 +155,8 @@ func newAnnealer(s *train.Session, stages []dmv.Reweighting, p Parameter, lambda
 // stageReport notes each stage's outcome on stderr and saves its model in
 // dir. With plain it also computes the stage model's log-likelihood under
 // the plain DMV (one inside pass): what a structural bias leaves out of
-// the objective.
+// the objective; not when nothing is noted (--quiet), as in the held-out
+// recipes' 210 SA runs a language.
 func stageReport(s *train.Session, a *Annealer, dir string, plain bool) func(int, dmv.Reweighting, *train.Result) error {
 	kind := "stage"
 	if plain {
@@ -171,7 +172,7 @@ func stageReport(s *train.Session, a *Annealer, dir string, plain bool) func(int
 		v := a.Value(r)
 		msg := fmt.Sprintf("%s %d (%s %s): %s after %d iterations; objective %.10g", kind, k, a.Anneals.Name(),
 			a.Anneals.Format(v), state, res.Iterations, res.Objective)
-		if plain {
+		if plain && !s.Job.Progress.Quiet() {
 			out := estep.Run(res.Model, dmv.EStepOptions{LogLikOnly: true, Workers: s.Job.Workers})
 			if out.Err != nil {
 				return out.Err
