@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -433,5 +434,52 @@ func TestScanPlainRecordAgreesWithCodec(t *testing.T) {
 	}
 	if taken < 100 {
 		t.Fatalf("only %d lines taken", taken)
+	}
+}
+
+// SentenceNoWords reads every line as Sentence does — the same error, or
+// the same record but for what its short road leaves out: the words of a
+// sentence with as many words as tags, and the CoNLL-U fields, whose
+// syntax alone it checks (as estep's reader does) — and Validate gives the
+// same verdict on what is kept, line after line into one reused record.
+func TestSentenceNoWords(t *testing.T) {
+	lines := append(append([]string{}, sentenceLines...), conllSkipLines...)
+	lines = append(lines,
+		`{"id":"a","words":["x","y"],"tags":["A","B"],"heads":[2,0]}`,
+		`{"words":["x"],"tags":["A","B"]}`,
+		`{"words":["x","y"]}`,
+		`{"tags":["A","B"],"states":3,"start":0,"final":[2],"arcs":[[0,1,"A"],[1,2,"B"]]}`,
+		`{"tags":"A"}`, `[1]`, `{"tags":["A"],"heads":[0]`)
+	var r SentenceNoWords
+	short := 0
+	for _, line := range lines {
+		var want Sentence
+		wantErr := Unmarshal([]byte(line), &want)
+		r.ResetForReuse()
+		err := Unmarshal([]byte(line), &r)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: error %v, Sentence's %v", line, err, wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		got := *r.Sentence
+		if r.Sentence == r.spare { // the short road's
+			short++
+			if len(want.Words) == len(want.Tags) {
+				want.Words = nil
+			}
+			want.UPOS, want.XPOS, want.Text, want.Multiword, want.NoSpaceAfter = nil, nil, "", nil, nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read %+v, Sentence %+v", line, got, want)
+		}
+		if fmt.Sprint(got.Validate()) != fmt.Sprint(want.Validate()) {
+			t.Errorf("%s: Validate %v, Sentence's %v", line, got.Validate(), want.Validate())
+		}
+	}
+	if short < len(lines)/3 {
+		t.Errorf("the short road took %d of %d lines", short, len(lines))
 	}
 }

@@ -291,6 +291,36 @@ func (r *SentenceOrLatticeNoWords) UnmarshalJSON(data []byte) error {
 	return r.SentenceOrLattice.UnmarshalJSON(data)
 }
 
+// SentenceNoWords is a sentence record for readers that never look at its
+// words (the DMV's corpus readers): read as SentenceOrLatticeNoWords reads
+// a plain sentence, with pipeline.EachRecordReused (one value for every
+// line, the tags and heads in the previous line's arrays); a line the
+// short road does not take is read by Sentence's codec, words and all,
+// so it is refused as Sentence refuses it.
+type SentenceNoWords struct {
+	Sentence *Sentence
+	spare    *Sentence
+	bufs     sentenceBufs
+}
+
+// ResetForReuse clears the record for the next line, keeping its arrays.
+func (r *SentenceNoWords) ResetForReuse() { r.Sentence = nil }
+
+// UnmarshalJSON reads the sentence, without its words where it can.
+func (r *SentenceNoWords) UnmarshalJSON(data []byte) error {
+	if r.spare == nil {
+		r.spare = new(Sentence)
+	}
+	s := r.spare
+	*s = Sentence{}
+	if s.scanWords(data, false, &r.bufs) {
+		r.Sentence = s
+		return nil
+	}
+	r.Sentence = new(Sentence)
+	return r.Sentence.UnmarshalJSON(data)
+}
+
 // Validate validates whichever record r holds.
 // Parts are the record's sentence and lattice, one of them nil.
 func (r *SentenceOrLattice) Parts() (*Sentence, *Lattice) { return r.Sentence, r.Lattice }

@@ -498,7 +498,15 @@ func (s *Session) report(res *Result) {
 // own tags (nil: the corpus's own tags, sorted).
 func ReadCorpus(src pipeline.Source, opts dmv.CorpusOptions, tagSet func(names []string) (*dmv.TagSet, error)) (*dmv.Corpus, error) {
 	b := dmv.NewCorpusBuilder(opts)
-	err := pipeline.EachSentence(src, func(s *format.Sentence) error {
+	// The builder copies what it keeps of each sentence (never its
+	// words), so one record takes every line, read as estep reads its
+	// corpus: without the words, the CoNLL-U fields checked for their
+	// syntax alone (format.SentenceNoWords).
+	err := pipeline.EachRecordReused(src, func(r *format.SentenceNoWords, _ *pipeline.Lines) error {
+		s := r.Sentence
+		if err := s.Validate(); err != nil {
+			return pipeline.BadRecord(err)
+		}
 		if err := b.Add(s); err != nil {
 			return pipeline.BadRecord(err)
 		}
