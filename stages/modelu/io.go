@@ -338,90 +338,161 @@ type Counts struct {
 // events and a stats record, all of one model. A shard cut short, of
 // another model or a feature twice in a shard is an error at its line.
 func ReadCounts(src pipeline.Source) (*Counts, error) {
-	var c *Counts
-	index := map[[4]string]int{}
-	var corpus uint64
-	var in struct {
-		header *countsHeader
-		events int
-		seen   map[[4]string]bool
+	r := countsReader{index: map[string]int{}}
+	short := r.short
+	if !shortRoad {
+		short = nil
 	}
-	lastName, lastLine := "", 0
-	err := pipeline.EachRecord(src, func(raw *countLine, at *pipeline.Lines) error {
-		lastName, lastLine = at.Name(), at.Line()
-		l := raw.line
-		if in.header == nil {
-			switch {
-			case l.Ev != format.EvHeader || l.Family != Family:
-				return at.Errorf("not Model U's counts: a shard must begin with {\"ev\":\"header\",\"family\":%q,...} (estep -m on a Model U model writes them)", Family)
-			case l.Unit != string(format.Count):
-				return at.Errorf("unit %q: counts are \"n\" (a model, \"w\", is not counts)", l.Unit)
-			case l.Events == nil || *l.Events < 0 || l.Model == "" || l.Corpus == "":
-				return at.Errorf("a counts header needs \"events\", \"model\" and \"corpus\"")
-			}
-			h := &countsHeader{header{Tags: l.Tags, Spelling: l.Spelling, Events: *l.Events}, l.Model, l.Corpus}
-			sum, err := strconv.ParseUint(l.Corpus, 16, 64)
-			if err != nil {
-				return at.Errorf("corpus %q is not a hash of 16 hex digits", l.Corpus)
-			}
-			if c == nil {
-				c = &Counts{Tags: l.Tags, Spelling: l.Spelling, Model: l.Model}
-			} else if c.Model != l.Model || c.Spelling != l.Spelling || !slices.Equal(c.Tags, l.Tags) {
-				return at.Errorf("a shard of another model (%s) than the first's (%s)", l.Model, c.Model)
-			}
-			corpus += sum
-			in.header, in.events, in.seen = h, 0, map[[4]string]bool{}
-			return nil
-		}
-		if l.Ev == format.EvStats {
-			if in.events != in.header.Events {
-				return at.Errorf("a shard of %d events where its header says %d: cut short", in.events, in.header.Events)
-			}
-			s := raw.stats
-			c.Stats.Sentences += s.Sentences
-			c.Stats.Tokens += s.Tokens
-			c.Stats.Loglik += s.Loglik
-			c.Stats.LeftOut += s.LeftOut
-			c.Shards++
-			in.header = nil
-			return nil
-		}
-		if l.Ev != "uedge" && l.Ev != "uspell" {
-			return at.Errorf(`event %q: Model U's counts have "uedge" and "uspell" records, then "stats"`, l.Ev)
-		}
-		if l.N == nil || math.IsNaN(*l.N) || math.IsInf(*l.N, 0) {
-			return at.Errorf("a count needs a finite \"n\"")
-		}
-		if in.events++; in.events > in.header.Events {
-			return at.Errorf("more events than the header's %d", in.header.Events)
-		}
-		name := [4]string{l.Ev, l.Left, l.Right, l.Affix}
-		if in.seen[name] {
-			return at.Errorf("%s %s/%s counted twice in a shard", l.Ev, l.Left, l.Right)
-		}
-		in.seen[name] = true
-		i, ok := index[name]
-		if !ok {
-			i = len(c.Names)
-			index[name] = i
-			c.Names = append(c.Names, name)
-			c.N = append(c.N, 0)
-		}
-		c.N[i] += *l.N
-		return nil
+	err := pipeline.EachInput(src.Names, src.Stdin, func(in *pipeline.Input) error {
+		return pipeline.EachRecordReusedOr(in, src.Bad, short, r.line)
 	})
 	if err != nil {
 		return nil, err
 	}
+	c := r.c
 	where := pipeline.DescribeInputs(src.Names)
 	switch {
 	case c == nil:
 		return nil, fmt.Errorf("%s: no counts", where)
-	case in.header != nil:
-		return nil, &pipeline.LineError{File: lastName, Line: lastLine, Err: errors.New("a shard without its stats record: cut short")}
+	case r.header != nil:
+		return nil, &pipeline.LineError{File: r.lastName, Line: r.lastLine, Err: errors.New("a shard without its stats record: cut short")}
 	}
-	c.Corpus = fmt.Sprintf("%016x", corpus)
+	c.Corpus = fmt.Sprintf("%016x", r.corpus)
 	return c, nil
+}
+
+// countsReader is ReadCounts' state: the counts so far, and the shard
+// being read.
+type countsReader struct {
+	c *Counts
+	// index numbers the features counted, by name: a record's ev, left,
+	// right and affix, each followed by a 0 byte.
+	index  map[string]int
+	corpus uint64 // the sum of the shards' corpus hashes
+	header *countsHeader
+	events int     // the shard's events so far
+	shard  int32   // the shards begun
+	seenIn []int32 // by feature, the last shard that counted it
+	key    []byte
+	vals   [4][]byte
+
+	lastName string // where the last line read was
+	lastLine int
+}
+
+// The fields of a count's line as WriteCounts writes them.
+var (
+	edgeCountKeys  = []string{"ev", "left", "right", "n"}
+	spellCountKeys = []string{"ev", "left", "right", "affix", "n"}
+)
+
+// short is ReadCounts' short road: a count's line as WriteCounts writes
+// it (format.ScanPlainRecord), taken when the long road would take it
+// without error; anything else is left to line. A spelling model's
+// counts are 37,553 lines (UD Turkish), read twice by every ce-step of
+// Model U's shell loop.
+func (r *countsReader) short(text []byte, at *pipeline.Lines) bool {
+	if r.header == nil || r.events >= r.header.Events {
+		return false
+	}
+	keys, ev := edgeCountKeys, "uedge"
+	if bytes.HasPrefix(text, []byte(`{"ev":"uspell"`)) {
+		keys, ev = spellCountKeys, "uspell"
+	}
+	n, ok := format.ScanPlainRecord(text, keys, r.vals[:])
+	if !ok || string(r.vals[0]) != ev || math.IsNaN(n) || math.IsInf(n, 0) {
+		return false
+	}
+	affix := []byte(nil)
+	if ev == "uspell" {
+		affix = r.vals[3]
+	}
+	if !r.add(r.vals[0], r.vals[1], r.vals[2], affix, n) {
+		return false
+	}
+	r.lastName, r.lastLine = at.Name(), at.Line()
+	return true
+}
+
+// add counts n for the feature named, unless the shard has counted it
+// already (false).
+func (r *countsReader) add(ev, left, right, affix []byte, n float64) bool {
+	r.key = r.key[:0]
+	for _, f := range [4][]byte{ev, left, right, affix} {
+		r.key = append(append(r.key, f...), 0)
+	}
+	c := r.c
+	i, ok := r.index[string(r.key)]
+	if !ok {
+		i = len(c.Names)
+		r.index[string(r.key)] = i
+		c.Names = append(c.Names, [4]string{string(ev), string(left), string(right), string(affix)})
+		c.N = append(c.N, 0)
+		r.seenIn = append(r.seenIn, 0)
+	} else if r.seenIn[i] == r.shard {
+		return false
+	}
+	r.seenIn[i] = r.shard
+	c.N[i] += n
+	r.events++
+	return true
+}
+
+// line is ReadCounts' long road: any line, decoded.
+func (r *countsReader) line(raw *countLine, at *pipeline.Lines) error {
+	r.lastName, r.lastLine = at.Name(), at.Line()
+	l := raw.line
+	if r.header == nil {
+		switch {
+		case l.Ev != format.EvHeader || l.Family != Family:
+			return at.Errorf("not Model U's counts: a shard must begin with {\"ev\":\"header\",\"family\":%q,...} (estep -m on a Model U model writes them)", Family)
+		case l.Unit != string(format.Count):
+			return at.Errorf("unit %q: counts are \"n\" (a model, \"w\", is not counts)", l.Unit)
+		case l.Events == nil || *l.Events < 0 || l.Model == "" || l.Corpus == "":
+			return at.Errorf("a counts header needs \"events\", \"model\" and \"corpus\"")
+		}
+		sum, err := strconv.ParseUint(l.Corpus, 16, 64)
+		if err != nil {
+			return at.Errorf("corpus %q is not a hash of 16 hex digits", l.Corpus)
+		}
+		if r.c == nil {
+			r.c = &Counts{Tags: l.Tags, Spelling: l.Spelling, Model: l.Model}
+		} else if r.c.Model != l.Model || r.c.Spelling != l.Spelling || !slices.Equal(r.c.Tags, l.Tags) {
+			return at.Errorf("a shard of another model (%s) than the first's (%s)", l.Model, r.c.Model)
+		}
+		r.corpus += sum
+		r.header = &countsHeader{header{Tags: l.Tags, Spelling: l.Spelling, Events: *l.Events}, l.Model, l.Corpus}
+		r.events = 0
+		r.shard++
+		return nil
+	}
+	if l.Ev == format.EvStats {
+		if r.events != r.header.Events {
+			return at.Errorf("a shard of %d events where its header says %d: cut short", r.events, r.header.Events)
+		}
+		s := raw.stats
+		c := r.c
+		c.Stats.Sentences += s.Sentences
+		c.Stats.Tokens += s.Tokens
+		c.Stats.Loglik += s.Loglik
+		c.Stats.LeftOut += s.LeftOut
+		c.Shards++
+		r.header = nil
+		return nil
+	}
+	if l.Ev != "uedge" && l.Ev != "uspell" {
+		return at.Errorf(`event %q: Model U's counts have "uedge" and "uspell" records, then "stats"`, l.Ev)
+	}
+	if l.N == nil || math.IsNaN(*l.N) || math.IsInf(*l.N, 0) {
+		return at.Errorf("a count needs a finite \"n\"")
+	}
+	if r.events >= r.header.Events {
+		return at.Errorf("more events than the header's %d", r.header.Events)
+	}
+	if !r.add([]byte(l.Ev), []byte(l.Left), []byte(l.Right), []byte(l.Affix), *l.N) {
+		return at.Errorf("%s %s/%s counted twice in a shard", l.Ev, l.Left, l.Right)
+	}
+	return nil
 }
 
 // countLine is one line of counts: a header, a count or stats.

@@ -164,6 +164,102 @@ func TestReadRoads(t *testing.T) {
 	}
 }
 
+// Count files are read by the short road as by the long one: the same
+// counts or the same error at the same line, for two shards as written
+// and for deliberate edits and random byte changes of their lines.
+func TestReadCountsRoads(t *testing.T) {
+	m, _ := written(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	var b bytes.Buffer
+	for shard := range 2 {
+		n := make([]float64, len(m.Keys))
+		for i := range n {
+			n[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(9)-4))
+		}
+		stats := &format.Stats{Sentences: 3 + shard, Tokens: 20 + shard, Loglik: -12.5}
+		if err := m.WriteCounts(&b, n, "00000000000000aa", fmt.Sprintf("%016x", shard+1), stats); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := strings.SplitAfter(b.String(), "\n")
+	file = file[:len(file)-1]
+	path := filepath.Join(t.TempDir(), "counts.jsonl")
+	read := func(lines []string) (string, error) {
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadCounts(pipeline.Source{Names: []string{path}})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%q %v %s %s %d %+v %q %v", c.Tags, c.Spelling, c.Model, c.Corpus, c.Shards, c.Stats, c.Names, c.N), nil
+	}
+	taken := 0
+	byRoads := func(what string, lines []string) {
+		t.Helper()
+		short, shortErr := read(lines)
+		shortRoad = false
+		long, longErr := read(lines)
+		shortRoad = true
+		switch {
+		case fmt.Sprint(shortErr) != fmt.Sprint(longErr):
+			t.Errorf("%s: the short road: %v; the long road: %v", what, shortErr, longErr)
+		case short != long:
+			t.Errorf("%s: the short road reads\n%s\nthe long road\n%s", what, short, long)
+		case shortErr == nil:
+			taken++
+		}
+	}
+	byRoads("as written", file)
+	edge := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uedge"`) })
+	spell := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uspell"`) })
+	edits := []struct{ old, new string }{
+		{`"n":`, `"n": `}, {`"left":"`, `"left": "`}, {`{"ev"`, `{ "ev"`}, {`"NN"`, `"\u004eN"`},
+		{`"NN"`, `"XX"`}, {`"n":`, `"w":`}, {`"right"`, `"rite"`}, {`"affix":"right"`, `"affix":"up"`},
+		{`"affix":"right"`, `"affix":"left"`}, {`"uspell"`, `"uedge"`}, {`"uedge"`, `"uspell"`},
+		{`"uedge"`, `"stats"`}, {`"-`, `"`}, {`}`, `,"w":1}`}, {`}`, ``}, {`"n":`, `"n":-`},
+		{`"n":`, `"n":1e400`}, {`"n":`, `"n":0`}, {`"n":`, `"n":"`}, {`"ev":"uspell",`, ``},
+		{`,"affix":"right"`, ``},
+	}
+	for _, e := range edits {
+		for _, at := range []int{edge, spell, len(file)/2 + 3} {
+			lines := slices.Clone(file)
+			lines[at] = strings.Replace(lines[at], e.old, e.new, 1)
+			byRoads(fmt.Sprintf("line %d with %s for %s", at+1, e.new, e.old), lines)
+		}
+	}
+	twice := slices.Clone(file)
+	twice[spell+1] = file[spell]
+	byRoads("a line twice in a shard", twice)
+	byRoads("a line left out", slices.Delete(slices.Clone(file), edge, edge+1))
+	byRoads("a line more", slices.Insert(slices.Clone(file), edge, file[len(file)/2+3]))
+	byRoads("the stats left out", file[:len(file)-1])
+	events := fmt.Sprintf(`"events":%d`, len(m.Keys))
+	for _, e := range []int{len(m.Keys) - 1, len(m.Keys) + 1} {
+		lines := slices.Clone(file)
+		lines[0] = strings.Replace(lines[0], events, fmt.Sprintf(`"events":%d`, e), 1)
+		byRoads(fmt.Sprintf("a header of %d events", e), lines)
+	}
+	// What must be an error is one, by either road.
+	for what, lines := range map[string][]string{"a line twice in a shard": twice, "the stats left out": file[:len(file)-1],
+		"a line left out": slices.Delete(slices.Clone(file), edge, edge+1)} {
+		if _, err := read(lines); err == nil {
+			t.Errorf("%s: read without error", what)
+		}
+	}
+	for range 300 {
+		lines := slices.Clone(file)
+		at := 1 + r.IntN(len(lines)-1)
+		l := []byte(lines[at])
+		l[r.IntN(len(l)-1)] = `"{}:,-.e0123456789 \aux`[r.IntN(23)]
+		lines[at] = string(l)
+		byRoads(fmt.Sprintf("line %d as %s", at+1, l), lines)
+	}
+	if taken < 20 {
+		t.Errorf("only %d of the files were read without error: the test reads too few counts", taken)
+	}
+}
+
 // RunGrid's models, one a σ² over neighbourhoods built once, are Run's
 // for each σ² alone, byte for byte, with and without spelling.
 func TestRunGridIsRunForEach(t *testing.T) {
