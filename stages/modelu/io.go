@@ -354,7 +354,7 @@ func ReadCounts(src pipeline.Source) (*Counts, error) {
 	switch {
 	case c == nil:
 		return nil, fmt.Errorf("%s: no counts", where)
-	case r.header != nil:
+	case r.inShard:
 		return nil, &pipeline.LineError{File: r.lastName, Line: r.lastLine, Err: errors.New("a shard without its stats record: cut short")}
 	}
 	c.Corpus = fmt.Sprintf("%016x", r.corpus)
@@ -369,12 +369,14 @@ type countsReader struct {
 	// right and affix, each followed by a 0 byte.
 	index  map[string]int
 	corpus uint64 // the sum of the shards' corpus hashes
-	header *countsHeader
-	events int     // the shard's events so far
-	shard  int32   // the shards begun
-	seenIn []int32 // by feature, the last shard that counted it
-	key    []byte
-	vals   [4][]byte
+	// inShard is whether a shard's header has been read and not yet its
+	// stats; want is its header's events, events those read so far.
+	inShard      bool
+	want, events int
+	shard        int32   // the shards begun
+	seenIn       []int32 // by feature, the last shard that counted it
+	key          []byte
+	vals         [4][]byte
 
 	lastName string // where the last line read was
 	lastLine int
@@ -392,7 +394,7 @@ var (
 // counts are 37,553 lines (UD Turkish), read twice by every ce-step of
 // Model U's shell loop.
 func (r *countsReader) short(text []byte, at *pipeline.Lines) bool {
-	if r.header == nil || r.events >= r.header.Events {
+	if !r.inShard || r.events >= r.want {
 		return false
 	}
 	keys, ev := edgeCountKeys, "uedge"
@@ -442,7 +444,7 @@ func (r *countsReader) add(ev, left, right, affix []byte, n float64) bool {
 func (r *countsReader) line(raw *countLine, at *pipeline.Lines) error {
 	r.lastName, r.lastLine = at.Name(), at.Line()
 	l := raw.line
-	if r.header == nil {
+	if !r.inShard {
 		switch {
 		case l.Ev != format.EvHeader || l.Family != Family:
 			return at.Errorf("not Model U's counts: a shard must begin with {\"ev\":\"header\",\"family\":%q,...} (estep -m on a Model U model writes them)", Family)
@@ -461,14 +463,13 @@ func (r *countsReader) line(raw *countLine, at *pipeline.Lines) error {
 			return at.Errorf("a shard of another model (%s) than the first's (%s)", l.Model, r.c.Model)
 		}
 		r.corpus += sum
-		r.header = &countsHeader{header{Tags: l.Tags, Spelling: l.Spelling, Events: *l.Events}, l.Model, l.Corpus}
-		r.events = 0
+		r.inShard, r.want, r.events = true, *l.Events, 0
 		r.shard++
 		return nil
 	}
 	if l.Ev == format.EvStats {
-		if r.events != r.header.Events {
-			return at.Errorf("a shard of %d events where its header says %d: cut short", r.events, r.header.Events)
+		if r.events != r.want {
+			return at.Errorf("a shard of %d events where its header says %d: cut short", r.events, r.want)
 		}
 		s := raw.stats
 		c := r.c
@@ -477,7 +478,7 @@ func (r *countsReader) line(raw *countLine, at *pipeline.Lines) error {
 		c.Stats.Loglik += s.Loglik
 		c.Stats.LeftOut += s.LeftOut
 		c.Shards++
-		r.header = nil
+		r.inShard = false
 		return nil
 	}
 	if l.Ev != "uedge" && l.Ev != "uspell" {
@@ -486,8 +487,8 @@ func (r *countsReader) line(raw *countLine, at *pipeline.Lines) error {
 	if l.N == nil || math.IsNaN(*l.N) || math.IsInf(*l.N, 0) {
 		return at.Errorf("a count needs a finite \"n\"")
 	}
-	if r.events >= r.header.Events {
-		return at.Errorf("more events than the header's %d", r.header.Events)
+	if r.events >= r.want {
+		return at.Errorf("more events than the header's %d", r.want)
 	}
 	if !r.add([]byte(l.Ev), []byte(l.Left), []byte(l.Right), []byte(l.Affix), *l.N) {
 		return at.Errorf("%s %s/%s counted twice in a shard", l.Ev, l.Left, l.Right)
