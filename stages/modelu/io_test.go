@@ -95,73 +95,27 @@ func TestReadRoads(t *testing.T) {
 	m, b := written(t)
 	file := strings.SplitAfter(string(b), "\n")
 	file = file[:len(file)-1]
-	dir := t.TempDir()
-	read := func(lines []string) (string, error) {
-		path := filepath.Join(dir, "u.jsonl")
-		if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	path := filepath.Join(t.TempDir(), "u.jsonl")
+	r := roads{t: t, read: func(lines []string) (string, error) {
+		writeFile(t, path, lines)
 		r, err := Read(path)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%q %v %q %v %v", r.Tags, r.Spelling, r.Affixes, r.Keys, r.Theta), nil
-	}
-	taken := 0
-	byRoads := func(what string, lines []string) {
-		t.Helper()
-		short, shortErr := read(lines)
-		shortRoad = false
-		long, longErr := read(lines)
-		shortRoad = true
-		switch {
-		case fmt.Sprint(shortErr) != fmt.Sprint(longErr):
-			t.Errorf("%s: the short road: %v; the long road: %v", what, shortErr, longErr)
-		case short != long:
-			t.Errorf("%s: the short road reads\n%s\nthe long road\n%s", what, short, long)
-		case shortErr == nil:
-			taken++
-		}
-	}
-	byRoads("as written", file)
-	if _, err := read(file); err != nil || len(m.Affixes) == 0 {
+	}}
+	r.check("as written", file)
+	if _, err := r.read(file); err != nil || len(m.Affixes) == 0 {
 		t.Fatalf("the model as written: %v, %d affixes", err, len(m.Affixes))
 	}
 	// Every line the short road takes, and then some it leaves.
-	edge := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uedge"`) })
-	spell := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uspell"`) })
-	edits := []struct{ old, new string }{
-		{`"w":`, `"w": `}, {`"left":"`, `"left": "`}, {`{"ev"`, `{ "ev"`}, {`"NN"`, `"\u004eN"`},
-		{`"NN"`, `"XX"`}, {`"w":`, `"weight":`}, {`"right"`, `"rite"`}, {`"affix":"right"`, `"affix":"up"`},
-		{`"affix":"right"`, `"affix":"left"`}, {`"uspell"`, `"uedge"`}, {`"uedge"`, `"uspell"`},
-		{`"uedge"`, `"header"`}, {`"-`, `"`}, {`}`, `,"n":1}`}, {`}`, ``}, {`"w":`, `"w":-`},
-		{`"w":`, `"w":1e400`}, {`"w":`, `"w":0`}, {`"w":`, `"w":"`}, {`"ev":"uspell",`, ``},
-	}
-	for _, e := range edits {
-		for _, at := range []int{edge, spell} {
-			lines := slices.Clone(file)
-			lines[at] = strings.Replace(lines[at], e.old, e.new, 1)
-			byRoads(fmt.Sprintf("line %d with %s for %s", at+1, e.new, e.old), lines)
-		}
-	}
+	edge, spell := r.edit(file, "w", nil)
 	twice := slices.Clone(file)
 	twice[spell+1] = file[spell]
-	byRoads("a line twice", twice)
-	byRoads("a line left out", slices.Delete(slices.Clone(file), edge, edge+1))
-	byRoads("spelling false", append([]string{strings.Replace(file[0], `"spelling":true`, `"spelling":false`, 1)}, file[1:]...))
-	// Bytes changed at random, each to a character of JSON's.
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 300 {
-		lines := slices.Clone(file)
-		at := 1 + r.IntN(len(lines)-1)
-		l := []byte(lines[at])
-		l[r.IntN(len(l)-1)] = `"{}:,-.e0123456789 \aux`[r.IntN(23)]
-		lines[at] = string(l)
-		byRoads(fmt.Sprintf("line %d as %s", at+1, l), lines)
-	}
-	if taken < 20 {
-		t.Errorf("only %d of the files were read without error: the test reads too few models", taken)
-	}
+	r.check("a line twice", twice)
+	r.check("a line left out", slices.Delete(slices.Clone(file), edge, edge+1))
+	r.check("spelling false", append([]string{strings.Replace(file[0], `"spelling":true`, `"spelling":false`, 1)}, file[1:]...))
+	r.randomBytes(file, rand.New(rand.NewPCG(3, 4)))
 }
 
 // Count files are read by the short road as by the long one: the same
@@ -169,12 +123,12 @@ func TestReadRoads(t *testing.T) {
 // and for deliberate edits and random byte changes of their lines.
 func TestReadCountsRoads(t *testing.T) {
 	m, _ := written(t)
-	r := rand.New(rand.NewPCG(5, 6))
+	rng := rand.New(rand.NewPCG(5, 6))
 	var b bytes.Buffer
 	for shard := range 2 {
 		n := make([]float64, len(m.Keys))
 		for i := range n {
-			n[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(9)-4))
+			n[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
 		}
 		stats := &format.Stats{Sentences: 3 + shard, Tokens: 20 + shard, Loglik: -12.5}
 		if err := m.WriteCounts(&b, n, "00000000000000aa", fmt.Sprintf("%016x", shard+1), stats); err != nil {
@@ -184,79 +138,112 @@ func TestReadCountsRoads(t *testing.T) {
 	file := strings.SplitAfter(b.String(), "\n")
 	file = file[:len(file)-1]
 	path := filepath.Join(t.TempDir(), "counts.jsonl")
-	read := func(lines []string) (string, error) {
-		if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	r := roads{t: t, read: func(lines []string) (string, error) {
+		writeFile(t, path, lines)
 		c, err := ReadCounts(pipeline.Source{Names: []string{path}})
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%q %v %s %s %d %+v %q %v", c.Tags, c.Spelling, c.Model, c.Corpus, c.Shards, c.Stats, c.Names, c.N), nil
-	}
-	taken := 0
-	byRoads := func(what string, lines []string) {
-		t.Helper()
-		short, shortErr := read(lines)
-		shortRoad = false
-		long, longErr := read(lines)
-		shortRoad = true
-		switch {
-		case fmt.Sprint(shortErr) != fmt.Sprint(longErr):
-			t.Errorf("%s: the short road: %v; the long road: %v", what, shortErr, longErr)
-		case short != long:
-			t.Errorf("%s: the short road reads\n%s\nthe long road\n%s", what, short, long)
-		case shortErr == nil:
-			taken++
-		}
-	}
-	byRoads("as written", file)
-	edge := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uedge"`) })
-	spell := slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uspell"`) })
-	edits := []struct{ old, new string }{
-		{`"n":`, `"n": `}, {`"left":"`, `"left": "`}, {`{"ev"`, `{ "ev"`}, {`"NN"`, `"\u004eN"`},
-		{`"NN"`, `"XX"`}, {`"n":`, `"w":`}, {`"right"`, `"rite"`}, {`"affix":"right"`, `"affix":"up"`},
-		{`"affix":"right"`, `"affix":"left"`}, {`"uspell"`, `"uedge"`}, {`"uedge"`, `"uspell"`},
-		{`"uedge"`, `"stats"`}, {`"-`, `"`}, {`}`, `,"w":1}`}, {`}`, ``}, {`"n":`, `"n":-`},
-		{`"n":`, `"n":1e400`}, {`"n":`, `"n":0`}, {`"n":`, `"n":"`}, {`"ev":"uspell",`, ``},
-		{`,"affix":"right"`, ``},
-	}
-	for _, e := range edits {
-		for _, at := range []int{edge, spell, len(file)/2 + 3} {
-			lines := slices.Clone(file)
-			lines[at] = strings.Replace(lines[at], e.old, e.new, 1)
-			byRoads(fmt.Sprintf("line %d with %s for %s", at+1, e.new, e.old), lines)
-		}
-	}
+	}}
+	r.check("as written", file)
+	second := len(file)/2 + 3 // a line of the second shard
+	edge, spell := r.edit(file, "n", []int{second})
 	twice := slices.Clone(file)
 	twice[spell+1] = file[spell]
-	byRoads("a line twice in a shard", twice)
-	byRoads("a line left out", slices.Delete(slices.Clone(file), edge, edge+1))
-	byRoads("a line more", slices.Insert(slices.Clone(file), edge, file[len(file)/2+3]))
-	byRoads("the stats left out", file[:len(file)-1])
+	r.check("a line twice in a shard", twice)
+	leftOut := slices.Delete(slices.Clone(file), edge, edge+1)
+	r.check("a line left out", leftOut)
+	r.check("a line more", slices.Insert(slices.Clone(file), edge, file[second]))
+	r.check("the stats left out", file[:len(file)-1])
 	events := fmt.Sprintf(`"events":%d`, len(m.Keys))
 	for _, e := range []int{len(m.Keys) - 1, len(m.Keys) + 1} {
 		lines := slices.Clone(file)
 		lines[0] = strings.Replace(lines[0], events, fmt.Sprintf(`"events":%d`, e), 1)
-		byRoads(fmt.Sprintf("a header of %d events", e), lines)
+		r.check(fmt.Sprintf("a header of %d events", e), lines)
 	}
 	// What must be an error is one, by either road.
-	for what, lines := range map[string][]string{"a line twice in a shard": twice, "the stats left out": file[:len(file)-1],
-		"a line left out": slices.Delete(slices.Clone(file), edge, edge+1)} {
-		if _, err := read(lines); err == nil {
+	for what, lines := range map[string][]string{"a line twice in a shard": twice, "the stats left out": file[:len(file)-1], "a line left out": leftOut} {
+		if _, err := r.read(lines); err == nil {
 			t.Errorf("%s: read without error", what)
 		}
 	}
+	r.randomBytes(file, rng)
+}
+
+// roads checks a reader's short road against its long one: read, which
+// reads a file of the lines given, gives the same result or the same
+// error with shortRoad on and off.
+type roads struct {
+	t     *testing.T
+	read  func(lines []string) (string, error)
+	taken int // the files both roads read without error
+}
+
+func (r *roads) check(what string, lines []string) {
+	r.t.Helper()
+	short, shortErr := r.read(lines)
+	shortRoad = false
+	long, longErr := r.read(lines)
+	shortRoad = true
+	switch {
+	case fmt.Sprint(shortErr) != fmt.Sprint(longErr):
+		r.t.Errorf("%s: the short road: %v; the long road: %v", what, shortErr, longErr)
+	case short != long:
+		r.t.Errorf("%s: the short road reads\n%s\nthe long road\n%s", what, short, long)
+	case shortErr == nil:
+		r.taken++
+	}
+}
+
+// edit checks the file with each of a list of edits made to its first
+// uedge line, its first uspell line and the lines more, whose number is
+// the field num; it returns where the two first lines are.
+func (r *roads) edit(file []string, num string, more []int) (edge, spell int) {
+	r.t.Helper()
+	edge = slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uedge"`) })
+	spell = slices.IndexFunc(file, func(l string) bool { return strings.Contains(l, `"uspell"`) })
+	n := `"` + num + `":`
+	edits := []struct{ old, new string }{
+		{n, n + ` `}, {`"left":"`, `"left": "`}, {`{"ev"`, `{ "ev"`}, {`"NN"`, `"\u004eN"`},
+		{`"NN"`, `"XX"`}, {n, `"weight":`}, {`"right"`, `"rite"`}, {`"affix":"right"`, `"affix":"up"`},
+		{`"affix":"right"`, `"affix":"left"`}, {`"uspell"`, `"uedge"`}, {`"uedge"`, `"uspell"`},
+		{`"uedge"`, `"header"`}, {`"uedge"`, `"stats"`}, {`"-`, `"`}, {`}`, `,"x":1}`}, {`}`, ``},
+		{n, n + `-`}, {n, n + `1e400`}, {n, n + `0`}, {n, n + `"`}, {`"ev":"uspell",`, ``},
+		{`,"affix":"right"`, ``},
+	}
+	for _, e := range edits {
+		for _, at := range append([]int{edge, spell}, more...) {
+			lines := slices.Clone(file)
+			lines[at] = strings.Replace(lines[at], e.old, e.new, 1)
+			r.check(fmt.Sprintf("line %d with %s for %s", at+1, e.new, e.old), lines)
+		}
+	}
+	return edge, spell
+}
+
+// randomBytes checks the file with 300 bytes changed at random, one at a
+// time, each to a character of JSON's; and that enough of them were read
+// without error for the checks to say something.
+func (r *roads) randomBytes(file []string, rng *rand.Rand) {
+	r.t.Helper()
 	for range 300 {
 		lines := slices.Clone(file)
-		at := 1 + r.IntN(len(lines)-1)
+		at := 1 + rng.IntN(len(lines)-1)
 		l := []byte(lines[at])
-		l[r.IntN(len(l)-1)] = `"{}:,-.e0123456789 \aux`[r.IntN(23)]
+		l[rng.IntN(len(l)-1)] = `"{}:,-.e0123456789 \aux`[rng.IntN(23)]
 		lines[at] = string(l)
-		byRoads(fmt.Sprintf("line %d as %s", at+1, l), lines)
+		r.check(fmt.Sprintf("line %d as %s", at+1, l), lines)
 	}
-	if taken < 20 {
-		t.Errorf("only %d of the files were read without error: the test reads too few counts", taken)
+	if r.taken < 20 {
+		r.t.Errorf("only %d of the files were read without error: the test reads too few", r.taken)
+	}
+}
+
+func writeFile(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
