@@ -17,10 +17,10 @@
 # (marked * in the summary). A language whose files are absent is left
 # out; without ../shared/data the recipe skips. The grids are Smith's
 # whole grids of heldout.mk, with CE on his multilingual σ² grid (§8.3):
-# all 13 languages and every row took 53 minutes on an idle 2-core
-# machine (104 minutes of CPU, 28 November evening; 60 and 118, 62 and
-# 123, 78 and 154 earlier that day, the machine's state much of the
-# difference: docs/results.md, "The multilingual grid").
+# all 13 languages and every row took 52 minutes on an idle 2-core
+# machine (102 minutes of CPU, 28 November evening; 53 and 104, 60 and
+# 118, 62 and 123, 78 and 154 earlier that day, the machine's state much
+# of the difference: docs/results.md, "The multilingual grid").
 # Model U's runs are the largest part (about 30% of a language's CPU);
 # U_NBHDS= leaves them out. GRID narrows the grids: docs/results.md gives
 # the small grids, with which the 13 languages without Model U took 22
