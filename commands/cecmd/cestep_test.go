@@ -174,6 +174,7 @@ func TestCEStepLoopEqualsTrainCE(t *testing.T) {
 		{"trans1", []string{"--init", "zero", "--sigma2", "1", "--delta0", "-0.3", "--max-iter", "6", "--tol", "0"}},
 		{"dynasearch", []string{"--init", "local", "--delta0", "-0.2", "--delta-final", "0", "--delta-step", "0.1", "--max-iter", "4", "--tol", "0"}},
 		{"length", []string{"--init", "km", "--sigma2", "2", "--max-iter", "10", "--tol", "0"}},
+		{"trans2", []string{"--init", "km", "--sigma2", "1", "--max-iter", "5", "--tol", "0"}},
 		{"trans1", []string{"--init", "km", "--delta0", "-0.3", "--delta-final", "0.1", "--delta-step", "0.1", "--max-iter", "2", "--tol", "0"}},
 		{"trans1", []string{"--states", "4", "--max-iter", "8"}},
 		{"del1ortrans1", []string{"--states", "3", "--spelling", "--sigma2", "1", "--seed", "5", "--max-iter", "8"}},

@@ -76,9 +76,11 @@ type Problem struct {
 	// sentences have each (length only).
 	lengths, perLength []int
 
-	// apart runs the sentences' own Z and counts where no lattice gives
-	// them (length, dynasearch: every sentence): the DMV's E-step over
-	// the corpus, which batches sentences of one length on its lanes.
+	// apart runs the sentences' own Z and counts where the lattices do
+	// not give them (length; dynasearch, whose edits come back to the
+	// sentence's states; the neighbourhoods without templates): the DMV's
+	// E-step over the whole corpus, which batches the sentences of one
+	// length on its lanes. Nil when every lattice gives its sentence's.
 	apart *dmv.EStepper
 
 	// Workspaces per worker: the sentence chart for a sentence's own Z
@@ -126,10 +128,19 @@ func NewProblemWithin(c *dmv.Corpus, kind string, workers int, maxMemory int64) 
 	if !nbhd.Known(kind) {
 		return nil, fmt.Errorf("unknown neighbourhood %q (want one of %v)", kind, nbhd.Kinds)
 	}
-	p := &Problem{Corpus: c, Sents: c.Sentences(), Kind: kind}
-	if kind == nbhd.Length || kind == nbhd.Dynasearch {
+	p, err := newProblem(c, kind, workers, maxMemory)
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(p.Sents, func(x []int) bool { return p.ownFinal(x) < 0 }) {
 		p.apart = dmv.NewEStepper(c)
 	}
+	return p, nil
+}
+
+// newProblem is NewProblemWithin but for the sentences' own terms.
+func newProblem(c *dmv.Corpus, kind string, workers int, maxMemory int64) (*Problem, error) {
+	p := &Problem{Corpus: c, Sents: c.Sentences(), Kind: kind}
 	if kind == nbhd.Length {
 		count := make([]int, c.MaxLen+1)
 		for _, s := range p.Sents {
@@ -339,7 +350,7 @@ func (p *Problem) latticeCharts(workers int) {
 // neighbourhoodTerms adds the lattices' terms: log Z(N(x)) and its
 // counts, and where the lattice gives it beside them, log Z(x) and its.
 func (p *Problem) neighbourhoodTerms(pot *dmv.Params, dist []float64, workers int, v *Value) {
-	for len(p.sent) < workers {
+	for p.apart == nil && len(p.sent) < workers {
 		p.sent = append(p.sent, dmv.NewChart(p.Corpus.MaxLen))
 	}
 	p.latticeCharts(workers)
@@ -351,7 +362,7 @@ func (p *Problem) neighbourhoodTerms(pot *dmv.Params, dist []float64, workers in
 		p.chunkLogZ, p.chunkLogZN = make([]float64, chunks), make([]float64, chunks)
 	}
 	pipeline.ForEachChunk(chunks, workers, func(worker, k int) {
-		grad, sc, lc := p.chunkGrad[k], p.sent[worker], p.lat[worker]
+		grad, lc := p.chunkGrad[k], p.lat[worker]
 		grad.Zero()
 		logZ, logZN := 0.0, 0.0
 		lo, hi := p.bounds(k)
@@ -362,12 +373,13 @@ func (p *Problem) neighbourhoodTerms(pot *dmv.Params, dist []float64, workers in
 			lanes = p.lanes(j, hi, lanes[:0])
 			lc.LoadLanes(lanes, pot, dist)
 			logZN += lc.Inside()
-			if f := p.ownFinal(p.Sents[p.sentence(j)]); f < 0 {
+			if p.apart != nil {
 				lc.Outside() // the sentences' own terms are ownTerms'
-			} else if zx, ok := lc.OutsideContrast(f); ok {
+			} else if zx, ok := lc.OutsideContrast(p.ownFinal(p.Sents[p.sentence(j)])); ok {
 				logZ += zx // and the counts are those over x less those over N(x)
 			} else { // Z(x) out of the lattice's range beside Z(N(x)): the sentence chart has it
 				lc.Outside()
+				sc := p.sent[worker]
 				for m := range lanes {
 					x := p.Sents[p.sentence(j+m)]
 					sc.Load(x, pot, dist)

@@ -148,3 +148,31 @@ func TestExtremeWeights(t *testing.T) {
 		}
 	}
 }
+
+// Every neighbourhood's Σ log Z(x) is the sentences' own, each from the
+// sentence chart alone, whichever way the objective takes it: from the
+// lattice beside Z(N(x)), or from the DMV's E-step where the lattice does
+// not give it (length, dynasearch and the neighbourhoods without
+// templates, which once lost it).
+func TestOwnTermsEveryNeighbourhood(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := corpora.Random(t, rng, 30, 6, 3)
+	w := randomWeights(rng, c.Tags.Len(), 0.7)
+	for _, s := range []Settings{{Workers: 2}, {Workers: 2, Delta: -0.2}} {
+		pot, dist := dmv.ExpWeights(w), dmv.DistanceFactors(s.Delta, c.MaxLen)
+		sc, want := dmv.NewChart(c.MaxLen), 0.0
+		for _, x := range c.Sentences() {
+			sc.Load(x, pot, dist)
+			want += sc.Inside()
+		}
+		for _, kind := range nbhd.Kinds {
+			p, err := NewProblem(c, kind, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Evaluate(w, s).LogZ; math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Errorf("%s, δ = %v: Σ log Z(x) %v, the sentence chart's %v", kind, s.Delta, got, want)
+			}
+		}
+	}
+}
