@@ -267,8 +267,28 @@ func (r *SentenceOrLattice) UnmarshalJSON(data []byte) error {
 // by the codec, is always new.
 type SentenceOrLatticeNoWords struct {
 	SentenceOrLattice
-	spare *Sentence // the plain sentence of the previous line, reused
+	wordless
+}
+
+// wordless reads plain sentences without their words into one Sentence,
+// reused line after line with its arrays.
+type wordless struct {
+	spare *Sentence // the plain sentence of the previous line
 	bufs  sentenceBufs
+}
+
+// scan is the sentence of data read by the short road without its words,
+// nil where the short road does not take it.
+func (r *wordless) scan(data []byte) *Sentence {
+	if r.spare == nil {
+		r.spare = new(Sentence)
+	}
+	s := r.spare
+	*s = Sentence{}
+	if !s.scanWords(data, false, &r.bufs) {
+		return nil
+	}
+	return s
 }
 
 // ResetForReuse clears the record for the next line of
@@ -278,13 +298,7 @@ func (r *SentenceOrLatticeNoWords) ResetForReuse() { r.SentenceOrLattice = Sente
 // UnmarshalJSON reads the record as SentenceOrLattice does, without the
 // words of a plain sentence.
 func (r *SentenceOrLatticeNoWords) UnmarshalJSON(data []byte) error {
-	s := r.spare
-	if s == nil {
-		s = new(Sentence)
-		r.spare = s
-	}
-	*s = Sentence{}
-	if s.scanWords(data, false, &r.bufs) {
+	if s := r.scan(data); s != nil {
 		r.SentenceOrLattice = SentenceOrLattice{Sentence: s}
 		return nil
 	}
@@ -299,8 +313,7 @@ func (r *SentenceOrLatticeNoWords) UnmarshalJSON(data []byte) error {
 // so it is refused as Sentence refuses it.
 type SentenceNoWords struct {
 	Sentence *Sentence
-	spare    *Sentence
-	bufs     sentenceBufs
+	wordless
 }
 
 // ResetForReuse clears the record for the next line, keeping its arrays.
@@ -308,13 +321,7 @@ func (r *SentenceNoWords) ResetForReuse() { r.Sentence = nil }
 
 // UnmarshalJSON reads the sentence, without its words where it can.
 func (r *SentenceNoWords) UnmarshalJSON(data []byte) error {
-	if r.spare == nil {
-		r.spare = new(Sentence)
-	}
-	s := r.spare
-	*s = Sentence{}
-	if s.scanWords(data, false, &r.bufs) {
-		r.Sentence = s
+	if r.Sentence = r.scan(data); r.Sentence != nil {
 		return nil
 	}
 	r.Sentence = new(Sentence)

@@ -103,17 +103,7 @@ func setUp(src pipeline.Source, job train.Job, opts RunOptions) ([]*format.Sente
 	if len(sents) == 0 {
 		return nil, nil, fmt.Errorf("%s: no sentences", pipeline.DescribeInputs(src.Names))
 	}
-	var tags []string
-	seen := map[string]bool{}
-	for _, s := range sents {
-		for _, t := range s.Tags {
-			if !seen[t] {
-				seen[t] = true
-				tags = append(tags, t)
-			}
-		}
-	}
-	slices.Sort(tags)
+	tags := corpusTags(sents)
 	m := New(tags, opts.Spelling)
 	m.Nbhd = opts.Kind
 	p, err := NewProblem(m, sents, opts.Kind, job.Workers, job.MaxMemory)
