@@ -145,6 +145,26 @@ var (
 	spellKeys = []string{"ev", "left", "right", "affix", "w"}
 )
 
+// scanFeature reads a feature's line as Write or WriteCounts writes it
+// (format.ScanPlainRecord), a uedge line's fields edge, a uspell line's
+// spell: into vals its ev, left, right (and affix), and it returns the
+// affix (nil for a uedge line) and the line's number; false for any other
+// line, or a number that is not finite.
+func scanFeature(text []byte, edge, spell []string, vals *[4][]byte) (affix []byte, v float64, ok bool) {
+	keys, ev := edge, "uedge"
+	if bytes.HasPrefix(text, []byte(`{"ev":"uspell"`)) {
+		keys, ev = spell, "uspell"
+	}
+	v, ok = format.ScanPlainRecord(text, keys, vals[:])
+	if !ok || string(vals[0]) != ev || math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil, 0, false
+	}
+	if ev == "uspell" {
+		affix = vals[3]
+	}
+	return affix, v, true
+}
+
 // short is Read's short road: a feature's line as Write writes it
 // (format.ScanPlainRecord), taken when the long road would take it
 // without error; anything else is left to line, which says what is
@@ -155,17 +175,9 @@ func (r *modelReader) short(text []byte, _ *pipeline.Lines) bool {
 	if m == nil || r.events >= r.want {
 		return false
 	}
-	keys := edgeKeys
-	if bytes.HasPrefix(text, []byte(`{"ev":"uspell"`)) {
-		keys = spellKeys
-	}
-	w, ok := format.ScanPlainRecord(text, keys, r.vals[:])
-	if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
+	affix, w, ok := scanFeature(text, edgeKeys, spellKeys, &r.vals)
+	if !ok {
 		return false
-	}
-	var affix []byte
-	if len(keys) == len(spellKeys) {
-		affix = r.vals[3]
 	}
 	k, err := m.key(r.vals[0], r.vals[1], r.vals[2], affix)
 	if err != nil {
@@ -397,19 +409,8 @@ func (r *countsReader) short(text []byte, at *pipeline.Lines) bool {
 	if !r.inShard || r.events >= r.want {
 		return false
 	}
-	keys, ev := edgeCountKeys, "uedge"
-	if bytes.HasPrefix(text, []byte(`{"ev":"uspell"`)) {
-		keys, ev = spellCountKeys, "uspell"
-	}
-	n, ok := format.ScanPlainRecord(text, keys, r.vals[:])
-	if !ok || string(r.vals[0]) != ev || math.IsNaN(n) || math.IsInf(n, 0) {
-		return false
-	}
-	affix := []byte(nil)
-	if ev == "uspell" {
-		affix = r.vals[3]
-	}
-	if !r.add(r.vals[0], r.vals[1], r.vals[2], affix, n) {
+	affix, n, ok := scanFeature(text, edgeCountKeys, spellCountKeys, &r.vals)
+	if !ok || !r.add(r.vals[0], r.vals[1], r.vals[2], affix, n) {
 		return false
 	}
 	r.lastName, r.lastLine = at.Name(), at.Line()
