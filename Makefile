@@ -3,7 +3,7 @@
 #   make install the programs to $GOBIN, share/ to $(PREFIX)/share
 #   make demo    run the main pipeline on the data grind ships (and on ../shared/data when present)
 #   make test    vet, format check and all tests
-#   make test-simd  the tests of the packages whose E-step the SIMD build changes, built as make builds
+#   make test-simd  every test again, built as make builds the programs (GOEXPERIMENT=simd)
 #   make bench   benchmarks with allocation counts
 #   make fuzz    run every fuzz target for FUZZTIME each
 
@@ -77,16 +77,15 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# The packages that run the DMV's and the CCM's E-steps, the HMM's
-# forward–backward or Model U's charts, built with the experiment (the
-# lanes and the HMM's states in AVX-512 registers, on a CPU that has
-# them); make test has tested them without.
+# Every test again, built with the experiment as make build builds the
+# programs (the lanes and the HMM's states in AVX-512 registers, on a CPU
+# that has them); make test has tested them without.
 test-simd:
 ifeq ($(SIMD),)
 	@echo "test-simd: this toolchain or machine has no GOEXPERIMENT=simd; make test covers the build there is"
 else
-	$(EXPERIMENT) $(GO) vet ./internal/vec8/ ./stages/dmv/ ./stages/ccm/ ./stages/hmm/ ./stages/modelu/
-	$(EXPERIMENT) $(GO) test ./internal/vec8/ ./stages/dmv/ ./stages/nbhd/ ./stages/ce/ ./stages/ccm/ ./stages/estep/ ./stages/train/ ./stages/pr/ ./stages/anneal/ ./stages/families/ ./stages/hmm/ ./stages/modelu/
+	$(EXPERIMENT) $(GO) vet ./...
+	$(EXPERIMENT) $(GO) test ./...
 endif
 
 bench:

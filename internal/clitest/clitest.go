@@ -14,9 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grind-nlp/grind/internal/vec8"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/tools/txtar"
 )
+
+// OnLanes says whether this binary's E-steps run on vector lanes, which
+// a case's -lanes sections are for.
+var OnLanes = vec8.Kernel == "avx512" && vec8.Runs()
 
 // Runner runs the named program with args on the given streams and
 // returns its exit code (program.Run).
@@ -42,6 +47,11 @@ type Runner func(name string, args []string, stdin io.Reader, stdout, stderr io.
 //	out-re/NAME  a file that must exist in $DIR after the run, matching this
 //	             regexp (for output that is not text, such as images)
 //	gone/NAME    a file (an input) that must not exist after the run
+//	stdout-lanes, stderr-lanes
+//	             stdout's and stderr's sections where the E-steps run on
+//	             vector lanes (the SIMD build on a machine with AVX-512):
+//	             their charts are larger, so are the memory estimates an
+//	             error quotes, and their sums end in other last digits
 //
 // After a failing run $DIR must hold only the input files: nothing
 // half-written is left behind.
@@ -108,6 +118,14 @@ func runCase(t *testing.T, file string, run Runner) {
 		}
 		top, _, _ := strings.Cut(name, "/")
 		inputs[top] = true
+	}
+	for _, name := range []string{"stdout", "stderr"} {
+		if lane, ok := sections[name+"-lanes"]; ok {
+			if OnLanes {
+				sections[name] = lane
+			}
+			delete(sections, name+"-lanes")
+		}
 	}
 	expandRe := func(s string) string {
 		return strings.ReplaceAll(strings.TrimSpace(s), "$DIR", regexp.QuoteMeta(dir))
