@@ -29,21 +29,12 @@ shift
 PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/refine.sh"
 pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
 directed() { score --json | pct; }
 supervised() { # supervised TRAIN DEV: the supervised DMV's accuracy on DEV
 	estep --gold -q "$1" | mstep --lambda 1 -q > "$tmp/sup.jsonl"
 	decode -m "$tmp/sup.jsonl" -q "$2" | directed
-}
-# refined($i): token i's tag and the last character of its word
-refined='def refined($i): .tags[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:]);'
-# refine FILE: the tags refined where the pair is frequent in training
-# ($tmp/keep)
-refine() {
-	jq -c --rawfile keep "$tmp/keep" "$refined"'
-	  ($keep | split("\n") | map({(.): true}) | add) as $k
-	  | .tags = [range(0; .tags | length) as $i
-	      | refined($i) as $r | if $k[$r] then $r else .tags[$i] end]' "$1"
 }
 printf '%-4s %6s %6s %10s %6s %6s\n' lang right sup sup+suffix best induce
 for l in "$@"; do
@@ -54,10 +45,9 @@ for l in "$@"; do
 	esac
 	right=$(baseline --attach right -q "$d/dev.jsonl" | directed)
 	sup=$(supervised "$d/train.jsonl" "$d/dev.jsonl")
-	jq -r "$refined"' range(0; .tags | length) as $i | refined($i)' "$d/train.jsonl" |
-		sort | uniq -c | awk '$1 >= 100 { print $2 }' > "$tmp/keep"
-	refine "$d/train.jsonl" > "$tmp/train.jsonl"
-	refine "$d/dev.jsonl" > "$tmp/dev.jsonl"
+	keep_endings "$d/train.jsonl" > "$tmp/keep"
+	refine "$d/train.jsonl" "$tmp/keep" > "$tmp/train.jsonl"
+	refine "$d/dev.jsonl" "$tmp/keep" > "$tmp/dev.jsonl"
 	suffix=$(supervised "$tmp/train.jsonl" "$tmp/dev.jsonl")
 	best=$(select-model --dev "$d/dev.jsonl" --root count --json -q "$d"/runs/*.jsonl | head -1 | pct)
 	induce=$(decode -m "$d/induce.model" -q "$d/dev.jsonl" | directed)

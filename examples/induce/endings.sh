@@ -1,0 +1,71 @@
+#!/bin/sh
+# Two annotation-free ways past attach-right in a head-final language whose
+# tags hide what decides the head (UD v1.4 Japanese: 70% NOUN, a noun in
+# の attached to the next noun, one in は, が or を to the verb), each
+# scored on the selection half (≤ 10 words in newlang.mk's default;
+# directed, root counted). The report half is not read; gold heads are
+# read only to score and by the `best` columns, which choose nothing.
+#
+#   right         attach-right
+#   from right    EM (λ 0 and 1) from the model of attach-right's trees
+#                 (their counts, add-1): a start that needs no learning
+#   tags          induce --preset medium over the tags: its pick, and the
+#                 best of its 20 candidates by this very accuracy
+#   endings       the same over tags refined by the word's last character
+#                 (ceiling.sh's sup+suffix tags) with the ud1 rules written
+#                 over them (a refined tag keeps its bare tag's rules)
+#
+# usage: endings.sh OUT LANG...
+#   sh examples/induce/endings.sh examples/induce/out/newlang-10 ja
+# Needs the programs in ../../bin (or on PATH), jq and awk.
+set -eu
+out=$1
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+PATH=$(cd "$here/../../bin" 2>/dev/null && pwd):$PATH
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$here/refine.sh"
+pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
+# ud1's rules (stages/pr/rules.go: Noji et al.'s 13 over UD v1 tags), one
+# pair of bare tags a line.
+ud1_pairs() {
+	for d in VERB NOUN PROPN PRON; do echo "ROOT $d"; done
+	for d in NOUN PROPN PRON ADV VERB AUX; do echo "VERB $d"; done
+	for h in NOUN PROPN PRON; do
+		for d in ADJ DET NUM NOUN PROPN PRON CONJ AUX; do echo "$h $d"; done
+	done
+	echo "ADJ ADV"
+}
+# medium TRAIN DEV RULES: induce --preset medium's pick and its best
+# candidate, scored on DEV, in $picked
+medium() {
+	rm -rf "$tmp/runs"
+	induce --train "$1" --dev "$2" --rules "$3" --preset medium --save-dir "$tmp/runs" -q -o "$tmp/induce.jsonl" 2> /dev/null
+	picked="$(decode -m "$tmp/induce.jsonl" -q "$2" | score --json | pct) / $(select-model --dev "$2" --root count --json -q "$tmp"/runs/*.jsonl | head -1 | pct)"
+}
+printf '%-4s %6s %14s %14s %14s\n' lang right 'from right' 'tags' 'endings'
+for l in "$@"; do
+	d=$out/$l
+	right=$(baseline --attach right -q "$d/dev.jsonl" | score --json | pct)
+	baseline --attach right -q "$d/train.jsonl" | jq -c '.heads = .pred | del(.pred)' |
+		estep --gold -q | mstep --lambda 1 -q > "$tmp/right.jsonl"
+	fromright=
+	for lambda in 0 1; do
+		train-em -m "$tmp/right.jsonl" --lambda $lambda -q "$d/train.jsonl" -o "$tmp/em.jsonl"
+		fromright="$fromright${fromright:+ / }$(decode -m "$tmp/em.jsonl" -q "$d/dev.jsonl" | score --json | pct)"
+	done
+	keep_endings "$d/train.jsonl" > "$tmp/keep"
+	refine "$d/train.jsonl" "$tmp/keep" > "$tmp/train.jsonl"
+	refine "$d/dev.jsonl" "$tmp/keep" > "$tmp/dev.jsonl"
+	# every refined tag (TAG_c) stands where its bare tag does in a rule
+	jq -r '.tags[]' "$tmp/train.jsonl" "$tmp/dev.jsonl" | sort -u > "$tmp/tags"
+	ud1_pairs | awk 'NR == FNR { t = $1; sub(/_.*/, "", t); as[t] = as[t] " " $1; next }
+		{ n = split($1 == "ROOT" ? "ROOT" : as[$1], hs, " "); m = split(as[$2], ds, " ")
+		  for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) print hs[i], ds[j] }' "$tmp/tags" - > "$tmp/rules"
+	medium "$d/train.jsonl" "$d/dev.jsonl" ud1
+	tags=$picked
+	medium "$tmp/train.jsonl" "$tmp/dev.jsonl" "$tmp/rules"
+	endings=$picked
+	printf '%-4s %6s %14s %14s %14s\n' "$l" "$right" "$fromright" "$tags" "$endings"
+done
