@@ -29,8 +29,9 @@ or v1 universal tags, or the Penn tags — or given with --rules), over
 initializers, add-λ and the rules' share τ; the chosen one has the most
 dev dependencies that the rules license (select-model --by rules), then
 the highest dev likelihood. The model goes to -o (or stdout), decode takes
-it; the report of what was tried and why this one goes to stderr and to
---report.
+it (with --mbr it parsed the chosen models of the UD languages better than
+Viterbi: docs/results.md); the report of what was tried and why this one
+goes to stderr and to --report.
 
 Presets (--preset): quick (3 candidates), medium (20), full (84, the
 default: its pick scored above medium's on the UD languages' selection
@@ -55,7 +56,7 @@ Examples:
    conll2deps xx-train.conllu | filterlen 10 > train.jsonl
    conll2deps xx-dev.conllu | filterlen 10 > dev.jsonl
    induce --train train.jsonl --dev dev.jsonl -o model.jsonl
-   decode -m model.jsonl test.jsonl | score
+   decode --mbr -m model.jsonl test.jsonl | score
    induce --train train.jsonl --dev dev.jsonl --preset quick --report why.txt -o model.jsonl
    induce --train train.jsonl --dev dev.jsonl --save-dir runs -o model.jsonl
    select-model --dev annotated-dev.jsonl runs/*.jsonl     # what 20 annotated sentences would pick

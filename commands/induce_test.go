@@ -46,7 +46,7 @@ func TestInduceReadsNoGold(t *testing.T) {
 	if code := program.Run(args[0], args, nil, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
-	for _, want := range []string{"universal rules: ptb (detected from the tags)", "em init=zero λ=1 rules τ=0.9", "chosen: "} {
+	for _, want := range []string{"universal rules: ptb (detected from the tags)", "em init=zero λ=1 rules τ=0.9", "chosen: ", "parse with decode --mbr"} {
 		if !strings.Contains(errs.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, errs.String())
 		}
