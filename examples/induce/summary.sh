@@ -12,21 +12,21 @@ shift 2
 pct() { printf "%.1f" "$(jq -r "$1 * 100" "$2")"; }
 pv() { jq -r '.sign_test.tokens | if .p < 0.001 then "<0.001" else (.p * 1000 | round / 1000 | tostring) end' "$1"; }
 wl() { jq -r '.sign_test.tokens | "\(.wins)/\(.losses)"' "$1"; }
-# judge ROW: ROW's sign tests against attach-right and EM and its verdict
-# (in $judged), counted in ROW_beats and ROW_sig
+# judge ROW: ROW's sign tests against attach-right and EM and its verdict,
+# in $judged; its wins go to $tally (ROW:beats, ROW:sig)
 judge() {
 	i=$(pct .counted.directed.accuracy "$d/$1.$t.score")
 	verdict=$(awk -v i="$i" -v e="$e" -v l="$lft" -v r="$r" 'BEGIN { if (i > e && i > l && i > r) print "beats EM and both baselines"; else printf "does not beat%s%s%s\n", (i <= e ? " EM" : ""), (i <= l ? " attach-left" : ""), (i <= r ? " attach-right" : "") }')
-	v=$(echo "$1" | tr - _)
-	case $verdict in beats*) eval "${v}_beats=\$((${v}_beats + 1))" ;; esac
+	case $verdict in beats*) tally="$tally $1:beats" ;; esac
 	if awk -v i="$i" -v r="$r" -v p="$(jq -r .sign_test.tokens.p "$d/$1.$t.score")" 'BEGIN { exit !(i > r && p < 0.05) }'; then
-		eval "${v}_sig=\$((${v}_sig + 1))"
+		tally="$tally $1:sig"
 		verdict="$verdict, significantly over attach-right"
 	fi
 	judged=$(printf '%-16s %-16s %s' "$(wl "$d/$1.$t.score") $(pv "$d/$1.$t.score")" "$(wl "$d/$1.$t.vs-em") $(pv "$d/$1.$t.vs-em")" "$verdict")
 }
+count() { echo "$tally" | tr ' ' '\n' | grep -cx "$1" || true; }
 printf '%-4s %5s %-11s %-11s %-11s %-11s %-11s %-11s %-16s %-16s %s\n' lang sents left right em induce induce-mbr induce-sup '…/right p' '…/em p' verdict
-induce_beats=0 induce_sig=0 induce_mbr_beats=0 induce_mbr_sig=0 n=0
+tally= n=0
 for l in "$@"; do
 	d=$out/$l
 	n=$((n + 1))
@@ -41,7 +41,7 @@ for l in "$@"; do
 	printf '%-4s %5s %-11s %-11s %-11s %-11s %-11s %-11s %s\n' '' '' '' '' '' '' '' '' "induce-mbr: $judged"
 done
 echo
-echo "induce beats EM and both baselines in $induce_beats of $n languages; significantly (p < 0.05) over attach-right in $induce_sig of $n."
-echo "induce-mbr (its model parsed by decode --mbr) beats them in $induce_mbr_beats of $n; significantly over attach-right in $induce_mbr_sig of $n."
+echo "induce beats EM and both baselines in $(count induce:beats) of $n languages; significantly (p < 0.05) over attach-right in $(count induce:sig) of $n."
+echo "induce-mbr (its model parsed by decode --mbr) beats them in $(count induce-mbr:beats) of $n; significantly over attach-right in $(count induce-mbr:sig) of $n."
 echo "Directed accuracy, root counted/root excluded (%), on the even-numbered dev sentences; W/L are the row's token"
 echo "wins and losses (root counted) in the sign test. induce-sup is a supervised pick, not a result without annotation."

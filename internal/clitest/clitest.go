@@ -19,9 +19,9 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// OnLanes says whether this binary's E-steps run on vector lanes, which
+// onLanes says whether this binary's E-steps run on vector lanes, which
 // a case's -lanes sections are for.
-var OnLanes = vec8.Kernel == "avx512" && vec8.Runs()
+var onLanes = vec8.Kernel == "avx512" && vec8.Runs()
 
 // Runner runs the named program with args on the given streams and
 // returns its exit code (program.Run).
@@ -121,7 +121,7 @@ func runCase(t *testing.T, file string, run Runner) {
 	}
 	for _, name := range []string{"stdout", "stderr"} {
 		if lane, ok := sections[name+"-lanes"]; ok {
-			if OnLanes {
+			if onLanes {
 				sections[name] = lane
 			}
 			delete(sections, name+"-lanes")
