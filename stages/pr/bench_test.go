@@ -36,6 +36,8 @@ func BenchmarkIteration(b *testing.B) {
 		{"rules", pr.Options{Rules: rules, RuleShare: pr.DefaultRuleShare}},
 		{"sparsity", pr.Options{Sigma: pr.DefaultSigma}},
 		{"sparsity-exact", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact}},
+		{"sparsity-exact-1e-4", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact, Tol: 1e-4}},
+		{"sparsity-exact-1e-3", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact, Tol: 1e-3}},
 		{"sparsity-1step", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact, MaxSteps: 1}},
 	} {
 		for _, workers := range []int{1, 2} {
