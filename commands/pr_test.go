@@ -68,6 +68,20 @@ func TestShellLoopEqualsTrainEMWithPR(t *testing.T) {
 	}
 }
 
+// A table train-em --print-rules writes is the table: trained with the
+// file it prints, a run writes the model the table's name gives.
+func TestPrintedRulesTrainAsTheirName(t *testing.T) {
+	dir := t.TempDir()
+	corpus := sampledCorpus(t, dir, 200)
+	printed := writeTemp(t, dir, "ptb.rules", run(t, nil, "train-em", "--rules", "ptb", "--print-rules"))
+	train := func(rules string) []byte {
+		return run(t, nil, "train-em", "--rules", rules, "--max-iter", "4", "--tol", "0", "-q", corpus)
+	}
+	if !bytes.Equal(train("ptb"), train(printed)) {
+		t.Error("train-em --rules FILE, FILE printed by --rules ptb --print-rules, differs from --rules ptb")
+	}
+}
+
 // A dual state file of another constraint or corpus is refused, naming
 // the file.
 func TestEStepRefusesAnotherDual(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/commands/program"
+	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/dmv"
+	"github.com/grind-nlp/grind/stages/pr"
 	"github.com/grind-nlp/grind/stages/train"
 )
 
@@ -168,6 +170,7 @@ Examples:
    train-em --estimator vb --alpha 0.1 --log vb.log wsj10.jsonl > vb.jsonl
    train-em -m init.jsonl --max-iter 10 wsj10.jsonl > model10.jsonl
    train-em --rules ud ud10.jsonl > rules.jsonl           # universal rules, UD tags
+   train-em --rules ud1 --print-rules > my.rules          # a built-in table, to edit
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
    train-em --sparsity 10 --dual-rule exact wsj10.jsonl > s.jsonl  # every projection solved
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
@@ -216,8 +219,13 @@ cannot be resumed.
 			stopFlag("relative; bits with --hard"),
 		), program.InCategory(vbCategory,
 			program.AlphaFlag(dmv.DefaultAlpha, "vb: the symmetric Dirichlet hyperparameter α (> 0) of every multinomial"),
-		), prFlags(), valenceFlags(), depthFlags()),
+		), prFlags(), program.InCategory(program.PRCategory,
+			&cli.BoolFlag{Name: "print-rules", Usage: "print the table --rules names, a rule a line (the rule FILE format), and exit: a built-in table to start a file of your own"},
+		), valenceFlags(), depthFlags()),
 		Action: func(c *cli.Context) error {
+			if c.Bool("print-rules") {
+				return printRules(c)
+			}
 			if err := program.CheckLambda(c); err != nil {
 				return err
 			}
@@ -285,4 +293,20 @@ cannot be resumed.
 			})
 		},
 	}
+}
+
+// printRules writes the rule table --rules names in the rule-file format,
+// as tagmap --print-table writes its map.
+func printRules(c *cli.Context) error {
+	switch {
+	case !c.IsSet("rules"):
+		return program.Usagef("--print-rules prints the table --rules names: give --rules")
+	case c.NArg() > 0:
+		return program.Usagef("--print-rules reads no input")
+	}
+	rules, err := pr.LoadRules(c.String("rules"))
+	if err != nil {
+		return err
+	}
+	return pipeline.WriteFile(c.String("output"), c.App.Writer, func(o *pipeline.Output) error { return rules.Write(o) })
 }

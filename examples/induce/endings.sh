@@ -27,16 +27,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$here/refine.sh"
 pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
-# ud1's rules (stages/pr/rules.go: Noji et al.'s 13 over UD v1 tags), one
-# pair of bare tags a line.
-ud1_pairs() {
-	for d in VERB NOUN PROPN PRON; do echo "ROOT $d"; done
-	for d in NOUN PROPN PRON ADV VERB AUX; do echo "VERB $d"; done
-	for h in NOUN PROPN PRON; do
-		for d in ADJ DET NUM NOUN PROPN PRON CONJ AUX; do echo "$h $d"; done
-	done
-	echo "ADJ ADV"
-}
 # medium TRAIN DEV RULES: induce --preset medium's pick and its best
 # candidate, scored on DEV, in $picked
 medium() {
@@ -60,7 +50,8 @@ for l in "$@"; do
 	refine "$d/dev.jsonl" "$tmp/keep" > "$tmp/dev.jsonl"
 	# every refined tag (TAG_c) stands where its bare tag does in a rule
 	jq -r '.tags[]' "$tmp/train.jsonl" "$tmp/dev.jsonl" | sort -u > "$tmp/tags"
-	ud1_pairs | awk 'NR == FNR { t = $1; sub(/_.*/, "", t); as[t] = as[t] " " $1; next }
+	train-em --rules ud1 --print-rules | awk 'NR == FNR { t = $1; sub(/_.*/, "", t); as[t] = as[t] " " $1; next }
+		/^#/ { next }
 		{ n = split($1 == "ROOT" ? "ROOT" : as[$1], hs, " "); m = split(as[$2], ds, " ")
 		  for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) print hs[i], ds[j] }' "$tmp/tags" - > "$tmp/rules"
 	medium "$d/train.jsonl" "$d/dev.jsonl" ud1
