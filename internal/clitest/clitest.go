@@ -21,7 +21,7 @@ import (
 
 // onLanes says whether this binary's E-steps run on vector lanes, which
 // a case's -lanes sections are for.
-var onLanes = vec8.Kernel == "avx512" && vec8.Runs()
+var onLanes = vec8.Native() != ""
 
 // Runner runs the named program with args on the given streams and
 // returns its exit code (program.Run).

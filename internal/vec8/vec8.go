@@ -13,6 +13,17 @@ import "math"
 // Lanes is how many float64s a Vec holds.
 const Lanes = 8
 
+// Native is Kernel where the E-steps run their vector kernels: a build
+// whose Vec is the machine's own register (AVX-512) on a machine that has
+// it; else "". The plain-Go Vec of a portable build is slower than the
+// scalar code it would replace, so only the tests run it.
+func Native() string {
+	if Kernel == "avx512" && Runs() {
+		return Kernel
+	}
+	return ""
+}
+
 // Load is the Vec of s's first Lanes numbers, Store puts v there.
 func Load(s []float64) Vec     { return load((*[Lanes]float64)(s)) }
 func Store(s []float64, v Vec) { v.Store((*[Lanes]float64)(s)) }

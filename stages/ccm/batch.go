@@ -26,12 +26,7 @@ var kernel = laneKernel()
 // AVX-512 lanes where there are some, else none (the plain-Go lanes of a
 // build without GOEXPERIMENT=simd, slower than the scalar chart, run only
 // in tests, which check the lanes' arithmetic in every build).
-func laneKernel() string {
-	if vec8.Kernel == "avx512" && vec8.Runs() {
-		return vec8.Kernel
-	}
-	return ""
-}
+func laneKernel() string { return vec8.Native() }
 
 // batchMaxLen is the longest sentence batched: a laneChart's three tables
 // of (n+1)²·lanes numbers are 0.8 MB at 64, and longer sentences are too

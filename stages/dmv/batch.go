@@ -26,12 +26,7 @@ var kernel = laneKernel()
 // (BenchmarkEMIterationKernels: 3–4×, the [8]float64 of each operation
 // going through memory), so they run only in tests, which check the
 // lanes' arithmetic in every build.
-func laneKernel() string {
-	if vecKernel == "avx512" && vecRuns() {
-		return vecKernel
-	}
-	return ""
-}
+func laneKernel() string { return vec8.Native() }
 
 // Kernel names the E-step kernel of this binary on this machine, for
 // --version: "avx512" (GOEXPERIMENT=simd on amd64 with AVX-512) or

@@ -33,12 +33,7 @@ var kernel = denseKernel()
 // build without GOEXPERIMENT=simd would be slower than gonum's BLAS, so
 // they run only in tests, which check the kernel's arithmetic in every
 // build.
-func denseKernel() string {
-	if vec8.Kernel == "avx512" && vec8.Runs() {
-		return vec8.Kernel
-	}
-	return ""
-}
+func denseKernel() string { return vec8.Native() }
 
 // Kernel names the E-step's forward–backward kernel of this binary on
 // this machine, for --version: "avx512" (GOEXPERIMENT=simd on amd64 with

@@ -33,12 +33,7 @@ const lanes = vec8.Lanes
 // always). The plain-Go lanes of a build without GOEXPERIMENT=simd are
 // slower than the scalar chart: only the tests run them, to check the
 // lanes' arithmetic in every build.
-var laneKernel = func() string {
-	if vec8.Kernel == "avx512" && vec8.Runs() {
-		return vec8.Kernel
-	}
-	return ""
-}()
+var laneKernel = vec8.Native()
 
 // minLanes is the fewest instances of one shape that go to lanes: fewer
 // are cheaper in the scalar chart, where their counts need not be kept
