@@ -23,7 +23,8 @@
 #               of universal rules in the dev parses, then dev likelihood)
 #   induce-mbr  induce's model parsed by decode --mbr (the tree with the
 #               most expected correct attachments), which parsed induce's
-#               picks better than Viterbi on the selection halves (mbr.sh)
+#               picks better than Viterbi on the selection halves (mbr.sh:
+#               a decoder chosen with their gold heads)
 #   induce-sup  the same candidates picked by dev accuracy (gold heads of
 #               the selection half): how far the unsupervised pick lands
 #               from a supervised one — not a result without annotation

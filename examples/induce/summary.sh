@@ -42,6 +42,6 @@ for l in "$@"; do
 done
 echo
 echo "induce beats EM and both baselines in $(count induce:beats) of $n languages; significantly (p < 0.05) over attach-right in $(count induce:sig) of $n."
-echo "induce-mbr (its model parsed by decode --mbr) beats them in $(count induce-mbr:beats) of $n; significantly over attach-right in $(count induce-mbr:sig) of $n."
+echo "induce-mbr (its model parsed by decode --mbr, a decoder chosen with the selection halves' gold heads) beats them in $(count induce-mbr:beats) of $n; significantly over attach-right in $(count induce-mbr:sig) of $n."
 echo "Directed accuracy, root counted/root excluded (%), on the even-numbered dev sentences; W/L are the row's token"
 echo "wins and losses (root counted) in the sign test. induce-sup is a supervised pick, not a result without annotation."
