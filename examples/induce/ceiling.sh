@@ -26,11 +26,7 @@
 set -eu
 out=$1
 shift
-PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/refine.sh"
-pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
+. "$(dirname "$0")/halves.sh"
 directed() { score --json | pct; }
 supervised() { # supervised TRAIN DEV: the supervised DMV's accuracy on DEV
 	estep --gold -q "$1" | mstep --lambda 1 -q > "$tmp/sup.jsonl"

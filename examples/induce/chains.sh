@@ -21,12 +21,7 @@
 set -eu
 out=$1
 shift
-here=$(cd "$(dirname "$0")" && pwd)
-PATH=$(cd "$here/../../bin" 2>/dev/null && pwd):$PATH
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$here/refine.sh"
-pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
+. "$(dirname "$0")/halves.sh"
 acc() { decode -m "$1" -q "$2" | score --json | pct; }
 # starts TRAIN DEV: accuracy/bits of EM from km, right and sup
 starts() {

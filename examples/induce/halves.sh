@@ -1,0 +1,26 @@
+# Sourced by ceiling.sh, endings.sh and chains.sh, which score models on
+# the selection half of a newlang.mk run: the programs of ../../bin on
+# PATH, a scratch directory $tmp removed on exit, pct (a score's directed
+# accuracy, %) and the tags refined by the word's ending.
+here=$(cd "$(dirname "$0")" && pwd)
+PATH=$(cd "$here/../../bin" 2>/dev/null && pwd):$PATH
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }
+
+# Tags refined by the word's last character (a final 。 dropped): TAG_c
+# where the pair is seen at least 100 times in training, the bare TAG
+# otherwise.
+refined='def refined($i): .tags[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:]);'
+# keep_endings TRAIN: the refined tags frequent enough to keep, a line each
+keep_endings() {
+	jq -r "$refined"' range(0; .tags | length) as $i | refined($i)' "$1" |
+		sort | uniq -c | awk '$1 >= 100 { print $2 }'
+}
+# refine FILE KEEP: FILE's tags refined where KEEP lists the refined tag
+refine() {
+	jq -c --rawfile keep "$2" "$refined"'
+	  ($keep | split("\n") | map({(.): true}) | add) as $k
+	  | .tags = [range(0; .tags | length) as $i
+	      | refined($i) as $r | if $k[$r] then $r else .tags[$i] end]' "$1"
+}
