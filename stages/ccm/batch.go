@@ -18,15 +18,12 @@ import (
 // workers. Without a lane kernel every sentence runs on the scalar
 // chart, as it always did.
 
-// kernel is the lane kernel in use: laneKernel's, or "" for the scalar
-// chart alone (tests and benchmarks set it to compare the two).
-var kernel = laneKernel()
-
-// laneKernel is the lane kernel the E-step uses on this machine: the
-// AVX-512 lanes where there are some, else none (the plain-Go lanes of a
+// kernel is the lane kernel in use, or "" for the scalar chart alone
+// (tests and benchmarks set it to compare the two): the AVX-512 lanes
+// where there are some (vec8.Native), else none (the plain-Go lanes of a
 // build without GOEXPERIMENT=simd, slower than the scalar chart, run only
 // in tests, which check the lanes' arithmetic in every build).
-func laneKernel() string { return vec8.Native() }
+var kernel = vec8.Native()
 
 // batchMaxLen is the longest sentence batched: a laneChart's three tables
 // of (n+1)²·lanes numbers are 0.8 MB at 64, and longer sentences are too

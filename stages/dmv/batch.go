@@ -16,17 +16,14 @@ import (
 // kernel the E-step is the scalar chart's, sentence by sentence in corpus
 // order, as it always was.
 
-// kernel is the lane kernel in use: laneKernel's, or "" for the scalar
-// chart alone (tests and benchmarks set it to compare the two).
-var kernel = laneKernel()
-
-// laneKernel is the lane kernel the E-step uses on this machine: the
-// AVX-512 lanes where there are some, else none. The plain-Go lanes of a
+// kernel is the lane kernel in use, or "" for the scalar chart alone
+// (tests and benchmarks set it to compare the two): the AVX-512 lanes
+// where there are some (vec8.Native), else none. The plain-Go lanes of a
 // build without GOEXPERIMENT=simd are slower than the scalar chart
 // (BenchmarkEMIterationKernels: 3–4×, the [8]float64 of each operation
 // going through memory), so they run only in tests, which check the
 // lanes' arithmetic in every build.
-func laneKernel() string { return vec8.Native() }
+var kernel = vec8.Native()
 
 // Kernel names the E-step kernel of this binary on this machine, for
 // --version: "avx512" (GOEXPERIMENT=simd on amd64 with AVX-512) or

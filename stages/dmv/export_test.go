@@ -1,5 +1,7 @@
 package dmv
 
+import "github.com/grind-nlp/grind/internal/vec8"
+
 // SetKernel makes the E-step use the lane kernel k ("" for the scalar
 // chart alone) until the returned function restores the one before.
 func SetKernel(k string) (restore func()) {
@@ -13,8 +15,8 @@ func SetKernel(k string) (restore func()) {
 func LaneKernel() string { return testedKernel() }
 
 func testedKernel() string {
-	if vecRuns() {
-		return vecKernel
+	if vec8.Runs() {
+		return vec8.Kernel
 	}
 	return ""
 }
@@ -24,6 +26,6 @@ func testedKernel() string {
 // returned function restores the setting before.
 func SetLaneVectors(on bool) (restore func()) {
 	old := laneVec
-	laneVec = on && laneKernel() != ""
+	laneVec = on && vec8.Native() != ""
 	return func() { laneVec = old }
 }

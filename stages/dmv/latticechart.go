@@ -587,7 +587,7 @@ func (c *LatticeChart) AddCounts(counts *Params, weight float64) {
 
 // laneVec says whether the lane loops run eight lanes to a vector (a
 // variable for tests).
-var laneVec = laneKernel() != ""
+var laneVec = vec8.Native() != ""
 
 // vecLanes is how many of w lanes the lane loops run in vectors.
 func vecLanes(w int) int {

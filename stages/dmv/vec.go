@@ -16,9 +16,3 @@ func st(c *[lanes]float64, v vec) { v.Store(c) }
 // factorOf is x in the lanes where it is a positive number (a factor
 // scaling may divide by) and 1 in the others: 0, +Inf, NaN.
 func factorOf(x vec) vec { return vec8.FactorOf(x) }
-
-// vecKernel names the lanes' vector, vecRuns says whether this machine
-// runs it.
-const vecKernel = vec8.Kernel
-
-func vecRuns() bool { return vec8.Runs() }

@@ -24,16 +24,12 @@ import (
 // build without GOEXPERIMENT=simd, a CPU without AVX-512, a dictionary)
 // forward–backward is fb.go's.
 
-// kernel is the dense kernel in use: denseKernel's, or "" for fb.go's
-// alone (tests and benchmarks set it to compare the two).
-var kernel = denseKernel()
-
-// denseKernel is the vector kernel the E-step uses on this machine: the
-// AVX-512 one where there is one, else none. The plain-Go vectors of a
-// build without GOEXPERIMENT=simd would be slower than gonum's BLAS, so
-// they run only in tests, which check the kernel's arithmetic in every
-// build.
-func denseKernel() string { return vec8.Native() }
+// kernel is the dense kernel in use, or "" for fb.go's alone (tests and
+// benchmarks set it to compare the two): the AVX-512 one where there is
+// one (vec8.Native), else none. The plain-Go vectors of a build without
+// GOEXPERIMENT=simd would be slower than gonum's BLAS, so they run only
+// in tests, which check the kernel's arithmetic in every build.
+var kernel = vec8.Native()
 
 // Kernel names the E-step's forward–backward kernel of this binary on
 // this machine, for --version: "avx512" (GOEXPERIMENT=simd on amd64 with
