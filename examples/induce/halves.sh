@@ -1,9 +1,8 @@
-# Sourced by ceiling.sh, endings.sh and chains.sh, which score models on
-# the selection half of a newlang.mk run: the programs of ../../bin on
-# PATH, a scratch directory $tmp removed on exit, pct (a score's directed
-# accuracy, %) and the tags refined by the word's ending.
-here=$(cd "$(dirname "$0")" && pwd)
-PATH=$(cd "$here/../../bin" 2>/dev/null && pwd):$PATH
+# Sourced by ceiling.sh, endings.sh, chains.sh and mbr.sh, which score
+# models on the selection half of a newlang.mk run: the programs of
+# ../../bin on PATH, a scratch directory $tmp removed on exit, pct (a
+# score's directed accuracy, %) and the tags refined by the word's ending.
+PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pct() { printf '%.1f' "$(jq -r '.directed * 100')"; }

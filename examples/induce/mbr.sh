@@ -14,9 +14,7 @@ set -eu
 out=$1
 max=$2
 shift 2
-PATH=$(cd "$(dirname "$0")/../../bin" 2>/dev/null && pwd):$PATH
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/halves.sh"
 # acc [--mbr] MODEL: the directed accuracy (a fraction) on $tmp/dev.jsonl
 acc() { decode "$@" -q "$tmp/dev.jsonl" | score --json | jq -r .directed; }
 both() { awk -v a="$(acc -m "$1")" -v b="$(acc --mbr -m "$1")" 'BEGIN { printf "%.1f → %.1f", 100 * a, 100 * b }'; }
