@@ -350,8 +350,10 @@ func (p *Problem) latticeCharts(workers int) {
 // neighbourhoodTerms adds the lattices' terms: log Z(N(x)) and its
 // counts, and where the lattice gives it beside them, log Z(x) and its.
 func (p *Problem) neighbourhoodTerms(pot *dmv.Params, dist []float64, workers int, v *Value) {
-	for p.apart == nil && len(p.sent) < workers {
-		p.sent = append(p.sent, dmv.NewChart(p.Corpus.MaxLen))
+	if p.apart == nil { // the sentence charts of the fallback below
+		for len(p.sent) < workers {
+			p.sent = append(p.sent, dmv.NewChart(p.Corpus.MaxLen))
+		}
 	}
 	p.latticeCharts(workers)
 	if len(p.chunkGrad) != chunks {
