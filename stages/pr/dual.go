@@ -84,11 +84,15 @@ func (s *solver) prepare(n int) {
 // point (its value and gradient).
 func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64, grad []float64) bool) (Stats, error) {
 	f := st.Value
-	pg0 := s.projectedGradientNorm(p, x)
-	if pg0 == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-		st.Converged = pg0 == 0
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		st.Converged = s.projectedGradientNorm(p, x) == 0
 		return st, nil
 	}
+	// The projected gradient's norm at x, which the second stopping rule
+	// compares with, costs a projection: it is taken only when that rule
+	// is asked (-1 until then). A stationary x stops the first trial step
+	// (its projection does not move).
+	pg0 := -1.0
 	alpha := s.step
 	if alpha == 0 {
 		alpha = s.FirstStep
@@ -132,6 +136,13 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 		}
 		p.accept()
 		st.Steps++
+		// At the step limit the loop ends whatever the projected gradient
+		// says: it is not projected then (only Converged would hear it).
+		small := math.Abs(f-fNext) <= s.Tol*math.Abs(f)
+		askPG := !small && st.Steps < s.MaxSteps
+		if askPG && pg0 < 0 { // x and s.grad are still the start's
+			pg0 = s.projectedGradientNorm(p, x)
+		}
 		// Barzilai–Borwein: α = Δx·Δx / Δx·Δg, when the curvature is positive.
 		dxdx, dxdg := 0.0, 0.0
 		for _, i := range s.Order {
@@ -146,12 +157,9 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 		alpha = s.step
 		copy(x, s.next)
 		s.grad, s.nextGrad = s.nextGrad, s.grad
-		prev := f
 		f = fNext
 		st.Value = f
-		// At the step limit the loop ends whatever the projected gradient
-		// says: it is not projected then (only Converged would hear it).
-		if math.Abs(prev-f) <= s.Tol*math.Abs(prev) || st.Steps < s.MaxSteps && s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
+		if small || askPG && s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
 			st.Converged = true
 			break
 		}
