@@ -45,6 +45,13 @@ func StorePart(s []float64, v Vec) { storePart(s, v) }
 func StoreBits(p *[Lanes]uint64, v Vec) { storeBits(p, v) }
 func LoadBits(p *[Lanes]uint64) Vec     { return loadBits(p) }
 
+// ExpMin and ExpMax bound the lanes whose Exp is math.Exp's: those
+// whose result is a normal number, neither a subnormal nor +Inf.
+const (
+	ExpMin = -708
+	ExpMax = 709
+)
+
 // FactorOf is x in the lanes where it is a positive number (a factor
 // scaling may divide by) and 1 in the others: 0, +Inf, NaN.
 func FactorOf(x Vec) Vec {

@@ -47,6 +47,36 @@ func BenchmarkAddTo(b *testing.B) {
 	})
 }
 
+// Exp is math.Exp, bit for bit, over [ExpMin, ExpMax]: at random, at
+// its ends, at 0 and −0, and at every half-integer multiple of ln 2
+// within it and beside it (where the reduction's rounding to an integer
+// decides).
+func TestExp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 3))
+	xs := []float64{ExpMin, ExpMax, 0, math.Copysign(0, -1), 1, -1, 1e-300, -1e-300}
+	for k := float64(ExpMin) * 1.4427; k <= ExpMax*1.4427; k += 0.5 {
+		h := k * math.Ln2
+		if h >= ExpMin && h <= ExpMax {
+			xs = append(xs, h, math.Nextafter(h, math.Inf(-1)), math.Nextafter(h, math.Inf(1)))
+		}
+	}
+	for range 200000 {
+		xs = append(xs, ExpMin+rng.Float64()*(ExpMax-ExpMin), -rng.ExpFloat64())
+	}
+	for len(xs)%Lanes != 0 {
+		xs = append(xs, 0)
+	}
+	var got [Lanes]float64
+	for i := 0; i < len(xs); i += Lanes {
+		Exp(Load(xs[i:])).Store(&got)
+		for l, x := range xs[i : i+Lanes] {
+			if want := math.Exp(x); got[l] != want {
+				t.Fatalf("Exp(%v) = %v, math.Exp %v", x, got[l], want)
+			}
+		}
+	}
+}
+
 // Log is math.Log, bit for bit, on positive normal numbers of every
 // exponent, √2/2 times a power of two (where the assembly's compare
 // decides) and numbers beside it, and 1.

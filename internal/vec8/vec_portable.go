@@ -159,6 +159,14 @@ func Log(x Vec) Vec {
 	return x
 }
 
+// Exp is math.Exp lane by lane.
+func Exp(x Vec) Vec {
+	for i := range x {
+		x[i] = math.Exp(x[i])
+	}
+	return x
+}
+
 func storeBits(p *[Lanes]uint64, v Vec) {
 	for i, x := range v {
 		p[i] = math.Float64bits(x)

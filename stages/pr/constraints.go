@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/grind-nlp/grind/internal/vec8"
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/stages/dmv"
 )
@@ -108,26 +109,33 @@ func nonRuleCount(c *dmv.Params, m mask) float64 {
 // the potential edge d ← h, slot d·n+d the attachment of d to the wall.
 // A slot's λ is held by its representative slot: itself (ungrouped), or
 // the first slot of the same child and parent tag (and side, with
-// Direction) when grouped; none for the wall unless Root. The variables
-// are the representatives, type by type (within a type in slot order):
-// the projection onto each type's simplex runs over contiguous memory.
+// Direction) when grouped; none for the wall unless Root. The dual is
+// laid out by slot, a variable at its representative's slot and 0 at
+// every other, so that the E-step's factors and posteriors, and the
+// solver's sums, run over a sentence's slots as they lie; the projection
+// reaches each type's variables through a list of them.
 type sparsityProblem struct {
 	eStep
 	sigma float64
 	off   []int   // sentence i's slots start at off[i]
 	rep   []int32 // per slot: its representative within the sentence (h·n+d), -1 none
-	// slotVar is each slot's variable (its representative's), -1 none;
-	// varSlot each variable's representative slot.
-	slotVar, varSlot []int32
-	// The variables of type t are typeStart[t]:typeStart[t+1].
+	// slotType is a variable's type, -1 for the other slots.
+	slotType []int32
+	// The variables of type t, in slot order, are
+	// typeVars[typeStart[t]:typeStart[t+1]].
+	typeVars  []int32
 	typeStart []int
-	x, grad   []float64   // the dual the E-step runs at, and its gradient
-	post      []float64   // when not nil (tests), the posteriors by slot
-	bufs      [][]float64 // project's scratch, one per worker
+	// direct says every slot with a variable is its own (not grouped).
+	direct  bool
+	x, grad []float64   // the dual the E-step runs at, and its gradient
+	post    []float64   // when not nil (tests), the posteriors by slot
+	sums    []float64   // one per type: project's, feasible's and gap's scratch
+	dots    []float64   // the same, gap's
+	bufs    [][]float64 // project's scratch, one per worker
 }
 
 func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, error) {
-	s := &sparsityProblem{sigma: opts.Sigma}
+	s := &sparsityProblem{sigma: opts.Sigma, direct: !opts.Grouped}
 	t := corpus.Tags.Len()
 	s.off = make([]int, corpus.Len()+1)
 	total := 0
@@ -143,17 +151,17 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	}
 	s.off[corpus.Len()] = total
 	s.rep = make([]int32, total)
-	slotType := make([]int32, total) // of representatives; -1 otherwise
+	s.slotType = make([]int32, total)
 	types := newTypeIndex(t)
 	err = corpus.Each(0, corpus.Len(), func(i int, tags, _ []int) {
 		n, base := len(tags), s.off[i]
 		for h := 0; h < n; h++ {
 			for d := 0; d < n; d++ {
 				k := h*n + d
-				s.rep[base+k], slotType[base+k] = -1, -1
+				s.rep[base+k], s.slotType[base+k] = -1, -1
 				if h == d {
 					if opts.Root {
-						s.rep[base+k], slotType[base+k] = int32(k), types.id(tags[d], t, 0)
+						s.rep[base+k], s.slotType[base+k] = int32(k), types.id(tags[d], t, 0)
 					}
 					continue
 				}
@@ -172,7 +180,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 				}
 				s.rep[base+k] = int32(r*n + d)
 				if r == h {
-					slotType[base+k] = types.id(tags[d], tags[h], side)
+					s.slotType[base+k] = types.id(tags[d], tags[h], side)
 				}
 			}
 		}
@@ -180,9 +188,9 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	if err != nil {
 		return nil, err
 	}
-	// Number the representatives by type (counting sort, in slot order).
+	// List the variables by type (counting sort, in slot order).
 	s.typeStart = make([]int, types.n+1)
-	for _, ty := range slotType {
+	for _, ty := range s.slotType {
 		if ty >= 0 {
 			s.typeStart[ty+1]++
 		}
@@ -190,25 +198,15 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 	for ty := range types.n {
 		s.typeStart[ty+1] += s.typeStart[ty]
 	}
-	s.varSlot = make([]int32, s.typeStart[types.n])
-	s.slotVar = make([]int32, total)
+	s.typeVars = make([]int32, s.typeStart[types.n])
 	fill := slices.Clone(s.typeStart[:types.n])
-	for slot, ty := range slotType {
-		s.slotVar[slot] = -1
+	for slot, ty := range s.slotType {
 		if ty >= 0 {
-			s.varSlot[fill[ty]] = int32(slot)
-			s.slotVar[slot] = int32(fill[ty])
+			s.typeVars[fill[ty]] = int32(slot)
 			fill[ty]++
 		}
 	}
-	for i := 0; i+1 < len(s.off); i++ { // every slot to its representative's variable
-		base := s.off[i]
-		for k, r := range s.rep[base:s.off[i+1]] {
-			if r >= 0 {
-				s.slotVar[base+k] = s.slotVar[base+int(r)]
-			}
-		}
-	}
+	s.sums, s.dots = make([]float64, types.n), make([]float64, types.n)
 	return s, nil
 }
 
@@ -257,37 +255,20 @@ func (ix *typeIndex) id(child, parent, side int) int32 {
 	return ix.table[key]
 }
 
-// vars is the number of dual variables.
-func (s *sparsityProblem) vars() int { return len(s.varSlot) }
-
-// order is the variables in the order of their slots.
-func (s *sparsityProblem) order() []int32 {
-	order := make([]int32, 0, s.vars())
-	for slot, v := range s.slotVar {
-		if v >= 0 && int(s.varSlot[v]) == slot {
-			order = append(order, v)
-		}
-	}
-	return order
-}
-
-// slots is the number of slots: the dual's length in a state file.
+// slots is the number of slots: the dual's length.
 func (s *sparsityProblem) slots() int { return len(s.rep) }
 
-// toSlots lays the variables x out by slot (0 where a slot has no
-// variable of its own), as state files keep them.
-func (s *sparsityProblem) toSlots(x []float64) []float64 {
-	out := make([]float64, s.slots())
-	for v, slot := range s.varSlot {
-		out[slot] = x[v]
-	}
-	return out
-}
+// toSlots is the dual as state files keep it: as it is.
+func (s *sparsityProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
 
-// fromSlots takes the variables x back from a layout by slot.
+// fromSlots takes the dual back from a state file, 0 at the slots that
+// hold no variable.
 func (s *sparsityProblem) fromSlots(x, slots []float64) {
-	for v, slot := range s.varSlot {
-		x[v] = slots[slot]
+	for k, ty := range s.slotType {
+		x[k] = 0
+		if ty >= 0 {
+			x[k] = slots[k]
+		}
 	}
 }
 
@@ -295,19 +276,37 @@ func (s *sparsityProblem) fromSlots(x, slots []float64) {
 func (s *sparsityProblem) factors(i int, edge, root []float64) {
 	base := s.off[i]
 	n := len(root)
-	vars := s.slotVar[base : base+len(edge)]
-	for k := range edge {
-		f := 1.0
-		if v := vars[k]; v >= 0 {
-			if l := s.x[v]; l != 0 {
-				f = math.Exp(-l)
+	expNeg(edge, s.x[base:base+len(edge)]) // 1 where λ is 0, as at a slot of no variable (e^{−0} is 1 exactly)
+	if !s.direct {                         // a slot's factor is its representative's
+		for k, r := range s.rep[base : base+len(edge)] {
+			if r >= 0 && int(r) != k {
+				edge[k] = edge[r] // r < k: the first parent of the tag
 			}
 		}
-		edge[k] = f
 	}
 	for d := 0; d < n; d++ {
 		root[d] = edge[d*n+d]
 		edge[d*n+d] = 1
+	}
+}
+
+// expNeg sets dst[k] to e^{−x[k]} (1 where x[k] is 0): math.Exp's bits,
+// on the vector lanes where they run (vec8.Exp), eight at a time.
+func expNeg(dst, x []float64) {
+	k := 0
+	if vec8.Native() != "" {
+		minus := vec8.Broadcast(-1)
+		for ; k < len(x); k += vec8.Lanes {
+			v := vec8.LoadPart(x[k:]).Mul(minus)
+			if vec8.Within(vec8.AllTrue(), v, vec8.ExpMin, vec8.ExpMax).ToBits() != 1<<vec8.Lanes-1 {
+				break // math.Exp's own care from here on
+			}
+			vec8.StorePart(dst[k:], vec8.Exp(v))
+		}
+		vec8.Settle()
+	}
+	for ; k < len(x); k++ {
+		dst[k] = math.Exp(-x[k])
 	}
 }
 
@@ -317,17 +316,29 @@ func (s *sparsityProblem) factors(i int, edge, root []float64) {
 func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
 	base := s.off[i]
 	n := len(root)
-	vars := s.slotVar[base : base+len(edge)]
-	for h := 0; h < n; h++ {
-		for d, v := range vars[h*n : h*n+n] {
-			if v < 0 {
-				continue
+	grad := s.grad[base : base+len(edge)]
+	if s.direct {
+		for k, p := range edge {
+			grad[k] -= p
+		}
+		for d := 0; d < n; d++ {
+			grad[d*n+d] = 0
+			if s.slotType[base+d*n+d] >= 0 {
+				grad[d*n+d] -= root[d]
 			}
-			p := edge[h*n+d]
-			if d == h {
-				p = root[d]
+		}
+	} else {
+		for h := 0; h < n; h++ {
+			for d, r := range s.rep[base+h*n : base+h*n+n] {
+				if r < 0 {
+					continue
+				}
+				p := edge[h*n+d]
+				if d == h {
+					p = root[d]
+				}
+				grad[r] -= p
 			}
-			s.grad[v] -= p
 		}
 	}
 	if s.post != nil {
@@ -356,21 +367,27 @@ func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 
 // gap: F(q_λ) = Σ log Z(λ) + λ·μ − σ·Σ_types max_instances μ for the
 // instances' expectations μ = −∇f (Σ λ·μ ≤ σ·max μ over a type's
-// feasible λ: weak duality).
+// feasible λ: weak duality). A type's sums run in slot order, the types
+// in theirs.
 func (s *sparsityProblem) gap(x, grad []float64) float64 {
-	gap := 0.0
-	for ty := 0; ty+1 < len(s.typeStart); ty++ {
-		most, dot := 0.0, 0.0 // of −grad: the gradient is ≤ 0
-		for k := s.typeStart[ty]; k < s.typeStart[ty+1]; k++ {
-			// Not min(), whose care for NaN and −0 is a chain of
-			// instructions from one element to the next: a NaN makes dot
-			// NaN all the same, and the gradient is never −0 (0 − p).
-			if g := grad[k]; g < most {
-				most = g
-			}
-			dot += x[k] * grad[k]
+	most, dot := s.sums, s.dots // of −grad: the gradient is ≤ 0
+	clear(most)
+	clear(dot)
+	for k, ty := range s.slotType {
+		if ty < 0 {
+			continue
 		}
-		gap += dot - s.sigma*most
+		// Not min(), whose care for NaN and −0 is a chain of
+		// instructions from one element to the next: a NaN makes dot
+		// NaN all the same, and the gradient is never −0 (0 − p).
+		if g := grad[k]; g < most[ty] {
+			most[ty] = g
+		}
+		dot[ty] += x[k] * grad[k]
+	}
+	gap := 0.0
+	for ty, d := range dot {
+		gap += d - s.sigma*most[ty]
 	}
 	return gap
 }
@@ -380,14 +397,18 @@ func (s *sparsityProblem) gap(x, grad []float64) float64 {
 const feasibleSlack = 1e-9
 
 func (s *sparsityProblem) feasible(x []float64) bool {
-	for ty := 0; ty+1 < len(s.typeStart); ty++ {
-		sum := 0.0
-		for _, v := range x[s.typeStart[ty]:s.typeStart[ty+1]] {
-			if v < 0 {
-				return false
-			}
-			sum += v
+	sums := s.sums
+	clear(sums)
+	for k, ty := range s.slotType {
+		if ty < 0 {
+			continue
 		}
+		if x[k] < 0 {
+			return false
+		}
+		sums[ty] += x[k]
+	}
+	for _, sum := range sums {
 		if sum > s.sigma*(1+feasibleSlack) {
 			return false
 		}
@@ -397,13 +418,31 @@ func (s *sparsityProblem) feasible(x []float64) bool {
 
 // project maps every type's variables onto {λ ≥ 0, Σ λ ≤ σ} (the
 // projection onto the simplex: λ_i = max(0, v_i − θ) with θ ≥ 0 the
-// smallest threshold that brings the sum within σ).
+// smallest threshold that brings the sum within σ), and sets the slots
+// of no variable to 0.
 //
-// Types are independent: they are projected on the E-step's workers, in
-// pieces fixed by the number of types (the result does not depend on
-// the workers).
+// One pass over the slots clips the negative values and sums each type
+// (in slot order); the types over σ then find their θ on the E-step's
+// workers, in pieces fixed by the number of types (the result does not
+// depend on the workers). (Laying the variables out type by type for
+// that, in the first pass, and back after, costs as much as reaching
+// them through typeVars.)
 func (s *sparsityProblem) project(x []float64) {
-	types := len(s.typeStart) - 1
+	sums := s.sums
+	clear(sums)
+	for k, ty := range s.slotType {
+		// Without branches, as in simplexThreshold: a negative value
+		// becomes +0, the others stay as they are (−0 too).
+		v := x[k]
+		v = math.Float64frombits(math.Float64bits(v) &^ -uint64(b2i(v < 0)))
+		if ty < 0 {
+			v = 0
+		} else {
+			sums[ty] += v
+		}
+		x[k] = v
+	}
+	types := len(sums)
 	pieces := min(types, projectPieces)
 	workers := min(pipeline.Workers(s.opts.Workers), pieces)
 	for len(s.bufs) < workers {
@@ -411,28 +450,25 @@ func (s *sparsityProblem) project(x []float64) {
 	}
 	pipeline.ForEachChunk(pieces, workers, func(worker, k int) {
 		for ty := k * types / pieces; ty < (k+1)*types/pieces; ty++ {
-			vars := x[s.typeStart[ty]:s.typeStart[ty+1]]
-			// Clipped at 0, summed, and the positive values kept (in
-			// order: their sum, in the same order, is sum).
-			// Without branches, as in simplexThreshold: a negative value
-			// becomes +0, the others stay as they are (−0 too).
-			buf := slices.Grow(s.bufs[worker][:0], len(vars))[:len(vars)]
-			kept, sum := 0, 0.0
-			for i, v := range vars {
-				v = math.Float64frombits(math.Float64bits(v) &^ -uint64(b2i(v < 0)))
-				vars[i] = v
-				buf[kept] = v
-				kept += b2i(v > 0)
-				sum += v
-			}
-			s.bufs[worker] = buf
+			sum := sums[ty]
 			if sum <= s.sigma {
 				continue
 			}
+			// The positive values, in order: their sum, in the same
+			// order, is sum.
+			vars := s.typeVars[s.typeStart[ty]:s.typeStart[ty+1]]
+			buf := slices.Grow(s.bufs[worker][:0], len(vars))[:len(vars)]
+			kept := 0
+			for _, slot := range vars {
+				v := x[slot]
+				buf[kept] = v
+				kept += b2i(v > 0)
+			}
+			s.bufs[worker] = buf
 			theta := simplexThreshold(buf[:kept], s.sigma, sum)
-			for i, v := range vars {
-				d := v - theta // kept where not ≤ 0 (a NaN too), else +0
-				vars[i] = math.Float64frombits(math.Float64bits(d) & -uint64(b2i(!(d <= 0))))
+			for _, slot := range vars {
+				d := x[slot] - theta // kept where not ≤ 0 (a NaN too), else +0
+				x[slot] = math.Float64frombits(math.Float64bits(d) & -uint64(b2i(!(d <= 0))))
 			}
 		}
 	})

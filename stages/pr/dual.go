@@ -30,10 +30,6 @@ type solver struct {
 	MaxSteps  int     // projected-gradient steps per projection
 	Tol       float64 // stop when f changes, or the projected gradient shrinks, by less than this (relatively)
 	FirstStep float64 // the very first trial step
-	// Order is the order the sums over the variables take (sparsity's:
-	// its variables as they lie in the sentences, the sums of its first
-	// layout by slot); nil: 0, 1, …
-	Order []int32
 
 	step float64 // the last accepted step length α (0: none yet)
 	// Scratch.
@@ -70,12 +66,6 @@ func (s *solver) prepare(n int) {
 	if len(s.grad) != n {
 		s.grad, s.next, s.nextGrad, s.pg = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	}
-	if len(s.Order) != n {
-		s.Order = make([]int32, n)
-		for i := range s.Order {
-			s.Order[i] = int32(i)
-		}
-	}
 }
 
 // descend takes the steps of minimise from the feasible x, evaluated and
@@ -106,8 +96,8 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 			}
 			p.project(s.next)
 			slope := 0.0 // ∇f·(x' − x), ≤ 0
-			for _, i := range s.Order {
-				slope += s.grad[i] * (s.next[i] - x[i])
+			for i, g := range s.grad {
+				slope += g * (s.next[i] - x[i])
 			}
 			if slope == 0 { // the projection does not move: a stationary point
 				st.Converged = true
@@ -145,8 +135,8 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 		}
 		// Barzilai–Borwein: α = Δx·Δx / Δx·Δg, when the curvature is positive.
 		dxdx, dxdg := 0.0, 0.0
-		for _, i := range s.Order {
-			dx, dg := s.next[i]-x[i], s.nextGrad[i]-s.grad[i]
+		for i, g := range s.grad {
+			dx, dg := s.next[i]-x[i], s.nextGrad[i]-g
 			dxdx += dx * dx
 			dxdg += dx * dg
 		}
@@ -177,8 +167,8 @@ func (s *solver) projectedGradientNorm(p problem, x []float64) float64 {
 	}
 	p.project(s.pg)
 	sum := 0.0
-	for _, i := range s.Order {
-		d := s.pg[i] - x[i]
+	for i, v := range s.pg {
+		d := v - x[i]
 		sum += d * d
 	}
 	return math.Sqrt(sum)

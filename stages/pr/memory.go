@@ -9,11 +9,10 @@ import (
 
 // slotBytes is what the sparsity penalty holds per potential edge of a
 // sentence (n² of them): the dual, its solver's four vectors and the
-// interleaved rule's two (one per variable, at most one per slot), the
-// slot's representative and
-// variable, the variable's slot and place in the order of slots and,
-// while it is set up, the slot's type.
-const slotBytes = 7*8 + 5*4
+// interleaved rule's two (each laid out by slot), the slot's
+// representative and type, and its place in the list of variables by
+// type (at most one a slot).
+const slotBytes = 7*8 + 3*4
 
 // CheckMemory refuses, before it is made, a projector over corpus whose
 // memory, with the held bytes of the job around it (the DMV's tables and

@@ -260,8 +260,7 @@ func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 			return nil, err
 		}
 		p.prob = sp
-		p.dual = make([]float64, sp.vars())
-		p.solver.Order = sp.order()
+		p.dual = make([]float64, sp.slots())
 		p.solver.FirstStep = 1000 // pr-toolkit's first step
 	}
 	return p, nil
@@ -376,6 +375,6 @@ func (p *Projector) interleaved(w *dmv.Params) (Result, error) {
 }
 
 // Dual is the dual variables the last projection ended with (sparsity's
-// type by type: sparsityProblem); under Interleaved, the point its step
+// by slot: sparsityProblem); under Interleaved, the point its step
 // led to, where the next E-step runs.
 func (p *Projector) Dual() []float64 { return p.dual }

@@ -106,7 +106,7 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := make([]float64, sp.vars())
+		x := make([]float64, sp.slots())
 		for i := range x {
 			x[i] = 2 * rng.Float64()
 		}
@@ -123,8 +123,8 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 			n, base := len(sent), sp.off[i]
 			lambda := make([]float64, n*n) // each slot's λ, from its representative
 			for k := range lambda {
-				if v := sp.slotVar[base+k]; v >= 0 {
-					lambda[k] = x[v]
+				if r := sp.rep[base+k]; r >= 0 {
+					lambda[k] = x[base+int(r)]
 				}
 			}
 			logZ, post := bruteEdgePosteriors(sent, w, lambda)
@@ -146,7 +146,7 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 						want -= post[j]
 					}
 				}
-				if g := grad[sp.slotVar[base+k]]; math.Abs(g-want) > 1e-9 {
+				if g := grad[base+k]; math.Abs(g-want) > 1e-9 {
 					t.Fatalf("%+v: sentence %d slot %d: gradient %v, want %v", opts, i, k, g, want)
 				}
 			}
@@ -177,7 +177,7 @@ func TestTypesByTableOrMap(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(table.typeStart) < 10 || !slices.Equal(table.typeStart, byMap.typeStart) ||
-			!slices.Equal(table.slotVar, byMap.slotVar) || !slices.Equal(table.varSlot, byMap.varSlot) {
+			!slices.Equal(table.slotType, byMap.slotType) || !slices.Equal(table.typeVars, byMap.typeVars) {
 			t.Errorf("%+v: %d types by the table, %d by the map, or another layout", opts, len(table.typeStart)-1, len(byMap.typeStart)-1)
 		}
 	}
@@ -339,7 +339,7 @@ func TestDualGradientsFiniteDifferences(t *testing.T) {
 		p.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		dim := 1
 		if name == "sparsity" {
-			dim = sp.vars()
+			dim = sp.slots()
 		}
 		x := make([]float64, dim)
 		for i := range x {
@@ -451,8 +451,9 @@ func checkSparsityOptimum(t *testing.T, p *Projector) {
 	sp.evaluate(x, grad)
 	binding := 0
 	for ty := 0; ty+1 < len(sp.typeStart); ty++ {
+		vars := sp.typeVars[sp.typeStart[ty]:sp.typeStart[ty+1]]
 		sum, maxE := 0.0, 0.0
-		for k := sp.typeStart[ty]; k < sp.typeStart[ty+1]; k++ {
+		for _, k := range vars {
 			sum += x[k]
 			maxE = math.Max(maxE, -grad[k])
 		}
@@ -462,7 +463,7 @@ func checkSparsityOptimum(t *testing.T, p *Projector) {
 		if sum > sp.sigma*(1-1e-6) {
 			binding++
 		}
-		for k := sp.typeStart[ty]; k < sp.typeStart[ty+1]; k++ {
+		for _, k := range vars {
 			if x[k] > 1e-6 && -grad[k] < maxE-1e-3 {
 				t.Errorf("type %d: λ %v on an instance of posterior %v, below the type's max %v", ty, x[k], -grad[k], maxE)
 			}
