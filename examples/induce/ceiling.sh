@@ -27,10 +27,9 @@ set -eu
 out=$1
 shift
 . "$(dirname "$0")/halves.sh"
-directed() { score --json | pct; }
 supervised() { # supervised TRAIN DEV: the supervised DMV's accuracy on DEV
-	estep --gold -q "$1" | mstep --lambda 1 -q > "$tmp/sup.jsonl"
-	decode -m "$tmp/sup.jsonl" -q "$2" | directed
+	supervised_model "$1" "$tmp/sup.jsonl"
+	accuracy "$tmp/sup.jsonl" "$2"
 }
 printf '%-4s %6s %6s %10s %6s %6s\n' lang right sup sup+suffix best induce
 for l in "$@"; do
@@ -39,13 +38,9 @@ for l in "$@"; do
 	*-dev-*) mark='*' ;;
 	*) mark='' ;;
 	esac
-	right=$(baseline --attach right -q "$d/dev.jsonl" | directed)
 	sup=$(supervised "$d/train.jsonl" "$d/dev.jsonl")
-	keep_endings "$d/train.jsonl" > "$tmp/keep"
-	refine "$d/train.jsonl" "$tmp/keep" > "$tmp/train.jsonl"
-	refine "$d/dev.jsonl" "$tmp/keep" > "$tmp/dev.jsonl"
+	refine_halves "$d/train.jsonl" "$d/dev.jsonl"
 	suffix=$(supervised "$tmp/train.jsonl" "$tmp/dev.jsonl")
 	best=$(select-model --dev "$d/dev.jsonl" --root count --json -q "$d"/runs/*.jsonl | head -1 | pct)
-	induce=$(decode -m "$d/induce.model" -q "$d/dev.jsonl" | directed)
-	printf '%-4s %6s %6s %10s %6s %6s\n' "$l" "$right" "$sup$mark" "$suffix$mark" "$best" "$induce"
+	printf '%-4s %6s %6s %10s %6s %6s\n' "$l" "$(right "$d/dev.jsonl")" "$sup$mark" "$suffix$mark" "$best" "$(accuracy "$d/induce.model" "$d/dev.jsonl")"
 done

@@ -22,32 +22,28 @@ set -eu
 out=$1
 shift
 . "$(dirname "$0")/halves.sh"
-acc() { decode -m "$1" -q "$2" | score --json | pct; }
 # starts TRAIN DEV: accuracy/bits of EM from km, right and sup
 starts() {
-	baseline --attach right -q "$1" | jq -c '.heads = .pred | del(.pred)' |
-		estep --gold -q | mstep --lambda 1 -q > "$tmp/right.jsonl"
-	estep --gold -q "$1" | mstep --lambda 1 -q > "$tmp/sup.jsonl"
+	right_model "$1" "$tmp/right.jsonl"
+	supervised_model "$1" "$tmp/sup.jsonl"
 	for start in "--init km" "-m $tmp/right.jsonl" "-m $tmp/sup.jsonl"; do
 		# shellcheck disable=SC2086 # the start is two words
 		train-em $start --lambda 0 --log "$tmp/log" -q "$1" -o "$tmp/em.jsonl"
-		printf ' %10s' "$(acc "$tmp/em.jsonl" "$2")/$(printf '%.3f' "$(tail -1 "$tmp/log" | jq .cross_entropy)")"
+		printf ' %10s' "$(accuracy "$tmp/em.jsonl" "$2")/$(printf '%.3f' "$(tail -1 "$tmp/log" | jq .cross_entropy)")"
 	done
 }
 printf '%-4s %5s | %-32s | %-32s | %s\n' '' '' 'bare tags: EM from' 'refined tags: EM from' 'refined tags, from km'
 printf '%-4s %5s | %10s %10s %10s | %10s %10s %10s | %5s %5s %5s\n' lang right km right sup km right sup 'δ+0.2' 'σ10' CE
 for l in "$@"; do
 	d=$out/$l
-	keep_endings "$d/train.jsonl" > "$tmp/keep"
-	refine "$d/train.jsonl" "$tmp/keep" > "$tmp/train.jsonl"
-	refine "$d/dev.jsonl" "$tmp/keep" > "$tmp/dev.jsonl"
-	printf '%-4s %5s |' "$l" "$(baseline --attach right -q "$d/dev.jsonl" | score --json | pct)"
+	refine_halves "$d/train.jsonl" "$d/dev.jsonl"
+	printf '%-4s %5s |' "$l" "$(right "$d/dev.jsonl")"
 	starts "$d/train.jsonl" "$d/dev.jsonl"
 	printf ' |'
 	starts "$tmp/train.jsonl" "$tmp/dev.jsonl"
 	train-sa --init km --lambda 1 --delta0 0.2 --delta-final 0.2 -q "$tmp/train.jsonl" -o "$tmp/sa.jsonl" 2> /dev/null
 	train-em --init km --lambda 1 --sparsity 10 -q "$tmp/train.jsonl" -o "$tmp/sp.jsonl"
 	train-ce --nbhd del1ortrans1 --sigma2 1 -q "$tmp/train.jsonl" -o "$tmp/ce.jsonl"
-	printf ' | %5s %5s %5s\n' "$(acc "$tmp/sa.jsonl" "$tmp/dev.jsonl")" \
-		"$(acc "$tmp/sp.jsonl" "$tmp/dev.jsonl")" "$(acc "$tmp/ce.jsonl" "$tmp/dev.jsonl")"
+	printf ' | %5s %5s %5s\n' "$(accuracy "$tmp/sa.jsonl" "$tmp/dev.jsonl")" \
+		"$(accuracy "$tmp/sp.jsonl" "$tmp/dev.jsonl")" "$(accuracy "$tmp/ce.jsonl" "$tmp/dev.jsonl")"
 done

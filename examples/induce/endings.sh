@@ -27,22 +27,18 @@ shift
 medium() {
 	rm -rf "$tmp/runs"
 	induce --train "$1" --dev "$2" --rules "$3" --preset medium --save-dir "$tmp/runs" -q -o "$tmp/induce.jsonl" 2> /dev/null
-	picked="$(decode -m "$tmp/induce.jsonl" -q "$2" | score --json | pct) / $(select-model --dev "$2" --root count --json -q "$tmp"/runs/*.jsonl | head -1 | pct)"
+	picked="$(accuracy "$tmp/induce.jsonl" "$2") / $(select-model --dev "$2" --root count --json -q "$tmp"/runs/*.jsonl | head -1 | pct)"
 }
 printf '%-4s %6s %14s %14s %14s\n' lang right 'from right' 'tags' 'endings'
 for l in "$@"; do
 	d=$out/$l
-	right=$(baseline --attach right -q "$d/dev.jsonl" | score --json | pct)
-	baseline --attach right -q "$d/train.jsonl" | jq -c '.heads = .pred | del(.pred)' |
-		estep --gold -q | mstep --lambda 1 -q > "$tmp/right.jsonl"
+	right_model "$d/train.jsonl" "$tmp/right.jsonl"
 	fromright=
 	for lambda in 0 1; do
 		train-em -m "$tmp/right.jsonl" --lambda $lambda -q "$d/train.jsonl" -o "$tmp/em.jsonl"
-		fromright="$fromright${fromright:+ / }$(decode -m "$tmp/em.jsonl" -q "$d/dev.jsonl" | score --json | pct)"
+		fromright="$fromright${fromright:+ / }$(accuracy "$tmp/em.jsonl" "$d/dev.jsonl")"
 	done
-	keep_endings "$d/train.jsonl" > "$tmp/keep"
-	refine "$d/train.jsonl" "$tmp/keep" > "$tmp/train.jsonl"
-	refine "$d/dev.jsonl" "$tmp/keep" > "$tmp/dev.jsonl"
+	refine_halves "$d/train.jsonl" "$d/dev.jsonl"
 	# every refined tag (TAG_c) stands where its bare tag does in a rule
 	jq -r '.tags[]' "$tmp/train.jsonl" "$tmp/dev.jsonl" | sort -u > "$tmp/tags"
 	train-em --rules ud1 --print-rules | awk 'NR == FNR { t = $1; sub(/_.*/, "", t); as[t] = as[t] " " $1; next }
@@ -53,5 +49,5 @@ for l in "$@"; do
 	tags=$picked
 	medium "$tmp/train.jsonl" "$tmp/dev.jsonl" "$tmp/rules"
 	endings=$picked
-	printf '%-4s %6s %14s %14s %14s\n' "$l" "$right" "$fromright" "$tags" "$endings"
+	printf '%-4s %6s %14s %14s %14s\n' "$l" "$(right "$d/dev.jsonl")" "$fromright" "$tags" "$endings"
 done
