@@ -290,11 +290,15 @@ func (s *sparsityProblem) factors(i int, edge, root []float64) {
 	}
 }
 
+// expLanes says whether expNeg runs eight at a time (a variable for
+// tests).
+var expLanes = vec8.Native() != ""
+
 // expNeg sets dst[k] to e^{−x[k]} (1 where x[k] is 0): math.Exp's bits,
 // on the vector lanes where they run (vec8.Exp), eight at a time.
 func expNeg(dst, x []float64) {
 	k := 0
-	if vec8.Native() != "" {
+	if expLanes {
 		minus := vec8.Broadcast(-1)
 		for ; k < len(x); k += vec8.Lanes {
 			v := vec8.LoadPart(x[k:]).Mul(minus)

@@ -687,3 +687,36 @@ func TestRulesKeepTheBackoffSplit(t *testing.T) {
 		}
 	}
 }
+
+// The factors' exponentials are math.Exp's bits whichever way expNeg
+// takes them — eight at a time on the lanes, a tail shorter than eight,
+// a λ beyond the lanes' range (e^{−800} is subnormal: math.Exp's own
+// care), λ = 0 — at every length of a short sentence's slots.
+func TestExpNegBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for n := range 40 {
+		x := make([]float64, n)
+		for i := range x {
+			switch rng.IntN(6) {
+			case 0:
+				x[i] = 0
+			case 1:
+				x[i] = 800 * rng.Float64()
+			default:
+				x[i] = 20 * rng.Float64()
+			}
+		}
+		for _, lanes := range []bool{false, true} {
+			old := expLanes
+			expLanes = lanes && old
+			got := make([]float64, n)
+			expNeg(got, x)
+			expLanes = old
+			for i, l := range x {
+				if want := math.Exp(-l); math.Float64bits(got[i]) != math.Float64bits(want) {
+					t.Fatalf("length %d, lanes %v: e^−%v = %v, math.Exp %v", n, lanes, l, got[i], want)
+				}
+			}
+		}
+	}
+}
