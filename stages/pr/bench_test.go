@@ -60,3 +60,42 @@ func BenchmarkIteration(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEStepCallbacks is the DMV's E-step on UD English ≤ 10 (XPOS,
+// the km model, one worker) plain and with the callbacks posterior
+// regularization gives it, here trivial (factors of 1, posteriors
+// unread): what the factored path itself costs, before the dual's work.
+func BenchmarkEStepCallbacks(b *testing.B) {
+	c := corpora.UDEnglish(b, 10)
+	start, err := dmv.InitialModel(c, dmv.InitKM, dmv.InitOptions{Workers: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ones := func(_ int, edge, root []float64) {
+		for k := range edge {
+			edge[k] = 1
+		}
+		for k := range root {
+			root[k] = 1
+		}
+	}
+	unread := func(int, []float64, []float64) {}
+	estep := dmv.NewEStepper(c)
+	for _, bc := range []struct {
+		name string
+		opts dmv.EStepOptions
+	}{
+		{"plain", dmv.EStepOptions{Workers: 1}},
+		{"factors", dmv.EStepOptions{Workers: 1, Factors: ones}},
+		{"posteriors", dmv.EStepOptions{Workers: 1, Posteriors: unread}},
+		{"both", dmv.EStepOptions{Workers: 1, Factors: ones, Posteriors: unread}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if res := estep.Run(start, bc.opts); res.Err != nil {
+					b.Fatal(res.Err)
+				}
+			}
+		})
+	}
+}
