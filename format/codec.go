@@ -62,7 +62,11 @@ func decodeObject(data []byte, what string, field func(it *jsoniter.Iterator, na
 	it := codec.BorrowIterator(data)
 	defer codec.ReturnIterator(it)
 	if it.WhatIsNext() != jsoniter.ObjectValue {
-		return &JSONError{Msg: fmt.Sprintf("a %s must be a JSON object {…}, not %s", what, describeStart(data))}
+		msg := fmt.Sprintf("a %s must be a JSON object {…}, not %s", what, describeStart(data))
+		if what == "sentence" {
+			msg += converterHint(data)
+		}
+		return &JSONError{Msg: msg}
 	}
 	current := ""
 	var seen [16]string // the fields so far; records have few
@@ -201,6 +205,24 @@ func describeStart(data []byte) string {
 	default:
 		return fmt.Sprintf("%q", rune(c))
 	}
+}
+
+// converterHint names the converter for a line that is no JSON but
+// looks like one of the formats grind's converters read, "" for others.
+func converterHint(line []byte) string {
+	line = bytes.TrimSpace(line)
+	cells := bytes.Split(line, []byte("\t"))
+	word, _, _ := bytes.Cut(line, []byte(" "))
+	slash := bytes.LastIndexByte(word, '/')
+	switch {
+	case bytes.HasPrefix(line, []byte("(")):
+		return " (a bracketed treebank? ptb2deps converts one to sentence records)"
+	case bytes.HasPrefix(line, []byte("#")) || len(cells) >= 8 && len(cells[0]) > 0 && cells[0][0] >= '0' && cells[0][0] <= '9':
+		return " (CoNLL-U or CoNLL-X? conll2deps converts it to sentence records)"
+	case slash > 0 && slash < len(word)-1:
+		return " (tagged text, word/TAG? tagged2sents converts it to sentence records)"
+	}
+	return ""
 }
 
 // clipMessage keeps an error message to one readable line.

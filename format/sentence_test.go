@@ -79,6 +79,24 @@ func TestSentenceDecodeErrors(t *testing.T) {
 	}
 }
 
+// A line in a format a converter reads names the converter; other text
+// gets the plain message.
+func TestSentenceDecodeHints(t *testing.T) {
+	for line, want := range map[string]string{
+		`(S (NP (DT The) (NN dog)) (VP (VBZ barks)))`: `a sentence must be a JSON object {…}, not '(' (a bracketed treebank? ptb2deps converts one to sentence records)`,
+		"# sent_id = 1":                         "a sentence must be a JSON object {…}, not '#' (CoNLL-U or CoNLL-X? conll2deps converts it to sentence records)",
+		"1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_": "a sentence must be a JSON object {…}, not a number (CoNLL-U or CoNLL-X? conll2deps converts it to sentence records)",
+		"The/at Fulton/np-tl County/nn-tl":      "a sentence must be a JSON object {…}, not 'T' (tagged text, word/TAG? tagged2sents converts it to sentence records)",
+		"the dog barks":                         "a sentence must be a JSON object {…}, not 't'",
+		"12 3":                                  "a sentence must be a JSON object {…}, not a number",
+	} {
+		var s Sentence
+		if err := Unmarshal([]byte(line), &s); err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %q", line, err, want)
+		}
+	}
+}
+
 // The CoNLL-U fields are checked as the tags are: lengths, ranges, order.
 func TestSentenceValidateCoNLLFields(t *testing.T) {
 	base := func() Sentence {
