@@ -38,6 +38,7 @@ func TestShellLoopEqualsTrainEMWithPR(t *testing.T) {
 		{km, []string{"--rules", rules, "--rule-share", "0.9", "--dual-rule", "interleaved"}},
 		{km, []string{"--sparsity", "4"}},
 		{km, []string{"--sparsity", "4", "--dual-rule", "exact"}},
+		{km, []string{"--sparsity", "4", "--dual-gap", "0.01"}},
 		{km, []string{"--sparsity", "2", "--sparsity-grouped", "--sparsity-root", "--sparsity-direction"}},
 		{evg, []string{"--rules", rules, "--rule-share", "0.9"}},
 		{evg, []string{"--sparsity", "4"}},
@@ -103,18 +104,20 @@ func TestEStepRefusesAnotherDual(t *testing.T) {
 // decoding, root counted): EM 46.5 / 63.6 and posterior sparsity at σ = 10
 // 46.2 / 63.9. From km-prtoolkit grind's EM and exact-rule PR give them
 // within 0.3 points (σ = 140's collapse, 23.3 / 43.7, is a knife-edge that
-// rounding moves by points, so it is not held here).
+// rounding moves by points under --dual-tol, so it is not held here), the
+// gap rule at 3e-2 within the 1.5.
 func TestPRToolkitRowsFromItsStart(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(testenv.SharedData(t, "ptb-sample-deps-ym"), "*.dp"))
 	sort.Strings(files)
 	corpus := runProgram(t, runProgram(t, nil, append([]string{"conll2deps", "--quiet"}, files...)...), "filterlen", "10")
 	path := writeTemp(t, t.TempDir(), "c.jsonl", corpus)
 	for _, row := range []struct {
-		flags           []string
-		dir, undirected float64
+		flags                 []string
+		dir, undirected, with float64
 	}{
-		{nil, 46.5, 63.6},
-		{[]string{"--sparsity", "10", "--dual-rule", "exact"}, 46.2, 63.9},
+		{nil, 46.5, 63.6, 0.3},
+		{[]string{"--sparsity", "10", "--dual-rule", "exact"}, 46.2, 63.9, 0.3},
+		{[]string{"--sparsity", "10", "--dual-gap", "3e-2"}, 46.2, 63.9, 1.5},
 	} {
 		args := append([]string{"train-em", "--init", "km-prtoolkit", "--tol", "0", "--max-iter", "100", "-q", path}, row.flags...)
 		model := writeTemp(t, t.TempDir(), "m.jsonl", runProgram(t, nil, args...))
@@ -122,7 +125,7 @@ func TestPRToolkitRowsFromItsStart(t *testing.T) {
 		if err := format.Unmarshal(runProgram(t, runProgram(t, corpus, "decode", "-q", "-m", model), "score", "--json"), &r); err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(100*r.Directed-row.dir) > 0.3 || math.Abs(100*r.Undirected-row.undirected) > 0.3 {
+		if math.Abs(100*r.Directed-row.dir) > row.with || math.Abs(100*r.Undirected-row.undirected) > row.with {
 			t.Errorf("%v: %.1f / %.1f, pr-toolkit %.1f / %.1f", row.flags, 100*r.Directed, 100*r.Undirected, row.dir, row.undirected)
 		}
 	}

@@ -133,7 +133,8 @@ expected dependencies obey universal rules (Naseem et al. 2010: at least
 sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
 --dual-rule says how much of the projection's dual each E-step solves: exact
 (to --dual-tol, within --dual-steps: pr-toolkit's rules; the default for
---rules) or interleaved (the default for --sparsity: one E-step an iteration,
+--rules; --dual-gap G stops it instead when the duality gap is within G of the
+dual's value, where the last projection ended too) or interleaved (the default for --sparsity: one E-step an iteration,
 the dual taking one projected-gradient step between iterations as the model
 takes its M-step, and line-searched steps only when the objective — then the
 primal bound F(q, θ) ≤ J(θ) — would fall; exact where both settle).
@@ -173,6 +174,7 @@ Examples:
    train-em --rules ud1 --print-rules > my.rules          # a built-in table, to edit
    train-em --sparsity 10 wsj10.jsonl > sparse.jsonl      # posterior sparsity
    train-em --sparsity 10 --dual-rule exact wsj10.jsonl > s.jsonl  # every projection solved
+   train-em --sparsity 10 --dual-gap 3e-2 wsj10.jsonl > g.jsonl     # solved to a duality gap
    train-em --run-dir run1 wsj10.jsonl > model.jsonl   # recorded; if killed:
    train-em --resume run1 > model.jsonl                # the same model, byte for byte
    train-em --child-valence 2 --child-backoff 0.33 wsj10.jsonl > evg.jsonl

@@ -21,6 +21,7 @@ func PRFlags() []cli.Flag {
 		&cli.StringFlag{Name: "dual-rule", Usage: "posterior regularization: `RULE` exact (solve every projection to --dual-tol, pr-toolkit's rules; the rules' default) or interleaved (one E-step an iteration and one dual step between, line-searched steps only when the objective would fall; sparsity's default)"},
 		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step (--dual-rule interleaved: in its fallback)"},
 		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization, --dual-rule exact: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
+		&cli.Float64Flag{Name: "dual-gap", Usage: "posterior regularization: solve every projection (the exact rule) until the duality gap is at most `G` times the dual's value, checked where the last one ended too (so a projection may take no step), instead of --dual-tol's rules"},
 	}
 }
 
@@ -31,7 +32,7 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 		RuleShare: c.Float64("rule-share"), RuleCap: c.Float64("rule-cap"),
 		Sigma:   c.Float64("sparsity"),
 		Grouped: c.Bool("sparsity-grouped"), Root: c.Bool("sparsity-root"), Direction: c.Bool("sparsity-direction"),
-		MaxSteps: c.Int("dual-steps"), Tol: c.Float64("dual-tol"),
+		MaxSteps: c.Int("dual-steps"), Tol: c.Float64("dual-tol"), Gap: c.Float64("dual-gap"),
 		Rule: pr.DualRule(c.String("dual-rule")),
 	}
 	if name := c.String("rules"); name != "" {
@@ -51,7 +52,7 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 		return opts, Usagef("--sparsity must be a finite number > 0, not %v", opts.Sigma)
 	}
 	if !opts.On() {
-		for _, f := range []string{"dual-rule", "dual-steps", "dual-tol"} {
+		for _, f := range []string{"dual-rule", "dual-steps", "dual-tol", "dual-gap"} {
 			if c.IsSet(f) {
 				return opts, Usagef("--%s is an option of posterior regularization (--rules or --sparsity)", f)
 			}
@@ -62,6 +63,12 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 	}
 	if c.IsSet("dual-tol") && !(opts.Tol > 0 && opts.Tol < 1) {
 		return opts, Usagef("--dual-tol must be a number in (0, 1), not %v", opts.Tol)
+	}
+	if c.IsSet("dual-gap") && !(opts.Gap > 0 && opts.Gap < 1) {
+		return opts, Usagef("--dual-gap must be a number in (0, 1), not %v", opts.Gap)
+	}
+	if c.IsSet("dual-gap") && c.IsSet("dual-tol") {
+		return opts, Usagef("--dual-gap and --dual-tol are two stopping rules of the dual: give one")
 	}
 	if err := opts.Check(); err != nil {
 		return opts, Usagef("%v", err)

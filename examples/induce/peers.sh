@@ -61,3 +61,6 @@ for s in 10 140; do row "pt-sparsity-$s-inter" --sparsity "$s"; done
 # The exact rule with a looser stopping rule for the dual (pr-toolkit's is
 # 1e-5): fewer E-steps a projection.
 for t in 1e-4 1e-3 3e-3 1e-2; do for s in 10 140; do row "pt-sparsity-$s-tol$t" --sparsity "$s" --dual-rule exact --dual-tol "$t"; done; done
+# The exact rule stopped by the duality gap (--dual-gap: at most G·|f|, the
+# warm start included, so a projection may take no step).
+for g in 1e-3 3e-3 1e-2 3e-2; do for s in 10 140; do row "pt-sparsity-$s-gap$g" --sparsity "$s" --dual-gap "$g"; done; done

@@ -41,6 +41,8 @@ func BenchmarkIteration(b *testing.B) {
 		{"sparsity-exact-3e-3", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact, Tol: 3e-3}},
 		{"sparsity-exact-1e-2", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact, Tol: 1e-2}},
 		{"sparsity-1step", pr.Options{Sigma: pr.DefaultSigma, Rule: pr.Exact, MaxSteps: 1}},
+		{"sparsity-gap-1e-2", pr.Options{Sigma: pr.DefaultSigma, Gap: 1e-2}},
+		{"sparsity-gap-3e-2", pr.Options{Sigma: pr.DefaultSigma, Gap: 3e-2}},
 	} {
 		for _, workers := range []int{1, 2} {
 			b.Run(bc.name+"/workers"+string(rune('0'+workers)), func(b *testing.B) {

@@ -30,6 +30,9 @@ type solver struct {
 	MaxSteps  int     // projected-gradient steps per projection
 	Tol       float64 // stop when f changes, or the projected gradient shrinks, by less than this (relatively)
 	FirstStep float64 // the very first trial step
+	// Gap > 0 stops instead when the duality gap is at most Gap·|f|, at
+	// the start too (Options.Gap).
+	Gap float64
 
 	step float64 // the last accepted step length α (0: none yet)
 	// Scratch.
@@ -46,13 +49,16 @@ type Stats struct {
 	Steps       int     // accepted steps
 	Evaluations int     // E-steps run
 	Value       float64 // the dual objective at the end: the PR objective of the E-step
-	Converged   bool    // stopped by Tol, not by MaxSteps or a failed line search (at MaxSteps, by the objective's change alone)
+	Converged   bool    // stopped by Tol or Gap, not by MaxSteps or a failed line search (at MaxSteps, by the objective's change or the gap alone)
 }
 
-// minimise runs the solver from x (changed in place to the end point).
-func (s *solver) minimise(p problem, x []float64) (Stats, error) {
+// minimise runs the solver from x (changed in place to the end point),
+// projected first unless feasible says it lies in the feasible set.
+func (s *solver) minimise(p problem, x []float64, feasible bool) (Stats, error) {
 	s.prepare(len(x))
-	p.project(x)
+	if !feasible {
+		p.project(x)
+	}
 	f, err := p.evaluate(x, s.grad)
 	if err != nil {
 		return Stats{}, err
@@ -83,6 +89,10 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 	// is asked (-1 until then). A stationary x stops the first trial step
 	// (its projection does not move).
 	pg0 := -1.0
+	if s.gapClosed(p, x, f) {
+		st.Converged = true
+		return st, nil
+	}
 	alpha := s.step
 	if alpha == 0 {
 		alpha = s.FirstStep
@@ -128,8 +138,8 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 		st.Steps++
 		// At the step limit the loop ends whatever the projected gradient
 		// says: it is not projected then (only Converged would hear it).
-		small := math.Abs(f-fNext) <= s.Tol*math.Abs(f)
-		askPG := !small && st.Steps < s.MaxSteps
+		small := s.Gap == 0 && math.Abs(f-fNext) <= s.Tol*math.Abs(f)
+		askPG := s.Gap == 0 && !small && st.Steps < s.MaxSteps
 		if askPG && pg0 < 0 { // x and s.grad are still the start's
 			pg0 = s.projectedGradientNorm(p, x)
 		}
@@ -149,7 +159,7 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 		s.grad, s.nextGrad = s.nextGrad, s.grad
 		f = fNext
 		st.Value = f
-		if small || askPG && s.projectedGradientNorm(p, x) <= s.Tol*pg0 {
+		if small || askPG && s.projectedGradientNorm(p, x) <= s.Tol*pg0 || s.gapClosed(p, x, f) {
 			st.Converged = true
 			break
 		}
@@ -158,6 +168,12 @@ func (s *solver) descend(p problem, x []float64, st Stats, enough func(f float64
 		}
 	}
 	return st, nil
+}
+
+// gapClosed says whether the gap rule (Gap > 0) stops at x, where the
+// objective is f and its gradient s.grad.
+func (s *solver) gapClosed(p problem, x []float64, f float64) bool {
+	return s.Gap > 0 && p.gap(x, s.grad) <= s.Gap*math.Abs(f)
 }
 
 // projectedGradientNorm is ‖P(x − ∇f) − x‖, zero exactly at a minimiser.

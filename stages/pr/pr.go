@@ -63,6 +63,10 @@ type Options struct {
 	// Interleaved they bound its fallback.
 	MaxSteps int
 	Tol      float64
+	// Gap > 0 stops the exact rule's steps by the duality gap instead:
+	// once f(λ) − F(q_λ) ≤ Gap·|f(λ)|, the warm start included (a
+	// projection may take no step). It implies the exact rule.
+	Gap float64
 }
 
 // DualRule is how much of the dual an E-step solves.
@@ -92,6 +96,8 @@ func (o Options) DualRule() DualRule {
 	switch {
 	case o.Rule != "":
 		return o.Rule
+	case o.Gap > 0:
+		return Exact
 	case o.Sigma > 0:
 		return Interleaved
 	}
@@ -125,8 +131,10 @@ func (o Options) Check() error {
 		return fmt.Errorf("the rules' cap on λ must be a finite number > 0, not %v", o.RuleCap)
 	case o.Rules == nil && (o.Grouped || o.Root || o.Direction) && o.Sigma == 0:
 		return errors.New("grouped, root and direction are options of the sparsity penalty (σ)")
-	case o.MaxSteps < 0 || o.Tol < 0 || math.IsNaN(o.Tol):
-		return errors.New("the dual's step bound and tolerance must not be negative")
+	case o.MaxSteps < 0 || o.Tol < 0 || math.IsNaN(o.Tol) || o.Gap < 0 || math.IsNaN(o.Gap):
+		return errors.New("the dual's step bound, tolerance and gap must not be negative")
+	case o.Gap > 0 && o.Rule == Interleaved:
+		return errors.New("the duality gap is a stopping rule of the exact rule, not of the interleaved")
 	case o.Rule != "" && o.Rule != Exact && o.Rule != Interleaved:
 		return fmt.Errorf("the dual's rule is %q or %q, not %q", Exact, Interleaved, o.Rule)
 	}
@@ -246,7 +254,7 @@ func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 		opts.RuleCap = DefaultRuleCap
 	}
 	p := &Projector{opts: opts, last: lastEStep{value: math.Inf(-1)}}
-	p.solver = solver{MaxSteps: opts.MaxSteps, Tol: opts.Tol}
+	p.solver = solver{MaxSteps: opts.MaxSteps, Tol: opts.Tol, Gap: opts.Gap}
 	if opts.Rules != nil {
 		if err := opts.Rules.CheckCovers(corpus.Tags.Names()); err != nil {
 			return nil, err
@@ -285,7 +293,13 @@ func (p *Projector) EStep(estep *dmv.EStepper, w *dmv.Params, opts dmv.EStepOpti
 	if p.opts.DualRule() == Interleaved {
 		return p.interleaved(w)
 	}
-	st, err := p.solver.minimise(p.prob, p.dual)
+	// The gap rule starts where the last projection ended, as it is (a
+	// state file's dual only when it is feasible); Tol's rules project
+	// it again, a projection an E-step, which moves a few types by a
+	// rounding (kept so: their models stay as they were).
+	feasible := p.opts.Gap > 0 && (!p.restored || p.prob.feasible(p.dual))
+	p.restored = false
+	st, err := p.solver.minimise(p.prob, p.dual, feasible)
 	if err != nil {
 		return Result{}, err
 	}

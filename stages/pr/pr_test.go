@@ -396,6 +396,63 @@ func TestSimplexThreshold(t *testing.T) {
 	}
 }
 
+// The gap rule ends a projection with the duality gap within Gap·|f|,
+// and under the same weights the next projection, starting where that
+// one ended, takes no step; a gap that small is near the optimum: the
+// projected counts are the tight projection's within it.
+func TestGapRuleStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	corpus := randomCorpus(rng, 4, 60, 7)
+	w := randomModel(rng, 4)
+	estep := dmv.NewEStepper(corpus)
+	tight, err := New(corpus, Options{Sigma: 1.5, Rule: Exact, Tol: 1e-12, MaxSteps: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tight.EStep(estep, w, dmv.EStepOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gap := range []float64{1e-2, 1e-4, 1e-6} {
+		p, err := New(corpus, Options{Sigma: 1.5, Gap: gap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.opts.DualRule() != Exact {
+			t.Fatalf("gap %v: the rule is %q, want the exact rule", gap, p.opts.DualRule())
+		}
+		first, err := p.EStep(estep, w, dmv.EStepOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := p.prob.(*sparsityProblem)
+		grad := make([]float64, len(p.dual))
+		f, _ := sp.evaluate(p.dual, grad)
+		if g := sp.gap(p.dual, grad); first.Steps == 0 || !first.Converged || g > gap*math.Abs(f) {
+			t.Errorf("gap %v: %d steps, converged %v, gap %v > %v", gap, first.Steps, first.Converged, g, gap*math.Abs(f))
+		}
+		again, err := p.EStep(estep, w, dmv.EStepOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Steps != 0 || again.Evaluations != 1 {
+			t.Errorf("gap %v: the same weights again took %d steps, %d E-steps", gap, again.Steps, again.Evaluations)
+		}
+		if gap == 1e-6 {
+			for k, tab := range first.Counts.Tables() {
+				for i, c := range tab {
+					if d := math.Abs(c - want.Counts.Tables()[k][i]); d > 1e-2*math.Max(1, c) {
+						t.Errorf("gap %v: table %d entry %d: %v, the tight projection's %v", gap, k, i, c, want.Counts.Tables()[k][i])
+					}
+				}
+			}
+		}
+	}
+	if _, err := New(corpus, Options{Sigma: 1, Gap: 1e-3, Rule: Interleaved}); err == nil {
+		t.Error("the gap rule with the interleaved rule: no error")
+	}
+}
+
 // After a projection the dual's optimality conditions hold: for the
 // rules, λ = 0 and E_q ≤ b, or λ > 0 and E_q = b; for sparsity, every
 // type within σ, and a type's positive λ only on instances whose
