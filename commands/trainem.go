@@ -133,11 +133,12 @@ expected dependencies obey universal rules (Naseem et al. 2010: at least
 sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
 --dual-rule says how much of the projection's dual each E-step solves: exact
 (to --dual-tol, within --dual-steps: pr-toolkit's rules; the default for
---rules; --dual-gap G stops it instead when the duality gap is within G of the
-dual's value, where the last projection ended too) or interleaved (the default for --sparsity: one E-step an iteration,
-the dual taking one projected-gradient step between iterations as the model
-takes its M-step, and line-searched steps only when the objective — then the
-primal bound F(q, θ) ≤ J(θ) — would fall; exact where both settle).
+--rules; --dual-gap G stops it instead once the duality gap is at most G times
+the dual's value, tested first where the last projection ended) or interleaved
+(the default for --sparsity: one E-step an iteration, the dual taking one
+projected-gradient step between iterations as the model takes its M-step, and
+line-searched steps only when the objective — then the primal bound F(q, θ) ≤
+J(θ) — would fall; exact where both settle).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits

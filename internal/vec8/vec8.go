@@ -71,7 +71,7 @@ func Within(ok Mask, x Vec, lo, hi float64) Mask {
 func AddTo(dst, src []float64) {
 	src = src[:len(dst)]
 	i := 0
-	if Kernel != "portable" && Runs() {
+	if Native() != "" {
 		for ; i+Lanes <= len(dst); i += Lanes {
 			Store(dst[i:], Load(dst[i:]).Add(Load(src[i:])))
 		}
