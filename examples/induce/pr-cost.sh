@@ -3,11 +3,15 @@
 # stages/pr's BenchmarkIteration (UD English ≤ 10, XPOS, 20 iterations from
 # km, one worker) run case by case in processes of their own, user + sys of
 # each minus that of a process that only loads the corpus, ROUNDS rounds
-# interleaved (A B C … A B C …), the median of each case and its ratio to
-# EM's. CPU time, not wall clock: on a loaded machine the wall clock of one
-# binary swings by 2× between runs.
+# interleaved (A B C … A B C …), the median of each case, and the median and
+# range of its ratio to EM's of the same round (the first case must be em).
+# CPU time, not wall clock: on a loaded machine the wall clock of one
+# binary swings by 2× between runs. LOOPS benchmark loops a process
+# (default 10): the CPU times are in hundredths of a second, so fewer
+# leave each iteration's time in steps of 10 ms / (20·LOOPS).
 #
 #   sh examples/induce/pr-cost.sh [ROUNDS [CASES]]   (default 5, "em rules sparsity sparsity-exact sparsity-1step")
+#   LOOPS=3 sh examples/induce/pr-cost.sh            the loops of the tables before 29 November
 #   SIMD= sh examples/induce/pr-cost.sh               the scalar chart's build (the tables before 28 November)
 #
 # Skips when ../shared/data is absent (the benchmark does).
@@ -15,7 +19,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
 cases=${2:-em rules sparsity sparsity-exact sparsity-1step}
-n=3 # benchmark loops per process, 20 iterations each
+n=${LOOPS:-10} # benchmark loops per process, 20 iterations each
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Built as make builds the programs: with Go's simd experiment where the
@@ -34,11 +38,17 @@ cpu() { # CPU seconds of the benchmark pattern $1
 for r in $(seq "$rounds"); do
 	load=$(cpu "^BenchmarkIteration\$/^none\$")
 	for c in $cases; do
-		echo "$c $(cpu "^BenchmarkIteration\$/^$c\$/^workers1\$") $load" >>"$tmp/runs"
+		echo "$r $c $(cpu "^BenchmarkIteration\$/^$c\$/^workers1\$") $load" >>"$tmp/runs"
 	done
 done
-printf '%-16s %s\n' case 'ms/iter (CPU, median of '"$rounds"')' 
+printf '%-20s %9s %s\n' case 'ms/iter' "ratio to EM (CPU; medians of $rounds rounds, the ratios' range)"
+median='{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 for c in $cases; do
-	awk -v c="$c" -v k=$((n * 20)) '$1 == c { print ($2 - $3) * 1000 / k }' "$tmp/runs" | sort -g |
-		awk -v c="$c" '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%-16s %.2f\n", c, m }'
-done | awk 'NR == 1 { em = $2 } { printf "%-16s %8.2f ms %6.2f×\n", $1, $2, $2 / em }'
+	# Each round's ms/iter of c, and its ratio to that round's EM.
+	awk -v c="$c" -v k=$((n * 20)) '{ ms = ($3 - $4) * 1000 / k } $2 == "em" { em[$1] = ms } $2 == c { t[$1] = ms }
+		END { for (r in t) print t[r], t[r] / em[r] }' "$tmp/runs" >"$tmp/c"
+	ms=$(cut -d' ' -f1 "$tmp/c" | sort -g | awk "$median")
+	ratio=$(cut -d' ' -f2 "$tmp/c" | sort -g | awk "$median")
+	range=$(cut -d' ' -f2 "$tmp/c" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f–%.2f", lo, hi }')
+	printf '%-20s %6.2f ms %6.2f× (%s)\n' "$c" "$ms" "$ratio" "$range"
+done

@@ -52,6 +52,7 @@ type laneChart struct {
 
 	removed []cell // the factors scaling removed, 3n cells
 	inv     []cell // scale's 1/factor of each word's attachments
+	factors []cell // load's attachment factors, every lane's side by side
 	sum     cell   // of every posterior, after outside
 }
 
@@ -172,11 +173,18 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 	}
 	removed := b.removed[:3*n] // s of each half-head, then scale's
 	var q [2]cell
-	var row0 [2][lanes]int      // where each lane's row of edges starts in child, by direction
-	var lanesF [lanes][]float64 // each lane's factors (a padded lane the batch's last)
+	var row0 [2][lanes]int // where each lane's row of edges starts in child, by direction
+	// Each lane's factors (a padded lane the batch's last) laid side by
+	// side before the loop below loads them a cell at once: a cell
+	// gathered lane by lane just before its load waits on eight stores.
+	var fc []cell
 	if f != nil {
-		for l := range lanesF {
-			lanesF[l] = f[min(l, len(f)-1)]
+		b.factors = slices.Grow(b.factors[:0], n*n+n)[:n*n+n]
+		fc = b.factors
+		for l := range lanes {
+			for k, v := range f[min(l, len(f)-1)][:n*n+n] {
+				fc[k][l] = v
+			}
 		}
 	}
 	edges := b.attachments() // the rows dist, the factors and q multiply
@@ -225,7 +233,6 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 		}
 		// Each lane's edge times dist, its factor and q, in that order,
 		// all lanes at once.
-		var fc cell
 		for d := 0; d < n && !plain; d++ {
 			if d == h {
 				continue
@@ -234,11 +241,6 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 			if d < h {
 				dir = Left
 			}
-			if f != nil {
-				for l, fl := range lanesF {
-					fc[l] = fl[h*n+d]
-				}
-			}
 			for _, edge := range edges {
 				row := &edge[h*n+d]
 				e := ld(row)
@@ -246,15 +248,13 @@ func (b *laneChart) load(tab *laneTables, w *Params, dist []float64, f [][]float
 					e = e.Mul(vec8.Broadcast(dist[abs(h-d)]))
 				}
 				if f != nil {
-					e = e.Mul(ld(&fc))
+					e = e.Mul(ld(&fc[h*n+d]))
 				}
 				st(row, e.Mul(ld(&q[dir])))
 			}
 		}
 		if f != nil {
-			for l, fl := range lanesF {
-				root[l] *= fl[n*n+h]
-			}
+			st(root, ld(root).Mul(ld(&fc[n*n+h])))
 		}
 	}
 }

@@ -126,12 +126,16 @@ type sparsityProblem struct {
 	typeVars  []int32
 	typeStart []int
 	// direct says every slot with a variable is its own (not grouped).
-	direct  bool
-	x, grad []float64   // the dual the E-step runs at, and its gradient
-	post    []float64   // when not nil (tests), the posteriors by slot
-	sums    []float64   // one per type: project's, feasible's and gap's scratch
-	dots    []float64   // the same, gap's
-	bufs    [][]float64 // project's scratch, one per worker
+	direct bool
+	grad   []float64 // the gradient at the dual the E-step runs at
+	// fac is e^{−λ} by slot at that dual, taken for the whole corpus
+	// at once (on the lanes, eight at a time): sentence by sentence, in
+	// the E-step's factors, it cost twice as much.
+	fac  []float64
+	post []float64   // when not nil (tests), the posteriors by slot
+	sums []float64   // one per type: project's, feasible's and gap's scratch
+	dots []float64   // the same, gap's
+	bufs [][]float64 // project's scratch, one per worker
 }
 
 func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, error) {
@@ -276,8 +280,8 @@ func (s *sparsityProblem) fromSlots(x, slots []float64) {
 func (s *sparsityProblem) factors(i int, edge, root []float64) {
 	base := s.off[i]
 	n := len(root)
-	expNeg(edge, s.x[base:base+len(edge)]) // 1 where λ is 0, as at a slot of no variable (e^{−0} is 1 exactly)
-	if !s.direct {                         // a slot's factor is its representative's
+	copy(edge, s.fac[base:base+len(edge)])
+	if !s.direct { // a slot's factor is its representative's
 		for k, r := range s.rep[base : base+len(edge)] {
 			if r >= 0 && int(r) != k {
 				edge[k] = edge[r] // r < k: the first parent of the tag
@@ -294,18 +298,24 @@ func (s *sparsityProblem) factors(i int, edge, root []float64) {
 // tests).
 var expLanes = vec8.Native() != ""
 
-// expNeg sets dst[k] to e^{−x[k]} (1 where x[k] is 0): math.Exp's bits,
-// on the vector lanes where they run (vec8.Exp), eight at a time.
+// expNeg sets dst[k] to e^{−x[k]} (1 where x[k] is 0, as at a slot of
+// no variable: e^{−0} is 1 exactly): math.Exp's bits, on the vector
+// lanes where they run (vec8.Exp), eight at a time, and by math.Exp
+// itself for eight that leave the lanes' range.
 func expNeg(dst, x []float64) {
 	k := 0
 	if expLanes {
 		minus := vec8.Broadcast(-1)
-		for ; k < len(x); k += vec8.Lanes {
-			v := vec8.LoadPart(x[k:]).Mul(minus)
+		for ; k+vec8.Lanes <= len(x); k += vec8.Lanes {
+			v := vec8.Load(x[k:]).Mul(minus)
 			if vec8.Within(vec8.AllTrue(), v, vec8.ExpMin, vec8.ExpMax).ToBits() != 1<<vec8.Lanes-1 {
-				break // math.Exp's own care from here on
+				vec8.Settle()
+				for j := k; j < k+vec8.Lanes; j++ {
+					dst[j] = math.Exp(-x[j])
+				}
+				continue
 			}
-			vec8.StorePart(dst[k:], vec8.Exp(v))
+			vec8.Store(dst[k:], vec8.Exp(v))
 		}
 		vec8.Settle()
 	}
@@ -354,7 +364,11 @@ func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
 }
 
 func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
-	s.x, s.grad = x, grad
+	s.grad = grad
+	if s.fac == nil {
+		s.fac = make([]float64, len(x))
+	}
+	expNeg(s.fac, x)
 	clear(grad)
 	if s.post != nil {
 		clear(s.post)

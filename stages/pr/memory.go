@@ -9,10 +9,11 @@ import (
 
 // slotBytes is what the sparsity penalty holds per potential edge of a
 // sentence (n² of them): the dual, its solver's four vectors and the
-// interleaved rule's two (each laid out by slot), the slot's
+// interleaved rule's two and the E-step's factors (each laid out by
+// slot), the slot's
 // representative and type, and its place in the list of variables by
 // type (at most one a slot).
-const slotBytes = 7*8 + 3*4
+const slotBytes = 8*8 + 3*4
 
 // CheckMemory refuses, before it is made, a projector over corpus whose
 // memory, with the held bytes of the job around it (the DMV's tables and
