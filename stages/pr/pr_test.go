@@ -747,8 +747,8 @@ func TestRulesKeepTheBackoffSplit(t *testing.T) {
 
 // The factors' exponentials are math.Exp's bits whichever way expNeg
 // takes them — eight at a time on the lanes, a tail shorter than eight,
-// a λ beyond the lanes' range (e^{−800} is subnormal: math.Exp's own
-// care), λ = 0 — at every length of a short sentence's slots.
+// eight with a λ beyond the lanes' range (e^{−800} is subnormal: math.Exp's
+// own care), λ = 0 — at every length up to 40.
 func TestExpNegBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for n := range 40 {
