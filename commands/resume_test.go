@@ -45,6 +45,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		{"pr-rules", []string{"train-em", "--rules", writeTemp(t, dir, "rules.txt", []byte(prRules)), "--rule-share", "0.9", "--tol", "0", "--max-iter", "30"}, 30},
 		{"pr-sparsity", []string{"train-em", "--sparsity", "3", "--tol", "0", "--max-iter", "30"}, 30},
 		{"pr-sparsity-exact", []string{"train-em", "--sparsity", "3", "--dual-rule", "exact", "--tol", "0", "--max-iter", "30"}, 30},
+		{"pr-sparsity-interleaved", []string{"train-em", "--sparsity", "3", "--dual-rule", "interleaved", "--tol", "0", "--max-iter", "30"}, 30},
 	}
 	rng := rand.New(rand.NewPCG(14, 2))
 	for _, tc := range cases {

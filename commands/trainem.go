@@ -132,13 +132,14 @@ expected dependencies obey universal rules (Naseem et al. 2010: at least
 --rule-share of them instantiate a rule of the table) or pay the L1/L∞
 sparsity penalty σ on (child tag, parent tag) types (Gillenwater et al. 2010).
 --dual-rule says how much of the projection's dual each E-step solves: exact
-(to --dual-tol, within --dual-steps: pr-toolkit's rules; the default for
---rules; --dual-gap G stops it instead once the duality gap is at most G times
-the dual's value, tested first where the last projection ended) or interleaved
-(the default for --sparsity: one E-step an iteration, the dual taking one
-projected-gradient step between iterations as the model takes its M-step, and
-line-searched steps only when the objective — then the primal bound F(q, θ) ≤
-J(θ) — would fall; exact where both settle).
+(the default: every projection solved, within --dual-steps, to --dual-tol —
+pr-toolkit's rules, the default for --rules and with --dual-rule exact — or
+until the duality gap is at most --dual-gap G times the dual's value, tested
+first where the last projection ended — the default for --sparsity, G = 0.03)
+or interleaved (one E-step an iteration, the dual taking one projected-gradient
+step between iterations as the model takes its M-step, and line-searched steps
+only when the objective — then the primal bound F(q, θ) ≤ J(θ) — would fall;
+exact where both settle; --sparsity's default before 29 November 2026).
 
 --hard is Viterbi EM: counts of each sentence's best tree, stopping (Spitkovsky
 et al. 2010) when per-token cross-entropy changes by less than --tol bits

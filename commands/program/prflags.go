@@ -1,6 +1,8 @@
 package program
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/grind-nlp/grind/stages/pr"
@@ -18,10 +20,10 @@ func PRFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "sparsity-grouped", Usage: "with --sparsity: one instance per child token and parent tag, not per potential edge"},
 		&cli.BoolFlag{Name: "sparsity-root", Usage: "with --sparsity: constrain the attachments to the root too (as a parent type of their own)"},
 		&cli.BoolFlag{Name: "sparsity-direction", Usage: "with --sparsity: left and right dependencies are different types"},
-		&cli.StringFlag{Name: "dual-rule", Usage: "posterior regularization: `RULE` exact (solve every projection to --dual-tol, pr-toolkit's rules; the rules' default) or interleaved (one E-step an iteration and one dual step between, line-searched steps only when the objective would fall; sparsity's default)"},
+		&cli.StringFlag{Name: "dual-rule", Usage: "posterior regularization: `RULE` exact (solve every projection: to --dual-tol, pr-toolkit's rules, or to --dual-gap; the default) or interleaved (one E-step an iteration and one dual step between, line-searched steps only when the objective would fall)"},
 		&cli.IntFlag{Name: "dual-steps", Value: pr.DefaultMaxSteps, Usage: "posterior regularization: at most `N` projected-gradient steps on the dual per E-step (--dual-rule interleaved: in its fallback)"},
-		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization, --dual-rule exact: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor)"},
-		&cli.Float64Flag{Name: "dual-gap", Usage: "posterior regularization: solve every projection (the exact rule) until the duality gap is at most `G` times the dual's value, checked where the last one ended too (so a projection may take no step), instead of --dual-tol's rules"},
+		&cli.Float64Flag{Name: "dual-tol", Value: pr.DefaultTol, Usage: "posterior regularization, the exact rule: stop the dual's steps when its objective changes by less than `T` relatively (or its projected gradient shrinks by that factor); the default for --rules and for --sparsity with --dual-rule exact"},
+		&cli.Float64Flag{Name: "dual-gap", Usage: fmt.Sprintf("posterior regularization: solve every projection (the exact rule) until the duality gap is at most `G` times the dual's value, checked where the last one ended too (so a projection may take no step), instead of --dual-tol's rules (--sparsity's default: %v)", pr.DefaultGap)},
 	}
 }
 
@@ -32,8 +34,11 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 		RuleShare: c.Float64("rule-share"), RuleCap: c.Float64("rule-cap"),
 		Sigma:   c.Float64("sparsity"),
 		Grouped: c.Bool("sparsity-grouped"), Root: c.Bool("sparsity-root"), Direction: c.Bool("sparsity-direction"),
-		MaxSteps: c.Int("dual-steps"), Tol: c.Float64("dual-tol"), Gap: c.Float64("dual-gap"),
+		MaxSteps: c.Int("dual-steps"), Gap: c.Float64("dual-gap"),
 		Rule: pr.DualRule(c.String("dual-rule")),
+	}
+	if c.IsSet("dual-tol") { // unset, sparsity's projections stop by the gap (pr.New)
+		opts.Tol = c.Float64("dual-tol")
 	}
 	if name := c.String("rules"); name != "" {
 		rules, err := pr.LoadRules(name)

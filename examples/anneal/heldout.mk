@@ -66,9 +66,10 @@ SDA_MAP     := $(if $(SDA_LAMBDAS),sda-map sda-below1-map)
 #                parses (select-model --by rules), the criterion induce uses
 #   em-sparsity  EM for posterior sparsity (train-em --sparsity σ) over
 #                PR_INITS × SIGMAS; unsupervised by dev likelihood; the dual
-#                by DUAL_RULE (exact: every projection solved, which made
-#                docs/results.md's rows; interleaved is train-em's default:
-#                give it an OUT of its own, the models' names do not say)
+#                by DUAL_RULE (exact: every projection solved to pr-toolkit's
+#                --dual-tol, which made docs/results.md's rows; or
+#                interleaved: give it an OUT of its own, the models' names
+#                do not say)
 #   em-vb        variational Bayes (train-em --estimator vb) over INITS ×
 #                VB_ALPHAS; unsupervised by its bound (select-model --by bound)
 #   em-evg       Headden, Johnson & McClosky's (2009) extended valence

@@ -587,6 +587,34 @@ func TestSameConstraint(t *testing.T) {
 	}
 }
 
+// Sparsity's projections stop by the gap DefaultGap unless a rule, a
+// tolerance or a gap is given; the rules' by the tolerance.
+func TestDefaultStoppingRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	corpus := randomCorpus(rng, 3, 10, 6)
+	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}})
+	for _, c := range []struct {
+		opts     Options
+		rule     DualRule
+		tol, gap float64
+	}{
+		{Options{Sigma: 10}, Exact, DefaultTol, DefaultGap},
+		{Options{Sigma: 10, Rule: Exact}, Exact, DefaultTol, 0},
+		{Options{Sigma: 10, Tol: 1e-3}, Exact, 1e-3, 0},
+		{Options{Sigma: 10, Gap: 1e-2}, Exact, DefaultTol, 1e-2},
+		{Options{Sigma: 10, Rule: Interleaved}, Interleaved, DefaultTol, 0},
+		{Options{Rules: rules, RuleShare: 0.8}, Exact, DefaultTol, 0},
+	} {
+		p, err := New(corpus, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.opts.DualRule(); got != c.rule || p.solver.Tol != c.tol || p.solver.Gap != c.gap {
+			t.Errorf("%+v: rule %s, tol %v, gap %v; want %s, %v, %v", c.opts, got, p.solver.Tol, p.solver.Gap, c.rule, c.tol, c.gap)
+		}
+	}
+}
+
 // The interleaved rule's objective F(q, θ) never decreases from one
 // iteration to the next, and it is a lower bound: never above J(θ), the
 // dual's minimum, which a tight exact projection at the same model
@@ -596,8 +624,8 @@ func TestInterleavedNeverDecreases(t *testing.T) {
 	corpus := randomCorpus(rng, 4, 60, 8)
 	rules := NewRules("test", [][2]string{{Root, "A"}, {"A", "B"}, {"B", "C"}, {"D", "A"}})
 	for _, opts := range []Options{
-		{Sigma: 3},
-		{Sigma: 1, Grouped: true, Root: true},
+		{Sigma: 3, Rule: Interleaved},
+		{Sigma: 1, Grouped: true, Root: true, Rule: Interleaved},
 		{Rules: rules, RuleShare: 0.9, Rule: Interleaved},
 	} {
 		p, err := New(corpus, opts)
@@ -658,7 +686,7 @@ func TestInterleavedReachesTheProjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(corpus, Options{Sigma: 1.5})
+	p, err := New(corpus, Options{Sigma: 1.5, Rule: Interleaved})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +717,7 @@ func TestInterleavedReachesTheProjection(t *testing.T) {
 func TestInterleavedTargetFollowsTheWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	corpus := randomCorpus(rng, 4, 40, 7)
-	p, err := New(corpus, Options{Sigma: 2})
+	p, err := New(corpus, Options{Sigma: 2, Rule: Interleaved})
 	if err != nil {
 		t.Fatal(err)
 	}
