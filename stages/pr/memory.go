@@ -8,11 +8,10 @@ import (
 )
 
 // slotBytes is what the sparsity penalty holds per potential edge of a
-// sentence (n² of them): the dual, its solver's four vectors and the
+// sentence (n² of them): the dual, its solver's four vectors, the
 // interleaved rule's two and the E-step's factors (each laid out by
-// slot), the slot's
-// representative and type, and its place in the list of variables by
-// type (at most one a slot).
+// slot), the slot's representative and type, and its place in the list of
+// variables by type (at most one a slot).
 const slotBytes = 8*8 + 3*4
 
 // CheckMemory refuses, before it is made, a projector over corpus whose
