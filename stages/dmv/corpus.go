@@ -520,6 +520,11 @@ type EStepOptions struct {
 	// sentence i after its outside pass (edge[h·n+d], root[d]); not for
 	// a sentence without usable posteriors. Called from the workers.
 	Posteriors func(i int, edge, root []float64)
+	// Piece, when not nil, is called by the worker that runs sentences
+	// lo..hi−1 (one of the pieces the corpus is cut into) before their
+	// Factors: the place to ready what Factors and Posteriors read of
+	// them, which then sits in that core's cache.
+	Piece func(lo, hi int)
 }
 
 // EStepResult is what one pass over the corpus gives.
@@ -721,6 +726,9 @@ func (e *EStepper) Run(w *Params, opts EStepOptions) EStepResult {
 			p.tc = e.bounded[worker]
 		}
 		lo, hi := e.chunkBounds(k, pieces)
+		if opts.Piece != nil {
+			opts.Piece(lo, hi)
+		}
 		if byLength {
 			errs[k] = p.byLength(k, lo, hi)
 		} else {

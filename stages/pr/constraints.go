@@ -126,11 +126,13 @@ type sparsityProblem struct {
 	typeVars  []int32
 	typeStart []int
 	// direct says every slot with a variable is its own (not grouped).
-	direct bool
-	grad   []float64 // the gradient at the dual the E-step runs at
-	// fac is e^{−λ} by slot at that dual, taken for the whole corpus
-	// at once (on the lanes, eight at a time): sentence by sentence, in
-	// the E-step's factors, it cost twice as much.
+	direct  bool
+	x, grad []float64 // the dual the E-step runs at, and its gradient
+	// fac is e^{−λ} by slot at that dual, taken a piece of the corpus at
+	// a time (on the lanes, eight at a time) by the worker that runs the
+	// piece, before its sentences: sentence by sentence, in factors, it
+	// cost twice as much, and the piece's factors and gradient are then
+	// in that core's cache when factors and posteriors reach them.
 	fac  []float64
 	post []float64   // when not nil (tests), the posteriors by slot
 	sums []float64   // one per type: project's, feasible's and gap's scratch
@@ -324,6 +326,14 @@ func expNeg(dst, x []float64) {
 	}
 }
 
+// piece readies sentences lo..hi−1's slots for the E-step: their
+// factors taken, their gradient cleared.
+func (s *sparsityProblem) piece(lo, hi int) {
+	from, to := s.off[lo], s.off[hi]
+	expNeg(s.fac[from:to], s.x[from:to])
+	clear(s.grad[from:to])
+}
+
 // posteriors takes sentence i's attachment posteriors off its
 // variables' gradients (a sentence's variables are its own: the workers
 // never share one).
@@ -364,17 +374,15 @@ func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
 }
 
 func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
-	s.grad = grad
+	s.x, s.grad = x, grad
 	if s.fac == nil {
 		s.fac = make([]float64, len(x))
 	}
-	expNeg(s.fac, x)
-	clear(grad)
 	if s.post != nil {
 		clear(s.post)
 	}
 	opts := s.opts
-	opts.Factors, opts.Posteriors = s.factors, s.posteriors
+	opts.Factors, opts.Posteriors, opts.Piece = s.factors, s.posteriors, s.piece
 	res := s.estep.Run(s.w, opts)
 	if res.Err != nil {
 		return 0, res.Err
