@@ -139,9 +139,9 @@ func eStepCases(rng *rand.Rand) map[string]EStepOptions {
 	}
 }
 
-// The attachment factors are asked for once per sentence, and Posteriors
-// sees the posteriors of each sentence once, the lanes' as the scalar
-// chart's.
+// The attachment factors are asked for once per sentence, after Piece
+// was called once for a range that holds it, and Posteriors sees the
+// posteriors of each sentence once, the lanes' as the scalar chart's.
 func TestLanesCallbacks(t *testing.T) {
 	if testedKernel() == "" {
 		t.Skip("no lane kernel on this machine")
@@ -151,8 +151,17 @@ func TestLanesCallbacks(t *testing.T) {
 	w := randomWeights(rng, 6, true)
 	run := func(k string) (asked []int, root [][]float64) {
 		asked, root = make([]int, c.Len()), make([][]float64, c.Len())
-		withKernel(k, c, w, EStepOptions{Workers: 1,
+		readied := make([]int, c.Len())
+		withKernel(k, c, w, EStepOptions{Workers: 2,
+			Piece: func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					readied[i]++
+				}
+			},
 			Factors: func(i int, edge, root []float64) {
+				if readied[i] != 1 {
+					t.Errorf("kernel %q: sentence %d's factors asked for after %d pieces that hold it", k, i, readied[i])
+				}
 				asked[i]++
 				for k := range edge {
 					edge[k] = 1 + float64(k%3)/10
