@@ -50,9 +50,7 @@ func (r *ruleProblem) project(x []float64) { x[0] = min(max(0, x[0]), r.cap) }
 
 func (r *ruleProblem) feasible(x []float64) bool { return x[0] >= 0 && x[0] <= r.cap }
 
-func (r *ruleProblem) slots() int                    { return 1 }
-func (r *ruleProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
-func (r *ruleProblem) fromSlots(x, slots []float64)  { copy(x, slots) }
+func (r *ruleProblem) fromState(x, saved []float64) { copy(x, saved) }
 
 func (r *ruleProblem) evaluate(x, grad []float64) (float64, error) {
 	if r.rw == nil || !r.rw.SameShape(r.w) || (r.rw.Backoff == nil) != (r.w.Backoff == nil) {
@@ -156,8 +154,7 @@ func newSparsityProblem(corpus *dmv.Corpus, opts Options) (*sparsityProblem, err
 		return nil, fmt.Errorf("%d potential edges: more than the sparsity penalty's dual can index", total)
 	}
 	s.off[corpus.Len()] = total
-	s.rep = make([]int32, total)
-	s.slotType = make([]int32, total)
+	s.rep, s.slotType, s.fac = make([]int32, total), make([]int32, total), make([]float64, total)
 	types := newTypeIndex(t)
 	err = corpus.Each(0, corpus.Len(), func(i int, tags, _ []int) {
 		n, base := len(tags), s.off[i]
@@ -261,19 +258,12 @@ func (ix *typeIndex) id(child, parent, side int) int32 {
 	return ix.table[key]
 }
 
-// slots is the number of slots: the dual's length.
-func (s *sparsityProblem) slots() int { return len(s.rep) }
-
-// toSlots is the dual as state files keep it: as it is.
-func (s *sparsityProblem) toSlots(x []float64) []float64 { return slices.Clone(x) }
-
-// fromSlots takes the dual back from a state file, 0 at the slots that
-// hold no variable.
-func (s *sparsityProblem) fromSlots(x, slots []float64) {
+// fromState takes the dual back, 0 at the slots that hold no variable.
+func (s *sparsityProblem) fromState(x, saved []float64) {
 	for k, ty := range s.slotType {
 		x[k] = 0
 		if ty >= 0 {
-			x[k] = slots[k]
+			x[k] = saved[k]
 		}
 	}
 }
@@ -375,9 +365,6 @@ func (s *sparsityProblem) posteriors(i int, edge, root []float64) {
 
 func (s *sparsityProblem) evaluate(x, grad []float64) (float64, error) {
 	s.x, s.grad = x, grad
-	if s.fac == nil {
-		s.fac = make([]float64, len(x))
-	}
 	if s.post != nil {
 		clear(s.post)
 	}

@@ -231,11 +231,9 @@ type eStepProblem interface {
 	// projection's output may sum a hair over its bound, and projecting
 	// it again would move it).
 	feasible(x []float64) bool
-	// slots is the dual's length in a state file; toSlots lays the
-	// variables out so, fromSlots takes them back.
-	slots() int
-	toSlots(x []float64) []float64
-	fromSlots(x, slots []float64)
+	// fromState takes the dual back from a state file, which keeps it
+	// as the projector lays it out (its length checked).
+	fromState(x, saved []float64)
 }
 
 // New prepares the projections over corpus (its tags are the models').
@@ -273,8 +271,8 @@ func New(corpus *dmv.Corpus, opts Options) (*Projector, error) {
 			return nil, err
 		}
 		p.prob = sp
-		p.dual = make([]float64, sp.slots())
-		p.solver.FirstStep = 1000 // pr-toolkit's first step
+		p.dual = make([]float64, len(sp.rep)) // by slot
+		p.solver.FirstStep = 1000             // pr-toolkit's first step
 	}
 	return p, nil
 }

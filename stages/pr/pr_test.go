@@ -106,12 +106,12 @@ func TestSparsityPosteriorsMatchEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := make([]float64, sp.slots())
+		x := make([]float64, len(sp.rep))
 		for i := range x {
 			x[i] = 2 * rng.Float64()
 		}
 		sp.project(x) // within σ per type
-		sp.post = make([]float64, sp.slots())
+		sp.post = make([]float64, len(sp.rep))
 		sp.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		grad := make([]float64, len(x))
 		f, err := sp.evaluate(x, grad)
@@ -339,7 +339,7 @@ func TestDualGradientsFiniteDifferences(t *testing.T) {
 		p.set(dmv.NewEStepper(corpus), w, dmv.EStepOptions{Workers: 2})
 		dim := 1
 		if name == "sparsity" {
-			dim = sp.slots()
+			dim = len(sp.rep)
 		}
 		x := make([]float64, dim)
 		for i := range x {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/grind-nlp/grind/pipeline"
@@ -78,9 +79,9 @@ func sameConstraint(a, b string) bool {
 
 // State is p's state now.
 func (p *Projector) State(corpus string) State {
-	s := State{Constraint: p.opts.Describe(), Corpus: corpus, Step: p.solver.step, Dual: p.prob.toSlots(p.dual)}
+	s := State{Constraint: p.opts.Describe(), Corpus: corpus, Step: p.solver.step, Dual: slices.Clone(p.dual)}
 	if l := p.last; l.x != nil {
-		s.Last, s.LastGrad = p.prob.toSlots(l.x), p.prob.toSlots(l.grad)
+		s.Last, s.LastGrad = slices.Clone(l.x), slices.Clone(l.grad)
 		if !math.IsInf(l.value, -1) { // JSON has no −Inf: absent
 			s.Value = &l.value
 		}
@@ -101,8 +102,8 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 	if s.Corpus != corpus {
 		return fmt.Errorf("%s: the dual of another corpus (%s, not %s)", where, s.Corpus, corpus)
 	}
-	if len(s.Dual) != p.prob.slots() {
-		return fmt.Errorf("%s: %d dual variables, the corpus has %d", where, len(s.Dual), p.prob.slots())
+	if len(s.Dual) != len(p.dual) {
+		return fmt.Errorf("%s: %d dual variables, the corpus has %d", where, len(s.Dual), len(p.dual))
 	}
 	for i, v := range s.Dual {
 		if !(v >= 0) || math.IsInf(v, 1) {
@@ -121,7 +122,7 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 	if (s.Counts == nil) != (s.LogWeight == nil) || s.Counts != nil && (s.Last == nil || math.IsNaN(*s.LogWeight) || math.IsInf(*s.LogWeight, 0)) {
 		return fmt.Errorf("%s: counts and counts_log_weight (a finite number) go together, with last", where)
 	}
-	p.prob.fromSlots(p.dual, s.Dual) // made feasible, if it is not, by the next projection's first step
+	p.prob.fromState(p.dual, s.Dual) // made feasible, if it is not, by the next projection's first step
 	p.solver.step = s.Step
 	p.restored = true
 	p.last = lastEStep{value: math.Inf(-1)}
@@ -133,8 +134,8 @@ func (p *Projector) Restore(s State, corpus, where string) error {
 		if s.Counts != nil {
 			p.last.tables, p.last.logW = s.Counts, *s.LogWeight
 		}
-		p.prob.fromSlots(p.last.x, s.Last)
-		p.prob.fromSlots(p.last.grad, s.LastGrad)
+		p.prob.fromState(p.last.x, s.Last)
+		p.prob.fromState(p.last.grad, s.LastGrad)
 	}
 	return nil
 }
