@@ -39,12 +39,7 @@ for l in "$@"; do
 		fromright="$fromright${fromright:+ / }$(accuracy "$tmp/em.jsonl" "$d/dev.jsonl")"
 	done
 	refine_halves "$d/train.jsonl" "$d/dev.jsonl"
-	# every refined tag (TAG_c) stands where its bare tag does in a rule
-	jq -r '.tags[]' "$tmp/train.jsonl" "$tmp/dev.jsonl" | sort -u > "$tmp/tags"
-	train-em --rules ud1 --print-rules | awk 'NR == FNR { t = $1; sub(/_.*/, "", t); as[t] = as[t] " " $1; next }
-		/^#/ { next }
-		{ n = split($1 == "ROOT" ? "ROOT" : as[$1], hs, " "); m = split(as[$2], ds, " ")
-		  for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) print hs[i], ds[j] }' "$tmp/tags" - > "$tmp/rules"
+	refined_rules > "$tmp/rules"
 	medium "$d/train.jsonl" "$d/dev.jsonl" ud1
 	tags=$picked
 	medium "$tmp/train.jsonl" "$tmp/dev.jsonl" "$tmp/rules"

@@ -1,4 +1,4 @@
-# Sourced by ceiling.sh, endings.sh, chains.sh and mbr.sh, which score
+# Sourced by ceiling.sh, endings.sh, chains.sh, mbr.sh and valence.sh, which score
 # models on the selection half of a newlang.mk run: the programs of
 # ../../bin on PATH, a scratch directory $tmp removed on exit, pct (a
 # score's directed accuracy, %), the models and scores they share, and the
@@ -35,10 +35,51 @@ refine() {
 	  | .tags = [range(0; .tags | length) as $i
 	      | refined($i) as $r | if $k[$r] then $r else .tags[$i] end]' "$1"
 }
+# refined_rules: ud1's rules over refine_halves' tags, every refined tag
+# (TAG_c) standing where its bare tag does
+refined_rules() {
+	jq -r '.tags[]' "$tmp/train.jsonl" "$tmp/dev.jsonl" | sort -u > "$tmp/tags"
+	train-em --rules ud1 --print-rules | awk 'NR == FNR { t = $1; sub(/_.*/, "", t); as[t] = as[t] " " $1; next }
+		/^#/ { next }
+		{ n = split($1 == "ROOT" ? "ROOT" : as[$1], hs, " "); m = split(as[$2], ds, " ")
+		  for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) print hs[i], ds[j] }' "$tmp/tags" -
+}
 # refine_halves TRAIN DEV: both refined by TRAIN's frequent endings, to
 # $tmp/train.jsonl and $tmp/dev.jsonl
 refine_halves() {
 	keep_endings "$1" > "$tmp/keep"
 	refine "$1" "$tmp/keep" > "$tmp/train.jsonl"
 	refine "$2" "$tmp/keep" > "$tmp/dev.jsonl"
+}
+
+# headfinal_trees FILE K: K random projective head-final trees of each
+# sentence of FILE, as its gold heads (the last word the root). Words are
+# placed right to left, each word's head drawn from the words it can reach
+# without crossing an arc (the right spine) in proportion to 1/distance.
+# The generator is Park and Miller's, exact in awk's doubles, so that
+# every awk draws the same trees.
+headfinal_trees() {
+	jq -r '"\(.tags | length)\t\({id, words, tags} | tojson)"' "$1" | awk -F '\t' -v k="$2" '
+	function draw() { x = (x * 16807) % 2147483647; return x / 2147483647 }
+	BEGIN { x = 1 }
+	{
+		n = $1
+		for (r = 0; r < k; r++) {
+			m = 1; spine[1] = n; head[n] = 0
+			for (i = n - 1; i >= 1; i--) {
+				z = 0
+				for (s = 1; s <= m; s++) z += 1 / (spine[s] - i)
+				u = draw() * z
+				for (s = 1; s < m && u > 1 / (spine[s] - i); s++) u -= 1 / (spine[s] - i)
+				head[i] = spine[s]
+				# the new spine: i, then the old one from the head rightwards
+				for (q = s; q <= m; q++) kept[q - s + 1] = spine[q]
+				m = m - s + 2; spine[1] = i
+				for (q = 2; q <= m; q++) spine[q] = kept[q - 1]
+			}
+			hs = head[1]
+			for (i = 2; i <= n; i++) hs = hs "," head[i]
+			print substr($2, 1, length($2) - 1) ",\"heads\":[" hs "]}"
+		}
+	}'
 }
