@@ -18,7 +18,7 @@
 #                headfinal_trees, a start that needs no annotation but
 #                knows the direction), each as accuracy/bits (the training
 #                file's cross-entropy in bits a token at the last
-#                iteration: lower is likelier); then hf at λ 1
+#                iteration: lower is likelier); then zero and hf at λ 1
 #   share        the share of rules (ud1 over the refined tags) in the dev
 #                parses of hf at λ 1, and of induce's pick (bare tags)
 #
@@ -50,8 +50,8 @@ em() {
 	printf '%s/%.3f' "$(accuracy "$tmp/em.jsonl" "$tmp/dev.jsonl")" "$(tail -1 "$tmp/log" | jq .cross_entropy)"
 }
 share() { select-model --dev "$1" --by rules --rules "$2" --json -q "$3" | jq -r '.rule_share * 100' | xargs printf '%.1f'; }
-printf '%-4s %5s | %-17s | %-59s | %5s | %s\n' '' '' 'sup: bare | endings' 'EM 3/2 over the endings, λ 0, from' 'hf' 'share of rules'
-printf '%-4s %5s | %5s %5s %5s | %11s %11s %11s %11s %11s | %5s | %5s %6s\n' lang right DMV 3/2 3/2 km right sup zero hf 'λ 1' hf induce
+printf '%-4s %5s | %-17s | %-59s | %-11s | %s\n' '' '' 'sup: bare | endings' 'EM 3/2 over the endings, λ 0, from' 'λ 1, from' 'share of rules'
+printf '%-4s %5s | %5s %5s %5s | %11s %11s %11s %11s %11s | %5s %5s | %5s %6s\n' lang right DMV 3/2 3/2 km right sup zero hf zero hf hf induce
 for l in "$@"; do
 	d=$out/$l
 	printf '%-4s %5s |' "$l" "$(right "$d/dev.jsonl")"
@@ -66,6 +66,7 @@ for l in "$@"; do
 	for start in "--init km" "-m $tmp/right.jsonl" "-m $tmp/sup.jsonl" "--init zero" "-m $tmp/hf.jsonl"; do
 		printf ' %11s' "$(em "$start" 0)"
 	done
-	printf ' | %5s |' "$(em "-m $tmp/hf.jsonl" 1 | cut -d/ -f1)"
+	printf ' | %5s' "$(em "--init zero" 1 | cut -d/ -f1)"
+	printf ' %5s |' "$(em "-m $tmp/hf.jsonl" 1 | cut -d/ -f1)"
 	printf ' %5s %6s\n' "$(share "$tmp/dev.jsonl" "$tmp/rules" "$tmp/em.jsonl")" "$(share "$d/dev.jsonl" ud1 "$d/induce.model")"
 done
