@@ -13,11 +13,10 @@ accuracy() { decode -m "$1" -q "$2" | score --json | pct; }
 right() { baseline --attach right -q "$1" | score --json | pct; }
 # supervised_model TRAIN OUT: the MLE (add-1) of TRAIN's gold trees
 supervised_model() { estep --gold -q "$1" | mstep --lambda 1 -q > "$2"; }
+# right_trees FILE: FILE's sentences with attach-right's trees as their heads
+right_trees() { baseline --attach right -q "$1" | jq -c '.heads = .pred | del(.pred)'; }
 # right_model TRAIN OUT: the MLE (add-1) of attach-right's trees of TRAIN
-right_model() {
-	baseline --attach right -q "$1" | jq -c '.heads = .pred | del(.pred)' |
-		estep --gold -q | mstep --lambda 1 -q > "$2"
-}
+right_model() { right_trees "$1" | estep --gold -q | mstep --lambda 1 -q > "$2"; }
 
 # Tags refined by the word's last character (a final 。 dropped): TAG_c
 # where the pair is seen at least 100 times in training, the bare TAG

@@ -70,7 +70,7 @@ for l in "$@"; do
 	refine_halves "$d/train.jsonl" "$d/dev.jsonl"
 	refined_rules > "$tmp/rules"
 	printf ' %5s |' "$(sup "$tmp/train.jsonl" "$tmp/dev.jsonl" $v)" # leaves the refined 3/2 shape and sup model
-	baseline --attach right -q "$tmp/train.jsonl" | jq -c '.heads = .pred | del(.pred)' > "$tmp/right.trees"
+	right_trees "$tmp/train.jsonl" > "$tmp/right.trees"
 	counted "$tmp/right.trees" "$tmp/right.jsonl"
 	headfinal_trees "$tmp/train.jsonl" 5 > "$tmp/hf.trees"
 	counted "$tmp/hf.trees" "$tmp/hf.jsonl"
