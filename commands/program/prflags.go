@@ -72,9 +72,6 @@ func PROptions(c *cli.Context) (pr.Options, error) {
 	if c.IsSet("dual-gap") && !(opts.Gap > 0 && opts.Gap < 1) {
 		return opts, Usagef("--dual-gap must be a number in (0, 1), not %v", opts.Gap)
 	}
-	if c.IsSet("dual-gap") && c.IsSet("dual-tol") {
-		return opts, Usagef("--dual-gap and --dual-tol are two stopping rules of the dual: give one")
-	}
 	if err := opts.Check(); err != nil {
 		return opts, Usagef("%v", err)
 	}

@@ -137,6 +137,8 @@ func (o Options) Check() error {
 		return errors.New("the dual's step bound, tolerance and gap must not be negative")
 	case o.Gap > 0 && o.Rule == Interleaved:
 		return errors.New("the duality gap is a stopping rule of the exact rule, not of the interleaved")
+	case o.Gap > 0 && o.Tol > 0:
+		return errors.New("the duality gap and the tolerance are two stopping rules of one projection: give one")
 	case o.Rule != "" && o.Rule != Exact && o.Rule != Interleaved:
 		return fmt.Errorf("the dual's rule is %q or %q, not %q", Exact, Interleaved, o.Rule)
 	}

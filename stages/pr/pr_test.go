@@ -615,6 +615,21 @@ func TestDefaultStoppingRules(t *testing.T) {
 	}
 }
 
+// The duality gap is one stopping rule of the exact rule: New refuses it
+// beside a tolerance or with the interleaved rule, whoever builds the
+// options.
+func TestGapRefusedWithAnotherRule(t *testing.T) {
+	corpus := randomCorpus(rand.New(rand.NewPCG(19, 21)), 3, 10, 6)
+	for _, opts := range []Options{
+		{Sigma: 10, Gap: 1e-2, Tol: 1e-3},
+		{Sigma: 10, Gap: 1e-2, Rule: Interleaved},
+	} {
+		if _, err := New(corpus, opts); err == nil || !strings.Contains(err.Error(), "duality gap") {
+			t.Errorf("%+v: error %v", opts, err)
+		}
+	}
+}
+
 // The interleaved rule's objective F(q, θ) never decreases from one
 // iteration to the next, and it is a lower bound: never above J(θ), the
 // dual's minimum, which a tight exact projection at the same model
