@@ -181,6 +181,10 @@ type Header struct {
 	// Classes is a multi-class CCM's K, its constituent classes and the
 	// distituent label (family "ccm-classes"); 0, not written, elsewhere.
 	Classes int
+	// Refine names how a DMV model's readers refine a sentence's tags
+	// before they look them up ("ending": stages/dmv.RefineEnding); "",
+	// not written, for the tags as they are.
+	Refine string
 }
 
 // MaxValence bounds the DMV's valence settings: far more valences than
@@ -297,6 +301,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		}
 		if h.Classes > 0 {
 			dst = strconv.AppendInt(append(dst, `,"classes":`...), int64(h.Classes), 10)
+		}
+		if h.Refine != "" {
+			dst = appendString(append(dst, `,"refine":`...), h.Refine)
 		}
 		return append(dst, '}')
 	case EvStats:
@@ -427,6 +434,7 @@ type eventFields struct {
 	hasTokens, hasEvents        bool
 	values                      int // how many of n, p, w
 	family, unit, model, corpus string
+	refine                      string
 	deficient                   bool
 	class, classes              int
 	hasClass, hasClasses        bool
@@ -886,6 +894,8 @@ func (f *eventFields) decode(e *Event, data []byte) error {
 			f.model = it.ReadString()
 		case "corpus":
 			f.corpus = it.ReadString()
+		case "refine":
+			f.refine = it.ReadString()
 		case "deficient":
 			f.deficient = it.ReadBool()
 		case "class":
@@ -948,11 +958,14 @@ func (f *eventFields) finish(e *Event) error {
 		if f.deficient && u != Prob {
 			return fmt.Errorf(`header with "deficient" and unit %q: only a model of probabilities ("p") is deficient`, f.unit)
 		}
+		if f.refine != "" && (f.family != "dmv" || u == Count) {
+			return fmt.Errorf(`header of family %q, unit %q, with "refine": only a DMV model ("p" or "w") refines its tags`, f.family, f.unit)
+		}
 		if f.hasClasses && f.classes < 2 {
 			return fmt.Errorf("header with %d classes: a multi-class CCM has 2 or more (the distituent label one of them)", f.classes)
 		}
 		e.Header = &Header{Family: f.family, Unit: u, Events: f.events, Model: f.model, Corpus: f.corpus,
-			StopValence: f.stopValence, ChildValence: f.childValence, Deficient: f.deficient, Classes: f.classes}
+			StopValence: f.stopValence, ChildValence: f.childValence, Deficient: f.deficient, Classes: f.classes, Refine: f.refine}
 		return f.finishVB(e.Header)
 	}
 	// The DMV's kinds, thousands per model, check first what a whole

@@ -29,6 +29,7 @@ func TestEventRoundTrip(t *testing.T) {
 		`{"ev":"go","head":"VBD","dir":"left","left_adj":false,"right_adj":true,"n":1.5}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":0.01}`,
+		`{"ev":"header","family":"dmv","unit":"p","events":26,"stop_valence":3,"child_valence":2,"refine":"ending"}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":1,"vb_bound":-1234.5678901234567}`,
 		`{"ev":"header","family":"dmv","unit":"p","events":26,"vb_alpha":0.5,"vb_bound":"-inf"}`,
 	} {
@@ -95,6 +96,8 @@ func TestEventErrors(t *testing.T) {
 		`{"ev":"root","arg":"A","n":"many"}`: `not a number`,
 		`["root"]`:                           `must be a JSON object`,
 		`{"ev":"child","head":"A","dir":"left","arg":"B","n":tru}`:                                   `n`,
+		`{"ev":"header","family":"hmm","unit":"p","events":2,"refine":"ending"}`:                     `only a DMV model ("p" or "w") refines its tags`,
+		`{"ev":"header","family":"dmv","unit":"n","events":2,"model":"a","corpus":"b","refine":"x"}`: `only a DMV model ("p" or "w") refines its tags`,
 		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":0}`:                          `"vb_alpha" 0: want a finite number > 0`,
 		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":"inf"}`:                      `"vb_alpha" +Inf: want a finite number > 0`,
 		`{"ev":"header","family":"dmv","unit":"p","events":2,"vb_alpha":1,"vb_bound":"inf"}`:         `"vb_bound" +Inf: want a number or "-inf"`,

@@ -43,6 +43,17 @@ refined_rules() {
 		{ n = split($1 == "ROOT" ? "ROOT" : as[$1], hs, " "); m = split(as[$2], ds, " ")
 		  for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) print hs[i], ds[j] }' "$tmp/tags" -
 }
+# chain_share left|right FILE: the share of the chain's attachments in
+# FILE (attach-left's or attach-right's parses) that instantiate a ud1
+# rule (HEAD DEPENDENT, ROOT for the root), %: how much of the rules a
+# chain already meets (induce's --chain-limit)
+chain_share() {
+	[ -f "$tmp/ud1" ] || train-em --rules ud1 --print-rules > "$tmp/ud1"
+	baseline --attach "$1" -q "$2" |
+		jq -r '. as $s | range(0; .tags | length) as $i | "\(if $s.pred[$i] == 0 then "ROOT" else $s.tags[$s.pred[$i] - 1] end) \(.tags[$i])"' |
+		awk 'NR == FNR { if (!/^#/) rule[$1 " " $2] = 1; next } { n++; r += ($0 in rule) } END { printf "%.1f", 100 * r / n }' \
+			"$tmp/ud1" -
+}
 # refine_halves TRAIN DEV: both refined by TRAIN's frequent endings, to
 # $tmp/train.jsonl and $tmp/dev.jsonl
 refine_halves() {

@@ -52,15 +52,6 @@ em() {
 	printf '%s/%.3f' "$(accuracy "$tmp/em.jsonl" "$tmp/dev.jsonl")" "$(tail -1 "$tmp/log" | jq .cross_entropy)"
 }
 share() { select-model --dev "$1" --by rules --rules "$2" --json -q "$3" | jq -r '.rule_share * 100' | xargs printf '%.1f'; }
-# right_share DEV: the share of attach-right's attachments in DEV that
-# instantiate a ud1 rule (HEAD DEPENDENT, ROOT for the root)
-right_share() {
-	baseline --attach right -q "$1" |
-		jq -r '. as $s | range(0; .tags | length) as $i | "\(if $s.pred[$i] == 0 then "ROOT" else $s.tags[$s.pred[$i] - 1] end) \(.tags[$i])"' |
-		awk 'NR == FNR { if (!/^#/) rule[$1 " " $2] = 1; next } { n++; r += ($0 in rule) } END { printf "%.1f", 100 * r / n }' \
-			"$tmp/ud1" -
-}
-train-em --rules ud1 --print-rules > "$tmp/ud1"
 printf '%-4s %5s | %-17s | %-59s | %-11s | %s\n' '' '' 'sup: bare | endings' 'EM 3/2 over the endings, λ 0, from' 'λ 1, from' 'share of rules'
 printf '%-4s %5s | %5s %5s %5s | %11s %11s %11s %11s %11s | %5s %5s | %5s %6s %5s\n' lang right DMV 3/2 3/2 km right sup zero hf zero hf hf induce right
 for l in "$@"; do
@@ -79,5 +70,5 @@ for l in "$@"; do
 	done
 	printf ' | %5s' "$(em "--init zero" 1 | cut -d/ -f1)"
 	printf ' %5s |' "$(em "-m $tmp/hf.jsonl" 1 | cut -d/ -f1)"
-	printf ' %5s %6s %5s\n' "$(share "$tmp/dev.jsonl" "$tmp/rules" "$tmp/em.jsonl")" "$(share "$d/dev.jsonl" ud1 "$d/induce.model")" "$(right_share "$d/dev.jsonl")"
+	printf ' %5s %6s %5s\n' "$(share "$tmp/dev.jsonl" "$tmp/rules" "$tmp/em.jsonl")" "$(share "$d/dev.jsonl" ud1 "$d/induce.model")" "$(chain_share right "$d/dev.jsonl")"
 done

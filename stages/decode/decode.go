@@ -29,7 +29,7 @@ const batch = 4096
 // Run decodes the sentences of src and writes them, with pred, to w.
 func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 	var rep Report
-	model, err := dmv.ReadModel(opts.Model)
+	model, err := dmv.ReadParsingModel(opts.Model)
 	if err != nil {
 		return rep, err
 	}
@@ -61,8 +61,10 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 		// The first batch decides whether the input shares the model's tag
 		// set at all: nothing is written before that is known.
 		known := false
-		for _, s := range pending {
-			for _, t := range s.Tags {
+		read := make([][]string, len(pending)) // the tags as the model reads them
+		for i, s := range pending {
+			read[i] = model.Refined(s).Tags
+			for _, t := range read[i] {
 				if dec.Known(t) {
 					known = true
 				} else {
@@ -87,7 +89,7 @@ func Run(src pipeline.Source, w io.Writer, opts Options) (Report, error) {
 			var tags []int
 			for i := k * per; i < min(len(pending), (k+1)*per); i++ {
 				s := pending[i]
-				tags, unknown[i] = dec.Encode(s.Tags, tags)
+				tags, unknown[i] = dec.Encode(read[i], tags)
 				s.Pred = make([]int, len(tags))
 				_, fell[i] = dec.Decode(charts[worker], tags, s.Pred, opts.MBR)
 			}

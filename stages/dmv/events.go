@@ -146,7 +146,11 @@ type Table struct {
 	Shards        int
 	// VB, when not nil, marks a model of variational Bayes (its header's
 	// vb_alpha): Params are sub-normalised weights (CheckSubDistribution).
-	VB     *VB
+	VB *VB
+	// Refine, when not "", is how the model's readers refine a
+	// sentence's tags before they look them up (RefineEnding; its
+	// header's "refine").
+	Refine string
 	events int // event records read
 }
 

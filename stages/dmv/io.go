@@ -31,7 +31,20 @@ func (p *Params) numEvents() int { return NumEvents(p.T, p.V) + len(p.Backoff) }
 // header, exactly the events the header announces, every parameter once;
 // a probability model's multinomials each sum to 1 (SumTolerance), or to
 // at most 1 when its header marks it a model of variational Bayes.
+// A model over refined tags (its header's "refine") is refused: only
+// the parsers know how to refine a sentence's tags (ReadParsingModel).
 func ReadModel(path string) (*Table, error) {
+	t, err := ReadParsingModel(path)
+	if err == nil && t.Refine != "" {
+		err = fmt.Errorf(`%s: a model over tags refined by their words (its header's "refine" %q): decode and select-model read it, this program does not`, path, t.Refine)
+	}
+	return t, err
+}
+
+// ReadParsingModel reads a model as ReadModel does, and a model over
+// refined tags too, for the programs that parse with it (decode,
+// select-model): their Decoder refines the tags it encodes.
+func ReadParsingModel(path string) (*Table, error) {
 	return readModel(pipeline.Source{Names: []string{path}}, path)
 }
 
@@ -44,8 +57,8 @@ func readModel(src pipeline.Source, path string) (*Table, error) {
 	}
 	t, err := b.Build()
 	if err == nil {
-		t.VB = vbOf(hdr)
-		err = t.checkModel()
+		t.VB, t.Refine = vbOf(hdr), hdr.Refine
+		err = errors.Join(checkRefine(t.Refine), t.checkModel())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -175,12 +188,21 @@ func vbOf(h *format.Header) *VB {
 }
 
 // WriteModel writes t's parameters as the model it is: a model of
-// variational Bayes when t.VB says so.
+// variational Bayes when t.VB says so, over refined tags when t.Refine
+// does.
 func WriteModel(w io.Writer, t *Table) error {
-	if t.VB != nil {
+	switch {
+	case t.Refine == "" && t.VB != nil:
 		return WriteVB(w, t.Tags, t.Params, *t.VB)
+	case t.Refine == "":
+		return WriteTable(w, t.Tags, t.Params, t.Unit, nil)
+	case t.VB != nil || t.Unit == format.Count:
+		return errors.New("a model over refined tags is of probabilities or weights, not of variational Bayes or counts: nothing written")
 	}
-	return WriteTable(w, t.Tags, t.Params, t.Unit, nil)
+	if err := checkRefine(t.Refine); err != nil {
+		return fmt.Errorf("%v: nothing written", err)
+	}
+	return writeTable(w, t.Tags, t.Params, &format.Header{Family: Family, Unit: t.Unit, Refine: t.Refine}, nil)
 }
 
 // WriteCounts writes one shard of counts: its header (the hashes of the

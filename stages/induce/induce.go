@@ -24,6 +24,7 @@ import (
 	"github.com/grind-nlp/grind/pipeline"
 	"github.com/grind-nlp/grind/pipeline/progress"
 	"github.com/grind-nlp/grind/stages/anneal"
+	"github.com/grind-nlp/grind/stages/baseline"
 	"github.com/grind-nlp/grind/stages/dmv"
 	"github.com/grind-nlp/grind/stages/memory"
 	"github.com/grind-nlp/grind/stages/pr"
@@ -50,16 +51,38 @@ type Options struct {
 	// and charts would need more bytes (MemoryBytes; ≤ 0: no limit), and
 	// a ranking on the dev sentences that would (select-model's check).
 	MaxMemory int64
+	// ChainLimit is the share of rules in attach-right's parses of the
+	// dev sentences from which Run trains over the words' endings
+	// instead (≤ 0: DefaultChainLimit; above 1: never).
+	ChainLimit float64
 }
 
-// MemoryBytes estimates what Run holds for the candidates of a grid
-// over a corpus of tags tags whose longest sentence has n words: the
-// candidates trained at once (one per worker), each with a training
-// run's tables, the rules' copy of the weights and their mask, and a
-// chart; and every candidate's model, kept for the ranking.
-func MemoryBytes(tags, n, workers, candidates int) int64 {
+// DefaultChainLimit is where the rules stop telling a chain from a
+// grammar: attach-right's parses of the UD languages' selection halves
+// meet 39–57% of ud1's rules, except Japanese's, 74–77% (bunsetsu words,
+// 70% of them NOUN, and NOUN → NOUN a rule), where the share of rules
+// picks noun chains below attach-right. Set between them after seeing
+// Japanese fail (docs/results.md, "A chain that meets the rules"): one
+// language on its side.
+const DefaultChainLimit = 0.65
+
+// MinEnding is how often a tag and ending must occur in training to be
+// kept as a refined tag (dmv.FrequentEndings).
+const MinEnding = 100
+
+// EndingsValence is the family trained over the endings: three stop
+// valences (no child yet, one, more) and child distributions that tell
+// the first child from the later ones.
+var EndingsValence = dmv.Valence{Stop: 3, Child: 2}
+
+// MemoryBytes estimates what Run holds for the candidates of a grid in
+// the family v over a corpus of tags tags whose longest sentence has n
+// words: the candidates trained at once (one per worker), each with a
+// training run's tables, the rules' copy of the weights and their mask,
+// and a chart; and every candidate's model, kept for the ranking.
+func MemoryBytes(v dmv.Valence, tags, n, workers, candidates int) int64 {
 	parallel := min(workers, candidates)
-	return dmv.MemoryBytes(dmv.DMVValence, dmv.DepthBound{}, tags, n, parallel, parallel*(dmv.TrainTables(1)+2)+candidates)
+	return dmv.MemoryBytes(v, dmv.DepthBound{}, tags, n, parallel, parallel*(dmv.TrainTables(1)+2)+candidates)
 }
 
 // Presets are the names of the candidate grids, smallest first.
@@ -78,13 +101,15 @@ const (
 func joinPresets() string { return strings.Join(Presets(), ", ") }
 
 // Candidate is one training run: an initializer, add-λ, universal rules
-// at share τ (posterior regularization; τ = 0: none) and, for structural
-// annealing, Model L's δ schedule (nil: EM).
+// at share τ (posterior regularization; τ = 0: none), for structural
+// annealing Model L's δ schedule (nil: EM), and the family's valences
+// (zero: the DMV's).
 type Candidate struct {
-	Init   string
-	Lambda float64
-	Share  float64
-	Deltas []float64
+	Init    string
+	Lambda  float64
+	Share   float64
+	Deltas  []float64
+	Valence dmv.Valence
 }
 
 // Name says what the candidate is, as the report lists it.
@@ -97,6 +122,9 @@ func (c Candidate) Name() string {
 	if c.Share > 0 {
 		name += fmt.Sprintf(" rules τ=%g", c.Share)
 	}
+	if v := c.Valence; !v.OrDMV().IsDMV() {
+		name += fmt.Sprintf(" valences %d/%d", v.Stop, v.Child)
+	}
 	return name
 }
 
@@ -107,7 +135,11 @@ func (c Candidate) FileName() string {
 	if c.Deltas != nil {
 		est = fmt.Sprintf("sa%+.1f", c.Deltas[0])
 	}
-	return fmt.Sprintf("%s-%s-l%g-r%g", est, c.Init, c.Lambda, c.Share)
+	name := fmt.Sprintf("%s-%s-l%g-r%g", est, c.Init, c.Lambda, c.Share)
+	if v := c.Valence; !v.OrDMV().IsDMV() {
+		name += fmt.Sprintf("-v%d%d", v.Stop, v.Child)
+	}
+	return name
 }
 
 // Grid is the preset's candidates. Plain EM and SA (τ = 0) are in every
@@ -139,6 +171,32 @@ func Grid(preset string) ([]Candidate, error) {
 		add([]string{dmv.InitKM, dmv.InitZero, dmv.InitUniform}, []float64{0, 0.1, 1, 10}, []float64{0, 0.6, 0.7, 0.8, 0.9, 0.95}, nil)
 		add(both, []float64{1}, []float64{0, 0.8, 0.9}, sa(-0.6))
 		add(both, []float64{1}, []float64{0, 0.8, 0.9}, sa(-0.4))
+	default:
+		return nil, fmt.Errorf("no preset %q (want %s)", preset, joinPresets())
+	}
+	return out, nil
+}
+
+// EndingsGrid is the preset's candidates over the words' endings (Run's
+// fallback where a chain already meets the rules): EM in EndingsValence
+// from the starts and with the λ of the preset's grid, without rules,
+// ranked by dev likelihood.
+func EndingsGrid(preset string) ([]Candidate, error) {
+	var out []Candidate
+	add := func(inits []string, lambdas []float64) {
+		for _, init := range inits {
+			for _, l := range lambdas {
+				out = append(out, Candidate{Init: init, Lambda: l, Valence: EndingsValence})
+			}
+		}
+	}
+	switch preset {
+	case "quick":
+		add([]string{dmv.InitZero}, []float64{1})
+	case "medium":
+		add([]string{dmv.InitKM, dmv.InitZero}, []float64{0, 1})
+	case "full":
+		add([]string{dmv.InitKM, dmv.InitZero, dmv.InitUniform}, []float64{0, 0.1, 1, 10})
 	default:
 		return nil, fmt.Errorf("no preset %q (want %s)", preset, joinPresets())
 	}
@@ -187,33 +245,44 @@ type Trained struct {
 
 // Result is what Run chose and from what.
 type Result struct {
-	Rules     string // the rule table, and how it was chosen
-	By        selectmodel.Criterion
-	Tags      *dmv.TagSet
-	Classes   string // with words: the tagger, for the report
-	Ranked    []selectmodel.Row
-	Trained   []Trained // in grid order
-	Best      Trained
-	Sentences int // training sentences
-	Tokens    int
-	Seconds   float64
+	Rules   string // the rule table, and how it was chosen
+	By      selectmodel.Criterion
+	Tags    *dmv.TagSet
+	Classes string // with words: the tagger, for the report
+	Ranked  []selectmodel.Row
+	Trained []Trained // in grid order
+	Best    Trained
+	// Refine is how the candidates' tags are refined (dmv.RefineEnding
+	// where Chain reached ChainLimit; "" otherwise).
+	Refine            string
+	Chain, ChainLimit float64
+	Sentences         int // training sentences
+	Tokens            int
+	Seconds           float64
 }
 
 // Run trains the preset's candidates on the training sentences, ranks
-// them on the dev sentences and writes the chosen model to w.
+// them on the dev sentences and writes the chosen model to w. Where
+// attach-right's parses of the dev sentences already meet ChainLimit of
+// the rules, the rules cannot tell a chain from a grammar: Run trains the
+// EndingsGrid over the tags refined by the words' endings instead, and
+// ranks by dev likelihood.
 func Run(w io.Writer, opts Options) (*Result, error) {
 	began := time.Now()
-	grid, err := Grid(opts.Preset)
-	if err != nil {
-		return nil, err
-	}
-	corpus, err := train.ReadCorpus(opts.Train, dmv.CorpusOptions{}, nil) // no gold heads kept
+	trainSents, err := pipeline.ReadSentences(opts.Train)
 	if err != nil {
 		return nil, err
 	}
 	dev, err := pipeline.ReadSentences(opts.Dev) // an empty file is an error there
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range trainSents { // never read (nor dev's: choose)
+		s.Heads, s.Pred = nil, nil
+	}
+	corpus, err := dmv.NewCorpus(trainSents, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pipeline.DescribeInputs(opts.Train.Names), err)
 	}
 	name, how := opts.Rules, ""
 	if name == "" {
@@ -229,28 +298,74 @@ func Run(w io.Writer, opts Options) (*Result, error) {
 	if err := rules.CheckCovers(corpus.Tags.Names()); err != nil {
 		return nil, err
 	}
-	res, err := choose(corpus, dev, pipeline.DescribeInputs(opts.Dev.Names), grid, rules, selectmodel.Rules, opts)
+	limit := opts.ChainLimit
+	if limit <= 0 {
+		limit = DefaultChainLimit
+	}
+	chain := selectmodel.RuleShare(dev, rightChains(dev), rules)
+	by, refine, grid := selectmodel.Rules, "", []Candidate(nil)
+	if chain < limit {
+		grid, err = Grid(opts.Preset)
+	} else {
+		by, refine = selectmodel.Likelihood, dmv.RefineEnding
+		if grid, err = EndingsGrid(opts.Preset); err == nil {
+			corpus, err = endingsCorpus(trainSents)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := choose(corpus, dev, pipeline.DescribeInputs(opts.Dev.Names), grid, rules, by, refine, opts)
 	if err != nil {
 		return nil, err
 	}
 	res.Rules += how
+	res.Chain, res.ChainLimit = chain, limit
 	res.Seconds = time.Since(began).Seconds()
-	return res, dmv.WriteTable(w, corpus.Tags, res.Best.Model, format.Prob, nil)
+	return res, dmv.WriteModel(w, res.table(res.Best))
+}
+
+// rightChains is attach-right's parse of each sentence.
+func rightChains(sents []*format.Sentence) [][]int {
+	heads := make([][]int, len(sents))
+	for i, s := range sents {
+		heads[i] = baseline.AttachRight(len(s.Tags))
+	}
+	return heads
+}
+
+// endingsCorpus is the training sentences over their tags refined by
+// the words' endings, those seen MinEnding times.
+func endingsCorpus(sents []*format.Sentence) (*dmv.Corpus, error) {
+	kept := map[string]bool{}
+	for _, t := range dmv.FrequentEndings(sents, MinEnding) {
+		kept[t] = true
+	}
+	refined := make([]*format.Sentence, len(sents))
+	for i, s := range sents {
+		refined[i] = &format.Sentence{ID: s.ID, Words: s.Words, Tags: dmv.RefineEndings(s, func(t string) bool { return kept[t] })}
+	}
+	return dmv.NewCorpus(refined, nil)
+}
+
+// table is t's model as its file has it.
+func (r *Result) table(t Trained) *dmv.Table {
+	return &dmv.Table{Tags: r.Tags, Params: t.Model, Unit: format.Prob, Refine: r.Refine}
 }
 
 // choose trains the grid's candidates on corpus and ranks them on dev by
 // the criterion (the rules' share, then the likelihood; or the
 // likelihood), saving them in opts.SaveDir.
-func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []Candidate, rules *pr.Rules, by selectmodel.Criterion, opts Options) (*Result, error) {
+func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []Candidate, rules *pr.Rules, by selectmodel.Criterion, refine string, opts Options) (*Result, error) {
 	for _, s := range dev { // never read: the choice is made without annotation
 		s.Heads, s.Pred = nil, nil
 	}
-	if err := memory.Check(MemoryBytes(corpus.Tags.Len(), corpus.MaxLen, pipeline.Workers(opts.Workers), len(grid)), opts.MaxMemory, func() string {
+	if err := memory.Check(MemoryBytes(grid[0].Valence.OrDMV(), corpus.Tags.Len(), corpus.MaxLen, pipeline.Workers(opts.Workers), len(grid)), opts.MaxMemory, func() string {
 		return fmt.Sprintf("%s: %d candidates (preset %s) of %d tags, the longest sentence %d words,", pipeline.DescribeInputs(opts.Train.Names), len(grid), opts.Preset, corpus.Tags.Len(), corpus.MaxLen)
 	}, "leave long sentences out (filterlen), or train fewer candidates at once (--workers)"); err != nil {
 		return nil, err
 	}
-	res := &Result{Rules: rules.Name, By: by, Sentences: corpus.Len(), Tokens: corpus.Tokens}
+	res := &Result{Rules: rules.Name, By: by, Refine: refine, Tags: corpus.Tags, Sentences: corpus.Len(), Tokens: corpus.Tokens}
 	var err error
 	res.Trained, err = trainAll(corpus, grid, rules, opts)
 	if err != nil {
@@ -259,7 +374,7 @@ func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []C
 	tables := make([]*dmv.Table, len(res.Trained))
 	names := make([]string, len(res.Trained))
 	for i, t := range res.Trained {
-		tables[i] = &dmv.Table{Tags: corpus.Tags, Params: t.Model, Unit: format.Prob}
+		tables[i] = res.table(t)
 		names[i] = t.Name()
 	}
 	res.Ranked, _, err = selectmodel.Rank(dev, devName, tables,
@@ -269,7 +384,6 @@ func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []C
 	}
 	best := slices.Index(names, res.Ranked[0].Model)
 	res.Best = res.Trained[best]
-	res.Tags = corpus.Tags
 	if opts.SaveDir != "" {
 		if err := os.MkdirAll(opts.SaveDir, 0o777); err != nil {
 			return nil, err
@@ -277,7 +391,7 @@ func choose(corpus *dmv.Corpus, dev []*format.Sentence, devName string, grid []C
 		for _, t := range res.Trained {
 			path := filepath.Join(opts.SaveDir, t.FileName()+".jsonl")
 			err := pipeline.WriteFile(path, nil, func(o *pipeline.Output) error {
-				return dmv.WriteTable(o, corpus.Tags, t.Model, format.Prob, nil)
+				return dmv.WriteModel(o, res.table(t))
 			})
 			if err != nil {
 				return nil, err
@@ -318,7 +432,7 @@ func trainAll(corpus *dmv.Corpus, grid []Candidate, rules *pr.Rules, opts Option
 
 func trainOne(corpus *dmv.Corpus, c Candidate, rules *pr.Rules) (Trained, error) {
 	t := Trained{Candidate: c}
-	start, err := dmv.Initialize(corpus, c.Init, dmv.InitOptions{Lambda: c.Lambda, Workers: 1})
+	start, err := dmv.Initialize(corpus, c.Init, dmv.InitOptions{Lambda: c.Lambda, Workers: 1, Valence: c.Valence})
 	if err != nil {
 		return t, err
 	}
@@ -355,9 +469,16 @@ func (r *Result) WriteReport(w io.Writer, preset string) error {
 	fmt.Fprintf(&b, "induce: %d candidates (preset %s) trained on %d sentences, %d tokens, in %.1f s\n",
 		len(r.Trained), preset, r.Sentences, r.Tokens, r.Seconds)
 	fmt.Fprintf(&b, "universal rules: %s\n", r.Rules)
-	if r.By == selectmodel.Likelihood {
+	switch {
+	case r.Classes != "":
 		fmt.Fprintf(&b, "ranked by dev log-likelihood (no gold tags or trees read):\n\n")
-	} else {
+	case r.Refine != "":
+		fmt.Fprintf(&b, "attach-right's dev parses meet %.1f%% of the rules, %.0f%% or more: the rules cannot tell a chain from a grammar here,\n", 100*r.Chain, 100*r.ChainLimit)
+		fmt.Fprintf(&b, "so the candidates are EM with %d stop and %d child valences, without rules, over %d tags: the tags refined by\n", EndingsValence.Stop, EndingsValence.Child, r.Tags.Len())
+		fmt.Fprintf(&b, "their words' endings where seen %d times in training (the model's header says so: decode refines them too)\n", MinEnding)
+		fmt.Fprintf(&b, "ranked by dev log-likelihood (no gold trees read):\n\n")
+	default:
+		fmt.Fprintf(&b, "attach-right's dev parses meet %.1f%% of the rules, under %.0f%%\n", 100*r.Chain, 100*r.ChainLimit)
 		fmt.Fprintf(&b, "ranked by the share of rules in the dev parses, then dev log-likelihood (no gold trees read):\n\n")
 	}
 	fmt.Fprintf(&b, "rank  rules   bits/token  iterations  seconds  candidate\n")
@@ -375,10 +496,9 @@ func (r *Result) WriteReport(w io.Writer, preset string) error {
 		}
 		fmt.Fprintf(&b, "%4d  %5.1f  %s  %10d  %7.1f  %s\n", row.Rank, 100**row.RuleShare, bits, t.Iterations, t.Seconds, row.Model)
 	}
-	switch {
-	case r.By == selectmodel.Likelihood:
+	if r.By == selectmodel.Likelihood {
 		fmt.Fprintf(&b, "\nchosen: %s — the highest dev likelihood", r.Best.Name())
-	default:
+	} else {
 		fmt.Fprintf(&b, "\nchosen: %s — the most dev dependencies that universal rules license (%.1f%%)", r.Best.Name(), 100**r.Ranked[0].RuleShare)
 		if len(r.Ranked) > 1 && *r.Ranked[1].RuleShare == *r.Ranked[0].RuleShare {
 			b.WriteString(", and of those the highest dev likelihood")

@@ -108,7 +108,7 @@ func RunWords(opts Options, wo WordOptions) (*WordsResult, error) {
 		return nil, err
 	}
 	rules, _ := pr.Builtin(pr.ContentHeads)
-	res, err := choose(corpus, dev, pipeline.DescribeInputs(opts.Dev.Names), grid, rules, selectmodel.Likelihood, opts)
+	res, err := choose(corpus, dev, pipeline.DescribeInputs(opts.Dev.Names), grid, rules, selectmodel.Likelihood, "", opts)
 	if err != nil {
 		return nil, err
 	}

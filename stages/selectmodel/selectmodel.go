@@ -260,7 +260,7 @@ func Run(w io.Writer, opts Options) (Report, error) {
 	}
 	models := make([]*dmv.Table, len(opts.Models))
 	for i, path := range opts.Models {
-		if models[i], err = dmv.ReadModel(path); err != nil {
+		if models[i], err = dmv.ReadParsingModel(path); err != nil {
 			return rep, err
 		}
 	}
@@ -308,6 +308,9 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 		if err := checkVB(models, i, path, opts); err != nil {
 			return nil, rep, err
 		}
+		if models[i].Refine != "" && (opts.By == Contrast || opts.By == PRObjective) {
+			return nil, rep, fmt.Errorf("%s: a model over refined tags (its header's \"refine\" %q) is ranked --by accuracy, likelihood, rules, bound or agreement, not --by %s", path, models[i].Refine, opts.By)
+		}
 		if models[i].Unit != format.Prob && (opts.By == Likelihood || opts.By == PRObjective) {
 			return nil, rep, fmt.Errorf("%s: a log-linear model (\"w\", train-ce) gives no likelihood of the dev sentences; select it --by contrast or --by accuracy", path)
 		}
@@ -315,17 +318,25 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 			return nil, rep, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	var names [][]string
-	for _, s := range dev {
-		names = append(names, s.Tags)
-	}
-	devTags := dmv.CorpusTags(names)
 	longest := 0
 	for _, s := range dev {
 		longest = max(longest, len(s.Tags))
 	}
 	workers := pipeline.Workers(opts.Workers)
+	views := make([][]*format.Sentence, len(models)) // the dev sentences as each model reads them
 	for i, m := range models {
+		views[i] = dev
+		if m.Refine != "" {
+			views[i] = make([]*format.Sentence, len(dev))
+			for k, s := range dev {
+				views[i][k] = m.Refined(s)
+			}
+		}
+		var names [][]string
+		for _, s := range views[i] {
+			names = append(names, s.Tags)
+		}
+		devTags := dmv.CorpusTags(names)
 		if err := dmv.CheckMemory(m.Params.V, dmv.DepthBound{}, m.Tags.Len()+len(devTags), longest, workers, 4+len(models), opts.MaxMemory); err != nil {
 			return nil, rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
 		}
@@ -335,7 +346,7 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 			return nil, rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
 		}
 	}
-	known := commonlyKnown(dev, models)
+	known := commonlyKnown(views, models)
 	for _, k := range known {
 		if !k {
 			rep.Unscorable++
@@ -352,7 +363,7 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 			return nil, rep, fmt.Errorf("%s: %w", opts.Models[i], err)
 		}
 		var parsed parseReport
-		rows[i], preds[i], parsed = evaluate(dev, known, m, dec, potentials[i], gold, opts)
+		rows[i], preds[i], parsed = evaluate(dev, views[i], known, m, dec, potentials[i], gold, opts)
 		rows[i].Model = opts.Models[i]
 		if opts.By == Accuracy || opts.By == Rules || opts.By == Agreement { // the parses rank
 			if parsed.unknown > 0 {
@@ -445,15 +456,15 @@ func checkVB(models []*dmv.Table, i int, path string, opts Options) error {
 }
 
 // commonlyKnown marks the dev sentences whose every tag every model
-// knows: the log-likelihoods of all models are sums over the same
-// sentences, or they could not be compared.
-func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
-	known := make([]bool, len(dev))
-	for i, s := range dev {
+// knows (each model's view of them: views[m]): the log-likelihoods of all
+// models are sums over the same sentences, or they could not be compared.
+func commonlyKnown(views [][]*format.Sentence, models []*dmv.Table) []bool {
+	known := make([]bool, len(views[0]))
+	for i := range known {
 		known[i] = true
-		for _, m := range models {
-			for _, t := range s.Tags {
-				if _, in := m.Tags.Index(t); !in {
+		for m, model := range models {
+			for _, t := range views[m][i].Tags {
+				if _, in := model.Tags.Index(t); !in {
 					known[i] = false
 				}
 			}
@@ -463,13 +474,14 @@ func commonlyKnown(dev []*format.Sentence, models []*dmv.Table) []bool {
 }
 
 // evaluate parses the dev sentences with model m, of potentials w
-// (Viterbi, as decode does), and scores them, and sums the log-likelihood
-// of the known ones when m is a probability model.
-func evaluate(dev []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) (Row, [][]int, parseReport) {
+// (Viterbi, as decode does; view is dev as m reads it), and scores them,
+// and sums the log-likelihood of the known ones when m is a probability
+// model.
+func evaluate(dev, view []*format.Sentence, known []bool, m *dmv.Table, dec *dmv.Decoder, w *dmv.Params, gold bool, opts Options) (Row, [][]int, parseReport) {
 	row := Row{By: opts.By, Sentences: len(dev), LogLinear: m.Unit != format.Prob}
-	pred, logZ, parsed := parse(dev, known, dec, w, opts.Workers)
+	pred, logZ, parsed := parse(view, known, dec, w, opts.Workers)
 	if opts.Rules != nil {
-		share := ruleShare(dev, pred, opts.Rules)
+		share := RuleShare(dev, pred, opts.Rules)
 		row.RuleShare = &share
 	}
 	if gold {
@@ -498,9 +510,9 @@ type parseReport struct {
 	fellBack    int
 }
 
-// ruleShare is the share of the parses' dependencies, the roots'
+// RuleShare is the share of the parses' dependencies, the roots'
 // included, that instantiate a rule.
-func ruleShare(dev []*format.Sentence, pred [][]int, rules *pr.Rules) float64 {
+func RuleShare(dev []*format.Sentence, pred [][]int, rules *pr.Rules) float64 {
 	ok, all := 0, 0
 	for i, s := range dev {
 		for d, h := range pred[i] {
