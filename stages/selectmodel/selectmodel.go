@@ -324,19 +324,17 @@ func evaluateAll(dev []*format.Sentence, devName string, models []*dmv.Table, op
 	}
 	workers := pipeline.Workers(opts.Workers)
 	views := make([][]*format.Sentence, len(models)) // the dev sentences as each model reads them
+	bareTags := tagsOf(dev)
 	for i, m := range models {
 		views[i] = dev
+		devTags := bareTags
 		if m.Refine != "" {
 			views[i] = make([]*format.Sentence, len(dev))
 			for k, s := range dev {
 				views[i][k] = m.Refined(s)
 			}
+			devTags = tagsOf(views[i])
 		}
-		var names [][]string
-		for _, s := range views[i] {
-			names = append(names, s.Tags)
-		}
-		devTags := dmv.CorpusTags(names)
 		if err := dmv.CheckMemory(m.Params.V, dmv.DepthBound{}, m.Tags.Len()+len(devTags), longest, workers, 4+len(models), opts.MaxMemory); err != nil {
 			return nil, rep, fmt.Errorf("%s on %s: %w", opts.Models[i], devName, err)
 		}
@@ -453,6 +451,15 @@ func checkVB(models []*dmv.Table, i int, path string, opts Options) error {
 		return fmt.Errorf("%s is a model of variational Bayes and %s a normalised one: the dev log-likelihood of θ̃ (sub-normalised) is a lower bound, not comparable with a likelihood; rank them --by accuracy, or each kind by itself", vb, normalised)
 	}
 	return nil
+}
+
+// tagsOf is the tags of the sentences, each once (dmv.CorpusTags).
+func tagsOf(sents []*format.Sentence) []string {
+	names := make([][]string, len(sents))
+	for i, s := range sents {
+		names[i] = s.Tags
+	}
+	return dmv.CorpusTags(names)
 }
 
 // commonlyKnown marks the dev sentences whose every tag every model
