@@ -17,7 +17,6 @@ out=$1
 shift
 ud=${UD:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data/ud-nopunct}
 . "$(dirname "$0")/halves.sh"
-share() { select-model --dev "$1" --by rules --rules ud1 --json -q "$2" | jq -r '.rule_share * 100' | xargs printf '%.1f'; }
 printf '%-4s | %-21s | %-21s | %-9s | %s\n' '' 'attach-right' 'attach-left' '' 'induce'
 printf '%-4s | %6s %6s %7s | %6s %6s %7s | %9s | %6s\n' lang dev10 dev40 train dev10 dev40 train switched dev10
 for l in "$@"; do
@@ -29,5 +28,5 @@ for l in "$@"; do
 	done
 	switched=no
 	grep -q "cannot tell a chain from a grammar" "$d/induce.report" && switched=yes
-	printf ' %9s | %6s\n' "$switched" "$(share "$d/dev.jsonl" "$d/induce.model")"
+	printf ' %9s | %6s\n' "$switched" "$(rule_share "$d/dev.jsonl" ud1 "$d/induce.model")"
 done

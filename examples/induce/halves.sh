@@ -1,4 +1,4 @@
-# Sourced by ceiling.sh, endings.sh, chains.sh, mbr.sh and valence.sh, which score
+# Sourced by ceiling.sh, endings.sh, chains.sh, mbr.sh, valence.sh and chainshare.sh, which score
 # models on the selection half of a newlang.mk run: the programs of
 # ../../bin on PATH, a scratch directory $tmp removed on exit, pct (a
 # score's directed accuracy, %), the models and scores they share, and the
@@ -20,7 +20,10 @@ right_model() { right_trees "$1" | estep --gold -q | mstep --lambda 1 -q > "$2";
 
 # Tags refined by the word's last character (a final 。 dropped): TAG_c
 # where the pair is seen at least 100 times in training, the bare TAG
-# otherwise.
+# otherwise. (induce's own refinement, stages/dmv's Ending, drops any
+# trailing punctuation, not only 。: on Japanese's selection half the 3/2
+# EM runs over either pick the same model, 62.8 — docs/results.md, "A chain
+# that meets the rules"; the scripts keep this one, which their tables used.)
 refined='def refined($i): .tags[$i] + "_" + (.words[$i] | rtrimstr("。") | .[-1:]);'
 # keep_endings TRAIN: the refined tags frequent enough to keep, a line each
 keep_endings() {
@@ -43,6 +46,9 @@ refined_rules() {
 		{ n = split($1 == "ROOT" ? "ROOT" : as[$1], hs, " "); m = split(as[$2], ds, " ")
 		  for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) print hs[i], ds[j] }' "$tmp/tags" -
 }
+# rule_share DEV RULES MODEL: the share (%) of MODEL's Viterbi parses of
+# DEV that instantiate a rule of RULES (select-model --by rules)
+rule_share() { select-model --dev "$1" --by rules --rules "$2" --json -q "$3" | jq -r '.rule_share * 100' | xargs printf '%.1f'; }
 # chain_share left|right FILE: the share of the chain's attachments in
 # FILE (attach-left's or attach-right's parses) that instantiate a ud1
 # rule (HEAD DEPENDENT, ROOT for the root), %: how much of the rules a

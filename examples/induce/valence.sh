@@ -51,7 +51,6 @@ em() {
 	train-em $1 $v --lambda "$2" --log "$tmp/log" -q "$tmp/train.jsonl" -o "$tmp/em.jsonl"
 	printf '%s/%.3f' "$(accuracy "$tmp/em.jsonl" "$tmp/dev.jsonl")" "$(tail -1 "$tmp/log" | jq .cross_entropy)"
 }
-share() { select-model --dev "$1" --by rules --rules "$2" --json -q "$3" | jq -r '.rule_share * 100' | xargs printf '%.1f'; }
 printf '%-4s %5s | %-17s | %-59s | %-11s | %s\n' '' '' 'sup: bare | endings' 'EM 3/2 over the endings, λ 0, from' 'λ 1, from' 'share of rules'
 printf '%-4s %5s | %5s %5s %5s | %11s %11s %11s %11s %11s | %5s %5s | %5s %6s %5s\n' lang right DMV 3/2 3/2 km right sup zero hf zero hf hf induce right
 for l in "$@"; do
@@ -70,5 +69,5 @@ for l in "$@"; do
 	done
 	printf ' | %5s' "$(em "--init zero" 1 | cut -d/ -f1)"
 	printf ' %5s |' "$(em "-m $tmp/hf.jsonl" 1 | cut -d/ -f1)"
-	printf ' %5s %6s %5s\n' "$(share "$tmp/dev.jsonl" "$tmp/rules" "$tmp/em.jsonl")" "$(share "$d/dev.jsonl" ud1 "$d/induce.model")" "$(chain_share right "$d/dev.jsonl")"
+	printf ' %5s %6s %5s\n' "$(rule_share "$tmp/dev.jsonl" "$tmp/rules" "$tmp/em.jsonl")" "$(rule_share "$d/dev.jsonl" ud1 "$d/induce.model")" "$(chain_share right "$d/dev.jsonl")"
 done
